@@ -1,0 +1,41 @@
+// Node-side signatures: transactions (EIP-155 legacy) and messages (the spec's digest rule, D5).
+import { createLegacyTx, type LegacyTx } from '@ethereumjs/tx';
+import type { Common } from '@ethereumjs/common';
+import { keccak256 } from '../crypto/keccak.ts';
+import { recoverPublicKey, addressOfPublicKey, signHash } from '../crypto/secp256k1.ts';
+import { concatBytes } from '../util/hex.ts';
+
+export interface TxFields {
+  nonce: bigint;
+  gasPrice: bigint;
+  gasLimit: bigint;
+  to?: Uint8Array;
+  value: bigint;
+  data: Uint8Array;
+}
+
+export function signLegacyTx(f: TxFields, privateKey: Uint8Array, common: Common): LegacyTx {
+  return createLegacyTx({ nonce: f.nonce, gasPrice: f.gasPrice, gasLimit: f.gasLimit, to: f.to, value: f.value, data: f.data }, { common }).sign(privateKey);
+}
+
+const PREFIX = new TextEncoder().encode('\x19Chain Signed Message:\n');
+
+/** keccak256("\x19Chain Signed Message:\n" ‖ decimal length ‖ message) — the spec's rule 1. */
+export function messageDigest(message: Uint8Array): Uint8Array {
+  return keccak256(concatBytes(PREFIX, new TextEncoder().encode(String(message.length)), message));
+}
+
+/** 65-byte R ‖ S ‖ V with V ∈ {27, 28} (rule 2). */
+export function signMessage(message: Uint8Array, privateKey: Uint8Array): Uint8Array {
+  const { rs, recid } = signHash(messageDigest(message), privateKey);
+  return concatBytes(rs, new Uint8Array([27 + recid]));
+}
+
+/** Address that produced `signature` over `message` (rule 3); accepts V as 0/1 or 27/28. */
+export function recoverMessageSigner(message: Uint8Array, signature: Uint8Array): Uint8Array {
+  if (signature.length !== 65) throw new Error('signature must be 65 bytes');
+  let v = signature[64]!;
+  if (v >= 27) v -= 27;
+  if (v !== 0 && v !== 1) throw new Error('invalid signature recovery id (V must be 27 or 28)');
+  return addressOfPublicKey(recoverPublicKey(messageDigest(message), signature.subarray(0, 64), v));
+}

@@ -1,0 +1,27 @@
+// "block number or TAG" parameters (DESIGN D9: also a plain JSON integer), resolved against the chain.
+import type { Chain } from '../chain/chain.ts';
+import type { Header } from '../chain/header.ts';
+import { invalidParams, serverError } from './errors.ts';
+
+export type BlockParam = string | number | undefined | null;
+
+/** 'pending' or a height; heights beyond the head are returned as-is (callers decide null vs error). */
+export function blockNumberOf(chain: Chain, p: BlockParam): bigint | 'pending' {
+  if (p === undefined || p === null || p === 'latest') return chain.headNumber;
+  if (p === 'earliest') return 0n;
+  if (p === 'pending') return 'pending';
+  if (typeof p === 'number') return BigInt(p);
+  try {
+    return BigInt(p);
+  } catch {
+    throw invalidParams(`invalid block: ${String(p).slice(0, 40)}`);
+  }
+}
+
+/** The header whose state a query reads ('pending' reads the head state). Error when unknown. */
+export function stateHeader(chain: Chain, p: BlockParam): Header {
+  const n = blockNumberOf(chain, p);
+  const header = chain.headerByNumber(n === 'pending' ? chain.headNumber : n);
+  if (!header) throw serverError(`header not found: block ${n} is beyond the head (${chain.headNumber})`);
+  return header;
+}

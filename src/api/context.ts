@@ -1,0 +1,14 @@
+// What every handler module gets: the chain core and the node's settings.
+import type { ChainCore } from '../node/core.ts';
+
+export interface ApiContext {
+  core: ChainCore;
+  datadir: string;
+  clientVersion: string;
+  /** p2p listener port (0 while no p2p listener runs) */
+  p2pPort: number;
+  httpHost: string;
+  /** HTTP listener is bound to a loopback address (personal_unlockAccount rule) */
+  httpLoopback: boolean;
+  allowInsecureUnlock: boolean;
+}

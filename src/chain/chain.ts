@@ -1,0 +1,130 @@
+// The canonical chain on LMDB: lookups by number and hash, transaction locations, receipts, and
+// the one-transaction block commit. Reads are synchronous (LMDB), with a small decoded-header cache.
+import type { Store } from '../store/lmdb-store.ts';
+import type { OverlayTrieDB } from '../state/trie-db.ts';
+import { decodeHeader, encodeHeader, headerHash, type Header } from './header.ts';
+import type { BlockRecord, StoredReceipt } from './types.ts';
+import { keccak256 } from '../crypto/keccak.ts';
+
+export interface TxLocation {
+  blockHash: Uint8Array;
+  blockNumber: bigint;
+  index: number;
+}
+
+export interface HeadInfo {
+  hash: Uint8Array;
+  header: Header;
+}
+
+const HEADER_CACHE = 4096;
+
+export class Chain {
+  private headerCache = new Map<string, Header>();
+  private _head!: HeadInfo;
+  private _genesis!: HeadInfo;
+
+  constructor(readonly store: Store) {
+    const headHash = store.meta.get('head') as Uint8Array | undefined;
+    const genesisHash = store.meta.get('genesis') as Uint8Array | undefined;
+    if (headHash && genesisHash) {
+      this._head = { hash: headHash, header: this.headerByHash(headHash)! };
+      this._genesis = { hash: genesisHash, header: this.headerByHash(genesisHash)! };
+    }
+  }
+
+  get initialized(): boolean {
+    return this._head !== undefined;
+  }
+
+  get head(): HeadInfo {
+    return this._head;
+  }
+
+  get genesis(): HeadInfo {
+    return this._genesis;
+  }
+
+  get headNumber(): bigint {
+    return this._head.header.number;
+  }
+
+  headerByHash(hash: Uint8Array): Header | undefined {
+    const key = Buffer.from(hash).toString('hex');
+    const cached = this.headerCache.get(key);
+    if (cached) return cached;
+    const raw = this.store.headers.get(hash);
+    if (!raw) return undefined;
+    const header = decodeHeader(raw);
+    if (this.headerCache.size >= HEADER_CACHE) this.headerCache.delete(this.headerCache.keys().next().value!);
+    this.headerCache.set(key, header);
+    return header;
+  }
+
+  hashByNumber(n: bigint): Uint8Array | undefined {
+    if (n < 0n || n > this.headNumber) return undefined;
+    return this.store.canon.get(Number(n));
+  }
+
+  headerByNumber(n: bigint): Header | undefined {
+    const h = this.hashByNumber(n);
+    return h && this.headerByHash(h);
+  }
+
+  /** Whether this hash is on the canonical chain (single-validator chains never fork; BFT finality keeps it so). */
+  isCanonical(hash: Uint8Array, header: Header): boolean {
+    const c = this.hashByNumber(header.number);
+    return c !== undefined && Buffer.compare(c, hash) === 0;
+  }
+
+  body(hash: Uint8Array): { txs: Uint8Array[]; senders: Uint8Array[] } | undefined {
+    const b = this.store.bodies.get(hash) as unknown as [Uint8Array[], Uint8Array[]] | undefined;
+    return b && { txs: b[0], senders: b[1] };
+  }
+
+  block(hash: Uint8Array): BlockRecord | undefined {
+    const header = this.headerByHash(hash);
+    const body = header && this.body(hash);
+    return header && body ? { hash, header, ...body } : undefined;
+  }
+
+  receipts(blockHash: Uint8Array): StoredReceipt[] | undefined {
+    const r = this.store.receipts.get(blockHash) as unknown as StoredReceipt[] | undefined;
+    return r;
+  }
+
+  txLocation(txHash: Uint8Array): TxLocation | undefined {
+    const loc = this.store.txIndex.get(txHash);
+    if (!loc) return undefined;
+    const blockHash = this.hashByNumber(BigInt(loc[0]));
+    return blockHash && { blockHash, blockNumber: BigInt(loc[0]), index: loc[1] };
+  }
+
+  /**
+   * Commits a sealed block with its receipts, indexes, creators and the state trie nodes it wrote,
+   * all in one LMDB write transaction, then moves the head.
+   */
+  commitBlock(block: BlockRecord, receipts: StoredReceipt[], trieDb: OverlayTrieDB, creators: [Uint8Array, Uint8Array][]): void {
+    const { store } = this;
+    const number = Number(block.header.number);
+    store.env.transactionSync(() => {
+      trieDb.drainInto();
+      store.headers.put(block.hash, encodeHeader(block.header));
+      store.bodies.put(block.hash, [block.txs, block.senders] as never);
+      store.receipts.put(block.hash, receipts as never);
+      store.canon.put(number, block.hash);
+      for (let i = 0; i < block.txs.length; i++) store.txIndex.put(keccak256(block.txs[i]!), [number, i]);
+      for (const [address, creator] of creators) store.creators.put(address, creator);
+      store.meta.put('head', block.hash);
+      if (number === 0) store.meta.put('genesis', block.hash);
+    });
+    this._head = { hash: block.hash, header: block.header };
+    if (number === 0) this._genesis = this._head;
+  }
+
+  creatorOf(address: Uint8Array): Uint8Array | undefined {
+    return this.store.creators.get(address);
+  }
+}
+
+export { headerHash };

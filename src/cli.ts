@@ -1,0 +1,58 @@
+// chain-node command line: parse flags, start the node, print one start line, stop cleanly on
+// SIGINT/SIGTERM (sockets closed, LMDB flushed).
+import { ConfigError, flagsHelp, parseFlags } from './node/config.ts';
+import { startNode } from './node/node.ts';
+import { GenesisError } from './chain/genesis.ts';
+
+async function main(): Promise<void> {
+  let config;
+  try {
+    config = parseFlags(process.argv.slice(2));
+  } catch (e) {
+    if (e instanceof ConfigError) {
+      process.stderr.write(`chain-node: ${e.message}\n\nflags:\n${flagsHelp()}\n`);
+      process.exit(2);
+    }
+    throw e;
+  }
+  if (config === 'help') {
+    process.stdout.write(`usage: chain-node [flags]\n\nflags:\n${flagsHelp()}\n`);
+    return;
+  }
+  let node;
+  try {
+    node = await startNode(config);
+  } catch (e) {
+    if (e instanceof GenesisError || (e as NodeJS.ErrnoException).code === 'EADDRINUSE') {
+      process.stderr.write(`chain-node: ${(e as Error).message}\n`);
+      process.exit(1);
+    }
+    throw e;
+  }
+  const c = node.core;
+  process.stdout.write(
+    `chain-node serving JSON-RPC on ${node.url} (WebSocket ${node.wsUrl}), chain ${c.config.chainId}, head #${c.chain.headNumber}, datadir ${config.datadir}` +
+      (node.devAccount ? `, dev account ${node.devAccount}` : '') +
+      '\n',
+  );
+  let stopping = false;
+  const stop = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    process.stderr.write(`chain-node: ${signal}, shutting down\n`);
+    node.close().then(
+      () => process.exit(0),
+      (e) => {
+        process.stderr.write(`chain-node: shutdown failed: ${(e as Error).message}\n`);
+        process.exit(1);
+      },
+    );
+  };
+  process.on('SIGINT', () => stop('SIGINT'));
+  process.on('SIGTERM', () => stop('SIGTERM'));
+}
+
+main().catch((e) => {
+  process.stderr.write(`chain-node: ${(e as Error).stack ?? e}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,127 @@
+// Read-only execution for eth_call and eth_estimateGas on a VM of its own, so calls never touch
+// the state the sealer is writing. Calls run one at a time: @ethereumjs journals are a stack, and
+// two interleaved calls would revert each other's writes. Nothing a call does is kept.
+import type { VM } from '@ethereumjs/vm';
+import { createTx } from '@ethereumjs/tx';
+import { Address } from '@ethereumjs/util';
+import type { Common } from '@ethereumjs/common';
+import type { OverlayTrieDB } from '../state/trie-db.ts';
+import { newStateManager, type CachedMerkleStateManager } from '../state/state-manager.ts';
+import { createEvmVM, evmBlock } from './executor.ts';
+import type { BlockHashSource } from './block-hashes.ts';
+
+export interface CallRequest {
+  from?: Uint8Array;
+  to?: Uint8Array;
+  gas?: bigint;
+  gasPrice?: bigint;
+  value?: bigint;
+  data?: Uint8Array;
+}
+
+export interface CallContext {
+  stateRoot: Uint8Array;
+  number: bigint;
+  timestamp: bigint;
+  coinbase: Uint8Array;
+  gasLimit: bigint;
+}
+
+export interface CallOutcome {
+  success: boolean;
+  returnValue: Uint8Array;
+  /** gas used by execution (no intrinsic gas) */
+  executionGasUsed: bigint;
+  /** error name from the EVM when !success (e.g. 'revert', 'out of gas') */
+  error?: string;
+}
+
+export class CallError extends Error {}
+
+export class CallRunner {
+  private queue: Promise<unknown> = Promise.resolve();
+  private root: Uint8Array | undefined;
+
+  private constructor(private readonly common: Common, private readonly state: CachedMerkleStateManager, private readonly vm: VM) {}
+
+  static async create(common: Common, trieDb: OverlayTrieDB, hashes: BlockHashSource): Promise<CallRunner> {
+    const state = newStateManager(trieDb, common);
+    return new CallRunner(common, state, await createEvmVM(common, state, hashes));
+  }
+
+  /** Runs the message against the state at ctx.stateRoot and discards every change. */
+  call(req: CallRequest, ctx: CallContext, gasLimit: bigint): Promise<CallOutcome> {
+    const run = this.queue.then(() => this.runNow(req, ctx, gasLimit));
+    this.queue = run.catch(() => undefined);
+    return run;
+  }
+
+  private async runNow(req: CallRequest, ctx: CallContext, gasLimit: bigint): Promise<CallOutcome> {
+    if (this.root === undefined || Buffer.compare(this.root, ctx.stateRoot) !== 0) {
+      await this.state.setStateRoot(ctx.stateRoot, true);
+      this.root = ctx.stateRoot;
+    }
+    const evm = this.vm.evm;
+    await evm.journal.checkpoint();
+    try {
+      const res = await evm.runCall({
+        block: evmBlock(this.common, ctx.number, ctx.timestamp, ctx.coinbase, ctx.gasLimit),
+        caller: new Address(req.from ?? new Uint8Array(20)),
+        origin: new Address(req.from ?? new Uint8Array(20)),
+        to: req.to ? new Address(req.to) : undefined,
+        data: req.data ?? new Uint8Array(0),
+        value: req.value ?? 0n,
+        gasLimit,
+        gasPrice: req.gasPrice ?? 0n,
+      });
+      const ex = res.execResult;
+      return {
+        success: ex.exceptionError === undefined,
+        returnValue: ex.returnValue,
+        executionGasUsed: ex.executionGasUsed,
+        error: ex.exceptionError?.error,
+      };
+    } finally {
+      await evm.journal.revert();
+      (evm as unknown as { takeCreations?: () => void }).takeCreations?.();
+    }
+  }
+
+  /** Intrinsic gas (with the EIP-7623 calldata floor) of a transaction carrying this message. */
+  minimumGas(req: CallRequest): bigint {
+    const tx = createTx({ to: req.to, data: req.data, value: req.value, gasLimit: 2n ** 60n }, { common: this.common });
+    return tx.getMinimumGasLimit();
+  }
+
+  intrinsicGas(req: CallRequest): bigint {
+    const tx = createTx({ to: req.to, data: req.data, value: req.value, gasLimit: 2n ** 60n }, { common: this.common });
+    return tx.getIntrinsicGas();
+  }
+
+  /**
+   * Smallest gas limit with which the message succeeds: a binary search over execution gas, first
+   * probing the gas the unbounded run used plus the 63/64 headroom (geth's shortcut).
+   * Returns the failing outcome when even `cap` fails.
+   */
+  async estimate(req: CallRequest, ctx: CallContext, cap: bigint): Promise<{ gas: bigint } | { failure: CallOutcome }> {
+    const intrinsic = this.intrinsicGas(req);
+    const minimum = this.minimumGas(req);
+    if (cap < minimum) throw new CallError(`gas required exceeds allowance (${cap})`);
+    const top = await this.call(req, ctx, cap - intrinsic);
+    if (!top.success) return { failure: top };
+    let lo = top.executionGasUsed - 1n;
+    let hi = cap - intrinsic;
+    const optimistic = ((top.executionGasUsed + 2300n) * 64n) / 63n;
+    if (optimistic < hi) {
+      if ((await this.call(req, ctx, optimistic)).success) hi = optimistic;
+      else lo = optimistic;
+    }
+    while (hi - lo > 1n) {
+      const mid = (lo + hi) / 2n;
+      if ((await this.call(req, ctx, mid)).success) hi = mid;
+      else lo = mid;
+    }
+    const gas = intrinsic + hi;
+    return { gas: gas > minimum ? gas : minimum };
+  }
+}

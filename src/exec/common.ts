@@ -1,0 +1,23 @@
+// The @ethereumjs Common for our chain: the chain id from genesis, the Prague rule set (DESIGN D12:
+// solc 0.8 output needs Shanghai+; Osaka would cap a transaction's gas at 2^24, below the spec's
+// default of 1.5e9), and native secp256k1 recovery for transaction senders.
+import { Hardfork, Mainnet, createCustomCommon, type Common } from '@ethereumjs/common';
+import { keccak256 } from '../crypto/keccak.ts';
+import { padLeft } from '../util/hex.ts';
+import { recoverPublicKey } from '../crypto/secp256k1.ts';
+
+function ecrecover(msgHash: Uint8Array, v: bigint, r: Uint8Array, s: Uint8Array, chainId?: bigint): Uint8Array {
+  const recid = chainId === undefined || v === 27n || v === 28n ? Number(v - 27n) : Number(v - (chainId * 2n + 35n));
+  if (recid !== 0 && recid !== 1) throw new Error('invalid signature v value');
+  const rs = new Uint8Array(64);
+  rs.set(padLeft(r, 32), 0);
+  rs.set(padLeft(s, 32), 32);
+  return recoverPublicKey(msgHash, rs, recid);
+}
+
+export function makeCommon(chainId: bigint): Common {
+  return createCustomCommon({ chainId: Number(chainId), name: 'chain-node' }, Mainnet, {
+    hardfork: Hardfork.Prague,
+    customCrypto: { ecrecover, keccak256 },
+  });
+}

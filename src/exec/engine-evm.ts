@@ -1,0 +1,50 @@
+// The EVM with one seam: every message's code passes through runInterpreter, which hands code
+// claimed by another engine (the wasm VM, `interpreter: all`, a later change) to that engine and
+// everything else to the EVM. The same seam records which account created each contract
+// (AccountBaseInfo.Creator), including contracts created by contracts.
+import { EVM, NobleBN254, type EVMOpts } from '@ethereumjs/evm';
+import type { Message } from '@ethereumjs/evm';
+import type { Address } from '@ethereumjs/util';
+
+type RunInterpreter = EVM['runInterpreter'];
+type InterpreterResult = Awaited<ReturnType<RunInterpreter>>;
+
+/** A second execution engine selected by inspecting the code it is asked to run. */
+export interface CodeEngine {
+  readonly name: string;
+  claims(code: Uint8Array): boolean;
+  run(evm: EngineEVM, message: Message, opts: Parameters<RunInterpreter>[1]): Promise<InterpreterResult>;
+}
+
+export class EngineEVM extends EVM {
+  /** Contracts created (address → creator) since the last takeCreations(). */
+  private created: [Address, Address][] = [];
+
+  constructor(opts: EVMOpts, private readonly engines: readonly CodeEngine[] = []) {
+    super({ ...opts, bn254: opts.bn254 ?? new NobleBN254() });
+  }
+
+  override async runInterpreter(message: Message, opts: Parameters<RunInterpreter>[1] = {}): Promise<InterpreterResult> {
+    const code = message.code instanceof Uint8Array ? message.code : undefined;
+    let result: InterpreterResult | undefined;
+    if (code !== undefined) {
+      for (const engine of this.engines) {
+        if (engine.claims(code)) {
+          result = await engine.run(this, message, opts);
+          break;
+        }
+      }
+    }
+    result ??= await super.runInterpreter(message, opts);
+    if (message.isCreate === true && result.exceptionError === undefined && message.to !== undefined) {
+      this.created.push([message.to, message.caller]);
+    }
+    return result;
+  }
+
+  takeCreations(): [Address, Address][] {
+    const c = this.created;
+    this.created = [];
+    return c;
+  }
+}

@@ -1,0 +1,160 @@
+// Block execution: runs transactions on the live state in one checkpoint per block and assembles
+// the block ourselves (BlockBuilder is O(n²), DESIGN). Nothing reaches disk here: trie writes wait
+// in the overlay DB until the chain commits the sealed block.
+import { createVM, encodeReceipt, runTx, type VM } from '@ethereumjs/vm';
+import { createBlock, type Block } from '@ethereumjs/block';
+import { MerklePatriciaTrie } from '@ethereumjs/mpt';
+import { RLP } from '@ethereumjs/rlp';
+import { Address } from '@ethereumjs/util';
+import type { Common } from '@ethereumjs/common';
+import type { Header } from '../chain/header.ts';
+import { EMPTY_UNCLES_HASH } from '../chain/header.ts';
+import type { StoredReceipt } from '../chain/types.ts';
+import type { PooledTx } from '../txpool/pooled-tx.ts';
+import type { OverlayTrieDB } from '../state/trie-db.ts';
+import { newStateManager, type CachedMerkleStateManager } from '../state/state-manager.ts';
+import { EngineEVM, type CodeEngine } from './engine-evm.ts';
+import { ISTANBUL_DIGEST } from '../consensus/istanbul-extra.ts';
+import type { BlockHashSource } from './block-hashes.ts';
+
+export interface BlockContext {
+  parent: Header;
+  parentHash: Uint8Array;
+  timestamp: bigint;
+  coinbase: Uint8Array;
+  gasLimit: bigint;
+  extraData: Uint8Array;
+}
+
+export interface ExecutedBlock {
+  /** header without seals (extraData as given in the context) */
+  header: Header;
+  included: PooledTx[];
+  receipts: StoredReceipt[];
+  creators: [Uint8Array, Uint8Array][];
+  /** transactions that cannot execute (e.g. nonce or balance no longer valid), with the reason */
+  invalid: { ptx: PooledTx; reason: string }[];
+}
+
+export async function createEvmVM(common: Common, stateManager: CachedMerkleStateManager, hashes: BlockHashSource, engines: readonly CodeEngine[] = []): Promise<VM> {
+  const evm = new EngineEVM({ common, stateManager, blockchain: hashes as never }, engines);
+  return createVM({ common, stateManager, evm });
+}
+
+/** The header context @ethereumjs needs to run transactions of a block at `number`. */
+export function evmBlock(common: Common, number: bigint, timestamp: bigint, coinbase: Uint8Array, gasLimit: bigint): Block {
+  return createBlock(
+    { header: { number, timestamp, coinbase, gasLimit, baseFeePerGas: 0n, mixHash: ISTANBUL_DIGEST, difficulty: 0n } },
+    { common, skipConsensusFormatValidation: true },
+  );
+}
+
+export class BlockExecutor {
+  private constructor(
+    readonly common: Common,
+    readonly trieDb: OverlayTrieDB,
+    private readonly state: CachedMerkleStateManager,
+    private readonly vm: VM,
+  ) {}
+
+  static async create(common: Common, trieDb: OverlayTrieDB, headStateRoot: Uint8Array, hashes: BlockHashSource): Promise<BlockExecutor> {
+    const state = newStateManager(trieDb, common, headStateRoot);
+    const vm = await createEvmVM(common, state, hashes);
+    return new BlockExecutor(common, trieDb, state, vm);
+  }
+
+  /** Runs `txs` (per sender in nonce order) on top of the parent state and assembles the header. */
+  async execute(ctx: BlockContext, txs: Iterable<PooledTx>): Promise<ExecutedBlock> {
+    const number = ctx.parent.number + 1n;
+    const block = evmBlock(this.common, number, ctx.timestamp, ctx.coinbase, ctx.gasLimit);
+    const evm = this.vm.evm as EngineEVM;
+    const included: PooledTx[] = [];
+    const receipts: StoredReceipt[] = [];
+    const invalid: ExecutedBlock['invalid'] = [];
+    const creators: [Uint8Array, Uint8Array][] = [];
+    const skippedSenders = new Set<string>();
+    const blooms: Uint8Array[] = [];
+    let gasUsed = 0n;
+    await this.state.checkpoint();
+    try {
+      for (const ptx of txs) {
+        if (skippedSenders.has(ptx.senderHex)) continue;
+        // Gas pool rule (geth): the whole gas limit must fit in what the block has left.
+        if (gasUsed + ptx.gasLimit > ctx.gasLimit) {
+          skippedSenders.add(ptx.senderHex);
+          continue;
+        }
+        let result;
+        try {
+          result = await runTx(this.vm, { tx: ptx.tx, block, blockGasUsed: gasUsed, skipHardForkValidation: true, skipBlockGasLimitValidation: true });
+        } catch (e) {
+          evm.takeCreations();
+          invalid.push({ ptx, reason: (e as Error).message.split(' (')[0]! });
+          skippedSenders.add(ptx.senderHex);
+          continue;
+        }
+        gasUsed += result.totalGasSpent;
+        const r = result.receipt as { status: 0 | 1; logs: [Uint8Array, Uint8Array[], Uint8Array][] };
+        receipts.push({
+          status: r.status,
+          gasUsed: result.totalGasSpent,
+          cumulativeGasUsed: gasUsed,
+          logs: r.logs,
+          contractAddress: result.createdAddress?.bytes ?? null,
+          from: ptx.sender,
+          to: ptx.tx.to?.bytes ?? null,
+          type: ptx.tx.type,
+          effectiveGasPrice: ptx.gasPrice,
+        });
+        blooms.push(result.bloom.bitvector);
+        for (const [addr, creator] of evm.takeCreations()) creators.push([addr.bytes, creator.bytes]);
+        included.push(ptx);
+      }
+      await this.state.commit();
+    } catch (e) {
+      await this.state.revert();
+      throw e;
+    }
+    const stateRoot = await this.state.getStateRoot();
+    // A contract created and then reverted by an outer frame never existed: keep only live code.
+    const liveCreators: [Uint8Array, Uint8Array][] = [];
+    for (const c of creators) if ((await this.state.getCode(new Address(c[0]))).length > 0) liveCreators.push(c);
+    const header: Header = {
+      parentHash: ctx.parentHash,
+      sha3Uncles: EMPTY_UNCLES_HASH,
+      miner: ctx.coinbase,
+      stateRoot,
+      transactionsRoot: await orderedTrieRoot(included.map((t) => t.raw)),
+      receiptsRoot: await orderedTrieRoot(receipts.map((r, i) => encodeReceipt({ status: r.status, cumulativeBlockGasUsed: r.cumulativeGasUsed, bitvector: blooms[i]!, logs: r.logs }, r.type as 0))),
+      logsBloom: orBlooms(blooms),
+      difficulty: 1n,
+      number,
+      gasLimit: ctx.gasLimit,
+      gasUsed,
+      timestamp: ctx.timestamp,
+      extraData: ctx.extraData,
+      mixHash: ISTANBUL_DIGEST,
+      nonce: new Uint8Array(8),
+      baseFeePerGas: 0n,
+    };
+    return { header, included, receipts, creators: liveCreators, invalid };
+  }
+
+  /** Undo a block that was executed but not committed: forget its trie writes and state. */
+  async rollback(parentStateRoot: Uint8Array): Promise<void> {
+    this.trieDb.discard();
+    await this.state.setStateRoot(parentStateRoot, true);
+  }
+}
+
+export async function orderedTrieRoot(values: Uint8Array[]): Promise<Uint8Array> {
+  const trie = new MerklePatriciaTrie();
+  for (let i = 0; i < values.length; i++) await trie.put(RLP.encode(i), values[i]!);
+  return trie.root();
+}
+
+function orBlooms(blooms: Uint8Array[]): Uint8Array {
+  const out = new Uint8Array(256);
+  for (const b of blooms) for (let i = 0; i < 256; i++) out[i] = out[i]! | b[i]!;
+  return out;
+}

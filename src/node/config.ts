@@ -1,0 +1,104 @@
+// Node settings and the command-line flags that set them (geth's names where geth has the flag).
+import { parseArgs } from 'node:util';
+import { resolve } from 'node:path';
+
+export const ALL_NAMESPACES = ['personal', 'iris', 'eth', 'chain', 'admin', 'txpool', 'net', 'web3'] as const;
+
+export interface NodeConfig {
+  datadir: string;
+  genesisFile?: string;
+  http: {
+    addr: string;
+    port: number;
+    api: string[];
+    corsDomains: string[];
+    maxBodyBytes: number;
+    maxBatch: number;
+  };
+  /** validate every handler result against its schema (on for dev chains and tests) */
+  checkResults: boolean;
+  verbosity: number;
+  minGasPrice: bigint;
+  sealEmpty: boolean;
+  devPeriod: number;
+  lightKdf: boolean;
+  allowInsecureUnlock: boolean;
+  gasCap: bigint;
+  p2pPort: number;
+}
+
+export const FLAGS = {
+  datadir: { type: 'string', default: './data', help: 'data directory (chain, keystore, node key)' },
+  genesis: { type: 'string', help: 'genesis file (Venachain format) used when the datadir is new; without it a dev chain is created' },
+  'http.addr': { type: 'string', default: '127.0.0.1', help: 'HTTP/WebSocket listen address' },
+  'http.port': { type: 'string', default: '6791', help: 'HTTP/WebSocket port (0 picks a free port)' },
+  'http.api': { type: 'string', default: ALL_NAMESPACES.join(','), help: 'namespaces served, comma-separated' },
+  'http.corsdomain': { type: 'string', default: '', help: 'allowed CORS origins, comma-separated (* for any); CORS is off when empty' },
+  'http.maxbody': { type: 'string', default: String(5 * 1024 * 1024), help: 'largest request body in bytes' },
+  'rpc.batchlimit': { type: 'string', default: '1000', help: 'most requests in one batch' },
+  'rpc.gascap': { type: 'string', default: '50000000', help: 'most gas one eth_call / eth_estimateGas may use' },
+  'rpc.checkresults': { type: 'string', help: 'validate results against openrpc.json (true|false; default true on dev chains)' },
+  verbosity: { type: 'string', default: '3', help: 'log level 0-4 (silent, error, warn, info, debug)' },
+  gasprice: { type: 'string', default: '0', help: 'minimum gas price in wei (also what eth_gasPrice reports)' },
+  'seal.empty': { type: 'boolean', default: false, help: 'seal empty blocks every period' },
+  'dev.period': { type: 'string', default: '1', help: 'block period in seconds of a new dev chain (0: seal when transactions arrive)' },
+  lightkdf: { type: 'boolean', default: false, help: 'cheap scrypt for new key files (tests and dev only)' },
+  'allow-insecure-unlock': { type: 'boolean', default: false, help: 'allow personal_unlockAccount over a non-loopback HTTP listener' },
+  help: { type: 'boolean', default: false, help: 'print the flags' },
+} as const;
+
+export class ConfigError extends Error {}
+
+function int(v: string, flag: string, min = 0): number {
+  if (!/^\d+$/.test(v) || Number(v) < min) throw new ConfigError(`--${flag} must be an integer ≥ ${min}, got "${v}"`);
+  return Number(v);
+}
+
+function bigint(v: string, flag: string): bigint {
+  if (!/^\d+$/.test(v)) throw new ConfigError(`--${flag} must be a non-negative integer, got "${v}"`);
+  return BigInt(v);
+}
+
+export function parseFlags(argv: string[]): NodeConfig | 'help' {
+  let values;
+  try {
+    const options = Object.fromEntries(Object.entries(FLAGS).map(([k, f]) => [k, { type: f.type, ...('default' in f ? { default: f.default } : {}) }]));
+    ({ values } = parseArgs({ args: argv, options: options as never, strict: true, allowPositionals: false }));
+  } catch (e) {
+    throw new ConfigError((e as Error).message);
+  }
+  const v = values as Record<string, string | boolean | undefined>;
+  if (v.help) return 'help';
+  const api = String(v['http.api']).split(',').map((s) => s.trim()).filter(Boolean);
+  for (const ns of api) if (!(ALL_NAMESPACES as readonly string[]).includes(ns)) throw new ConfigError(`--http.api: unknown namespace "${ns}" (known: ${ALL_NAMESPACES.join(', ')})`);
+  const check = v['rpc.checkresults'];
+  if (check !== undefined && check !== 'true' && check !== 'false') throw new ConfigError('--rpc.checkresults must be true or false');
+  const genesisFile = v.genesis as string | undefined;
+  return {
+    datadir: resolve(String(v.datadir)),
+    genesisFile: genesisFile ? resolve(genesisFile) : undefined,
+    http: {
+      addr: String(v['http.addr']),
+      port: int(String(v['http.port']), 'http.port'),
+      api,
+      corsDomains: String(v['http.corsdomain']).split(',').map((s) => s.trim()).filter(Boolean),
+      maxBodyBytes: int(String(v['http.maxbody']), 'http.maxbody', 1024),
+      maxBatch: int(String(v['rpc.batchlimit']), 'rpc.batchlimit', 1),
+    },
+    checkResults: check === undefined ? !genesisFile : check === 'true',
+    verbosity: int(String(v.verbosity), 'verbosity'),
+    minGasPrice: bigint(String(v.gasprice), 'gasprice'),
+    sealEmpty: v['seal.empty'] === true,
+    devPeriod: int(String(v['dev.period']), 'dev.period'),
+    lightKdf: v.lightkdf === true,
+    allowInsecureUnlock: v['allow-insecure-unlock'] === true,
+    gasCap: BigInt(int(String(v['rpc.gascap']), 'rpc.gascap', 21000)),
+    p2pPort: 0,
+  };
+}
+
+export function flagsHelp(): string {
+  return Object.entries(FLAGS)
+    .map(([k, f]) => `  --${k.padEnd(24)} ${f.help}${'default' in f && f.default !== '' && f.default !== false ? ` (default ${f.default})` : ''}`)
+    .join('\n');
+}

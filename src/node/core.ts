@@ -1,0 +1,147 @@
+// The chain behind the RPC handlers, wired together: store, genesis, chain, state readers,
+// executor, call runner, pool, sealer, keystore and events. Knows nothing about JSON-RPC.
+import { join } from 'node:path';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import type { Common } from '@ethereumjs/common';
+import { openStore, type Store } from '../store/lmdb-store.ts';
+import { OverlayTrieDB } from '../state/trie-db.ts';
+import { StateReader } from '../state/reader.ts';
+import { Chain } from '../chain/chain.ts';
+import { parseGenesis, readGenesisFile, type ChainConfig } from '../chain/genesis.ts';
+import { buildGenesisBlock } from '../chain/genesis-block.ts';
+import { makeCommon } from '../exec/common.ts';
+import { BlockExecutor } from '../exec/executor.ts';
+import { CallRunner } from '../exec/call.ts';
+import { blockHashSource } from '../exec/block-hashes.ts';
+import { TxPool } from '../txpool/pool.ts';
+import { checkState, checkStateless, TxRejected, type AdmissionRules } from '../txpool/admission.ts';
+import type { PooledTx } from '../txpool/pooled-tx.ts';
+import { Sealer } from '../consensus/sealer.ts';
+import { decodeExtra } from '../consensus/istanbul-extra.ts';
+import { ChainEvents } from '../events.ts';
+import { Keystore } from '../accounts/keystore.ts';
+import { loadOrCreateNodeKey, type NodeKey } from '../node-key.ts';
+import { devGenesis } from './dev-genesis.ts';
+import { bytesToHex, hexToBytes } from '../util/hex.ts';
+import type { Logger } from './logger.ts';
+
+export interface CoreOptions {
+  datadir: string;
+  genesisFile?: string;
+  /** block period for a new dev chain (seconds; 0 = seal on demand) */
+  devPeriod: number;
+  sealEmpty: boolean;
+  minGasPrice: bigint;
+  lightKdf: boolean;
+  p2pPort: number;
+  log: Logger;
+}
+
+export class ChainCore {
+  readonly events = new ChainEvents();
+  private sealer: Sealer | undefined;
+
+  private constructor(
+    readonly datadir: string,
+    readonly store: Store,
+    readonly chain: Chain,
+    readonly config: ChainConfig,
+    readonly common: Common,
+    readonly trieDb: OverlayTrieDB,
+    readonly state: StateReader,
+    readonly executor: BlockExecutor,
+    readonly calls: CallRunner,
+    readonly pool: TxPool,
+    readonly keystore: Keystore,
+    readonly nodeKey: NodeKey,
+    readonly devAccount: string | undefined,
+    readonly minGasPrice: bigint,
+    private readonly log: Logger,
+  ) {}
+
+  static async open(o: CoreOptions): Promise<ChainCore> {
+    mkdirSync(o.datadir, { recursive: true });
+    const nodeKey = loadOrCreateNodeKey(o.datadir);
+    const keystore = new Keystore(join(o.datadir, 'keystore'), o.lightKdf);
+    const store = openStore(o.datadir);
+    const chain = new Chain(store);
+    const trieDb = new OverlayTrieDB(store.trie);
+    let devAccount: string | undefined;
+    if (!chain.initialized) {
+      let raw: unknown;
+      if (o.genesisFile) {
+        raw = readGenesisFile(o.genesisFile).raw;
+      } else {
+        devAccount = keystore.newAccount('');
+        raw = devGenesis(nodeKey, devAccount, o.devPeriod, o.p2pPort);
+      }
+      const genesis = parseGenesis(raw);
+      const block = await buildGenesisBlock(genesis, makeCommon(genesis.config.chainId), trieDb);
+      store.meta.putSync('genesisJson', JSON.stringify(raw));
+      if (devAccount) store.meta.putSync('devAccount', devAccount);
+      chain.commitBlock(block, [], trieDb, []);
+      writeFileSync(join(o.datadir, 'genesis.json'), JSON.stringify(raw, null, 2) + '\n');
+      o.log.info(`initialized chain ${genesis.config.chainId} in ${o.datadir}, genesis ${bytesToHex(block.hash)}`);
+    } else if (o.genesisFile && existsSync(o.genesisFile)) {
+      o.log.warn(`datadir already holds a chain; --genesis ${o.genesisFile} is ignored`);
+    }
+    devAccount ??= store.meta.get('devAccount') as string | undefined;
+    const genesis = parseGenesis(JSON.parse(store.meta.get('genesisJson') as string));
+    const common = makeCommon(genesis.config.chainId);
+    const hashes = blockHashSource((n) => chain.hashByNumber(n));
+    const state = new StateReader(trieDb, common);
+    state.setHead(chain.head.header.stateRoot);
+    const executor = await BlockExecutor.create(common, trieDb, chain.head.header.stateRoot, hashes);
+    const calls = await CallRunner.create(common, trieDb, hashes);
+    const pool = new TxPool({ nonce: async (sender) => (await state.at(chain.head.header.stateRoot).getAccount(hexToBytes(sender)))?.nonce ?? 0n });
+    const core = new ChainCore(o.datadir, store, chain, genesis.config, common, trieDb, state, executor, calls, pool, keystore, nodeKey, devAccount, o.minGasPrice, o.log);
+    pool.onPending((ptx) => core.events.emitPendingTx(ptx));
+    if (devAccount) await keystore.unlock(devAccount, '', Infinity);
+    core.startSealing(o);
+    return core;
+  }
+
+  /** Validators named in the head's istanbul extra. */
+  validators(): Uint8Array[] {
+    return decodeExtra(this.chain.head.header.extraData).validators;
+  }
+
+  private startSealing(o: CoreOptions): void {
+    const me = this.nodeKey.address;
+    if (!this.validators().some((v) => Buffer.compare(v, me) === 0)) {
+      this.log.info('this node is not a validator of the chain: it serves the chain without sealing');
+      return;
+    }
+    this.sealer = new Sealer({
+      chain: this.chain,
+      executor: this.executor,
+      pool: this.pool,
+      key: this.nodeKey,
+      events: this.events,
+      period: this.config.istanbul.period,
+      sealEmpty: o.sealEmpty,
+      onCommitted: (block) => this.state.setHead(block.header.stateRoot),
+      log: (m) => this.log.warn(m),
+    });
+    this.sealer.start();
+  }
+
+  get admissionRules(): AdmissionRules {
+    return { chainId: this.config.chainId, minGasPrice: this.minGasPrice, blockGasLimit: this.chain.head.header.gasLimit };
+  }
+
+  /** Validates a signed transaction and adds it to the pool; returns it (hash etc.). */
+  async submitRawTransaction(raw: Uint8Array): Promise<PooledTx> {
+    const ptx = checkStateless(raw, this.common, this.admissionRules);
+    if (this.pool.has(ptx.hashHex) || this.chain.txLocation(ptx.hash)) throw new TxRejected(`already known: ${ptx.hashHex}`);
+    await checkState(ptx, this.state.at(this.chain.head.header.stateRoot));
+    await this.pool.add(ptx);
+    return ptx;
+  }
+
+  async close(): Promise<void> {
+    await this.sealer?.stop();
+    this.keystore.close();
+    await this.store.close();
+  }
+}

@@ -1,0 +1,22 @@
+// The genesis a new datadir gets without --genesis: a dev chain (chainId 300) whose only validator
+// is this node and whose one funded account lives in the keystore.
+import type { NodeKey } from '../node-key.ts';
+import { enodeUrl } from '../node-key.ts';
+import { DEFAULT_GAS_LIMIT, DEFAULTS } from '../chain/genesis.ts';
+
+/** 10^9 ether: plenty for any test, far from overflow. */
+const DEV_BALANCE = 10n ** 27n;
+
+export function devGenesis(key: NodeKey, devAccount: string, period: number, p2pPort: number): object {
+  return {
+    config: {
+      chainId: Number(DEFAULTS.chainId),
+      interpreter: DEFAULTS.interpreter,
+      istanbul: { timeout: DEFAULTS.timeout, period, policy: DEFAULTS.policy, firstValidatorNode: enodeUrl(key, '127.0.0.1', p2pPort) },
+    },
+    timestamp: '0x' + Math.floor(Date.now() / 1000).toString(16),
+    extraData: '0x00',
+    gasLimit: '0x' + DEFAULT_GAS_LIMIT.toString(16),
+    alloc: { [devAccount]: { balance: DEV_BALANCE.toString() } },
+  };
+}

@@ -1,0 +1,49 @@
+// State managers over the trie DB: one live manager the block executor writes through, and cheap
+// read views at any historical root (archive queries, eth_call at a block).
+import { MerklePatriciaTrie } from '@ethereumjs/mpt';
+import { Caches, MerkleStateManager } from '@ethereumjs/statemanager';
+import type { Common } from '@ethereumjs/common';
+import type { Address } from '@ethereumjs/util';
+import { RLP } from '@ethereumjs/rlp';
+import type { OverlayTrieDB } from './trie-db.ts';
+
+/**
+ * @ethereumjs/statemanager 10.1.3 writes every SSTORE through to the storage trie even when a
+ * storage cache is configured (`cache.put(...) ?? writeTrie(...)`: put returns undefined). With the
+ * cache present the write belongs in the cache only; flush() moves it to the trie once per block.
+ * Roots are unchanged (measured: same state roots with and without this override).
+ */
+export class CachedMerkleStateManager extends MerkleStateManager {
+  override async putStorage(address: Address, key: Uint8Array, value: Uint8Array): Promise<void> {
+    const storage = this._caches?.storage;
+    if (storage === undefined) return super.putStorage(address, key, value);
+    if (key.length !== 32) throw new Error('Storage key must be 32 bytes long');
+    if (value.length > 32) throw new Error('Storage value cannot be longer than 32 bytes');
+    const account = await this.getAccount(address);
+    if (!account) throw new Error('putStorage() called on non-existing account');
+    let i = 0;
+    while (i < value.length && value[i] === 0) i++;
+    storage.put(address, key, RLP.encode(value.subarray(i)));
+  }
+}
+
+export function newTrie(db: OverlayTrieDB, common: Common, root?: Uint8Array): MerklePatriciaTrie {
+  const trie = new MerklePatriciaTrie({
+    db,
+    useKeyHashing: true,
+    useRootPersistence: false,
+    useNodePruning: false,
+    valueEncoding: 'view',
+    common,
+  });
+  if (root) trie.root(root);
+  return trie;
+}
+
+export function newStateManager(db: OverlayTrieDB, common: Common, root?: Uint8Array): CachedMerkleStateManager {
+  return new CachedMerkleStateManager({
+    trie: newTrie(db, common, root),
+    common,
+    caches: new Caches(),
+  });
+}

@@ -1,0 +1,64 @@
+// Stateless and state checks a transaction passes before it enters the pool, with the messages
+// geth uses so client libraries recognise them.
+import { RLP } from '@ethereumjs/rlp';
+import type { Common } from '@ethereumjs/common';
+import { bytesToBigInt } from '../util/hex.ts';
+import { decodePooledTx, TxDecodeError, type PooledTx } from './pooled-tx.ts';
+import type { StateView } from '../state/reader.ts';
+
+export const MAX_TX_BYTES = 128 * 1024;
+
+export interface AdmissionRules {
+  chainId: bigint;
+  minGasPrice: bigint;
+  blockGasLimit: bigint;
+}
+
+export class TxRejected extends Error {}
+
+/** Chain id a signed serialization claims, read before full decoding so the error names it. */
+function claimedChainId(raw: Uint8Array): bigint | undefined {
+  try {
+    if (raw[0]! >= 0xc0) {
+      const f = RLP.decode(raw) as Uint8Array[];
+      const v = bytesToBigInt(f[6] ?? new Uint8Array(0));
+      return v >= 35n ? (v - 35n) / 2n : undefined;
+    }
+    const f = RLP.decode(raw.subarray(1)) as Uint8Array[];
+    return bytesToBigInt(f[0] ?? new Uint8Array(0));
+  } catch {
+    return undefined;
+  }
+}
+
+/** Decodes, checks signature, size, chain id, gas and price. Returns the pooled form. */
+export function checkStateless(raw: Uint8Array, common: Common, rules: AdmissionRules): PooledTx {
+  if (raw.length === 0) throw new TxRejected('invalid transaction: empty input');
+  if (raw.length > MAX_TX_BYTES) throw new TxRejected(`oversized data: transaction size ${raw.length} exceeds the limit of ${MAX_TX_BYTES} bytes`);
+  const claimed = claimedChainId(raw);
+  if (claimed !== undefined && claimed !== rules.chainId) {
+    throw new TxRejected(`invalid chain id: transaction is signed for chain ${claimed}, this chain is ${rules.chainId}`);
+  }
+  let ptx: PooledTx;
+  try {
+    ptx = decodePooledTx(raw, common);
+  } catch (e) {
+    if (e instanceof TxDecodeError) throw new TxRejected(e.message);
+    throw e;
+  }
+  const minGas = ptx.tx.getMinimumGasLimit();
+  if (ptx.gasLimit < minGas) throw new TxRejected(`intrinsic gas too low: have ${ptx.gasLimit}, want ${minGas}`);
+  if (ptx.gasLimit > rules.blockGasLimit) throw new TxRejected(`exceeds block gas limit: tx gas ${ptx.gasLimit}, block gas limit ${rules.blockGasLimit}`);
+  if (ptx.gasPrice < rules.minGasPrice) throw new TxRejected(`transaction underpriced: gas price ${ptx.gasPrice} below the node's minimum ${rules.minGasPrice}`);
+  return ptx;
+}
+
+/** Nonce and balance against the head state. */
+export async function checkState(ptx: PooledTx, head: StateView): Promise<void> {
+  const account = await head.getAccount(ptx.sender);
+  const nonce = account?.nonce ?? 0n;
+  const balance = account?.balance ?? 0n;
+  if (ptx.nonce < nonce) throw new TxRejected(`nonce too low: next nonce ${nonce}, tx nonce ${ptx.nonce}`);
+  const cost = ptx.gasLimit * ptx.gasPrice + ptx.tx.value;
+  if (balance < cost) throw new TxRejected(`insufficient funds for gas * price + value: balance ${balance}, tx cost ${cost}`);
+}

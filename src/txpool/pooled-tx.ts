@@ -1,0 +1,52 @@
+// A transaction as the pool and the executor hold it: decoded once, sender recovered once.
+import { createTxFromRLP, type TypedTransaction } from '@ethereumjs/tx';
+import type { Common } from '@ethereumjs/common';
+import { keccak256 } from '../crypto/keccak.ts';
+import { bytesToHex } from '../util/hex.ts';
+
+export interface PooledTx {
+  readonly hash: Uint8Array;
+  readonly hashHex: string;
+  readonly raw: Uint8Array;
+  readonly tx: TypedTransaction;
+  readonly sender: Uint8Array;
+  readonly senderHex: string;
+  readonly nonce: bigint;
+  readonly gasLimit: bigint;
+  /** legacy gas price, or max fee per gas for EIP-1559 transactions (base fee is always 0) */
+  readonly gasPrice: bigint;
+  readonly arrivedAt: number;
+}
+
+export class TxDecodeError extends Error {}
+
+/** Decodes a signed transaction and recovers its sender (the expensive step, done once). */
+export function decodePooledTx(raw: Uint8Array, common: Common): PooledTx {
+  let tx: TypedTransaction;
+  try {
+    tx = createTxFromRLP(raw, { common });
+  } catch (e) {
+    throw new TxDecodeError(`invalid transaction encoding: ${(e as Error).message.split('\n')[0]}`);
+  }
+  if (!tx.isSigned()) throw new TxDecodeError('transaction is not signed');
+  let sender: Uint8Array;
+  try {
+    sender = tx.getSenderAddress().bytes;
+  } catch {
+    throw new TxDecodeError('invalid transaction signature');
+  }
+  const hash = keccak256(raw);
+  const gasPrice = 'gasPrice' in tx ? (tx.gasPrice as bigint) : (tx as unknown as { maxFeePerGas: bigint }).maxFeePerGas;
+  return {
+    hash,
+    hashHex: bytesToHex(hash),
+    raw,
+    tx,
+    sender,
+    senderHex: bytesToHex(sender),
+    nonce: tx.nonce,
+    gasLimit: tx.gasLimit,
+    gasPrice,
+    arrivedAt: Date.now(),
+  };
+}

@@ -1,0 +1,70 @@
+// Wire encodings (DESIGN D6): quantities are 0x-hex without leading zeros, data is 0x-hex bytes.
+// These run on every request, so they avoid regexes and intermediate arrays.
+
+const HEX = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, '0'));
+
+export function bytesToHex(bytes: Uint8Array): string {
+  let out = '0x';
+  for (let i = 0; i < bytes.length; i++) out += HEX[bytes[i]!];
+  return out;
+}
+
+/** Parses 0x-prefixed hex (odd length allowed, left-padded). Throws on non-hex characters. */
+export function hexToBytes(hex: string): Uint8Array {
+  let s = hex.startsWith('0x') || hex.startsWith('0X') ? hex.slice(2) : hex;
+  if (s.length % 2 === 1) s = '0' + s;
+  const out = new Uint8Array(s.length / 2);
+  for (let i = 0; i < out.length; i++) {
+    const v = parseInt(s.substr(i * 2, 2), 16);
+    if (Number.isNaN(v)) throw new Error(`invalid hex string: ${hex.slice(0, 20)}`);
+    out[i] = v;
+  }
+  return out;
+}
+
+export function quantity(n: bigint | number): string {
+  return '0x' + n.toString(16);
+}
+
+export function parseQuantity(q: string): bigint {
+  return BigInt(q);
+}
+
+export function bytesToBigInt(b: Uint8Array): bigint {
+  if (b.length === 0) return 0n;
+  return BigInt(bytesToHex(b));
+}
+
+/** Big-endian minimal bytes of n (empty for 0), as RLP wants integers. */
+export function bigIntToBytes(n: bigint): Uint8Array {
+  if (n === 0n) return new Uint8Array(0);
+  return hexToBytes(n.toString(16));
+}
+
+export function padLeft(b: Uint8Array, len: number): Uint8Array {
+  if (b.length >= len) return b;
+  const out = new Uint8Array(len);
+  out.set(b, len - b.length);
+  return out;
+}
+
+export function equalBytes(a: Uint8Array, b: Uint8Array): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
+export function concatBytes(...parts: Uint8Array[]): Uint8Array {
+  let len = 0;
+  for (const p of parts) len += p.length;
+  const out = new Uint8Array(len);
+  let off = 0;
+  for (const p of parts) {
+    out.set(p, off);
+    off += p.length;
+  }
+  return out;
+}
+
+export const ZERO_HASH = '0x' + '0'.repeat(64);
+export const ZERO_ADDRESS = '0x' + '0'.repeat(40);
