@@ -2,6 +2,7 @@
 // solc 0.8 output needs Shanghai+; Osaka would cap a transaction's gas at 2^24, below the spec's
 // default of 1.5e9), and native secp256k1 recovery for transaction senders.
 import { Hardfork, Mainnet, createCustomCommon, type Common } from '@ethereumjs/common';
+import { paramsTx } from '@ethereumjs/tx';
 import { keccak256 } from '../crypto/keccak.ts';
 import { padLeft } from '../util/hex.ts';
 import { recoverPublicKey } from '../crypto/secp256k1.ts';
@@ -13,6 +14,20 @@ function ecrecover(msgHash: Uint8Array, v: bigint, r: Uint8Array, s: Uint8Array,
   rs.set(padLeft(r, 32), 0);
   rs.set(padLeft(s, 32), 32);
   return recoverPublicKey(msgHash, rs, recid);
+}
+
+/**
+ * A Common for decoding transactions. @ethereumjs/tx copies the Common and deep-copies its
+ * parameter tables (JSON.parse(JSON.stringify)) in every transaction constructor: ~100 µs, more
+ * than the signature recovery (measured). Transactions only read it, so all of them share this one
+ * instance, whose copy() returns itself and whose tables are loaded once.
+ */
+export function makeTxCommon(chainId: bigint): Common {
+  const common = makeCommon(chainId);
+  common.updateParams(paramsTx);
+  common.copy = () => common;
+  common.updateParams = () => common;
+  return common;
 }
 
 export function makeCommon(chainId: bigint): Common {

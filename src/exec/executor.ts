@@ -3,8 +3,6 @@
 // in the overlay DB until the chain commits the sealed block.
 import { createVM, encodeReceipt, runTx, type VM } from '@ethereumjs/vm';
 import { createBlock, type Block } from '@ethereumjs/block';
-import { MerklePatriciaTrie } from '@ethereumjs/mpt';
-import { RLP } from '@ethereumjs/rlp';
 import { Address } from '@ethereumjs/util';
 import type { Common } from '@ethereumjs/common';
 import type { Header } from '../chain/header.ts';
@@ -15,6 +13,7 @@ import type { OverlayTrieDB } from '../state/trie-db.ts';
 import { newStateManager, type CachedMerkleStateManager } from '../state/state-manager.ts';
 import { EngineEVM, type CodeEngine } from './engine-evm.ts';
 import { ISTANBUL_DIGEST } from '../consensus/istanbul-extra.ts';
+import { orderedTrieRoot } from '../chain/ordered-trie.ts';
 import type { BlockHashSource } from './block-hashes.ts';
 
 export interface BlockContext {
@@ -124,8 +123,8 @@ export class BlockExecutor {
       sha3Uncles: EMPTY_UNCLES_HASH,
       miner: ctx.coinbase,
       stateRoot,
-      transactionsRoot: await orderedTrieRoot(included.map((t) => t.raw)),
-      receiptsRoot: await orderedTrieRoot(receipts.map((r, i) => encodeReceipt({ status: r.status, cumulativeBlockGasUsed: r.cumulativeGasUsed, bitvector: blooms[i]!, logs: r.logs }, r.type as 0))),
+      transactionsRoot: orderedTrieRoot(included.map((t) => t.raw)),
+      receiptsRoot: orderedTrieRoot(receipts.map((r, i) => encodeReceipt({ status: r.status, cumulativeBlockGasUsed: r.cumulativeGasUsed, bitvector: blooms[i]!, logs: r.logs }, r.type as 0))),
       logsBloom: orBlooms(blooms),
       difficulty: 1n,
       number,
@@ -145,12 +144,6 @@ export class BlockExecutor {
     this.trieDb.discard();
     await this.state.setStateRoot(parentStateRoot, true);
   }
-}
-
-export async function orderedTrieRoot(values: Uint8Array[]): Promise<Uint8Array> {
-  const trie = new MerklePatriciaTrie();
-  for (let i = 0; i < values.length; i++) await trie.put(RLP.encode(i), values[i]!);
-  return trie.root();
 }
 
 function orBlooms(blooms: Uint8Array[]): Uint8Array {

@@ -9,7 +9,7 @@ import { StateReader } from '../state/reader.ts';
 import { Chain } from '../chain/chain.ts';
 import { parseGenesis, readGenesisFile, type ChainConfig } from '../chain/genesis.ts';
 import { buildGenesisBlock } from '../chain/genesis-block.ts';
-import { makeCommon } from '../exec/common.ts';
+import { makeCommon, makeTxCommon } from '../exec/common.ts';
 import { BlockExecutor } from '../exec/executor.ts';
 import { CallRunner } from '../exec/call.ts';
 import { blockHashSource } from '../exec/block-hashes.ts';
@@ -46,6 +46,7 @@ export class ChainCore {
     readonly store: Store,
     readonly chain: Chain,
     readonly config: ChainConfig,
+    /** the Common transactions are decoded and signed with (shared; see makeTxCommon) */
     readonly common: Common,
     readonly trieDb: OverlayTrieDB,
     readonly state: StateReader,
@@ -94,7 +95,7 @@ export class ChainCore {
     const executor = await BlockExecutor.create(common, trieDb, chain.head.header.stateRoot, hashes);
     const calls = await CallRunner.create(common, trieDb, hashes);
     const pool = new TxPool({ nonce: async (sender) => (await state.at(chain.head.header.stateRoot).getAccount(hexToBytes(sender)))?.nonce ?? 0n });
-    const core = new ChainCore(o.datadir, store, chain, genesis.config, common, trieDb, state, executor, calls, pool, keystore, nodeKey, devAccount, o.minGasPrice, o.log);
+    const core = new ChainCore(o.datadir, store, chain, genesis.config, makeTxCommon(genesis.config.chainId), trieDb, state, executor, calls, pool, keystore, nodeKey, devAccount, o.minGasPrice, o.log);
     pool.onPending((ptx) => core.events.emitPendingTx(ptx));
     if (devAccount) await keystore.unlock(devAccount, '', Infinity);
     core.startSealing(o);

@@ -1,0 +1,46 @@
+// Runs the real `chain-node` command line in a child process (for restart and signal tests).
+import { spawn, type ChildProcess } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+
+const CLI = fileURLToPath(new URL('../../src/cli.ts', import.meta.url));
+
+export interface NodeProcess {
+  child: ChildProcess;
+  url: string;
+  startLine: string;
+  output(): string;
+  /** resolves with the exit code (or signal) */
+  exited: Promise<number | string>;
+}
+
+export async function spawnNode(args: string[], timeoutMs = 15000): Promise<NodeProcess> {
+  const child = spawn(process.execPath, ['--import', 'tsx', CLI, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  child.stdout!.on('data', (d) => (out += d));
+  child.stderr!.on('data', (d) => (out += d));
+  const exited = new Promise<number | string>((resolve) => child.on('exit', (code, signal) => resolve(code ?? signal ?? -1)));
+  const startLine = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`node did not start within ${timeoutMs} ms:\n${out}`)), timeoutMs);
+    const check = () => {
+      const line = out.split('\n').find((l) => l.includes('serving JSON-RPC on'));
+      if (line) {
+        clearTimeout(timer);
+        resolve(line);
+      }
+    };
+    child.stdout!.on('data', check);
+    exited.then(() => {
+      clearTimeout(timer);
+      reject(new Error(`node exited before starting:\n${out}`));
+    });
+  });
+  const url = /on (http:\/\/\S+)/.exec(startLine)![1]!;
+  return { child, url, startLine, output: () => out, exited };
+}
+
+export async function rpcCall(url: string, method: string, params: unknown[] = []): Promise<any> {
+  const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }) });
+  const body = (await res.json()) as { result?: unknown; error?: { message: string } };
+  if (body.error) throw new Error(`${method}: ${body.error.message}`);
+  return body.result;
+}
