@@ -1,28 +1,17 @@
 // Core failures → JSON-RPC errors (DESIGN D7). Core modules throw their own error classes; the
 // handlers translate here so the core never learns about JSON-RPC.
-import { RpcError } from '../rpc/errors.ts';
+import { RpcError, executionReverted, invalidParams, serverError } from '../rpc/errors.ts';
 import { TxRejected } from '../txpool/admission.ts';
 import { PoolError } from '../txpool/pool.ts';
 import { CallError } from '../exec/call.ts';
 import { bytesToHex } from '../util/hex.ts';
 import { decodeRevertReason } from './revert.ts';
 
-export const SERVER_ERROR = -32000;
-export const INVALID_PARAMS = -32602;
-export const REVERTED = 3;
-
-export function serverError(message: string): RpcError {
-  return new RpcError(SERVER_ERROR, message);
-}
-
-export function invalidParams(message: string): RpcError {
-  return new RpcError(INVALID_PARAMS, message);
-}
+export { invalidParams, serverError };
 
 /** geth's shape: code 3, "execution reverted: <reason>", data = the revert bytes. */
 export function revertError(returnValue: Uint8Array): RpcError {
-  const reason = decodeRevertReason(returnValue);
-  return new RpcError(REVERTED, reason === undefined ? 'execution reverted' : `execution reverted: ${reason}`, bytesToHex(returnValue));
+  return executionReverted(bytesToHex(returnValue), decodeRevertReason(returnValue));
 }
 
 /** Maps the core's expected failures; anything else is rethrown (→ internal error). */

@@ -1,0 +1,248 @@
+// The JSON-RPC 2.0 layer between a transport and the handlers: envelope and batch rules, routing
+// by method name (only enabled namespaces), param validation with the generated validators, the
+// call, and (optionally) a check of the result against its schema. It never throws and never
+// recurses into client data, so no request can take the process down.
+import { RpcError, INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST, METHOD_NOT_FOUND, PARSE_ERROR, methodNotFoundMessage } from './errors.ts';
+import { NULL_ID, errorResponse, idJson, resultResponse, type IdJson } from './response.ts';
+import { describeValidation, type PatternLabels } from './validation-message.ts';
+import { silentLogger, type CallContext, type ConnectionContext, type Logger, type MethodSpec, type MethodTable, type RpcHandler, type Validate } from './types.ts';
+
+export interface DispatcherOptions {
+  readonly methods: MethodTable;
+  /** Handler groups (generated `Handlers`): `handlers[spec.group][spec.key](...params, ctx)`. */
+  readonly handlers: object;
+  /** Wire namespaces served ('eth', 'chain', 'net', …); 'rpc' (rpc.discover) is always on. */
+  readonly enabledNamespaces: ReadonlySet<string>;
+  /** Validate every result against its schema (dev chains, tests): a mismatch is a -32603. */
+  readonly checkResults: boolean;
+  /** Most requests in one batch (default 1000). */
+  readonly maxBatch?: number;
+  /** The result of `rpc.discover` (the OpenRPC document). */
+  readonly discover: () => unknown;
+  /** Regex → human label (generated `patternLabels`) for validation messages. */
+  readonly patternLabels?: PatternLabels;
+  readonly log?: Logger;
+}
+
+/** One callable method, resolved once at start-up so a request costs one Map lookup. */
+interface Route {
+  readonly spec: MethodSpec;
+  readonly target: unknown;
+  readonly fn: (...args: unknown[]) => unknown;
+}
+
+const acceptAll: Validate = () => true;
+const DISCOVER_SPEC: MethodSpec = {
+  name: 'rpc.discover',
+  group: 'rpc',
+  key: 'discover',
+  params: [],
+  required: 0,
+  validateParams: [],
+  validateResult: acceptAll,
+};
+/** Longest client-sent method name echoed back in an error. */
+const MAX_ECHOED_NAME = 100;
+
+export class Dispatcher implements RpcHandler {
+  private readonly routes = new Map<string, Route>();
+  private readonly checkResults: boolean;
+  private readonly maxBatch: number;
+  private readonly labels: PatternLabels;
+  private readonly log: Logger;
+
+  constructor(opts: DispatcherOptions) {
+    this.checkResults = opts.checkResults;
+    this.maxBatch = opts.maxBatch ?? 1000;
+    this.labels = opts.patternLabels ?? {};
+    this.log = opts.log ?? silentLogger;
+    const groups = opts.handlers as Record<string, Record<string, unknown> | undefined>;
+    for (const [name, spec] of opts.methods) {
+      if (!opts.enabledNamespaces.has(namespaceOf(name))) continue;
+      const target = Object.hasOwn(groups, spec.group) ? groups[spec.group] : undefined;
+      const fn = target?.[spec.key];
+      // The generated types make a missing handler a compile error; at run time it is a wiring bug.
+      if (typeof fn !== 'function') throw new Error(`rpc: no handler for ${name} (handlers.${spec.group}.${spec.key})`);
+      if (spec.validateParams.length !== spec.params.length) throw new Error(`rpc: ${name} has ${spec.params.length} params but ${spec.validateParams.length} validators`);
+      this.routes.set(name, { spec, target, fn: fn as Route['fn'] });
+    }
+    const discover = opts.discover;
+    this.routes.set('rpc.discover', { spec: DISCOVER_SPEC, target: undefined, fn: () => discover() });
+  }
+
+  /** Body text → response text (undefined when the body held only notifications). Never rejects. */
+  handle(body: string, conn: ConnectionContext): Promise<string | undefined> {
+    let value: unknown;
+    try {
+      value = JSON.parse(body);
+    } catch (e) {
+      return Promise.resolve(errorResponse(NULL_ID, PARSE_ERROR, `parse error: ${(e as Error).message}`));
+    }
+    return this.handleParsed(value, conn);
+  }
+
+  /** Same as handle() for a body the transport already parsed. Never rejects. */
+  handleParsed(value: unknown, conn: ConnectionContext): Promise<string | undefined> {
+    return Array.isArray(value) ? this.batch(value, conn) : this.one(value, conn);
+  }
+
+  private async batch(list: unknown[], conn: ConnectionContext): Promise<string | undefined> {
+    if (list.length === 0) return errorResponse(NULL_ID, INVALID_REQUEST, 'invalid request: empty batch');
+    if (list.length > this.maxBatch) {
+      return errorResponse(NULL_ID, INVALID_REQUEST, `invalid request: batch of ${list.length} requests is over the limit of ${this.maxBatch}`);
+    }
+    // In order, one at a time, like geth: a batch of sends keeps its nonce order.
+    let out: string | undefined;
+    for (let i = 0; i < list.length; i++) {
+      const r = await this.one(list[i], conn);
+      if (r !== undefined) out = out === undefined ? '[' + r : out + ',' + r;
+    }
+    return out === undefined ? undefined : out + ']';
+  }
+
+  /** One request object → its response text, or undefined for a notification. */
+  private async one(req: unknown, conn: ConnectionContext): Promise<string | undefined> {
+    if (typeof req !== 'object' || req === null || Array.isArray(req)) {
+      return errorResponse(NULL_ID, INVALID_REQUEST, 'invalid request: not a JSON-RPC request object');
+    }
+    const r = req as Record<string, unknown>;
+    // Notifications have no `id` member at all (JSON has no undefined, so this is the test).
+    const rawId = r['id'];
+    const notification = rawId === undefined;
+    let id: IdJson = NULL_ID;
+    if (!notification) {
+      if (rawId !== null && typeof rawId !== 'string' && typeof rawId !== 'number') {
+        return errorResponse(NULL_ID, INVALID_REQUEST, 'invalid request: id must be a string, a number or null');
+      }
+      id = idJson(rawId);
+    }
+    // A malformed envelope is answered even without an id (JSON-RPC 2.0 §5: id null).
+    if (r['jsonrpc'] !== '2.0') return errorResponse(id, INVALID_REQUEST, 'invalid request: jsonrpc must be "2.0"');
+    const method = r['method'];
+    if (typeof method !== 'string') return errorResponse(id, INVALID_REQUEST, 'invalid request: method must be a string');
+    const route = this.routes.get(method);
+    if (route === undefined) {
+      if (notification) return undefined;
+      const shown = method.length > MAX_ECHOED_NAME ? method.slice(0, MAX_ECHOED_NAME) + '…' : method;
+      return errorResponse(id, METHOD_NOT_FOUND, methodNotFoundMessage(shown));
+    }
+    const spec = route.spec;
+
+    // Params: absent or null → none; an array by position; an object by name.
+    const p = r['params'];
+    let args: unknown[];
+    if (p === undefined || p === null) args = [];
+    else if (Array.isArray(p)) args = p;
+    else if (typeof p === 'object') {
+      const named = byName(p as Record<string, unknown>, spec);
+      if (typeof named === 'string') return notification ? undefined : errorResponse(id, INVALID_PARAMS, named);
+      args = named;
+    } else return errorResponse(id, INVALID_REQUEST, 'invalid request: params must be an array or an object');
+
+    const problem = this.checkParams(args, spec);
+    if (problem !== undefined) return notification ? undefined : errorResponse(id, INVALID_PARAMS, problem);
+
+    // Pad optional params to full length so the handler's `ctx` is always its last argument.
+    const n = spec.params.length;
+    while (args.length < n) args.push(undefined);
+    const ctx: CallContext = { transport: conn.transport, method, notify: conn.notify, onClose: conn.onClose };
+    args.push(ctx);
+
+    let result: unknown;
+    try {
+      result = await route.fn.apply(route.target, args);
+    } catch (e) {
+      return this.failure(id, method, e, notification);
+    }
+    if (notification) return undefined;
+    if (result === undefined) result = null;
+    if (this.checkResults && !spec.validateResult(result)) {
+      const { path, message } = describeValidation(spec.validateResult.errors, this.labels);
+      const detail = `result of ${method} failed its schema: ${path ? path + ' ' : ''}${message}`;
+      this.log.error(`rpc: ${detail}`);
+      return errorResponse(id, INTERNAL_ERROR, `internal error: ${detail}`);
+    }
+    try {
+      return resultResponse(id, result);
+    } catch (e) {
+      // A bigint (or a cycle) in a result is a handler bug: report it here, keep the process.
+      this.log.error(`rpc: result of ${method} is not JSON-serializable: ${(e as Error)?.message ?? String(e)}`);
+      return errorResponse(id, INTERNAL_ERROR, 'internal error');
+    }
+  }
+
+  /** Count, required and validity of each param; the message of the first problem, if any. */
+  private checkParams(args: unknown[], spec: MethodSpec): string | undefined {
+    const n = spec.params.length;
+    if (args.length > n) return `too many arguments, want at most ${n}`;
+    if (args.length < spec.required) {
+      return `missing value for required argument ${args.length} (${spec.params[args.length]})`;
+    }
+    for (let i = 0; i < args.length; i++) {
+      const value = args[i];
+      // By-name requests can leave holes: absent is fine for an optional param only.
+      if (value === undefined) {
+        if (i >= spec.required) continue;
+        return `missing value for required argument ${i} (${spec.params[i]})`;
+      }
+      const validate = spec.validateParams[i]!;
+      if (validate(value)) continue;
+      // geth accepts null for an optional param as "not given"; many scripts send it.
+      if (value === null && i >= spec.required) {
+        args[i] = undefined;
+        continue;
+      }
+      const { path, message } = describeValidation(validate.errors, this.labels);
+      return `invalid argument ${i} (${spec.params[i]})${path ? ' at ' + path : ''}: ${message}`;
+    }
+    return undefined;
+  }
+
+  private failure(id: IdJson, method: string, e: unknown, notification: boolean): string | undefined {
+    if (e instanceof RpcError) return notification ? undefined : errorResponse(id, e.code, e.message, e.data);
+    // Not meant for the client: log it whole, send nothing of it.
+    const detail = e instanceof Error ? (e.stack ?? `${e.name}: ${e.message}`) : safeString(e);
+    this.log.error(`rpc: ${method} failed: ${detail}`);
+    return notification ? undefined : errorResponse(id, INTERNAL_ERROR, 'internal error');
+  }
+}
+
+/** `{address, block}` → positional args by spec.params; an error message for unknown names. */
+function byName(obj: Record<string, unknown>, spec: MethodSpec): unknown[] | string {
+  const names = spec.params;
+  const args: unknown[] = [];
+  let matched = 0;
+  for (let i = 0; i < names.length; i++) {
+    // Own properties only: `constructor`, `toString`… must not come from Object.prototype.
+    if (Object.hasOwn(obj, names[i]!)) {
+      args[i] = obj[names[i]!];
+      matched++;
+    } else args[i] = undefined;
+  }
+  if (matched !== Object.keys(obj).length) {
+    for (const k of Object.keys(obj)) {
+      if (!names.includes(k)) return `unknown argument ${JSON.stringify(k.length > MAX_ECHOED_NAME ? k.slice(0, MAX_ECHOED_NAME) + '…' : k)}`;
+    }
+  }
+  // Trailing absent params are simply not given (so "missing value" counts like positional).
+  let len = args.length;
+  while (len > 0 && args[len - 1] === undefined) len--;
+  args.length = len;
+  return args;
+}
+
+/** 'eth' of eth_getBalance, 'rpc' of rpc.discover. */
+function namespaceOf(method: string): string {
+  const us = method.indexOf('_');
+  const dot = method.indexOf('.');
+  const cut = us < 0 ? dot : dot < 0 ? us : Math.min(us, dot);
+  return cut < 0 ? method : method.slice(0, cut);
+}
+
+function safeString(v: unknown): string {
+  try {
+    return String(v);
+  } catch {
+    return Object.prototype.toString.call(v);
+  }
+}

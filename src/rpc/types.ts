@@ -1,0 +1,59 @@
+// The shapes src/rpc works against. They are structural on purpose: generated/methods.ts and
+// generated/handlers.ts satisfy them, but nothing here imports generated/, so the dispatcher and
+// the transport can be built and tested on their own (with a small method table of their own).
+import type { ErrorObject } from 'ajv';
+
+/** A compiled (ajv 8) validator: true when `data` matches; otherwise `errors` holds why. */
+export interface Validate {
+  (data: unknown): boolean;
+  errors?: ErrorObject[] | null;
+}
+
+/** One JSON-RPC method of the table (generated/methods.ts `MethodSpec` is assignable to this). */
+export interface MethodSpec {
+  /** Wire name, e.g. `chain_getBalance`. */
+  readonly name: string;
+  /** Handler group serving it (`chain_` methods are served by `eth`). */
+  readonly group: string;
+  /** Function name inside the group (the method suffix). */
+  readonly key: string;
+  /** Param names, in position order. */
+  readonly params: readonly string[];
+  /** Number of leading required params. */
+  readonly required: number;
+  readonly validateParams: readonly Validate[];
+  readonly validateResult: Validate;
+}
+
+export type MethodTable = ReadonlyMap<string, MethodSpec>;
+
+/** What a transport knows about the connection a request arrived on. */
+export interface ConnectionContext {
+  readonly transport: 'http' | 'ws';
+  /** Push a notification on this connection (ws only); false if it is gone or over its buffer. */
+  notify?(method: string, params: unknown): boolean;
+  /** Register cleanup for when the connection closes (ws only). */
+  onClose?(fn: () => void): void;
+}
+
+/** What a handler receives as its last argument (generated/handlers.ts `CallContext`). */
+export interface CallContext extends ConnectionContext {
+  readonly method: string;
+}
+
+/** What the transport needs from the layer above it: JSON-RPC text in, response text out. */
+export interface RpcHandler {
+  /** Response text, or undefined when nothing is to be sent (notifications only). Never rejects. */
+  handle(body: string, conn: ConnectionContext): Promise<string | undefined>;
+}
+
+/** The node's logger (src/node/logger.ts) or anything shaped like it. */
+export interface Logger {
+  error(msg: string): void;
+  warn(msg: string): void;
+  info(msg: string): void;
+  debug(msg: string): void;
+}
+
+/** A logger that drops everything (the default when none is given). */
+export const silentLogger: Logger = { error() {}, warn() {}, info() {}, debug() {} };
