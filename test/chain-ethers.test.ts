@@ -60,7 +60,7 @@ test('transacts, waits for the receipt and decodes the event', async () => {
   const receipt = await tx.wait();
   assert.ok(receipt, 'receipt');
   assert.is(receipt!.status, 1);
-  const parsed = receipt!.logs.map((l) => store.interface.parseLog(l)).filter(Boolean);
+  const parsed = receipt!.logs.map((l: { topics: readonly string[]; data: string }) => store.interface.parseLog(l)).filter(Boolean);
   assert.is(parsed.length, 1);
   assert.is(parsed[0]!.name, 'Stored');
   assert.is(parsed[0]!.args[0], wallet.address);

@@ -3,7 +3,8 @@
 // and each transaction admission error.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { Wallet, Transaction } from 'ethers';
+import { Wallet, Transaction, getBytes, hexlify, toBeHex } from 'ethers';
+import { RLP } from '@ethereumjs/rlp';
 import { startTestNode, testKey, testAddress, type TestNode } from './helpers/node.ts';
 
 let node: TestNode;
@@ -16,6 +17,14 @@ let blockNumber: string;
 
 async function sign(fields: Partial<{ to: string | null; value: bigint; nonce: number; gasLimit: bigint; gasPrice: bigint; chainId: number; data: string }>, w = wallet) {
   return w.signTransaction(Transaction.from({ to: OTHER, value: 1n, gasLimit: 21000n, gasPrice: 0n, chainId: 300, type: 0, nonce: 0, ...fields }));
+}
+
+/** The same transaction with s replaced by n - s: a malleated signature every client must refuse. */
+async function highS(raw: string): Promise<string> {
+  const fields = RLP.decode(getBytes(raw)) as Uint8Array[];
+  const N = 0xfffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141n;
+  fields[8] = getBytes(toBeHex(N - BigInt(hexlify(fields[8]!))));
+  return hexlify(RLP.encode(fields));
 }
 
 async function mined(hash: string) {
@@ -129,7 +138,7 @@ test('estimateGas of a transfer is 21000', async () => {
 test('admission errors, each with a clear message', async () => {
   const cases: [string, string, RegExp][] = [
     ['undecodable RLP', '0xdeadbeef', /invalid transaction/],
-    ['bad signature', (await sign({ nonce: 1 })).slice(0, -4) + '0000', /signature|invalid/],
+    ['bad signature (high s)', await highS(await sign({ nonce: 1 })), /invalid transaction signature/],
     ['wrong chain id', await sign({ nonce: 1, chainId: 1 }), /invalid chain id.*chain 1.*300/],
     ['nonce too low', await sign({ nonce: 0 }), /nonce too low/],
     ['insufficient funds', await sign({ nonce: 1, value: 10n ** 30n }), /insufficient funds/],

@@ -3,7 +3,7 @@ import type { ApiContext } from './context.ts';
 import type { BlockRecord } from '../chain/types.ts';
 import { bytesToHex, hexToBytes, quantity } from '../util/hex.ts';
 import { blockNumberOf, type BlockParam } from './block-param.ts';
-import { formatBlock, formatPendingBlock, formatReceipt, formatTx } from './format.ts';
+import { formatBlock, formatPendingBlock, formatReceipt, formatTx, NOT_IN_BLOCK } from './format.ts';
 
 export function blockHandlers({ core }: ApiContext) {
   const { chain, common } = core;
@@ -18,7 +18,7 @@ export function blockHandlers({ core }: ApiContext) {
   const txAt = (b: BlockRecord | undefined, index: string) => {
     const i = Number(BigInt(index));
     if (!b || i >= b.txs.length) return null;
-    return formatTx(b.txs[i]!, b.senders[i]!, { blockHash: b.hash, blockNumber: b.header.number, index: i }, common);
+    return formatTx(b.txs[i]!, b.senders[i]!, { blockHash: b.hash, blockNumber: b.header.number, blockTimestamp: b.header.timestamp, index: i }, common);
   };
   const rawAt = (b: BlockRecord | undefined, index: string) => {
     const i = Number(BigInt(index));
@@ -59,10 +59,11 @@ export function blockHandlers({ core }: ApiContext) {
       const loc = chain.txLocation(h);
       if (loc) {
         const body = chain.body(loc.blockHash)!;
-        return formatTx(body.txs[loc.index]!, body.senders[loc.index]!, { blockHash: loc.blockHash, blockNumber: loc.blockNumber, index: loc.index }, common, h);
+        const timestamp = chain.headerByHash(loc.blockHash)!.timestamp;
+        return formatTx(body.txs[loc.index]!, body.senders[loc.index]!, { blockHash: loc.blockHash, blockNumber: loc.blockNumber, blockTimestamp: timestamp, index: loc.index }, common, h);
       }
       const ptx = core.pool.get(hash.toLowerCase());
-      return ptx ? formatTx(ptx.raw, ptx.sender, { blockHash: null, blockNumber: null, index: null }, common, ptx.hash) : null;
+      return ptx ? formatTx(ptx.raw, ptx.sender, NOT_IN_BLOCK, common, ptx.hash) : null;
     },
 
     getRawTransactionByHash(hash: string) {

@@ -34,6 +34,8 @@ export function formatSignedTx(tx: LegacyTx) {
       v: quantity(tx.v!),
       r: quantity(tx.r!),
       s: quantity(tx.s!),
+      type: quantity(tx.type),
+      chainId: quantity(tx.common.chainId()),
     },
   };
 }

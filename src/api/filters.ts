@@ -97,9 +97,11 @@ export function filterHandlers(ctx: ApiContext, limits: LogLimits = DEFAULT_LOG_
     newBlockFilter: () => install('blocks'),
     newPendingTransactionFilter: () => install('pendingTxs'),
     getFilterChanges(id: string) {
+      const kind = manager.get(id)?.kind;
       const items = manager.poll(id);
       if (items === undefined) throw serverError('filter not found');
-      return items.map((i) => (typeof i === 'string' ? i : toJson(i)));
+      // a filter's buffer holds one kind of item: hashes, or logs for a log filter
+      return kind === 'logs' ? (items as MatchedLog[]).map(toJson) : (items as string[]);
     },
     getFilterLogs(id: string) {
       const f = manager.get(id);

@@ -8,28 +8,35 @@ import type { BlockRecord, LogRecord, StoredReceipt } from '../chain/types.ts';
 import { keccak256 } from '../crypto/keccak.ts';
 import { bytesToHex, quantity, ZERO_HASH } from '../util/hex.ts';
 import { logsBloom } from '../chain/bloom.ts';
+import type * as T from '../../generated/types.ts';
 
 export interface TxPosition {
   blockHash: Uint8Array | null;
   blockNumber: bigint | null;
+  blockTimestamp: bigint | null;
   index: number | null;
 }
+
+/** Position of a transaction that is not in a block (pool, pending). */
+export const NOT_IN_BLOCK: TxPosition = { blockHash: null, blockNumber: null, blockTimestamp: null, index: null };
 
 export function decodeTx(raw: Uint8Array, common: Common): TypedTransaction {
   return createTxFromRLP(raw, { common });
 }
 
-export function formatTx(raw: Uint8Array, sender: Uint8Array, pos: TxPosition, common: Common, hash?: Uint8Array): Record<string, unknown> {
+export function formatTx(raw: Uint8Array, sender: Uint8Array, pos: TxPosition, common: Common, hash?: Uint8Array): T.Transaction {
   const tx = decodeTx(raw, common);
-  const out: Record<string, unknown> = {
+  const out: T.Transaction = {
     blockHash: pos.blockHash ? bytesToHex(pos.blockHash) : null,
     blockNumber: pos.blockNumber === null ? null : quantity(pos.blockNumber),
+    blockTimestamp: pos.blockTimestamp === null ? null : quantity(pos.blockTimestamp),
     from: bytesToHex(sender),
     gas: quantity(tx.gasLimit),
     hash: bytesToHex(hash ?? keccak256(raw)),
     input: bytesToHex(tx.data),
     nonce: quantity(tx.nonce),
     to: tx.to ? tx.to.toString() : null,
+    gasPrice: '0x0',
     transactionIndex: pos.index === null ? null : quantity(pos.index),
     value: quantity(tx.value),
     type: quantity(tx.type),
@@ -57,7 +64,7 @@ export function formatTx(raw: Uint8Array, sender: Uint8Array, pos: TxPosition, c
 }
 
 /** Block JSON; `transactions` is filled by the caller (hashes or full objects). */
-export function formatHeader(hash: Uint8Array, h: Header, size: number): Record<string, unknown> {
+export function formatHeader(hash: Uint8Array, h: Header, size: number): T.Block {
   return {
     number: quantity(h.number),
     hash: bytesToHex(hash),
@@ -91,18 +98,18 @@ export function blockSize(b: BlockRecord): number {
   return RLP.encode([RLP.decode(header) as Uint8Array[], txs as never, []]).length;
 }
 
-export function formatBlock(b: BlockRecord, full: boolean, common: Common): Record<string, unknown> {
+export function formatBlock(b: BlockRecord, full: boolean, common: Common): T.Block {
   const out = formatHeader(b.hash, b.header, blockSize(b));
-  out.transactions = b.txs.map((raw, i) =>
-    full ? formatTx(raw, b.senders[i]!, { blockHash: b.hash, blockNumber: b.header.number, index: i }, common) : bytesToHex(keccak256(raw)),
-  );
+  out.transactions = full
+    ? b.txs.map((raw, i) => formatTx(raw, b.senders[i]!, { blockHash: b.hash, blockNumber: b.header.number, blockTimestamp: b.header.timestamp, index: i }, common))
+    : b.txs.map((raw) => bytesToHex(keccak256(raw)));
   return out;
 }
 
 /** A pending block object: hash, number, nonce, mixHash and logsBloom are null (spec). */
-export function formatPendingBlock(parentHash: Uint8Array, parent: Header, timestamp: bigint, miner: Uint8Array): Record<string, unknown> {
-  const out = formatHeader(parentHash, parent, 0);
-  Object.assign(out, {
+export function formatPendingBlock(parentHash: Uint8Array, parent: Header, timestamp: bigint, miner: Uint8Array): T.Block {
+  return {
+    ...formatHeader(parentHash, parent, 0),
     number: null,
     hash: null,
     nonce: null,
@@ -115,8 +122,7 @@ export function formatPendingBlock(parentHash: Uint8Array, parent: Header, times
     totalDifficulty: quantity(parent.number + 2n),
     size: '0x0',
     transactions: [],
-  });
-  return out;
+  };
 }
 
 export interface LogPosition {
@@ -127,7 +133,7 @@ export interface LogPosition {
   logIndex: number;
 }
 
-export function formatLog(log: LogRecord, p: LogPosition): Record<string, unknown> {
+export function formatLog(log: LogRecord, p: LogPosition): T.Log {
   return {
     removed: false,
     logIndex: quantity(p.logIndex),
@@ -142,7 +148,7 @@ export function formatLog(log: LogRecord, p: LogPosition): Record<string, unknow
 }
 
 /** Receipt JSON; `firstLogIndex` is the block-wide index of this receipt's first log. */
-export function formatReceipt(r: StoredReceipt, txHash: Uint8Array, blockHash: Uint8Array, blockNumber: bigint, index: number, firstLogIndex: number): Record<string, unknown> {
+export function formatReceipt(r: StoredReceipt, txHash: Uint8Array, blockHash: Uint8Array, blockNumber: bigint, index: number, firstLogIndex: number): T.Receipt {
   return {
     transactionHash: bytesToHex(txHash),
     transactionIndex: quantity(index),
@@ -156,7 +162,7 @@ export function formatReceipt(r: StoredReceipt, txHash: Uint8Array, blockHash: U
     contractAddress: r.contractAddress ? bytesToHex(r.contractAddress) : null,
     logs: r.logs.map((l, i) => formatLog(l, { blockHash, blockNumber, txHash, txIndex: index, logIndex: firstLogIndex + i })),
     logsBloom: bytesToHex(logsBloom(r.logs)),
-    status: quantity(r.status),
+    status: r.status === 1 ? '0x1' : '0x0',
     type: quantity(r.type),
   };
 }

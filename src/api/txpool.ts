@@ -1,14 +1,15 @@
 // txpool_ and the pool views of eth_/chain_ (pendingTransactions, pendingTransactionsLength, resend).
 import type { ApiContext } from './context.ts';
 import type { PooledTx } from '../txpool/pooled-tx.ts';
-import { formatTx } from './format.ts';
+import type { Transaction } from '../../generated/types.ts';
+import { formatTx, NOT_IN_BLOCK } from './format.ts';
 import { ZERO_HASH } from '../util/hex.ts';
 import { serverError } from './errors.ts';
 import { submitHandlers, type SendObject } from './eth-submit.ts';
 
 export function txpoolHandlers({ core }: ApiContext) {
   /** Pool listings carry the 32-byte zero hash as blockHash and null number/index (spec). */
-  const poolTx = (p: PooledTx) => ({ ...formatTx(p.raw, p.sender, { blockHash: null, blockNumber: null, index: null }, core.common, p.hash), blockHash: ZERO_HASH });
+  const poolTx = (p: PooledTx) => ({ ...formatTx(p.raw, p.sender, NOT_IN_BLOCK, core.common, p.hash), blockHash: ZERO_HASH });
   const group = <T>(m: Map<string, PooledTx[]>, f: (p: PooledTx) => T) => {
     const out: Record<string, Record<string, T>> = {};
     for (const [sender, txs] of m) {
@@ -38,10 +39,10 @@ export function poolViewHandlers(ctx: ApiContext) {
   return {
     pendingTransactions() {
       const mine = new Set(core.keystore.accounts());
-      const out: Record<string, unknown>[] = [];
+      const out: Transaction[] = [];
       for (const [sender, txs] of core.pool.listing().pending) {
         if (!mine.has(sender)) continue;
-        for (const p of txs) out.push(formatTx(p.raw, p.sender, { blockHash: null, blockNumber: null, index: null }, core.common, p.hash));
+        for (const p of txs) out.push(formatTx(p.raw, p.sender, NOT_IN_BLOCK, core.common, p.hash));
       }
       return out;
     },

@@ -4,7 +4,8 @@
 // recurses into client data, so no request can take the process down.
 import { RpcError, INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST, METHOD_NOT_FOUND, PARSE_ERROR, methodNotFoundMessage } from './errors.ts';
 import { NULL_ID, errorResponse, idJson, resultResponse, type IdJson } from './response.ts';
-import { describeValidation, type PatternLabels } from './validation-message.ts';
+import { explainFailure, runValidator, type PatternLabels } from './validation-message.ts';
+import { resultProblem } from './result-check.ts';
 import { silentLogger, type CallContext, type ConnectionContext, type Logger, type MethodSpec, type MethodTable, type RpcHandler, type Validate } from './types.ts';
 
 export interface DispatcherOptions {
@@ -156,16 +157,18 @@ export class Dispatcher implements RpcHandler {
     }
     if (notification) return undefined;
     if (result === undefined) result = null;
-    if (this.checkResults && !spec.validateResult(result)) {
-      const { path, message } = describeValidation(spec.validateResult.errors, this.labels);
-      const detail = `result of ${method} failed its schema: ${path ? path + ' ' : ''}${message}`;
-      this.log.error(`rpc: ${detail}`);
-      return errorResponse(id, INTERNAL_ERROR, `internal error: ${detail}`);
+    if (this.checkResults) {
+      const problem = resultProblem(spec.validateResult, result, this.labels);
+      if (problem !== '') {
+        const detail = `result of ${method} failed its schema: ${problem}`;
+        this.log.error(`rpc: ${detail}`);
+        return errorResponse(id, INTERNAL_ERROR, `internal error: ${detail}`);
+      }
     }
     try {
       return resultResponse(id, result);
     } catch (e) {
-      // A bigint (or a cycle) in a result is a handler bug: report it here, keep the process.
+      // A cycle (or absurd nesting) in a result is a handler bug: report it, keep the process.
       this.log.error(`rpc: result of ${method} is not JSON-serializable: ${(e as Error)?.message ?? String(e)}`);
       return errorResponse(id, INTERNAL_ERROR, 'internal error');
     }
@@ -186,13 +189,13 @@ export class Dispatcher implements RpcHandler {
         return `missing value for required argument ${i} (${spec.params[i]})`;
       }
       const validate = spec.validateParams[i]!;
-      if (validate(value)) continue;
+      if (runValidator(validate, value)) continue;
       // geth accepts null for an optional param as "not given"; many scripts send it.
       if (value === null && i >= spec.required) {
         args[i] = undefined;
         continue;
       }
-      const { path, message } = describeValidation(validate.errors, this.labels);
+      const { path, message } = explainFailure(validate, this.labels);
       return `invalid argument ${i} (${spec.params[i]})${path ? ' at ' + path : ''}: ${message}`;
     }
     return undefined;

@@ -1,6 +1,33 @@
 // Response text, built by concatenation: the envelope is fixed, so only the id, the result and the
 // error parts go through JSON.stringify (no envelope object per response).
 
+import { randomBytes } from 'node:crypto';
+
+// DESIGN D6: some results carry exact integers beyond 2^53 (getAccountBaseInfo's Balance), which
+// handlers return as bigint and the wire carries as plain JSON digits. JSON.stringify throws on a
+// bigint, so the common case costs nothing extra: only a result that holds a bigint takes the
+// second pass, where each bigint becomes a marked string that is then unquoted. The marker holds
+// a per-process random part, so no string a client or contract supplies can forge it.
+const BIGINT_MARK = `~bigint:${randomBytes(8).toString('hex')}:`;
+const BIGINT_MARKED = new RegExp(`"${BIGINT_MARK}(-?\\d+)"`, 'g');
+
+function markBigint(_key: string, value: unknown): unknown {
+  return typeof value === 'bigint' ? BIGINT_MARK + value.toString() : value;
+}
+
+/**
+ * JSON text of a handler's value, bigints as integer digits; undefined when the value has no JSON
+ * form. Throws (TypeError) on what JSON cannot write at all, e.g. a cycle.
+ */
+export function toJson(value: unknown): string | undefined {
+  try {
+    return JSON.stringify(value);
+  } catch (e) {
+    if (!(e instanceof TypeError) || !e.message.includes('BigInt')) throw e;
+    return JSON.stringify(value, markBigint)?.replace(BIGINT_MARKED, '$1');
+  }
+}
+
 /** The id as it goes on the wire; `null` when the request had none we could trust. */
 export type IdJson = string;
 export const NULL_ID: IdJson = 'null';
@@ -12,11 +39,11 @@ export function idJson(id: string | number | null): IdJson {
 }
 
 /**
- * A success response. Throws (TypeError) when the result cannot be written as JSON — a bigint
- * or a cycle in a handler's result is a bug the caller turns into an internal error.
+ * A success response. Throws (TypeError, RangeError) when the result cannot be written as JSON —
+ * a cycle or absurd nesting in a handler's result is a bug the caller turns into an internal error.
  */
 export function resultResponse(id: IdJson, result: unknown): string {
-  const json = JSON.stringify(result);
+  const json = toJson(result);
   // undefined (and functions/symbols) have no JSON form: the method returned nothing → null.
   return '{"jsonrpc":"2.0","id":' + id + ',"result":' + (json === undefined ? 'null' : json) + '}';
 }
@@ -26,10 +53,10 @@ export function errorResponse(id: IdJson, code: number, message: string, data?: 
   let tail = '}}';
   if (data !== undefined) {
     try {
-      const json = JSON.stringify(data);
+      const json = toJson(data);
       if (json !== undefined) tail = ',"data":' + json + '}}';
     } catch {
-      // a bigint in error data: send the error without it rather than no error at all
+      // a cycle in error data: send the error without it rather than no error at all
     }
   }
   return '{"jsonrpc":"2.0","id":' + id + ',"error":{"code":' + code + ',"message":' + JSON.stringify(message) + tail;
@@ -37,6 +64,6 @@ export function errorResponse(id: IdJson, code: number, message: string, data?: 
 
 /** A JSON-RPC notification (server → client push over WebSocket). Throws like resultResponse. */
 export function notification(method: string, params: unknown): string {
-  const json = JSON.stringify(params);
+  const json = toJson(params);
   return '{"jsonrpc":"2.0","method":' + JSON.stringify(method) + ',"params":' + (json === undefined ? 'null' : json) + '}';
 }

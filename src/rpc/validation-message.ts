@@ -4,6 +4,7 @@
 // before it are the failed branches' reasons, which we either narrow to the one branch that
 // matched the value's type or list as alternatives ("a quantity, a block tag (…) or an integer").
 import type { ErrorObject } from 'ajv';
+import type { Validate } from './types.ts';
 
 export interface Problem {
   /** Where in the value: '' for the value itself, else like `.to` or `.accessList[0].address`. */
@@ -18,6 +19,28 @@ const WRONG = 'has the wrong type/format';
 const MAX_ENUM_SHOWN = 8;
 /** Nested composites are narrowed at most this deep (bounded by the schema, not the input). */
 const MAX_DEPTH = 8;
+
+/** `errors` of a validator that ran out of stack (see runValidator). */
+const TOO_DEEP: ErrorObject[] = [];
+
+/**
+ * Runs a validator that must not throw. A validator of a recursive schema recurses with the data,
+ * so deeply nested input throws RangeError out of it: that becomes a plain failure.
+ */
+export function runValidator(validate: Validate, value: unknown): boolean {
+  try {
+    return validate(value);
+  } catch {
+    validate.errors = TOO_DEEP;
+    return false;
+  }
+}
+
+/** Why the last runValidator(validate, …) failed. */
+export function explainFailure(validate: Validate, labels: PatternLabels): Problem {
+  const errors = validate.errors;
+  return errors === TOO_DEEP ? { path: '', message: 'is nested too deeply' } : describeValidation(errors, labels);
+}
 
 export function describeValidation(errors: readonly ErrorObject[] | null | undefined, labels: PatternLabels): Problem {
   if (!errors || errors.length === 0) return { path: '', message: 'is invalid' };
@@ -189,7 +212,8 @@ function componentWords(schemaPath: string): string | undefined {
 }
 
 function article(noun: string): string {
-  return (/^[aeiou]/i.test(noun) ? 'an ' : 'a ') + noun;
+  // "a uint", "a unique id" (a "yoo" sound) but "an unsigned integer", "an address"
+  return (/^[aeiou]/i.test(noun) && !/^(uint|uni|use|eu|one)/i.test(noun) ? 'an ' : 'a ') + noun;
 }
 
 function joinOr(items: readonly string[]): string {
