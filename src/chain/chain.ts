@@ -1,7 +1,7 @@
 // The canonical chain on LMDB: lookups by number and hash, transaction locations, receipts, and
 // the one-transaction block commit. Reads are synchronous (LMDB), with a small decoded-header cache.
 import type { Store } from '../store/lmdb-store.ts';
-import type { OverlayTrieDB } from '../state/trie-db.ts';
+import type { OverlayTrieDB, TrieGeneration } from '../state/trie-db.ts';
 import { decodeHeader, encodeHeader, headerHash, type Header } from './header.ts';
 import type { BlockRecord, StoredReceipt } from './types.ts';
 import { keccak256 } from '../crypto/keccak.ts';
@@ -18,9 +18,11 @@ export interface HeadInfo {
 }
 
 const HEADER_CACHE = 4096;
+const RECEIPT_CACHE = 64;
 
 export class Chain {
   private headerCache = new Map<string, Header>();
+  private receiptCache = new Map<string, StoredReceipt[]>();
   private _head!: HeadInfo;
   private _genesis!: HeadInfo;
 
@@ -88,8 +90,16 @@ export class Chain {
     return header && body ? { hash, header, ...body } : undefined;
   }
 
+  /** Decoded receipts of a block; recent blocks are cached (a receipt lookup decodes the whole block's list). */
   receipts(blockHash: Uint8Array): StoredReceipt[] | undefined {
+    const key = Buffer.from(blockHash).toString('hex');
+    const cached = this.receiptCache.get(key);
+    if (cached) return cached;
     const r = this.store.receipts.get(blockHash) as unknown as StoredReceipt[] | undefined;
+    if (r) {
+      if (this.receiptCache.size >= RECEIPT_CACHE) this.receiptCache.delete(this.receiptCache.keys().next().value!);
+      this.receiptCache.set(key, r);
+    }
     return r;
   }
 
@@ -102,13 +112,14 @@ export class Chain {
 
   /**
    * Commits a sealed block with its receipts, indexes, creators and the state trie nodes it wrote,
-   * all in one LMDB write transaction, then moves the head.
+   * all in one LMDB write transaction, then moves the head. The commit (and its fsync) runs on
+   * LMDB's write thread, so the event loop keeps serving requests meanwhile.
    */
-  commitBlock(block: BlockRecord, receipts: StoredReceipt[], trieDb: OverlayTrieDB, creators: [Uint8Array, Uint8Array][]): void {
+  async commitBlock(block: BlockRecord, receipts: StoredReceipt[], trieDb: OverlayTrieDB, trieNodes: TrieGeneration, creators: [Uint8Array, Uint8Array][]): Promise<void> {
     const { store } = this;
     const number = Number(block.header.number);
-    store.env.transactionSync(() => {
-      trieDb.drainInto();
+    await store.env.transaction(() => {
+      trieDb.write(trieNodes);
       store.headers.put(block.hash, encodeHeader(block.header));
       store.bodies.put(block.hash, [block.txs, block.senders] as never);
       store.receipts.put(block.hash, receipts as never);
@@ -118,6 +129,7 @@ export class Chain {
       store.meta.put('head', block.hash);
       if (number === 0) store.meta.put('genesis', block.hash);
     });
+    trieDb.committed(trieNodes);
     this._head = { hash: block.hash, header: block.header };
     if (number === 0) this._genesis = this._head;
   }

@@ -2,13 +2,14 @@
 // only with --seal.empty); with `period` 0 a block as soon as executable transactions wait, all of
 // them in one block. Blocks carry the istanbul extra with the proposer seal and this validator's
 // committed seal, exactly as the multi-node BFT will produce them.
-import type { Chain } from '../chain/chain.ts';
+import type { Chain, HeadInfo } from '../chain/chain.ts';
 import { headerHash, headerSigHash, type Header } from '../chain/header.ts';
 import type { BlockRecord } from '../chain/types.ts';
 import type { BlockExecutor } from '../exec/executor.ts';
 import type { TxPool } from '../txpool/pool.ts';
 import type { NodeKey } from '../node-key.ts';
 import type { ChainEvents } from '../events.ts';
+import type { Logger } from '../node/logger.ts';
 import { signHash } from '../crypto/secp256k1.ts';
 import { keccak256 } from '../crypto/keccak.ts';
 import { concatBytes } from '../util/hex.ts';
@@ -24,7 +25,7 @@ export interface SealerOptions {
   sealEmpty: boolean;
   /** called after each committed block, before events fan out (state readers move their head) */
   onCommitted: (block: BlockRecord) => void;
-  log: (msg: string) => void;
+  log: Logger;
 }
 
 /** 65-byte [r ‖ s ‖ recid] as istanbul seals are laid out. */
@@ -38,6 +39,12 @@ export class Sealer {
   private running: Promise<void> | undefined;
   private wanted = false;
   private stopped = false;
+  /** the last sealed block; ahead of the chain head while its commit is in flight */
+  private tip: HeadInfo | undefined;
+  /** commit and announcement of the tip (commits run in block order, one behind execution) */
+  private committing: Promise<void> = Promise.resolve();
+  /** hashes of transactions in the block being committed: not offered to the next block */
+  private readonly inFlight = new Set<string>();
 
   constructor(private readonly o: SealerOptions) {}
 
@@ -54,55 +61,67 @@ export class Sealer {
     this.stopped = true;
     clearTimeout(this.timer);
     await this.running;
+    await this.committing;
   }
 
   private schedule(): void {
     if (this.stopped) return;
-    const parentTs = Number(this.o.chain.head.header.timestamp) * 1000;
+    const parentTs = Number((this.tip ?? this.o.chain.head).header.timestamp) * 1000;
     const delay = Math.max(0, parentTs + this.o.period * 1000 - Date.now());
     this.timer = setTimeout(() => this.trigger(), delay);
   }
 
-  /** Seal soon; coalesces triggers that arrive while a block is being built. */
+  /**
+   * Seal soon; coalesces triggers that arrive while a block is being built. The loop starts on a
+   * later turn, never inside the caller (pool listeners fire in the middle of pool updates).
+   */
   trigger(): void {
     if (this.stopped) return;
     this.wanted = true;
     if (this.running) return;
     this.running = (async () => {
+      await new Promise((resolve) => setImmediate(resolve));
       while (this.wanted && !this.stopped) {
         this.wanted = false;
         let progressed = false;
         try {
           progressed = await this.sealOnce();
         } catch (e) {
-          this.o.log(`sealing failed: ${(e as Error).stack ?? e}`);
+          this.o.log.error(`sealing failed: ${(e as Error).stack ?? e}`);
         }
-        if (progressed && this.o.period === 0 && this.o.pool.pendingCount > 0) this.wanted = true;
+        if (progressed && this.o.period === 0 && this.o.pool.pendingCount > this.inFlight.size) this.wanted = true;
       }
       this.running = undefined;
       if (this.o.period > 0) this.schedule();
     })();
   }
 
-  /** Builds, seals and commits one block; false when there was nothing to do. */
+  /**
+   * Builds and seals one block on top of the tip and starts its commit without waiting for it:
+   * the next block executes while this one's LMDB commit (and fsync) runs on the write thread.
+   * Returns false when there was nothing to do.
+   */
   private async sealOnce(): Promise<boolean> {
     const { chain, executor, pool, key } = this.o;
-    if (pool.pendingCount === 0 && !(this.o.period > 0 && this.o.sealEmpty)) return false;
-    const parent = chain.head;
+    const txs = [...pool.executable()].filter((t) => !this.inFlight.has(t.hashHex));
+    if (txs.length === 0 && !(this.o.period > 0 && this.o.sealEmpty)) return false;
+    const parent = this.tip ?? chain.head;
+    const t0 = performance.now();
     const now = BigInt(Math.floor(Date.now() / 1000));
     const timestamp = now > parent.header.timestamp ? now : parent.header.timestamp + (this.o.period > 0 ? 1n : 0n);
     const parentExtra = decodeExtra(parent.header.extraData);
     const validators = parentExtra.validators;
     const unsealedExtra = encodeExtra({ vanity: parentExtra.vanity, validators, seal: new Uint8Array(0), committedSeals: [] });
+    // `txs` is a snapshot: transactions admitted while this block executes wait for the next one
     const built = await executor.execute(
       { parent: parent.header, parentHash: parent.hash, timestamp, coinbase: key.address, gasLimit: parent.header.gasLimit, extraData: unsealedExtra },
-      // a snapshot: transactions admitted while this block executes wait for the next one
-      [...pool.executable()],
+      txs,
     );
     if (built.included.length === 0 && !(this.o.period > 0 && this.o.sealEmpty)) {
       await executor.rollback(parent.header.stateRoot);
+      await this.committing;
       await pool.onBlock([], built.invalid.map((i) => i.ptx));
-      for (const i of built.invalid) this.o.log(`dropped ${i.ptx.hashHex}: ${i.reason}`);
+      for (const i of built.invalid) this.o.log.warn(`dropped ${i.ptx.hashHex}: ${i.reason}`);
       return built.invalid.length > 0;
     }
     const header: Header = { ...built.header };
@@ -112,16 +131,30 @@ export class Sealer {
     const committed = seal65(keccak256(concatBytes(hash, new Uint8Array([COMMIT_MSG_CODE]))), key.privateKey);
     header.extraData = encodeExtra({ vanity: parentExtra.vanity, validators, seal: proposerSeal, committedSeals: [committed] });
     const block: BlockRecord = { hash, header, txs: built.included.map((t) => t.raw), senders: built.included.map((t) => t.sender) };
-    try {
-      chain.commitBlock(block, built.receipts, executor.trieDb, built.creators);
-    } catch (e) {
-      await executor.rollback(parent.header.stateRoot);
-      throw e;
-    }
-    this.o.onCommitted(block);
-    await pool.onBlock(built.included, built.invalid.map((i) => i.ptx));
-    for (const i of built.invalid) this.o.log(`dropped ${i.ptx.hashHex}: ${i.reason}`);
-    this.o.events.emitBlock({ block, receipts: built.receipts });
+    const trieNodes = executor.trieDb.seal();
+    const executedMs = performance.now() - t0;
+    this.tip = { hash, header };
+    for (const t of built.included) this.inFlight.add(t.hashHex);
+    const previous = this.committing;
+    this.committing = (async () => {
+      await previous;
+      const t1 = performance.now();
+      try {
+        await chain.commitBlock(block, built.receipts, executor.trieDb, trieNodes, built.creators);
+      } catch (e) {
+        // the executed state is now ahead of what is on disk: stop rather than build on it
+        this.stopped = true;
+        this.o.log.error(`block #${header.number} could not be committed; sealing stopped: ${(e as Error).message}`);
+        return;
+      }
+      const commitMs = performance.now() - t1;
+      this.o.onCommitted(block);
+      await pool.onBlock(built.included, built.invalid.map((i) => i.ptx));
+      for (const t of built.included) this.inFlight.delete(t.hashHex);
+      for (const i of built.invalid) this.o.log.warn(`dropped ${i.ptx.hashHex}: ${i.reason}`);
+      this.o.events.emitBlock({ block, receipts: built.receipts });
+      this.o.log.debug(`sealed block #${header.number}: ${block.txs.length} txs, execute ${executedMs.toFixed(1)} ms, commit ${commitMs.toFixed(1)} ms`);
+    })();
     return true;
   }
 }

@@ -9,6 +9,7 @@ import type { OverlayTrieDB } from '../state/trie-db.ts';
 import { newStateManager, type CachedMerkleStateManager } from '../state/state-manager.ts';
 import { createEvmVM, evmBlock } from './executor.ts';
 import type { BlockHashSource } from './block-hashes.ts';
+import { CallCache, callKey } from './call-cache.ts';
 
 export interface CallRequest {
   from?: Uint8Array;
@@ -40,7 +41,10 @@ export class CallError extends Error {}
 
 export class CallRunner {
   private queue: Promise<unknown> = Promise.resolve();
+  private readonly results = new CallCache();
   private root: Uint8Array | undefined;
+  /** @ethereumjs Block for the last call context: building one copies a Common (~100 µs) */
+  private block: { key: string; block: ReturnType<typeof evmBlock> } | undefined;
 
   private constructor(private readonly common: Common, private readonly state: CachedMerkleStateManager, private readonly vm: VM) {}
 
@@ -51,9 +55,15 @@ export class CallRunner {
 
   /** Runs the message against the state at ctx.stateRoot and discards every change. */
   call(req: CallRequest, ctx: CallContext, gasLimit: bigint): Promise<CallOutcome> {
+    const key = callKey(req, ctx, gasLimit);
+    const hit = this.results.get(key);
+    if (hit !== undefined) return Promise.resolve(hit);
     const run = this.queue.then(() => this.runNow(req, ctx, gasLimit));
     this.queue = run.catch(() => undefined);
-    return run;
+    return run.then((outcome) => {
+      this.results.set(key, outcome);
+      return outcome;
+    });
   }
 
   private async runNow(req: CallRequest, ctx: CallContext, gasLimit: bigint): Promise<CallOutcome> {
@@ -61,11 +71,13 @@ export class CallRunner {
       await this.state.setStateRoot(ctx.stateRoot, true);
       this.root = ctx.stateRoot;
     }
+    const key = `${ctx.number}:${ctx.timestamp}:${ctx.gasLimit}`;
+    if (this.block?.key !== key) this.block = { key, block: evmBlock(this.common, ctx.number, ctx.timestamp, ctx.coinbase, ctx.gasLimit) };
     const evm = this.vm.evm;
     await evm.journal.checkpoint();
     try {
       const res = await evm.runCall({
-        block: evmBlock(this.common, ctx.number, ctx.timestamp, ctx.coinbase, ctx.gasLimit),
+        block: this.block.block,
         caller: new Address(req.from ?? new Uint8Array(20)),
         origin: new Address(req.from ?? new Uint8Array(20)),
         to: req.to ? new Address(req.to) : undefined,

@@ -16,6 +16,8 @@ import { ISTANBUL_DIGEST } from '../consensus/istanbul-extra.ts';
 import { orderedTrieRoot } from '../chain/ordered-trie.ts';
 import type { BlockHashSource } from './block-hashes.ts';
 
+const YIELD_EVERY_MS = 2;
+
 export interface BlockContext {
   parent: Header;
   parentHash: Uint8Array;
@@ -74,9 +76,16 @@ export class BlockExecutor {
     const skippedSenders = new Set<string>();
     const blooms: Uint8Array[] = [];
     let gasUsed = 0n;
+    let lastYield = performance.now();
     await this.state.checkpoint();
     try {
       for (const ptx of txs) {
+        // @ethereumjs awaits only microtasks, so a long block would starve the sockets: let I/O
+        // (requests, admissions for the next block) run every couple of milliseconds.
+        if (performance.now() - lastYield > YIELD_EVERY_MS) {
+          await new Promise((resolve) => setImmediate(resolve));
+          lastYield = performance.now();
+        }
         if (skippedSenders.has(ptx.senderHex)) continue;
         // Gas pool rule (geth): the whole gas limit must fit in what the block has left.
         if (gasUsed + ptx.gasLimit > ctx.gasLimit) {

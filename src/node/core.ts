@@ -80,7 +80,7 @@ export class ChainCore {
       const block = await buildGenesisBlock(genesis, makeCommon(genesis.config.chainId), trieDb);
       store.meta.putSync('genesisJson', JSON.stringify(raw));
       if (devAccount) store.meta.putSync('devAccount', devAccount);
-      chain.commitBlock(block, [], trieDb, []);
+      await chain.commitBlock(block, [], trieDb, trieDb.seal(), []);
       writeFileSync(join(o.datadir, 'genesis.json'), JSON.stringify(raw, null, 2) + '\n');
       o.log.info(`initialized chain ${genesis.config.chainId} in ${o.datadir}, genesis ${bytesToHex(block.hash)}`);
     } else if (o.genesisFile && existsSync(o.genesisFile)) {
@@ -122,7 +122,7 @@ export class ChainCore {
       period: this.config.istanbul.period,
       sealEmpty: o.sealEmpty,
       onCommitted: (block) => this.state.setHead(block.header.stateRoot),
-      log: (m) => this.log.warn(m),
+      log: this.log,
     });
     this.sealer.start();
   }

@@ -14,6 +14,9 @@ import type { OverlayTrieDB } from './trie-db.ts';
  * Roots are unchanged (measured: same state roots with and without this override).
  */
 export class CachedMerkleStateManager extends MerkleStateManager {
+  /** a storage trie's root was changed directly (clearStorage) since the outermost checkpoint */
+  private storageTriesTouched = false;
+
   override async putStorage(address: Address, key: Uint8Array, value: Uint8Array): Promise<void> {
     const storage = this._caches?.storage;
     if (storage === undefined) return super.putStorage(address, key, value);
@@ -24,6 +27,37 @@ export class CachedMerkleStateManager extends MerkleStateManager {
     let i = 0;
     while (i < value.length && value[i] === 0) i++;
     storage.put(address, key, RLP.encode(value.subarray(i)));
+  }
+
+  override async clearStorage(address: Address): Promise<void> {
+    this.storageTriesTouched = true;
+    return super.clearStorage(address);
+  }
+
+  /**
+   * The base revert also drops every storage trie object, so the next call rebuilds them and reads
+   * their nodes again (measured: most of an eth_call's cost). With caches on, writes never reach
+   * the tries before flush(), so after a revert the tries are still exactly the pre-checkpoint
+   * ones — unless clearStorage re-rooted one, in which case the base behaviour runs.
+   */
+  override async revert(): Promise<void> {
+    if (this._caches === undefined || this.storageTriesTouched) {
+      await super.revert();
+    } else {
+      await this._trie.revert();
+      this._caches.revert();
+      this._checkpointCount--;
+      if (this._checkpointCount === 0) {
+        await this.flush();
+        this.originalStorageCache.clear();
+      }
+    }
+    if (this._checkpointCount === 0) this.storageTriesTouched = false;
+  }
+
+  override async commit(): Promise<void> {
+    await super.commit();
+    if (this._checkpointCount === 0) this.storageTriesTouched = false;
   }
 }
 

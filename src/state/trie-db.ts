@@ -1,11 +1,17 @@
 // The DB that @ethereumjs/mpt writes trie nodes and code into. Writes stay in memory until the
-// block that produced them is committed (drainInto runs inside the block's LMDB transaction), so
-// a block is all-or-nothing on disk. Reads fall through to LMDB, which is synchronous.
+// block that produced them commits, in that block's LMDB write transaction, so a block is
+// all-or-nothing on disk. Executed blocks whose commit is still in flight stay readable from memory
+// (the sealer executes block N+1 while block N commits). Reads fall through to LMDB (synchronous).
 import type { BatchDBOp, DB } from '@ethereumjs/util';
 import type { Database } from 'lmdb';
 
+export type TrieGeneration = Map<string, Uint8Array>;
+
 export class OverlayTrieDB implements DB<string, string | Uint8Array> {
-  private pending = new Map<string, Uint8Array>();
+  /** writes of the block being executed */
+  private pending: TrieGeneration = new Map();
+  /** writes of executed blocks whose commit is still in flight (oldest first) */
+  private sealed: TrieGeneration[] = [];
 
   constructor(private readonly disk: Database<Uint8Array, Uint8Array>) {}
 
@@ -16,6 +22,10 @@ export class OverlayTrieDB implements DB<string, string | Uint8Array> {
   getSync(key: string): Uint8Array | undefined {
     const p = this.pending.get(key);
     if (p !== undefined) return p;
+    for (let i = this.sealed.length - 1; i >= 0; i--) {
+      const v = this.sealed[i]!.get(key);
+      if (v !== undefined) return v;
+    }
     return this.disk.get(Buffer.from(key, 'hex'));
   }
 
@@ -36,17 +46,26 @@ export class OverlayTrieDB implements DB<string, string | Uint8Array> {
 
   async open(): Promise<void> {}
 
-  get pendingCount(): number {
-    return this.pending.size;
-  }
-
-  /** Writes the pending nodes; call inside the block's LMDB write transaction. */
-  drainInto(): void {
-    for (const [k, v] of this.pending) this.disk.put(Buffer.from(k, 'hex'), v);
+  /** Closes the executed block's writes into a generation; the next block writes a fresh one. */
+  seal(): TrieGeneration {
+    const g = this.pending;
+    this.sealed.push(g);
     this.pending = new Map();
+    return g;
   }
 
-  /** Forget pending writes of a block that was not committed. */
+  /** Writes a generation; call inside the block's LMDB write transaction. */
+  write(g: TrieGeneration): void {
+    for (const [k, v] of g) this.disk.put(Buffer.from(k, 'hex'), v);
+  }
+
+  /** The generation's transaction committed: LMDB serves its nodes from now on. */
+  committed(g: TrieGeneration): void {
+    const i = this.sealed.indexOf(g);
+    if (i >= 0) this.sealed.splice(i, 1);
+  }
+
+  /** Forget the writes of a block that was executed but will not be committed. */
   discard(): void {
     this.pending = new Map();
   }

@@ -112,15 +112,19 @@ export class TxPool {
     return { pending, queued };
   }
 
-  /** After a block: drop included and invalid transactions and re-base senders on their new nonce. */
   async onBlock(included: readonly PooledTx[], invalid: readonly PooledTx[]): Promise<void> {
+    const senders = new Set<string>();
+    for (const ptx of included) senders.add(ptx.senderHex);
+    for (const ptx of invalid) senders.add(ptx.senderHex);
+    const nonces = new Map<string, bigint>();
+    for (const senderHex of senders) nonces.set(senderHex, await this.state.nonce(senderHex));
     const touched = new Set<string>();
     for (const ptx of included) this.removeTx(ptx, touched);
     for (const ptx of invalid) this.removeTx(ptx, touched);
     for (const senderHex of touched) {
       const s = this.senders.get(senderHex);
       if (!s) continue;
-      const nonce = await this.state.nonce(senderHex);
+      const nonce = nonces.get(senderHex)!;
       this.totalPending -= s.pendingCount;
       s.pendingCount = 0;
       for (const [n, tx] of s.byNonce) {
