@@ -1,6 +1,4 @@
 #!/usr/bin/env node
-// `chain-node` binary: runs the TypeScript entry point through tsx (no build step; see docs/architecture.md A1).
-import { register } from 'tsx/esm/api';
-
-register();
-await import('../src/cli.ts');
+// `chain-node` binary: the esbuild bundle (built by `npm install` via the prepare script, or
+// `npm run build`); see docs/architecture.md A1.
+import '../dist/chain-node.mjs';
