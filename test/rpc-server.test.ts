@@ -830,6 +830,30 @@ test('ws: notify pushes notifications; onClose fires once on close; notify after
   assert.is(closedSubscriptions, before + 1);
 });
 
+test('ws: past wsMaxInFlight the server stops reading, then catches up', async () => {
+  const s = await startRpcServer({ dispatcher: dispatcher(), port: 0, wsMaxInFlight: 2 });
+  try {
+    const ws = new WebSocket(s.wsUrl);
+    await new Promise((resolve) => ws.once('open', resolve));
+    const ids: number[] = [];
+    const all = new Promise<void>((resolve) =>
+      ws.on('message', (d) => {
+        ids.push(JSON.parse(d.toString()).id);
+        if (ids.length === 6) resolve();
+      }),
+    );
+    const t0 = Date.now();
+    for (let i = 0; i < 6; i++) ws.send(call('test_slow', [60], i));
+    await all;
+    // two at a time: three waves of 60 ms, not one
+    assert.ok(Date.now() - t0 >= 170, `took ${Date.now() - t0} ms`);
+    assert.equal([...ids].sort(), [0, 1, 2, 3, 4, 5]);
+    ws.close();
+  } finally {
+    await s.close();
+  }
+});
+
 test('subscribing over HTTP is a clean error', async () => {
   const r = await post(call('test_subscribe', [1]));
   assert.equal(r.json.error, { code: -32000, message: 'notifications need a WebSocket' });
@@ -913,6 +937,15 @@ test('maxBatch and maxBodyBytes are configurable', async () => {
   } finally {
     await s.close();
   }
+});
+
+test('a port in use is a start-up error, not a crash', async () => {
+  const err = await startRpcServer({ dispatcher: dispatcher(), port: server.port }).then(
+    (s) => s.close().then(() => undefined),
+    (e: NodeJS.ErrnoException) => e,
+  );
+  assert.is(err?.code, 'EADDRINUSE');
+  await healthy();
 });
 
 test('a method without a handler is a start-up error', () => {

@@ -36,6 +36,8 @@ export interface RpcServerOptions {
   readonly staticRoutes?: ReadonlyMap<string, StaticRoute>;
   /** Unsent bytes a WebSocket may queue before notify() refuses (default 16 MiB). */
   readonly wsMaxBufferedBytes?: number;
+  /** Requests one WebSocket may have running at once before we stop reading it (default 256). */
+  readonly wsMaxInFlight?: number;
   readonly timeouts?: Partial<HttpTimeouts>;
   /** How long close() waits for busy connections before cutting them (default 5 s). */
   readonly closeGraceMs?: number;
@@ -87,7 +89,12 @@ export async function startRpcServer(opts: RpcServerOptions): Promise<RpcServer>
   const wss = new WebSocketServer({ noServer: true, maxPayload: maxBodyBytes, perMessageDeflate: false, clientTracking: true });
   // A WebSocketServer in noServer mode emits no errors of its own; the handshake's socket errors
   // are handled by handleUpgrade, ours (before it) by this listener.
-  const wsOptions = { dispatcher: opts.dispatcher, log, maxBufferedBytes: opts.wsMaxBufferedBytes ?? 16 * 1024 * 1024 };
+  const wsOptions = {
+    dispatcher: opts.dispatcher,
+    log,
+    maxBufferedBytes: opts.wsMaxBufferedBytes ?? 16 * 1024 * 1024,
+    maxInFlight: opts.wsMaxInFlight ?? 256,
+  };
   server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
     socket.on('error', ignoreError);
     const origin = req.headers.origin;

@@ -10,11 +10,14 @@ export interface WsConnectionOptions {
   readonly log: Logger;
   /** Above this many unsent bytes, notify() refuses and a reply closes the connection. */
   readonly maxBufferedBytes: number;
+  /** Requests (or batches) of one connection running at once; beyond it we stop reading. */
+  readonly maxInFlight: number;
 }
 
 /** Serves one accepted WebSocket until it closes. */
 export function serveWebSocket(ws: WebSocket, o: WsConnectionOptions): void {
-  const { dispatcher, log, maxBufferedBytes } = o;
+  const { dispatcher, log, maxBufferedBytes, maxInFlight } = o;
+  let inFlight = 0;
   let hooks: (() => void)[] | undefined = [];
 
   const runHook = (fn: () => void): void => {
@@ -48,7 +51,18 @@ export function serveWebSocket(ws: WebSocket, o: WsConnectionOptions): void {
     },
   };
 
+  // HTTP limits work per connection by itself (one request at a time); a WebSocket client can
+  // pipeline without end, so past maxInFlight we stop reading its socket (TCP pushes back) and
+  // hold the messages already read until a running request finishes.
+  const waiting: string[] = [];
+  const settled = (): void => {
+    inFlight--;
+    const next = waiting.shift();
+    if (next !== undefined) run(next);
+    else if (ws.isPaused && ws.readyState === WebSocket.OPEN) ws.resume();
+  };
   const reply = (text: string | undefined): void => {
+    settled();
     if (text === undefined || ws.readyState !== WebSocket.OPEN) return;
     if (ws.bufferedAmount > maxBufferedBytes) {
       log.warn('rpc: ws client is not reading its replies; closing the connection');
@@ -58,19 +72,28 @@ export function serveWebSocket(ws: WebSocket, o: WsConnectionOptions): void {
     ws.send(text);
   };
   const failed = (e: unknown): void => {
+    settled();
     log.error(`rpc: dispatcher failed: ${e instanceof Error ? e.stack : String(e)}`);
   };
+
+  function run(text: string): void {
+    inFlight++;
+    dispatcher.handle(text, ctx).then(reply, failed);
+  }
 
   ws.on('message', (data: RawData) => {
     // Binary frames are read as UTF-8 JSON too (geth does); bad bytes end up a -32700.
     let text = rawText(data);
     if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
-    dispatcher.handle(text, ctx).then(reply, failed);
+    if (inFlight < maxInFlight) return run(text);
+    waiting.push(text);
+    if (!ws.isPaused) ws.pause();
   });
   // Oversize frames (1009), invalid UTF-8 in text frames (1007), resets: ws closes the socket
   // itself after emitting this; without a listener the error would be uncaught.
   ws.on('error', (e: Error) => log.debug(`rpc: ws: ${e.message}`));
   ws.on('close', () => {
+    waiting.length = 0;
     const list = hooks;
     hooks = undefined;
     if (list) for (const fn of list) runHook(fn);
