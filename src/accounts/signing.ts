@@ -1,5 +1,6 @@
 // Node-side signatures: transactions (EIP-155 legacy) and messages (the spec's digest rule, D5).
 import { createLegacyTx, type LegacyTx } from '@ethereumjs/tx';
+import { RLP } from '@ethereumjs/rlp';
 import type { Common } from '@ethereumjs/common';
 import { keccak256 } from '../crypto/keccak.ts';
 import { recoverPublicKey, addressOfPublicKey, signHash } from '../crypto/secp256k1.ts';
@@ -14,8 +15,23 @@ export interface TxFields {
   data: Uint8Array;
 }
 
+/** The unsigned EIP-155 legacy transaction (the chain id comes from `common`). */
+export function unsignedLegacyTx(f: TxFields, common: Common): LegacyTx {
+  return createLegacyTx({ nonce: f.nonce, gasPrice: f.gasPrice, gasLimit: f.gasLimit, to: f.to, value: f.value, data: f.data }, { common });
+}
+
 export function signLegacyTx(f: TxFields, privateKey: Uint8Array, common: Common): LegacyTx {
-  return createLegacyTx({ nonce: f.nonce, gasPrice: f.gasPrice, gasLimit: f.gasLimit, to: f.to, value: f.value, data: f.data }, { common }).sign(privateKey);
+  return unsignedLegacyTx(f, common).sign(privateKey);
+}
+
+/** RLP of [nonce, gasPrice, gas, to, value, data, chainId, 0, 0]: what an external signer (a Ledger) signs. */
+export function signingPayload(tx: LegacyTx): Uint8Array {
+  return RLP.encode(tx.getMessageToSign());
+}
+
+/** The transaction with an externally made signature (parity 0/1) added. */
+export function withSignature(tx: LegacyTx, recid: number, r: Uint8Array, s: Uint8Array): LegacyTx {
+  return tx.addSignature(BigInt(recid), r, s, true);
 }
 
 const PREFIX = new TextEncoder().encode('\x19Chain Signed Message:\n');

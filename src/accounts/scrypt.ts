@@ -1,0 +1,92 @@
+// scrypt off the event loop. Key derivation is slow by design (geth's standard cost: ~1.5 s of
+// CPU here); @noble's scryptAsync still blocked the loop for up to ~90 ms at a time (measured), so
+// derivation runs in one shared worker thread instead. The worker is created on first use and is
+// unref'd while idle, so it never keeps a process alive.
+import { Worker } from 'node:worker_threads';
+import { createRequire } from 'node:module';
+import { pathToFileURL } from 'node:url';
+
+export interface ScryptParams {
+  N: number;
+  r: number;
+  p: number;
+  dkLen: number;
+}
+
+interface Job {
+  resolve(dk: Uint8Array): void;
+  reject(e: Error): void;
+}
+
+/**
+ * The worker's program. It is passed as a data: URL rather than a file next to this one so that it
+ * survives bundling (dist/chain-node.mjs), and it is plain JavaScript (no tsx in a worker started
+ * under `uvu -r tsx`). data: modules resolve only absolute specifiers, hence the resolved file URL
+ * (createRequire, not import.meta.resolve, which tsx's CommonJS mode lacks).
+ * On Linux the nice value is per thread and setpriority(0) applies to the calling thread only, so
+ * the worker runs at a lower priority than the node's event loop (elsewhere it would lower the whole
+ * process: Linux only).
+ */
+const WORKER_SOURCE = `
+import { parentPort } from 'node:worker_threads';
+import { setPriority } from 'node:os';
+import { scrypt } from ${JSON.stringify(pathToFileURL(createRequire(import.meta.url).resolve('@noble/hashes/scrypt.js')).href)};
+if (process.platform === 'linux') {
+  try { setPriority(10); } catch {}
+}
+parentPort.on('message', ({ id, password, salt, N, r, p, dkLen }) => {
+  try {
+    const dk = scrypt(password, salt, { N, r, p, dkLen });
+    parentPort.postMessage({ id, dk }, [dk.buffer]);
+  } catch (e) {
+    parentPort.postMessage({ id, error: e instanceof Error ? e.message : String(e) });
+  } finally {
+    password.fill(0);
+  }
+});
+`;
+
+let worker: Worker | undefined;
+const jobs = new Map<number, Job>();
+let nextId = 0;
+
+function failAll(e: Error): void {
+  for (const job of jobs.values()) job.reject(e);
+  jobs.clear();
+}
+
+function getWorker(): Worker {
+  if (worker) return worker;
+  const w = new Worker(new URL('data:text/javascript,' + encodeURIComponent(WORKER_SOURCE)));
+  w.on('message', (m: { id: number; dk?: Uint8Array; error?: string }) => {
+    const job = jobs.get(m.id);
+    if (!job) return;
+    jobs.delete(m.id);
+    if (jobs.size === 0) w.unref();
+    if (m.dk) job.resolve(m.dk);
+    else job.reject(new Error(m.error ?? 'scrypt failed'));
+  });
+  w.on('error', (e) => {
+    if (worker === w) worker = undefined;
+    failAll(new Error(`scrypt worker failed: ${e.message}`));
+  });
+  w.on('exit', () => {
+    if (worker === w) worker = undefined;
+    failAll(new Error('scrypt worker exited'));
+  });
+  w.unref();
+  return (worker = w);
+}
+
+/** scrypt(password, salt) computed in the worker thread. The password bytes are handed over (zeroed here). */
+export function scryptOffThread(password: Uint8Array, salt: Uint8Array, params: ScryptParams): Promise<Uint8Array> {
+  const w = getWorker();
+  const id = nextId++;
+  const pw = password.slice();
+  password.fill(0);
+  return new Promise((resolve, reject) => {
+    jobs.set(id, { resolve, reject });
+    w.ref();
+    w.postMessage({ id, password: pw, salt: salt.slice(), ...params }, [pw.buffer]);
+  });
+}
