@@ -64,10 +64,16 @@ export class Sealer {
     await this.committing;
   }
 
-  private schedule(): void {
+  /**
+   * Next block at parent timestamp + period; when that moment has passed without a block (nothing
+   * was pending), the next look is one period from now rather than at once, so an idle node whose
+   * head is old does not spin.
+   */
+  private schedule(idle = false): void {
     if (this.stopped) return;
     const parentTs = Number((this.tip ?? this.o.chain.head).header.timestamp) * 1000;
-    const delay = Math.max(0, parentTs + this.o.period * 1000 - Date.now());
+    const periodMs = this.o.period * 1000;
+    const delay = idle ? periodMs : Math.max(0, parentTs + periodMs - Date.now());
     this.timer = setTimeout(() => this.trigger(), delay);
   }
 
@@ -81,9 +87,10 @@ export class Sealer {
     if (this.running) return;
     this.running = (async () => {
       await new Promise((resolve) => setImmediate(resolve));
+      let progressed = false;
       while (this.wanted && !this.stopped) {
         this.wanted = false;
-        let progressed = false;
+        progressed = false;
         try {
           progressed = await this.sealOnce();
         } catch (e) {
@@ -92,7 +99,7 @@ export class Sealer {
         if (progressed && this.o.period === 0 && this.o.pool.pendingCount > this.inFlight.size) this.wanted = true;
       }
       this.running = undefined;
-      if (this.o.period > 0) this.schedule();
+      if (this.o.period > 0) this.schedule(!progressed);
     })();
   }
 
