@@ -1,6 +1,7 @@
 // The whole generator as one pure function: document in, generated files (name → text) out, or a
 // CodegenError listing every problem found.
 import { checkExamples, checkParams, checkParity, checkSchemaRefs, checkSchemaTitles } from './checks.ts';
+import { emitClient } from './emit-client.ts';
 import { emitHandlers } from './emit-handlers.ts';
 import { emitMethods } from './emit-methods.ts';
 import { emitTypes } from './emit-types.ts';
@@ -9,7 +10,7 @@ import { CodegenError, metaSchemaProblems, type OpenRPCDocument } from './load.t
 import { buildModel, type Model } from './model.ts';
 
 export interface Generated {
-  /** File name inside generated/ → contents. */
+  /** File path inside generated/ (`client/api.ts` for the SDK) → contents. */
   readonly files: Readonly<Record<string, string>>;
   readonly model: Model;
   /** Number of distinct validator functions. */
@@ -44,6 +45,7 @@ export function generate(doc: OpenRPCDocument): Generated {
       'validators.js': validators.js,
       'validators.d.ts': validators.dts,
       'methods.ts': emitMethods(model, validators.names),
+      ...emitClient(model),
     },
   };
 }

@@ -24,6 +24,8 @@ import type {
   SignedTransaction,
   Snapshot,
   StorageKey,
+  SubscriptionId,
+  SubscriptionKind,
   Syncing,
   Transaction,
   TransactionOrNull,
@@ -392,6 +394,25 @@ export interface EthHandlers {
    * @returns True if the filter was uninstalled, otherwise false.
    */
   uninstallFilter(filterId: FilterId, ctx: CallContext): Awaitable<boolean>;
+
+  /**
+   * eth_subscribe, chain_subscribe: Starts a subscription on a WebSocket connection; returns its id.
+   * @param kind What to subscribe to.
+   * @param options Filter options for `logs` (spec or camelCase spellings); not allowed with the other kinds.
+   * @returns Subscription id; notifications carry it as `params.subscription`.
+   */
+  subscribe(
+    kind: SubscriptionKind,
+    options: FilterOptions | undefined,
+    ctx: CallContext,
+  ): Awaitable<SubscriptionId>;
+
+  /**
+   * eth_unsubscribe, chain_unsubscribe: Ends a subscription of this connection.
+   * @param subscriptionId Subscription id, as returned by subscribe.
+   * @returns True if the subscription was ended, otherwise false.
+   */
+  unsubscribe(subscriptionId: SubscriptionId, ctx: CallContext): Awaitable<boolean>;
 }
 
 /** Handlers for personal_* methods. */

@@ -689,6 +689,87 @@ export interface FilterOptions {
  */
 export type FilterChanges = Bytes32[] | Log[];
 
+/**
+ * What a subscription delivers: `newHeads` a BlockHeader per new block, `logs` each Log matching the filter
+ * options as its block is sealed, `newPendingTransactions` the hash of each transaction that becomes pending.
+ */
+export type SubscriptionKind = "newHeads" | "logs" | "newPendingTransactions";
+
+/**
+ * Subscription identifier as 0x-prefixed hex: a random 16-byte value in quantity form (no leading zeros,
+ * lower case), as geth issues them. Notifications carry it as `params.subscription`. Accepted back in any
+ * case.
+ */
+export type SubscriptionId = string;
+
+/**
+ * Block header as a `newHeads` notification carries it: the Block object's header fields without
+ * `transactions`, `uncles`, `size` and `totalDifficulty` (geth's newHeads shape).
+ */
+export interface BlockHeader {
+  /** Block height. */
+  number: Uint;
+  /** Block hash. */
+  hash: Bytes32;
+  /** Hash of the parent block. */
+  parentHash: Bytes32;
+  /**
+   * Block nonce, 8 bytes (always zero under istanbul consensus). The spec lists it as a quantity; it is sent
+   * as 8-byte data, the form Ethereum clients and the execution-apis description expect.
+   */
+  nonce: Bytes8;
+  /** Mix hash (the istanbul digest). */
+  mixHash: Bytes32;
+  /** Hash of the (always empty) uncle list (DESIGN D11). */
+  sha3Uncles: Bytes32;
+  /** Bloom filter of the block's logs. */
+  logsBloom: Bloom;
+  /** Root of the transactions tree. */
+  transactionsRoot: Bytes32;
+  /** Root of the state tree. */
+  stateRoot: Bytes32;
+  /** Root of the receipts tree. */
+  receiptsRoot: Bytes32;
+  /** Account that receives the block reward (the proposing validator). */
+  miner: Address;
+  /** Always `0x1` (DESIGN D11). */
+  difficulty: Uint;
+  /**
+   * Extra block data (istanbul: 32-byte vanity followed by the RLP of validators, seal and committed seals).
+   */
+  extraData: Bytes;
+  /** Maximum gas allowed in the block. */
+  gasLimit: Uint;
+  /** Total gas used by all transactions in the block. */
+  gasUsed: Uint;
+  /** Block timestamp (Unix seconds). */
+  timestamp: Uint;
+  /** Base fee per gas: always `0x0` (DESIGN D12). */
+  baseFeePerGas: Uint;
+}
+
+/**
+ * A message the node pushes on a WebSocket connection, without an id (a JSON-RPC notification), in geth's
+ * shape. `method` is `eth_subscription` for subscriptions and filters created with an `eth_` method and
+ * `chain_subscription` for `chain_` ones. `params.subscription` is the subscription id (eth_subscribe) or the
+ * filter id (newFilter, newBlockFilter, newPendingTransactionFilter called over a WebSocket). `params.result`
+ * is, by kind: newHeads → BlockHeader; logs and log filters → Log; newPendingTransactions and
+ * pending-transaction filters → transaction hash; block filters → block hash.
+ */
+export interface SubscriptionNotification {
+  /** Always `2.0`. */
+  jsonrpc: "2.0";
+  /** `<ns>_subscription`, `<ns>` being the namespace of the subscribing call. */
+  method: "eth_subscription" | "chain_subscription";
+  /** The subscription and one item. */
+  params: {
+    /** Subscription id or filter id. */
+    subscription: SubscriptionId;
+    /** One item: a BlockHeader, a Log, or a 32-byte block or transaction hash. */
+    result: BlockHeader | Log | Bytes32;
+  };
+}
+
 /** Pool transactions grouped by sender address, then keyed by nonce (a decimal string), ordered by nonce. */
 export type TxpoolTransactions = Record<string, Record<string, Transaction>>;
 

@@ -1,9 +1,12 @@
-// Submitting and node-side signing: sendRawTransaction, and for keys the node holds (unlocked),
-// accounts, sign, signTransaction and sendTransaction, with missing fields filled as geth does.
+// Submitting and node-side signing: sendRawTransaction, and for accounts the node signs for
+// (unlocked key files, opened Ledger devices) accounts, sign, signTransaction and sendTransaction,
+// with missing fields filled as geth does. personal_ reuses the same path with a password.
 import type { ApiContext } from './context.ts';
+import type { ChainCore } from '../node/core.ts';
 import { bytesToHex, hexToBytes, quantity } from '../util/hex.ts';
-import { serverError, translate } from './errors.ts';
-import { signLegacyTx, signMessage } from '../accounts/signing.ts';
+import { invalidParams, serverError, translate } from './errors.ts';
+import { AccountError } from '../accounts/manager.ts';
+import type { TxFields } from '../accounts/signing.ts';
 import type { LegacyTx } from '@ethereumjs/tx';
 
 /** The spec's default gas for sendTransaction (unused gas is refunded by execution). */
@@ -40,47 +43,88 @@ export function formatSignedTx(tx: LegacyTx) {
   };
 }
 
-export function submitHandlers({ core }: ApiContext) {
-  const unlockedKey = (address: string): Uint8Array => {
-    if (!core.keystore.has(address)) throw serverError(`unknown account ${address}`);
-    const key = core.keystore.unlockedKey(address);
-    if (!key) throw serverError(`authentication needed: account ${address} is locked (unlock it with personal_unlockAccount)`);
-    return key;
+/** Account failures (unknown, locked, wrong password, device refused) → -32000 with their message. */
+export function accountErrors(e: unknown): never {
+  if (e instanceof AccountError) throw serverError(e.message);
+  throw e;
+}
+
+/**
+ * One send at a time per sender (geth's nonce lock): filling the nonce from the pool and
+ * submitting must not interleave, or two concurrent sends would get the same nonce.
+ */
+const senderLocks = new WeakMap<ChainCore, Map<string, Promise<unknown>>>();
+
+function withSenderLock<T>(core: ChainCore, sender: string, fn: () => Promise<T>): Promise<T> {
+  let locks = senderLocks.get(core);
+  if (!locks) senderLocks.set(core, (locks = new Map()));
+  const before = locks.get(sender) ?? Promise.resolve();
+  const run = before.then(fn, fn);
+  const tail = run.catch(() => undefined);
+  locks.set(sender, tail);
+  void tail.then(() => {
+    if (locks.get(sender) === tail) locks.delete(sender);
+  });
+  return run;
+}
+
+/** Signing and sending as an account the node signs for; shared by eth_, personal_ and resend. */
+export function txSender({ core }: ApiContext) {
+  const { accounts } = core;
+
+  /** The payload: `input` (preferred) or `data`; both given must agree (geth's rule). */
+  const payload = (o: SendObject): string | null | undefined => {
+    if (o.input != null && o.data != null && o.input.toLowerCase() !== o.data.toLowerCase()) {
+      throw invalidParams('invalid argument 0 (transaction): both "data" and "input" are set and not equal; use "input" to pass the payload');
+    }
+    return o.input ?? o.data;
   };
 
-  /** Fills nonce (pool's next), gasPrice (eth_gasPrice), gas (spec default) and signs. */
-  const signSend = async (o: SendObject, key: Uint8Array): Promise<LegacyTx> => {
-    const payload = o.input ?? o.data;
-    return signLegacyTx(
-      {
-        nonce: o.nonce != null ? BigInt(o.nonce) : await core.pool.pendingNonce(o.from.toLowerCase()),
-        gasPrice: o.gasPrice != null ? BigInt(o.gasPrice) : core.minGasPrice,
-        gasLimit: o.gas != null ? BigInt(o.gas) : DEFAULT_TX_GAS,
-        to: o.to ? hexToBytes(o.to) : undefined,
-        value: o.value != null ? BigInt(o.value) : 0n,
-        data: payload ? hexToBytes(payload) : new Uint8Array(0),
-      },
-      key,
-      core.common,
-    );
+  /** Fills nonce (the pool's next for the sender), gasPrice (eth_gasPrice) and gas (the spec's default). */
+  const fill = async (o: SendObject): Promise<TxFields> => {
+    const data = payload(o);
+    return {
+      nonce: o.nonce != null ? BigInt(o.nonce) : await core.pool.pendingNonce(o.from.toLowerCase()),
+      gasPrice: o.gasPrice != null ? BigInt(o.gasPrice) : core.minGasPrice,
+      gasLimit: o.gas != null ? BigInt(o.gas) : DEFAULT_TX_GAS,
+      to: o.to ? hexToBytes(o.to) : undefined,
+      value: o.value != null ? BigInt(o.value) : 0n,
+      data: data ? hexToBytes(data) : new Uint8Array(0),
+    };
   };
 
-  const submit = async (raw: Uint8Array) => bytesToHex((await core.submitRawTransaction(raw).catch(translate)).hash);
+  /**
+   * Signs as `o.from`: with `password`, its key file decrypted by it; without, a key the node
+   * holds unlocked or an open Ledger account.
+   */
+  const signAs = async (o: SendObject, password?: string): Promise<LegacyTx> => {
+    payload(o);
+    if (password === undefined) await accounts.requireSigner(o.from).catch(accountErrors);
+    return accounts.signTx(o.from, await fill(o), password).catch(accountErrors);
+  };
 
+  /** `local`: the node signed it (geth's locals: the pool never evicts its sender); raw submissions are remote. */
+  const submit = async (raw: Uint8Array, local = false) => bytesToHex((await core.submitRawTransaction(raw, local).catch(translate)).hash);
+
+  /** Signs and submits under the sender's lock; a nonce already pending is replaced (the pool's rule). */
+  const sendAs = (o: SendObject, password?: string): Promise<string> =>
+    withSenderLock(core, o.from.toLowerCase(), async () => submit((await signAs(o, password)).serialize(), true));
+
+  return { signAs, sendAs, submit };
+}
+
+export function submitHandlers(ctx: ApiContext) {
+  const { accounts } = ctx.core;
+  const { signAs, sendAs, submit } = txSender(ctx);
   return {
-    accounts: () => core.keystore.accounts(),
+    accounts: () => accounts.accounts(),
     sendRawTransaction: (data: string) => submit(hexToBytes(data)),
-    async sendTransaction(tx: SendObject) {
-      return submit((await signSend(tx, unlockedKey(tx.from))).serialize());
-    },
+    sendTransaction: (tx: SendObject) => sendAs(tx),
     async signTransaction(tx: SendObject) {
-      return formatSignedTx(await signSend(tx, unlockedKey(tx.from)));
+      return formatSignedTx(await signAs(tx));
     },
-    sign(address: string, message: string) {
-      return bytesToHex(signMessage(hexToBytes(message), unlockedKey(address)));
+    async sign(address: string, message: string) {
+      return bytesToHex(await accounts.signText(address, hexToBytes(message)).catch(accountErrors));
     },
-    /** internal: used by personal_ with a decrypted key */
-    signSend,
-    submit,
   };
 }

@@ -1,119 +1,246 @@
-// eth_/chain_ logs and filters. Filter options accept the spec's spellings (fromblock, toblock,
-// blockhash, topic) and the camelCase ones clients send (fromBlock, toBlock, blockHash, topics).
+// eth_/chain_ logs and filters, and the FilterService that subscriptions (./subscriptions.ts)
+// share: filter-option parsing, wire formatting of filter items (made once per item and shared by
+// every filter and subscription that gets it) and per-connection clean-up of pushed listeners.
+// Filter options accept the spec's spellings (fromblock, toblock, blockhash, topic) and the
+// camelCase ones clients send (fromBlock, toBlock, blockHash, topics); camelCase wins if both.
 import type { ApiContext } from './context.ts';
-import type { LogCriteria, MatchedLog } from '../filters/log-query.ts';
-import { LogQueryError, blockLogs, queryRange } from '../filters/log-query.ts';
-import { FilterLimitError, FilterManager, type FilterKind } from '../filters/filter-manager.ts';
+import type { CallContext } from '../../generated/handlers.ts';
+import type * as T from '../../generated/types.ts';
+import type { Logger } from '../node/logger.ts';
+import { logCriteria, logMatches, queryRange, TooManyResults, type MatchedLog } from '../filters/log-query.ts';
+import { LogIndex } from '../filters/log-index.ts';
+import { FilterLimitError, FilterManager, canonicalId, type BlockItem, type FilterItem, type FilterKind, type LogFilterSpec, type Pusher } from '../filters/filter-manager.ts';
+import { DEFAULT_LOG_LIMITS, type LogLimits } from '../filters/limits.ts';
 import { hexToBytes } from '../util/hex.ts';
 import { blockNumberOf, type BlockParam } from './block-param.ts';
-import { formatLog } from './format.ts';
+import { formatHeader, formatLog } from './format.ts';
 import { invalidParams, serverError } from './errors.ts';
+import { RpcError } from '../rpc/errors.ts';
 
-export interface FilterOptions {
-  fromBlock?: BlockParam;
-  fromblock?: BlockParam;
-  toBlock?: BlockParam;
-  toblock?: BlockParam;
-  blockHash?: string | null;
-  blockhash?: string | null;
-  address?: string | string[] | null;
-  topics?: (string | string[] | null)[] | null;
-  topic?: (string | string[] | null)[] | null;
+export interface FilterSetup {
+  /** defaults: DEFAULT_LOG_LIMITS */
+  limits?: Partial<LogLimits>;
+  log?: Logger;
 }
 
-export interface LogLimits {
-  maxRange: number;
-  maxResults: number;
-  filterTimeoutMs: number;
-  maxFilters: number;
-  maxBuffered: number;
+const silent: Logger = { error() {}, warn() {}, info() {}, debug() {} };
+
+/** A block range as given: undefined stands for `latest` (or `pending`, which has no logs of its own). */
+interface ParsedOptions {
+  from?: bigint;
+  to?: bigint;
+  blockHash?: string;
+  criteria: LogFilterSpec['criteria'];
 }
 
-export const DEFAULT_LOG_LIMITS: LogLimits = { maxRange: 10_000, maxResults: 10_000, filterTimeoutMs: 5 * 60_000, maxFilters: 10_000, maxBuffered: 10_000 };
+export class FilterService {
+  readonly manager: FilterManager;
+  readonly index: LogIndex;
+  readonly limits: LogLimits;
+  readonly log: Logger;
+  private readonly logJsonCache = new WeakMap<MatchedLog, T.Log>();
+  private readonly headerJsonCache = new WeakMap<BlockItem, T.BlockHeader>();
+  /** per WebSocket connection (keyed by its onClose hook): ids of its pushed filters and subscriptions */
+  private readonly connections = new WeakMap<object, Set<string>>();
 
-function criteriaOf(o: FilterOptions): LogCriteria {
-  const address = o.address == null ? [] : Array.isArray(o.address) ? o.address : [o.address];
-  const topics = o.topics ?? o.topic ?? [];
-  return {
-    addresses: address.map(hexToBytes),
-    topics: topics.map((t) => (t === null ? null : (Array.isArray(t) ? t : [t]).map(hexToBytes))),
-  };
-}
+  constructor(private readonly ctx: ApiContext, setup: FilterSetup = {}) {
+    this.limits = { ...DEFAULT_LOG_LIMITS, ...setup.limits };
+    this.log = setup.log ?? silent;
+    this.index = new LogIndex(ctx.core.chain);
+    this.manager = new FilterManager(ctx.core.events, this.index, this.limits, this.log);
+  }
 
-const toJson = (m: MatchedLog) => formatLog(m.log, m);
-
-export function filterHandlers(ctx: ApiContext, limits: LogLimits = DEFAULT_LOG_LIMITS) {
-  const { core } = ctx;
-  const { chain } = core;
-  const manager = new FilterManager(core.events, { timeoutMs: limits.filterTimeoutMs, maxFilters: limits.maxFilters, maxBuffered: limits.maxBuffered });
-
-  const resolve = (p: BlockParam | undefined): bigint => {
-    const n = blockNumberOf(chain, p ?? 'latest');
-    return n === 'pending' ? chain.headNumber : n;
-  };
-
-  const getLogs = (o: FilterOptions = {}) => {
+  /** Filter options → range and criteria; `param` names the argument in error messages. */
+  parseOptions(o: T.FilterOptions, param: string): ParsedOptions {
+    const address = o.address ?? [];
+    const topics = o.topics ?? o.topic ?? [];
+    const criteria = logCriteria(
+      (Array.isArray(address) ? address : [address]).map(hexToBytes),
+      topics.map((t) => (t === null ? null : (Array.isArray(t) ? t : [t]).map(hexToBytes))),
+    );
+    const from = this.explicitBlock(o.fromBlock ?? o.fromblock, param, 'fromBlock');
+    const to = this.explicitBlock(o.toBlock ?? o.toblock, param, 'toBlock');
     const blockHash = o.blockHash ?? o.blockhash;
-    const c = criteriaOf(o);
-    if (blockHash != null) {
-      if ((o.fromBlock ?? o.fromblock ?? o.toBlock ?? o.toblock) != null) throw invalidParams('invalid argument 0 (filter): blockHash cannot be combined with fromBlock/toBlock');
-      const hash = hexToBytes(blockHash);
-      const header = chain.headerByHash(hash);
-      if (!header) throw serverError(`unknown block ${blockHash}`);
-      return blockLogs(hash, header.number, chain.body(hash)!.txs, chain.receipts(hash) ?? [], c).map(toJson);
+    if (blockHash != null && (o.fromBlock ?? o.fromblock ?? o.toBlock ?? o.toblock) != null) {
+      throw invalidParams(`invalid argument ${param}: blockHash cannot be combined with fromBlock/toBlock`);
     }
-    const from = resolve(o.fromBlock ?? o.fromblock);
-    const to = resolve(o.toBlock ?? o.toblock);
+    if (from !== undefined && to !== undefined && from > to) {
+      throw invalidParams(`invalid argument ${param}: fromBlock (${from}) is after toBlock (${to})`);
+    }
+    return { from, to, blockHash: blockHash ?? undefined, criteria };
+  }
+
+  /** The range of a filter or subscription: which new blocks' logs it gets. */
+  liveSpec(o: T.FilterOptions, param: string): LogFilterSpec {
+    const p = this.parseOptions(o, param);
+    if (p.blockHash !== undefined) throw invalidParams(`invalid argument ${param}: blockHash is only for getLogs`);
+    return { criteria: p.criteria, fromBlock: p.from, toBlock: p.to };
+  }
+
+  /** Logs of canonical blocks from..to (undefined = head), bounded by the range and result limits. */
+  queryLogs(from: bigint | undefined, to: bigint | undefined, criteria: LogFilterSpec['criteria']): T.Log[] {
+    const { chain } = this.ctx.core;
     const head = chain.headNumber;
-    if (from > to) return [];
-    const last = to > head ? head : to;
-    if (last - from + 1n > BigInt(limits.maxRange)) throw serverError(`block range too large: ${last - from + 1n} blocks (limit ${limits.maxRange}, --rpc.logs.maxrange)`);
+    const first = from ?? head;
+    const last = to === undefined || to > head ? head : to;
+    if (first > last) return [];
+    const span = last - first + 1n;
+    if (span > BigInt(this.limits.maxRange)) {
+      throw serverError(`block range too large: ${span} blocks (${first}..${last}); the limit is ${this.limits.maxRange} (--rpc.logs.maxrange)`);
+    }
+    return this.capped(() => queryRange(this.index, first, last, criteria, this.limits.maxResults)).map(this.logJson);
+  }
+
+  /** Logs of one block by hash. */
+  blockHashLogs(blockHash: string, criteria: LogFilterSpec['criteria']): T.Log[] {
+    const { chain } = this.ctx.core;
+    const hash = hexToBytes(blockHash);
+    const header = chain.headerByHash(hash);
+    const b = header && chain.isCanonical(hash, header) ? this.index.block(Number(header.number)) : undefined;
+    if (!b) throw serverError(`unknown block: no block with hash ${blockHash}`);
+    const logs = this.index.logs(b).filter((m) => logMatches(m.log, criteria));
+    if (logs.length > this.limits.maxResults) throw serverError(new TooManyResults(this.limits.maxResults).message);
+    return logs.map(this.logJson);
+  }
+
+  /** Installs a filter; over a WebSocket its items are pushed too, until the connection closes. */
+  install(kind: FilterKind, spec: LogFilterSpec | undefined, ctx: CallContext): string {
+    return this.limited(() => {
+      const push = ctx.transport === 'ws' ? this.pusher(ctx, kind, false) : undefined;
+      const id = this.manager.install(kind, spec, push);
+      push?.start(id);
+      return id;
+    });
+  }
+
+  /** A subscription of this WebSocket connection. */
+  subscribe(kind: FilterKind, spec: LogFilterSpec | undefined, ctx: CallContext): string {
+    return this.limited(() => {
+      const push = this.pusher(ctx, kind, true);
+      if (!push) throw new RpcError(-32601, `notifications not supported: ${ctx.method} needs a WebSocket connection`);
+      const id = this.manager.subscribe(kind, spec, push);
+      push.start(id);
+      return id;
+    });
+  }
+
+  /** Ends a subscription, but only one of the calling connection. */
+  unsubscribe(id: string, ctx: CallContext): boolean {
+    const ids = ctx.onClose && this.connections.get(ctx.onClose);
+    const key = canonicalId(id);
+    if (!ids?.has(key) || !this.manager.unsubscribe(key)) return false;
+    ids.delete(key);
+    return true;
+  }
+
+  /** A filter item as getFilterChanges returns it. */
+  changeJson(kind: FilterKind, item: FilterItem): string | T.Log {
+    if (kind === 'logs') return this.logJson(item as MatchedLog);
+    return kind === 'blocks' ? (item as BlockItem).hash : (item as string);
+  }
+
+  readonly logJson = (m: MatchedLog): T.Log => {
+    let json = this.logJsonCache.get(m);
+    if (!json) this.logJsonCache.set(m, (json = formatLog(m.log, m)));
+    return json;
+  };
+
+  /** newHeads payload: the block's header fields, without transactions, uncles, size and total difficulty. */
+  private headerJson(item: BlockItem): T.BlockHeader {
+    let json = this.headerJsonCache.get(item);
+    if (!json) {
+      const { size: _s, uncles: _u, transactions: _t, totalDifficulty: _d, ...header } = formatHeader(item.block.hash, item.block.header, 0);
+      // a sealed block's number, hash, nonce, mixHash and bloom are never null (only the pending block's are)
+      json = header as T.BlockHeader;
+      this.headerJsonCache.set(item, json);
+    }
+    return json;
+  }
+
+  /**
+   * The push side of a WebSocket listener: notifications `<ns>_subscription` carrying the id, and
+   * removal when the connection closes. undefined when the call did not come over a WebSocket.
+   * `start(id)` is called once the manager has given the listener its id.
+   */
+  private pusher(ctx: CallContext, kind: FilterKind, subscription: boolean): (Pusher & { start(id: string): void }) | undefined {
+    const { onClose } = ctx;
+    if (ctx.transport !== 'ws' || !ctx.notify || !onClose) return undefined;
+    const method = `${ctx.method.slice(0, ctx.method.indexOf('_'))}_subscription`;
+    const toJson = subscription && kind === 'blocks' ? (item: FilterItem) => this.headerJson(item as BlockItem) : (item: FilterItem) => this.changeJson(kind, item);
+    let id = '';
+    let ids = this.connections.get(onClose);
+    return {
+      push: (item) => {
+        if (ctx.notify!(method, { subscription: id, result: toJson(item) })) return true;
+        this.log.warn(`rpc: ${subscription ? 'subscription' : 'filter'} ${id} dropped: its WebSocket is closing or its client is not reading notifications (send buffer over its cap)`);
+        return false;
+      },
+      ended: () => ids?.delete(id),
+      start: (newId) => {
+        id = newId;
+        if (ids) return void ids.add(id);
+        const set = (ids = new Set([id]));
+        this.connections.set(onClose, set);
+        // one hook per connection, however many listeners it opens and closes (run at once if
+        // the socket closed meanwhile)
+        onClose(() => {
+          for (const x of set) if (!this.manager.unsubscribe(x)) this.manager.uninstall(x);
+        });
+      },
+    };
+  }
+
+  private explicitBlock(p: BlockParam, param: string, field: string): bigint | undefined {
+    if (p === undefined || p === null || p === 'latest' || p === 'pending') return undefined;
     try {
-      return queryRange(chain, from, last, c, limits.maxResults).map(toJson);
+      return blockNumberOf(this.ctx.core.chain, p) as bigint;
+    } catch {
+      throw invalidParams(`invalid argument ${param}: ${field} is not a block number or tag`);
+    }
+  }
+
+  private capped<R>(fn: () => R): R {
+    try {
+      return fn();
     } catch (e) {
-      if (e instanceof LogQueryError) throw serverError(e.message);
+      if (e instanceof TooManyResults) throw serverError(e.message);
       throw e;
     }
-  };
+  }
 
-  const install = (kind: FilterKind, o?: FilterOptions) => {
+  private limited<R>(fn: () => R): R {
     try {
-      if (kind !== 'logs') return manager.install(kind);
-      const f = o ?? {};
-      const fromP = f.fromBlock ?? f.fromblock;
-      const toP = f.toBlock ?? f.toblock;
-      const from = fromP == null || fromP === 'latest' || fromP === 'pending' ? undefined : resolve(fromP);
-      const to = toP == null || toP === 'latest' || toP === 'pending' ? undefined : resolve(toP);
-      return manager.install('logs', { criteria: criteriaOf(f), fromBlock: from, toBlock: to });
+      return fn();
     } catch (e) {
       if (e instanceof FilterLimitError) throw serverError(e.message);
       throw e;
     }
-  };
+  }
+}
 
+export function filterHandlers(svc: FilterService) {
+  const { manager } = svc;
+  const notFound = (id: string) => serverError(`filter not found: ${id} (never installed, uninstalled, or removed after --rpc.filter.timeout without a poll)`);
   return {
-    getLogs,
-    newFilter: (filter: FilterOptions) => install('logs', filter),
-    newBlockFilter: () => install('blocks'),
-    newPendingTransactionFilter: () => install('pendingTxs'),
-    getFilterChanges(id: string) {
-      const kind = manager.get(id)?.kind;
-      const items = manager.poll(id);
-      if (items === undefined) throw serverError('filter not found');
-      // a filter's buffer holds one kind of item: hashes, or logs for a log filter
-      return kind === 'logs' ? (items as MatchedLog[]).map(toJson) : (items as string[]);
+    getLogs(filter: T.FilterOptions) {
+      const o = svc.parseOptions(filter, '0 (filter)');
+      return o.blockHash !== undefined ? svc.blockHashLogs(o.blockHash, o.criteria) : svc.queryLogs(o.from, o.to, o.criteria);
     },
-    getFilterLogs(id: string) {
-      const f = manager.get(id);
-      if (!f) throw serverError('filter not found');
-      if (f.kind !== 'logs') throw serverError('filter is not a log filter');
-      const s = f.spec!;
-      const to = s.toBlock ?? chain.headNumber;
-      const from = s.fromBlock ?? chain.headNumber;
-      if (from > to) return [];
-      if (to - from + 1n > BigInt(limits.maxRange)) throw serverError(`block range too large (limit ${limits.maxRange})`);
-      return queryRange(chain, from, to, s.criteria, limits.maxResults).map(toJson);
+    newFilter: (filter: T.FilterOptions, ctx: CallContext) => svc.install('logs', svc.liveSpec(filter, '0 (filter)'), ctx),
+    newBlockFilter: (ctx: CallContext) => svc.install('blocks', undefined, ctx),
+    newPendingTransactionFilter: (ctx: CallContext) => svc.install('pendingTxs', undefined, ctx),
+    getFilterChanges(filterId: string): T.FilterChanges {
+      const kind = manager.filter(filterId)?.kind;
+      const items = manager.poll(filterId);
+      if (kind === undefined || items === undefined) throw notFound(filterId);
+      return items.map((item) => svc.changeJson(kind, item)) as T.FilterChanges;
     },
-    uninstallFilter: (id: string) => manager.uninstall(id),
+    getFilterLogs(filterId: string) {
+      const f = manager.filter(filterId);
+      if (!f) throw notFound(filterId);
+      if (f.kind !== 'logs') throw serverError(`filter ${filterId} is a ${f.kind === 'blocks' ? 'block' : 'pending-transaction'} filter; getFilterLogs needs a log filter (newFilter)`);
+      return svc.queryLogs(f.spec!.fromBlock, f.spec!.toBlock, f.spec!.criteria);
+    },
+    uninstallFilter: (filterId: string) => manager.uninstall(filterId),
   };
 }

@@ -8,18 +8,20 @@ import { poolViewHandlers, txpoolHandlers } from './txpool.ts';
 import { personalHandlers } from './personal.ts';
 import { irisHandlers } from './iris.ts';
 import { adminHandlers, netHandlers, web3Handlers } from './node-info.ts';
-import { filterHandlers } from './filters.ts';
+import { FilterService, filterHandlers, type FilterSetup } from './filters.ts';
+import { subscriptionHandlers } from './subscriptions.ts';
 
-export function buildHandlers(ctx: ApiContext, limits: CallLimits) {
-  const { signSend: _signSend, submit: _submit, ...submit } = submitHandlers(ctx);
+export function buildHandlers(ctx: ApiContext, limits: CallLimits, filterSetup: FilterSetup = {}) {
+  const filters = new FilterService(ctx, filterSetup);
   return {
     eth: {
       ...stateHandlers(ctx),
       ...blockHandlers(ctx),
       ...callHandlers(ctx, limits),
-      ...submit,
+      ...submitHandlers(ctx),
       ...poolViewHandlers(ctx),
-      ...filterHandlers(ctx),
+      ...filterHandlers(filters),
+      ...subscriptionHandlers(filters),
     },
     personal: personalHandlers(ctx),
     iris: irisHandlers(ctx),

@@ -1,90 +1,49 @@
-// personal_: key files held by the node. Password-taking methods decrypt with the given password
-// whatever the lock state, and a wrong password never signs anything.
+// personal_: the accounts the node holds. Password-taking methods decrypt the key file with the
+// given password whatever the lock state, and a wrong password never signs anything.
 import type { ApiContext } from './context.ts';
-import { WrongPassword } from '../accounts/keystore-v3.ts';
-import { recoverMessageSigner, signMessage } from '../accounts/signing.ts';
+import { recoverMessageSigner } from '../accounts/signing.ts';
 import { bytesToHex, hexToBytes } from '../util/hex.ts';
 import { invalidParams, serverError } from './errors.ts';
-import { formatSignedTx, type SendObject, submitHandlers } from './eth-submit.ts';
+import { accountErrors, formatSignedTx, txSender, type SendObject } from './eth-submit.ts';
 
 /** The spec: a duration of 0 (or none) unlocks for 300 seconds. */
 export const DEFAULT_UNLOCK_SECONDS = 300;
 
+/** geth's message, plus the way out. */
+export const INSECURE_UNLOCK_MESSAGE =
+  'account unlock with HTTP access is forbidden: the HTTP listener is not on a loopback address (start the node with --allow-insecure-unlock to allow it)';
+
 export function personalHandlers(ctx: ApiContext) {
-  const { keystore } = ctx.core;
-  const submit = submitHandlers(ctx);
-
-  const decrypt = async (address: string, password: string): Promise<Uint8Array> => {
-    if (!keystore.has(address)) throw serverError(`unknown account ${address}`);
-    try {
-      return await keystore.decrypt(address, password);
-    } catch (e) {
-      if (e instanceof WrongPassword) throw serverError(`could not decrypt key for ${address} with given password`);
-      throw e;
-    }
-  };
-
-  const sendWithPassword = async (tx: SendObject, password: string) => {
-    const key = await decrypt(tx.from, password);
-    try {
-      return await submit.submit((await submit.signSend(tx, key)).serialize());
-    } finally {
-      key.fill(0);
-    }
-  };
+  const { accounts } = ctx.core;
+  const { signAs, sendAs } = txSender(ctx);
 
   return {
-    listAccounts: () => keystore.accounts(),
-    listWallets: () =>
-      keystore.accounts().map((address) => ({
-        url: `keystore://${keystore.dir}/${address}`,
-        status: keystore.isUnlocked(address) ? 'Unlocked' : 'Locked',
-        accounts: [{ address, url: `keystore://${keystore.dir}/${address}` }],
-      })),
-    openWallet(url: string) {
-      throw serverError(`no hardware wallet at ${url}`);
+    listAccounts: () => accounts.accounts(),
+    listWallets: () => accounts.wallets(),
+    async openWallet(url: string, password?: string) {
+      await accounts.openWallet(url, password).catch(accountErrors);
+      return null;
     },
-    newAccount: (password: string) => keystore.newAccount(password),
+    newAccount: (password: string) => accounts.newAccount(password),
 
     async unlockAccount(address: string, password: string, duration?: number | null) {
-      if (!ctx.httpLoopback && !ctx.allowInsecureUnlock) {
-        throw serverError('account unlock with HTTP access is forbidden: the HTTP listener is not on a loopback address (start the node with --allow-insecure-unlock to allow it)');
-      }
-      if (!keystore.has(address)) throw serverError(`unknown account ${address}`);
-      const seconds = !duration ? DEFAULT_UNLOCK_SECONDS : duration;
-      try {
-        await keystore.unlock(address, password, seconds);
-        return true;
-      } catch (e) {
-        if (e instanceof WrongPassword) return false;
-        throw e;
-      }
+      // geth's rule: keys unlocked behind a listener others can reach could be used by anyone
+      if (!ctx.httpLoopback && !ctx.allowInsecureUnlock) throw serverError(INSECURE_UNLOCK_MESSAGE);
+      return accounts.unlock(address, password, duration || DEFAULT_UNLOCK_SECONDS).catch(accountErrors);
     },
-    lockAccount: (address: string) => keystore.lock(address),
+    lockAccount: (address: string) => accounts.lock(address),
 
-    sendTransaction: (tx: SendObject, password: string) => sendWithPassword(tx, password),
-    signAndSendTransaction: (tx: SendObject, password: string) => sendWithPassword(tx, password),
+    sendTransaction: (tx: SendObject, password: string) => sendAs(tx, password),
+    signAndSendTransaction: (tx: SendObject, password: string) => sendAs(tx, password),
     async signTransaction(tx: SendObject, password: string) {
-      const key = await decrypt(tx.from, password);
-      try {
-        return formatSignedTx(await submit.signSend(tx, key));
-      } finally {
-        key.fill(0);
-      }
+      return formatSignedTx(await signAs(tx, password));
     },
     async sign(message: string, address: string, password: string) {
-      const key = await decrypt(address, password);
-      try {
-        return bytesToHex(signMessage(hexToBytes(message), key));
-      } finally {
-        key.fill(0);
-      }
+      return bytesToHex(await accounts.signText(address, hexToBytes(message), password).catch(accountErrors));
     },
     ecRecover(message: string, signature: string) {
-      const sig = hexToBytes(signature);
-      if (sig.length !== 65) throw invalidParams('invalid argument 1 (signature): must be 65 bytes (R ‖ S ‖ V)');
       try {
-        return bytesToHex(recoverMessageSigner(hexToBytes(message), sig));
+        return bytesToHex(recoverMessageSigner(hexToBytes(message), hexToBytes(signature)));
       } catch (e) {
         throw invalidParams(`invalid argument 1 (signature): ${(e as Error).message}`);
       }

@@ -3,59 +3,97 @@ import type { ApiContext } from './context.ts';
 import type { PooledTx } from '../txpool/pooled-tx.ts';
 import type { Transaction } from '../../generated/types.ts';
 import { formatTx, NOT_IN_BLOCK } from './format.ts';
-import { ZERO_HASH } from '../util/hex.ts';
+import { bytesToHex, quantity, ZERO_HASH } from '../util/hex.ts';
 import { serverError } from './errors.ts';
-import { submitHandlers, type SendObject } from './eth-submit.ts';
+import { txSender, type SendObject } from './eth-submit.ts';
 
-export function txpoolHandlers({ core }: ApiContext) {
-  /** Pool listings carry the 32-byte zero hash as blockHash and null number/index (spec). */
-  const poolTx = (p: PooledTx) => ({ ...formatTx(p.raw, p.sender, NOT_IN_BLOCK, core.common, p.hash), blockHash: ZERO_HASH });
-  const group = <T>(m: Map<string, PooledTx[]>, f: (p: PooledTx) => T) => {
-    const out: Record<string, Record<string, T>> = {};
-    for (const [sender, txs] of m) {
-      const byNonce: Record<string, T> = {};
-      for (const p of txs) byNonce[p.nonce.toString()] = f(p);
-      out[sender] = byNonce;
-    }
-    return out;
-  };
-  const summary = (p: PooledTx) => `${p.tx.to ? p.tx.to.toString() : 'contract creation'}: ${p.tx.value} wei + ${p.gasLimit} gas × ${p.gasPrice} wei`;
+/** Pool listings carry the 32-byte zero hash as blockHash and null number/index (the spec). */
+function poolTx(p: PooledTx, ctx: ApiContext): Transaction {
+  return { ...formatTx(p.raw, p.sender, NOT_IN_BLOCK, ctx.core.common, p.hash), blockHash: ZERO_HASH };
+}
+
+/** geth's txpool_inspect line: "<to>: <value> wei + <gas> gas × <gasPrice> wei". */
+export function inspectSummary(p: PooledTx): string {
+  const to = p.tx.to ? p.tx.to.toString() : 'contract creation';
+  return `${to}: ${p.tx.value} wei + ${p.gasLimit} gas × ${p.gasPrice} wei`;
+}
+
+/** sender → nonce (decimal string) → f(tx); senders' transactions come in nonce order. */
+function bySenderAndNonce<T>(m: Map<string, PooledTx[]>, f: (p: PooledTx) => T): Record<string, Record<string, T>> {
+  const out: Record<string, Record<string, T>> = {};
+  for (const [sender, txs] of m) {
+    const byNonce: Record<string, T> = {};
+    for (const p of txs) byNonce[p.nonce.toString()] = f(p);
+    out[sender] = byNonce;
+  }
+  return out;
+}
+
+export function txpoolHandlers(ctx: ApiContext) {
+  const { pool } = ctx.core;
   return {
     content() {
-      const { pending, queued } = core.pool.listing();
-      return { pending: group(pending, poolTx), queued: group(queued, poolTx) };
+      const { pending, queued } = pool.listing();
+      const f = (p: PooledTx) => poolTx(p, ctx);
+      return { pending: bySenderAndNonce(pending, f), queued: bySenderAndNonce(queued, f) };
     },
     inspect() {
-      const { pending, queued } = core.pool.listing();
-      return { pending: group(pending, summary), queued: group(queued, summary) };
+      const { pending, queued } = pool.listing();
+      return { pending: bySenderAndNonce(pending, inspectSummary), queued: bySenderAndNonce(queued, inspectSummary) };
     },
-    status: () => ({ pending: '0x' + core.pool.pendingCount.toString(16), queued: '0x' + core.pool.queuedCount.toString(16) }),
+    status: () => ({ pending: quantity(pool.pendingCount), queued: quantity(pool.queuedCount) }),
   };
+}
+
+type ResendObject = SendObject & { nonce?: string | null };
+
+/** Does the pooled transaction carry every field the caller gave? */
+function matches(p: PooledTx, o: ResendObject): boolean {
+  if (o.nonce != null && BigInt(o.nonce) !== p.nonce) return false;
+  if (o.to !== undefined && (o.to === null ? p.tx.to !== undefined : p.tx.to?.toString() !== o.to.toLowerCase())) return false;
+  if (o.gas != null && BigInt(o.gas) !== p.gasLimit) return false;
+  if (o.gasPrice != null && BigInt(o.gasPrice) !== p.gasPrice) return false;
+  if (o.value != null && BigInt(o.value) !== p.tx.value) return false;
+  const input = o.input ?? o.data;
+  if (input != null && input.toLowerCase() !== bytesToHex(p.tx.data)) return false;
+  return true;
 }
 
 export function poolViewHandlers(ctx: ApiContext) {
   const { core } = ctx;
-  const submit = submitHandlers(ctx);
+  const { sendAs } = txSender(ctx);
   return {
-    pendingTransactions() {
-      const mine = new Set(core.keystore.accounts());
+    async pendingTransactions() {
+      const mine = new Set(await core.accounts.accounts());
       const out: Transaction[] = [];
       for (const [sender, txs] of core.pool.listing().pending) {
-        if (!mine.has(sender)) continue;
-        for (const p of txs) out.push(formatTx(p.raw, p.sender, NOT_IN_BLOCK, core.common, p.hash));
+        if (mine.has(sender)) for (const p of txs) out.push(poolTx(p, ctx));
       }
       return out;
     },
     pendingTransactionsLength: () => core.pool.pendingCount,
-    async resend(tx: SendObject & { nonce?: string | null }, gasPrice?: string | null, gasLimit?: string | null) {
+
+    /**
+     * geth's resend: the pool transaction matching the given fields is signed again by its sender
+     * (an account the node signs for, unlocked) with the new gas price and limit and submitted;
+     * the pool's replacement rule (--txpool.pricebump) lets it take the old one's place.
+     */
+    async resend(tx: ResendObject, gasPrice?: string | null, gasLimit?: string | null) {
       const from = tx.from.toLowerCase();
-      const { pending, queued } = core.pool.listing();
-      const candidates = [...(pending.get(from) ?? []), ...(queued.get(from) ?? [])];
-      const match = candidates.find((p) => tx.nonce == null || p.nonce === BigInt(tx.nonce));
-      if (!match) throw serverError(`transaction from ${tx.from}${tx.nonce != null ? ` with nonce ${BigInt(tx.nonce)}` : ''} not found in the pool`);
-      void gasPrice;
-      void gasLimit;
-      throw serverError('resend needs transaction replacement, which the pool does not support yet');
+      const found = core.pool.ofSender(from).filter((p) => matches(p, tx));
+      const which = `from ${tx.from}${tx.nonce != null ? ` with nonce ${BigInt(tx.nonce)}` : ''}`;
+      if (found.length === 0) throw serverError(`transaction not found: no pool transaction ${which} matches the given fields`);
+      if (found.length > 1) throw serverError(`several pool transactions ${which} match the given fields (nonces ${found.map((p) => p.nonce).join(', ')}): give the nonce`);
+      const old = found[0]!;
+      return sendAs({
+        from,
+        to: old.tx.to?.toString() ?? null,
+        nonce: quantity(old.nonce),
+        value: quantity(old.tx.value),
+        input: bytesToHex(old.tx.data),
+        gasPrice: gasPrice != null && BigInt(gasPrice) !== 0n ? gasPrice : quantity(old.gasPrice),
+        gas: gasLimit != null && BigInt(gasLimit) !== 0n ? gasLimit : quantity(old.gasLimit),
+      });
     },
   };
 }

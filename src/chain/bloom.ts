@@ -2,12 +2,27 @@
 import { keccak256 } from '../crypto/keccak.ts';
 import type { LogRecord } from './types.ts';
 
-export function addToBloom(bloom: Uint8Array, item: Uint8Array): void {
+/** The three bits an item sets, as [byte index, mask] pairs flattened: [i0, m0, i1, m1, i2, m2]. */
+export type BloomBits = readonly number[];
+
+/** Where an item's bits are; computed once per filter so checking a block's bloom costs no hash. */
+export function bloomBits(item: Uint8Array): BloomBits {
   const h = keccak256(item);
+  const out: number[] = [];
   for (let i = 0; i < 6; i += 2) {
     const bit = ((h[i]! << 8) | h[i + 1]!) & 2047;
-    bloom[255 - (bit >> 3)] = bloom[255 - (bit >> 3)]! | (1 << (bit & 7));
+    out.push(255 - (bit >> 3), 1 << (bit & 7));
   }
+  return out;
+}
+
+export function bloomHasBits(bloom: Uint8Array, b: BloomBits): boolean {
+  return (bloom[b[0]!]! & b[1]!) !== 0 && (bloom[b[2]!]! & b[3]!) !== 0 && (bloom[b[4]!]! & b[5]!) !== 0;
+}
+
+export function addToBloom(bloom: Uint8Array, item: Uint8Array): void {
+  const b = bloomBits(item);
+  for (let i = 0; i < 6; i += 2) bloom[b[i]!] = bloom[b[i]!]! | b[i + 1]!;
 }
 
 export function logsBloom(logs: readonly LogRecord[]): Uint8Array {
@@ -20,10 +35,5 @@ export function logsBloom(logs: readonly LogRecord[]): Uint8Array {
 }
 
 export function bloomContains(bloom: Uint8Array, item: Uint8Array): boolean {
-  const h = keccak256(item);
-  for (let i = 0; i < 6; i += 2) {
-    const bit = ((h[i]! << 8) | h[i + 1]!) & 2047;
-    if ((bloom[255 - (bit >> 3)]! & (1 << (bit & 7))) === 0) return false;
-  }
-  return true;
+  return bloomHasBits(bloom, bloomBits(item));
 }

@@ -1,109 +1,237 @@
-// Installed filters (log, new-block, pending-transaction) fed from chain events once per block or
-// transaction — never by re-scanning the chain per filter. A filter not polled within the timeout
-// is removed. Each filter buffers at most `maxBuffered` items; past that the oldest are dropped
-// (a poller that falls that far behind should re-sync with getLogs).
+// Installed filters (polled with getFilterChanges) and subscriptions (pushed over a WebSocket),
+// fed from chain events: each sealed block and each newly pending transaction becomes items once
+// (one block item, one MatchedLog per log) and those shared items are handed to every listener —
+// nothing re-scans the chain per filter.
+//
+// Memory rule (docs/architecture.md): a filter keeps at most maxBufferedPerFilter items between
+// polls, dropping the oldest (a client that far behind re-reads them with getLogs); all filters
+// together keep at most maxBufferedTotal items, beyond which the filter polled longest ago is
+// removed; at most maxFilters filters (and, separately, maxFilters subscriptions) exist. A filter
+// not polled within the timeout is removed, except filters created over a WebSocket, which like
+// subscriptions end with their connection or when their client stops reading pushes.
 import { randomBytes } from 'node:crypto';
-import type { ChainEvents } from '../events.ts';
-import type { LogCriteria, MatchedLog } from './log-query.ts';
-import { blockLogs } from './log-query.ts';
+import type { ChainEvents, NewBlockEvent } from '../events.ts';
+import type { BlockRecord } from '../chain/types.ts';
+import type { PooledTx } from '../txpool/pooled-tx.ts';
+import { bloomMayMatch, logMatches, type LogCriteria, type MatchedLog } from './log-query.ts';
+import type { LogIndex } from './log-index.ts';
+import { BoundedQueue } from './bounded-queue.ts';
+import type { LogLimits } from './limits.ts';
 import { bytesToHex } from '../util/hex.ts';
 
 export type FilterKind = 'logs' | 'blocks' | 'pendingTxs';
 
+/** A new block as listeners get it: made once per block and shared. */
+export interface BlockItem {
+  readonly hash: string;
+  readonly block: BlockRecord;
+}
+
+/** blocks: BlockItem, pendingTxs: transaction hash (0x-hex), logs: MatchedLog. */
+export type FilterItem = BlockItem | string | MatchedLog;
+
 export interface LogFilterSpec {
-  criteria: LogCriteria;
-  /** inclusive range; undefined = open (latest) */
-  fromBlock?: bigint;
-  toBlock?: bigint;
+  readonly criteria: LogCriteria;
+  /** inclusive bounds on the blocks whose logs are delivered; undefined = open */
+  readonly fromBlock?: bigint;
+  readonly toBlock?: bigint;
 }
 
-interface Installed {
-  kind: FilterKind;
-  spec?: LogFilterSpec;
-  buffer: (string | MatchedLog)[];
-  lastPoll: number;
-  /** pushed as notifications too (filters created over a WebSocket) */
-  push?: (item: string | MatchedLog) => void;
+/** The client side of a pushed listener (WebSocket filters and subscriptions). */
+export interface Pusher {
+  /** Sends one item; false when the client cannot take more (the listener is then removed). */
+  push(item: FilterItem): boolean;
+  /** The listener is gone, whatever the reason. */
+  ended(): void;
 }
 
-export interface FilterLimits {
-  timeoutMs: number;
-  maxFilters: number;
-  maxBuffered: number;
+interface Listener {
+  readonly id: string;
+  readonly kind: FilterKind;
+  readonly spec?: LogFilterSpec;
+  readonly subscription: boolean;
+  /** filters: items since the last poll (subscriptions keep nothing) */
+  readonly queue?: BoundedQueue<FilterItem>;
+  /** WebSocket filters and subscriptions */
+  readonly pusher?: Pusher;
+  /** performance.now() of the install, last poll or last accepted push */
+  lastActive: number;
 }
 
 export class FilterLimitError extends Error {}
 
+/** Where removals (debug) and fan-out bugs (error) are reported; the node's logger fits. */
+export interface FilterLog {
+  debug(msg: string): void;
+  error(msg: string): void;
+}
+
+const SILENT: FilterLog = { debug() {}, error() {} };
+
+export type FilterLimits = Pick<LogLimits, 'filterTimeoutMs' | 'maxFilters' | 'maxBufferedPerFilter' | 'maxBufferedTotal'>;
+
 export class FilterManager {
-  private readonly filters = new Map<string, Installed>();
-  private readonly sweeper: NodeJS.Timeout;
+  /** Filters in order of activity, least recently active first (so sweeps and evictions stop early). */
+  private readonly filters = new Map<string, Listener>();
+  private readonly subs = new Map<string, Listener>();
+  private readonly byKind: Record<FilterKind, Set<Listener>> = { logs: new Set(), blocks: new Set(), pendingTxs: new Set() };
+  private buffered = 0;
 
-  constructor(events: ChainEvents, private readonly limits: FilterLimits) {
-    events.onBlock(({ block, receipts }) => {
-      if (this.filters.size === 0) return;
-      const hashHex = bytesToHex(block.hash);
-      let logs: MatchedLog[] | undefined;
-      for (const f of this.filters.values()) {
-        if (f.kind === 'blocks') this.deliver(f, hashHex);
-        else if (f.kind === 'logs') {
-          const s = f.spec!;
-          if (s.fromBlock !== undefined && block.header.number < s.fromBlock) continue;
-          if (s.toBlock !== undefined && block.header.number > s.toBlock) continue;
-          logs = blockLogs(block.hash, block.header.number, block.txs, receipts, s.criteria);
-          for (const m of logs) this.deliver(f, m);
-        }
-      }
-    });
-    events.onPendingTx((ptx) => {
-      for (const f of this.filters.values()) if (f.kind === 'pendingTxs') this.deliver(f, ptx.hashHex);
-    });
-    this.sweeper = setInterval(() => this.sweep(), Math.max(1000, Math.min(this.limits.timeoutMs / 2, 30_000)));
-    this.sweeper.unref();
+  constructor(
+    events: ChainEvents,
+    /** where each new block's logs are made once (and kept for getLogs) */
+    private readonly index: LogIndex,
+    private readonly limits: FilterLimits,
+    private readonly log: FilterLog = SILENT,
+  ) {
+    // No timer: expired filters are swept on each event, on each install and when polled — whenever
+    // they could grow or be looked at. A sweep stops at the first live filter, so it costs little.
+    events.onBlock((e) => this.guard(() => this.onBlock(e)));
+    events.onPendingTx((p) => this.guard(() => this.onPendingTx(p)));
   }
 
-  get size(): number {
-    return this.filters.size;
-  }
-
-  private deliver(f: Installed, item: string | MatchedLog): void {
-    f.push?.(item);
-    f.buffer.push(item);
-    if (f.buffer.length > this.limits.maxBuffered) f.buffer.splice(0, f.buffer.length - this.limits.maxBuffered);
-  }
-
-  install(kind: FilterKind, spec?: LogFilterSpec, push?: Installed['push']): string {
+  /** Installs a filter; with a pusher (WebSocket) its items are also pushed and it never times out. */
+  install(kind: FilterKind, spec?: LogFilterSpec, pusher?: Pusher): string {
     this.sweep();
-    if (this.filters.size >= this.limits.maxFilters) throw new FilterLimitError(`too many filters installed (limit ${this.limits.maxFilters}); uninstall some or let them expire`);
-    const id = '0x' + randomBytes(16).toString('hex');
-    this.filters.set(id, { kind, spec, buffer: [], lastPoll: Date.now(), push });
-    return id;
+    if (this.filters.size >= this.limits.maxFilters) {
+      throw new FilterLimitError(`too many filters installed (limit ${this.limits.maxFilters}, --rpc.filter.max); uninstall some or let them expire`);
+    }
+    return this.add(this.filters, { id: this.newId(), kind, spec, subscription: false, queue: new BoundedQueue(this.limits.maxBufferedPerFilter), pusher, lastActive: performance.now() });
   }
 
-  get(id: string): { kind: FilterKind; spec?: LogFilterSpec } | undefined {
-    return this.filters.get(id.toLowerCase());
+  /** A subscription: items are only pushed; it ends by unsubscribe() or when push fails. */
+  subscribe(kind: FilterKind, spec: LogFilterSpec | undefined, pusher: Pusher): string {
+    if (this.subs.size >= this.limits.maxFilters) {
+      throw new FilterLimitError(`too many subscriptions (limit ${this.limits.maxFilters}, --rpc.filter.max)`);
+    }
+    return this.add(this.subs, { id: this.newId(), kind, spec, subscription: true, pusher, lastActive: performance.now() });
   }
 
-  /** Items since the last poll; undefined if the filter does not exist (or expired). */
-  poll(id: string): (string | MatchedLog)[] | undefined {
-    const f = this.filters.get(id.toLowerCase());
+  /** The kind and log criteria of an installed filter (undefined if unknown or expired). */
+  filter(id: string): { kind: FilterKind; spec?: LogFilterSpec } | undefined {
+    const f = this.live(id);
+    return f && { kind: f.kind, spec: f.spec };
+  }
+
+  /** Items since the last poll, oldest first; undefined if the filter does not exist (or expired). */
+  poll(id: string): FilterItem[] | undefined {
+    const f = this.live(id);
     if (!f) return undefined;
-    f.lastPoll = Date.now();
-    const items = f.buffer;
-    f.buffer = [];
+    this.touch(f);
+    const items = f.queue!.drain();
+    this.buffered -= items.length;
     return items;
   }
 
   uninstall(id: string): boolean {
-    return this.filters.delete(id.toLowerCase());
+    const f = this.filters.get(canonicalId(id));
+    return f !== undefined && this.remove(f);
+  }
+
+  unsubscribe(id: string): boolean {
+    const s = this.subs.get(canonicalId(id));
+    return s !== undefined && this.remove(s);
+  }
+
+  private add(map: Map<string, Listener>, l: Listener): string {
+    map.set(l.id, l);
+    this.byKind[l.kind].add(l);
+    return l.id;
+  }
+
+  private remove(l: Listener, why?: string): boolean {
+    const map = l.subscription ? this.subs : this.filters;
+    if (map.get(l.id) !== l) return false;
+    map.delete(l.id);
+    this.byKind[l.kind].delete(l);
+    if (l.queue) this.buffered -= l.queue.length;
+    if (why) this.log.debug(`${l.subscription ? 'subscription' : 'filter'} ${l.id} removed: ${why}`);
+    l.pusher?.ended();
+    return true;
+  }
+
+  /** A filter that exists and has not timed out (an expired one is removed here, not only by the sweep). */
+  private live(id: string): Listener | undefined {
+    const f = this.filters.get(canonicalId(id));
+    if (f && f.pusher === undefined && f.lastActive < performance.now() - this.limits.filterTimeoutMs) {
+      this.remove(f, 'not polled within the timeout');
+      return undefined;
+    }
+    return f;
+  }
+
+  private touch(f: Listener): void {
+    f.lastActive = performance.now();
+    this.filters.delete(f.id);
+    this.filters.set(f.id, f);
   }
 
   private sweep(): void {
-    const cutoff = Date.now() - this.limits.timeoutMs;
-    for (const [id, f] of this.filters) if (f.lastPoll < cutoff) this.filters.delete(id);
+    const cutoff = performance.now() - this.limits.filterTimeoutMs;
+    for (const f of this.filters.values()) {
+      if (f.pusher) continue; // WebSocket filters end with their connection
+      if (f.lastActive >= cutoff) break; // the rest were active later
+      this.remove(f, 'not polled within the timeout');
+    }
   }
 
-  close(): void {
-    clearInterval(this.sweeper);
-    this.filters.clear();
+  private deliver(l: Listener, item: FilterItem): void {
+    if (l.pusher && !l.pusher.push(item)) {
+      this.remove(l, 'its client does not take notifications (connection closed or send buffer full)');
+      return;
+    }
+    if (!l.queue) return;
+    if (l.pusher) this.touch(l); // a WebSocket filter taking pushes is in use
+    if (!l.queue.push(item) && ++this.buffered > this.limits.maxBufferedTotal) {
+      const oldest = this.filters.values().next().value!;
+      this.remove(oldest, `all filters together hold more than ${this.limits.maxBufferedTotal} items; this one was polled longest ago`);
+    }
+  }
+
+  private onBlock({ block, receipts }: NewBlockEvent): void {
+    this.sweep();
+    const all = this.index.add(block, receipts);
+    if (this.byKind.blocks.size > 0) {
+      const item: BlockItem = { hash: bytesToHex(block.hash), block };
+      for (const l of this.byKind.blocks) this.deliver(l, item);
+    }
+    if (all.length === 0) return;
+    const n = block.header.number;
+    for (const l of this.byKind.logs) {
+      const s = l.spec!;
+      if ((s.fromBlock !== undefined && n < s.fromBlock) || (s.toBlock !== undefined && n > s.toBlock)) continue;
+      if (!bloomMayMatch(block.header.logsBloom, s.criteria)) continue;
+      for (const m of all) if (logMatches(m.log, s.criteria)) this.deliver(l, m);
+    }
+  }
+
+  private onPendingTx(ptx: PooledTx): void {
+    this.sweep();
+    for (const l of this.byKind.pendingTxs) this.deliver(l, ptx.hashHex);
+  }
+
+  /** Event listeners run inside the sealer and the pool: a bug here must not stop them. */
+  private guard(fn: () => void): void {
+    try {
+      fn();
+    } catch (e) {
+      this.log.error(`filters: event fan-out failed: ${e instanceof Error ? e.stack : String(e)}`);
+    }
+  }
+
+  private newId(): string {
+    for (;;) {
+      const id = canonicalId('0x' + randomBytes(16).toString('hex'));
+      if (!this.filters.has(id) && !this.subs.has(id)) return id;
+    }
+  }
+}
+
+/** Ids are quantities without leading zeros (geth's form); clients may send them padded or in upper case. */
+export function canonicalId(id: string): string {
+  try {
+    return '0x' + BigInt(id).toString(16);
+  } catch {
+    return id;
   }
 }

@@ -1,6 +1,9 @@
 // Node settings and the command-line flags that set them (geth's names where geth has the flag).
 import { parseArgs } from 'node:util';
 import { resolve } from 'node:path';
+import { DEFAULT_TXPOOL_CONFIG, type TxPoolConfig } from '../txpool/config.ts';
+import type { LedgerTransports } from '../accounts/ledger.ts';
+import type { LogLimits } from '../filters/limits.ts';
 
 export const ALL_NAMESPACES = ['personal', 'iris', 'eth', 'chain', 'admin', 'txpool', 'net', 'web3'] as const;
 
@@ -14,6 +17,10 @@ export interface NodeConfig {
     corsDomains: string[];
     maxBodyBytes: number;
     maxBatch: number;
+    /** serve the API docs page (generated/docs/index.html) at GET / and /docs (default: on for dev chains) */
+    docs?: boolean;
+    /** not a flag: unsent bytes one WebSocket may queue before its subscriptions are dropped (default 16 MiB) */
+    wsMaxBufferedBytes?: number;
   };
   /** validate every handler result against its schema (on for dev chains and tests) */
   checkResults: boolean;
@@ -25,6 +32,12 @@ export interface NodeConfig {
   allowInsecureUnlock: boolean;
   gasCap: bigint;
   p2pPort: number;
+  /** pool limits (--txpool.*); what is left out keeps geth's default */
+  txpool?: Partial<TxPoolConfig>;
+  /** not a flag: the USB side of Ledger support, for tests that replay recorded APDU exchanges (default: node-hid) */
+  ledgerTransports?: LedgerTransports;
+  /** bounds of getLogs, filters and subscriptions (--rpc.logs.*, --rpc.filter.*); absent fields take DEFAULT_LOG_LIMITS */
+  logs?: Partial<LogLimits>;
 }
 
 export const FLAGS = {
@@ -34,12 +47,23 @@ export const FLAGS = {
   'http.port': { type: 'string', default: '6791', help: 'HTTP/WebSocket port (0 picks a free port)' },
   'http.api': { type: 'string', default: ALL_NAMESPACES.join(','), help: 'namespaces served, comma-separated' },
   'http.corsdomain': { type: 'string', default: '', help: 'allowed CORS origins, comma-separated (* for any); CORS is off when empty' },
+  'http.docs': { type: 'string', help: 'serve the API docs page at GET / and /docs (true|false; default true on dev chains)' },
   'http.maxbody': { type: 'string', default: String(5 * 1024 * 1024), help: 'largest request body in bytes' },
   'rpc.batchlimit': { type: 'string', default: '1000', help: 'most requests in one batch' },
   'rpc.gascap': { type: 'string', default: '50000000', help: 'most gas one eth_call / eth_estimateGas may use' },
+  'rpc.logs.maxrange': { type: 'string', default: '10000', help: 'most blocks one eth_getLogs / eth_getFilterLogs range may span' },
+  'rpc.logs.maxresults': { type: 'string', default: '10000', help: 'most logs one eth_getLogs / eth_getFilterLogs answer may carry' },
+  'rpc.filter.timeout': { type: 'string', default: '5m', help: 'remove a filter not polled for this long (e.g. 5m, 90s; WebSocket filters never time out)' },
+  'rpc.filter.max': { type: 'string', default: '10000', help: 'most installed filters, and separately most WebSocket subscriptions' },
   'rpc.checkresults': { type: 'string', help: 'validate results against openrpc.json (true|false; default true on dev chains)' },
   verbosity: { type: 'string', default: '3', help: 'log level 0-4 (silent, error, warn, info, debug)' },
   gasprice: { type: 'string', default: '0', help: 'minimum gas price in wei (also what eth_gasPrice reports)' },
+  'txpool.pricebump': { type: 'string', default: String(DEFAULT_TXPOOL_CONFIG.priceBump), help: 'percent a replacement (same sender and nonce) must raise the gas price by' },
+  'txpool.accountslots': { type: 'string', default: String(DEFAULT_TXPOOL_CONFIG.accountSlots), help: 'executable transactions per account kept even when the pool is over --txpool.globalslots' },
+  'txpool.globalslots': { type: 'string', default: String(DEFAULT_TXPOOL_CONFIG.globalSlots), help: 'executable (pending) transactions in total' },
+  'txpool.accountqueue': { type: 'string', default: String(DEFAULT_TXPOOL_CONFIG.accountQueue), help: 'non-executable (queued) transactions per account' },
+  'txpool.globalqueue': { type: 'string', default: String(DEFAULT_TXPOOL_CONFIG.globalQueue), help: 'non-executable (queued) transactions in total' },
+  'txpool.lifetime': { type: 'string', default: '3h', help: 'how long queued transactions wait without progress before they are dropped (e.g. 3h, 90m, 30s)' },
   'seal.empty': { type: 'boolean', default: false, help: 'seal empty blocks every period' },
   'dev.period': { type: 'string', default: '1', help: 'block period in seconds of a new dev chain (0: seal when transactions arrive)' },
   lightkdf: { type: 'boolean', default: false, help: 'cheap scrypt for new key files (tests and dev only)' },
@@ -73,6 +97,8 @@ export function parseFlags(argv: string[]): NodeConfig | 'help' {
   for (const ns of api) if (!(ALL_NAMESPACES as readonly string[]).includes(ns)) throw new ConfigError(`--http.api: unknown namespace "${ns}" (known: ${ALL_NAMESPACES.join(', ')})`);
   const check = v['rpc.checkresults'];
   if (check !== undefined && check !== 'true' && check !== 'false') throw new ConfigError('--rpc.checkresults must be true or false');
+  const docs = v['http.docs'];
+  if (docs !== undefined && docs !== 'true' && docs !== 'false') throw new ConfigError('--http.docs must be true or false');
   const genesisFile = v.genesis as string | undefined;
   return {
     datadir: resolve(String(v.datadir)),
@@ -84,6 +110,7 @@ export function parseFlags(argv: string[]): NodeConfig | 'help' {
       corsDomains: String(v['http.corsdomain']).split(',').map((s) => s.trim()).filter(Boolean),
       maxBodyBytes: int(String(v['http.maxbody']), 'http.maxbody', 1024),
       maxBatch: int(String(v['rpc.batchlimit']), 'rpc.batchlimit', 1),
+      docs: docs === undefined ? !genesisFile : docs === 'true',
     },
     checkResults: check === undefined ? !genesisFile : check === 'true',
     verbosity: int(String(v.verbosity), 'verbosity'),
@@ -94,7 +121,34 @@ export function parseFlags(argv: string[]): NodeConfig | 'help' {
     allowInsecureUnlock: v['allow-insecure-unlock'] === true,
     gasCap: BigInt(int(String(v['rpc.gascap']), 'rpc.gascap', 21000)),
     p2pPort: 0,
+    txpool: {
+      priceBump: int(String(v['txpool.pricebump']), 'txpool.pricebump', 1),
+      accountSlots: int(String(v['txpool.accountslots']), 'txpool.accountslots', 1),
+      globalSlots: int(String(v['txpool.globalslots']), 'txpool.globalslots', 1),
+      accountQueue: int(String(v['txpool.accountqueue']), 'txpool.accountqueue', 1),
+      globalQueue: int(String(v['txpool.globalqueue']), 'txpool.globalqueue', 1),
+      lifetimeMs: durationMs(String(v['txpool.lifetime']), 'txpool.lifetime'),
+    },
+    logs: {
+      maxRange: int(String(v['rpc.logs.maxrange']), 'rpc.logs.maxrange', 1),
+      maxResults: int(String(v['rpc.logs.maxresults']), 'rpc.logs.maxresults', 1),
+      filterTimeoutMs: durationMs(String(v['rpc.filter.timeout']), 'rpc.filter.timeout'),
+      maxFilters: int(String(v['rpc.filter.max']), 'rpc.filter.max', 1),
+    },
   };
+}
+
+const DURATION_UNITS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
+
+/** geth-style durations: "3h", "1h30m", "90s", "500ms"; a bare number is seconds. */
+export function durationMs(v: string, flag: string): number {
+  if (/^\d+$/.test(v)) return Number(v) * 1000;
+  const parts = [...v.matchAll(/(\d+(?:\.\d+)?)(ms|s|m|h)/g)];
+  const total = parts.reduce((ms, [, n, unit]) => ms + Number(n) * DURATION_UNITS[unit!]!, 0);
+  if (parts.length === 0 || parts.map((p) => p[0]).join('') !== v || total <= 0) {
+    throw new ConfigError(`--${flag} must be a positive duration such as 3h, 90m, 30s or 500ms, got "${v}"`);
+  }
+  return Math.round(total);
 }
 
 export function flagsHelp(): string {

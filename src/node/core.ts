@@ -14,12 +14,15 @@ import { BlockExecutor } from '../exec/executor.ts';
 import { CallRunner } from '../exec/call.ts';
 import { blockHashSource } from '../exec/block-hashes.ts';
 import { TxPool } from '../txpool/pool.ts';
+import type { TxPoolConfig } from '../txpool/config.ts';
 import { checkState, checkStateless, TxRejected, type AdmissionRules } from '../txpool/admission.ts';
 import type { PooledTx } from '../txpool/pooled-tx.ts';
 import { Sealer } from '../consensus/sealer.ts';
 import { decodeExtra } from '../consensus/istanbul-extra.ts';
 import { ChainEvents } from '../events.ts';
 import { Keystore } from '../accounts/keystore.ts';
+import { AccountManager } from '../accounts/manager.ts';
+import { LedgerHub, nodeHidTransports, type LedgerTransports } from '../accounts/ledger.ts';
 import { loadOrCreateNodeKey, type NodeKey } from '../node-key.ts';
 import { devGenesis } from './dev-genesis.ts';
 import { bytesToHex, hexToBytes } from '../util/hex.ts';
@@ -34,7 +37,11 @@ export interface CoreOptions {
   minGasPrice: bigint;
   lightKdf: boolean;
   p2pPort: number;
+  /** pool limits (--txpool.*); geth's defaults for what is left out */
+  txpool?: Partial<TxPoolConfig>;
   log: Logger;
+  /** the USB side of Ledger support (default: node-hid); tests replay recorded APDU exchanges */
+  ledgerTransports?: LedgerTransports;
 }
 
 export class ChainCore {
@@ -54,6 +61,8 @@ export class ChainCore {
     readonly calls: CallRunner,
     readonly pool: TxPool,
     readonly keystore: Keystore,
+    /** every account the node signs for: the keystore's and those of opened Ledger devices */
+    readonly accounts: AccountManager,
     readonly nodeKey: NodeKey,
     readonly devAccount: string | undefined,
     readonly minGasPrice: bigint,
@@ -73,7 +82,8 @@ export class ChainCore {
       if (o.genesisFile) {
         raw = readGenesisFile(o.genesisFile).raw;
       } else {
-        devAccount = keystore.newAccount('');
+        // light scrypt, as geth --dev: the password is empty, a high cost would only slow every start
+        devAccount = await keystore.newAccount('', true);
         raw = devGenesis(nodeKey, devAccount, o.devPeriod, o.p2pPort);
       }
       const genesis = parseGenesis(raw);
@@ -94,8 +104,25 @@ export class ChainCore {
     state.setHead(chain.head.header.stateRoot);
     const executor = await BlockExecutor.create(common, trieDb, chain.head.header.stateRoot, hashes);
     const calls = await CallRunner.create(common, trieDb, hashes);
-    const pool = new TxPool({ nonce: async (sender) => (await state.at(chain.head.header.stateRoot).getAccount(hexToBytes(sender)))?.nonce ?? 0n });
-    const core = new ChainCore(o.datadir, store, chain, genesis.config, makeTxCommon(genesis.config.chainId), trieDb, state, executor, calls, pool, keystore, nodeKey, devAccount, o.minGasPrice, o.log);
+    const pool = new TxPool(
+      {
+        // always the current head: the pool re-bases on it after every block
+        async account(sender) {
+          const a = await state.at(chain.head.header.stateRoot).getAccount(hexToBytes(sender));
+          return { nonce: a?.nonce ?? 0n, balance: a?.balance ?? 0n };
+        },
+      },
+      o.txpool,
+    );
+    pool.onDropped((ptx, reason) => o.log.debug(`txpool: dropped ${ptx.hashHex}: ${reason}`));
+    const txCommon = makeTxCommon(genesis.config.chainId);
+    const isUsed = async (address: string) => {
+      const account = await state.at(chain.head.header.stateRoot).getAccount(hexToBytes(address));
+      return account !== undefined && (account.nonce > 0n || account.balance > 0n);
+    };
+    const ledger = new LedgerHub(o.ledgerTransports ?? nodeHidTransports(), isUsed, (m) => o.log.info(m));
+    const accounts = new AccountManager(keystore, ledger, txCommon);
+    const core = new ChainCore(o.datadir, store, chain, genesis.config, txCommon, trieDb, state, executor, calls, pool, keystore, accounts, nodeKey, devAccount, o.minGasPrice, o.log);
     pool.onPending((ptx) => core.events.emitPendingTx(ptx));
     if (devAccount) await keystore.unlock(devAccount, '', Infinity);
     core.startSealing(o);
@@ -131,18 +158,23 @@ export class ChainCore {
     return { chainId: this.config.chainId, minGasPrice: this.minGasPrice, blockGasLimit: this.chain.head.header.gasLimit };
   }
 
-  /** Validates a signed transaction and adds it to the pool; returns it (hash etc.). */
-  async submitRawTransaction(raw: Uint8Array): Promise<PooledTx> {
+  /**
+   * Validates a signed transaction and adds it to the pool; returns it (hash etc.). `local`: this
+   * node signed it (eth_sendTransaction, personal_*, resend) — geth's "locals", whose senders the
+   * pool never evicts; eth_sendRawTransaction submits remote transactions.
+   */
+  async submitRawTransaction(raw: Uint8Array, local = false): Promise<PooledTx> {
     const ptx = checkStateless(raw, this.common, this.admissionRules);
     if (this.pool.has(ptx.hashHex) || this.chain.txLocation(ptx.hash)) throw new TxRejected(`already known: ${ptx.hashHex}`);
     await checkState(ptx, this.state.at(this.chain.head.header.stateRoot));
-    await this.pool.add(ptx);
+    await this.pool.add(ptx, { local });
     return ptx;
   }
 
   async close(): Promise<void> {
     await this.sealer?.stop();
-    this.keystore.close();
+    this.pool.close();
+    await this.accounts.close();
     await this.store.close();
   }
 }

@@ -1,6 +1,5 @@
 // startNode: the chain core plus the JSON-RPC server in front of it. Used by the CLI and by tests
 // (which start real nodes on random loopback ports with real LMDB in a temp dir).
-import { readFileSync } from 'node:fs';
 import { isIP } from 'node:net';
 import { ChainCore } from './core.ts';
 import { createLogger, type Logger } from './logger.ts';
@@ -9,11 +8,13 @@ import { buildHandlers } from '../api/index.ts';
 import { clientVersion } from '../api/node-info.ts';
 import { Dispatcher } from '../rpc/dispatch.ts';
 import { startRpcServer } from '../rpc/server.ts';
-import { methods } from '../../generated/methods.ts';
+import { docsPageRoutes } from './docs-page.ts';
+import { methods, patternLabels } from '../../generated/methods.ts';
 import type { Handlers } from '../../generated/handlers.ts';
 
-const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
-const document = JSON.parse(readFileSync(new URL('../../openrpc.json', import.meta.url), 'utf8')) as unknown;
+// JSON imports, not file reads relative to this module: the esbuild bundle (npm start) inlines them.
+import pkg from '../../package.json' with { type: 'json' };
+import document from '../../openrpc.json' with { type: 'json' };
 
 export interface RunningNode {
   readonly url: string;
@@ -37,7 +38,9 @@ export async function startNode(config: NodeConfig, log: Logger = createLogger(c
     minGasPrice: config.minGasPrice,
     lightKdf: config.lightKdf,
     p2pPort: config.p2pPort,
+    txpool: config.txpool,
     log,
+    ledgerTransports: config.ledgerTransports,
   });
   const handlers = buildHandlers(
     {
@@ -50,9 +53,11 @@ export async function startNode(config: NodeConfig, log: Logger = createLogger(c
       allowInsecureUnlock: config.allowInsecureUnlock,
     },
     { gasCap: config.gasCap },
+    { limits: config.logs, log },
   ) satisfies Handlers;
   const dispatcher = new Dispatcher({
     methods,
+    patternLabels,
     handlers,
     enabledNamespaces: new Set(config.http.api),
     checkResults: config.checkResults,
@@ -68,6 +73,8 @@ export async function startNode(config: NodeConfig, log: Logger = createLogger(c
       dispatcher,
       corsDomains: config.http.corsDomains,
       maxBodyBytes: config.http.maxBodyBytes,
+      wsMaxBufferedBytes: config.http.wsMaxBufferedBytes,
+      staticRoutes: config.http.docs ? docsPageRoutes(log) : undefined,
       log,
     });
   } catch (e) {

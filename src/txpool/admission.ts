@@ -59,6 +59,5 @@ export async function checkState(ptx: PooledTx, head: StateView): Promise<void> 
   const nonce = account?.nonce ?? 0n;
   const balance = account?.balance ?? 0n;
   if (ptx.nonce < nonce) throw new TxRejected(`nonce too low: next nonce ${nonce}, tx nonce ${ptx.nonce}`);
-  const cost = ptx.gasLimit * ptx.gasPrice + ptx.tx.value;
-  if (balance < cost) throw new TxRejected(`insufficient funds for gas * price + value: balance ${balance}, tx cost ${cost}`);
+  if (balance < ptx.cost) throw new TxRejected(`insufficient funds for gas * price + value: balance ${balance}, tx cost ${ptx.cost}`);
 }

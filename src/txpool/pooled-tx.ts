@@ -15,6 +15,10 @@ export interface PooledTx {
   readonly gasLimit: bigint;
   /** legacy gas price, or max fee per gas for EIP-1559 transactions (base fee is always 0) */
   readonly gasPrice: bigint;
+  /** max priority fee per gas (EIP-1559), else the gas price: geth's replacement rule bumps both */
+  readonly tipCap: bigint;
+  /** gasLimit × gasPrice + value: what the sender's balance must cover */
+  readonly cost: bigint;
   readonly arrivedAt: number;
 }
 
@@ -36,7 +40,8 @@ export function decodePooledTx(raw: Uint8Array, common: Common): PooledTx {
     throw new TxDecodeError('invalid transaction signature');
   }
   const hash = keccak256(raw);
-  const gasPrice = 'gasPrice' in tx ? (tx.gasPrice as bigint) : (tx as unknown as { maxFeePerGas: bigint }).maxFeePerGas;
+  const fees = tx as unknown as { gasPrice?: bigint; maxFeePerGas?: bigint; maxPriorityFeePerGas?: bigint };
+  const gasPrice = fees.gasPrice ?? fees.maxFeePerGas!;
   return {
     hash,
     hashHex: bytesToHex(hash),
@@ -47,6 +52,8 @@ export function decodePooledTx(raw: Uint8Array, common: Common): PooledTx {
     nonce: tx.nonce,
     gasLimit: tx.gasLimit,
     gasPrice,
+    tipCap: fees.maxPriorityFeePerGas ?? gasPrice,
+    cost: tx.gasLimit * gasPrice + tx.value,
     arrivedAt: Date.now(),
   };
 }

@@ -47,6 +47,8 @@ export interface TestNodeOptions {
   dir?: string;
   config?: Partial<NodeConfig>;
   genesis?: object;
+  /** receives every log line of the node (e.g. to check what it logs); default: stderr */
+  logWrite?: (line: string) => void;
 }
 
 export async function startTestNode(o: TestNodeOptions = {}): Promise<TestNode> {
@@ -73,7 +75,7 @@ export async function startTestNode(o: TestNodeOptions = {}): Promise<TestNode> 
     p2pPort: 0,
     ...o.config,
   };
-  const node = await startNode(config, createLogger(config.verbosity));
+  const node = await startNode(config, createLogger(config.verbosity, o.logWrite));
   let id = 0;
   const raw = async (method: string, params: unknown[] = []) => {
     const res = await fetch(node.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: ++id, method, params }) });

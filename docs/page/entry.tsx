@@ -1,0 +1,58 @@
+// The docs page's script: @open-rpc/docs-react over the (dereferenced) document that build.ts
+// embeds in the page as JSON, plus a search box that narrows the method list. Bundled by esbuild
+// into the one static page (generated/docs/index.html); it loads nothing from the network.
+import { useDeferredValue, useMemo, useState, type ChangeEvent } from 'react';
+import { createRoot } from 'react-dom/client';
+import { Info, Methods, Servers } from '@open-rpc/docs-react';
+import type { MethodObject, OpenrpcDocument } from '@open-rpc/meta-schema';
+import { matchesQuery } from './search.ts';
+
+/** Element id of the embedded document (build.ts writes it). */
+const DOCUMENT_ID = 'openrpc-document';
+
+/**
+ * Methods start collapsed (a collapsed method's details are not rendered: the page is up in ~1 s
+ * instead of ~5), except the one the URL's fragment names (`#eth_getBalance`), or all with `#all`.
+ */
+function uiSchema(): object {
+  const linked = decodeURIComponent(location.hash.slice(1));
+  const expanded = linked === 'all' ? true : linked ? { [linked]: true } : false;
+  return { methods: { 'ui:defaultExpanded': expanded }, params: { 'ui:defaultExpanded': true } };
+}
+
+function Page({ doc }: { doc: OpenrpcDocument }) {
+  const [query, setQuery] = useState(() => new URLSearchParams(location.search).get('q') ?? '');
+  const deferred = useDeferredValue(query);
+  const methods = doc.methods as MethodObject[];
+  const shown = useMemo(() => methods.filter((m) => matchesQuery(m, deferred)), [methods, deferred]);
+  const filtered = useMemo(() => ({ ...doc, methods: shown }), [doc, shown]);
+  const ui = useMemo(uiSchema, []);
+  const onChange = (e: ChangeEvent<HTMLInputElement>) => setQuery(e.target.value);
+  return (
+    <main style={{ maxWidth: 1100, margin: '0 auto', padding: '16px 24px', fontFamily: 'Roboto, Helvetica, Arial, sans-serif' }}>
+      <div style={{ position: 'sticky', top: 0, zIndex: 2, background: '#fff', padding: '8px 0', borderBottom: '1px solid #ddd' }}>
+        <input
+          id="method-search"
+          type="search"
+          placeholder="Search methods: name, summary, description or parameter (e.g. getBalance, receipt, address)"
+          value={query}
+          onChange={onChange}
+          autoFocus
+          style={{ width: '100%', fontSize: 16, padding: '8px 10px', boxSizing: 'border-box' }}
+        />
+        <div id="method-count" style={{ fontSize: 13, color: '#555', marginTop: 4 }}>
+          {shown.length} of {methods.length} methods
+        </div>
+      </div>
+      {/* docs-react's <Documentation> without its sections this document does not use. */}
+      <Info schema={doc} />
+      <Servers servers={doc.servers} />
+      <Methods schema={filtered} uiSchema={ui} />
+    </main>
+  );
+}
+
+const embedded = document.getElementById(DOCUMENT_ID);
+if (!embedded?.textContent) throw new Error(`docs page: no #${DOCUMENT_ID} element with the OpenRPC document`);
+const doc = JSON.parse(embedded.textContent) as OpenrpcDocument;
+createRoot(document.getElementById('root')!).render(<Page doc={doc} />);

@@ -1,0 +1,10 @@
+// The hand-written half of the client SDK, re-exported by generated/client/index.ts (the package's
+// `chain-node/client` entry) next to the generated typed API.
+export { RpcClient, type ClientOptions, type Subscription } from './rpc-client.ts';
+export { RpcError, TransportError, type ErrorObject } from './errors.ts';
+export { EXECUTION_REVERTED, INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST, METHOD_NOT_FOUND, PARSE_ERROR, SERVER_ERROR } from './errors.ts';
+export { httpTransport, type HttpTransportOptions } from './http.ts';
+export { wsTransport, type WsTransportOptions } from './ws.ts';
+export { toQuantity, fromQuantity } from './quantity.ts';
+export type { Transport, JsonRpcRequest, JsonRpcResponse, JsonRpcNotification } from './transport.ts';
+export type { SubscriptionItems } from './subscriptions.ts';

@@ -1,0 +1,32 @@
+// The API docs page (generated/docs/index.html, built by `npm run docs`) as the GET routes the RPC
+// server serves when --http.docs is on. The page is read once at start-up.
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { StaticRoute } from '../rpc/server.ts';
+import type { Logger } from './logger.ts';
+
+export const DOCS_PATHS = ['/', '/docs'] as const;
+const PAGE = join('generated', 'docs', 'index.html');
+
+/**
+ * The page's path: found by walking up from this module, which runs from src/node/ (tsx) or from
+ * the esbuild bundle in dist/ — both inside the package that holds generated/.
+ */
+export function docsPagePath(from = dirname(fileURLToPath(import.meta.url))): string | undefined {
+  for (let dir = from; ; dir = dirname(dir)) {
+    if (existsSync(join(dir, PAGE))) return join(dir, PAGE);
+    if (dirname(dir) === dir) return undefined;
+  }
+}
+
+/** `/` and `/docs` → the page; undefined (and a warning) when the page has not been built. */
+export function docsPageRoutes(log: Logger): ReadonlyMap<string, StaticRoute> | undefined {
+  const path = docsPagePath();
+  if (!path) {
+    log.warn(`docs page not served: ${PAGE} not found (build it with npm run docs)`);
+    return undefined;
+  }
+  const route: StaticRoute = { contentType: 'text/html; charset=utf-8', body: readFileSync(path) };
+  return new Map(DOCS_PATHS.map((p) => [p, route]));
+}
