@@ -77,14 +77,19 @@ test('ethers WebSocketProvider: block events and contract.on(...) over eth_subsc
 test('ethers JsonRpcProvider polling gets the same events through eth_newFilter / getFilterChanges', async () => {
   const provider = new JsonRpcProvider(node.url, 300, { staticNetwork: true, pollingInterval: 20 });
   const methods: string[] = [];
+  const installed: Promise<unknown>[] = [];
   const send = provider.send.bind(provider);
   provider.send = (method, params) => {
     methods.push(method);
-    return send(method, params);
+    const p = send(method, params);
+    if (method === 'eth_newFilter' || method === 'eth_blockNumber') installed.push(p);
+    return p;
   };
   try {
     const seen = await listen(provider);
-    await until(() => methods.includes('eth_newFilter'), 'the contract event filter');
+    // the filter must be installed (not merely requested) before the events happen
+    await until(() => methods.includes('eth_newFilter') && methods.includes('eth_blockNumber'), 'the contract event filter and the first block poll');
+    await Promise.all(installed);
     const expected = await pingTwice(70n);
     await until(() => seen.pings.length >= 2 && seen.blocks.includes(expected[1]!.blockNumber), 'two Ping events and their blocks');
     assert.equal(seen.pings, expected);
