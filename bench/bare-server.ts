@@ -13,7 +13,7 @@ const server = createServer((req, res) => {
     res.end(body);
   });
 });
-server.listen(0, '127.0.0.1', () => {
+server.listen(Number(process.argv[2] ?? 0), '127.0.0.1', () => {
   const a = server.address() as { port: number };
   process.stdout.write(`bare server serving JSON-RPC on http://127.0.0.1:${a.port}\n`);
 });

@@ -1,136 +1,359 @@
 // npm run bench: starts a real node (child process, its own datadir) and measures each workload,
-// printing one markdown table and writing it to bench/results/latest.md.
-//   --quick        shorter runs (3 s per rate row, 2,000 transfers)
-import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir, cpus } from 'node:os';
+// printing one markdown table (also written to bench/results/node-only.{md,json}).
+//   --quick    shorter runs (3 s per rate row, 2,000 transfers); results go to bench/results/tmp/
+//   --peers    also installs anvil, Hardhat and ganache into bench/peers/ and runs the identical
+//              workloads against each, side by side; writes bench/results/latest.{md,json,svg}
+//   --readme   with --peers: also puts the table and chart into README.md (between the bench markers)
+//   --wait-quiet  first waits (at most 5 minutes) for the 1-minute load average to fall below 0.5
+// BENCH_DEBUG=1 logs the ingest's progress every poll.
+// Every node gets the same preparation (workload.ts), the same load generator (load.ts) and the same
+// bounds: a node that stops making progress is reported as stalled, never waited for.
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir, cpus, totalmem, release, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { measureRate, hasWrk } from './load.ts';
-import { cpuMicros, rssMiB } from './proc.ts';
-import { RpcClient, runIngest, signTransfers } from './ingest.ts';
+import { measureRate, loadGeneratorName, VARY } from './load.ts';
+import { cpuMicros, freePort, rssMiB, startServer, type Server, type ServerCommand } from './proc.ts';
+import { runIngest, signTransfers, type IngestResult } from './ingest.ts';
+import { checkAnswers, GET, GET_ARG, makeLogBlocks, prepare, senderKeys, type Prepared } from './workload.ts';
+import { measureLogsByAddress } from './logs.ts';
+import { installPeers, peers, type Mining } from './peers/peers.ts';
+import { markdown, OURS, ratio, type Cell, type Report, type Row } from './report.ts';
+import { renderChart } from './chart.ts';
+import { poolBench } from './pool.ts';
+import { awaitDelivery, subscribeNewHeads, type Subscribers } from './fanout.ts';
 import { nodeKeyFrom, enodeUrl } from '../src/node-key.ts';
 import { addressOf } from '../src/crypto/secp256k1.ts';
 import { bytesToHex, hexToBytes } from '../src/util/hex.ts';
-import { makeTxCommon } from '../src/exec/common.ts';
-import { signLegacyTx } from '../src/accounts/signing.ts';
-import { compile } from '../test/helpers/solc.ts';
 
-const quick = process.argv.includes('--quick');
+const argv = process.argv.slice(2);
+const quick = argv.includes('--quick');
+const withPeers = argv.includes('--peers');
+const writeReadme = argv.includes('--readme');
+const waitQuiet = argv.includes('--wait-quiet');
 const SECONDS = quick ? 3 : 10;
 const CONNECTIONS = 32;
 const SENDERS = 100;
 const PER_SENDER = quick ? 20 : 100;
+const LOG_BLOCKS = 1000;
+const LOG_ROUNDS = quick ? 20 : 100;
+const FANOUT_CLIENTS = 100;
+/** a node that mines nothing new for this long is "stalled"; one not done after the budget is "partial" */
+const STALL_S = quick ? 10 : 20;
+const BUDGET_S = quick ? 30 : 60;
 const root = fileURLToPath(new URL('..', import.meta.url));
 
-interface Started {
-  child: ChildProcess;
-  url: string;
-  startupMs: number;
-}
-
-function startProcess(args: string[]): Promise<Started> {
-  const t0 = performance.now();
-  const child = spawn(process.execPath, args, { cwd: root, stdio: ['ignore', 'pipe', 'inherit'] });
-  return new Promise((resolve, reject) => {
-    let out = '';
-    child.stdout!.on('data', (d) => {
-      out += d;
-      const m = /serving JSON-RPC on (http:\/\/\S+)/.exec(out);
-      if (m) {
-        // start-up = until the first request is answered
-        fetch(m[1]!, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"jsonrpc":"2.0","id":1,"method":"eth_blockNumber","params":[]}' })
-          .then(() => resolve({ child, url: m[1]!, startupMs: performance.now() - t0 }), reject);
-      }
-    });
-    child.on('exit', (code) => reject(new Error(`process exited (${code}) before serving:\n${out}`)));
-  });
-}
-
-function stop(p: Started): Promise<void> {
-  return new Promise((resolve) => {
-    p.child.once('exit', () => resolve());
-    p.child.kill('SIGTERM');
-  });
-}
-
+const log = (s: string) => process.stderr.write(`${s}\n`);
 const body = (method: string, params: unknown[]) => JSON.stringify({ jsonrpc: '2.0', id: 1, method, params });
+const n = (x: number) => x.toLocaleString('en-US');
 
-async function rateRow(p: Started, name: string, reqBody: string) {
-  const cpu0 = cpuMicros(p.child.pid!);
-  const r = await measureRate(p.url, reqBody, CONNECTIONS, SECONDS);
-  const cpu = cpuMicros(p.child.pid!) - cpu0;
-  const total = r.reqPerSec * SECONDS;
-  return { name, value: `${Math.round(r.reqPerSec).toLocaleString('en-US')} req/s`, extra: `${(cpu / total).toFixed(1)} µs CPU/req${r.errors ? `, ${r.errors} errors` : ''}` };
+/** A node under test: ours or a peer. */
+interface Target {
+  id: string;
+  label: string;
+  funderKey: Uint8Array;
+  checkDevAccount: boolean;
+  mining: Mining[];
+  command(port: number, mining: Mining, extraArgs?: string[]): ServerCommand;
+  /** ours only: start again on the datadir of the instant run */
+  restartable?: boolean;
+  cleanup?(): void;
 }
 
-async function main() {
-  const dir = mkdtempSync(join(tmpdir(), 'chain-node-bench-'));
-  const rows: { name: string; value: string; extra: string }[] = [];
-  try {
-    const nodeKeyHex = '4c0883a69102937d6231471b5dbb6204fe5129617082792ae468d01a3f362318';
-    const senderKeys = Array.from({ length: SENDERS + 1 }, (_, i) => hexToBytes((i + 1).toString(16).padStart(64, '0')));
-    mkdirSync(dir, { recursive: true });
-    writeFileSync(join(dir, 'nodekey'), nodeKeyHex);
-    writeFileSync(
-      join(dir, 'genesis.in.json'),
-      JSON.stringify({
-        config: { chainId: 300, istanbul: { period: 0, firstValidatorNode: enodeUrl(nodeKeyFrom(hexToBytes(nodeKeyHex)), '127.0.0.1', 16791) } },
-        alloc: Object.fromEntries(senderKeys.map((k) => [bytesToHex(addressOf(k)), { balance: (10n ** 24n).toString() }])),
-      }),
-    );
-    const nodeArgs = ['--import', 'tsx', 'src/cli.ts', '--datadir', dir, '--genesis', join(dir, 'genesis.in.json'), '--http.port', '0', '--verbosity', '1', '--rpc.checkresults', 'false'];
+// ------------------------------------------------------------------ our node
 
-    // dispatch overhead: the same row against bare node:http
-    const bare = await startProcess(['--import', 'tsx', 'bench/bare-server.ts']);
-    const bareRow = await rateRow(bare, 'bare node:http baseline', body('web3_clientVersion', []));
-    await stop(bare);
+const OUR_FUNDER = hexToBytes('0x' + 'be'.repeat(32));
 
-    let node = await startProcess(nodeArgs);
-    rows.push({ name: 'start-up, new datadir (until the first answer)', value: `${Math.round(node.startupMs)} ms`, extra: '' });
-    const client = new RpcClient(node.url, 4);
-    const deployer = senderKeys[SENDERS]!;
-    const initcode = hexToBytes(compile(VIEW_SOURCE).V!.bytecode);
-    const tx = signLegacyTx({ nonce: 0n, gasPrice: 0n, gasLimit: 1_000_000n, value: 0n, data: initcode }, deployer, makeTxCommon(300n));
-    await client.call('eth_sendRawTransaction', [bytesToHex(tx.serialize())]);
-    let receipt;
-    while (!(receipt = await client.call('eth_getTransactionReceipt', [bytesToHex(tx.hash())]))) await new Promise((r) => setTimeout(r, 10));
-    const contract = receipt.contractAddress as string;
+function ourTarget(): Target {
+  const base = mkdtempSync(join(tmpdir(), 'chain-node-bench-'));
+  const nodeKeyHex = '4c0883a69102937d6231471b5dbb6204fe5129617082792ae468d01a3f362318';
+  const dirs = new Map<string, string>();
+  const datadir = (mining: Mining, extraArgs: string[]) => {
+    const name = [mining, ...extraArgs].join('-').replace(/[^\w.-]/g, '');
+    let dir = dirs.get(name);
+    if (!dir) {
+      dir = join(base, name);
+      mkdirSync(dir, { recursive: true });
+      writeFileSync(join(dir, 'nodekey'), nodeKeyHex);
+      const genesis = {
+        config: { chainId: 300, istanbul: { period: mining === 'instant' ? 0 : 1, firstValidatorNode: enodeUrl(nodeKeyFrom(hexToBytes(nodeKeyHex)), '127.0.0.1', 16791) } },
+        alloc: { [bytesToHex(addressOf(OUR_FUNDER))]: { balance: (10n ** 24n).toString() } },
+      };
+      writeFileSync(join(dir, 'genesis.in.json'), JSON.stringify(genesis));
+      dirs.set(name, dir);
+    }
+    return dir;
+  };
+  return {
+    id: OURS,
+    label: 'chain-node',
+    funderKey: OUR_FUNDER,
+    checkDevAccount: false,
+    mining: ['instant', 'blocks1s'],
+    restartable: true,
+    command: (port, mining, extraArgs = []) => {
+      const dir = datadir(mining, extraArgs);
+      const args = ['--import', 'tsx', 'src/cli.ts', '--datadir', dir, '--genesis', join(dir, 'genesis.in.json'), '--http.addr', '127.0.0.1', '--http.port', String(port)];
+      return { cmd: process.execPath, args: [...args, '--verbosity', '1', '--rpc.checkresults', 'false', ...extraArgs], cwd: root };
+    },
+    cleanup: () => rmSync(base, { recursive: true, force: true }),
+  };
+}
 
-    rows.push(bareRow);
-    rows.push(await rateRow(node, 'web3_clientVersion', body('web3_clientVersion', [])));
-    rows.push(await rateRow(node, 'eth_blockNumber', body('eth_blockNumber', [])));
-    rows.push(await rateRow(node, 'eth_getBalance', body('eth_getBalance', [bytesToHex(addressOf(senderKeys[0]!)), 'latest'])));
-    rows.push(await rateRow(node, 'eth_call (view, identical calls)', body('eth_call', [{ to: contract, data: '0x6d4ce63c' }, 'latest'])));
+// ------------------------------------------------------------------ rows
 
-    const txs = signTransfers(senderKeys.slice(0, SENDERS), PER_SENDER, 300n);
-    const ingest = await runIngest(node.url, txs, CONNECTIONS);
-    rows.push({
-      name: `ingest: ${ingest.count.toLocaleString('en-US')} transfers, ${SENDERS} senders, ${CONNECTIONS} in flight, until all receipts`,
-      value: `${Math.round(ingest.count / ingest.seconds).toLocaleString('en-US')} tx/s`,
-      extra: `${ingest.seconds.toFixed(2)} s`,
-    });
-    rows.push({ name: 'resident memory after the run', value: `${Math.round(rssMiB(node.child.pid!))} MiB`, extra: '' });
-    client.close();
-    await stop(node);
-    node = await startProcess(nodeArgs);
-    rows.push({ name: 'start-up, existing datadir (until the first answer)', value: `${Math.round(node.startupMs)} ms`, extra: '' });
-    await stop(node);
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
+const ROWS = {
+  clientVersion: { short: 'web3_clientVersion', label: 'web3_clientVersion', unit: 'req/s', better: 'higher' },
+  blockNumber: { short: 'eth_blockNumber', label: 'eth_blockNumber', unit: 'req/s', better: 'higher' },
+  getBalance: { short: 'eth_getBalance', label: 'eth_getBalance', unit: 'req/s', better: 'higher' },
+  callSame: { short: 'eth_call, identical calls', label: 'eth_call, identical calls (`get()`)', unit: 'req/s', better: 'higher' },
+  callVaried: { short: 'eth_call, varied argument', label: 'eth_call, a new argument every call (`get(uint256)`, never cacheable)', unit: 'req/s', better: 'higher' },
+  ingestInstant: { short: 'ingest, instant / automine', label: `ingest, instant sealing / automine: ${n(SENDERS * PER_SENDER)} transfers, ${SENDERS} senders, ${CONNECTIONS} in flight, until all mined`, unit: 'tx/s', better: 'higher' },
+  ingestLifted: { short: 'ingest, pool limits lifted', label: `ingest, instant sealing, with --txpool.globalslots/globalqueue 100000 (run only when the default run did not finish)`, unit: 'tx/s', better: 'higher', compare: false },
+  ingest1s: { short: 'ingest, 1 s blocks', label: `ingest, 1 s blocks: the same ${n(SENDERS * PER_SENDER)} transfers`, unit: 'tx/s', better: 'higher' },
+  logsMatch: { short: 'eth_getLogs p50, matching', label: `eth_getLogs over ${n(LOG_BLOCKS)} blocks, p50: by the contract's address (a log in every block)`, unit: 'ms', better: 'lower' },
+  logsNone: { short: 'eth_getLogs p50, matching none', label: `eth_getLogs over ${n(LOG_BLOCKS)} blocks, p50: by an address with no logs`, unit: 'ms', better: 'lower' },
+  fanout: { short: `newHeads to ${FANOUT_CLIENTS} WS clients`, label: `WebSocket fan-out: newHeads to ${FANOUT_CLIENTS} clients while the ${n(LOG_BLOCKS)} log blocks are sealed one at a time, blocks/s delivered to every client`, unit: 'blocks/s', better: 'higher' },
+  rssAfter: { short: 'memory after the run', label: 'resident memory after the run', unit: 'MiB', better: 'lower' },
+  rssPeak: { short: 'peak memory while ingesting', label: 'peak resident memory while ingesting (instant sealing / automine)', unit: 'MiB', better: 'lower' },
+  startNew: { short: 'start-up, new datadir', label: 'start-up until the first answer, new datadir', unit: 'ms', better: 'lower' },
+  startExisting: { short: 'start-up, existing datadir', label: 'start-up until the first answer, existing datadir', unit: 'ms', better: 'lower' },
+  bare: { short: 'bare node:http', label: 'reference: bare node:http answering web3_clientVersion (no node)', unit: 'req/s', better: 'higher', compare: false },
+} as const satisfies Record<string, Omit<Row, 'cells'>>;
+type RowKey = keyof typeof ROWS;
+
+class Table {
+  readonly rows = new Map<RowKey, Row>();
+  /** rows other benches hand over (pool admission), shown after the fixed ones */
+  readonly more: Row[] = [];
+  set(key: RowKey, target: string, cell: Cell, cpuUs?: number): void {
+    let row = this.rows.get(key);
+    if (!row) this.rows.set(key, (row = { ...ROWS[key], cells: {} }));
+    row.cells[target] = cell;
+    if (cpuUs !== undefined) (row.cpuUs ??= {})[target] = cpuUs;
   }
-  const machine = `${cpus().length} × ${cpus()[0]?.model.trim()}, Node ${process.version}, load generator: ${hasWrk() ? 'wrk' : 'node client'} (${CONNECTIONS} connections, ${SECONDS} s per rate row)`;
-  const table = [`| workload | result | notes |`, `|---|---|---|`, ...rows.map((r) => `| ${r.name} | ${r.value} | ${r.extra} |`)].join('\n');
-  const md = `Measured ${new Date().toISOString().slice(0, 10)} with \`npm run bench${quick ? ' -- --quick' : ''}\` on ${machine}.\n\n${table}\n`;
-  process.stdout.write(md);
-  mkdirSync(join(root, 'bench/results'), { recursive: true });
-  writeFileSync(join(root, 'bench/results/latest.md'), md);
+  ordered(): Row[] {
+    const fixed = (Object.keys(ROWS) as RowKey[]).filter((k) => k !== 'bare' && this.rows.has(k)).map((k) => this.rows.get(k)!);
+    return [...fixed, ...this.more, ...(this.rows.has('bare') ? [this.rows.get('bare')!] : [])];
+  }
 }
 
-/** The eth_call target: `get()` (selector 0x6d4ce63c) is a view returning a storage word. */
-const VIEW_SOURCE = `// SPDX-License-Identifier: MIT
-pragma solidity ^0.8.20;
-contract V { uint256 x = 42; function get() external view returns (uint256) { return x; } }`;
+async function rate(t: Table, key: RowKey, target: string, s: Server, reqBody: string): Promise<void> {
+  const cpu0 = cpuMicros(s.pid);
+  const r = await measureRate(s.url, reqBody, CONNECTIONS, SECONDS);
+  const cpu = cpuMicros(s.pid) - cpu0;
+  const answered = r.reqPerSec * SECONDS;
+  t.set(key, target, { value: Math.round(r.reqPerSec), text: r.errors ? `${n(r.errors)} errors` : undefined }, answered > 0 ? cpu / answered : undefined);
+  log(`  ${ROWS[key].label}: ${n(Math.round(r.reqPerSec))} req/s${r.errors ? `, ${r.errors} errors` : ''}`);
+}
+
+// ------------------------------------------------------------------ one node, all workloads
+
+async function measure(t: Table, target: Target): Promise<void> {
+  const senders = senderKeys(SENDERS);
+  const start = async (mining: Mining) => {
+    const port = await freePort();
+    return startServer(target.label, port, target.command(port, mining));
+  };
+  let instantDone = false;
+  for (const mining of target.mining) {
+    log(`[${target.label}] ${mining === 'instant' ? 'instant sealing / automine' : '1 s blocks'}`);
+    const s = await start(mining);
+    let stalled = false;
+    try {
+      const p = await prepare(s.url, target.funderKey, senders, { contract: mining === 'instant', checkDevAccount: target.checkDevAccount });
+      if (mining === 'instant') {
+        t.set('startNew', target.id, { value: Math.round(s.startupMs) });
+        log(`  start-up ${Math.round(s.startupMs)} ms`);
+        const account = bytesToHex(addressOf(senders[0]!));
+        const calls: [RowKey, string][] = [
+          ['clientVersion', body('web3_clientVersion', [])],
+          ['blockNumber', body('eth_blockNumber', [])],
+          ['getBalance', body('eth_getBalance', [account, 'latest'])],
+          ['callSame', body('eth_call', [{ to: p.contract, data: GET }, 'latest'])],
+          ['callVaried', body('eth_call', [{ to: p.contract, data: GET_ARG + VARY }, 'latest'])],
+        ];
+        for (const [key, reqBody] of calls) {
+          // one checked answer first: a JSON-RPC error is an HTTP 200 too, and fast
+          const sample = await checkAnswers(s.url, reqBody.replace(VARY, (7).toString(16).padStart(64, '0')));
+          if (key === 'callVaried' && BigInt(sample as string) !== 49n) throw new Error(`get(7) answered ${sample}`);
+          await rate(t, key, target.id, s, reqBody);
+        }
+        // the log blocks are sealed one at a time: the fan-out row watches them reach N subscribers
+        let subs: Subscribers | undefined;
+        try {
+          subs = await subscribeNewHeads(s.url.replace(/^http/, 'ws'), FANOUT_CLIENTS);
+        } catch (e) {
+          t.set('fanout', target.id, { text: `not measured: ${(e as Error).message}` });
+        }
+        const t1 = performance.now();
+        const range = await makeLogBlocks(s.url, p, LOG_BLOCKS, 180_000);
+        if (subs) {
+          const d = await awaitDelivery(subs, BigInt(range.from), BigInt(range.to), 10_000);
+          subs.close();
+          const perS = Math.round(LOG_BLOCKS / ((d.at - t1) / 1000));
+          t.set('fanout', target.id, { value: perS, text: d.incomplete ? `${d.incomplete} clients missed headers` : undefined });
+          log(`  newHeads to ${FANOUT_CLIENTS} clients: ${perS} blocks/s${d.incomplete ? `, ${d.incomplete} incomplete` : ''}`);
+        }
+        const logs = await measureLogsByAddress(s.url, p.contract!, range, LOG_ROUNDS);
+        if (logs.matching.logs !== LOG_BLOCKS || logs.notMatching.logs !== 0) throw new Error(`eth_getLogs found ${logs.matching.logs} and ${logs.notMatching.logs} logs, expected ${LOG_BLOCKS} and 0`);
+        t.set('logsMatch', target.id, { value: logs.matching.p50ms });
+        t.set('logsNone', target.id, { value: logs.notMatching.p50ms });
+        log(`  eth_getLogs p50 ${logs.matching.p50ms.toFixed(2)} ms / ${logs.notMatching.p50ms.toFixed(2)} ms`);
+      }
+      const r = await ingest(t, mining === 'instant' ? 'ingestInstant' : 'ingest1s', target.id, s, p);
+      instantDone ||= mining === 'instant' && r.status === 'done';
+      stalled = r.status === 'stalled';
+      if (mining === 'instant') {
+        t.set('rssPeak', target.id, { value: Math.round(r.peakRssMiB) });
+        t.set('rssAfter', target.id, { value: Math.round(rssMiB(s.pid)) });
+      }
+    } finally {
+      await s.stop(stalled ? 2000 : 10_000);
+    }
+    if (mining === 'instant' && target.restartable) {
+      const again = await start('instant');
+      t.set('startExisting', target.id, { value: Math.round(again.startupMs) });
+      log(`  start-up on the existing datadir ${Math.round(again.startupMs)} ms`);
+      await again.stop();
+    }
+  }
+  if (target.id === OURS && !instantDone) {
+    // diagnostic: is the stall the pool's limits (geth's defaults evict accepted pending transactions,
+    // leaving nonce gaps) or the node itself? The same ingest with the limits lifted tells.
+    log(`[${target.label}] instant sealing, pool limits lifted (${LIFTED_POOL.join(' ')})`);
+    const port = await freePort();
+    const s = await startServer(target.label, port, target.command(port, 'instant', LIFTED_POOL));
+    try {
+      const p = await prepare(s.url, target.funderKey, senders, { contract: false, checkDevAccount: false });
+      await ingest(t, 'ingestLifted', target.id, s, p);
+    } finally {
+      await s.stop(2000);
+    }
+  }
+}
+
+const LIFTED_POOL = ['--txpool.globalslots', '100000', '--txpool.globalqueue', '100000'];
+
+/** The ingest workload on a prepared node, as one cell of row `key`. */
+async function ingest(t: Table, key: RowKey, target: string, s: Server, p: Prepared): Promise<IngestResult> {
+  const txs = signTransfers(p.senders, PER_SENDER, p.chainId, p.gasPrice);
+  const r = await runIngest(s.url, txs, p.senders, { inFlight: CONNECTIONS, stallSeconds: STALL_S, budgetSeconds: BUDGET_S, pid: s.pid });
+  const rate_ = r.seconds > 0 ? Math.round(r.mined / r.seconds) : 0;
+  const refusals = r.refused ? `${n(r.refused)} sends refused as pool full and sent again` : undefined;
+  const cell: Cell =
+    r.status === 'done'
+      ? { value: rate_, text: refusals }
+      : r.status === 'partial'
+        ? { value: rate_, text: `partial: ${n(r.mined)} of ${n(r.count)} mined in ${BUDGET_S} s` }
+        : { text: `stalled: ${n(r.mined)} of ${n(r.count)} mined (${n(rate_)} tx/s until then), then nothing for ${STALL_S} s` };
+  t.set(key, target, cell);
+  log(`  ingest ${r.status}: ${n(r.mined)} of ${n(r.count)} in ${r.seconds.toFixed(2)} s → ${n(rate_)} tx/s${refusals ? `, ${refusals}` : ''}`);
+  return r;
+}
+
+// ------------------------------------------------------------------ the run
+
+function machine(): string {
+  const c = cpus();
+  return `${c.length} cores (${c[0]?.model.trim()}), ${Math.round(totalmem() / 2 ** 30)} GiB, Linux ${release()}, Node ${process.version}`;
+}
+
+/** Other work on the machine skews every figure: wait, bounded, for it to calm down. */
+async function quiet(): Promise<void> {
+  const until = performance.now() + 5 * 60_000;
+  while (loadavg()[0]! >= 0.5 && performance.now() < until) {
+    log(`waiting for a quiet machine: load average ${loadavg()[0]!.toFixed(2)}`);
+    await new Promise((r) => setTimeout(r, 10_000));
+  }
+}
+
+async function main(): Promise<void> {
+  if (waitQuiet) await quiet();
+  const t0 = performance.now();
+  const load0 = loadavg()[0]!;
+  const table = new Table();
+  const notes: string[] = [];
+  const targets: Target[] = [ourTarget()];
+  if (withPeers) {
+    installPeers();
+    targets.push(...peers().map((p) => ({ ...p, checkDevAccount: true })));
+  }
+  try {
+    // the transport floor: a bare node:http server doing the same JSON work
+    const port = await freePort();
+    const bare = await startServer('bare node:http', port, { cmd: process.execPath, args: ['--import', 'tsx', 'bench/bare-server.ts', String(port)], cwd: root });
+    try {
+      log('[reference] bare node:http');
+      await rate(table, 'bare', OURS, bare, body('web3_clientVersion', []));
+    } finally {
+      await bare.stop();
+    }
+    for (const target of targets) {
+      try {
+        await measure(table, target);
+      } catch (e) {
+        // one node failing must not lose the others' figures
+        log(`[${target.label}] failed: ${(e as Error).stack ?? e}`);
+        notes.push(`${target.label}: the run failed (${(e as Error).message.split('\n')[0]}); its missing cells are not measured.`);
+      }
+    }
+    // in this process, so only once no server competes for the CPU
+    log('[chain-node] pool admission (bench/pool.ts, in-process)');
+    for (const r of await poolBench(quick)) {
+      const m = /^([\d,]+) tx\/s$/.exec(r.value);
+      table.more.push({ short: r.name, label: `pool admission, in-process: ${r.name}`, unit: 'tx/s', better: 'higher', compare: false, cells: { [OURS]: m ? { value: Number(m[1]!.replace(/,/g, '')), text: r.extra || undefined } : { text: `${r.value} ${r.extra}` } } });
+      log(`  ${r.name}: ${r.value}`);
+    }
+  } finally {
+    for (const target of targets) target.cleanup?.();
+  }
+
+  const command = `npm run bench${argv.length ? ` -- ${argv.join(' ')}` : ''}`;
+  notes.unshift(
+    `Every node is prepared the same way over JSON-RPC: ${SENDERS} senders funded from its own first dev account (transactions signed here for its chain id), the bench contract deployed, ${n(LOG_BLOCKS)} blocks with one log each. Rate rows: ${CONNECTIONS} keep-alive connections, ${SECONDS} s each, one checked answer first.`,
+    `Ingest: pre-signed legacy transfers sent with eth_sendRawTransaction, each sender in nonce order (its next transaction once the node accepted the previous), ${CONNECTIONS} requests in flight across the ${SENDERS} senders, timed until every sender's mined nonce is final. A send refused as "txpool is full" is sent again 25 ms later (the node's backpressure; counted in the cell). No newly mined transaction for ${STALL_S} s is reported as stalled, still running after ${BUDGET_S} s as partial (the rate so far).`,
+    withPeers
+      ? 'Ratio: ours ÷ the best peer in that row. For req/s and tx/s above 1.0 is ahead; for ms and MiB below 1.0 is ahead. Peers have no datadir, so their start-up is compared with ours on a new one.'
+      : 'Only chain-node was measured; `npm run bench -- --peers` adds anvil, Hardhat and ganache side by side.',
+  );
+  if (withPeers) notes.push('anvil with 1 s blocks runs with `--gas-limit 1000000000` so its default 30M block gas limit (1,428 transfers a block) does not bound its ingest; everything else runs with each tool\'s defaults.');
+  notes.push(`1-minute load average when the run started: ${load0.toFixed(2)} (the load generator shares the machine with the node under test). The run took ${Math.round((performance.now() - t0) / 1000)} s.`);
+
+  const rep: Report = {
+    date: new Date().toISOString().slice(0, 10),
+    command,
+    machine: machine(),
+    loadGenerator: `${loadGeneratorName()}, ${CONNECTIONS} connections, ${SECONDS} s per rate row`,
+    columns: targets.map((x) => ({ id: x.id, label: x.label })),
+    rows: table.ordered(),
+    notes,
+  };
+  const md = markdown(rep);
+  process.stdout.write(`\n${md}`);
+  const dir = join(root, 'bench/results', quick ? 'tmp' : '');
+  const name = withPeers ? 'latest' : 'node-only';
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(join(dir, `${name}.md`), md);
+  writeFileSync(join(dir, `${name}.json`), JSON.stringify(rep, null, 2) + '\n');
+  if (withPeers) writeFileSync(join(dir, `${name}.svg`), renderChart(rep));
+  if (withPeers && writeReadme && !quick) updateReadme(md);
+  const behind = rep.rows.map((r) => [r.label, ratio(r)] as const).filter(([, q]) => q && !q.ahead);
+  if (withPeers) log(behind.length ? `behind the best peer in ${behind.length} rows:\n${behind.map(([l, q]) => `  ${l}: ${q!.ratio.toFixed(2)}×`).join('\n')}` : 'ahead of every peer in every row');
+  log(`results in ${join(dir, name)}.{md,json${withPeers ? ',svg' : ''}}`);
+}
+
+/** Replaces the block between the README's bench markers with the table and the chart. */
+function updateReadme(md: string): void {
+  const path = join(root, 'README.md');
+  const text = readFileSync(path, 'utf8');
+  const a = text.indexOf('<!-- bench:start -->');
+  const b = text.indexOf('<!-- bench:end -->');
+  if (a < 0 || b < a) throw new Error('README.md has no <!-- bench:start --> … <!-- bench:end --> block');
+  const block = `<!-- bench:start -->\n${md}\n![chain-node vs anvil, Hardhat, ganache](bench/results/latest.svg)\n`;
+  writeFileSync(path, text.slice(0, a) + block + text.slice(b));
+  log('README.md updated');
+}
 
 main().catch((e) => {
   process.stderr.write(`${(e as Error).stack ?? e}\n`);

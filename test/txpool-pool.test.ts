@@ -101,27 +101,21 @@ test('accountqueue: a remote sender holds at most N queued; a lower nonce pushes
   assert.equal(nonces(pool).pending[A], [0, 1, 2, 3, 4, 5, 6]);
 });
 
-test('globalslots / accountslots: above the global limit the biggest senders are trimmed to their guaranteed slots', async () => {
+test('globalslots / accountslots: above the global limit newcomers beyond their guaranteed slots are refused; nothing accepted is trimmed', async () => {
   const { pool } = newPool({ globalSlots: 6, accountSlots: 2 });
   const [A, B, C] = [addr(1), addr(2), addr(3)];
   for (let n = 0; n < 5; n++) await pool.add(ptx(1, n));
   await pool.add(ptx(2, 0));
   assert.is(pool.pendingCount, 6);
-  // one more pending: A (5 > 2 slots) loses its highest nonce
+  // A already holds more than its 2 guaranteed slots: its next one must wait (retry later)
+  await rejects(pool.add(ptx(1, 5)), /^txpool is full: 6 pending transactions \(--txpool.globalslots 6\) and .* guaranteed slots; retry later/);
+  assert.equal(nonces(pool).pending[A], [0, 1, 2, 3, 4]);
+  // C is within its guaranteed slots: admitted above the global limit, and A keeps everything (no nonce gap)
   assert.is(await pool.add(ptx(3, 0)), 'pending');
-  assert.equal(nonces(pool).pending, { [A]: [0, 1, 2, 3], [B]: [0], [C]: [0] });
-  // A's newest is the one trimmed when A itself pushes the pool over
-  await rejects(pool.add(ptx(1, 4)), /^txpool is full: more than 6 pending transactions \(--txpool.globalslots\) and .* guaranteed slots/);
-  assert.equal(nonces(pool).pending[A], [0, 1, 2, 3]);
-  // senders within their slots are never trimmed: C and B grow the pool, A shrinks to 2
-  for (let n = 1; n < 3; n++) await pool.add(ptx(3, n));
-  assert.equal(nonces(pool).pending, { [A]: [0, 1], [B]: [0], [C]: [0, 1, 2] });
-  assert.is(pool.pendingCount, 6);
-  // once no one is above accountSlots, the pool may hold more than globalSlots pending (geth)
-  await pool.add(ptx(2, 1));
-  await pool.add(ptx(4, 0));
-  assert.is(pool.pendingCount, 7);
-  assert.is(nonces(pool).pending[C]!.length, 2);
+  assert.is(await pool.add(ptx(3, 1)), 'pending');
+  await rejects(pool.add(ptx(3, 2)), /^txpool is full/);
+  assert.equal(nonces(pool).pending, { [A]: [0, 1, 2, 3, 4], [B]: [0], [C]: [0, 1] });
+  assert.is(pool.pendingCount, 8);
 });
 
 test('globalqueue: above the limit the least recently active senders lose their queued transactions first', async () => {

@@ -34,7 +34,8 @@ function checkInvariants(pool: TxPool, accounts: TestAccounts, step: string): vo
   let q = 0;
   let remote = 0;
   let remoteQueued = 0;
-  let remoteOverSlots = 0;
+  let remotePending = 0;
+  let remoteSenders = 0;
   const flatPending: PooledTx[] = [];
   for (const [sender, txs] of pending) {
     assert.ok(txs.length > 0, ctx('empty pending entry'));
@@ -47,7 +48,8 @@ function checkInvariants(pool: TxPool, accounts: TestAccounts, step: string): vo
     flatPending.push(...txs);
     if (!isLocal(sender)) {
       remote += txs.length;
-      if (txs.length > CONFIG.accountSlots) remoteOverSlots++;
+      remotePending += txs.length;
+      remoteSenders++;
     }
   }
   for (const [sender, txs] of queued) {
@@ -71,8 +73,10 @@ function checkInvariants(pool: TxPool, accounts: TestAccounts, step: string): vo
   assert.is(pool.queuedCount, q, ctx('queued count equals the listing'));
   assert.is(pool.size, p + q, ctx('size equals the listing'));
   assert.equal([...pool.executable()].map((t) => t.hashHex), flatPending.map((t) => t.hashHex), ctx('executable() is the pending listing'));
-  // limits (geth's: locals are exempt; accounts within their slots are never trimmed)
-  assert.ok(p <= CONFIG.globalSlots || remoteOverSlots === 0, ctx(`globalslots: ${p} pending with ${remoteOverSlots} remote senders above accountslots`));
+  // limits (locals are exempt). Above globalslots only a sender within its guaranteed accountslots
+  // is admitted, and an admission or a block can promote at most accountqueue queued ones behind it.
+  const pendingBound = CONFIG.globalSlots + remoteSenders * (CONFIG.accountSlots + CONFIG.accountQueue);
+  assert.ok(remotePending <= pendingBound, ctx(`globalslots: ${remotePending} remote pending, bound ${pendingBound}`));
   assert.ok(q <= CONFIG.globalQueue || remoteQueued === 0, ctx(`globalqueue: ${q} queued, ${remoteQueued} remote`));
   assert.ok(p + q <= CONFIG.globalSlots + CONFIG.globalQueue || remote === 0, ctx(`capacity: ${p + q} with ${remote} remote`));
 }

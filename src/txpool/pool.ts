@@ -1,9 +1,9 @@
 // The transaction pool, with geth's legacypool semantics. Per sender, transactions whose nonces
 // follow the account nonce without a gap are pending (executable); the rest are queued until the
 // gap fills. A transaction with a pooled sender and nonce replaces the pooled one only when it pays
-// --txpool.pricebump percent more. Limits: accountSlots executable per sender are never trimmed,
-// globalSlots pending in total (above it the senders holding the most are trimmed down towards
-// accountSlots), accountQueue queued per sender, globalQueue queued in total (the least recently
+// --txpool.pricebump percent more. Limits: globalSlots pending in total (above it newcomers are
+// refused unless their sender is within its guaranteed accountSlots; accepted pending transactions
+// are never trimmed, unlike geth — see insert()), accountQueue queued per sender, globalQueue queued in total (the least recently
 // active senders lose theirs first), globalSlots+globalQueue in all (then the cheapest remote
 // transaction is evicted, or the newcomer refused), and queued transactions of a sender that made no
 // progress for `lifetime` expire. Local senders (whose transactions this node signed) are exempt
@@ -58,8 +58,6 @@ export class TxPool {
   private readonly locals = new Set<string>();
   /** remote transactions, cheapest first (eviction order) */
   private readonly priced = new PriceHeap();
-  /** remote senders holding more than accountSlots executable transactions */
-  private readonly overSlots = new Set<SenderTxs>();
   /** remote senders with queued transactions, least recent beat first (a beat re-inserts) */
   private readonly queueByBeat = new Map<string, SenderTxs>();
   private readonly dropReasons = new WeakMap<PooledTx, string>();
@@ -185,6 +183,13 @@ export class TxPool {
     if (!executable && !local && s.queued >= accountQueue && (!highest || ptx.nonce > highest.nonce)) {
       throw new PoolError(`txpool is full: ${s.address} already has ${s.queued} queued transactions (limit ${accountQueue}, --txpool.accountqueue)`);
     }
+    // Above globalslots a newcomer is refused (retry later) unless its sender is still within its
+    // guaranteed accountslots. Accepted transactions are never trimmed to make room, as geth does:
+    // a trimmed pending transaction leaves a nonce gap its sender does not know about and stalls
+    // every later transaction of that sender (measured: a 10,000-transfer ingest never finished).
+    if (executable && !local && this.totalPending >= globalSlots && s.pending >= this.config.accountSlots) {
+      throw new PoolError(`txpool is full: ${this.totalPending} pending transactions (--txpool.globalslots ${globalSlots}) and ${s.address} already holds its ${this.config.accountSlots} guaranteed slots; retry later`);
+    }
     if (this.byHash.size >= globalSlots + globalQueue) {
       this.makeRoom(ptx, executable, local);
       this.senders.set(s.address, s); // the victim may have been this sender's last transaction
@@ -196,7 +201,6 @@ export class TxPool {
     this.promote(s);
     this.settle(s);
     if (!local) this.capQueue(s);
-    this.truncatePending();
     this.truncateQueue();
 
     if (this.byHash.get(ptx.hashHex) !== ptx) throw new PoolError(this.dropReasons.get(ptx) ?? 'txpool is full');
@@ -261,13 +265,10 @@ export class TxPool {
     const { address } = s;
     if (s.txs.length === 0) {
       if (this.senders.get(address) === s) this.senders.delete(address);
-      this.overSlots.delete(s);
       this.queueByBeat.delete(address);
       return;
     }
     const remote = !this.locals.has(address);
-    if (remote && s.pending > this.config.accountSlots) this.overSlots.add(s);
-    else this.overSlots.delete(s);
     if (remote && s.queued > 0) {
       if (!this.queueByBeat.has(address)) {
         s.beat = this.now();
@@ -282,7 +283,6 @@ export class TxPool {
     if (this.locals.has(s.address)) return;
     this.locals.add(s.address);
     for (const tx of s.txs) this.priced.remove(tx);
-    this.overSlots.delete(s);
     this.queueByBeat.delete(s.address);
   }
 
@@ -316,17 +316,6 @@ export class TxPool {
     const { accountQueue } = this.config;
     while (s.queued > accountQueue) this.dropAt(s, s.txs.length - 1, `txpool is full: ${s.address} holds more than ${accountQueue} queued transactions (--txpool.accountqueue)`);
     this.settle(s);
-  }
-
-  /** Above globalSlots pending, trim the remote senders holding the most, down towards accountSlots. */
-  private truncatePending(): void {
-    const { globalSlots, accountSlots } = this.config;
-    while (this.totalPending > globalSlots && this.overSlots.size > 0) {
-      let top: SenderTxs | undefined;
-      for (const s of this.overSlots) if (!top || s.pending > top.pending) top = s;
-      this.dropAt(top!, top!.pending - 1, `txpool is full: more than ${globalSlots} pending transactions (--txpool.globalslots) and ${top!.address} holds more than its ${accountSlots} guaranteed slots`);
-      this.settle(top!);
-    }
   }
 
   /** Above globalQueue queued, the least recently active remote senders lose their highest nonces. */
@@ -399,7 +388,6 @@ export class TxPool {
       const s = this.senders.get(addresses[k]!);
       if (s) this.rebase(s, accounts[k]!, inBlock);
     }
-    this.truncatePending();
     this.truncateQueue();
     this.announce();
   }

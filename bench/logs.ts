@@ -1,0 +1,125 @@
+// eth_getLogs latency over 1,000 blocks with one log each (issue 6 targets: p50 ≤ 5 ms when every
+// block's log matches the address, ≤ 1 ms when none does — the bloom skip). Run on its own:
+//   node --import tsx bench/logs.ts [--rounds N]
+// It starts our node in a child process on a fresh datadir, makes the blocks with the shared
+// workload (bench/workload.ts) and prints the figures; measureLogsByAddress() is what run.ts can call.
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { RpcClient } from './ingest.ts';
+import { freePort, startServer } from './proc.ts';
+import { makeLogBlocks, prepare } from './workload.ts';
+import { nodeKeyFrom, enodeUrl } from '../src/node-key.ts';
+import { addressOf } from '../src/crypto/secp256k1.ts';
+import { bytesToHex, hexToBytes } from '../src/util/hex.ts';
+
+export interface LatencyStats {
+  p50ms: number;
+  p90ms: number;
+  logs: number;
+}
+
+export interface LogsByAddress {
+  matching: LatencyStats;
+  notMatching: LatencyStats;
+  /** the matching answer as sent (for the transfer floor) */
+  matchingAnswer: string;
+}
+
+/** `rounds` sequential POSTs of `body` (after 5 warm-up rounds): latency percentiles and the last answer. */
+async function latency(url: string, body: string, rounds: number): Promise<LatencyStats & { answer: string }> {
+  const client = new RpcClient(url, 1);
+  try {
+    const times: number[] = [];
+    let answer: any;
+    for (let i = 0; i < rounds + 5; i++) {
+      const t0 = performance.now();
+      answer = await client.post(body);
+      if (i >= 5) times.push(performance.now() - t0); // the first rounds warm caches and the JIT
+    }
+    if (!Array.isArray(answer.result)) throw new Error(`eth_getLogs failed: ${JSON.stringify(answer.error)}`);
+    times.sort((a, b) => a - b);
+    return { p50ms: times[Math.floor(times.length / 2)]!, p90ms: times[Math.floor(times.length * 0.9)]!, logs: answer.result.length, answer: JSON.stringify(answer) };
+  } finally {
+    client.close();
+  }
+}
+
+/** Sequential eth_getLogs over `range`: the contract's address (a log in every block) and an address with none. */
+export async function measureLogsByAddress(url: string, contract: string, range: { from: string; to: string }, rounds: number): Promise<LogsByAddress> {
+  const query = (address: string) => JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_getLogs', params: [{ fromBlock: range.from, toBlock: range.to, address }] });
+  const { answer, ...matching } = await latency(url, query(contract), rounds);
+  const { answer: _none, ...notMatching } = await latency(url, query('0x' + '5a'.repeat(20)), rounds);
+  return { matching, notMatching, matchingAnswer: answer };
+}
+
+/** A bare node:http server answering every POST with the bytes of `file`: the transfer + parse floor. */
+const FLOOR_SERVER = `
+import { createServer } from 'node:http';
+import { readFileSync } from 'node:fs';
+const body = readFileSync(process.argv[2]);
+createServer((req, res) => {
+  req.resume();
+  req.on('end', () => { res.writeHead(200, { 'content-type': 'application/json', 'content-length': body.length }); res.end(body); });
+}).listen(Number(process.argv[1]), '127.0.0.1');
+`;
+
+const BLOCKS = 1000;
+
+async function main(): Promise<void> {
+  const argv = process.argv.slice(2);
+  const roundsAt = argv.indexOf('--rounds');
+  const rounds = roundsAt >= 0 ? Number(argv[roundsAt + 1]) : 200;
+  const root = fileURLToPath(new URL('..', import.meta.url));
+  const dir = mkdtempSync(join(tmpdir(), 'chain-node-bench-logs-'));
+  const funder = hexToBytes('0x' + 'be'.repeat(32));
+  const nodeKeyHex = '4c0883a69102937d6231471b5dbb6204fe5129617082792ae468d01a3f362318';
+  writeFileSync(join(dir, 'nodekey'), nodeKeyHex);
+  writeFileSync(
+    join(dir, 'genesis.in.json'),
+    JSON.stringify({
+      config: { chainId: 300, istanbul: { period: 0, firstValidatorNode: enodeUrl(nodeKeyFrom(hexToBytes(nodeKeyHex)), '127.0.0.1', 16791) } },
+      alloc: { [bytesToHex(addressOf(funder))]: { balance: (10n ** 24n).toString() } },
+    }),
+  );
+  const port = await freePort();
+  const args = ['--import', 'tsx', 'src/cli.ts', '--datadir', dir, '--genesis', join(dir, 'genesis.in.json'), '--http.port', String(port), '--verbosity', '1', '--rpc.checkresults', 'false'];
+  const server = await startServer('chain-node', port, { cmd: process.execPath, args, cwd: root });
+  try {
+    const p = await prepare(server.url, funder, [], { contract: true, checkDevAccount: false });
+    const t0 = performance.now();
+    const range = await makeLogBlocks(server.url, p, BLOCKS, 600_000);
+    const madeS = (performance.now() - t0) / 1000;
+    const r = await measureLogsByAddress(server.url, p.contract!, range, rounds);
+    await server.stop();
+    writeFileSync(join(dir, 'answer.json'), r.matchingAnswer);
+    const floorPort = await freePort();
+    const floor = await startServer('floor', floorPort, { cmd: process.execPath, args: ['--input-type=module', '-e', FLOOR_SERVER, String(floorPort), join(dir, 'answer.json')] });
+    const f = await latency(floor.url, '{}', rounds).finally(() => floor.stop());
+    const row = (name: string, s: LatencyStats, target: number) =>
+      `| ${name} | ${s.p50ms.toFixed(2)} ms | ${s.p90ms.toFixed(2)} ms | ${s.logs} | ≤ ${target} ms ${s.p50ms <= target ? 'met' : 'MISSED'} |`;
+    process.stdout.write(
+      [
+        `eth_getLogs over ${BLOCKS} blocks (${range.from}…${range.to}, one log each; made in ${madeS.toFixed(1)} s), ${rounds} sequential requests per row, keep-alive HTTP:`,
+        '',
+        '| address | p50 | p90 | logs | target |',
+        '|---|---|---|---|---|',
+        row('matching (the contract)', r.matching, 5),
+        row('not matching', r.notMatching, 1),
+        `| floor: bare node:http sending the matching answer's ${(r.matchingAnswer.length / 1024).toFixed(0)} KiB, precomputed | ${f.p50ms.toFixed(2)} ms | ${f.p90ms.toFixed(2)} ms | ${f.logs} | — |`,
+        '',
+      ].join('\n'),
+    );
+  } finally {
+    await server.stop();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
+  main().catch((e) => {
+    process.stderr.write(`${(e as Error).stack ?? e}\n`);
+    process.exit(1);
+  });
+}
