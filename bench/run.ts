@@ -8,6 +8,7 @@
 // BENCH_DEBUG=1 logs the ingest's progress every poll.
 // Every node gets the same preparation (workload.ts), the same load generator (load.ts) and the same
 // bounds: a node that stops making progress is reported as stalled, never waited for.
+import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir, cpus, totalmem, release, loadavg } from 'node:os';
 import { join } from 'node:path';
@@ -93,7 +94,7 @@ function ourTarget(): Target {
     restartable: true,
     command: (port, mining, extraArgs = []) => {
       const dir = datadir(mining, extraArgs);
-      const args = ['--import', 'tsx', 'src/cli.ts', '--datadir', dir, '--genesis', join(dir, 'genesis.in.json'), '--http.addr', '127.0.0.1', '--http.port', String(port)];
+      const args = ['dist/chain-node.mjs', '--datadir', dir, '--genesis', join(dir, 'genesis.in.json'), '--http.addr', '127.0.0.1', '--http.port', String(port)];
       return { cmd: process.execPath, args: [...args, '--verbosity', '1', '--rpc.checkresults', 'false', ...extraArgs], cwd: root };
     },
     cleanup: () => rmSync(base, { recursive: true, force: true }),
@@ -269,6 +270,8 @@ async function quiet(): Promise<void> {
 }
 
 async function main(): Promise<void> {
+  // the node runs as users run it: the esbuild bundle `npm start` builds (docs/architecture.md A1)
+  execFileSync(process.execPath, ['scripts/build.mjs'], { cwd: root, stdio: 'inherit' });
   if (waitQuiet) await quiet();
   const t0 = performance.now();
   const load0 = loadavg()[0]!;
