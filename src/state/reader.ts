@@ -6,11 +6,22 @@ import type { OverlayTrieDB } from './trie-db.ts';
 import { newStateManager, type CachedMerkleStateManager } from './state-manager.ts';
 import { padLeft } from '../util/hex.ts';
 
+/** Accounts a view remembers; past this the memo starts over (a view lives until the head moves). */
+const ACCOUNT_MEMO = 65_536;
+
 export class StateView {
+  /** Accounts read at this root: state under a root never changes, so hot reads skip the trie and RLP. */
+  private readonly accounts = new Map<string, Account | undefined>();
+
   constructor(readonly root: Uint8Array, readonly manager: CachedMerkleStateManager) {}
 
-  getAccount(address: Uint8Array): Promise<Account | undefined> {
-    return this.manager.getAccount(new Address(address));
+  async getAccount(address: Uint8Array): Promise<Account | undefined> {
+    const key = Buffer.from(address.buffer, address.byteOffset, address.byteLength).toString('hex');
+    if (this.accounts.has(key)) return this.accounts.get(key);
+    const account = await this.manager.getAccount(new Address(address));
+    if (this.accounts.size >= ACCOUNT_MEMO) this.accounts.clear();
+    this.accounts.set(key, account);
+    return account;
   }
 
   async getCode(address: Uint8Array): Promise<Uint8Array> {
