@@ -156,7 +156,7 @@ export class Sealer {
       }
       const commitMs = performance.now() - t1;
       this.o.onCommitted(block);
-      await pool.onBlock(built.included, built.invalid.map((i) => i.ptx));
+      await pool.onBlock(built.included, built.invalid.map((i) => i.ptx), built.accounts);
       for (const t of built.included) this.inFlight.delete(t.hashHex);
       for (const i of built.invalid) this.o.log.warn(`dropped ${i.ptx.hashHex}: ${i.reason}`);
       this.o.events.emitBlock({ block, receipts: built.receipts });

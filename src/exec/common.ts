@@ -1,14 +1,16 @@
 // The @ethereumjs Common for our chain: the chain id from genesis, the Prague rule set (DESIGN D12:
 // solc 0.8 output needs Shanghai+; Osaka would cap a transaction's gas at 2^24, below the spec's
 // default of 1.5e9), and native secp256k1 recovery for transaction senders.
-import { Hardfork, Mainnet, createCustomCommon, type Common } from '@ethereumjs/common';
+import { Hardfork, Mainnet, createCustomCommon, type Common, type ParamsDict } from '@ethereumjs/common';
 import { paramsTx } from '@ethereumjs/tx';
 import { keccak256 } from '../crypto/keccak.ts';
 import { padLeft } from '../util/hex.ts';
 import { recoverPublicKey } from '../crypto/secp256k1.ts';
 
 function ecrecover(msgHash: Uint8Array, v: bigint, r: Uint8Array, s: Uint8Array, chainId?: bigint): Uint8Array {
-  const recid = chainId === undefined || v === 27n || v === 28n ? Number(v - 27n) : Number(v - (chainId * 2n + 35n));
+  // typed transactions (EIP-2930/1559) carry the recovery id itself as v (y parity), legacy ones
+  // 27/28 or, under EIP-155, chainId * 2 + 35/36 (@ethereumjs's calculateSigRecovery)
+  const recid = v === 0n || v === 1n ? Number(v) : chainId === undefined || v === 27n || v === 28n ? Number(v - 27n) : Number(v - (chainId * 2n + 35n));
   if (recid !== 0 && recid !== 1) throw new Error('invalid signature v value');
   const rs = new Uint8Array(64);
   rs.set(padLeft(r, 32), 0);
@@ -17,17 +19,22 @@ function ecrecover(msgHash: Uint8Array, v: bigint, r: Uint8Array, s: Uint8Array,
 }
 
 /**
- * A Common for decoding transactions. @ethereumjs/tx copies the Common and deep-copies its
- * parameter tables (JSON.parse(JSON.stringify)) in every transaction constructor: ~100 µs, more
- * than the signature recovery (measured). Transactions only read it, so all of them share this one
- * instance, whose copy() returns itself and whose tables are loaded once.
+ * A Common that @ethereumjs objects share instead of copying. @ethereumjs/tx and /block copy the
+ * Common and deep-copy its parameter tables (JSON.parse(JSON.stringify)) in every transaction and
+ * block header constructor: ~100 µs, more than a signature recovery (measured). They only read it,
+ * so all of them share one instance whose copy() returns itself and whose tables are loaded once.
  */
+export function shareableCommon(common: Common, params: ParamsDict): Common {
+  const shared = common.copy();
+  shared.updateParams(params);
+  shared.copy = () => shared;
+  shared.updateParams = () => shared;
+  return shared;
+}
+
+/** The Common transactions are decoded and signed with. */
 export function makeTxCommon(chainId: bigint): Common {
-  const common = makeCommon(chainId);
-  common.updateParams(paramsTx);
-  common.copy = () => common;
-  common.updateParams = () => common;
-  return common;
+  return shareableCommon(makeCommon(chainId), paramsTx);
 }
 
 export function makeCommon(chainId: bigint): Common {

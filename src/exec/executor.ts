@@ -2,7 +2,7 @@
 // the block ourselves (BlockBuilder is O(n²), DESIGN). Nothing reaches disk here: trie writes wait
 // in the overlay DB until the chain commits the sealed block.
 import { createVM, encodeReceipt, runTx, type VM } from '@ethereumjs/vm';
-import { createBlock, type Block } from '@ethereumjs/block';
+import { createBlock, paramsBlock, type Block } from '@ethereumjs/block';
 import { Address } from '@ethereumjs/util';
 import type { Common } from '@ethereumjs/common';
 import type { Header } from '../chain/header.ts';
@@ -14,6 +14,7 @@ import { newStateManager, type CachedMerkleStateManager } from '../state/state-m
 import { EngineEVM, type CodeEngine } from './engine-evm.ts';
 import { ISTANBUL_DIGEST } from '../consensus/istanbul-extra.ts';
 import { orderedTrieRoot } from '../chain/ordered-trie.ts';
+import { shareableCommon } from './common.ts';
 import type { BlockHashSource } from './block-hashes.ts';
 
 const YIELD_EVERY_MS = 2;
@@ -35,6 +36,8 @@ export interface ExecutedBlock {
   creators: [Uint8Array, Uint8Array][];
   /** transactions that cannot execute (e.g. nonce or balance no longer valid), with the reason */
   invalid: { ptx: PooledTx; reason: string }[];
+  /** nonce and balance after the block of every account it wrote, by lowercase hex address */
+  accounts: Map<string, { nonce: bigint; balance: bigint }>;
 }
 
 export async function createEvmVM(common: Common, stateManager: CachedMerkleStateManager, hashes: BlockHashSource, engines: readonly CodeEngine[] = []): Promise<VM> {
@@ -42,11 +45,16 @@ export async function createEvmVM(common: Common, stateManager: CachedMerkleStat
   return createVM({ common, stateManager, evm });
 }
 
+/** per VM Common, the one its block contexts share (a header built on it does not copy it) */
+const blockCommons = new WeakMap<Common, Common>();
+
 /** The header context @ethereumjs needs to run transactions of a block at `number`. */
 export function evmBlock(common: Common, number: bigint, timestamp: bigint, coinbase: Uint8Array, gasLimit: bigint): Block {
+  let shared = blockCommons.get(common);
+  if (!shared) blockCommons.set(common, (shared = shareableCommon(common, paramsBlock)));
   return createBlock(
     { header: { number, timestamp, coinbase, gasLimit, baseFeePerGas: 0n, mixHash: ISTANBUL_DIGEST, difficulty: 0n } },
-    { common, skipConsensusFormatValidation: true },
+    { common: shared, skipConsensusFormatValidation: true },
   );
 }
 
@@ -77,6 +85,7 @@ export class BlockExecutor {
     const blooms: Uint8Array[] = [];
     let gasUsed = 0n;
     let lastYield = performance.now();
+    this.state.takeWritten(); // what an earlier, rolled-back execution wrote does not count
     await this.state.checkpoint();
     try {
       for (const ptx of txs) {
@@ -124,6 +133,12 @@ export class BlockExecutor {
       throw e;
     }
     const stateRoot = await this.state.getStateRoot();
+    // read back from the state manager's cache (no trie walk): the pool's view after this block
+    const accounts = new Map<string, { nonce: bigint; balance: bigint }>();
+    for (const [hex, address] of this.state.takeWritten()) {
+      const a = await this.state.getAccount(address);
+      accounts.set(hex, { nonce: a?.nonce ?? 0n, balance: a?.balance ?? 0n });
+    }
     // A contract created and then reverted by an outer frame never existed: keep only live code.
     const liveCreators: [Uint8Array, Uint8Array][] = [];
     for (const c of creators) if ((await this.state.getCode(new Address(c[0]))).length > 0) liveCreators.push(c);
@@ -145,7 +160,7 @@ export class BlockExecutor {
       nonce: new Uint8Array(8),
       baseFeePerGas: 0n,
     };
-    return { header, included, receipts, creators: liveCreators, invalid };
+    return { header, included, receipts, creators: liveCreators, invalid, accounts };
   }
 
   /** Undo a block that was executed but not committed: forget its trie writes and state. */

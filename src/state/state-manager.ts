@@ -3,7 +3,7 @@
 import { MerklePatriciaTrie } from '@ethereumjs/mpt';
 import { Caches, MerkleStateManager } from '@ethereumjs/statemanager';
 import type { Common } from '@ethereumjs/common';
-import type { Address } from '@ethereumjs/util';
+import type { Account, Address } from '@ethereumjs/util';
 import { RLP } from '@ethereumjs/rlp';
 import type { OverlayTrieDB } from './trie-db.ts';
 
@@ -16,6 +16,29 @@ import type { OverlayTrieDB } from './trie-db.ts';
 export class CachedMerkleStateManager extends MerkleStateManager {
   /** a storage trie's root was changed directly (clearStorage) since the outermost checkpoint */
   private storageTriesTouched = false;
+  /** accounts written since the last takeWritten(), by lowercase hex address */
+  private written = new Map<string, Address>();
+
+  override async putAccount(address: Address, account: Account | undefined): Promise<void> {
+    this.written.set(address.toString(), address);
+    return super.putAccount(address, account);
+  }
+
+  override async deleteAccount(address: Address): Promise<void> {
+    this.written.set(address.toString(), address);
+    return super.deleteAccount(address);
+  }
+
+  /**
+   * The accounts written (nonce, balance, code or storage root) since the last call: what a block
+   * changed, so that the pool re-reads only those instead of every sender's account through the
+   * trie. A superset after reverted frames, never less.
+   */
+  takeWritten(): Map<string, Address> {
+    const w = this.written;
+    this.written = new Map();
+    return w;
+  }
 
   override async putStorage(address: Address, key: Uint8Array, value: Uint8Array): Promise<void> {
     const storage = this._caches?.storage;

@@ -377,10 +377,12 @@ export class TxPool {
    * and stale nonces leave, transactions that failed in the block or that the balance no longer
    * covers are dropped (later nonces fall back to queued), and filled gaps promote.
    */
-  async onBlock(included: readonly PooledTx[], invalid: readonly PooledTx[]): Promise<void> {
+  async onBlock(included: readonly PooledTx[], invalid: readonly PooledTx[], changed?: ReadonlyMap<string, PoolAccount>): Promise<void> {
     this.headEpoch++;
-    const addresses = [...this.senders.keys()];
-    const accounts = await Promise.all(addresses.map((a) => this.state.account(a)));
+    // With the block's changed accounts at hand only their senders need a rebase: an account the
+    // block did not write kept its nonce and balance. Without them every sender is read again.
+    const addresses = changed ? [...this.senders.keys()].filter((a) => changed.has(a)) : [...this.senders.keys()];
+    const accounts = changed ? addresses.map((a) => changed.get(a)!) : await Promise.all(addresses.map((a) => this.state.account(a)));
     // synchronous from here on
     for (const ptx of invalid) this.drop(ptx, 'invalid: failed in block execution');
     const inBlock = new Set(included);

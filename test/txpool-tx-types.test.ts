@@ -1,0 +1,64 @@
+// Every transaction type the node accepts (legacy with and without EIP-155, EIP-2930, EIP-1559):
+// admitted, mined, and reported with the signer as `from` and the hash clients compute. (Typed
+// transactions were refused as "invalid transaction signature" until the recovery function
+// learned that their v is the y parity itself.)
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { Wallet, Transaction, getBytes, hexlify, toBeHex, keccak256 } from 'ethers';
+import { RLP } from '@ethereumjs/rlp';
+import { startTestNode, testKey, type TestNode } from './helpers/node.ts';
+
+const TO = '0x' + '42'.repeat(20);
+const wallets = [0, 1, 2, 3].map((i) => new Wallet(testKey(i)));
+
+/** One transaction of each kind the node accepts, with the signer that made it. */
+async function samples(nonce: number): Promise<{ kind: string; raw: string; from: string }[]> {
+  const [a, b, c, d] = wallets as [Wallet, Wallet, Wallet, Wallet];
+  const base = { to: TO, value: 7n, gasLimit: 50_000n, nonce, data: '0x1234' };
+  return [
+    { kind: 'legacy, unprotected (pre-EIP-155)', raw: await a.signTransaction(Transaction.from({ ...base, type: 0, gasPrice: 1n, chainId: 0 })), from: a.address },
+    { kind: 'legacy, EIP-155', raw: await b.signTransaction(Transaction.from({ ...base, type: 0, gasPrice: 1n, chainId: 300 })), from: b.address },
+    {
+      kind: 'EIP-2930',
+      raw: await c.signTransaction(Transaction.from({ ...base, type: 1, gasPrice: 1n, chainId: 300, accessList: [{ address: TO, storageKeys: [toBeHex(1, 32)] }] })),
+      from: c.address,
+    },
+    { kind: 'EIP-1559', raw: await d.signTransaction(Transaction.from({ ...base, type: 2, maxFeePerGas: 2n, maxPriorityFeePerGas: 1n, chainId: 300 })), from: d.address },
+  ];
+}
+
+/** s replaced by n - s: the same signature, malleated; must be refused (EIP-2). */
+function highS(raw: string): string {
+  const fields = RLP.decode(getBytes(raw)) as Uint8Array[];
+  const N = 0xfffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141n;
+  fields[8] = getBytes(toBeHex(N - BigInt(hexlify(fields[8]!))));
+  return hexlify(RLP.encode(fields));
+}
+
+let node: TestNode;
+test.before(async () => {
+  node = await startTestNode();
+});
+test.after(() => node.stop());
+
+test('each type: the right from and hash, mined with status 1', async () => {
+  for (const nonce of [0, 1, 2]) {
+    const list = await samples(nonce);
+    const hashes = await Promise.all(list.map((s) => node.rpc('eth_sendRawTransaction', [s.raw])));
+    for (let i = 0; i < list.length; i++) {
+      assert.is(hashes[i], keccak256(list[i]!.raw), list[i]!.kind);
+      let tx: { from: string; blockNumber: string | null } | null = null;
+      for (let k = 0; k < 200 && !tx?.blockNumber; k++) {
+        tx = await node.rpc('eth_getTransactionByHash', [hashes[i]]);
+        if (!tx?.blockNumber) await new Promise((r) => setTimeout(r, 10));
+      }
+      assert.is(tx!.from, list[i]!.from.toLowerCase(), `${list[i]!.kind} (nonce ${nonce})`);
+      const receipt = await node.rpc('eth_getTransactionReceipt', [hashes[i]]);
+      assert.is(receipt.status, '0x1', list[i]!.kind);
+    }
+  }
+  const r = await node.raw('eth_sendRawTransaction', [highS((await samples(3))[1]!.raw)]);
+  assert.match(r.error!.message, /invalid transaction signature/);
+});
+
+test.run();
