@@ -15,7 +15,7 @@ import { CallRunner } from '../exec/call.ts';
 import { blockHashSource } from '../exec/block-hashes.ts';
 import { TxPool } from '../txpool/pool.ts';
 import type { TxPoolConfig } from '../txpool/config.ts';
-import { checkState, checkStateless, TxRejected, type AdmissionRules } from '../txpool/admission.ts';
+import { checkState, checkStateless, RecentlyRefused, TxRejected, type AdmissionRules } from '../txpool/admission.ts';
 import type { PooledTx } from '../txpool/pooled-tx.ts';
 import { Sealer } from '../consensus/sealer.ts';
 import { decodeExtra } from '../consensus/istanbul-extra.ts';
@@ -47,6 +47,8 @@ export interface CoreOptions {
 export class ChainCore {
   readonly events = new ChainEvents();
   private sealer: Sealer | undefined;
+  /** decoded transactions refused by the state or the pool, for when they are sent again */
+  private readonly refused = new RecentlyRefused();
 
   private constructor(
     readonly datadir: string,
@@ -164,10 +166,15 @@ export class ChainCore {
    * pool never evicts; eth_sendRawTransaction submits remote transactions.
    */
   async submitRawTransaction(raw: Uint8Array, local = false): Promise<PooledTx> {
-    const ptx = checkStateless(raw, this.common, this.admissionRules);
+    const ptx = checkStateless(raw, this.common, this.admissionRules, this.refused);
     if (this.pool.has(ptx.hashHex) || this.chain.txLocation(ptx.hash)) throw new TxRejected(`already known: ${ptx.hashHex}`);
-    await checkState(ptx, this.state.at(this.chain.head.header.stateRoot));
-    await this.pool.add(ptx, { local });
+    try {
+      await checkState(ptx, this.state.at(this.chain.head.header.stateRoot));
+      await this.pool.add(ptx, { local });
+    } catch (e) {
+      this.refused.remember(ptx);
+      throw e;
+    }
     return ptx;
   }
 

@@ -1,7 +1,8 @@
-// Every transaction type the node accepts (legacy with and without EIP-155, EIP-2930, EIP-1559):
-// admitted, mined, and reported with the signer as `from` and the hash clients compute. (Typed
-// transactions were refused as "invalid transaction signature" until the recovery function
-// learned that their v is the y parity itself.)
+// Admission through eth_sendRawTransaction: every transaction type the node accepts (legacy with
+// and without EIP-155, EIP-2930, EIP-1559) is admitted, mined, and reported with the signer as
+// `from` and the hash clients compute (typed transactions were refused as "invalid transaction
+// signature" until the recovery function learned that their v is the y parity itself); and a
+// refused transaction sent again (kept decoded, RecentlyRefused) is judged afresh.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { Wallet, Transaction, getBytes, hexlify, toBeHex, keccak256 } from 'ethers';
@@ -59,6 +60,32 @@ test('each type: the right from and hash, mined with status 1', async () => {
   }
   const r = await node.raw('eth_sendRawTransaction', [highS((await samples(3))[1]!.raw)]);
   assert.match(r.error!.message, /invalid transaction signature/);
+});
+
+test('a refused transaction sent again is judged on the state of now', async () => {
+  const poor = Wallet.createRandom();
+  const raw = await poor.signTransaction(Transaction.from({ to: TO, value: 5n, gasLimit: 21_000n, gasPrice: 0n, chainId: 300, type: 0, nonce: 0 }));
+  for (let i = 0; i < 3; i++) {
+    const r = await node.raw('eth_sendRawTransaction', [raw]);
+    assert.match(r.error!.message, /insufficient funds/, `attempt ${i}`);
+  }
+  // fund it, then the very same bytes go through
+  const funder = wallets[0]!;
+  const nonce = Number(await node.rpc('eth_getTransactionCount', [funder.address, 'pending']));
+  const fund = await funder.signTransaction(Transaction.from({ to: poor.address, value: 10n ** 18n, gasLimit: 21_000n, gasPrice: 0n, chainId: 300, type: 0, nonce }));
+  const fundHash = await node.rpc('eth_sendRawTransaction', [fund]);
+  for (let k = 0; k < 200 && !(await node.rpc('eth_getTransactionReceipt', [fundHash])); k++) await new Promise((r) => setTimeout(r, 10));
+  const hash = await node.rpc('eth_sendRawTransaction', [raw]);
+  assert.is(hash, keccak256(raw));
+  let receipt = null;
+  for (let k = 0; k < 200 && !receipt; k++) {
+    receipt = await node.rpc('eth_getTransactionReceipt', [hash]);
+    if (!receipt) await new Promise((r) => setTimeout(r, 10));
+  }
+  assert.is(receipt.from, poor.address.toLowerCase());
+  assert.is(receipt.status, '0x1');
+  // and once mined it is known, not refused for funds
+  assert.match((await node.raw('eth_sendRawTransaction', [raw])).error!.message, /already known|nonce too low/);
 });
 
 test.run();
