@@ -28,6 +28,13 @@ import { addressOf } from '../src/crypto/secp256k1.ts';
 import { bytesToHex, hexToBytes } from '../src/util/hex.ts';
 
 const argv = process.argv.slice(2);
+const KNOWN = ['--quick', '--peers', '--readme', '--wait-quiet'];
+if (argv.some((a) => !KNOWN.includes(a))) {
+  // an unknown flag (--help included) must not start a multi-minute run that overwrites results
+  const usage = readFileSync(fileURLToPath(import.meta.url), 'utf8').split('\nimport')[0]!.split('\n').filter((l) => /^\/\/ {3}/.test(l)).join('\n');
+  process.stderr.write(`usage: npm run bench [-- ${KNOWN.map((k) => `[${k}]`).join(' ')}]\n${usage.replace(/^\/\/ {3}/gm, '  ')}\n`);
+  process.exit(argv.every((a) => a === '--help' || a === '-h') ? 0 : 2);
+}
 const quick = argv.includes('--quick');
 const withPeers = argv.includes('--peers');
 const writeReadme = argv.includes('--readme');
