@@ -4,6 +4,7 @@ import { resolve } from 'node:path';
 import { DEFAULT_TXPOOL_CONFIG, type TxPoolConfig } from '../txpool/config.ts';
 import type { LedgerTransports } from '../accounts/ledger.ts';
 import type { LogLimits } from '../filters/limits.ts';
+import type { TransportChoice } from '../rpc/server.ts';
 
 export const ALL_NAMESPACES = ['personal', 'iris', 'eth', 'chain', 'admin', 'txpool', 'net', 'web3'] as const;
 
@@ -21,6 +22,8 @@ export interface NodeConfig {
     docs?: boolean;
     /** not a flag: unsent bytes one WebSocket may queue before its subscriptions are dropped (default 16 MiB) */
     wsMaxBufferedBytes?: number;
+    /** HTTP/WebSocket server implementation (default auto: uWebSockets.js when it loads, else node:http + ws) */
+    transport?: TransportChoice;
   };
   /** validate every handler result against its schema (on for dev chains and tests) */
   checkResults: boolean;
@@ -49,6 +52,7 @@ export const FLAGS = {
   'http.corsdomain': { type: 'string', default: '', help: 'allowed CORS origins, comma-separated (* for any); CORS is off when empty' },
   'http.docs': { type: 'string', help: 'serve the API docs page at GET / and /docs (true|false; default true on dev chains)' },
   'http.maxbody': { type: 'string', default: String(5 * 1024 * 1024), help: 'largest request body in bytes' },
+  'http.transport': { type: 'string', default: 'auto', help: 'HTTP/WebSocket server: auto (uWebSockets.js where it loads, else node), uws or node (node:http + ws)' },
   'rpc.batchlimit': { type: 'string', default: '1000', help: 'most requests in one batch' },
   'rpc.gascap': { type: 'string', default: '50000000', help: 'most gas one eth_call / eth_estimateGas may use' },
   'rpc.logs.maxrange': { type: 'string', default: '10000', help: 'most blocks one eth_getLogs / eth_getFilterLogs range may span' },
@@ -99,6 +103,8 @@ export function parseFlags(argv: string[]): NodeConfig | 'help' {
   if (check !== undefined && check !== 'true' && check !== 'false') throw new ConfigError('--rpc.checkresults must be true or false');
   const docs = v['http.docs'];
   if (docs !== undefined && docs !== 'true' && docs !== 'false') throw new ConfigError('--http.docs must be true or false');
+  const transport = String(v['http.transport']);
+  if (transport !== 'auto' && transport !== 'uws' && transport !== 'node') throw new ConfigError(`--http.transport must be auto, uws or node, got "${transport}"`);
   const genesisFile = v.genesis as string | undefined;
   return {
     datadir: resolve(String(v.datadir)),
@@ -111,6 +117,7 @@ export function parseFlags(argv: string[]): NodeConfig | 'help' {
       maxBodyBytes: int(String(v['http.maxbody']), 'http.maxbody', 1024),
       maxBatch: int(String(v['rpc.batchlimit']), 'rpc.batchlimit', 1),
       docs: docs === undefined ? !genesisFile : docs === 'true',
+      transport,
     },
     checkResults: check === undefined ? !genesisFile : check === 'true',
     verbosity: int(String(v.verbosity), 'verbosity'),

@@ -70,6 +70,7 @@ export async function startNode(config: NodeConfig, log: Logger = createLogger(c
     server = await startRpcServer({
       host: config.http.addr,
       port: config.http.port,
+      transport: config.http.transport,
       dispatcher,
       corsDomains: config.http.corsDomains,
       maxBodyBytes: config.http.maxBodyBytes,

@@ -49,6 +49,8 @@ export interface TestNodeOptions {
   genesis?: object;
   /** receives every log line of the node (e.g. to check what it logs); default: stderr */
   logWrite?: (line: string) => void;
+  /** HTTP/WebSocket server (default: $TEST_TRANSPORT, else auto = uWebSockets.js where it loads) */
+  transport?: 'auto' | 'uws' | 'node';
 }
 
 export async function startTestNode(o: TestNodeOptions = {}): Promise<TestNode> {
@@ -75,6 +77,8 @@ export async function startTestNode(o: TestNodeOptions = {}): Promise<TestNode> 
     p2pPort: 0,
     ...o.config,
   };
+  const transport = o.transport ?? (process.env.TEST_TRANSPORT as TestNodeOptions['transport']);
+  if (transport) config.http = { ...config.http, transport };
   const node = await startNode(config, createLogger(config.verbosity, o.logWrite));
   let id = 0;
   const raw = async (method: string, params: unknown[] = []) => {
