@@ -1,6 +1,7 @@
 // The bounds on log queries, installed filters and subscriptions (flags in src/node/config.ts).
 // Together they cap the work of one query and the memory all filters can hold:
-// at most maxFilters × maxBufferedPerFilter items, and never more than maxBufferedTotal.
+// at most maxFilters × maxBufferedPerFilter items, and never more than maxBufferedTotal; and the
+// log index's window (index*: no flags; tests narrow it), which also bounds the cached log texts.
 
 export interface LogLimits {
   /** most blocks one getLogs / getFilterLogs range may span (--rpc.logs.maxrange) */
@@ -15,6 +16,12 @@ export interface LogLimits {
   maxBufferedPerFilter: number;
   /** items all filters together keep; beyond it the filter polled longest ago is removed */
   maxBufferedTotal: number;
+  /** blocks the log index keeps (and with their logs the logs' cached JSON text, F7) */
+  indexBlocks: number;
+  /** logs the log index keeps over all its blocks */
+  indexLogs: number;
+  /** log payload bytes (address, topics, data) the log index keeps: the bound for fat logs, whose text is ~2× their bytes */
+  indexBytes: number;
 }
 
 export const DEFAULT_LOG_LIMITS: LogLimits = {
@@ -24,4 +31,8 @@ export const DEFAULT_LOG_LIMITS: LogLimits = {
   maxFilters: 10_000,
   maxBufferedPerFilter: 10_000,
   maxBufferedTotal: 1_000_000,
+  // more blocks than the largest default range, so a repeated query finds its whole range
+  indexBlocks: 16_384,
+  indexLogs: 50_000,
+  indexBytes: 32 * 1024 * 1024,
 };

@@ -3,8 +3,9 @@
 // Sealed blocks enter it from the chain events, older ones are read from the chain on first use;
 // the earliest entered leave it first (no reordering on a hit: a range query touches every block
 // of its range, and that bookkeeping cost more than the reads it saved). Log objects are shared, so whatever the API layer derives from
-// one (its JSON) is derived once. Canonical blocks never change on this chain (one validator, or
-// BFT finality: no reorgs), so an entry never goes stale.
+// one (its JSON object and text) is derived once, and — kept in WeakMaps keyed by them — lives no
+// longer than the entry (or a filter buffer) holds the log. Canonical blocks never change on this
+// chain (one validator, or BFT finality: no reorgs), so an entry never goes stale.
 import type { Chain } from '../chain/chain.ts';
 import type { BlockRecord, StoredReceipt } from '../chain/types.ts';
 import { blockLogs, type MatchedLog } from './log-query.ts';
@@ -17,32 +18,35 @@ export interface IndexedBlock {
   readonly empty: boolean;
   /** all logs of the block, in order; undefined until first needed */
   logs?: MatchedLog[];
+  /** their payload bytes (address, topics, data), counted against maxBytes */
+  logBytes?: number;
 }
 
 export interface LogIndexLimits {
-  /** blocks kept (default 16,384: more than the largest default getLogs range) */
+  /** blocks kept (limits.ts indexBlocks) */
   maxBlocks: number;
-  /** logs kept over all blocks (default 50,000) */
+  /** logs kept over all blocks (limits.ts indexLogs) */
   maxLogs: number;
+  /** log payload bytes kept over all blocks (limits.ts indexBytes): bounds fat logs and what is derived from them */
+  maxBytes: number;
 }
-
-export const DEFAULT_LOG_INDEX_LIMITS: LogIndexLimits = { maxBlocks: 16_384, maxLogs: 50_000 };
 
 export class LogIndex {
   /** in the order they entered */
   private readonly blocks = new Map<number, IndexedBlock>();
   private logCount = 0;
+  private logBytes = 0;
 
   constructor(
     private readonly chain: Chain,
-    private readonly limits: LogIndexLimits = DEFAULT_LOG_INDEX_LIMITS,
+    private readonly limits: LogIndexLimits,
   ) {}
 
   /** A sealed block (from the chain events); returns all its logs. */
   add(block: BlockRecord, receipts: readonly StoredReceipt[]): MatchedLog[] {
     const n = block.header.number;
     const logs = blockLogs(block.hash, n, block.txs, receipts);
-    this.put(Number(n), { hash: block.hash, number: n, bloom: block.header.logsBloom, empty: block.header.gasUsed === 0n, logs });
+    this.put(Number(n), { hash: block.hash, number: n, bloom: block.header.logsBloom, empty: block.header.gasUsed === 0n, logs, logBytes: payloadBytes(logs) });
     return logs;
   }
 
@@ -64,7 +68,8 @@ export class LogIndex {
     const logs = b.empty ? [] : blockLogs(b.hash, b.number, this.chain.body(b.hash)?.txs ?? [], this.chain.receipts(b.hash) ?? []);
     if (this.blocks.get(Number(b.number)) === b) {
       b.logs = logs;
-      this.logCount += logs.length;
+      b.logBytes = payloadBytes(logs);
+      this.count(b, 1);
       this.trim();
     }
     return logs;
@@ -74,19 +79,31 @@ export class LogIndex {
     const old = this.blocks.get(key);
     if (old) {
       this.blocks.delete(key);
-      this.logCount -= old.logs?.length ?? 0;
+      this.count(old, -1);
     }
     this.blocks.set(key, entry);
-    this.logCount += entry.logs?.length ?? 0;
+    this.count(entry, 1);
     this.trim();
   }
 
+  private count(b: IndexedBlock, sign: 1 | -1): void {
+    this.logCount += sign * (b.logs?.length ?? 0);
+    this.logBytes += sign * (b.logBytes ?? 0);
+  }
+
   private trim(): void {
-    while (this.blocks.size > this.limits.maxBlocks || this.logCount > this.limits.maxLogs) {
+    const { maxBlocks, maxLogs, maxBytes } = this.limits;
+    while (this.blocks.size > maxBlocks || this.logCount > maxLogs || this.logBytes > maxBytes) {
       const [key, oldest] = this.blocks.entries().next().value!;
       this.blocks.delete(key);
-      this.logCount -= oldest.logs?.length ?? 0;
+      this.count(oldest, -1);
       if (this.blocks.size === 0) break;
     }
   }
+}
+
+function payloadBytes(logs: readonly MatchedLog[]): number {
+  let n = 0;
+  for (const { log } of logs) n += 20 + 32 * log[1].length + log[2].length;
+  return n;
 }

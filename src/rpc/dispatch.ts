@@ -3,7 +3,7 @@
 // call, and (optionally) a check of the result against its schema. It never throws and never
 // recurses into client data, so no request can take the process down.
 import { RpcError, INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST, METHOD_NOT_FOUND, PARSE_ERROR, methodNotFoundMessage } from './errors.ts';
-import { NULL_ID, errorResponse, idJson, resultResponse, type IdJson } from './response.ts';
+import { NULL_ID, RawJson, errorResponse, idJson, resultResponse, type IdJson } from './response.ts';
 import { explainFailure, runValidator, type PatternLabels } from './validation-message.ts';
 import { resultProblem } from './result-check.ts';
 import { silentLogger, type CallContext, type ConnectionContext, type Logger, type MethodSpec, type MethodTable, type RpcHandler, type Validate } from './types.ts';
@@ -158,7 +158,7 @@ export class Dispatcher implements RpcHandler {
     if (notification) return undefined;
     if (result === undefined) result = null;
     if (this.checkResults) {
-      const problem = resultProblem(spec.validateResult, result, this.labels);
+      const problem = result instanceof RawJson ? rawResultProblem(spec.validateResult, result, this.labels) : resultProblem(spec.validateResult, result, this.labels);
       if (problem !== '') {
         const detail = `result of ${method} failed its schema: ${problem}`;
         this.log.error(`rpc: ${detail}`);
@@ -208,6 +208,17 @@ export class Dispatcher implements RpcHandler {
     this.log.error(`rpc: ${method} failed: ${detail}`);
     return notification ? undefined : errorResponse(id, INTERNAL_ERROR, 'internal error');
   }
+}
+
+/** resultProblem for text a handler wrote itself: what is checked is what goes out, parsed. */
+function rawResultProblem(validate: Validate, raw: RawJson, labels: PatternLabels): string {
+  let value: unknown;
+  try {
+    value = JSON.parse(raw.text);
+  } catch (e) {
+    return `its JSON text does not parse: ${(e as Error).message}`;
+  }
+  return resultProblem(validate, value, labels);
 }
 
 /** `{address, block}` → positional args by spec.params; an error message for unknown names. */

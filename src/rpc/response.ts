@@ -16,10 +16,29 @@ function markBigint(_key: string, value: unknown): unknown {
 }
 
 /**
- * JSON text of a handler's value, bigints as integer digits; undefined when the value has no JSON
- * form. Throws (TypeError) on what JSON cannot write at all, e.g. a cycle.
+ * A value already written as JSON text, spliced into a response verbatim: results served from text
+ * made once for immutable data (docs/architecture.md F7: logs of sealed blocks), so a repeated query
+ * does not stringify the same objects again. The text must be valid JSON; with --rpc.checkresults
+ * the dispatcher parses it and validates what it is about to send.
+ */
+export class RawJson {
+  constructor(readonly text: string) {}
+}
+
+/**
+ * A handler's result as RawJson, typed as the value it stands for: the generated handler types only
+ * know values, and the dispatcher (the one consumer of handler results) writes either form.
+ */
+export function rawResult<T>(text: string): T {
+  return new RawJson(text) as unknown as T;
+}
+
+/**
+ * JSON text of a handler's value (RawJson: its text), bigints as integer digits; undefined when the
+ * value has no JSON form. Throws (TypeError) on what JSON cannot write at all, e.g. a cycle.
  */
 export function toJson(value: unknown): string | undefined {
+  if (value instanceof RawJson) return value.text;
   try {
     return JSON.stringify(value);
   } catch (e) {
