@@ -90,9 +90,10 @@ export class ChainCore {
       }
       const genesis = parseGenesis(raw);
       const block = await buildGenesisBlock(genesis, makeCommon(genesis.config.chainId), trieDb);
-      store.meta.putSync('genesisJson', JSON.stringify(raw));
-      if (devAccount) store.meta.putSync('devAccount', devAccount);
+      // queued writes commit in order, with or before the genesis block's transaction (one sync, not three)
+      const written = [store.meta.put('genesisJson', JSON.stringify(raw)), devAccount && store.meta.put('devAccount', devAccount)];
       await chain.commitBlock(block, [], trieDb, trieDb.seal(), []);
+      await Promise.all(written);
       writeFileSync(join(o.datadir, 'genesis.json'), JSON.stringify(raw, null, 2) + '\n');
       o.log.info(`initialized chain ${genesis.config.chainId} in ${o.datadir}, genesis ${bytesToHex(block.hash)}`);
     } else if (o.genesisFile && existsSync(o.genesisFile)) {

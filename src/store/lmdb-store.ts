@@ -32,16 +32,22 @@ export function openStore(dir: string): Store {
   const env = open({ path: join(dir, 'chaindata'), maxDbs: 16, compression: false, mapSize: 2 ** 36 });
   const bin = { keyEncoding: 'binary' as const, encoding: 'binary' as const };
   const binKeyPacked = { keyEncoding: 'binary' as const, encoding: 'msgpack' as const };
+  // one write transaction for all of them: in a new environment each openDB would otherwise create
+  // its database in a synced transaction of its own (8 commits, 3–10 ms measured; nothing to commit
+  // in an existing one)
+  const dbs = env.transactionSync(() => ({
+    meta: env.openDB<unknown, string>({ name: 'meta', encoding: 'msgpack' }),
+    headers: env.openDB<Uint8Array, Uint8Array>({ name: 'headers', ...bin }),
+    bodies: env.openDB<Uint8Array[], Uint8Array>({ name: 'bodies', ...binKeyPacked }),
+    canon: env.openDB<Uint8Array, number>({ name: 'canon', encoding: 'binary' }),
+    txIndex: env.openDB<[number, number], Uint8Array>({ name: 'txIndex', ...binKeyPacked }),
+    receipts: env.openDB<unknown[], Uint8Array>({ name: 'receipts', ...binKeyPacked }),
+    trie: env.openDB<Uint8Array, Uint8Array>({ name: 'trie', ...bin }),
+    creators: env.openDB<Uint8Array, Uint8Array>({ name: 'creators', ...bin }),
+  }));
   const store: Store = {
     env,
-    meta: env.openDB({ name: 'meta', encoding: 'msgpack' }),
-    headers: env.openDB({ name: 'headers', ...bin }),
-    bodies: env.openDB({ name: 'bodies', ...binKeyPacked }),
-    canon: env.openDB({ name: 'canon', encoding: 'binary' }),
-    txIndex: env.openDB({ name: 'txIndex', ...binKeyPacked }),
-    receipts: env.openDB({ name: 'receipts', ...binKeyPacked }),
-    trie: env.openDB({ name: 'trie', ...bin }),
-    creators: env.openDB({ name: 'creators', ...bin }),
+    ...dbs,
     async flushed() {
       await env.flushed;
     },

@@ -13,8 +13,9 @@ export interface NodeProcess {
   exited: Promise<number | string>;
 }
 
-export async function spawnNode(args: string[], timeoutMs = 15000): Promise<NodeProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', CLI, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+/** The sources through tsx, as tests run them; `entry` may name another program (the bundle: test/bundle.test.ts). */
+export async function spawnNode(args: string[], timeoutMs = 15000, entry: string[] = ['--import', 'tsx', CLI]): Promise<NodeProcess> {
+  const child = spawn(process.execPath, [...entry, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   child.stdout!.on('data', (d) => (out += d));
   child.stderr!.on('data', (d) => (out += d));

@@ -1,0 +1,98 @@
+// The bundled node (npm start, the chain-node bin, the bench): scripts/build.mjs makes a CommonJS
+// bundle and a launcher that runs it through a V8 code cache (docs/architecture.md A14). Nothing
+// else runs the bundle, so this checks that it works as the sources do — native modules, the scrypt
+// worker, signing — and that its code cache is written, accepted by the next start, and replaced
+// when damaged, never trusted blindly.
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { spawnNode, rpcCall, type NodeProcess } from './helpers/process.ts';
+
+const ROOT = resolve(fileURLToPath(new URL('..', import.meta.url)));
+const SINK = '0x' + '5'.repeat(40);
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** The bundle is built inside the repository (.tmp/ is ignored) so that it finds node_modules. */
+function buildBundle(): string {
+  mkdirSync(join(ROOT, '.tmp'), { recursive: true });
+  const outdir = mkdtempSync(join(ROOT, '.tmp', 'bundle-'));
+  execFileSync(process.execPath, ['scripts/build.mjs', '--outdir', outdir, '--no-warm'], { cwd: ROOT, stdio: 'pipe' });
+  return outdir;
+}
+
+function cacheFiles(outdir: string): string[] {
+  return readdirSync(outdir).filter((f) => f.endsWith('.v8cache')).map((f) => join(outdir, f));
+}
+
+async function waitFor<T>(what: string, get: () => T | undefined, timeoutMs = 10_000): Promise<T> {
+  for (const t0 = Date.now(); Date.now() - t0 < timeoutMs; await sleep(50)) {
+    const v = get();
+    if (v !== undefined) return v;
+  }
+  throw new Error(`timed out waiting for ${what}`);
+}
+
+async function sendFromDevAccount(url: string, value: bigint): Promise<{ blockHash: string; status: string }> {
+  const [dev] = (await rpcCall(url, 'eth_accounts')) as string[];
+  const hash = await rpcCall(url, 'eth_sendTransaction', [{ from: dev, to: SINK, value: '0x' + value.toString(16) }]);
+  for (let i = 0; i < 250; i++, await sleep(20)) {
+    const r = await rpcCall(url, 'eth_getTransactionReceipt', [hash]);
+    if (r) return r;
+  }
+  throw new Error(`${hash} was not mined`);
+}
+
+async function stop(node: NodeProcess): Promise<void> {
+  node.child.kill('SIGTERM');
+  assert.is(await node.exited, 0, 'exit code 0 on SIGTERM');
+}
+
+test('the bundled node signs and seals, writes a code cache the next start accepts, and replaces a damaged one', async () => {
+  const outdir = buildBundle();
+  const datadir = mkdtempSync(join(tmpdir(), 'chain-node-bundle-'));
+  const launcher = [join(outdir, 'chain-node.mjs')];
+  const args = ['--datadir', datadir, '--http.port', '0', '--verbosity', '1', '--dev.period', '0'];
+  let node: NodeProcess | undefined;
+  try {
+    assert.equal(cacheFiles(outdir), [], 'built with --no-warm: no cache yet');
+
+    // a new dev chain: the dev account's key file (scrypt worker), signing (native secp256k1, keccak)
+    node = await spawnNode(args, 30_000, launcher);
+    const first = await sendFromDevAccount(node.url, 7n);
+    assert.is(first.status, '0x1');
+    const [cache] = await waitFor('the code cache', () => (cacheFiles(outdir).length ? cacheFiles(outdir) : undefined));
+    await stop(node);
+
+    // the next start runs from the cache: V8 accepts it, so it is not written again
+    const written = statSync(cache!).mtimeMs;
+    node = await spawnNode(args, 30_000, launcher);
+    assert.is(BigInt(await rpcCall(node.url, 'eth_getBalance', [SINK, 'latest'])), 7n);
+    assert.is((await rpcCall(node.url, 'eth_getBlockByNumber', ['latest', false])).hash, first.blockHash);
+    assert.is((await sendFromDevAccount(node.url, 5n)).status, '0x1');
+    await sleep(1500); // longer than the launcher waits before it writes a cache
+    assert.is(statSync(cache!).mtimeMs, written, 'an accepted cache is left as it is');
+    await stop(node);
+
+    // a damaged cache: V8 rejects it, the node starts from the source and writes a good one
+    const garbage = Buffer.alloc(statSync(cache!).size, 0x5a);
+    writeFileSync(cache!, garbage);
+    node = await spawnNode(args, 30_000, launcher);
+    assert.is(BigInt(await rpcCall(node.url, 'eth_getBalance', [SINK, 'latest'])), 12n);
+    assert.is((await sendFromDevAccount(node.url, 1n)).status, '0x1');
+    await waitFor('the cache to be rewritten', () => (readFileSync(cache!).equals(garbage) ? undefined : true));
+    await stop(node);
+  } finally {
+    if (node && node.child.exitCode === null && node.child.signalCode === null) {
+      node.child.kill('SIGKILL'); // a failed assertion left it running
+      await node.exited;
+    }
+    rmSync(datadir, { recursive: true, force: true });
+    rmSync(outdir, { recursive: true, force: true });
+  }
+});
+
+test.run();
