@@ -6,6 +6,7 @@ import { WebSocketServer } from 'ws';
 import { createRequestListener, onClientError } from './http.ts';
 import { rawAnswer, type HttpAnswer } from './http-rules.ts';
 import type { RpcServer, TransportOptions } from './server.ts';
+import { serverHandle } from './server-handle.ts';
 import { serveWebSocket } from './ws.ts';
 
 export async function startNodeServer(t: TransportOptions): Promise<RpcServer> {
@@ -49,19 +50,7 @@ export async function startNodeServer(t: TransportOptions): Promise<RpcServer> {
 
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : t.port;
-  const urlHost = host.includes(':') ? `[${host}]` : host;
-  let closed: Promise<void> | undefined;
-
-  return {
-    url: `http://${urlHost}:${port}/`,
-    wsUrl: `ws://${urlHost}:${port}/`,
-    port,
-    transport: 'node',
-    close() {
-      closed ??= shutDown();
-      return closed;
-    },
-  };
+  return serverHandle(host, port, 'node', shutDown);
 
   function shutDown(): Promise<void> {
     closing = true;

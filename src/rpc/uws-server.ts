@@ -11,6 +11,7 @@ import { STATUS_CODES } from 'node:http';
 import { createServer as createNetServer } from 'node:net';
 import type { HttpAnswer } from './http-rules.ts';
 import type { RpcServer, TransportOptions } from './server.ts';
+import { serverHandle } from './server-handle.ts';
 import type { HttpRequest, HttpResponse, UwsModule, UwsWebSocket, us_listen_socket } from './uws-load.ts';
 import { WsSession, type WsSocket } from './ws-session.ts';
 
@@ -227,19 +228,7 @@ export async function startUwsServer(uws: UwsModule, t: TransportOptions): Promi
     throw await listenError(host, t.port);
   }
   const port = uws.us_socket_local_port(listenSocket);
-  const urlHost = host.includes(':') ? `[${host}]` : host;
-  let closed: Promise<void> | undefined;
-
-  return {
-    url: `http://${urlHost}:${port}/`,
-    wsUrl: `ws://${urlHost}:${port}/`,
-    port,
-    transport: 'uws',
-    close() {
-      closed ??= shutDown();
-      return closed;
-    },
-  };
+  return serverHandle(host, port, 'uws', shutDown);
 
   function shutDown(): Promise<void> {
     closing = true;
