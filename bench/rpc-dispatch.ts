@@ -1,5 +1,6 @@
 // Micro-benchmark of src/rpc: what the dispatcher (envelope, routing, param validation, result
-// check) and our transport cost over bare node:http doing the same JSON parse + stringify.
+// check) and our transport (the default: uWebSockets.js where it loads, A13) cost over bare
+// node:http doing the same JSON parse + stringify. bench/transport.ts compares the two transports.
 //
 //   node --import tsx bench/rpc-dispatch.ts [seconds-per-run=4] [rounds=3]
 //
