@@ -203,11 +203,11 @@ async function measure(t: Table, target: Target): Promise<void> {
           t.set('fanout', target.id, { value: perS, text: d.incomplete ? `${d.incomplete} clients missed headers` : undefined });
           log(`  newHeads to ${FANOUT_CLIENTS} clients: ${perS} blocks/s${d.incomplete ? `, ${d.incomplete} incomplete` : ''}`);
         }
-        const logs = await measureLogsByAddress(s.url, p.contract!, range, LOG_ROUNDS);
+        const logs = await measureLogsByAddress(s.url, p.contract!, range, LOG_ROUNDS, s.pid);
         if (logs.matching.logs !== LOG_BLOCKS || logs.notMatching.logs !== 0) throw new Error(`eth_getLogs found ${logs.matching.logs} and ${logs.notMatching.logs} logs, expected ${LOG_BLOCKS} and 0`);
         t.set('logsMatch', target.id, { value: logs.matching.p50ms });
         t.set('logsNone', target.id, { value: logs.notMatching.p50ms });
-        log(`  eth_getLogs p50 ${logs.matching.p50ms.toFixed(2)} ms / ${logs.notMatching.p50ms.toFixed(2)} ms`);
+        log(`  eth_getLogs p50 ${logs.matching.p50ms.toFixed(2)} ms / ${logs.notMatching.p50ms.toFixed(2)} ms (server CPU ${logs.matching.cpuMs?.toFixed(2)} / ${logs.notMatching.cpuMs?.toFixed(2)} ms a request)`);
       }
       const r = await ingest(t, mining === 'instant' ? 'ingestInstant' : 'ingest1s', target.id, s, p);
       instantDone ||= mining === 'instant' && r.status === 'done';
