@@ -45,6 +45,3 @@ export const keccak256: (data: Uint8Array) => Uint8Array = state
       return new Uint8Array(out.buffer, out.byteOffset, 32);
     }
   : (data) => keccak_256(data);
-
-/** True when the native binding is in use (the worker thread that recovers senders needs it). */
-export const nativeKeccak = state !== undefined;

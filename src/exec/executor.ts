@@ -68,6 +68,7 @@ export class BlockExecutor {
 
   static async create(common: Common, trieDb: OverlayTrieDB, headStateRoot: Uint8Array, hashes: BlockHashSource): Promise<BlockExecutor> {
     const state = newStateManager(trieDb, common, headStateRoot);
+    state.trackWritten = true; // the pool re-bases the accounts each block wrote (P6)
     const vm = await createEvmVM(common, state, hashes);
     return new BlockExecutor(common, trieDb, state, vm);
   }

@@ -16,16 +16,18 @@ import type { OverlayTrieDB } from './trie-db.ts';
 export class CachedMerkleStateManager extends MerkleStateManager {
   /** a storage trie's root was changed directly (clearStorage) since the outermost checkpoint */
   private storageTriesTouched = false;
+  /** whether to record written accounts: only the block executor drains them (read views would grow) */
+  trackWritten = false;
   /** accounts written since the last takeWritten(), by lowercase hex address */
   private written = new Map<string, Address>();
 
   override async putAccount(address: Address, account: Account | undefined): Promise<void> {
-    this.written.set(address.toString(), address);
+    if (this.trackWritten) this.written.set(address.toString(), address);
     return super.putAccount(address, account);
   }
 
   override async deleteAccount(address: Address): Promise<void> {
-    this.written.set(address.toString(), address);
+    if (this.trackWritten) this.written.set(address.toString(), address);
     return super.deleteAccount(address);
   }
 
