@@ -92,6 +92,22 @@ test('a require revert reaches ethers with its reason', async () => {
   assert.ok(String(r.error?.data).startsWith('0x08c379a0'));
 });
 
+test('eth_call answers from the state of the block asked for, also alternating between blocks', async () => {
+  // the call runner remembers what it read per state root: it must never answer one block's call
+  // with another block's storage, whichever order the blocks are asked in
+  const address = await store.getAddress();
+  const get = store.interface.encodeFunctionData('get', []);
+  const at = async (block: number | string) => BigInt(await node.rpc('eth_call', [{ to: address, data: get }, typeof block === 'number' ? '0x' + block.toString(16) : block]));
+  const first = await provider.getBlockNumber();
+  const count = await at(first);
+  await (await store.getFunction('set')(count + 1n)).wait();
+  const second = await provider.getBlockNumber();
+  await (await store.getFunction('set')(count + 2n)).wait();
+  for (const [block, want] of [[first, count], ['latest', count + 2n], [second, count + 1n], [first, count], [second, count + 1n], ['pending', count + 2n]] as const) {
+    assert.is(await at(block), want, `get() at ${block}`);
+  }
+});
+
 test('balances are queryable at older blocks (archive)', async () => {
   const before = await provider.getBlockNumber();
   const balanceBefore = await provider.getBalance(testAddress(1));

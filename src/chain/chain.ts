@@ -65,10 +65,13 @@ export class Chain {
 
   hashByNumber(n: bigint): Uint8Array | undefined {
     if (n < 0n || n > this.headNumber) return undefined;
+    if (n === this.headNumber) return this._head.hash;
     return this.store.canon.get(Number(n));
   }
 
   headerByNumber(n: bigint): Header | undefined {
+    // every "latest" query lands here: the head is held decoded, no LMDB read or hash-keyed lookup
+    if (n === this._head?.header.number) return this._head.header;
     const h = this.hashByNumber(n);
     return h && this.headerByHash(h);
   }

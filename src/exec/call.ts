@@ -6,7 +6,7 @@ import { createTx } from '@ethereumjs/tx';
 import { Address } from '@ethereumjs/util';
 import type { Common } from '@ethereumjs/common';
 import type { OverlayTrieDB } from '../state/trie-db.ts';
-import { newStateManager, type CachedMerkleStateManager } from '../state/state-manager.ts';
+import { newStateManager, ReadMemoStateManager, type CachedMerkleStateManager } from '../state/state-manager.ts';
 import { createEvmVM, evmBlock } from './executor.ts';
 import type { BlockHashSource } from './block-hashes.ts';
 import { CallCache, callKey } from './call-cache.ts';
@@ -49,7 +49,7 @@ export class CallRunner {
   private constructor(private readonly common: Common, private readonly state: CachedMerkleStateManager, private readonly vm: VM) {}
 
   static async create(common: Common, trieDb: OverlayTrieDB, hashes: BlockHashSource): Promise<CallRunner> {
-    const state = newStateManager(trieDb, common);
+    const state = newStateManager(trieDb, common, undefined, ReadMemoStateManager);
     return new CallRunner(common, state, await createEvmVM(common, state, hashes));
   }
 

@@ -6,6 +6,7 @@ import type { Common } from '@ethereumjs/common';
 import type { Account, Address } from '@ethereumjs/util';
 import { RLP } from '@ethereumjs/rlp';
 import type { OverlayTrieDB } from './trie-db.ts';
+import { memoizeReads } from './read-memo.ts';
 
 /**
  * @ethereumjs/statemanager 10.1.3 writes every SSTORE through to the storage trie even when a
@@ -86,6 +87,22 @@ export class CachedMerkleStateManager extends MerkleStateManager {
   }
 }
 
+/**
+ * The state manager of the call runner: every read of the account trie and of each storage trie
+ * is memoized per root (src/state/read-memo.ts), because each call's reads are forgotten by
+ * @ethereumjs's caches when the call's checkpoint is reverted.
+ */
+export class ReadMemoStateManager extends CachedMerkleStateManager {
+  constructor(opts: ConstructorParameters<typeof CachedMerkleStateManager>[0]) {
+    super(opts);
+    memoizeReads(this._trie);
+  }
+
+  protected override _getStorageTrie(...args: Parameters<MerkleStateManager['_getStorageTrie']>): MerklePatriciaTrie {
+    return memoizeReads(super._getStorageTrie(...args));
+  }
+}
+
 export function newTrie(db: OverlayTrieDB, common: Common, root?: Uint8Array): MerklePatriciaTrie {
   const trie = new MerklePatriciaTrie({
     db,
@@ -99,8 +116,8 @@ export function newTrie(db: OverlayTrieDB, common: Common, root?: Uint8Array): M
   return trie;
 }
 
-export function newStateManager(db: OverlayTrieDB, common: Common, root?: Uint8Array): CachedMerkleStateManager {
-  return new CachedMerkleStateManager({
+export function newStateManager(db: OverlayTrieDB, common: Common, root?: Uint8Array, kind = CachedMerkleStateManager): CachedMerkleStateManager {
+  return new kind({
     trie: newTrie(db, common, root),
     common,
     caches: new Caches(),
