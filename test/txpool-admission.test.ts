@@ -58,6 +58,14 @@ test('each type: the right from and hash, mined with status 1', async () => {
       assert.is(receipt.status, '0x1', list[i]!.kind);
     }
   }
+  // the EIP-1559 transaction (fee cap 2, tip 1) paid base fee 0 + tip 1 per gas, as geth reports it
+  const eip1559 = (await samples(0))[3]!;
+  const mined = await node.rpc('eth_getTransactionByHash', [keccak256(eip1559.raw)]);
+  const receipt = await node.rpc('eth_getTransactionReceipt', [keccak256(eip1559.raw)]);
+  assert.is(mined.gasPrice, '0x1', 'a mined EIP-1559 transaction shows its effective price');
+  assert.is(receipt.effectiveGasPrice, '0x1');
+  const paid = 10n ** 24n - BigInt(await node.rpc('eth_getBalance', [eip1559.from, 'latest']));
+  assert.is(paid, 3n * (7n + BigInt(receipt.gasUsed)), 'three transactions of value 7, each paying gasUsed × 1');
   const r = await node.raw('eth_sendRawTransaction', [highS((await samples(3))[1]!.raw)]);
   assert.match(r.error!.message, /invalid transaction signature/);
 });

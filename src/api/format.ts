@@ -56,7 +56,10 @@ export function formatTx(raw: Uint8Array, sender: Uint8Array, pos: TxPosition, c
     if (t.maxFeePerGas !== undefined) {
       out.maxFeePerGas = quantity(t.maxFeePerGas);
       out.maxPriorityFeePerGas = quantity(t.maxPriorityFeePerGas!);
-      out.gasPrice = quantity(t.maxFeePerGas); // effective price: base fee is always 0
+      // geth: a mined transaction shows the price it paid, base fee + min(tip, maxFee − base fee),
+      // which with our base fee of 0 is min(tip, maxFee); a pending one shows its fee cap
+      const tip = t.maxPriorityFeePerGas!;
+      out.gasPrice = quantity(pos.blockHash && tip < t.maxFeePerGas ? tip : t.maxFeePerGas);
     }
     out.accessList = (t.accessList ?? []).map(([a, keys]) => ({ address: bytesToHex(a), storageKeys: keys.map(bytesToHex) }));
   }

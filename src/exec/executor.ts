@@ -122,7 +122,7 @@ export class BlockExecutor {
           from: ptx.sender,
           to: ptx.tx.to?.bytes ?? null,
           type: ptx.tx.type,
-          effectiveGasPrice: ptx.gasPrice,
+          effectiveGasPrice: effectiveGasPrice(ptx),
         });
         blooms.push(result.bloom.bitvector);
         for (const [addr, creator] of evm.takeCreations()) creators.push([addr.bytes, creator.bytes]);
@@ -169,6 +169,11 @@ export class BlockExecutor {
     this.trieDb.discard();
     await this.state.setStateRoot(parentStateRoot, true);
   }
+}
+
+/** What each unit of gas cost the sender: base fee (always 0) + min(tip, fee cap − base fee). */
+export function effectiveGasPrice(ptx: PooledTx): bigint {
+  return ptx.tipCap < ptx.gasPrice ? ptx.tipCap : ptx.gasPrice;
 }
 
 function orBlooms(blooms: Uint8Array[]): Uint8Array {
