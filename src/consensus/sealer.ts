@@ -2,6 +2,7 @@
 // only with --seal.empty); with `period` 0 a block as soon as executable transactions wait, all of
 // them in one block. Blocks carry the istanbul extra with the proposer seal and this validator's
 // committed seal, exactly as the multi-node BFT will produce them.
+import type { Account } from '@ethereumjs/util';
 import type { Chain, HeadInfo } from '../chain/chain.ts';
 import { headerHash, headerSigHash, type Header } from '../chain/header.ts';
 import type { BlockRecord } from '../chain/types.ts';
@@ -23,8 +24,8 @@ export interface SealerOptions {
   events: ChainEvents;
   period: number;
   sealEmpty: boolean;
-  /** called after each committed block, before events fan out (state readers move their head) */
-  onCommitted: (block: BlockRecord) => void;
+  /** called after each committed block, before events fan out (state readers move their head; `written`: the accounts the block wrote) */
+  onCommitted: (block: BlockRecord, written: ReadonlyMap<string, Account | undefined>) => void;
   log: Logger;
 }
 
@@ -43,6 +44,8 @@ export class Sealer {
   private tip: HeadInfo | undefined;
   /** commit and announcement of the tip (commits run in block order, one behind execution) */
   private committing: Promise<void> = Promise.resolve();
+  /** commit of the block before the tip: a new block waits for it, so at most one commit is in flight */
+  private settled: Promise<void> = Promise.resolve();
   /** hashes of transactions in the block being committed: not offered to the next block */
   private readonly inFlight = new Set<string>();
 
@@ -110,6 +113,11 @@ export class Sealer {
    */
   private async sealOnce(): Promise<boolean> {
     const { chain, executor, pool, key } = this.o;
+    // Executing ahead of more than one commit piles up blocks whose trie nodes live only in memory
+    // (every trie read scans them) and splits the load into small blocks that each pay the
+    // per-block costs: wait, and let the transactions arriving meanwhile join this block
+    // (measured, 10,000 transfers at period 0: ~2,100–2,200 tx/s unbounded, 2,300–2,900 waiting).
+    await this.settled;
     const txs = [...pool.executable()].filter((t) => !this.inFlight.has(t.hashHex));
     if (txs.length === 0 && !(this.o.period > 0 && this.o.sealEmpty)) return false;
     const parent = this.tip ?? chain.head;
@@ -143,6 +151,7 @@ export class Sealer {
     this.tip = { hash, header };
     for (const t of built.included) this.inFlight.add(t.hashHex);
     const previous = this.committing;
+    this.settled = previous;
     this.committing = (async () => {
       await previous;
       const t1 = performance.now();
@@ -155,7 +164,7 @@ export class Sealer {
         return;
       }
       const commitMs = performance.now() - t1;
-      this.o.onCommitted(block);
+      this.o.onCommitted(block, built.written);
       await pool.onBlock(built.included, built.invalid.map((i) => i.ptx), built.accounts);
       for (const t of built.included) this.inFlight.delete(t.hashHex);
       for (const i of built.invalid) this.o.log.warn(`dropped ${i.ptx.hashHex}: ${i.reason}`);

@@ -3,7 +3,7 @@
 // in the overlay DB until the chain commits the sealed block.
 import { createVM, encodeReceipt, runTx, type VM } from '@ethereumjs/vm';
 import { createBlock, paramsBlock, type Block } from '@ethereumjs/block';
-import { Address } from '@ethereumjs/util';
+import { Address, type Account } from '@ethereumjs/util';
 import type { Common } from '@ethereumjs/common';
 import type { Header } from '../chain/header.ts';
 import { EMPTY_UNCLES_HASH } from '../chain/header.ts';
@@ -15,6 +15,7 @@ import { EngineEVM, type CodeEngine } from './engine-evm.ts';
 import { ISTANBUL_DIGEST } from '../consensus/istanbul-extra.ts';
 import { orderedTrieRoot } from '../chain/ordered-trie.ts';
 import { shareableCommon } from './common.ts';
+import { applyValueTransfer, EMPTY_BLOOM, TRANSFER_GAS } from './value-transfer.ts';
 import type { BlockHashSource } from './block-hashes.ts';
 
 const YIELD_EVERY_MS = 2;
@@ -38,6 +39,17 @@ export interface ExecutedBlock {
   invalid: { ptx: PooledTx; reason: string }[];
   /** nonce and balance after the block of every account it wrote, by lowercase hex address */
   accounts: Map<string, { nonce: bigint; balance: bigint }>;
+  /** the same accounts as they are after the block (undefined: deleted), for the head's read view */
+  written: Map<string, Account | undefined>;
+}
+
+/** What a block keeps of one executed transaction, whichever path ran it. */
+interface TxOutcome {
+  gasSpent: bigint;
+  status: 0 | 1;
+  logs: [Uint8Array, Uint8Array[], Uint8Array][];
+  bloom: Uint8Array;
+  created: Uint8Array | null;
 }
 
 export async function createEvmVM(common: Common, stateManager: CachedMerkleStateManager, hashes: BlockHashSource, engines: readonly CodeEngine[] = []): Promise<VM> {
@@ -59,24 +71,30 @@ export function evmBlock(common: Common, number: bigint, timestamp: bigint, coin
 }
 
 export class BlockExecutor {
+  /** transactions applied as plain value transfers (src/exec/value-transfer.ts) instead of runTx */
+  transfersApplied = 0;
+
   private constructor(
     readonly common: Common,
     readonly trieDb: OverlayTrieDB,
     private readonly state: CachedMerkleStateManager,
     private readonly vm: VM,
+    private readonly directTransfers: boolean,
   ) {}
 
-  static async create(common: Common, trieDb: OverlayTrieDB, headStateRoot: Uint8Array, hashes: BlockHashSource): Promise<BlockExecutor> {
+  /** `directTransfers: false` runs plain value transfers through runTx too (the reference, for tests). */
+  static async create(common: Common, trieDb: OverlayTrieDB, headStateRoot: Uint8Array, hashes: BlockHashSource, directTransfers = true): Promise<BlockExecutor> {
     const state = newStateManager(trieDb, common, headStateRoot);
     state.trackWritten = true; // the pool re-bases the accounts each block wrote (P6)
     const vm = await createEvmVM(common, state, hashes);
-    return new BlockExecutor(common, trieDb, state, vm);
+    return new BlockExecutor(common, trieDb, state, vm, directTransfers);
   }
 
   /** Runs `txs` (per sender in nonce order) on top of the parent state and assembles the header. */
   async execute(ctx: BlockContext, txs: Iterable<PooledTx>): Promise<ExecutedBlock> {
     const number = ctx.parent.number + 1n;
     const block = evmBlock(this.common, number, ctx.timestamp, ctx.coinbase, ctx.gasLimit);
+    const coinbase = new Address(ctx.coinbase);
     const evm = this.vm.evm as EngineEVM;
     const included: PooledTx[] = [];
     const receipts: StoredReceipt[] = [];
@@ -102,29 +120,37 @@ export class BlockExecutor {
           skippedSenders.add(ptx.senderHex);
           continue;
         }
-        let result;
-        try {
-          result = await runTx(this.vm, { tx: ptx.tx, block, blockGasUsed: gasUsed, skipHardForkValidation: true, skipBlockGasLimitValidation: true });
-        } catch (e) {
-          evm.takeCreations();
-          invalid.push({ ptx, reason: (e as Error).message.split(' (')[0]! });
-          skippedSenders.add(ptx.senderHex);
-          continue;
+        const price = effectiveGasPrice(ptx);
+        let outcome: TxOutcome;
+        if (this.directTransfers && (await applyValueTransfer(this.state, ptx, coinbase, price))) {
+          outcome = { gasSpent: TRANSFER_GAS, status: 1, logs: [], bloom: EMPTY_BLOOM, created: null };
+          this.transfersApplied++;
+        } else {
+          let result;
+          try {
+            result = await runTx(this.vm, { tx: ptx.tx, block, blockGasUsed: gasUsed, skipHardForkValidation: true, skipBlockGasLimitValidation: true });
+          } catch (e) {
+            evm.takeCreations();
+            invalid.push({ ptx, reason: (e as Error).message.split(' (')[0]! });
+            skippedSenders.add(ptx.senderHex);
+            continue;
+          }
+          const r = result.receipt as { status: 0 | 1; logs: [Uint8Array, Uint8Array[], Uint8Array][] };
+          outcome = { gasSpent: result.totalGasSpent, status: r.status, logs: r.logs, bloom: result.bloom.bitvector, created: result.createdAddress?.bytes ?? null };
         }
-        gasUsed += result.totalGasSpent;
-        const r = result.receipt as { status: 0 | 1; logs: [Uint8Array, Uint8Array[], Uint8Array][] };
+        gasUsed += outcome.gasSpent;
         receipts.push({
-          status: r.status,
-          gasUsed: result.totalGasSpent,
+          status: outcome.status,
+          gasUsed: outcome.gasSpent,
           cumulativeGasUsed: gasUsed,
-          logs: r.logs,
-          contractAddress: result.createdAddress?.bytes ?? null,
+          logs: outcome.logs,
+          contractAddress: outcome.created,
           from: ptx.sender,
           to: ptx.tx.to?.bytes ?? null,
           type: ptx.tx.type,
-          effectiveGasPrice: effectiveGasPrice(ptx),
+          effectiveGasPrice: price,
         });
-        blooms.push(result.bloom.bitvector);
+        blooms.push(outcome.bloom);
         for (const [addr, creator] of evm.takeCreations()) creators.push([addr.bytes, creator.bytes]);
         included.push(ptx);
       }
@@ -136,9 +162,11 @@ export class BlockExecutor {
     const stateRoot = await this.state.getStateRoot();
     // read back from the state manager's cache (no trie walk): the pool's view after this block
     const accounts = new Map<string, { nonce: bigint; balance: bigint }>();
+    const written = new Map<string, Account | undefined>();
     for (const [hex, address] of this.state.takeWritten()) {
       const a = await this.state.getAccount(address);
       accounts.set(hex, { nonce: a?.nonce ?? 0n, balance: a?.balance ?? 0n });
+      written.set(hex, a);
     }
     // A contract created and then reverted by an outer frame never existed: keep only live code.
     const liveCreators: [Uint8Array, Uint8Array][] = [];
@@ -161,7 +189,7 @@ export class BlockExecutor {
       nonce: new Uint8Array(8),
       baseFeePerGas: 0n,
     };
-    return { header, included, receipts, creators: liveCreators, invalid, accounts };
+    return { header, included, receipts, creators: liveCreators, invalid, accounts, written };
   }
 
   /** Undo a block that was executed but not committed: forget its trie writes and state. */

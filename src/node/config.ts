@@ -41,6 +41,8 @@ export interface NodeConfig {
   ledgerTransports?: LedgerTransports;
   /** bounds of getLogs, filters and subscriptions (--rpc.logs.*, --rpc.filter.*); absent fields take DEFAULT_LOG_LIMITS */
   logs?: Partial<LogLimits>;
+  /** not a flag: whether plain value transfers skip @ethereumjs's runTx (default: when the chain seals on a period, P8); tests compare both */
+  directTransfers?: boolean;
 }
 
 export const FLAGS = {

@@ -42,6 +42,8 @@ export interface CoreOptions {
   log: Logger;
   /** the USB side of Ledger support (default: node-hid); tests replay recorded APDU exchanges */
   ledgerTransports?: LedgerTransports;
+  /** plain value transfers skip @ethereumjs's runTx (default: on chains with a block period, P8) */
+  directTransfers?: boolean;
 }
 
 export class ChainCore {
@@ -105,7 +107,9 @@ export class ChainCore {
     const hashes = blockHashSource((n) => chain.hashByNumber(n));
     const state = new StateReader(trieDb, common);
     state.setHead(chain.head.header.stateRoot);
-    const executor = await BlockExecutor.create(common, trieDb, chain.head.header.stateRoot, hashes);
+    // plain transfers skip runTx only on chains sealed by the clock (P8): with period 0 a block holds
+    // what arrived while the previous one was being built, and faster blocks only make them smaller
+    const executor = await BlockExecutor.create(common, trieDb, chain.head.header.stateRoot, hashes, o.directTransfers ?? genesis.config.istanbul.period > 0);
     const calls = await CallRunner.create(common, trieDb, hashes);
     const pool = new TxPool(
       {
@@ -151,7 +155,7 @@ export class ChainCore {
       events: this.events,
       period: this.config.istanbul.period,
       sealEmpty: o.sealEmpty,
-      onCommitted: (block) => this.state.setHead(block.header.stateRoot),
+      onCommitted: (block, written) => this.state.setHead(block.header.stateRoot, written),
       log: this.log,
     });
     this.sealer.start();

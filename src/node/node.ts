@@ -41,6 +41,7 @@ export async function startNode(config: NodeConfig, log: Logger = createLogger(c
     txpool: config.txpool,
     log,
     ledgerTransports: config.ledgerTransports,
+    directTransfers: config.directTransfers,
   });
   const handlers = buildHandlers(
     {
