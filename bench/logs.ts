@@ -1,10 +1,15 @@
 // eth_getLogs latency over 1,000 blocks with one log each (issue 6 targets: p50 ≤ 5 ms when every
-// block's log matches the address, ≤ 1 ms when none does — the bloom skip). Run on its own:
-//   node --import tsx bench/logs.ts [--rounds N] [--bundle]
-// It starts our node in a child process on a fresh datadir (through tsx, or with --bundle the
-// esbuild bundle npm run bench runs: build it first with `node scripts/build.mjs`), makes the blocks
-// with the shared workload (bench/workload.ts) and prints the figures, with the server's CPU per
-// request (steadier than wall time on a busy machine); measureLogsByAddress() is what run.ts calls.
+// block's log matches the address, ≤ 1 ms when none does — the bloom skip), and the WebSocket
+// fan-out while those blocks are sealed (issue 8: newHeads to 100 subscribers). Run on its own:
+//   node --import tsx bench/logs.ts [--rounds N] [--bundle | --entry PATH] [--fanout N]
+//                                   [--transport uws|node] [--prof DIR]
+// It starts our node in a child process on a fresh datadir (through tsx, with --bundle the esbuild
+// bundle npm run bench runs — build it first with `node scripts/build.mjs` —, or with --entry another
+// built launcher, e.g. of an older tree for an A/B), makes the blocks with the shared workload
+// (bench/workload.ts) while N clients (default 100, as run.ts) are subscribed to newHeads, and prints
+// the figures with the server's CPU per block and per request (steadier than wall time on a busy
+// machine). --prof DIR runs the server with --cpu-prof into DIR. measureLogsByAddress() is what
+// run.ts calls.
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -12,6 +17,7 @@ import { fileURLToPath } from 'node:url';
 import { RpcClient } from './ingest.ts';
 import { cpuMicros, freePort, startServer } from './proc.ts';
 import { makeLogBlocks, prepare } from './workload.ts';
+import { awaitDelivery, subscribeNewHeads, type Subscribers } from './fanout.ts';
 import { nodeKeyFrom, enodeUrl } from '../src/node-key.ts';
 import { addressOf } from '../src/crypto/secp256k1.ts';
 import { bytesToHex, hexToBytes } from '../src/util/hex.ts';
@@ -79,8 +85,14 @@ const BLOCKS = 1000;
 
 async function main(): Promise<void> {
   const argv = process.argv.slice(2);
-  const roundsAt = argv.indexOf('--rounds');
-  const rounds = roundsAt >= 0 ? Number(argv[roundsAt + 1]) : 200;
+  const option = (name: string): string | undefined => {
+    const at = argv.indexOf(name);
+    return at >= 0 ? argv[at + 1] : undefined;
+  };
+  const rounds = Number(option('--rounds') ?? 200);
+  const fanout = Number(option('--fanout') ?? 100);
+  const transport = option('--transport');
+  const prof = option('--prof');
   const root = fileURLToPath(new URL('..', import.meta.url));
   const dir = mkdtempSync(join(tmpdir(), 'chain-node-bench-logs-'));
   const funder = hexToBytes('0x' + 'be'.repeat(32));
@@ -94,14 +106,28 @@ async function main(): Promise<void> {
     }),
   );
   const port = await freePort();
-  const entry = argv.includes('--bundle') ? ['dist/chain-node.mjs'] : ['--import', 'tsx', 'src/cli.ts'];
-  const args = [...entry, '--datadir', dir, '--genesis', join(dir, 'genesis.in.json'), '--http.port', String(port), '--verbosity', '1', '--rpc.checkresults', 'false'];
+  const launcher = option('--entry');
+  const entry = launcher !== undefined ? [launcher] : argv.includes('--bundle') ? ['dist/chain-node.mjs'] : ['--import', 'tsx', 'src/cli.ts'];
+  const nodeFlags = prof === undefined ? [] : ['--cpu-prof', '--cpu-prof-dir', prof];
+  const args = [...nodeFlags, ...entry, '--datadir', dir, '--genesis', join(dir, 'genesis.in.json'), '--http.port', String(port), '--verbosity', '1', '--rpc.checkresults', 'false'];
+  if (transport !== undefined) args.push('--http.transport', transport);
   const server = await startServer('chain-node', port, { cmd: process.execPath, args, cwd: root });
+  let subs: Subscribers | undefined;
   try {
     const p = await prepare(server.url, funder, [], { contract: true, checkDevAccount: false });
+    if (fanout > 0) subs = await subscribeNewHeads(server.url.replace(/^http/, 'ws'), fanout);
+    const cpu0 = cpuMicros(server.pid);
+    const own0 = process.cpuUsage();
     const t0 = performance.now();
     const range = await makeLogBlocks(server.url, p, BLOCKS, 600_000);
-    const madeS = (performance.now() - t0) / 1000;
+    // as run.ts: until every subscriber has every header
+    const delivered = subs ? await awaitDelivery(subs, BigInt(range.from), BigInt(range.to), 10_000) : { at: performance.now(), incomplete: 0 };
+    const madeS = (delivered.at - t0) / 1000;
+    const cpuPerBlockMs = (cpuMicros(server.pid) - cpu0) / BLOCKS / 1000;
+    // this process: the block-making client and the subscribers, which are on the critical path too
+    const own = process.cpuUsage(own0);
+    const ownPerBlockMs = (own.user + own.system) / BLOCKS / 1000;
+    subs?.close();
     const r = await measureLogsByAddress(server.url, p.contract!, range, rounds, server.pid);
     await server.stop();
     writeFileSync(join(dir, 'answer.json'), r.matchingAnswer);
@@ -113,7 +139,10 @@ async function main(): Promise<void> {
       `| ${name} | ${s.p50ms.toFixed(2)} ms | ${s.p90ms.toFixed(2)} ms | ${cpu(s)} | ${s.logs} | ≤ ${target} ms ${s.p50ms <= target ? 'met' : 'MISSED'} |`;
     process.stdout.write(
       [
-        `eth_getLogs over ${BLOCKS} blocks (${range.from}…${range.to}, one log each; made in ${madeS.toFixed(1)} s), ${rounds} sequential requests per row, keep-alive HTTP, node ${entry.at(-1)}:`,
+        `${BLOCKS} blocks made one at a time (one log each) with ${fanout} newHeads subscribers: ${(BLOCKS / madeS).toFixed(0)} blocks/s delivered to every client` +
+          `${delivered.incomplete ? ` (${delivered.incomplete} clients missed headers)` : ''}, server CPU ${cpuPerBlockMs.toFixed(2)} ms per block (the clients' ${ownPerBlockMs.toFixed(2)} ms).`,
+        '',
+        `eth_getLogs over ${BLOCKS} blocks (${range.from}…${range.to}), ${rounds} sequential requests per row, keep-alive HTTP, node ${entry.at(-1)}${transport ? ` (--http.transport ${transport})` : ''}:`,
         '',
         '| address | p50 | p90 | server CPU per request | logs | target |',
         '|---|---|---|---|---|---|',
@@ -124,6 +153,7 @@ async function main(): Promise<void> {
       ].join('\n'),
     );
   } finally {
+    subs?.close();
     await server.stop();
     rmSync(dir, { recursive: true, force: true });
   }

@@ -3,12 +3,15 @@
 // receipts (formatted by src/api/format.ts, no text cache), on a fresh index, on a warm one, after
 // a restart (cold index, blocks read back from LMDB) and across the edge of a deliberately small
 // index window (4 blocks), where some logs come from cached text and some are formatted again.
+// Answers over 64 KiB are assembled in reused memory (src/rpc/reply-buffers.ts): checked with many
+// in flight at once, in a batch and over WebSocket.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startTestNode, testAddress, type TestNode } from './helpers/node.ts';
+import { WebSocket } from 'ws';
 import { Sender, emitterAbi, mined, topic } from './helpers/emitter.ts';
 
 const WINDOW = 4;
@@ -99,6 +102,43 @@ test('blockHash queries, getFilterLogs and getFilterChanges answer the same byte
   assert.is(await text('eth_getFilterChanges', [id]), expected([]));
   receiptLogs.push(...r.logs);
   head = Number(r.blockNumber);
+});
+
+test('answers over 64 KiB (assembled in reused memory) stay exact when many are in flight, in a batch and over WebSocket', async () => {
+  // three blocks with a 30,000-byte log each (60 KB of hex): ranges of two or more blocks are large
+  // enough to be assembled in the reply pool (src/rpc/reply-buffers.ts)
+  const s = new Sender(node, 3);
+  for (let i = 0; i < 3; i++) receiptLogs.push(...(await s.call(X, 'blob', [30_000 + i])).logs);
+  head = Number(receiptLogs.at(-1).blockNumber);
+  const ranges = [[head - 2, head], [head - 1, head], [head - 2, head - 1], [0, head]] as const;
+  const wants = ranges.map(([from, to]) => expected(inRange(from, to)));
+  assert.ok(wants.every((w) => w.length > 64 * 1024), 'every answer is large enough to be pooled');
+  // 48 requests at once, the ranges interleaved: an answer's memory reused while another is being
+  // written would show up as one answer carrying another's bytes
+  const answers = await Promise.all(Array.from({ length: 48 }, (_, i) => text('eth_getLogs', [{ fromBlock: hex(ranges[i % 4]![0]), toBlock: hex(ranges[i % 4]![1]) }])));
+  answers.forEach((a, i) => assert.ok(a === wants[i % 4], `answer ${i} (range ${ranges[i % 4]}) is exact`));
+
+  const batch = ranges.map(([from, to], i) => ({ jsonrpc: '2.0', id: i, method: 'eth_getLogs', params: [{ fromBlock: hex(from), toBlock: hex(to) }] }));
+  const res = await fetch(node.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(batch) });
+  const batchText = await res.text();
+  assert.is(batchText, '[' + ranges.map(([from, to], i) => JSON.stringify({ jsonrpc: '2.0', id: i, result: inRange(from, to) })).join(',') + ']');
+
+  const ws = new WebSocket(node.url.replace(/^http/, 'ws'));
+  await new Promise((resolve, reject) => ws.once('open', resolve).once('error', reject));
+  const frames: { text: string; binary: boolean }[] = [];
+  const all = new Promise<void>((resolve) =>
+    ws.on('message', (data, binary) => {
+      frames.push({ text: data.toString(), binary });
+      if (frames.length === 8) resolve();
+    }),
+  );
+  for (let i = 0; i < 8; i++) ws.send(JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'eth_getLogs', params: [{ fromBlock: hex(ranges[i % 4]![0]), toBlock: hex(ranges[i % 4]![1]) }] }));
+  await all;
+  ws.close();
+  frames.forEach((f, i) => {
+    assert.is(f.binary, false, 'a text frame');
+    assert.ok(f.text === wants[i % 4], `WebSocket answer ${i} is exact`);
+  });
 });
 
 test('after a restart (cold index, logs read back from the store): the same bytes, cold and warm', async () => {

@@ -6,7 +6,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { Ajv } from 'ajv';
 import { Dispatcher } from '../src/rpc/dispatch.ts';
-import { RawJson, rawResult } from '../src/rpc/response.ts';
+import { RawJson, rawResult, replyText } from '../src/rpc/response.ts';
 import type { Logger, MethodSpec } from '../src/rpc/types.ts';
 
 const ajv = new Ajv({ strict: false });
@@ -38,7 +38,7 @@ test('RawJson text is spliced in verbatim, with checks on and off, and in a batc
 
 test('checkResults validates the parsed text against the result schema', async () => {
   served = '[{"blockNumber":"0x1"},{"blockNumber":17}]';
-  const answer = JSON.parse((await dispatcher(true).handle(request(), { transport: 'http' }))!);
+  const answer = JSON.parse(replyText((await dispatcher(true).handle(request(), { transport: 'http' }))!));
   assert.is(answer.error.code, -32603);
   assert.match(answer.error.message, /^internal error: result of test_logs failed its schema: \[1\]\.blockNumber must be a string$/);
   assert.is(errors.length, 1, 'logged');
@@ -49,7 +49,7 @@ test('checkResults validates the parsed text against the result schema', async (
 test('checkResults refuses text that is not JSON instead of sending a broken response', async () => {
   errors.length = 0;
   served = '[{"blockNumber":"0x1"},]';
-  const answer = JSON.parse((await dispatcher(true).handle(request(), { transport: 'http' }))!);
+  const answer = JSON.parse(replyText((await dispatcher(true).handle(request(), { transport: 'http' }))!));
   assert.is(answer.error.code, -32603);
   assert.match(answer.error.message, /^internal error: result of test_logs failed its schema: its JSON text does not parse: /);
   assert.is(errors.length, 1);

@@ -1,8 +1,10 @@
 // eth_/chain_ logs and filters, and the FilterService that subscriptions (./subscriptions.ts)
 // share: filter-option parsing, wire formatting of filter items (made once per item and shared by
 // every filter and subscription that gets it) and per-connection clean-up of pushed listeners.
-// Log lists (getLogs, getFilterLogs, getFilterChanges) go out as RawJson joined from each log's
-// JSON text, made once per log while its block is in the log index (docs/architecture.md F7).
+// Log lists (getLogs, getFilterLogs, getFilterChanges) go out as a RawJsonArray of each log's JSON
+// bytes, made once per log while its block is in the log index (docs/architecture.md F7); pushes
+// splice an item's JSON text, made once per item (a block's header, a log), into each
+// subscriber's notification.
 // Filter options accept the spec's spellings (fromblock, toblock, blockhash, topic) and the
 // camelCase ones clients send (fromBlock, toBlock, blockHash, topics); camelCase wins if both.
 import type { ApiContext } from './context.ts';
@@ -18,7 +20,7 @@ import { blockNumberOf, type BlockParam } from './block-param.ts';
 import { formatHeader, formatLog } from './format.ts';
 import { invalidParams, serverError } from './errors.ts';
 import { RpcError } from '../rpc/errors.ts';
-import { rawResult } from '../rpc/response.ts';
+import { RawJson, rawArrayResult } from '../rpc/response.ts';
 
 export interface FilterSetup {
   /** defaults: DEFAULT_LOG_LIMITS */
@@ -41,10 +43,11 @@ export class FilterService {
   readonly index: LogIndex;
   readonly limits: LogLimits;
   readonly log: Logger;
-  private readonly logJsonCache = new WeakMap<MatchedLog, T.Log>();
-  /** keyed by the log index's shared objects, so a text lives as long as its log is indexed (or buffered) */
+  /** keyed by the log index's shared objects, so bytes and text live as long as their log is indexed (or buffered) */
+  private readonly logBytesCache = new WeakMap<MatchedLog, Uint8Array>();
   private readonly logTextCache = new WeakMap<MatchedLog, string>();
-  private readonly headerJsonCache = new WeakMap<BlockItem, T.BlockHeader>();
+  /** keyed by the block item every listener gets, so a header is written once per block */
+  private readonly headerTextCache = new WeakMap<BlockItem, string>();
   /** per WebSocket connection (keyed by its onClose hook): ids of its pushed filters and subscriptions */
   private readonly connections = new WeakMap<object, Set<string>>();
 
@@ -109,19 +112,29 @@ export class FilterService {
   }
 
   /**
-   * A log list as a result: the logs' texts joined (the same bytes JSON.stringify of their objects
-   * gives). Concatenation makes a rope the transport flattens once; Array.join measured slower.
+   * A log list as a result: the logs' JSON bytes, written into the response one after the other
+   * (the same bytes JSON.stringify of their objects gives), so no string of the whole list is made.
    */
   logsResult(logs: readonly MatchedLog[]): T.Log[] {
-    let text = '[';
-    for (let i = 0; i < logs.length; i++) text += (i === 0 ? '' : ',') + this.logText(logs[i]!);
-    return rawResult<T.Log[]>(text + ']');
+    const elements = new Array<Uint8Array>(logs.length);
+    for (let i = 0; i < logs.length; i++) elements[i] = this.logBytes(logs[i]!);
+    return rawArrayResult<T.Log[]>(elements);
   }
 
-  /** A log's JSON text, made once (from its object if a push already made that). */
+  /** A log's JSON as UTF-8 bytes, made once (from its text if a push already made that). */
+  logBytes(m: MatchedLog): Uint8Array {
+    let bytes = this.logBytesCache.get(m);
+    if (bytes === undefined) this.logBytesCache.set(m, (bytes = Buffer.from(this.logTextCache.get(m) ?? JSON.stringify(formatLog(m.log, m)))));
+    return bytes;
+  }
+
+  /** A log's JSON text (for pushes), made once. */
   logText(m: MatchedLog): string {
     let text = this.logTextCache.get(m);
-    if (text === undefined) this.logTextCache.set(m, (text = JSON.stringify(this.logJsonCache.get(m) ?? formatLog(m.log, m))));
+    if (text === undefined) {
+      const bytes = this.logBytesCache.get(m);
+      this.logTextCache.set(m, (text = bytes ? Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8') : JSON.stringify(formatLog(m.log, m))));
+    }
     return text;
   }
 
@@ -155,28 +168,29 @@ export class FilterService {
     return true;
   }
 
-  /** A filter item as getFilterChanges returns it. */
-  changeJson(kind: FilterKind, item: FilterItem): string | T.Log {
-    if (kind === 'logs') return this.logJson(item as MatchedLog);
-    return kind === 'blocks' ? (item as BlockItem).hash : (item as string);
+  /** A block or pending-transaction filter item as getFilterChanges returns it: its hash. */
+  hashOf(item: FilterItem): string {
+    return typeof item === 'string' ? item : (item as BlockItem).hash;
   }
 
-  readonly logJson = (m: MatchedLog): T.Log => {
-    let json = this.logJsonCache.get(m);
-    if (!json) this.logJsonCache.set(m, (json = formatLog(m.log, m)));
-    return json;
-  };
+  /**
+   * An item's JSON text as a push carries it: newHeads the block's header, logs the log (both made
+   * once per item, shared by every subscriber), block and pending-transaction filters a hash.
+   */
+  private itemText(kind: FilterKind, subscription: boolean, item: FilterItem): string {
+    if (kind === 'logs') return this.logText(item as MatchedLog);
+    return subscription && kind === 'blocks' ? this.headerText(item as BlockItem) : JSON.stringify(this.hashOf(item));
+  }
 
   /** newHeads payload: the block's header fields, without transactions, uncles, size and total difficulty. */
-  private headerJson(item: BlockItem): T.BlockHeader {
-    let json = this.headerJsonCache.get(item);
-    if (!json) {
+  private headerText(item: BlockItem): string {
+    let text = this.headerTextCache.get(item);
+    if (text === undefined) {
       const { size: _s, uncles: _u, transactions: _t, totalDifficulty: _d, ...header } = formatHeader(item.block.hash, item.block.header, 0);
       // a sealed block's number, hash, nonce, mixHash and bloom are never null (only the pending block's are)
-      json = header as T.BlockHeader;
-      this.headerJsonCache.set(item, json);
+      this.headerTextCache.set(item, (text = JSON.stringify(header satisfies Record<keyof T.BlockHeader, unknown>)));
     }
-    return json;
+    return text;
   }
 
   /**
@@ -188,18 +202,21 @@ export class FilterService {
     const { onClose } = ctx;
     if (ctx.transport !== 'ws' || !ctx.notify || !onClose) return undefined;
     const method = `${ctx.method.slice(0, ctx.method.indexOf('_'))}_subscription`;
-    const toJson = subscription && kind === 'blocks' ? (item: FilterItem) => this.headerJson(item as BlockItem) : (item: FilterItem) => this.changeJson(kind, item);
     let id = '';
+    /** the params' text up to the result, the same for every item: {"subscription":"0x…","result": */
+    let head = '';
     let ids = this.connections.get(onClose);
     return {
       push: (item) => {
-        if (ctx.notify!(method, { subscription: id, result: toJson(item) })) return true;
+        // the item's text (made once, whoever gets it) spliced in: `{subscription, result}` as JSON.stringify writes it
+        if (ctx.notify!(method, new RawJson(head + this.itemText(kind, subscription, item) + '}'))) return true;
         this.log.warn(`rpc: ${subscription ? 'subscription' : 'filter'} ${id} dropped: its WebSocket is closing or its client is not reading notifications (send buffer over its cap)`);
         return false;
       },
       ended: () => ids?.delete(id),
       start: (newId) => {
         id = newId;
+        head = '{"subscription":' + JSON.stringify(id) + ',"result":';
         if (ids) return void ids.add(id);
         const set = (ids = new Set([id]));
         this.connections.set(onClose, set);
@@ -256,7 +273,7 @@ export function filterHandlers(svc: FilterService) {
       const items = manager.poll(filterId);
       if (kind === undefined || items === undefined) throw notFound(filterId);
       if (kind === 'logs') return svc.logsResult(items as MatchedLog[]);
-      return items.map((item) => svc.changeJson(kind, item)) as T.FilterChanges;
+      return items.map((item) => svc.hashOf(item));
     },
     getFilterLogs(filterId: string) {
       const f = manager.filter(filterId);

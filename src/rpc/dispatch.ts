@@ -3,10 +3,10 @@
 // call, and (optionally) a check of the result against its schema. It never throws and never
 // recurses into client data, so no request can take the process down.
 import { RpcError, INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST, METHOD_NOT_FOUND, PARSE_ERROR, methodNotFoundMessage } from './errors.ts';
-import { NULL_ID, RawJson, errorResponse, idJson, resultResponse, type IdJson } from './response.ts';
+import { NULL_ID, batchResponse, errorResponse, idJson, rawJsonText, resultResponse, type IdJson } from './response.ts';
 import { explainFailure, runValidator, type PatternLabels } from './validation-message.ts';
 import { resultProblem } from './result-check.ts';
-import { silentLogger, type CallContext, type ConnectionContext, type Logger, type MethodSpec, type MethodTable, type RpcHandler, type Validate } from './types.ts';
+import { silentLogger, type CallContext, type ConnectionContext, type Logger, type MethodSpec, type MethodTable, type RpcHandler, type RpcReply, type Validate } from './types.ts';
 
 export interface DispatcherOptions {
   readonly methods: MethodTable;
@@ -71,8 +71,8 @@ export class Dispatcher implements RpcHandler {
     this.routes.set('rpc.discover', { spec: DISCOVER_SPEC, target: undefined, fn: () => discover() });
   }
 
-  /** Body text → response text (undefined when the body held only notifications). Never rejects. */
-  handle(body: string, conn: ConnectionContext): Promise<string | undefined> {
+  /** Body text → response (undefined when the body held only notifications). Never rejects. */
+  handle(body: string, conn: ConnectionContext): Promise<RpcReply | undefined> {
     let value: unknown;
     try {
       value = JSON.parse(body);
@@ -83,26 +83,26 @@ export class Dispatcher implements RpcHandler {
   }
 
   /** Same as handle() for a body the transport already parsed. Never rejects. */
-  handleParsed(value: unknown, conn: ConnectionContext): Promise<string | undefined> {
+  handleParsed(value: unknown, conn: ConnectionContext): Promise<RpcReply | undefined> {
     return Array.isArray(value) ? this.batch(value, conn) : this.one(value, conn);
   }
 
-  private async batch(list: unknown[], conn: ConnectionContext): Promise<string | undefined> {
+  private async batch(list: unknown[], conn: ConnectionContext): Promise<RpcReply | undefined> {
     if (list.length === 0) return errorResponse(NULL_ID, INVALID_REQUEST, 'invalid request: empty batch');
     if (list.length > this.maxBatch) {
       return errorResponse(NULL_ID, INVALID_REQUEST, `invalid request: batch of ${list.length} requests is over the limit of ${this.maxBatch}`);
     }
     // In order, one at a time, like geth: a batch of sends keeps its nonce order.
-    let out: string | undefined;
+    const replies: RpcReply[] = [];
     for (let i = 0; i < list.length; i++) {
       const r = await this.one(list[i], conn);
-      if (r !== undefined) out = out === undefined ? '[' + r : out + ',' + r;
+      if (r !== undefined) replies.push(r);
     }
-    return out === undefined ? undefined : out + ']';
+    return replies.length === 0 ? undefined : batchResponse(replies);
   }
 
-  /** One request object → its response text, or undefined for a notification. */
-  private async one(req: unknown, conn: ConnectionContext): Promise<string | undefined> {
+  /** One request object → its response, or undefined for a notification. */
+  private async one(req: unknown, conn: ConnectionContext): Promise<RpcReply | undefined> {
     if (typeof req !== 'object' || req === null || Array.isArray(req)) {
       return errorResponse(NULL_ID, INVALID_REQUEST, 'invalid request: not a JSON-RPC request object');
     }
@@ -158,7 +158,8 @@ export class Dispatcher implements RpcHandler {
     if (notification) return undefined;
     if (result === undefined) result = null;
     if (this.checkResults) {
-      const problem = result instanceof RawJson ? rawResultProblem(spec.validateResult, result, this.labels) : resultProblem(spec.validateResult, result, this.labels);
+      const raw = rawJsonText(result);
+      const problem = raw !== undefined ? rawResultProblem(spec.validateResult, raw, this.labels) : resultProblem(spec.validateResult, result, this.labels);
       if (problem !== '') {
         const detail = `result of ${method} failed its schema: ${problem}`;
         this.log.error(`rpc: ${detail}`);
@@ -210,11 +211,11 @@ export class Dispatcher implements RpcHandler {
   }
 }
 
-/** resultProblem for text a handler wrote itself: what is checked is what goes out, parsed. */
-function rawResultProblem(validate: Validate, raw: RawJson, labels: PatternLabels): string {
+/** resultProblem for text a handler wrote itself (RawJson, RawJsonArray): what is checked is what goes out, parsed. */
+function rawResultProblem(validate: Validate, text: string, labels: PatternLabels): string {
   let value: unknown;
   try {
-    value = JSON.parse(raw.text);
+    value = JSON.parse(text);
   } catch (e) {
     return `its JSON text does not parse: ${(e as Error).message}`;
   }

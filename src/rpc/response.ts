@@ -2,6 +2,8 @@
 // error parts go through JSON.stringify (no envelope object per response).
 
 import { randomBytes } from 'node:crypto';
+import type { RpcReply } from './types.ts';
+import { releaseReply, replyBuffer } from './reply-buffers.ts';
 
 // DESIGN D6: some results carry exact integers beyond 2^53 (getAccountBaseInfo's Balance), which
 // handlers return as bigint and the wire carries as plain JSON digits. JSON.stringify throws on a
@@ -26,6 +28,15 @@ export class RawJson {
 }
 
 /**
+ * A JSON array given as its elements' UTF-8 bytes, each encoded once (log lists, F7). Its response
+ * is assembled as bytes around them (resultResponse), so no string of the whole answer is made,
+ * flattened and encoded per answer. Each element must be valid JSON; checked like RawJson.
+ */
+export class RawJsonArray {
+  constructor(readonly elements: readonly Uint8Array[]) {}
+}
+
+/**
  * A handler's result as RawJson, typed as the value it stands for: the generated handler types only
  * know values, and the dispatcher (the one consumer of handler results) writes either form.
  */
@@ -33,12 +44,31 @@ export function rawResult<T>(text: string): T {
   return new RawJson(text) as unknown as T;
 }
 
+/** A handler's result as RawJsonArray, typed as the array it stands for (see rawResult). */
+export function rawArrayResult<T>(elements: readonly Uint8Array[]): T {
+  return new RawJsonArray(elements) as unknown as T;
+}
+
+/** The JSON text a RawJson or RawJsonArray stands for; undefined for any other value. */
+export function rawJsonText(value: unknown): string | undefined {
+  if (value instanceof RawJson) return value.text;
+  if (value instanceof RawJsonArray) {
+    const bytes = jsonArrayBytes('[', value.elements, ']');
+    const text = bytes.toString('utf8');
+    releaseReply(bytes);
+    return text;
+  }
+  return undefined;
+}
+
 /**
- * JSON text of a handler's value (RawJson: its text), bigints as integer digits; undefined when the
- * value has no JSON form. Throws (TypeError) on what JSON cannot write at all, e.g. a cycle.
+ * JSON text of a handler's value (RawJson, RawJsonArray: the text they stand for), bigints as
+ * integer digits; undefined when the value has no JSON form. Throws (TypeError) on what JSON cannot
+ * write at all, e.g. a cycle.
  */
 export function toJson(value: unknown): string | undefined {
-  if (value instanceof RawJson) return value.text;
+  const raw = rawJsonText(value);
+  if (raw !== undefined) return raw;
   try {
     return JSON.stringify(value);
   } catch (e) {
@@ -58,10 +88,12 @@ export function idJson(id: string | number | null): IdJson {
 }
 
 /**
- * A success response. Throws (TypeError, RangeError) when the result cannot be written as JSON —
- * a cycle or absurd nesting in a handler's result is a bug the caller turns into an internal error.
+ * A success response: bytes for a RawJsonArray result, text otherwise. Throws (TypeError,
+ * RangeError) when the result cannot be written as JSON — a cycle or absurd nesting in a handler's
+ * result is a bug the caller turns into an internal error.
  */
-export function resultResponse(id: IdJson, result: unknown): string {
+export function resultResponse(id: IdJson, result: unknown): RpcReply {
+  if (result instanceof RawJsonArray) return jsonArrayBytes('{"jsonrpc":"2.0","id":' + id + ',"result":[', result.elements, ']}');
   const json = toJson(result);
   // undefined (and functions/symbols) have no JSON form: the method returned nothing → null.
   return '{"jsonrpc":"2.0","id":' + id + ',"result":' + (json === undefined ? 'null' : json) + '}';
@@ -85,4 +117,54 @@ export function errorResponse(id: IdJson, code: number, message: string, data?: 
 export function notification(method: string, params: unknown): string {
   const json = toJson(params);
   return '{"jsonrpc":"2.0","method":' + JSON.stringify(method) + ',"params":' + (json === undefined ? 'null' : json) + '}';
+}
+
+/**
+ * A batch's responses as one JSON array: text while all of them are text, else bytes (the parts'
+ * bytes are copied in and given back to the pool).
+ */
+export function batchResponse(replies: readonly RpcReply[]): RpcReply {
+  let text = '[';
+  for (let i = 0; i < replies.length; i++) {
+    const r = replies[i]!;
+    if (typeof r !== 'string') {
+      const bytes = jsonArrayBytes('[', replies, ']');
+      for (const part of replies) releaseReply(part);
+      return bytes;
+    }
+    text += i === 0 ? r : ',' + r;
+  }
+  return text + ']';
+}
+
+/** A response as text (bytes decoded as UTF-8). */
+export function replyText(reply: RpcReply): string {
+  return typeof reply === 'string' ? reply : Buffer.from(reply.buffer, reply.byteOffset, reply.byteLength).toString('utf8');
+}
+
+const COMMA = 0x2c;
+
+/**
+ * `head` + the elements separated by commas + `tail`, as UTF-8 bytes, written into one buffer sized
+ * up front (from the reply pool, reply-buffers.ts): one copy per element, no intermediate string.
+ */
+function jsonArrayBytes(head: string, elements: readonly RpcReply[], tail: string): Buffer {
+  let size = Buffer.byteLength(head) + Buffer.byteLength(tail) + Math.max(0, elements.length - 1);
+  for (let i = 0; i < elements.length; i++) {
+    const e = elements[i]!;
+    size += typeof e === 'string' ? Buffer.byteLength(e) : e.byteLength;
+  }
+  const out = replyBuffer(size);
+  let at = out.write(head, 0);
+  for (let i = 0; i < elements.length; i++) {
+    if (i > 0) out[at++] = COMMA;
+    const e = elements[i]!;
+    if (typeof e === 'string') at += out.write(e, at);
+    else {
+      out.set(e, at);
+      at += e.byteLength;
+    }
+  }
+  out.write(tail, at);
+  return out;
 }

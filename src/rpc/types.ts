@@ -30,7 +30,10 @@ export type MethodTable = ReadonlyMap<string, MethodSpec>;
 /** What a transport knows about the connection a request arrived on. */
 export interface ConnectionContext {
   readonly transport: 'http' | 'ws';
-  /** Push a notification on this connection (ws only); false if it is gone or over its buffer. */
+  /**
+   * Push a notification on this connection (ws only); false if it is gone or over its buffer.
+   * `params` is a value, or RawJson text (response.ts) written verbatim.
+   */
   notify?(method: string, params: unknown): boolean;
   /** Register cleanup for when the connection closes (ws only). */
   onClose?(fn: () => void): void;
@@ -41,10 +44,18 @@ export interface CallContext extends ConnectionContext {
   readonly method: string;
 }
 
-/** What the transport needs from the layer above it: JSON-RPC text in, response text out. */
+/**
+ * A response as the transport writes it: JSON text, or that text's UTF-8 bytes. Bytes are for large
+ * answers assembled from pieces encoded once (log lists, docs/architecture.md F7): they reach the
+ * socket without a large string to flatten and encode per answer. Both go out as they are — an HTTP
+ * body, or a WebSocket *text* frame.
+ */
+export type RpcReply = string | Uint8Array;
+
+/** What the transport needs from the layer above it: JSON-RPC text in, a response out. */
 export interface RpcHandler {
-  /** Response text, or undefined when nothing is to be sent (notifications only). Never rejects. */
-  handle(body: string, conn: ConnectionContext): Promise<string | undefined>;
+  /** The response, or undefined when nothing is to be sent (notifications only). Never rejects. */
+  handle(body: string, conn: ConnectionContext): Promise<RpcReply | undefined>;
 }
 
 /** The node's logger (src/node/logger.ts) or anything shaped like it. */

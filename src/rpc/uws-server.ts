@@ -14,6 +14,7 @@ import type { RpcServer, TransportOptions } from './server.ts';
 import { serverHandle } from './server-handle.ts';
 import type { HttpRequest, HttpResponse, UwsModule, UwsWebSocket, us_listen_socket } from './uws-load.ts';
 import { WsSession, type WsSocket } from './ws-session.ts';
+import { releaseReply } from './reply-buffers.ts';
 
 interface WsData {
   open: boolean;
@@ -53,6 +54,7 @@ function write(res: HttpResponse, a: HttpAnswer, close: boolean, head = false): 
     return;
   }
   res.end(a.body, close);
+  releaseReply(a.body); // end() has copied it out (to the socket, or to uWS's own send buffer)
 }
 
 /** The first sub-protocol a client offers, which `ws` would pick too ('' for none). */
@@ -189,8 +191,9 @@ export async function startUwsServer(uws: UwsModule, t: TransportOptions): Promi
       const socket: WsSocket = {
         isOpen: () => data.open,
         bufferedAmount: () => (data.open ? ws.getBufferedAmount() : 0),
-        send(text) {
-          if (data.open) ws.send(text, false);
+        send(reply) {
+          if (data.open) ws.send(reply, false); // isBinary false: a text frame, whether text or bytes
+          releaseReply(reply); // send() copied it into the frame
         },
         close(code, reason) {
           // end() runs the close handler below at once

@@ -2,7 +2,7 @@
 // uWebSockets.js in uws-server.ts): every message is one JSON-RPC body, replies go back on the same
 // connection, and handlers get a per-connection context to push notifications (subscriptions) and
 // to clean up when the connection closes. The transport supplies a WsSocket and feeds messages in.
-import type { ConnectionContext, Logger, RpcHandler } from './types.ts';
+import type { ConnectionContext, Logger, RpcHandler, RpcReply } from './types.ts';
 import { notification } from './response.ts';
 
 /** What a session needs of its socket. */
@@ -11,8 +11,8 @@ export interface WsSocket {
   isOpen(): boolean;
   /** Bytes queued for sending. */
   bufferedAmount(): number;
-  /** Sends a text frame. */
-  send(text: string): void;
+  /** Sends a text frame: the text, or its UTF-8 bytes as they are. */
+  send(data: RpcReply): void;
   close(code: number, reason: string): void;
   /** Stops reading the socket (TCP then pushes back on the client); false when the transport cannot. */
   pause(): boolean;
@@ -42,7 +42,7 @@ export class WsSession {
   private readonly waiting: string[] = [];
   private waitingChars = 0;
   private paused = false;
-  private readonly reply = (text: string | undefined): void => this.replied(text);
+  private readonly reply = (reply: RpcReply | undefined): void => this.replied(reply);
   private readonly failed = (e: unknown): void => {
     this.settled();
     this.o.log.error(`rpc: dispatcher failed: ${e instanceof Error ? e.stack : String(e)}`);
@@ -121,16 +121,16 @@ export class WsSession {
     }
   }
 
-  private replied(text: string | undefined): void {
+  private replied(reply: RpcReply | undefined): void {
     this.settled();
     const socket = this.socket;
-    if (text === undefined || !socket.isOpen()) return;
+    if (reply === undefined || !socket.isOpen()) return;
     if (socket.bufferedAmount() > this.o.maxBufferedBytes) {
       this.o.log.warn('rpc: ws client is not reading its replies; closing the connection');
       socket.close(1008, 'send buffer over limit');
       return;
     }
-    socket.send(text);
+    socket.send(reply);
   }
 
   private runHook(fn: () => void): void {

@@ -3,12 +3,15 @@
 import { WebSocket, type RawData } from 'ws';
 import { WsSession, type WsSessionOptions, type WsSocket } from './ws-session.ts';
 
+/** `ws` sends a Buffer as a binary frame unless told otherwise; a reply's bytes are JSON text. */
+const TEXT_FRAME = { binary: false } as const;
+
 /** Serves one accepted WebSocket until it closes. */
 export function serveWebSocket(ws: WebSocket, o: WsSessionOptions): void {
   const socket: WsSocket = {
     isOpen: () => ws.readyState === WebSocket.OPEN,
     bufferedAmount: () => ws.bufferedAmount,
-    send: (text) => ws.send(text),
+    send: (data) => ws.send(data, TEXT_FRAME),
     close: (code, reason) => ws.close(code, reason),
     pause() {
       ws.pause();

@@ -7,6 +7,7 @@ import { buildHandlers } from '../../src/api/index.ts';
 import { clientVersion } from '../../src/api/node-info.ts';
 import { ALL_NAMESPACES } from '../../src/node/config.ts';
 import { Dispatcher } from '../../src/rpc/dispatch.ts';
+import { replyText } from '../../src/rpc/response.ts';
 import { methods } from '../../generated/methods.ts';
 import type { JsonRpcResponse } from '../../src/client/transport.ts';
 import { DOCUMENT, createFixture, type Document, type Fixture } from './fixtures.ts';
@@ -33,7 +34,7 @@ test.before(async () => {
   }) as never;
   const dispatcher = new Dispatcher({ methods, handlers, enabledNamespaces: new Set(ALL_NAMESPACES), checkResults: false, discover: () => DOCUMENT });
   let id = 0;
-  send = async (method, params) => JSON.parse((await dispatcher.handle(JSON.stringify({ jsonrpc: '2.0', id: ++id, method, params }), { transport: 'http' }))!) as JsonRpcResponse;
+  send = async (method, params) => JSON.parse(replyText((await dispatcher.handle(JSON.stringify({ jsonrpc: '2.0', id: ++id, method, params }), { transport: 'http' }))!)) as JsonRpcResponse;
 });
 test.after(() => fixture.close());
 
