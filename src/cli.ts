@@ -1,5 +1,6 @@
 // chain-node command line: parse flags, start the node, print one start line, stop cleanly on
 // SIGINT/SIGTERM (sockets closed, LMDB flushed).
+import './node/debug-colors.ts'; // first: before any module that loads `debug`
 import { ConfigError, flagsHelp, parseFlags } from './node/config.ts';
 import { startNode } from './node/node.ts';
 import { GenesisError } from './chain/genesis.ts';
