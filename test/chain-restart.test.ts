@@ -105,4 +105,49 @@ test('SIGKILL in the middle of a transaction stream leaves no half-written block
   }
 });
 
+test('large blocks (40–60 transactions, each one write transaction) survive SIGKILL whole', async () => {
+  const { dir, args } = setup();
+  try {
+    let node = await spawnNode(args);
+    const txs = await signedTransfers(300);
+    const wait = async (hash: string) => {
+      for (let i = 0; i < 250 && !(await rpcCall(node.url, 'eth_getTransactionReceipt', [hash])); i++) await new Promise((r) => setTimeout(r, 20));
+      return rpcCall(node.url, 'eth_getTransactionReceipt', [hash]);
+    };
+    // nonces 1…59 wait behind the gap; nonce 0 makes all 60 executable at once: one block
+    const big = 60;
+    for (let i = 1; i < big; i++) await rpcCall(node.url, 'eth_sendRawTransaction', [txs[i]]);
+    await rpcCall(node.url, 'eth_sendRawTransaction', [txs[0]]);
+    const last = await wait(Transaction.from(txs[big - 1]!).hash!);
+    const block = await rpcCall(node.url, 'eth_getBlockByNumber', [last.blockNumber, false]);
+    assert.is(block.transactions.length, big, 'one block');
+    // more of them, each arriving behind a gap, while the node is killed
+    let sent = 0;
+    const stream = (async () => {
+      for (let from = big; from + 40 <= txs.length; from += 40) {
+        try {
+          for (let i = from + 1; i < from + 40; i++) await rpcCall(node.url, 'eth_sendRawTransaction', [txs[i]]);
+          await rpcCall(node.url, 'eth_sendRawTransaction', [txs[from]]);
+          sent += 40;
+        } catch {
+          return; // the node died under us
+        }
+      }
+    })();
+    while (sent < 120) await new Promise((r) => setTimeout(r, 2));
+    node.child.kill('SIGKILL');
+    assert.is(await node.exited, 'SIGKILL');
+    await stream;
+    node = await spawnNode(args);
+    const head = await assertConsistent(node.url);
+    const sizes = [];
+    for (let n = 1; n <= head; n++) sizes.push((await rpcCall(node.url, 'eth_getBlockByNumber', ['0x' + n.toString(16), false])).transactions.length);
+    assert.ok(sizes.filter((k) => k >= 40).length >= 2, `large blocks before the kill survived: ${sizes.join(' ')}`);
+    node.child.kill('SIGTERM');
+    await node.exited;
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
 test.run();
