@@ -25,6 +25,28 @@ async function signedTransfers(n: number, sender = 0): Promise<string[]> {
   return out;
 }
 
+/**
+ * Sends the groups of raw transactions in order (each group one after another) and SIGKILLs the node
+ * once `killAfter` transactions were accepted; sends that fail because the node died end the stream.
+ */
+async function killDuringStream(node: Awaited<ReturnType<typeof spawnNode>>, groups: string[][], killAfter: number): Promise<void> {
+  let sent = 0;
+  const stream = (async () => {
+    for (const group of groups) {
+      try {
+        for (const raw of group) await rpcCall(node.url, 'eth_sendRawTransaction', [raw]);
+      } catch {
+        return; // the node died under us
+      }
+      sent += group.length;
+    }
+  })();
+  while (sent < killAfter) await new Promise((r) => setTimeout(r, 2));
+  node.child.kill('SIGKILL');
+  assert.is(await node.exited, 'SIGKILL');
+  await stream;
+}
+
 /** Every canonical block up to the head is complete: body, receipts, lookups, and the sink balance. */
 async function assertConsistent(url: string): Promise<number> {
   const head = Number(BigInt(await rpcCall(url, 'eth_blockNumber')));
@@ -75,21 +97,7 @@ test('SIGKILL in the middle of a transaction stream leaves no half-written block
   try {
     let node = await spawnNode(args);
     const txs = await signedTransfers(400);
-    let sent = 0;
-    const sender = (async () => {
-      for (const raw of txs) {
-        try {
-          await rpcCall(node.url, 'eth_sendRawTransaction', [raw]);
-          sent++;
-        } catch {
-          return; // the node died under us
-        }
-      }
-    })();
-    while (sent < 150) await new Promise((r) => setTimeout(r, 5));
-    node.child.kill('SIGKILL');
-    assert.is(await node.exited, 'SIGKILL');
-    await sender;
+    await killDuringStream(node, txs.map((raw) => [raw]), 150);
     node = await spawnNode(args);
     const head = await assertConsistent(node.url);
     assert.ok(head >= 1, 'some blocks were committed before the kill');
@@ -121,23 +129,10 @@ test('large blocks (40–60 transactions, each one write transaction) survive SI
     const last = await wait(Transaction.from(txs[big - 1]!).hash!);
     const block = await rpcCall(node.url, 'eth_getBlockByNumber', [last.blockNumber, false]);
     assert.is(block.transactions.length, big, 'one block');
-    // more of them, each arriving behind a gap, while the node is killed
-    let sent = 0;
-    const stream = (async () => {
-      for (let from = big; from + 40 <= txs.length; from += 40) {
-        try {
-          for (let i = from + 1; i < from + 40; i++) await rpcCall(node.url, 'eth_sendRawTransaction', [txs[i]]);
-          await rpcCall(node.url, 'eth_sendRawTransaction', [txs[from]]);
-          sent += 40;
-        } catch {
-          return; // the node died under us
-        }
-      }
-    })();
-    while (sent < 120) await new Promise((r) => setTimeout(r, 2));
-    node.child.kill('SIGKILL');
-    assert.is(await node.exited, 'SIGKILL');
-    await stream;
+    // more of them, 40 at a time, each group's first nonce last (one block a group), while the node is killed
+    const groups: string[][] = [];
+    for (let from = big; from + 40 <= txs.length; from += 40) groups.push([...txs.slice(from + 1, from + 40), txs[from]!]);
+    await killDuringStream(node, groups, 120);
     node = await spawnNode(args);
     const head = await assertConsistent(node.url);
     const sizes = [];
