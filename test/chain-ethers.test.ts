@@ -4,6 +4,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { ContractFactory, JsonRpcProvider, Wallet, keccak256, AbiCoder, zeroPadValue, toBeHex, type Contract } from 'ethers';
 import { startTestNode, testKey, testAddress, type TestNode } from './helpers/node.ts';
+import { closePollingProvider } from './helpers/ethers-provider.ts';
 import { compile } from './helpers/solc.ts';
 
 const SOURCE = `
@@ -35,7 +36,7 @@ test.before(async () => {
 });
 
 test.after(async () => {
-  provider.destroy();
+  await closePollingProvider(provider);
   await node.stop();
 });
 

@@ -6,6 +6,7 @@ import * as assert from 'uvu/assert';
 import { Contract, JsonRpcProvider, WebSocketProvider, type ContractEventPayload } from 'ethers';
 import { Web3 } from 'web3';
 import { startTestNode, type TestNode } from './helpers/node.ts';
+import { closePollingProvider } from './helpers/ethers-provider.ts';
 import { Emitter, Sender } from './helpers/emitter.ts';
 
 let node: TestNode;
@@ -78,15 +79,11 @@ test('ethers JsonRpcProvider polling gets the same events through eth_newFilter 
   const provider = new JsonRpcProvider(node.url, 300, { staticNetwork: true, pollingInterval: 20 });
   const methods: string[] = [];
   const installed: Promise<unknown>[] = [];
-  const inFlight = new Set<Promise<unknown>>();
   const send = provider.send.bind(provider);
   provider.send = (method, params) => {
     methods.push(method);
     const p = send(method, params);
     if (method === 'eth_newFilter' || method === 'eth_blockNumber') installed.push(p);
-    inFlight.add(p);
-    const done = () => void inFlight.delete(p);
-    p.then(done, done);
     return p;
   };
   try {
@@ -100,12 +97,7 @@ test('ethers JsonRpcProvider polling gets the same events through eth_newFilter 
     assert.ok(seen.blocks.includes(expected[0]!.blockNumber));
     assert.ok(methods.includes('eth_getFilterChanges'), 'ethers polled the filter');
   } finally {
-    // stop polling and let the last polls finish: destroying the provider under an open request
-    // rejects it unhandled inside ethers ("provider destroyed; cancelled request"), and the test
-    // process was then seen not to exit
-    await provider.removeAllListeners();
-    while (inFlight.size > 0) await Promise.allSettled([...inFlight]);
-    provider.destroy();
+    await closePollingProvider(provider);
   }
 });
 

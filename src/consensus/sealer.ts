@@ -108,8 +108,8 @@ export class Sealer {
 
   /**
    * Builds and seals one block on top of the tip and starts its commit without waiting for it:
-   * the next block executes while this one's LMDB commit (and fsync) runs on the write thread.
-   * Returns false when there was nothing to do.
+   * the next block executes while this one's LMDB commit runs on the write thread (a small block
+   * commits synchronously instead, Chain.commitBlock). Returns false when there was nothing to do.
    */
   private async sealOnce(): Promise<boolean> {
     const { chain, executor, pool, key } = this.o;
