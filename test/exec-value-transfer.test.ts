@@ -7,7 +7,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { Wallet, Transaction, computeAddress } from 'ethers';
-import { startTestNode, testGenesis, testKey, NODE_KEY, type TestNode } from './helpers/node.ts';
+import { startTestNode, testGenesis, testKey, mined, NODE_KEY, type TestNode } from './helpers/node.ts';
 
 const EMPTY = '0x' + 'e0'.repeat(20); // in genesis with nothing: a 0-value transfer removes it (EIP-161)
 const COINBASE = computeAddress('0x' + NODE_KEY);
@@ -40,13 +40,7 @@ async function sign(key: string, tx: Record<string, unknown>): Promise<string> {
 async function mineOnBoth(raw: string) {
   const out = [];
   for (const node of [direct, reference]) {
-    const hash = await node.rpc('eth_sendRawTransaction', [raw]);
-    let receipt = null;
-    for (let i = 0; i < 500 && !receipt; i++) {
-      receipt = await node.rpc('eth_getTransactionReceipt', [hash]);
-      if (!receipt) await new Promise((r) => setTimeout(r, 5));
-    }
-    assert.ok(receipt, `mined on ${node === direct ? 'direct' : 'reference'}`);
+    const receipt = await mined(node, await node.rpc('eth_sendRawTransaction', [raw]));
     const block = await node.rpc('eth_getBlockByNumber', [receipt.blockNumber, false]);
     out.push({ receipt, stateRoot: block.stateRoot as string });
   }

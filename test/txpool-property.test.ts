@@ -8,18 +8,8 @@ import { TxPool, PoolError } from '../src/txpool/pool.ts';
 import type { TxPoolConfig } from '../src/txpool/config.ts';
 import type { PooledTx } from '../src/txpool/pooled-tx.ts';
 import { mine, poolAddress, ptx, TestAccounts } from './helpers/txpool-fixture.ts';
+import { prng } from './helpers/prng.ts';
 
-/** mulberry32: small, fast, good enough to shuffle test cases deterministically */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const CONFIG: TxPoolConfig = { priceBump: 10, accountSlots: 3, globalSlots: 14, accountQueue: 4, globalQueue: 10, lifetimeMs: 5000 };
 const SENDERS = 14;

@@ -1,6 +1,7 @@
 // Results of read-only calls, keyed by everything a call's outcome depends on: the state root, the
-// block context and the message. A call is a pure function of those, so an entry never goes stale;
-// dapps repeat the same view calls every block, so identical calls skip the EVM entirely.
+// block context and the message. A call is a pure function of those, so an entry never goes stale.
+// Only what runs on @ethereumjs is kept: the view interpreter (A17) answers a view in about the time
+// its key takes to build, so the messages @ethereumjs has to run are the ones worth remembering.
 import type { CallOutcome, CallRequest, CallContext } from './call.ts';
 
 const hex = (b: Uint8Array | undefined) => (b ? Buffer.from(b.buffer, b.byteOffset, b.byteLength).toString('hex') : '');

@@ -1,6 +1,7 @@
-// Read-only execution for eth_call and eth_estimateGas on a VM of its own, so calls never touch
-// the state the sealer is writing. Calls run one at a time: @ethereumjs journals are a stack, and
-// two interleaved calls would revert each other's writes. Nothing a call does is kept.
+// Read-only execution for eth_call and eth_estimateGas, never touching the state the sealer is
+// writing. View-like messages run on the view interpreter (src/exec/view-calls.ts, A17); the rest
+// on an @ethereumjs VM of its own, one at a time: its journals are a stack, and two interleaved
+// calls would revert each other's writes. Nothing a call does is kept.
 import type { VM } from '@ethereumjs/vm';
 import { createTx } from '@ethereumjs/tx';
 import { Address } from '@ethereumjs/util';
@@ -10,6 +11,9 @@ import { newStateManager, ReadMemoStateManager, type CachedMerkleStateManager } 
 import { createEvmVM, evmBlock } from './executor.ts';
 import type { BlockHashSource } from './block-hashes.ts';
 import { CallCache, callKey } from './call-cache.ts';
+import { StateNeeded, ViewCalls } from './view-calls.ts';
+import type { EngineEVM } from './engine-evm.ts';
+import type { StateReader } from '../state/reader.ts';
 
 export interface CallRequest {
   from?: Uint8Array;
@@ -46,24 +50,50 @@ export class CallRunner {
   /** @ethereumjs Block for the last call context: building one copies a Common (~100 µs) */
   private block: { key: string; block: ReturnType<typeof evmBlock> } | undefined;
 
-  private constructor(private readonly common: Common, private readonly state: CachedMerkleStateManager, private readonly vm: VM) {}
+  private constructor(
+    private readonly common: Common,
+    private readonly state: CachedMerkleStateManager,
+    private readonly vm: VM,
+    /** the view interpreter's fast path (A17); undefined runs every message on @ethereumjs */
+    readonly views: ViewCalls | undefined,
+  ) {}
 
-  static async create(common: Common, trieDb: OverlayTrieDB, hashes: BlockHashSource): Promise<CallRunner> {
+  /** `fastViews: false` runs every message on @ethereumjs (the reference, for tests). */
+  static async create(common: Common, trieDb: OverlayTrieDB, hashes: BlockHashSource, reader: StateReader, fastViews = true): Promise<CallRunner> {
     const state = newStateManager(trieDb, common, undefined, ReadMemoStateManager);
-    return new CallRunner(common, state, await createEvmVM(common, state, hashes));
+    const vm = await createEvmVM(common, state, hashes);
+    const evm = vm.evm as EngineEVM;
+    const views = fastViews ? new ViewCalls(reader, common.chainId(), (code) => evm.claimedElsewhere(code)) : undefined;
+    return new CallRunner(common, state, vm, views);
   }
 
   /** Runs the message against the state at ctx.stateRoot and discards every change. */
   call(req: CallRequest, ctx: CallContext, gasLimit: bigint): Promise<CallOutcome> {
+    const views = this.views;
+    if (views !== undefined) {
+      // the interpreter answers before the result cache: running a view is as cheap as its key
+      const fast = views.tryCall(req, ctx, gasLimit);
+      if (fast instanceof StateNeeded) return views.call(req, ctx, gasLimit).then((answer) => answer ?? this.cachedOrEthereumjs(req, ctx, gasLimit));
+      if (fast !== undefined) return Promise.resolve(fast);
+    }
+    return this.cachedOrEthereumjs(req, ctx, gasLimit);
+  }
+
+  private cachedOrEthereumjs(req: CallRequest, ctx: CallContext, gasLimit: bigint): Promise<CallOutcome> {
     const key = callKey(req, ctx, gasLimit);
     const hit = this.results.get(key);
     if (hit !== undefined) return Promise.resolve(hit);
-    const run = this.queue.then(() => this.runNow(req, ctx, gasLimit));
-    this.queue = run.catch(() => undefined);
-    return run.then((outcome) => {
+    return this.onEthereumjs(req, ctx, gasLimit).then((outcome) => {
       this.results.set(key, outcome);
       return outcome;
     });
+  }
+
+  /** Queues the message for the @ethereumjs VM (one at a time, see above). */
+  private onEthereumjs(req: CallRequest, ctx: CallContext, gasLimit: bigint): Promise<CallOutcome> {
+    const run = this.queue.then(() => this.runNow(req, ctx, gasLimit));
+    this.queue = run.catch(() => undefined);
+    return run;
   }
 
   private async runNow(req: CallRequest, ctx: CallContext, gasLimit: bigint): Promise<CallOutcome> {

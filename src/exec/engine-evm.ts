@@ -42,6 +42,11 @@ export class EngineEVM extends EVM {
     return result;
   }
 
+  /** Whether another engine runs this code instead of the EVM. */
+  claimedElsewhere(code: Uint8Array): boolean {
+    return this.engines.some((engine) => engine.claims(code));
+  }
+
   takeCreations(): [Address, Address][] {
     const c = this.created;
     this.created = [];

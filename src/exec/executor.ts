@@ -57,6 +57,9 @@ export async function createEvmVM(common: Common, stateManager: CachedMerkleStat
   return createVM({ common, stateManager, evm });
 }
 
+/** The base fee every block context carries: the chain prices gas by --gasprice, not EIP-1559 (BASEFEE reads it). */
+export const EVM_BLOCK_BASE_FEE = 0n;
+
 /** per VM Common, the one its block contexts share (a header built on it does not copy it) */
 const blockCommons = new WeakMap<Common, Common>();
 
@@ -65,7 +68,7 @@ export function evmBlock(common: Common, number: bigint, timestamp: bigint, coin
   let shared = blockCommons.get(common);
   if (!shared) blockCommons.set(common, (shared = shareableCommon(common, paramsBlock)));
   return createBlock(
-    { header: { number, timestamp, coinbase, gasLimit, baseFeePerGas: 0n, mixHash: ISTANBUL_DIGEST, difficulty: 0n } },
+    { header: { number, timestamp, coinbase, gasLimit, baseFeePerGas: EVM_BLOCK_BASE_FEE, mixHash: ISTANBUL_DIGEST, difficulty: 0n } },
     { common: shared, skipConsensusFormatValidation: true },
   );
 }

@@ -43,6 +43,8 @@ export interface NodeConfig {
   logs?: Partial<LogLimits>;
   /** not a flag: whether plain value transfers skip @ethereumjs's runTx (default: when the chain seals on a period, P8); tests compare both */
   directTransfers?: boolean;
+  /** not a flag: whether eth_call / estimateGas use the view interpreter (default: on, A17); tests compare both */
+  fastViews?: boolean;
 }
 
 export const FLAGS = {

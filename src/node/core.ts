@@ -44,6 +44,8 @@ export interface CoreOptions {
   ledgerTransports?: LedgerTransports;
   /** plain value transfers skip @ethereumjs's runTx (default: on chains with a block period, P8) */
   directTransfers?: boolean;
+  /** eth_call / estimateGas run view-like messages on the view interpreter (default: on, A17) */
+  fastViews?: boolean;
 }
 
 export class ChainCore {
@@ -110,7 +112,7 @@ export class ChainCore {
     // plain transfers skip runTx only on chains sealed by the clock (P8): with period 0 a block holds
     // what arrived while the previous one was being built, and faster blocks only make them smaller
     const executor = await BlockExecutor.create(common, trieDb, chain.head.header.stateRoot, hashes, o.directTransfers ?? genesis.config.istanbul.period > 0);
-    const calls = await CallRunner.create(common, trieDb, hashes);
+    const calls = await CallRunner.create(common, trieDb, hashes, state, o.fastViews);
     const pool = new TxPool(
       {
         // always the current head: the pool re-bases on it after every block

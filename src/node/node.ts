@@ -42,6 +42,7 @@ export async function startNode(config: NodeConfig, log: Logger = createLogger(c
     log,
     ledgerTransports: config.ledgerTransports,
     directTransfers: config.directTransfers,
+    fastViews: config.fastViews,
   });
   const handlers = buildHandlers(
     {

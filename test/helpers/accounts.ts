@@ -3,7 +3,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Wallet, encryptKeystoreJson } from 'ethers';
-import type { TestNode } from './node.ts';
+import { mined, type TestNode } from './node.ts';
 
 /** A v3 key file written by ethers with a cheap scrypt cost (its default costs ~0.5 s each way). */
 export function cheapKeyFile(w: { address: string; privateKey: string }, password: string): Promise<string> {
@@ -17,11 +17,4 @@ export async function importKey(node: TestNode, privateKey: string, password: st
   return w.address.toLowerCase();
 }
 
-export async function mined(node: TestNode, hash: string): Promise<any> {
-  for (let i = 0; i < 500; i++) {
-    const r = await node.rpc('eth_getTransactionReceipt', [hash]);
-    if (r) return r;
-    await new Promise((res) => setTimeout(res, 10));
-  }
-  throw new Error(`not mined: ${hash}`);
-}
+export { mined };

@@ -3,7 +3,7 @@
 // passes ([a, b] or [a]), so the spec's topic-matching table can be checked row by row.
 import { Interface, Transaction, Wallet } from 'ethers';
 import { compile } from './solc.ts';
-import { testKey, type TestNode } from './node.ts';
+import { mined, testKey, type TestNode } from './node.ts';
 
 export const EMITTER_SOURCE = `
 // SPDX-License-Identifier: MIT
@@ -57,16 +57,10 @@ export class Sender {
   }
 }
 
-export async function mined(node: TestNode, hash: string): Promise<any> {
-  for (let i = 0; i < 1000; i++) {
-    const r = await node.rpc('eth_getTransactionReceipt', [hash]);
-    if (r) return r;
-    await new Promise((res) => setTimeout(res, 5));
-  }
-  throw new Error(`not mined: ${hash}`);
-}
 
 /** A 32-byte topic from a small number, e.g. topic(0xa) = 0x00…0a. */
 export function topic(n: number): string {
   return '0x' + n.toString(16).padStart(64, '0');
 }
+
+export { mined };

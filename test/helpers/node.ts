@@ -100,3 +100,13 @@ export async function startTestNode(o: TestNodeOptions = {}): Promise<TestNode> 
     },
   };
 }
+
+/** The receipt of `hash` once it is mined (polled every 5 ms, for at most 5 s). */
+export async function mined(node: TestNode, hash: string): Promise<any> {
+  for (let i = 0; i < 1000; i++) {
+    const r = await node.rpc('eth_getTransactionReceipt', [hash]);
+    if (r) return r;
+    await new Promise((res) => setTimeout(res, 5));
+  }
+  throw new Error(`not mined: ${hash}`);
+}

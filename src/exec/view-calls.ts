@@ -1,0 +1,166 @@
+// The fast path of eth_call / eth_estimateGas (A17): a message the view interpreter can run
+// (src/exec/view-interpreter.ts) is answered from state read at the call's root without entering
+// @ethereumjs; everything else — and every message the interpreter bails out of — returns
+// undefined and runs on @ethereumjs as before. What is read at a root (accounts, code, slots) is
+// remembered for that root: state under a root never changes.
+import type { StateReader } from '../state/reader.ts';
+import { bytesToBigInt, bytesToHex } from '../util/hex.ts';
+import { ISTANBUL_DIGEST } from '../consensus/istanbul-extra.ts';
+import { analyseCode, runView, type CodeAnalysis, type ViewEnv } from './view-interpreter.ts';
+import { EVM_BLOCK_BASE_FEE } from './executor.ts';
+import type { CallContext, CallOutcome, CallRequest } from './call.ts';
+
+/** Roots whose reads are remembered (the head and a few recent blocks). */
+const ROOTS = 4;
+/** Slots remembered per root; past this the root's memo starts over. */
+const SLOTS_PER_ROOT = 65_536;
+/** Code analyses kept, by code hash. */
+const ANALYSES = 512;
+/** A message that reads more new slots than this goes to @ethereumjs (each read re-runs it). */
+const MAX_READS = 64;
+
+interface Contract {
+  address: bigint;
+  balance: bigint;
+  /** undefined: not plain EVM code (the message goes to @ethereumjs) */
+  analysis: CodeAnalysis | undefined;
+  storage: Map<bigint, bigint>;
+}
+
+interface RootMemo {
+  contracts: Map<string, Contract>;
+  slots: number;
+}
+
+/** What a message needs read from the state before the interpreter can run it (again). */
+export class StateNeeded {
+  constructor(readonly read: () => Promise<void>) {}
+}
+
+export class ViewCalls {
+  /** what ran here rather than on @ethereumjs (for tests and the bench) */
+  answered = 0;
+  private readonly roots = new Map<string, RootMemo>();
+  /** the memo of the root asked for last (the head, mostly), found without hex-encoding the root */
+  private last: { root: Uint8Array; memo: RootMemo } | undefined;
+  private readonly analyses = new Map<string, CodeAnalysis>();
+  private readonly prevRandao = bytesToBigInt(ISTANBUL_DIGEST);
+  private coinbase: { bytes: Uint8Array; value: bigint } | undefined;
+
+  constructor(
+    private readonly reader: StateReader,
+    private readonly chainId: bigint,
+    /** whether another engine (the wasm VM, `interpreter: all`) runs this code instead of the EVM */
+    private readonly claimedElsewhere: (code: Uint8Array) => boolean,
+  ) {}
+
+  /**
+   * Without waiting: the outcome, undefined when the message must run on @ethereumjs, or the state
+   * read that has to happen first. A view whose contract and slots were read before answers here.
+   */
+  tryCall(req: CallRequest, ctx: CallContext, gasLimit: bigint): CallOutcome | undefined | StateNeeded {
+    const to = req.to;
+    if (to === undefined || (req.value !== undefined && req.value !== 0n) || gasLimit > MAX_GAS) return undefined;
+    // precompiles live at the lowest addresses; the interpreter knows none of them
+    if (isLowAddress(to)) return undefined;
+    const root = ctx.stateRoot;
+    const memo = this.memo(root);
+    const key = addressKey(to);
+    const contract = memo.contracts.get(key);
+    if (contract === undefined) return new StateNeeded(() => this.loadContract(memo, root, to, key));
+    if (contract.analysis === undefined) return undefined;
+    const caller = req.from ? bytesToBigInt(req.from) : 0n;
+    const env: ViewEnv = {
+      address: contract.address,
+      caller,
+      origin: caller,
+      data: req.data ?? EMPTY,
+      gasPrice: req.gasPrice ?? 0n,
+      coinbase: this.coinbaseOf(ctx.coinbase),
+      timestamp: ctx.timestamp,
+      number: ctx.number,
+      blockGasLimit: ctx.gasLimit,
+      chainId: this.chainId,
+      prevRandao: this.prevRandao,
+      baseFee: EVM_BLOCK_BASE_FEE,
+      selfBalance: contract.balance,
+    };
+    const r = runView(contract.analysis, env, Number(gasLimit), (slot) => contract.storage.get(slot));
+    if (r.kind === 'bail') return undefined;
+    if (r.kind === 'need') return new StateNeeded(() => this.readSlot(memo, root, to, contract, r.slot));
+    this.answered++;
+    return { success: !r.reverted, returnValue: r.returnValue, executionGasUsed: BigInt(r.gasUsed), error: r.reverted ? 'revert' : undefined };
+  }
+
+  /** tryCall, reading what it needs: the outcome, or undefined when the message must run on @ethereumjs. */
+  async call(req: CallRequest, ctx: CallContext, gasLimit: bigint): Promise<CallOutcome | undefined> {
+    for (let reads = 0; reads <= MAX_READS; reads++) {
+      const r = this.tryCall(req, ctx, gasLimit);
+      if (!(r instanceof StateNeeded)) return r;
+      await r.read();
+    }
+    return undefined;
+  }
+
+  private memo(root: Uint8Array): RootMemo {
+    const last = this.last;
+    if (last !== undefined && last.root === root && last.memo.slots <= SLOTS_PER_ROOT) return last.memo;
+    const key = bytesToHex(root);
+    let m = this.roots.get(key);
+    if (m === undefined || m.slots > SLOTS_PER_ROOT) {
+      if (m === undefined && this.roots.size >= ROOTS) this.roots.delete(this.roots.keys().next().value!);
+      m = { contracts: new Map(), slots: 0 };
+      this.roots.set(key, m);
+    }
+    this.last = { root, memo: m };
+    return m;
+  }
+
+  private coinbaseOf(bytes: Uint8Array): bigint {
+    if (this.coinbase?.bytes !== bytes) this.coinbase = { bytes, value: bytesToBigInt(bytes) };
+    return this.coinbase.value;
+  }
+
+  private async loadContract(memo: RootMemo, root: Uint8Array, address: Uint8Array, key: string): Promise<void> {
+    const view = this.reader.at(root);
+    const account = await view.getAccount(address);
+    let analysis: CodeAnalysis | undefined;
+    if (account !== undefined) {
+      const codeHash = bytesToHex(account.codeHash);
+      analysis = this.analyses.get(codeHash);
+      if (analysis === undefined) {
+        const code = await view.getCode(address);
+        // EIP-7702 delegations (0xef0100…) and other engines' code are not plain EVM code
+        if (code[0] !== 0xef && !this.claimedElsewhere(code)) {
+          analysis = analyseCode(code);
+          if (this.analyses.size >= ANALYSES) this.analyses.delete(this.analyses.keys().next().value!);
+          this.analyses.set(codeHash, analysis);
+        }
+      }
+    } else {
+      analysis = analyseCode(EMPTY);
+    }
+    memo.contracts.set(key, { address: bytesToBigInt(address), balance: account?.balance ?? 0n, analysis, storage: new Map() });
+  }
+
+  private async readSlot(memo: RootMemo, root: Uint8Array, address: Uint8Array, contract: Contract, slot: bigint): Promise<void> {
+    const key = new Uint8Array(32);
+    let v = slot;
+    for (let i = 31; i >= 0 && v > 0n; i--, v >>= 8n) key[i] = Number(v & 0xffn);
+    const value = await this.reader.at(root).getStorage(address, key);
+    contract.storage.set(slot, bytesToBigInt(value));
+    memo.slots++;
+  }
+}
+
+const EMPTY = new Uint8Array(0);
+const MAX_GAS = BigInt(Number.MAX_SAFE_INTEGER);
+
+function isLowAddress(a: Uint8Array): boolean {
+  for (let i = 0; i < 18; i++) if (a[i] !== 0) return false;
+  return true;
+}
+
+function addressKey(a: Uint8Array): string {
+  return Buffer.from(a.buffer, a.byteOffset, a.byteLength).toString('latin1');
+}

@@ -1,0 +1,461 @@
+// A small, synchronous EVM interpreter for the common case of eth_call: one top-level message to a
+// contract whose code only computes over its calldata, its memory and its own storage (view
+// functions, their reverts). @ethereumjs spends ~300 µs of set-up, journaling and allocation on a
+// call that executes ~100 opcodes (measured, docs/architecture.md A17); this runs the same call in
+// a few µs. It never guesses: anything outside that subset — another account (BALANCE, EXTCODE*,
+// CALL*, CREATE*), a state write (SSTORE, SELFDESTRUCT), BLOCKHASH, blob opcodes, and every
+// exceptional halt (out of gas, invalid jump, stack errors, invalid opcode) — makes it answer
+// `bail`, and the caller runs the message on @ethereumjs instead, which then produces the exact
+// error. Gas is charged exactly as Prague charges it, so successful and reverted outcomes carry
+// the same executionGasUsed @ethereumjs reports (estimateGas relies on it); the differential test
+// (test/exec-view-interpreter.test.ts) holds the two engines to that.
+//
+// Storage is read through `sload`, which answers from memory or returns undefined; the interpreter
+// then stops with `need` and the caller reads the slot and runs the message again from the start.
+// A view call reads a handful of slots, so re-running is cheaper than making every opcode async.
+import { keccak256 } from '../crypto/keccak.ts';
+
+export interface ViewEnv {
+  address: bigint;
+  caller: bigint;
+  origin: bigint;
+  data: Uint8Array;
+  gasPrice: bigint;
+  coinbase: bigint;
+  timestamp: bigint;
+  number: bigint;
+  blockGasLimit: bigint;
+  chainId: bigint;
+  prevRandao: bigint;
+  baseFee: bigint;
+  selfBalance: bigint;
+}
+
+/** Code analysed once per code: valid jump destinations and the value of every PUSH. */
+export interface CodeAnalysis {
+  readonly code: Uint8Array;
+  readonly jumpdests: Uint8Array;
+  readonly pushes: (bigint | undefined)[];
+}
+
+export type ViewResult =
+  | { kind: 'done'; reverted: boolean; returnValue: Uint8Array; gasUsed: number }
+  | { kind: 'need'; slot: bigint }
+  | { kind: 'bail'; reason: string };
+
+const MAX_STACK = 1024;
+/** Memory beyond this costs more gas than any gas cap allows (3 × 2^20 words + 2^31 quadratic). */
+const MAX_MEMORY = 32 * 1024 * 1024;
+/** Memory kept between messages; a message that grew it further gets a fresh small buffer after it. */
+const RETAINED_MEMORY = 1024 * 1024;
+const COLD_SLOAD = 2100;
+const WARM_SLOAD = 100;
+const TWO256 = 1n << 256n;
+const MAX_U256 = TWO256 - 1n;
+const TWO255 = 1n << 255n;
+
+export function analyseCode(code: Uint8Array): CodeAnalysis {
+  const jumpdests = new Uint8Array(code.length);
+  const pushes: bigint[] = new Array<bigint>(code.length).fill(0n);
+  for (let pc = 0; pc < code.length; pc++) {
+    const op = code[pc]!;
+    if (op === 0x5b) jumpdests[pc] = 1;
+    else if (op >= 0x60 && op <= 0x7f) {
+      const n = op - 0x5f;
+      let v = 0n;
+      // bytes past the end of the code read as zero (the value is right-padded)
+      for (let i = 1; i <= n; i++) v = (v << 8n) | BigInt(code[pc + i] ?? 0);
+      pushes[pc] = v;
+      pc += n;
+    }
+  }
+  return { code, jumpdests, pushes };
+}
+
+const memoryCost = (words: number) => 3 * words + Math.floor((words * words) / 512);
+const words = (bytes: number) => Math.ceil(bytes / 32);
+const bail = (reason: string): ViewResult => ({ kind: 'bail', reason });
+const OUT_OF_GAS: ViewResult = { kind: 'bail', reason: 'out of gas' };
+const toSigned = (v: bigint) => (v >= TWO255 ? v - TWO256 : v);
+const u256 = (v: bigint) => BigInt.asUintN(256, v);
+
+/**
+ * The message's memory. One instance serves every message: runView is synchronous, so two never
+ * overlap, and reusing the buffer spares an allocation (and its garbage) per call.
+ */
+class Memory {
+  bytes = new Uint8Array(4096);
+  view = new DataView(this.bytes.buffer);
+  words = 0;
+
+  reset(): void {
+    if (this.bytes.length > RETAINED_MEMORY) {
+      // one message's large memory is not kept for every later one
+      this.bytes = new Uint8Array(4096);
+      this.view = new DataView(this.bytes.buffer);
+    } else {
+      this.bytes.fill(0, 0, this.words * 32);
+    }
+    this.words = 0;
+  }
+
+  /** Grows memory to cover [offset, offset+len) and returns the gas that costs (Infinity past MAX_MEMORY). */
+  expand(offset: bigint, len: bigint): number {
+    if (len === 0n) return 0;
+    const end = offset + len;
+    if (end > BigInt(MAX_MEMORY)) return Infinity;
+    const w = words(Number(end));
+    if (w <= this.words) return 0;
+    const cost = memoryCost(w) - memoryCost(this.words);
+    this.words = w;
+    if (this.bytes.length < w * 32) {
+      const next = new Uint8Array(Math.max(w * 32, this.bytes.length * 2));
+      next.set(this.bytes);
+      this.bytes = next;
+      this.view = new DataView(next.buffer);
+    }
+    return cost;
+  }
+
+  load32(offset: number): bigint {
+    const v = this.view;
+    return (v.getBigUint64(offset) << 192n) | (v.getBigUint64(offset + 8) << 128n) | (v.getBigUint64(offset + 16) << 64n) | v.getBigUint64(offset + 24);
+  }
+
+  store32(offset: number, x: bigint): void {
+    const v = this.view;
+    v.setBigUint64(offset, x >> 192n);
+    v.setBigUint64(offset + 8, BigInt.asUintN(64, x >> 128n));
+    v.setBigUint64(offset + 16, BigInt.asUintN(64, x >> 64n));
+    v.setBigUint64(offset + 24, BigInt.asUintN(64, x));
+  }
+
+  /** Copies src[from, from+len) to `to`, zero past the end of src (memory already expanded). */
+  copyIn(src: Uint8Array, to: number, from: bigint, len: number): void {
+    const start = from > BigInt(src.length) ? src.length : Number(from);
+    const avail = Math.min(len, src.length - start);
+    if (avail > 0) this.bytes.set(src.subarray(start, start + avail), to);
+    if (avail < len) this.bytes.fill(0, to + Math.max(avail, 0), to + len);
+  }
+
+  slice(offset: bigint, len: bigint): Uint8Array {
+    return len === 0n ? new Uint8Array(0) : this.bytes.slice(Number(offset), Number(offset + len));
+  }
+}
+
+const memory = new Memory();
+/** The operand stack, shared the same way (sp says how much of it is the message's). */
+const stack: bigint[] = new Array<bigint>(MAX_STACK + 1).fill(0n);
+
+/**
+ * Runs `env.data` against `analysis.code` with `gasLimit` gas. `sload` answers the contract's
+ * storage (undefined: not read yet).
+ */
+export function runView(analysis: CodeAnalysis, env: ViewEnv, gasLimit: number, sload: (slot: bigint) => bigint | undefined): ViewResult {
+  memory.reset();
+  try {
+    return execute(analysis, env, gasLimit, sload);
+  } finally {
+    memory.reset();
+  }
+}
+
+function execute(analysis: CodeAnalysis, env: ViewEnv, gasLimit: number, sload: (slot: bigint) => bigint | undefined): ViewResult {
+  const { code, jumpdests, pushes } = analysis;
+  const mem = memory;
+  const codeLength = BigInt(code.length);
+  let sp = 0;
+  let gas = gasLimit;
+  let pc = 0;
+  let warm: Set<bigint> | undefined;
+  let transient: Map<bigint, bigint> | undefined;
+  const data = env.data;
+  const dataLength = BigInt(data.length);
+  const dataView = new DataView(data.buffer, data.byteOffset, data.byteLength);
+
+  for (;;) {
+    const op = pc < code.length ? code[pc]! : 0x00;
+    // PUSH1…PUSH32, DUP1…DUP16, SWAP1…SWAP16: the bulk of every program
+    if (op >= 0x60 && op <= 0x7f) {
+      if ((gas -= 3) < 0) return OUT_OF_GAS;
+      if (sp >= MAX_STACK) return bail('stack overflow');
+      stack[sp++] = pushes[pc]!;
+      pc += op - 0x5e;
+      continue;
+    }
+    if (op >= 0x80 && op <= 0x8f) {
+      const n = op - 0x7f;
+      if ((gas -= 3) < 0) return OUT_OF_GAS;
+      if (sp < n) return bail('stack underflow');
+      if (sp >= MAX_STACK) return bail('stack overflow');
+      stack[sp] = stack[sp - n]!;
+      sp++;
+      pc++;
+      continue;
+    }
+    if (op >= 0x90 && op <= 0x9f) {
+      const n = op - 0x8f;
+      if ((gas -= 3) < 0) return OUT_OF_GAS;
+      if (sp <= n) return bail('stack underflow');
+      const t = stack[sp - 1]!;
+      stack[sp - 1] = stack[sp - 1 - n]!;
+      stack[sp - 1 - n] = t;
+      pc++;
+      continue;
+    }
+    const arity = ARITY[op]!;
+    if (arity < 0) return bail(`opcode 0x${op.toString(16)} is left to @ethereumjs`);
+    if (sp < arity) return bail('stack underflow');
+    if ((gas -= BASE_GAS[op]!) < 0) return OUT_OF_GAS;
+    switch (op) {
+      case 0x00: // STOP
+        return { kind: 'done', reverted: false, returnValue: new Uint8Array(0), gasUsed: gasLimit - gas };
+      case 0x01: { sp--; const r = stack[sp - 1]! + stack[sp]!; stack[sp - 1] = r > MAX_U256 ? r - TWO256 : r; break; }
+      case 0x02: sp--; stack[sp - 1] = u256(stack[sp - 1]! * stack[sp]!); break;
+      // binary operations take a (the top) and b (below it) and leave op(a, b)
+      case 0x03: { sp--; const r = stack[sp]! - stack[sp - 1]!; stack[sp - 1] = r < 0n ? r + TWO256 : r; break; }
+      case 0x04: { sp--; const b = stack[sp - 1]!; stack[sp - 1] = b === 0n ? 0n : stack[sp]! / b; break; }
+      case 0x05: { // SDIV: truncates toward zero; -2^255 / -1 wraps to -2^255
+        sp--;
+        const a = toSigned(stack[sp]!), b = toSigned(stack[sp - 1]!);
+        stack[sp - 1] = b === 0n ? 0n : u256(a / b);
+        break;
+      }
+      case 0x06: { sp--; const b = stack[sp - 1]!; stack[sp - 1] = b === 0n ? 0n : stack[sp]! % b; break; }
+      case 0x07: { // SMOD: the sign of the dividend
+        sp--;
+        const a = toSigned(stack[sp]!), b = toSigned(stack[sp - 1]!);
+        stack[sp - 1] = b === 0n ? 0n : u256(a % b);
+        break;
+      }
+      case 0x08: { sp -= 2; const n = stack[sp - 1]!; stack[sp - 1] = n === 0n ? 0n : (stack[sp + 1]! + stack[sp]!) % n; break; }
+      case 0x09: { sp -= 2; const n = stack[sp - 1]!; stack[sp - 1] = n === 0n ? 0n : (stack[sp + 1]! * stack[sp]!) % n; break; }
+      case 0x0a: { // EXP(base, exponent): 50 gas per byte of the exponent
+        sp--;
+        let base = stack[sp]!;
+        let e = stack[sp - 1]!;
+        if ((gas -= 50 * byteLength(e)) < 0) return OUT_OF_GAS;
+        let r = 1n;
+        while (e > 0n) {
+          if (e & 1n) r = u256(r * base);
+          base = u256(base * base);
+          e >>= 1n;
+        }
+        stack[sp - 1] = r;
+        break;
+      }
+      case 0x0b: { // SIGNEXTEND(b, x)
+        sp--;
+        const b = stack[sp]!, x = stack[sp - 1]!;
+        if (b < 31n) {
+          const bits = Number(b) * 8 + 8;
+          stack[sp - 1] = u256(BigInt.asIntN(bits, x));
+        }
+        break;
+      }
+      case 0x10: sp--; stack[sp - 1] = stack[sp]! < stack[sp - 1]! ? 1n : 0n; break;
+      case 0x11: sp--; stack[sp - 1] = stack[sp]! > stack[sp - 1]! ? 1n : 0n; break;
+      case 0x12: sp--; stack[sp - 1] = toSigned(stack[sp]!) < toSigned(stack[sp - 1]!) ? 1n : 0n; break;
+      case 0x13: sp--; stack[sp - 1] = toSigned(stack[sp]!) > toSigned(stack[sp - 1]!) ? 1n : 0n; break;
+      case 0x14: sp--; stack[sp - 1] = stack[sp]! === stack[sp - 1]! ? 1n : 0n; break;
+      case 0x15: stack[sp - 1] = stack[sp - 1]! === 0n ? 1n : 0n; break;
+      case 0x16: sp--; stack[sp - 1] = stack[sp]! & stack[sp - 1]!; break;
+      case 0x17: sp--; stack[sp - 1] = stack[sp]! | stack[sp - 1]!; break;
+      case 0x18: sp--; stack[sp - 1] = stack[sp]! ^ stack[sp - 1]!; break;
+      case 0x19: stack[sp - 1] = u256(~stack[sp - 1]!); break;
+      case 0x1a: { // BYTE(i, x): byte i counted from the most significant
+        sp--;
+        const i = stack[sp]!;
+        stack[sp - 1] = i >= 32n ? 0n : (stack[sp - 1]! >> (8n * (31n - i))) & 0xffn;
+        break;
+      }
+      case 0x1b: { sp--; const s = stack[sp]!; stack[sp - 1] = s >= 256n ? 0n : u256(stack[sp - 1]! << s); break; }
+      case 0x1c: { sp--; const s = stack[sp]!; stack[sp - 1] = s >= 256n ? 0n : stack[sp - 1]! >> s; break; }
+      case 0x1d: { // SAR
+        sp--;
+        const s = stack[sp]!, x = toSigned(stack[sp - 1]!);
+        stack[sp - 1] = u256(s >= 256n ? (x < 0n ? -1n : 0n) : x >> s);
+        break;
+      }
+      case 0x20: { // KECCAK256
+        sp--;
+        const offset = stack[sp]!, len = stack[sp - 1]!;
+        if ((gas -= mem.expand(offset, len)) < 0 || (gas -= 6 * words(Number(len))) < 0) return OUT_OF_GAS;
+        stack[sp - 1] = toBigInt(keccak256(len === 0n ? new Uint8Array(0) : mem.bytes.subarray(Number(offset), Number(offset + len))));
+        break;
+      }
+      case 0x30: stack[sp++] = env.address; break;
+      case 0x32: stack[sp++] = env.origin; break;
+      case 0x33: stack[sp++] = env.caller; break;
+      case 0x34: stack[sp++] = 0n; break; // CALLVALUE: value-carrying calls go to @ethereumjs
+      case 0x35: { // CALLDATALOAD: 32 bytes, zero past the end
+        const i = stack[sp - 1]!;
+        if (i + 32n <= dataLength) {
+          const o = Number(i);
+          stack[sp - 1] = (dataView.getBigUint64(o) << 192n) | (dataView.getBigUint64(o + 8) << 128n) | (dataView.getBigUint64(o + 16) << 64n) | dataView.getBigUint64(o + 24);
+        } else {
+          let v = 0n;
+          const start = i < dataLength ? Number(i) : data.length;
+          for (let k = 0; k < 32; k++) v = (v << 8n) | BigInt(data[start + k] ?? 0);
+          stack[sp - 1] = v;
+        }
+        break;
+      }
+      case 0x36: stack[sp++] = dataLength; break;
+      case 0x37: // CALLDATACOPY
+      case 0x39: { // CODECOPY
+        sp -= 3;
+        const to = stack[sp + 2]!, from = stack[sp + 1]!, len = stack[sp]!;
+        if ((gas -= mem.expand(to, len)) < 0 || (gas -= 3 * words(Number(len))) < 0) return OUT_OF_GAS;
+        if (len > 0n) mem.copyIn(op === 0x37 ? data : code, Number(to), from, Number(len));
+        break;
+      }
+      case 0x38: stack[sp++] = codeLength; break;
+      case 0x3a: stack[sp++] = env.gasPrice; break;
+      case 0x3d: stack[sp++] = 0n; break; // RETURNDATASIZE: no call has returned anything
+      case 0x3e: { // RETURNDATACOPY of nothing; any byte is out of bounds (an exceptional halt)
+        sp -= 3;
+        if (stack[sp + 1]! + stack[sp]! > 0n) return bail('return data out of bounds');
+        break;
+      }
+      case 0x41: stack[sp++] = env.coinbase; break;
+      case 0x42: stack[sp++] = env.timestamp; break;
+      case 0x43: stack[sp++] = env.number; break;
+      case 0x44: stack[sp++] = env.prevRandao; break;
+      case 0x45: stack[sp++] = env.blockGasLimit; break;
+      case 0x46: stack[sp++] = env.chainId; break;
+      case 0x47: stack[sp++] = env.selfBalance; break;
+      case 0x48: stack[sp++] = env.baseFee; break;
+      case 0x50: sp--; break;
+      case 0x51: { // MLOAD
+        const offset = stack[sp - 1]!;
+        if ((gas -= mem.expand(offset, 32n)) < 0) return OUT_OF_GAS;
+        stack[sp - 1] = mem.load32(Number(offset));
+        break;
+      }
+      case 0x52: { // MSTORE
+        sp -= 2;
+        const offset = stack[sp + 1]!;
+        if ((gas -= mem.expand(offset, 32n)) < 0) return OUT_OF_GAS;
+        mem.store32(Number(offset), stack[sp]!);
+        break;
+      }
+      case 0x53: { // MSTORE8
+        sp -= 2;
+        const offset = stack[sp + 1]!;
+        if ((gas -= mem.expand(offset, 1n)) < 0) return OUT_OF_GAS;
+        mem.bytes[Number(offset)] = Number(stack[sp]! & 0xffn);
+        break;
+      }
+      case 0x54: { // SLOAD: cold the first time in this message (EIP-2929)
+        const slot = stack[sp - 1]!;
+        warm ??= new Set();
+        if (!warm.has(slot)) {
+          if ((gas -= COLD_SLOAD - WARM_SLOAD) < 0) return OUT_OF_GAS;
+          warm.add(slot);
+        }
+        const v = sload(slot);
+        if (v === undefined) return { kind: 'need', slot };
+        stack[sp - 1] = v;
+        break;
+      }
+      case 0x56: { // JUMP
+        const dest = stack[--sp]!;
+        if (dest >= codeLength || jumpdests[Number(dest)] !== 1) return bail('invalid JUMP');
+        pc = Number(dest);
+        continue;
+      }
+      case 0x57: { // JUMPI
+        sp -= 2;
+        if (stack[sp]! !== 0n) {
+          const dest = stack[sp + 1]!;
+          if (dest >= codeLength || jumpdests[Number(dest)] !== 1) return bail('invalid JUMP');
+          pc = Number(dest);
+          continue;
+        }
+        break;
+      }
+      case 0x58: stack[sp++] = BigInt(pc); break;
+      case 0x59: stack[sp++] = BigInt(mem.words * 32); break;
+      case 0x5a: stack[sp++] = BigInt(gas); break;
+      case 0x5b: break; // JUMPDEST
+      case 0x5c: stack[sp - 1] = transient?.get(stack[sp - 1]!) ?? 0n; break; // TLOAD
+      case 0x5d: sp -= 2; (transient ??= new Map()).set(stack[sp + 1]!, stack[sp]!); break; // TSTORE
+      case 0x5e: { // MCOPY
+        sp -= 3;
+        const to = stack[sp + 2]!, from = stack[sp + 1]!, len = stack[sp]!;
+        if ((gas -= mem.expand(to, len)) < 0 || (gas -= mem.expand(from, len)) < 0 || (gas -= 3 * words(Number(len))) < 0) return OUT_OF_GAS;
+        if (len > 0n) mem.bytes.copyWithin(Number(to), Number(from), Number(from + len));
+        break;
+      }
+      case 0x5f: stack[sp++] = 0n; break; // PUSH0
+      case 0xa0: case 0xa1: case 0xa2: case 0xa3: case 0xa4: { // LOG0…LOG4: nothing keeps an eth_call's logs
+        const topics = op - 0xa0;
+        const offset = stack[sp - 1]!, len = stack[sp - 2]!;
+        sp -= 2 + topics;
+        if ((gas -= mem.expand(offset, len)) < 0 || (gas -= 375 * topics + 8 * Number(len)) < 0) return OUT_OF_GAS;
+        break;
+      }
+      case 0xf3: // RETURN
+      case 0xfd: { // REVERT
+        sp -= 2;
+        const offset = stack[sp + 1]!, len = stack[sp]!;
+        if ((gas -= mem.expand(offset, len)) < 0) return OUT_OF_GAS;
+        return { kind: 'done', reverted: op === 0xfd, returnValue: mem.slice(offset, len), gasUsed: gasLimit - gas };
+      }
+      default:
+        return bail(`opcode 0x${op.toString(16)} is left to @ethereumjs`);
+    }
+    if (sp > MAX_STACK) return bail('stack overflow');
+    pc++;
+  }
+}
+
+function byteLength(v: bigint): number {
+  let n = 0;
+  while (v > 0n) {
+    n++;
+    v >>= 8n;
+  }
+  return n;
+}
+
+function toBigInt(b: Uint8Array): bigint {
+  const v = new DataView(b.buffer, b.byteOffset, 32);
+  return (v.getBigUint64(0) << 192n) | (v.getBigUint64(8) << 128n) | (v.getBigUint64(16) << 64n) | v.getBigUint64(24);
+}
+
+/** Stack items each supported opcode (other than PUSH, DUP, SWAP) takes; -1: not supported. */
+const ARITY = new Int8Array(256).fill(-1);
+/** Static gas of each supported opcode (Prague). */
+const BASE_GAS = new Uint16Array(256);
+const define = (ops: number[], arity: number, gas: number) => {
+  for (const op of ops) {
+    ARITY[op] = arity;
+    BASE_GAS[op] = gas;
+  }
+};
+define([0x00], 0, 0);
+define([0x01, 0x03], 2, 3); // ADD SUB
+define([0x02, 0x04, 0x05, 0x06, 0x07, 0x0b], 2, 5); // MUL DIV SDIV MOD SMOD SIGNEXTEND
+define([0x08, 0x09], 3, 8); // ADDMOD MULMOD
+define([0x0a], 2, 10); // EXP
+define([0x10, 0x11, 0x12, 0x13, 0x14, 0x16, 0x17, 0x18, 0x1a, 0x1b, 0x1c, 0x1d], 2, 3);
+define([0x15, 0x19], 1, 3); // ISZERO NOT
+define([0x20], 2, 30); // KECCAK256
+define([0x30, 0x32, 0x33, 0x34, 0x36, 0x38, 0x3a, 0x3d, 0x41, 0x42, 0x43, 0x44, 0x45, 0x46, 0x48, 0x58, 0x59, 0x5a, 0x5f], 0, 2);
+define([0x47], 0, 5); // SELFBALANCE
+define([0x35], 1, 3); // CALLDATALOAD
+define([0x37, 0x39, 0x3e], 3, 3); // CALLDATACOPY CODECOPY RETURNDATACOPY
+define([0x50], 1, 2); // POP
+define([0x51], 1, 3); // MLOAD
+define([0x52, 0x53], 2, 3); // MSTORE MSTORE8
+define([0x54], 1, WARM_SLOAD); // SLOAD (the cold surcharge is dynamic)
+define([0x56], 1, 8); // JUMP
+define([0x57], 2, 10); // JUMPI
+define([0x5b], 0, 1); // JUMPDEST
+define([0x5c], 1, 100); // TLOAD
+define([0x5d], 2, 100); // TSTORE
+define([0x5e], 3, 3); // MCOPY
+for (let t = 0; t <= 4; t++) define([0xa0 + t], 2 + t, 375);
+define([0xf3, 0xfd], 2, 0); // RETURN REVERT

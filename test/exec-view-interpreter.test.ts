@@ -1,0 +1,257 @@
+// eth_call and eth_estimateGas answer view-like messages with the view interpreter
+// (src/exec/view-interpreter.ts) instead of @ethereumjs. The reference is @ethereumjs itself: two
+// nodes with the same genesis, one with the interpreter and one without, answer the same calls,
+// and every answer — return data, revert data and message, estimated gas (which holds the
+// interpreter's gas to the exact figure) — must be identical. The calls are random straight-line
+// programs over every opcode the interpreter runs (from a fixed seed, or $VIEW_FUZZ_SEED), and a
+// Solidity contract with loops, mappings, strings, signed arithmetic, checked-arithmetic panics,
+// require / custom-error reverts, transient storage and the block fields; some of its functions
+// write state or read other accounts and must take the @ethereumjs path unchanged.
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { Interface, Wallet, Transaction } from 'ethers';
+import { startTestNode, testGenesis, testKey, testAddress, mined, NODE_KEY, type TestNode } from './helpers/node.ts';
+import { compile } from './helpers/solc.ts';
+import { prng } from './helpers/prng.ts';
+
+const SEED = Number(process.env.VIEW_FUZZ_SEED ?? 0x5eed);
+const PROGRAMS = Number(process.env.VIEW_FUZZ_PROGRAMS ?? 240);
+
+const rand = prng(SEED);
+const int = (n: number) => Math.floor(rand() * n);
+const pick = <T>(xs: readonly T[]): T => xs[int(xs.length)]!;
+const hexBytes = (n: number) => Array.from({ length: n }, () => int(256).toString(16).padStart(2, '0')).join('');
+
+const M = (1n << 256n) - 1n;
+const INTERESTING = [0n, 1n, 2n, 3n, 7n, 8n, 31n, 32n, 33n, 255n, 256n, 257n, 1n << 255n, (1n << 255n) - 1n, M, M - 1n, M - 6n, 1n << 128n, 1n << 64n];
+function randomWord(): bigint {
+  switch (int(4)) {
+    case 0: return pick(INTERESTING);
+    case 1: return BigInt(int(300));
+    case 2: return BigInt('0x' + hexBytes(1 + int(32)));
+    default: return M - BigInt(int(300)); // small negative numbers
+  }
+}
+function push(v: bigint): string {
+  if (v === 0n && int(2) === 0) return '5f';
+  const hex = v.toString(16);
+  const n = int(5) === 0 ? 32 : Math.max(1, Math.ceil(hex.length / 2));
+  return (0x5f + n).toString(16) + hex.padStart(n * 2, '0');
+}
+
+const ALU2 = [0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x0a, 0x0b, 0x10, 0x11, 0x12, 0x13, 0x14, 0x16, 0x17, 0x18, 0x1a, 0x1b, 0x1c, 0x1d];
+const ALU3 = [0x08, 0x09];
+const ALU1 = [0x15, 0x19];
+const ENV = [0x30, 0x32, 0x33, 0x34, 0x36, 0x38, 0x3a, 0x3d, 0x41, 0x42, 0x43, 0x44, 0x45, 0x46, 0x47, 0x48, 0x58, 0x59, 0x5a, 0x5f];
+const SLOTS = [0n, 1n, 2n, 3n, 0xabcdefn];
+const small = (n: number) => BigInt(int(n));
+const op = (code: number) => code.toString(16).padStart(2, '0');
+
+/** A random straight-line program ending in RETURN (mostly), REVERT or STOP. */
+function randomProgram(): string {
+  let code = '';
+  let depth = 0;
+  const fill = (n: number) => {
+    while (depth < n) {
+      code += push(randomWord());
+      depth++;
+    }
+  };
+  const steps = 10 + int(60);
+  for (let i = 0; i < steps; i++) {
+    const kind = int(20);
+    if (kind < 7) {
+      fill(2);
+      code += op(pick(ALU2));
+      depth--;
+    } else if (kind < 8) {
+      fill(3);
+      code += op(pick(ALU3));
+      depth -= 2;
+    } else if (kind < 9) {
+      fill(1);
+      code += op(pick(ALU1));
+    } else if (kind < 10) {
+      code += op(pick(ENV));
+      depth++;
+    } else if (kind < 11) {
+      code += push(int(3) === 0 ? randomWord() : small(120)) + '35'; // CALLDATALOAD
+      depth++;
+    } else if (kind < 12) {
+      code += push(int(4) === 0 ? randomWord() : pick(SLOTS)) + '54'; // SLOAD (cold, then warm)
+      depth++;
+    } else if (kind < 13) {
+      fill(1);
+      code += push(small(1500)) + pick(['52', '53']); // MSTORE / MSTORE8
+      depth--;
+    } else if (kind < 14) {
+      code += push(small(1500)) + '51'; // MLOAD
+      depth++;
+    } else if (kind < 15) {
+      code += push(small(200)) + push(small(1500)) + '20'; // KECCAK256(offset, len)
+      depth++;
+    } else if (kind < 16) {
+      // CALLDATACOPY / CODECOPY / MCOPY (dst, src, len), sources partly past their end
+      code += push(small(100)) + push(int(5) === 0 ? randomWord() : small(200)) + push(small(1500)) + pick(['37', '39', '5e']);
+    } else if (kind < 17) {
+      fill(1);
+      code += push(pick(SLOTS)) + '5d' + push(pick(SLOTS)) + '5c'; // TSTORE, TLOAD
+    } else if (kind < 18) {
+      const topics = int(5);
+      fill(topics);
+      code += push(small(100)) + push(small(1500)) + (0xa0 + topics).toString(16);
+      depth -= topics;
+    } else if (kind < 19 && depth > 0) {
+      const n = 1 + int(Math.min(depth, 16));
+      code += (0x7f + n).toString(16);
+      depth++;
+    } else if (depth > 1) {
+      const n = 1 + int(Math.min(depth - 1, 16));
+      code += (0x8f + n).toString(16);
+    } else if (depth > 0) {
+      code += '50'; // POP
+      depth--;
+    }
+  }
+  // the top of the stack into memory at 0x600…, then the first 0x700 bytes of memory back
+  for (let i = 0; i < Math.min(depth, 8); i++) code += push(BigInt(0x600 + 32 * i)) + '52';
+  const end = int(10);
+  if (end === 0) return code + '00';
+  if (end === 1) return code + '61070060' + '00' + 'fd'; // REVERT(0, 0x700)
+  if (end === 2) return code + '7f01'; // a PUSH32 cut short by the end of the code, then the implicit STOP
+  return code + '610700' + '6000' + 'f3'; // RETURN(0, 0x700)
+}
+
+/** Programs the interpreter leaves to @ethereumjs: they must come back the same through the fallback. */
+const LEFT_TO_ETHEREUMJS = [
+  '602a60015500', // SSTORE
+  '3031' + '60005260206000f3', // BALANCE(ADDRESS)
+  '600160004060005260206000f3', // BLOCKHASH
+  '6000600060006000600060045af1' + '60005260206000f3', // CALL the identity precompile
+  '600456fe5b00', // JUMP over INVALID to a JUMPDEST (runs here) …
+  '600356fe5b00', // … and to a non-JUMPDEST: invalid JUMP, an exceptional halt
+  'fe', // INVALID
+  '01', // stack underflow
+  '600160006000' + '3e', // RETURNDATACOPY of a byte there is not: out of bounds
+  '5b600056', // an endless loop: out of gas
+];
+
+const address = (i: number) => '0xc0de' + i.toString(16).padStart(36, '0');
+const calldata = () => '0x' + hexBytes(int(100));
+
+const programs = Array.from({ length: PROGRAMS }, randomProgram).concat(LEFT_TO_ETHEREUMJS);
+const genesis = testGenesis(NODE_KEY, 4) as { alloc: Record<string, object> };
+programs.forEach((code, i) => {
+  genesis.alloc[address(i)] = {
+    balance: String(int(3) === 0 ? 0 : int(1e9)),
+    code: '0x' + code,
+    storage: Object.fromEntries(SLOTS.slice(0, 1 + int(SLOTS.length)).map((s) => ['0x' + s.toString(16).padStart(64, '0'), '0x' + randomWord().toString(16).padStart(64, '0')])),
+  };
+});
+
+const VIEWS = `// SPDX-License-Identifier: MIT
+pragma solidity ^0.8.24;
+contract Views {
+  uint256 public x = 42;
+  mapping(address => uint256) public bal;
+  uint256[] public arr;
+  string public name = "chain-node view interpreter";
+  error Custom(uint256 code, string why);
+  constructor() { bal[msg.sender] = 7; for (uint256 i; i < 20; i++) arr.push(i * i); }
+  function sum() external view returns (uint256 s) { for (uint256 i; i < arr.length; i++) s += arr[i]; }
+  function signed(int256 a, int256 b) external pure returns (int256, int256, int256, int256) { return (a / b, a % b, a >> 3, a * 3); }
+  function add(uint256 a, uint256 b) external pure returns (uint256) { return a + b; }
+  function div(uint256 a, uint256 b) external pure returns (uint256) { return a / b; }
+  function req(uint256 a) external pure returns (uint256) { require(a < 10, "a must be below 10"); return a; }
+  function custom(uint256 a) external pure { revert Custom(a, "custom"); }
+  function hash(bytes calldata data) external pure returns (bytes32, bytes memory) { return (keccak256(data), abi.encodePacked(data, data)); }
+  function blockFields() external view returns (uint256, uint256, uint256, address, uint256) { return (block.number, block.timestamp, block.chainid, block.coinbase, block.gaslimit); }
+  function more() external view returns (uint256, uint256, address, address, uint256, uint256) { return (block.basefee, block.prevrandao, msg.sender, tx.origin, address(this).balance, tx.gasprice); }
+  function gas() external view returns (uint256) { return gasleft(); }
+  function transient(uint256 v) external returns (uint256 r) { assembly { tstore(1, v) r := tload(1) } }
+  function concat(string calldata s) external view returns (string memory) { return string.concat(name, s); }
+  function copy(bytes memory b) external pure returns (bytes memory) { return abi.encode(b, b); }
+  function balOf(address a) external view returns (uint256) { return bal[a]; }
+  function loop(uint256 n) external pure returns (uint256 acc) { for (uint256 i; i < n; i++) { unchecked { acc = acc * 31 + i; } } }
+  function write(uint256 v) external returns (uint256) { x = v; return x; }
+  function codeLen() external view returns (uint256) { return address(this).code.length; }
+}`;
+
+let fast: TestNode;
+let reference: TestNode;
+let viewsAddress = '';
+const compiled = compile(VIEWS).Views!;
+const abi = new Interface(compiled.abi);
+
+test.before(async () => {
+  fast = await startTestNode({ genesis, config: { fastViews: true } });
+  reference = await startTestNode({ genesis, config: { fastViews: false } });
+  const { bytecode } = compiled;
+  const raw = await new Wallet(testKey(0)).signTransaction(Transaction.from({ chainId: 300, type: 0, nonce: 0, gasPrice: 0n, gasLimit: 5_000_000n, data: bytecode }));
+  for (const node of [fast, reference]) {
+    const receipt = await mined(node, await node.rpc('eth_sendRawTransaction', [raw]));
+    assert.is(receipt.status, '0x1', 'Views deployed');
+    viewsAddress = receipt.contractAddress;
+  }
+});
+test.after(async () => {
+  await fast?.stop();
+  await reference?.stop();
+});
+
+/** The same request on both nodes: the same result or the same error, whole. */
+async function same(method: string, params: unknown[], what: string) {
+  const [a, b] = await Promise.all([fast.raw(method, params), reference.raw(method, params)]);
+  assert.equal({ result: a.result, error: a.error }, { result: b.result, error: b.error }, `${method}: ${what}`);
+  return a;
+}
+
+test('random programs: every eth_call and eth_estimateGas answer is the same as @ethereumjs gives', async () => {
+  const from = testAddress(1);
+  for (let i = 0; i < programs.length; i++) {
+    const what = `program ${i} (seed ${SEED}): 0x${programs[i]}`;
+    // a gas cap keeps the endless loop's out-of-gas run short on @ethereumjs
+    const call = { from, to: address(i), data: calldata(), gas: '0xf4240' };
+    await same('eth_call', [call, 'latest'], what);
+    const est = await same('eth_estimateGas', [call, 'latest'], what);
+    if (est.result) {
+      // at the estimate and just below it (out of gas, which the interpreter leaves to @ethereumjs)
+      await same('eth_call', [{ ...call, gas: est.result }, 'latest'], `${what} at gas ${est.result}`);
+      await same('eth_call', [{ ...call, gas: '0x' + (BigInt(est.result) - 1n).toString(16) }, 'latest'], `${what} at gas ${est.result} - 1`);
+    }
+  }
+  const answered = fast.core.calls.views!.answered;
+  assert.is(reference.core.calls.views, undefined);
+  assert.ok(answered > PROGRAMS * 4, `the interpreter answered ${answered} of the calls (not only the fallback ran)`);
+});
+
+test('a Solidity contract: views, reverts, panics, and the functions left to @ethereumjs', async () => {
+  const from = testAddress(2);
+  const M1 = (1n << 255n) - 1n;
+  const calls: [string, unknown[]][] = [
+    ['x', []], ['sum', []], ['arr', [19]], ['arr', [20]], ['name', []],
+    ['signed', [-7, 2]], ['signed', [7, -2]], ['signed', [-(1n << 255n), -1]], ['signed', [1, 0]],
+    ['add', [1, 2]], ['add', [M1 * 2n + 1n, 1]], ['div', [10, 3]], ['div', [1, 0]],
+    ['req', [3]], ['req', [12]], ['custom', [5]],
+    ['hash', ['0x']], ['hash', ['0x' + 'ab'.repeat(77)]],
+    ['blockFields', []], ['more', []], ['gas', []], ['transient', [99]],
+    ['concat', ['!']], ['copy', ['0x' + '5a'.repeat(70)]], ['balOf', [testAddress(0)]], ['balOf', [from]],
+    ['loop', [50]], ['write', [7]], ['codeLen', []],
+  ];
+  const views = fast.core.calls.views!;
+  for (const [fn, args] of calls) {
+    const call = { from, to: viewsAddress, data: abi.encodeFunctionData(fn, args) };
+    const before = views.answered;
+    const r = await same('eth_call', [call, 'latest'], `${fn}(${args.join(', ')})`);
+    // SSTORE and EXTCODESIZE are outside the interpreter's subset; everything else runs on it
+    assert.is(views.answered - before, fn === 'write' || fn === 'codeLen' ? 0 : 1, `${fn}: which engine answered`);
+    await same('eth_estimateGas', [call, 'latest'], `${fn}(${args.join(', ')})`);
+    if (fn === 'req' && args[0] === 12) assert.match(r.error!.message, /a must be below 10/);
+    if (fn === 'sum') assert.is(BigInt(r.result), 2470n, 'sum of i² for i < 20');
+  }
+  const big = { from, to: viewsAddress, data: abi.encodeFunctionData('loop', [100_000]), gas: '0x30000' };
+  const r = await same('eth_call', [big, 'latest'], 'loop(100000) with too little gas');
+  assert.match(r.error!.message, /out of gas/);
+});
+
+test.run();
