@@ -105,4 +105,15 @@ test('a key file whose key belongs to another address than it names is refused, 
   assert.is(wallets.find((w) => w.accounts[0]!.address === '0x' + victim)!.status, 'Locked');
 });
 
+test('a key file with a cipher iv that is not 16 bytes is refused with the reason', async () => {
+  const a = Wallet.createRandom();
+  const file = JSON.parse(await cheapKeyFile(a, 'short-iv'));
+  const c = file.crypto ?? file.Crypto; // ethers writes `Crypto`
+  c.cipherparams.iv = c.cipherparams.iv.slice(0, 24);
+  writeFileSync(join(keystoreDir, `short-iv-${a.address.slice(2).toLowerCase()}`), JSON.stringify(file));
+  const r = await node.raw('personal_unlockAccount', [a.address, 'short-iv', 0]);
+  assert.is(r.error?.code, -32000);
+  assert.match(r.error!.message, /iv is 12 bytes, not 16/);
+});
+
 test.run();

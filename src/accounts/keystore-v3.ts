@@ -1,8 +1,9 @@
 // Web3 Secret Storage v3, the key file format geth writes: scrypt + aes-128-ctr + keccak MAC.
 // Files written here open in geth and in ethers' Wallet.fromEncryptedJson, and theirs open here.
 // scrypt runs in a worker thread (./scrypt.ts) so neither encryption nor decryption blocks the node.
-import { ctr } from '@noble/ciphers/aes.js';
-import { randomBytes } from 'node:crypto';
+// AES is node:crypto's (OpenSSL): @noble/ciphers built its lookup tables whenever the bundle
+// loaded, on every start, for a cipher most runs never use (A18).
+import { createCipheriv, randomBytes } from 'node:crypto';
 import { keccak256 } from '../crypto/keccak.ts';
 import { addressOf } from '../crypto/secp256k1.ts';
 import { bytesToHex, concatBytes, equalBytes, hexToBytes } from '../util/hex.ts';
@@ -47,12 +48,19 @@ function uuid(): string {
 
 const utf8 = (s: string) => new TextEncoder().encode(s);
 
+/** AES-128-CTR; encrypting and decrypting are the same operation. */
+function aes128ctr(key: Uint8Array, iv: Uint8Array, data: Uint8Array): Uint8Array {
+  if (iv.length !== 16) throw new BadKeyFile(`malformed key file: the cipher's iv is ${iv.length} bytes, not 16`);
+  const cipher = createCipheriv('aes-128-ctr', key, iv);
+  return new Uint8Array(Buffer.concat([cipher.update(data), cipher.final()]));
+}
+
 export async function encryptKey(privateKey: Uint8Array, password: string, cost = SCRYPT_STANDARD): Promise<KeyFileV3> {
   const salt = randomBytes(32);
   const iv = randomBytes(16);
   const dk = await scryptOffThread(utf8(password), salt, { N: cost.n, r: 8, p: cost.p, dkLen: 32 });
   try {
-    const ciphertext = ctr(dk.subarray(0, 16), iv).encrypt(privateKey);
+    const ciphertext = aes128ctr(dk.subarray(0, 16), iv, privateKey);
     const mac = keccak256(concatBytes(dk.subarray(16, 32), ciphertext));
     return {
       version: 3,
@@ -100,7 +108,7 @@ export async function decryptKey(file: KeyFileV3, password: string): Promise<Uin
     const ciphertext = hexToBytes(c.ciphertext);
     const mac = keccak256(concatBytes(dk.subarray(16, 32), ciphertext));
     if (!equalBytes(mac, hexToBytes(c.mac))) throw new WrongPassword();
-    const key = ctr(dk.subarray(0, 16), hexToBytes(c.cipherparams.iv)).decrypt(ciphertext);
+    const key = aes128ctr(dk.subarray(0, 16), hexToBytes(c.cipherparams.iv), ciphertext);
     if (key.length !== 32) throw new BadKeyFile('malformed key file: the key is not 32 bytes');
     if (bytesToHex(addressOf(key)).slice(2) !== String(file.address).replace(/^0x/, '').toLowerCase()) {
       key.fill(0);
