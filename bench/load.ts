@@ -11,6 +11,9 @@ import { Worker } from 'node:worker_threads';
 /** In a request body: replaced by a fresh 32-byte hex word (64 digits) in every request. */
 export const VARY = '__VARY__';
 
+/** 8 hex digits, new for every run, that a varied word starts with (small enough that get(a) = x + a never overflows). */
+const salt = () => Math.floor(Math.random() * 0xffffffff).toString(16).padStart(8, '0');
+
 export function hasWrk(): boolean {
   return spawnSync('wrk', ['--version']).error === undefined;
 }
@@ -48,10 +51,11 @@ function wrkScript(body: string): string {
   const pre = JSON.stringify(body.slice(0, at));
   const post = JSON.stringify(body.slice(at + VARY.length));
   // setup() runs once per thread in the main Lua state and hands each thread its own id (a global
-  // in that thread's state); the word is 48 zero digits, 8 digits thread id, 8 digits counter.
+  // in that thread's state); the word is 40 zero digits, 8 digits of salt new for every run (so
+  // repeated runs against one node never send a word twice), 8 digits thread id, 8 digits counter.
   return (
     `${head}local threads = 0\nfunction setup(thread)\n  thread:set("tid", threads)\n  threads = threads + 1\nend\n` +
-    `local n = 0\nlocal zeros = string.rep("0", 48)\n` +
+    `local n = 0\nlocal zeros = string.rep("0", 40) .. "${salt()}"\n` +
     `function request()\n  n = n + 1\n  return wrk.format(nil, nil, nil, ${pre} .. zeros .. string.format("%08x%08x", tid, n) .. ${post})\nend\n${done}`
   );
 }
@@ -87,7 +91,7 @@ async function nodeRate(url: string, body: string, connections: number, seconds:
     let count = 0, errors = 0, n = 0; const end = Date.now() + workerData.seconds * 1000;
     function one() {
       if (Date.now() > end) return Promise.resolve();
-      const body = at < 0 ? pre : pre + (++n).toString(16).padStart(64, '0') + post;
+      const body = at < 0 ? pre : pre + workerData.salt + (++n).toString(16).padStart(56, '0') + post;
       return new Promise((resolve) => {
         const req = http.request({ host: u.hostname, port: u.port, path: '/', method: 'POST', agent, timeout: 5000, headers: { 'content-type': 'application/json' } }, (res) => {
           res.resume(); res.on('end', () => { if (res.statusCode === 200) count++; else errors++; resolve(); });
@@ -99,7 +103,7 @@ async function nodeRate(url: string, body: string, connections: number, seconds:
     }
     Promise.all(Array.from({ length: workerData.connections }, one)).then(() => { parentPort.postMessage({ count, errors }); agent.destroy(); });
   `;
-  const w = new Worker(code, { eval: true, workerData: { url, body, connections, seconds, vary: VARY } });
+  const w = new Worker(code, { eval: true, workerData: { url, body, connections, seconds, vary: VARY, salt: salt() } });
   const { count, errors } = await new Promise<{ count: number; errors: number }>((resolve, reject) => {
     w.once('message', resolve);
     w.once('error', reject);

@@ -40,6 +40,9 @@ const withPeers = argv.includes('--peers');
 const writeReadme = argv.includes('--readme');
 const waitQuiet = argv.includes('--wait-quiet');
 const SECONDS = quick ? 3 : 10;
+/** each rate row is measured in this many turns per node (see rateRows); wrk takes whole seconds */
+const RATE_ROUNDS = quick ? 1 : 5;
+const WARMUP_S = 1;
 const CONNECTIONS = 32;
 const SENDERS = 100;
 const PER_SENDER = quick ? 20 : 100;
@@ -155,38 +158,96 @@ async function rate(t: Table, key: RowKey, target: string, s: Server, reqBody: s
   log(`  ${ROWS[key].label}: ${n(Math.round(r.reqPerSec))} req/s${r.errors ? `, ${r.errors} errors` : ''}`);
 }
 
+/** A node started for the instant-sealing workloads and prepared. */
+interface Live {
+  target: Target;
+  s: Server;
+  p: Awaited<ReturnType<typeof prepare>>;
+}
+
+/**
+ * The request-rate rows, every node running at once and measured in turns: each row is
+ * RATE_ROUNDS slices of SECONDS / RATE_ROUNDS per node, the order rotated every round, and a
+ * node's figure is the median of its slices. This VM's speed drifts by a third within minutes
+ * (the bare node:http reference alone: 22,550 and 32,540 req/s in two runs of one day); measured
+ * one node after another, a slow spell landed on one node's rows and decided their ratios.
+ */
+async function rateRows(t: Table, live: Live[]): Promise<void> {
+  const account = bytesToHex(addressOf(senderKeys(1)[0]!));
+  const calls: [RowKey, (p: Prepared) => string][] = [
+    ['clientVersion', () => body('web3_clientVersion', [])],
+    ['blockNumber', () => body('eth_blockNumber', [])],
+    ['getBalance', () => body('eth_getBalance', [account, 'latest'])],
+    ['callSame', (p) => body('eth_call', [{ to: p.contract, data: GET }, 'latest'])],
+    ['callVaried', (p) => body('eth_call', [{ to: p.contract, data: GET_ARG + VARY }, 'latest'])],
+  ];
+  const slice = SECONDS / RATE_ROUNDS;
+  for (const [key, bodyFor] of calls) {
+    log(`[all nodes, in turns] ${ROWS[key].label}`);
+    const runs = new Map<Live, { rates: number[]; cpu: number; answered: number; errors: number }>();
+    for (const l of live) {
+      // one checked answer first: a JSON-RPC error is an HTTP 200 too, and fast
+      const sample = await checkAnswers(l.s.url, bodyFor(l.p).replace(VARY, (7).toString(16).padStart(64, '0')));
+      if (key === 'callVaried' && BigInt(sample as string) !== 49n) throw new Error(`${l.target.label}: get(7) answered ${sample}`);
+      // warm-up, not counted: the first second of a row is a JIT's compile time, not its speed
+      await measureRate(l.s.url, bodyFor(l.p), CONNECTIONS, WARMUP_S);
+      runs.set(l, { rates: [], cpu: 0, answered: 0, errors: 0 });
+    }
+    for (let round = 0; round < RATE_ROUNDS; round++) {
+      for (let i = 0; i < live.length; i++) {
+        const l = live[(i + round) % live.length]!;
+        const run = runs.get(l)!;
+        const cpu0 = cpuMicros(l.s.pid);
+        const r = await measureRate(l.s.url, bodyFor(l.p), CONNECTIONS, slice);
+        run.cpu += cpuMicros(l.s.pid) - cpu0;
+        run.answered += r.reqPerSec * slice;
+        run.rates.push(r.reqPerSec);
+        run.errors += r.errors;
+      }
+    }
+    for (const [l, run] of runs) {
+      const median = [...run.rates].sort((a, b) => a - b)[run.rates.length >> 1]!;
+      const spread = run.rates.length > 1 ? ` (turns: ${run.rates.map((x) => n(Math.round(x))).join(', ')})` : '';
+      t.set(key, l.target.id, { value: Math.round(median), text: run.errors ? `${n(run.errors)} errors` : undefined }, run.answered > 0 ? run.cpu / run.answered : undefined);
+      log(`  ${l.target.label}: ${n(Math.round(median))} req/s${spread}${run.errors ? `, ${run.errors} errors` : ''}`);
+    }
+  }
+}
+
 // ------------------------------------------------------------------ one node, all workloads
 
-async function measure(t: Table, target: Target): Promise<void> {
+const startTarget = async (target: Target, mining: Mining) => {
+  const port = await freePort();
+  return startServer(target.label, port, target.command(port, mining));
+};
+
+/** Starts a node for the instant-sealing workloads and prepares it (senders funded, contract deployed). */
+async function startInstant(t: Table, target: Target): Promise<Live> {
+  log(`[${target.label}] instant sealing / automine: start and prepare`);
+  const s = await startTarget(target, 'instant');
+  try {
+    const p = await prepare(s.url, target.funderKey, senderKeys(SENDERS), { contract: true, checkDevAccount: target.checkDevAccount });
+    t.set('startNew', target.id, { value: Math.round(s.startupMs) });
+    log(`  start-up ${Math.round(s.startupMs)} ms`);
+    return { target, s, p };
+  } catch (e) {
+    await s.stop(2000);
+    throw e;
+  }
+}
+
+/** Everything after the rate rows, on one node alone: its instant node (stopped here), then its 1 s blocks. */
+async function measure(t: Table, live: Live): Promise<void> {
+  const { target } = live;
   const senders = senderKeys(SENDERS);
-  const start = async (mining: Mining) => {
-    const port = await freePort();
-    return startServer(target.label, port, target.command(port, mining));
-  };
   let instantDone = false;
   for (const mining of target.mining) {
     log(`[${target.label}] ${mining === 'instant' ? 'instant sealing / automine' : '1 s blocks'}`);
-    const s = await start(mining);
+    const s = mining === 'instant' ? live.s : await startTarget(target, mining);
     let stalled = false;
     try {
-      const p = await prepare(s.url, target.funderKey, senders, { contract: mining === 'instant', checkDevAccount: target.checkDevAccount });
+      const p = mining === 'instant' ? live.p : await prepare(s.url, target.funderKey, senders, { contract: false, checkDevAccount: target.checkDevAccount });
       if (mining === 'instant') {
-        t.set('startNew', target.id, { value: Math.round(s.startupMs) });
-        log(`  start-up ${Math.round(s.startupMs)} ms`);
-        const account = bytesToHex(addressOf(senders[0]!));
-        const calls: [RowKey, string][] = [
-          ['clientVersion', body('web3_clientVersion', [])],
-          ['blockNumber', body('eth_blockNumber', [])],
-          ['getBalance', body('eth_getBalance', [account, 'latest'])],
-          ['callSame', body('eth_call', [{ to: p.contract, data: GET }, 'latest'])],
-          ['callVaried', body('eth_call', [{ to: p.contract, data: GET_ARG + VARY }, 'latest'])],
-        ];
-        for (const [key, reqBody] of calls) {
-          // one checked answer first: a JSON-RPC error is an HTTP 200 too, and fast
-          const sample = await checkAnswers(s.url, reqBody.replace(VARY, (7).toString(16).padStart(64, '0')));
-          if (key === 'callVaried' && BigInt(sample as string) !== 49n) throw new Error(`get(7) answered ${sample}`);
-          await rate(t, key, target.id, s, reqBody);
-        }
         // the log blocks are sealed one at a time: the fan-out row watches them reach N subscribers
         let subs: Subscribers | undefined;
         try {
@@ -224,7 +285,7 @@ async function measure(t: Table, target: Target): Promise<void> {
       // is still flushing (seen 211–391 ms for the same build)
       const times: number[] = [];
       for (let i = 0; i < 3; i++) {
-        const again = await start('instant');
+        const again = await startTarget(target, 'instant');
         times.push(Math.round(again.startupMs));
         await again.stop();
       }
@@ -306,13 +367,30 @@ async function main(): Promise<void> {
     } finally {
       await bare.stop();
     }
-    for (const target of targets) {
+    // one node failing must not lose the others' figures
+    const failed = (target: Target, e: unknown) => {
+      log(`[${target.label}] failed: ${(e as Error).stack ?? e}`);
+      notes.push(`${target.label}: the run failed (${(e as Error).message.split('\n')[0]}); its missing cells are not measured.`);
+    };
+    const live: Live[] = [];
+    try {
+      for (const target of targets) {
+        try {
+          live.push(await startInstant(table, target));
+        } catch (e) {
+          failed(target, e);
+        }
+      }
+      await rateRows(table, live);
+    } catch (e) {
+      for (const l of live) await l.s.stop(2000);
+      throw e;
+    }
+    for (const l of live) {
       try {
-        await measure(table, target);
+        await measure(table, l);
       } catch (e) {
-        // one node failing must not lose the others' figures
-        log(`[${target.label}] failed: ${(e as Error).stack ?? e}`);
-        notes.push(`${target.label}: the run failed (${(e as Error).message.split('\n')[0]}); its missing cells are not measured.`);
+        failed(l.target, e);
       }
     }
     // in this process, so only once no server competes for the CPU
@@ -328,7 +406,7 @@ async function main(): Promise<void> {
 
   const command = `npm run bench${argv.length ? ` -- ${argv.join(' ')}` : ''}`;
   notes.unshift(
-    `Every node is prepared the same way over JSON-RPC: ${SENDERS} senders funded from its own first dev account (transactions signed here for its chain id), the bench contract deployed, ${n(LOG_BLOCKS)} blocks with one log each. Rate rows: ${CONNECTIONS} keep-alive connections, ${SECONDS} s each, one checked answer first.`,
+    `Every node is prepared the same way over JSON-RPC: ${SENDERS} senders funded from its own first dev account (transactions signed here for its chain id), the bench contract deployed, ${n(LOG_BLOCKS)} blocks with one log each. Rate rows: ${CONNECTIONS} keep-alive connections, one checked answer and ${WARMUP_S} s of warm-up first, then ${SECONDS} s per node${RATE_ROUNDS > 1 ? ` in ${RATE_ROUNDS} turns of ${SECONDS / RATE_ROUNDS} s with every node running, the order rotated each turn; the cell is the median turn (this VM's speed drifts within minutes, and turns spread a slow spell over every node)` : ''}; a varied argument never repeats within a run.`,
     `Ingest: pre-signed legacy transfers sent with eth_sendRawTransaction, each sender in nonce order (its next transaction once the node accepted the previous), ${CONNECTIONS} requests in flight across the ${SENDERS} senders, timed until every sender's mined nonce is final. A send refused as "txpool is full" is sent again 25 ms later (the node's backpressure; counted in the cell). No newly mined transaction for ${STALL_S} s is reported as stalled, still running after ${BUDGET_S} s as partial (the rate so far).`,
     withPeers
       ? 'Ratio: ours ÷ the best peer in that row. For req/s and tx/s above 1.0 is ahead; for ms and MiB below 1.0 is ahead. Peers have no datadir, so their start-up is compared with ours on a new one.'
