@@ -419,7 +419,7 @@ async function main(): Promise<void> {
     date: new Date().toISOString().slice(0, 10),
     command,
     machine: machine(),
-    loadGenerator: `${loadGeneratorName()}, ${CONNECTIONS} connections, ${SECONDS} s per rate row`,
+    loadGenerator: `${loadGeneratorName()}, ${CONNECTIONS} connections, ${SECONDS} s per rate row and node${RATE_ROUNDS > 1 ? ` (${RATE_ROUNDS} turns)` : ''}`,
     columns: targets.map((x) => ({ id: x.id, label: x.label })),
     rows: table.ordered(),
     notes,
