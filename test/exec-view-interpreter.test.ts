@@ -149,6 +149,15 @@ programs.forEach((code, i) => {
   };
 });
 
+// 10,000 loop iterations (260,000 gas) and a storage read, in both orders: a read needed after that
+// much work goes to @ethereumjs instead of re-running the work (RERUN_GAS in src/exec/view-calls.ts)
+const HEAVY_THEN_READ = '0x' + '6127105b600190038060035750' + '600754' + '600052' + '60206000f3';
+const READ_THEN_HEAVY = '0x' + '600754600052' + '6127105b600190038060095750' + '60206000f3';
+const HEAVY = ['0xc0de00000000000000000000000000000000ff01', '0xc0de00000000000000000000000000000000ff02'];
+const SLOT7 = { ['0x' + '7'.padStart(64, '0')]: '0x' + '2a'.padStart(64, '0') };
+genesis.alloc[HEAVY[0]!] = { balance: '0', code: HEAVY_THEN_READ, storage: SLOT7 };
+genesis.alloc[HEAVY[1]!] = { balance: '0', code: READ_THEN_HEAVY, storage: SLOT7 };
+
 const VIEWS = `// SPDX-License-Identifier: MIT
 pragma solidity ^0.8.24;
 contract Views {
@@ -252,6 +261,16 @@ test('a Solidity contract: views, reverts, panics, and the functions left to @et
   const big = { from, to: viewsAddress, data: abi.encodeFunctionData('loop', [100_000]), gas: '0x30000' };
   const r = await same('eth_call', [big, 'latest'], 'loop(100000) with too little gas');
   assert.match(r.error!.message, /out of gas/);
+});
+
+test('a storage read needed only after heavy work goes to @ethereumjs instead of repeating the work', async () => {
+  const views = fast.core.calls.views!;
+  for (const [to, byInterpreter] of [[HEAVY[0]!, 0], [HEAVY[1]!, 1]] as const) {
+    const before = views.answered;
+    const r = await same('eth_call', [{ to, data: '0x' }, 'latest'], to);
+    assert.is(BigInt(r.result), 42n, 'slot 7 read after (or before) the loop');
+    assert.is(views.answered - before, byInterpreter, `${to}: which engine answered`);
+  }
 });
 
 test.run();

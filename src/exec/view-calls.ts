@@ -18,6 +18,13 @@ const SLOTS_PER_ROOT = 65_536;
 const ANALYSES = 512;
 /** A message that reads more new slots than this goes to @ethereumjs (each read re-runs it). */
 const MAX_READS = 64;
+/**
+ * A message that first needs a slot after more gas than this goes to @ethereumjs instead of being
+ * run again: re-running repeats all the work before the read, so a call that computes heavily
+ * and then reads new slots would cost up to MAX_READS times its work. This bounds the repeated work
+ * of one call to MAX_READS × RERUN_GAS (6.4M gas, a fraction of the default 50M gas cap).
+ */
+const RERUN_GAS = 100_000;
 
 interface Contract {
   address: bigint;
@@ -87,7 +94,7 @@ export class ViewCalls {
     };
     const r = runView(contract.analysis, env, Number(gasLimit), (slot) => contract.storage.get(slot));
     if (r.kind === 'bail') return undefined;
-    if (r.kind === 'need') return new StateNeeded(() => this.readSlot(memo, root, to, contract, r.slot));
+    if (r.kind === 'need') return r.gasUsed > RERUN_GAS ? undefined : new StateNeeded(() => this.readSlot(memo, root, to, contract, r.slot));
     this.answered++;
     return { success: !r.reverted, returnValue: r.returnValue, executionGasUsed: BigInt(r.gasUsed), error: r.reverted ? 'revert' : undefined };
   }

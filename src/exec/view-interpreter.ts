@@ -40,7 +40,7 @@ export interface CodeAnalysis {
 
 export type ViewResult =
   | { kind: 'done'; reverted: boolean; returnValue: Uint8Array; gasUsed: number }
-  | { kind: 'need'; slot: bigint }
+  | { kind: 'need'; slot: bigint; gasUsed: number }
   | { kind: 'bail'; reason: string };
 
 const MAX_STACK = 1024;
@@ -355,7 +355,7 @@ function execute(analysis: CodeAnalysis, env: ViewEnv, gasLimit: number, sload: 
           warm.add(slot);
         }
         const v = sload(slot);
-        if (v === undefined) return { kind: 'need', slot };
+        if (v === undefined) return { kind: 'need', slot, gasUsed: gasLimit - gas };
         stack[sp - 1] = v;
         break;
       }
