@@ -9,6 +9,7 @@ import type { Common } from '@ethereumjs/common';
 import type { OverlayTrieDB } from '../state/trie-db.ts';
 import { newStateManager, ReadMemoStateManager, type CachedMerkleStateManager } from '../state/state-manager.ts';
 import { createEvmVM, evmBlock } from './executor.ts';
+import { makeTxCommon } from './common.ts';
 import type { BlockHashSource } from './block-hashes.ts';
 import { CallCache, callKey } from './call-cache.ts';
 import { StateNeeded, ViewCalls } from './view-calls.ts';
@@ -50,13 +51,17 @@ export class CallRunner {
   /** @ethereumjs Block for the last call context: building one copies a Common (~100 µs) */
   private block: { key: string; block: ReturnType<typeof evmBlock> } | undefined;
 
+  private readonly txCommon: Common;
+
   private constructor(
     private readonly common: Common,
     private readonly state: CachedMerkleStateManager,
     private readonly vm: VM,
     /** the view interpreter's fast path (A17); undefined runs every message on @ethereumjs */
     readonly views: ViewCalls | undefined,
-  ) {}
+  ) {
+    this.txCommon = makeTxCommon(common.chainId());
+  }
 
   /** `fastViews: false` runs every message on @ethereumjs (the reference, for tests). */
   static async create(common: Common, trieDb: OverlayTrieDB, hashes: BlockHashSource, reader: StateReader, fastViews = true): Promise<CallRunner> {
@@ -129,15 +134,14 @@ export class CallRunner {
     }
   }
 
-  /** Intrinsic gas (with the EIP-7623 calldata floor) of a transaction carrying this message. */
-  minimumGas(req: CallRequest): bigint {
-    const tx = createTx({ to: req.to, data: req.data, value: req.value, gasLimit: 2n ** 60n }, { common: this.common });
-    return tx.getMinimumGasLimit();
-  }
-
-  intrinsicGas(req: CallRequest): bigint {
-    const tx = createTx({ to: req.to, data: req.data, value: req.value, gasLimit: 2n ** 60n }, { common: this.common });
-    return tx.getIntrinsicGas();
+  /**
+   * The intrinsic gas of a transaction carrying this message, and the least gas limit such a
+   * transaction may have (the intrinsic gas or EIP-7623's calldata floor, whichever is higher).
+   */
+  txGas(req: CallRequest): { intrinsic: bigint; minimum: bigint } {
+    // on the shared transaction Common: with the VM's own, createTx deep-copies it (~120 µs)
+    const tx = createTx({ to: req.to, data: req.data, value: req.value, gasLimit: 2n ** 60n }, { common: this.txCommon });
+    return { intrinsic: tx.getIntrinsicGas(), minimum: tx.getMinimumGasLimit() };
   }
 
   /**
@@ -146,8 +150,7 @@ export class CallRunner {
    * Returns the failing outcome when even `cap` fails.
    */
   async estimate(req: CallRequest, ctx: CallContext, cap: bigint): Promise<{ gas: bigint } | { failure: CallOutcome }> {
-    const intrinsic = this.intrinsicGas(req);
-    const minimum = this.minimumGas(req);
+    const { intrinsic, minimum } = this.txGas(req);
     if (cap < minimum) throw new CallError(`gas required exceeds allowance (${cap})`);
     const top = await this.call(req, ctx, cap - intrinsic);
     if (!top.success) return { failure: top };

@@ -6,7 +6,7 @@
 import type { StateReader } from '../state/reader.ts';
 import { bytesToBigInt, bytesToHex } from '../util/hex.ts';
 import { ISTANBUL_DIGEST } from '../consensus/istanbul-extra.ts';
-import { analyseCode, runView, type CodeAnalysis, type ViewEnv } from './view-interpreter.ts';
+import { analyseCode, MAX_VIEW_GAS, runView, type CodeAnalysis, type ViewEnv } from './view-interpreter.ts';
 import { EVM_BLOCK_BASE_FEE } from './executor.ts';
 import type { CallContext, CallOutcome, CallRequest } from './call.ts';
 
@@ -94,6 +94,10 @@ export class ViewCalls {
     };
     const r = runView(contract.analysis, env, Number(gasLimit), (slot) => contract.storage.get(slot));
     if (r.kind === 'bail') return undefined;
+    if (r.kind === 'outOfGas') {
+      this.answered++;
+      return { success: false, returnValue: EMPTY, executionGasUsed: gasLimit, error: 'out of gas' };
+    }
     if (r.kind === 'need') return r.gasUsed > RERUN_GAS ? undefined : new StateNeeded(() => this.readSlot(memo, root, to, contract, r.slot));
     this.answered++;
     return { success: !r.reverted, returnValue: r.returnValue, executionGasUsed: BigInt(r.gasUsed), error: r.reverted ? 'revert' : undefined };
@@ -161,7 +165,7 @@ export class ViewCalls {
 }
 
 const EMPTY = new Uint8Array(0);
-const MAX_GAS = BigInt(Number.MAX_SAFE_INTEGER);
+const MAX_GAS = BigInt(MAX_VIEW_GAS);
 
 function isLowAddress(a: Uint8Array): boolean {
   for (let i = 0; i < 18; i++) if (a[i] !== 0) return false;

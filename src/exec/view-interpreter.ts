@@ -6,8 +6,11 @@
 // CALL*, CREATE*), a state write (SSTORE, SELFDESTRUCT), BLOCKHASH, blob opcodes, and every
 // exceptional halt (out of gas, invalid jump, stack errors, invalid opcode) — makes it answer
 // `bail`, and the caller runs the message on @ethereumjs instead, which then produces the exact
-// error. Gas is charged exactly as Prague charges it, so successful and reverted outcomes carry
-// the same executionGasUsed @ethereumjs reports (estimateGas relies on it); the differential test
+// error. Running out of gas is the exception: gas is charged exactly as Prague charges it, and in
+// the same order against the other checks of an opcode (stack and jump checks that @ethereumjs
+// makes after charging come after it here too; those it makes before, like RETURNDATACOPY's bounds,
+// bail first), so successful, reverted and out-of-gas outcomes carry what @ethereumjs reports
+// (estimateGas's search probes below the answer run out of gas by design). The differential test
 // (test/exec-view-interpreter.test.ts) holds the two engines to that.
 //
 // Storage is read through `sload`, which answers from memory or returns undefined; the interpreter
@@ -41,7 +44,9 @@ export interface CodeAnalysis {
 export type ViewResult =
   | { kind: 'done'; reverted: boolean; returnValue: Uint8Array; gasUsed: number }
   | { kind: 'need'; slot: bigint; gasUsed: number }
-  | { kind: 'bail'; reason: string };
+  | { kind: 'bail'; reason: string }
+  /** all gas used up; @ethereumjs reports the same halt ('out of gas', every unit of the limit used) */
+  | { kind: 'outOfGas' };
 
 const MAX_STACK = 1024;
 /** Memory beyond this costs more gas than any gas cap allows (3 × 2^20 words + 2^31 quadratic). */
@@ -73,9 +78,15 @@ export function analyseCode(code: Uint8Array): CodeAnalysis {
 }
 
 const memoryCost = (words: number) => 3 * words + Math.floor((words * words) / 512);
+
+/**
+ * The largest gas limit the interpreter takes: memory past MAX_MEMORY is reported as out of gas,
+ * which is exact only while that much memory costs more than the limit (~2.15e9 gas).
+ */
+export const MAX_VIEW_GAS = memoryCost(MAX_MEMORY / 32) - 1;
 const words = (bytes: number) => Math.ceil(bytes / 32);
 const bail = (reason: string): ViewResult => ({ kind: 'bail', reason });
-const OUT_OF_GAS: ViewResult = { kind: 'bail', reason: 'out of gas' };
+const OUT_OF_GAS: ViewResult = { kind: 'outOfGas' };
 const toSigned = (v: bigint) => (v >= TWO255 ? v - TWO256 : v);
 const u256 = (v: bigint) => BigInt.asUintN(256, v);
 
@@ -206,6 +217,8 @@ function execute(analysis: CodeAnalysis, env: ViewEnv, gasLimit: number, sload: 
     const arity = ARITY[op]!;
     if (arity < 0) return bail(`opcode 0x${op.toString(16)} is left to @ethereumjs`);
     if (sp < arity) return bail('stack underflow');
+    // RETURNDATACOPY's bounds come before its gas (@ethereumjs checks them in its gas function)
+    if (op === 0x3e && stack[sp - 2]! + stack[sp - 3]! > 0n) return bail('return data out of bounds');
     if ((gas -= BASE_GAS[op]!) < 0) return OUT_OF_GAS;
     switch (op) {
       case 0x00: // STOP
@@ -313,11 +326,7 @@ function execute(analysis: CodeAnalysis, env: ViewEnv, gasLimit: number, sload: 
       case 0x38: stack[sp++] = codeLength; break;
       case 0x3a: stack[sp++] = env.gasPrice; break;
       case 0x3d: stack[sp++] = 0n; break; // RETURNDATASIZE: no call has returned anything
-      case 0x3e: { // RETURNDATACOPY of nothing; any byte is out of bounds (an exceptional halt)
-        sp -= 3;
-        if (stack[sp + 1]! + stack[sp]! > 0n) return bail('return data out of bounds');
-        break;
-      }
+      case 0x3e: sp -= 3; break; // RETURNDATACOPY of nothing (any byte is out of bounds: checked above)
       case 0x41: stack[sp++] = env.coinbase; break;
       case 0x42: stack[sp++] = env.timestamp; break;
       case 0x43: stack[sp++] = env.number; break;
