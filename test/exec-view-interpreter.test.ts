@@ -130,6 +130,7 @@ const LEFT_TO_ETHEREUMJS = [
   '6000600060006000600060045af1' + '60005260206000f3', // CALL the identity precompile
   '600456fe5b00', // JUMP over INVALID to a JUMPDEST (runs here) …
   '600356fe5b00', // … and to a non-JUMPDEST: invalid JUMP, an exceptional halt
+  '600456615b0000', // to a 0x5b inside PUSH2's data: not a JUMPDEST either
   'fe', // INVALID
   '01', // stack underflow
   '600160006000' + '3e', // RETURNDATACOPY of a byte there is not: out of bounds
