@@ -12,8 +12,8 @@ import type { CallContext, CallOutcome, CallRequest } from './call.ts';
 
 /** Roots whose reads are remembered (the head and a few recent blocks). */
 const ROOTS = 4;
-/** Slots remembered per root; past this the root's memo starts over. */
-const SLOTS_PER_ROOT = 65_536;
+/** Contracts and slots remembered per root; past this the root's memo starts over (bounds memory). */
+const ENTRIES_PER_ROOT = 65_536;
 /** Code analyses kept, by code hash. */
 const ANALYSES = 512;
 /** A message that reads more new slots than this goes to @ethereumjs (each read re-runs it). */
@@ -36,7 +36,8 @@ interface Contract {
 
 interface RootMemo {
   contracts: Map<string, Contract>;
-  slots: number;
+  /** contracts plus slots read */
+  entries: number;
 }
 
 /** What a message needs read from the state before the interpreter can run it (again). */
@@ -115,12 +116,12 @@ export class ViewCalls {
 
   private memo(root: Uint8Array): RootMemo {
     const last = this.last;
-    if (last !== undefined && last.root === root && last.memo.slots <= SLOTS_PER_ROOT) return last.memo;
+    if (last !== undefined && last.root === root && last.memo.entries <= ENTRIES_PER_ROOT) return last.memo;
     const key = bytesToHex(root);
     let m = this.roots.get(key);
-    if (m === undefined || m.slots > SLOTS_PER_ROOT) {
+    if (m === undefined || m.entries > ENTRIES_PER_ROOT) {
       if (m === undefined && this.roots.size >= ROOTS) this.roots.delete(this.roots.keys().next().value!);
-      m = { contracts: new Map(), slots: 0 };
+      m = { contracts: new Map(), entries: 0 };
       this.roots.set(key, m);
     }
     this.last = { root, memo: m };
@@ -152,6 +153,7 @@ export class ViewCalls {
       analysis = analyseCode(EMPTY);
     }
     memo.contracts.set(key, { address: bytesToBigInt(address), balance: account?.balance ?? 0n, analysis, storage: new Map() });
+    memo.entries++;
   }
 
   private async readSlot(memo: RootMemo, root: Uint8Array, address: Uint8Array, contract: Contract, slot: bigint): Promise<void> {
@@ -160,7 +162,7 @@ export class ViewCalls {
     for (let i = 31; i >= 0 && v > 0n; i--, v >>= 8n) key[i] = Number(v & 0xffn);
     const value = await this.reader.at(root).getStorage(address, key);
     contract.storage.set(slot, bytesToBigInt(value));
-    memo.slots++;
+    memo.entries++;
   }
 }
 
