@@ -5,8 +5,8 @@
 // interpreter's gas to the exact figure) — must be identical. The calls are random straight-line
 // programs over every opcode the interpreter runs (from a fixed seed, or $VIEW_FUZZ_SEED), and a
 // Solidity contract with loops, mappings, strings, signed arithmetic, checked-arithmetic panics,
-// require / custom-error reverts, transient storage and the block fields; some of its functions
-// write state or read other accounts and must take the @ethereumjs path unchanged.
+// require / custom-error reverts, transient storage, storage writes and the block fields; one of
+// its functions reads another account and must take the @ethereumjs path unchanged.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { Interface, Wallet, Transaction } from 'ethers';
@@ -94,8 +94,16 @@ function randomProgram(): string {
       // CALLDATACOPY / CODECOPY / MCOPY (dst, src, len), sources partly past their end
       code += push(small(100)) + push(int(5) === 0 ? randomWord() : small(200)) + push(small(1500)) + pick(['37', '39', '5e']);
     } else if (kind < 17) {
-      fill(1);
-      code += push(pick(SLOTS)) + '5d' + push(pick(SLOTS)) + '5c'; // TSTORE, TLOAD
+      if (int(2) === 0) {
+        fill(1);
+        code += push(pick(SLOTS)) + '5d' + push(pick(SLOTS)) + '5c'; // TSTORE, TLOAD
+      } else {
+        // SSTORE of zero, one, a slot's own value (a no-op) or the top of the stack; then SLOAD
+        const slot = pick(SLOTS);
+        const value = [() => push(0n), () => push(1n), () => push(slot) + '54', () => (fill(1), depth--, '')][int(4)]!();
+        code += value + push(slot) + '55' + push(pick(SLOTS)) + '54';
+        depth++;
+      }
     } else if (kind < 18) {
       const topics = int(5);
       fill(topics);
@@ -122,9 +130,10 @@ function randomProgram(): string {
   return code + '610700' + '6000' + 'f3'; // RETURN(0, 0x700)
 }
 
-/** Programs at the edge of the interpreter's subset: all but the endless loop (out of gas, exact here) are left to @ethereumjs and must come back the same through the fallback. */
+/** Programs at the edges of the interpreter's subset: some run here (a write, out of gas), the rest go to @ethereumjs and must come back the same through the fallback. */
 const LEFT_TO_ETHEREUMJS = [
-  '602a60015500', // SSTORE
+  '602a60015500', // SSTORE (runs here)
+  '60016000555a6000526001600155' + '60206000f3', // SSTORE, GAS: the gas left after a cold write
   '3031' + '60005260206000f3', // BALANCE(ADDRESS)
   '600160004060005260206000f3', // BLOCKHASH
   '6000600060006000600060045af1' + '60005260206000f3', // CALL the identity precompile
@@ -184,6 +193,7 @@ contract Views {
   function balOf(address a) external view returns (uint256) { return bal[a]; }
   function loop(uint256 n) external pure returns (uint256 acc) { for (uint256 i; i < n; i++) { unchecked { acc = acc * 31 + i; } } }
   function write(uint256 v) external returns (uint256) { x = v; return x; }
+  function writes(address a, uint256 v) external returns (uint256) { bal[a] += v; delete bal[msg.sender]; x = x; arr.push(v); return bal[a] + arr.length; }
   function codeLen() external view returns (uint256) { return address(this).code.length; }
 }`;
 
@@ -246,15 +256,15 @@ test('a Solidity contract: views, reverts, panics, and the functions left to @et
     ['hash', ['0x']], ['hash', ['0x' + 'ab'.repeat(77)]],
     ['blockFields', []], ['more', []], ['gas', []], ['transient', [99]],
     ['concat', ['!']], ['copy', ['0x' + '5a'.repeat(70)]], ['balOf', [testAddress(0)]], ['balOf', [from]],
-    ['loop', [50]], ['write', [7]], ['codeLen', []],
+    ['loop', [50]], ['write', [7]], ['write', [42]], ['write', [0]], ['writes', [testAddress(0), 5]], ['writes', [from, 0]], ['codeLen', []],
   ];
   const views = fast.core.calls.views!;
   for (const [fn, args] of calls) {
     const call = { from, to: viewsAddress, data: abi.encodeFunctionData(fn, args) };
     const before = views.answered;
     const r = await same('eth_call', [call, 'latest'], `${fn}(${args.join(', ')})`);
-    // SSTORE and EXTCODESIZE are outside the interpreter's subset; everything else runs on it
-    assert.is(views.answered - before, fn === 'write' || fn === 'codeLen' ? 0 : 1, `${fn}: which engine answered`);
+    // EXTCODESIZE is outside the interpreter's subset; everything else runs on it
+    assert.is(views.answered - before, fn === 'codeLen' ? 0 : 1, `${fn}: which engine answered`);
     await same('eth_estimateGas', [call, 'latest'], `${fn}(${args.join(', ')})`);
     if (fn === 'req' && args[0] === 12) assert.match(r.error!.message, /a must be below 10/);
     if (fn === 'sum') assert.is(BigInt(r.result), 2470n, 'sum of i² for i < 20');

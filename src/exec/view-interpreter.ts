@@ -1,10 +1,11 @@
-// A small, synchronous EVM interpreter for the common case of eth_call: one top-level message to a
-// contract whose code only computes over its calldata, its memory and its own storage (view
-// functions, their reverts). @ethereumjs spends ~300 µs of set-up, journaling and allocation on a
-// call that executes ~100 opcodes (measured, docs/architecture.md A17); this runs the same call in
+// A small, synchronous EVM interpreter for the common case of eth_call and eth_estimateGas: one
+// top-level message to a contract whose code only computes over its calldata, its memory and its
+// own storage (view functions and their reverts, and writes to the contract's own storage, which
+// live as long as the message). @ethereumjs spends ~300 µs of set-up, journaling and allocation on
+// a call that executes ~100 opcodes (measured, docs/architecture.md A17); this runs the same call in
 // a few µs. It never guesses: anything outside that subset — another account (BALANCE, EXTCODE*,
-// CALL*, CREATE*), a state write (SSTORE, SELFDESTRUCT), BLOCKHASH, blob opcodes, and every
-// exceptional halt (out of gas, invalid jump, stack errors, invalid opcode) — makes it answer
+// CALL*, CREATE*), SELFDESTRUCT, BLOCKHASH, blob opcodes, and every exceptional halt but running
+// out of gas (invalid jump, stack errors, invalid opcode) — makes it answer
 // `bail`, and the caller runs the message on @ethereumjs instead, which then produces the exact
 // error. Running out of gas is the exception: gas is charged exactly as Prague charges it, and in
 // the same order against the other checks of an opcode (stack and jump checks that @ethereumjs
@@ -55,6 +56,10 @@ const MAX_MEMORY = 32 * 1024 * 1024;
 const RETAINED_MEMORY = 1024 * 1024;
 const COLD_SLOAD = 2100;
 const WARM_SLOAD = 100;
+/** EIP-2200's sentry, and the costs of a write to a clean slot (zero → non-zero, non-zero → other) under EIP-2929 */
+const SSTORE_SENTRY = 2300;
+const SSTORE_SET = 20_000;
+const SSTORE_RESET = 2900;
 const TWO256 = 1n << 256n;
 const MAX_U256 = TWO256 - 1n;
 const TWO255 = 1n << 255n;
@@ -180,6 +185,8 @@ function execute(analysis: CodeAnalysis, env: ViewEnv, gasLimit: number, sload: 
   let pc = 0;
   let warm: Set<bigint> | undefined;
   let transient: Map<bigint, bigint> | undefined;
+  /** storage this message wrote (the original values stay what `sload` answers) */
+  let written: Map<bigint, bigint> | undefined;
   const data = env.data;
   const dataLength = BigInt(data.length);
   const dataView = new DataView(data.buffer, data.byteOffset, data.byteLength);
@@ -363,9 +370,27 @@ function execute(analysis: CodeAnalysis, env: ViewEnv, gasLimit: number, sload: 
           if ((gas -= COLD_SLOAD - WARM_SLOAD) < 0) return OUT_OF_GAS;
           warm.add(slot);
         }
-        const v = sload(slot);
+        const v = written?.get(slot) ?? sload(slot);
         if (v === undefined) return { kind: 'need', slot, gasUsed: gasLimit - gas };
         stack[sp - 1] = v;
+        break;
+      }
+      case 0x55: { // SSTORE (EIP-2200 with EIP-2929's costs); the writes live as long as the message
+        // the sentry: at most 2,300 gas left is out of gas before anything is charged
+        if (gas <= SSTORE_SENTRY) return OUT_OF_GAS;
+        const slot = stack[sp - 1]!, value = stack[sp - 2]!;
+        const original = sload(slot);
+        if (original === undefined) return { kind: 'need', slot, gasUsed: gasLimit - gas };
+        const current = written?.get(slot) ?? original;
+        let cost = current === value || original !== current ? WARM_SLOAD : original === 0n ? SSTORE_SET : SSTORE_RESET;
+        warm ??= new Set();
+        if (!warm.has(slot)) {
+          cost += COLD_SLOAD;
+          warm.add(slot);
+        }
+        if ((gas -= cost) < 0) return OUT_OF_GAS;
+        (written ??= new Map()).set(slot, value);
+        sp -= 2;
         break;
       }
       case 0x56: { // JUMP
@@ -460,6 +485,7 @@ define([0x50], 1, 2); // POP
 define([0x51], 1, 3); // MLOAD
 define([0x52, 0x53], 2, 3); // MSTORE MSTORE8
 define([0x54], 1, WARM_SLOAD); // SLOAD (the cold surcharge is dynamic)
+define([0x55], 2, 0); // SSTORE (all of it is dynamic)
 define([0x56], 1, 8); // JUMP
 define([0x57], 2, 10); // JUMPI
 define([0x5b], 0, 1); // JUMPDEST
