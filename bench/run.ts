@@ -41,7 +41,7 @@ const writeReadme = argv.includes('--readme');
 const waitQuiet = argv.includes('--wait-quiet');
 const SECONDS = quick ? 3 : 10;
 /** each rate row is measured in this many turns per node (see rateRows); wrk takes whole seconds */
-const RATE_ROUNDS = quick ? 1 : 5;
+const RATE_ROUNDS = quick ? 1 : 10;
 const WARMUP_S = 1;
 const CONNECTIONS = 32;
 const SENDERS = 100;
