@@ -2,13 +2,17 @@
 // check covers it): self-contained, served by a real node at GET / and /docs when --http.docs is
 // on, and rendered by headless Chromium with every method (params, result, errors, examples) and
 // no request leaving the machine.
-import { readFileSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { DOCS_PAGE } from '../docs/page/build.ts';
 import { matchesQuery } from '../docs/page/search.ts';
 import { parseFlags, ALL_NAMESPACES, type NodeConfig } from '../src/node/config.ts';
 import { startTestNode, type TestNode } from './helpers/node.ts';
+import { docsPageRoutes } from '../src/node/docs-page.ts';
+import { createLogger } from '../src/node/logger.ts';
 import { chromiumMissing, launchChromium, type PageEvents } from './helpers/chromium.ts';
 
 interface Method {
@@ -83,6 +87,23 @@ test('a node with --http.docs serves the page at / and /docs and JSON-RPC on the
     assert.is((await fetch(off.url)).status, 405);
   } finally {
     await off.stop();
+  }
+});
+
+test('the page is read on its first request; a page removed after start-up is reported, not thrown', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'docs-page-'));
+  try {
+    const page = join(dir, 'index.html');
+    copyFileSync(DOCS_PAGE, page);
+    const lazy = docsPageRoutes(createLogger(0), page)!.get('/')!;
+    rmSync(page);
+    assert.match(String(lazy.body), /docs page unavailable: ENOENT/);
+    copyFileSync(DOCS_PAGE, page);
+    assert.ok(Buffer.from(lazy.body).toString('utf8') === committed, 'read once it is there again');
+    rmSync(page);
+    assert.ok(Buffer.from(lazy.body).toString('utf8') === committed, 'and kept');
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
   }
 });
 
