@@ -6,7 +6,8 @@
 import type { StateReader } from '../state/reader.ts';
 import { bytesToBigInt, bytesToHex } from '../util/hex.ts';
 import { ISTANBUL_DIGEST } from '../consensus/istanbul-extra.ts';
-import { analyseCode, MAX_VIEW_GAS, runView, type CodeAnalysis, type ViewEnv } from './view-interpreter.ts';
+import { keccak256 } from '../crypto/keccak.ts';
+import { analyseCode, MAX_VIEW_GAS, runView, type AccountInfo, type CodeAnalysis, type ViewEnv } from './view-interpreter.ts';
 import { EVM_BLOCK_BASE_FEE } from './executor.ts';
 import type { CallContext, CallOutcome, CallRequest } from './call.ts';
 
@@ -26,16 +27,16 @@ const MAX_READS = 64;
  */
 const RERUN_GAS = 100_000;
 
-interface Contract {
+/** An account as read at a root: what BALANCE / EXTCODE* see, and its code and storage when it runs. */
+interface Contract extends AccountInfo {
   address: bigint;
-  balance: bigint;
   /** undefined: not plain EVM code (the message goes to @ethereumjs) */
   analysis: CodeAnalysis | undefined;
   storage: Map<bigint, bigint>;
 }
 
 interface RootMemo {
-  contracts: Map<string, Contract>;
+  contracts: Map<bigint, Contract>;
   /** contracts plus slots read */
   entries: number;
 }
@@ -73,9 +74,8 @@ export class ViewCalls {
     if (isLowAddress(to)) return undefined;
     const root = ctx.stateRoot;
     const memo = this.memo(root);
-    const key = addressKey(to);
-    const contract = memo.contracts.get(key);
-    if (contract === undefined) return new StateNeeded(() => this.loadContract(memo, root, to, key));
+    const contract = memo.contracts.get(bytesToBigInt(to));
+    if (contract === undefined) return new StateNeeded(() => this.loadContract(memo, root, to));
     if (contract.analysis === undefined) return undefined;
     const caller = req.from ? bytesToBigInt(req.from) : 0n;
     const env: ViewEnv = {
@@ -92,6 +92,7 @@ export class ViewCalls {
       prevRandao: this.prevRandao,
       baseFee: EVM_BLOCK_BASE_FEE,
       selfBalance: contract.balance,
+      account: (address) => memo.contracts.get(address),
     };
     const r = runView(contract.analysis, env, Number(gasLimit), (slot) => contract.storage.get(slot));
     if (r.kind === 'bail') return undefined;
@@ -100,6 +101,7 @@ export class ViewCalls {
       return { success: false, returnValue: EMPTY, executionGasUsed: gasLimit, error: 'out of gas' };
     }
     if (r.kind === 'need') return r.gasUsed > RERUN_GAS ? undefined : new StateNeeded(() => this.readSlot(memo, root, to, contract, r.slot));
+    if (r.kind === 'needAccount') return r.gasUsed > RERUN_GAS ? undefined : new StateNeeded(() => this.loadContract(memo, root, word(r.address, 20)));
     this.answered++;
     return { success: !r.reverted, returnValue: r.returnValue, executionGasUsed: BigInt(r.gasUsed), error: r.reverted ? 'revert' : undefined };
   }
@@ -133,34 +135,41 @@ export class ViewCalls {
     return this.coinbase.value;
   }
 
-  private async loadContract(memo: RootMemo, root: Uint8Array, address: Uint8Array, key: string): Promise<void> {
+  private async loadContract(memo: RootMemo, root: Uint8Array, address: Uint8Array): Promise<void> {
     const view = this.reader.at(root);
     const account = await view.getAccount(address);
     let analysis: CodeAnalysis | undefined;
+    let codeSize: number | undefined = 0;
     if (account !== undefined) {
       const codeHash = bytesToHex(account.codeHash);
       analysis = this.analyses.get(codeHash);
       if (analysis === undefined) {
         const code = await view.getCode(address);
-        // EIP-7702 delegations (0xef0100…) and other engines' code are not plain EVM code
+        // EOF, EIP-7702 delegations (both 0xef…) and other engines' code are not plain EVM code
         if (code[0] !== 0xef && !this.claimedElsewhere(code)) {
           analysis = analyseCode(code);
           if (this.analyses.size >= ANALYSES) this.analyses.delete(this.analyses.keys().next().value!);
           this.analyses.set(codeHash, analysis);
         }
       }
+      codeSize = analysis?.code.length;
     } else {
       analysis = analyseCode(EMPTY);
     }
-    memo.contracts.set(key, { address: bytesToBigInt(address), balance: account?.balance ?? 0n, analysis, storage: new Map() });
+    memo.contracts.set(bytesToBigInt(address), {
+      address: bytesToBigInt(address),
+      balance: account?.balance ?? 0n,
+      codeSize,
+      codeHash: bytesToBigInt(account?.codeHash ?? KECCAK_EMPTY),
+      empty: account === undefined || account.isEmpty(),
+      analysis,
+      storage: new Map(),
+    });
     memo.entries++;
   }
 
   private async readSlot(memo: RootMemo, root: Uint8Array, address: Uint8Array, contract: Contract, slot: bigint): Promise<void> {
-    const key = new Uint8Array(32);
-    let v = slot;
-    for (let i = 31; i >= 0 && v > 0n; i--, v >>= 8n) key[i] = Number(v & 0xffn);
-    const value = await this.reader.at(root).getStorage(address, key);
+    const value = await this.reader.at(root).getStorage(address, word(slot, 32));
     contract.storage.set(slot, bytesToBigInt(value));
     memo.entries++;
   }
@@ -174,6 +183,12 @@ function isLowAddress(a: Uint8Array): boolean {
   return true;
 }
 
-function addressKey(a: Uint8Array): string {
-  return Buffer.from(a.buffer, a.byteOffset, a.byteLength).toString('latin1');
+/** `v` as `bytes` big-endian bytes (an address or a storage slot). */
+function word(v: bigint, bytes: number): Uint8Array {
+  const out = new Uint8Array(bytes);
+  for (let i = bytes - 1; i >= 0 && v > 0n; i--, v >>= 8n) out[i] = Number(v & 0xffn);
+  return out;
 }
+
+/** keccak256 of no bytes: the code hash of an account without code */
+const KECCAK_EMPTY = keccak256(EMPTY);

@@ -1,10 +1,10 @@
 // A small, synchronous EVM interpreter for the common case of eth_call and eth_estimateGas: one
-// top-level message to a contract whose code only computes over its calldata, its memory and its
-// own storage (view functions and their reverts, and writes to the contract's own storage, which
-// live as long as the message). @ethereumjs spends ~300 µs of set-up, journaling and allocation on
-// a call that executes ~100 opcodes (measured, docs/architecture.md A17); this runs the same call in
-// a few µs. It never guesses: anything outside that subset — another account (BALANCE, EXTCODE*,
-// CALL*, CREATE*), SELFDESTRUCT, BLOCKHASH, blob opcodes, and every exceptional halt but running
+// top-level message to a contract whose code only computes over its calldata, its memory, its own
+// storage (reads, and writes that live as long as the message) and other accounts' balance, code
+// size and code hash — view functions and their reverts, and simple writes. @ethereumjs spends
+// ~300 µs of set-up, journaling and allocation on a call that executes ~100 opcodes (measured,
+// docs/architecture.md A17); this runs the same call in a few µs. It never guesses: anything outside that subset — running other code (CALL*, CREATE*),
+// EXTCODECOPY, SELFDESTRUCT, BLOCKHASH, blob opcodes, and every exceptional halt but running
 // out of gas (invalid jump, stack errors, invalid opcode) — makes it answer
 // `bail`, and the caller runs the message on @ethereumjs instead, which then produces the exact
 // error. Running out of gas is the exception: gas is charged exactly as Prague charges it, and in
@@ -33,6 +33,17 @@ export interface ViewEnv {
   prevRandao: bigint;
   baseFee: bigint;
   selfBalance: bigint;
+  /** another account as BALANCE / EXTCODESIZE / EXTCODEHASH see it; undefined: not read yet */
+  account(address: bigint): AccountInfo | undefined;
+}
+
+export interface AccountInfo {
+  balance: bigint;
+  /** undefined: code that is not plain EVM (EOF, an EIP-7702 delegation, another engine's) */
+  codeSize: number | undefined;
+  codeHash: bigint;
+  /** no nonce, balance or code (EIP-161): EXTCODEHASH answers 0 */
+  empty: boolean;
 }
 
 /** Code analysed once per code: valid jump destinations and the value of every PUSH. */
@@ -45,6 +56,7 @@ export interface CodeAnalysis {
 export type ViewResult =
   | { kind: 'done'; reverted: boolean; returnValue: Uint8Array; gasUsed: number }
   | { kind: 'need'; slot: bigint; gasUsed: number }
+  | { kind: 'needAccount'; address: bigint; gasUsed: number }
   | { kind: 'bail'; reason: string }
   /** all gas used up; @ethereumjs reports the same halt ('out of gas', every unit of the limit used) */
   | { kind: 'outOfGas' };
@@ -55,7 +67,10 @@ const MAX_MEMORY = 32 * 1024 * 1024;
 /** Memory kept between messages; a message that grew it further gets a fresh small buffer after it. */
 const RETAINED_MEMORY = 1024 * 1024;
 const COLD_SLOAD = 2100;
+/** a warm storage read, and a warm account access (EIP-2929 prices both at 100) */
 const WARM_SLOAD = 100;
+const COLD_ACCOUNT = 2600;
+const ADDRESS_MASK = (1n << 160n) - 1n;
 /** EIP-2200's sentry, and the costs of a write to a clean slot (zero → non-zero, non-zero → other) under EIP-2929 */
 const SSTORE_SENTRY = 2300;
 const SSTORE_SET = 20_000;
@@ -187,6 +202,12 @@ function execute(analysis: CodeAnalysis, env: ViewEnv, gasLimit: number, sload: 
   let transient: Map<bigint, bigint> | undefined;
   /** storage this message wrote (the original values stay what `sload` answers) */
   let written: Map<bigint, bigint> | undefined;
+  /**
+   * warm addresses: none when an eth_call starts (@ethereumjs's runCall warms neither the caller nor
+   * the contract, unlike a transaction), then those BALANCE / EXTCODE* touched and the contract's own
+   * once a storage slot of it is warm
+   */
+  let warmAccounts: Set<bigint> | undefined;
   const data = env.data;
   const dataLength = BigInt(data.length);
   const dataView = new DataView(data.buffer, data.byteOffset, data.byteLength);
@@ -341,6 +362,20 @@ function execute(analysis: CodeAnalysis, env: ViewEnv, gasLimit: number, sload: 
       case 0x45: stack[sp++] = env.blockGasLimit; break;
       case 0x46: stack[sp++] = env.chainId; break;
       case 0x47: stack[sp++] = env.selfBalance; break;
+      case 0x31: // BALANCE
+      case 0x3b: // EXTCODESIZE
+      case 0x3f: { // EXTCODEHASH: each cold the first time an address is touched in this message (EIP-2929)
+        const address = stack[sp - 1]! & ADDRESS_MASK;
+        warmAccounts ??= new Set();
+        if ((gas -= warmAccounts.has(address) ? WARM_SLOAD : COLD_ACCOUNT) < 0) return OUT_OF_GAS;
+        warmAccounts.add(address);
+        const info = env.account(address);
+        if (info === undefined) return { kind: 'needAccount', address, gasUsed: gasLimit - gas };
+        if (op === 0x31) stack[sp - 1] = info.balance;
+        else if (info.codeSize === undefined) return bail('code that is not plain EVM');
+        else stack[sp - 1] = op === 0x3b ? BigInt(info.codeSize) : info.empty ? 0n : info.codeHash;
+        break;
+      }
       case 0x48: stack[sp++] = env.baseFee; break;
       case 0x50: sp--; break;
       case 0x51: { // MLOAD
@@ -369,6 +404,8 @@ function execute(analysis: CodeAnalysis, env: ViewEnv, gasLimit: number, sload: 
         if (!warm.has(slot)) {
           if ((gas -= COLD_SLOAD - WARM_SLOAD) < 0) return OUT_OF_GAS;
           warm.add(slot);
+          // @ethereumjs warms the contract's address with its first warm slot (journal.addWarmedStorage)
+          (warmAccounts ??= new Set()).add(env.address);
         }
         const v = written?.get(slot) ?? sload(slot);
         if (v === undefined) return { kind: 'need', slot, gasUsed: gasLimit - gas };
@@ -387,6 +424,7 @@ function execute(analysis: CodeAnalysis, env: ViewEnv, gasLimit: number, sload: 
         if (!warm.has(slot)) {
           cost += COLD_SLOAD;
           warm.add(slot);
+          (warmAccounts ??= new Set()).add(env.address);
         }
         if ((gas -= cost) < 0) return OUT_OF_GAS;
         (written ??= new Map()).set(slot, value);
@@ -479,6 +517,7 @@ define([0x15, 0x19], 1, 3); // ISZERO NOT
 define([0x20], 2, 30); // KECCAK256
 define([0x30, 0x32, 0x33, 0x34, 0x36, 0x38, 0x3a, 0x3d, 0x41, 0x42, 0x43, 0x44, 0x45, 0x46, 0x48, 0x58, 0x59, 0x5a, 0x5f], 0, 2);
 define([0x47], 0, 5); // SELFBALANCE
+define([0x31, 0x3b, 0x3f], 1, 0); // BALANCE EXTCODESIZE EXTCODEHASH (the access cost is dynamic)
 define([0x35], 1, 3); // CALLDATALOAD
 define([0x37, 0x39, 0x3e], 3, 3); // CALLDATACOPY CODECOPY RETURNDATACOPY
 define([0x50], 1, 2); // POP
