@@ -27,11 +27,9 @@ const MAX_READS = 64;
  */
 const RERUN_GAS = 100_000;
 
-/** An account as read at a root: what BALANCE / EXTCODE* see, and its code and storage when it runs. */
+/** An account as read at a root: what BALANCE / EXTCODE* see, its code, the slots read so far. */
 interface Contract extends AccountInfo {
   address: bigint;
-  /** undefined: not plain EVM code (the message goes to @ethereumjs) */
-  analysis: CodeAnalysis | undefined;
   storage: Map<bigint, bigint>;
 }
 
@@ -91,16 +89,16 @@ export class ViewCalls {
       chainId: this.chainId,
       prevRandao: this.prevRandao,
       baseFee: EVM_BLOCK_BASE_FEE,
-      selfBalance: contract.balance,
       account: (address) => memo.contracts.get(address),
+      storage: (address, slot) => memo.contracts.get(address)?.storage.get(slot),
     };
-    const r = runView(contract.analysis, env, Number(gasLimit), (slot) => contract.storage.get(slot));
-    if (r.kind === 'bail') return undefined;
+    const r = runView(contract.analysis, env, Number(gasLimit));
+    if (r.kind === 'bail' || r.kind === 'halt') return undefined;
     if (r.kind === 'outOfGas') {
       this.answered++;
       return { success: false, returnValue: EMPTY, executionGasUsed: gasLimit, error: 'out of gas' };
     }
-    if (r.kind === 'need') return r.gasUsed > RERUN_GAS ? undefined : new StateNeeded(() => this.readSlot(memo, root, to, contract, r.slot));
+    if (r.kind === 'need') return r.gasUsed > RERUN_GAS ? undefined : new StateNeeded(() => this.readSlot(memo, root, r.address, r.slot));
     if (r.kind === 'needAccount') return r.gasUsed > RERUN_GAS ? undefined : new StateNeeded(() => this.loadContract(memo, root, word(r.address, 20)));
     this.answered++;
     return { success: !r.reverted, returnValue: r.returnValue, executionGasUsed: BigInt(r.gasUsed), error: r.reverted ? 'revert' : undefined };
@@ -168,8 +166,11 @@ export class ViewCalls {
     memo.entries++;
   }
 
-  private async readSlot(memo: RootMemo, root: Uint8Array, address: Uint8Array, contract: Contract, slot: bigint): Promise<void> {
-    const value = await this.reader.at(root).getStorage(address, word(slot, 32));
+  private async readSlot(memo: RootMemo, root: Uint8Array, address: bigint, slot: bigint): Promise<void> {
+    // the slot's contract is in the memo: the interpreter ran its code, or its caller's (DELEGATECALL)
+    const contract = memo.contracts.get(address);
+    if (contract === undefined) return this.loadContract(memo, root, word(address, 20));
+    const value = await this.reader.at(root).getStorage(word(address, 20), word(slot, 32));
     contract.storage.set(slot, bytesToBigInt(value));
     memo.entries++;
   }

@@ -1,22 +1,24 @@
-// A small, synchronous EVM interpreter for the common case of eth_call and eth_estimateGas: one
-// top-level message to a contract whose code only computes over its calldata, its memory, its own
-// storage (reads, and writes that live as long as the message) and other accounts' balance, code
-// size and code hash — view functions and their reverts, and simple writes. @ethereumjs spends
-// ~300 µs of set-up, journaling and allocation on a call that executes ~100 opcodes (measured,
-// docs/architecture.md A17); this runs the same call in a few µs. It never guesses: anything outside that subset — running other code (CALL*, CREATE*),
-// EXTCODECOPY, SELFDESTRUCT, BLOCKHASH, blob opcodes, and every exceptional halt but running
-// out of gas (invalid jump, stack errors, invalid opcode) — makes it answer
-// `bail`, and the caller runs the message on @ethereumjs instead, which then produces the exact
-// error. Running out of gas is the exception: gas is charged exactly as Prague charges it, and in
-// the same order against the other checks of an opcode (stack and jump checks that @ethereumjs
-// makes after charging come after it here too; those it makes before, like RETURNDATACOPY's bounds,
-// bail first), so successful, reverted and out-of-gas outcomes carry what @ethereumjs reports
-// (estimateGas's search probes below the answer run out of gas by design). The differential test
-// (test/exec-view-interpreter.test.ts) holds the two engines to that.
+// A small, synchronous EVM interpreter for the common case of eth_call and eth_estimateGas: a
+// top-level message without value to plain EVM code that computes over calldata and memory, reads
+// and writes storage (writes live as long as the message), reads other accounts' balance, code size
+// and code hash, and calls other plain EVM contracts without value (CALL, STATICCALL, DELEGATECALL:
+// proxies, multicalls, contracts reading contracts). @ethereumjs spends ~300 µs of set-up,
+// journaling and allocation on a call that executes ~100 opcodes (measured, docs/architecture.md
+// A17); this runs the same call in a few µs. It never guesses: anything outside that subset —
+// value transfers, precompiles, CREATE*, CALLCODE, EXTCODECOPY, SELFDESTRUCT, BLOCKHASH, blob
+// opcodes, calls nested deeper than MAX_DEPTH — answers `bail`, and the caller runs the message on
+// @ethereumjs instead. Gas is charged exactly as Prague charges it, and in the same order against an
+// opcode's other checks, so successful, reverted and out-of-gas outcomes carry what @ethereumjs
+// reports (estimateGas's search probes below the answer run out of gas by design). An exceptional
+// halt (stack, jump, invalid opcode, a state change in a static call) fails a called frame exactly as
+// out of gas does (all its gas used, nothing returned, its changes undone); a message that halts goes
+// to @ethereumjs for the exact error. The differential test (test/exec-view-interpreter.test.ts)
+// holds the two engines to all of that.
 //
-// Storage is read through `sload`, which answers from memory or returns undefined; the interpreter
-// then stops with `need` and the caller reads the slot and runs the message again from the start.
-// A view call reads a handful of slots, so re-running is cheaper than making every opcode async.
+// State is read through `env.account` and `env.storage`, which answer from memory or undefined; the
+// interpreter then stops with `need`/`needAccount`, the caller reads it and runs the message again
+// from the start. A view reads a handful of slots early, so re-running is cheaper than making every
+// opcode async.
 import { keccak256 } from '../crypto/keccak.ts';
 
 export interface ViewEnv {
@@ -32,13 +34,16 @@ export interface ViewEnv {
   chainId: bigint;
   prevRandao: bigint;
   baseFee: bigint;
-  selfBalance: bigint;
-  /** another account as BALANCE / EXTCODESIZE / EXTCODEHASH see it; undefined: not read yet */
+  /** an account as BALANCE / EXTCODE* see it and as a call runs it; undefined: not read yet */
   account(address: bigint): AccountInfo | undefined;
+  /** a storage slot's value at the call's state root; undefined: not read yet */
+  storage(address: bigint, slot: bigint): bigint | undefined;
 }
 
 export interface AccountInfo {
   balance: bigint;
+  /** undefined: code that is not plain EVM, which this interpreter does not run */
+  analysis: CodeAnalysis | undefined;
   /** undefined: code that is not plain EVM (EOF, an EIP-7702 delegation, another engine's) */
   codeSize: number | undefined;
   codeHash: bigint;
@@ -55,9 +60,15 @@ export interface CodeAnalysis {
 
 export type ViewResult =
   | { kind: 'done'; reverted: boolean; returnValue: Uint8Array; gasUsed: number }
-  | { kind: 'need'; slot: bigint; gasUsed: number }
+  | { kind: 'need'; address: bigint; slot: bigint; gasUsed: number }
   | { kind: 'needAccount'; address: bigint; gasUsed: number }
   | { kind: 'bail'; reason: string }
+  /**
+   * an exceptional halt (stack, jump, invalid opcode, a state change in a static call): a call
+   * frame that halts fails like one out of gas; a message that halts goes to @ethereumjs, for the
+   * exact error
+   */
+  | { kind: 'halt'; reason: string }
   /** all gas used up; @ethereumjs reports the same halt ('out of gas', every unit of the limit used) */
   | { kind: 'outOfGas' };
 
@@ -71,6 +82,14 @@ const COLD_SLOAD = 2100;
 const WARM_SLOAD = 100;
 const COLD_ACCOUNT = 2600;
 const ADDRESS_MASK = (1n << 160n) - 1n;
+/** precompiles live at the lowest addresses; calls to any of these go to @ethereumjs */
+const LOW_ADDRESSES = 0xffffn;
+/**
+ * Deepest call the interpreter runs; deeper ones go to @ethereumjs (its limit is 1024). Each depth
+ * keeps a memory and a stack for later messages, so this also bounds what they hold (~12 KiB each).
+ */
+const MAX_DEPTH = 64;
+const EMPTY = new Uint8Array(0);
 /** EIP-2200's sentry, and the costs of a write to a clean slot (zero → non-zero, non-zero → other) under EIP-2929 */
 const SSTORE_SENTRY = 2300;
 const SSTORE_SET = 20_000;
@@ -106,6 +125,7 @@ const memoryCost = (words: number) => 3 * words + Math.floor((words * words) / 5
 export const MAX_VIEW_GAS = memoryCost(MAX_MEMORY / 32) - 1;
 const words = (bytes: number) => Math.ceil(bytes / 32);
 const bail = (reason: string): ViewResult => ({ kind: 'bail', reason });
+const halt = (reason: string): ViewResult => ({ kind: 'halt', reason });
 const OUT_OF_GAS: ViewResult = { kind: 'outOfGas' };
 const toSigned = (v: bigint) => (v >= TWO255 ? v - TWO256 : v);
 const u256 = (v: bigint) => BigInt.asUintN(256, v);
@@ -174,41 +194,101 @@ class Memory {
   }
 }
 
-const memory = new Memory();
-/** The operand stack, shared the same way (sp says how much of it is the message's). */
-const stack: bigint[] = new Array<bigint>(MAX_STACK + 1).fill(0n);
+/**
+ * Memory and operand stack per call depth, shared by every message: runs are synchronous, and a
+ * frame at one depth ends before the next frame at that depth starts.
+ */
+const memories: Memory[] = [];
+const stacks: bigint[][] = [];
+
+/** What one message's frames share: the warm sets, written storage and transient storage, undoable per frame. */
+interface MessageState {
+  readonly env: ViewEnv;
+  /** address → warm slots */
+  readonly warmSlots: Map<bigint, Set<bigint>>;
+  /**
+   * warm addresses: none when an eth_call starts (@ethereumjs's runCall warms neither the caller nor
+   * the contract, unlike a transaction), then those BALANCE / EXTCODE* / calls touched, and an
+   * address with its first warm slot (@ethereumjs's journal.addWarmedStorage)
+   */
+  readonly warmAccounts: Set<bigint>;
+  /** address → slot → value this message wrote (the original values stay what env.storage answers) */
+  readonly written: Map<bigint, Map<bigint, bigint>>;
+  readonly transient: Map<bigint, Map<bigint, bigint>>;
+  /** how to undo each change above, in order: a frame that reverts or fails undoes its own */
+  readonly undo: (() => void)[];
+  deepest: number;
+}
+
+/** Warms `slot` of `address`; true when it was cold. */
+function warmSlot(msg: MessageState, address: bigint, slot: bigint): boolean {
+  let slots = msg.warmSlots.get(address);
+  if (slots === undefined) msg.warmSlots.set(address, (slots = new Set()));
+  if (slots.has(slot)) return false;
+  slots.add(slot);
+  const s = slots;
+  msg.undo.push(() => s.delete(slot));
+  warmAccount(msg, address);
+  return true;
+}
+
+/** Warms `address`; true when it was cold. */
+function warmAccount(msg: MessageState, address: bigint): boolean {
+  if (msg.warmAccounts.has(address)) return false;
+  msg.warmAccounts.add(address);
+  msg.undo.push(() => msg.warmAccounts.delete(address));
+  return true;
+}
+
+/** Sets `key` of `address` in one of the message's per-address maps, undoably. */
+function setUndoably(msg: MessageState, maps: Map<bigint, Map<bigint, bigint>>, address: bigint, key: bigint, value: bigint): void {
+  let m = maps.get(address);
+  if (m === undefined) maps.set(address, (m = new Map()));
+  const had = m.has(key);
+  const before = m.get(key);
+  m.set(key, value);
+  const map = m;
+  msg.undo.push(() => (had ? map.set(key, before!) : map.delete(key)));
+}
+
+/** A running call frame: the code, whose storage and balance it sees, who called it, with what. */
+interface Frame {
+  analysis: CodeAnalysis;
+  address: bigint;
+  caller: bigint;
+  data: Uint8Array;
+  isStatic: boolean;
+  depth: number;
+}
 
 /**
- * Runs `env.data` against `analysis.code` with `gasLimit` gas. `sload` answers the contract's
- * storage (undefined: not read yet).
+ * Runs `env.data` against `analysis.code` (the code of `env.address`) with `gasLimit` gas. State
+ * comes from `env.account` and `env.storage`, which answer undefined for what is not read yet.
  */
-export function runView(analysis: CodeAnalysis, env: ViewEnv, gasLimit: number, sload: (slot: bigint) => bigint | undefined): ViewResult {
-  memory.reset();
+export function runView(analysis: CodeAnalysis, env: ViewEnv, gasLimit: number): ViewResult {
+  const msg: MessageState = { env, warmSlots: new Map(), warmAccounts: new Set(), written: new Map(), transient: new Map(), undo: [], deepest: 0 };
   try {
-    return execute(analysis, env, gasLimit, sload);
+    return execute(msg, { analysis, address: env.address, caller: env.caller, data: env.data, isStatic: false, depth: 0 }, gasLimit);
   } finally {
-    memory.reset();
+    for (let d = 0; d <= msg.deepest; d++) memories[d]!.reset();
   }
 }
 
-function execute(analysis: CodeAnalysis, env: ViewEnv, gasLimit: number, sload: (slot: bigint) => bigint | undefined): ViewResult {
-  const { code, jumpdests, pushes } = analysis;
-  const mem = memory;
+function execute(msg: MessageState, frame: Frame, gasLimit: number): ViewResult {
+  const { env } = msg;
+  const { code, jumpdests, pushes } = frame.analysis;
+  const depth = frame.depth;
+  if (depth > msg.deepest) msg.deepest = depth;
+  const mem = (memories[depth] ??= new Memory());
+  mem.reset();
+  const stack = (stacks[depth] ??= new Array<bigint>(MAX_STACK + 1).fill(0n));
   const codeLength = BigInt(code.length);
   let sp = 0;
   let gas = gasLimit;
   let pc = 0;
-  let warm: Set<bigint> | undefined;
-  let transient: Map<bigint, bigint> | undefined;
-  /** storage this message wrote (the original values stay what `sload` answers) */
-  let written: Map<bigint, bigint> | undefined;
-  /**
-   * warm addresses: none when an eth_call starts (@ethereumjs's runCall warms neither the caller nor
-   * the contract, unlike a transaction), then those BALANCE / EXTCODE* touched and the contract's own
-   * once a storage slot of it is warm
-   */
-  let warmAccounts: Set<bigint> | undefined;
-  const data = env.data;
+  /** what the last call from this frame returned */
+  let returnData: Uint8Array = EMPTY;
+  const data = frame.data;
   const dataLength = BigInt(data.length);
   const dataView = new DataView(data.buffer, data.byteOffset, data.byteLength);
 
@@ -217,7 +297,7 @@ function execute(analysis: CodeAnalysis, env: ViewEnv, gasLimit: number, sload: 
     // PUSH1…PUSH32, DUP1…DUP16, SWAP1…SWAP16: the bulk of every program
     if (op >= 0x60 && op <= 0x7f) {
       if ((gas -= 3) < 0) return OUT_OF_GAS;
-      if (sp >= MAX_STACK) return bail('stack overflow');
+      if (sp >= MAX_STACK) return halt('stack overflow');
       stack[sp++] = pushes[pc]!;
       pc += op - 0x5e;
       continue;
@@ -225,8 +305,8 @@ function execute(analysis: CodeAnalysis, env: ViewEnv, gasLimit: number, sload: 
     if (op >= 0x80 && op <= 0x8f) {
       const n = op - 0x7f;
       if ((gas -= 3) < 0) return OUT_OF_GAS;
-      if (sp < n) return bail('stack underflow');
-      if (sp >= MAX_STACK) return bail('stack overflow');
+      if (sp < n) return halt('stack underflow');
+      if (sp >= MAX_STACK) return halt('stack overflow');
       stack[sp] = stack[sp - n]!;
       sp++;
       pc++;
@@ -235,7 +315,7 @@ function execute(analysis: CodeAnalysis, env: ViewEnv, gasLimit: number, sload: 
     if (op >= 0x90 && op <= 0x9f) {
       const n = op - 0x8f;
       if ((gas -= 3) < 0) return OUT_OF_GAS;
-      if (sp <= n) return bail('stack underflow');
+      if (sp <= n) return halt('stack underflow');
       const t = stack[sp - 1]!;
       stack[sp - 1] = stack[sp - 1 - n]!;
       stack[sp - 1 - n] = t;
@@ -243,10 +323,10 @@ function execute(analysis: CodeAnalysis, env: ViewEnv, gasLimit: number, sload: 
       continue;
     }
     const arity = ARITY[op]!;
-    if (arity < 0) return bail(`opcode 0x${op.toString(16)} is left to @ethereumjs`);
-    if (sp < arity) return bail('stack underflow');
+    if (arity < 0) return op === 0xfe ? halt('invalid opcode') : bail(`opcode 0x${op.toString(16)} is left to @ethereumjs`);
+    if (sp < arity) return halt('stack underflow');
     // RETURNDATACOPY's bounds come before its gas (@ethereumjs checks them in its gas function)
-    if (op === 0x3e && stack[sp - 2]! + stack[sp - 3]! > 0n) return bail('return data out of bounds');
+    if (op === 0x3e && stack[sp - 2]! + stack[sp - 3]! > BigInt(returnData.length)) return halt('return data out of bounds');
     if ((gas -= BASE_GAS[op]!) < 0) return OUT_OF_GAS;
     switch (op) {
       case 0x00: // STOP
@@ -325,10 +405,10 @@ function execute(analysis: CodeAnalysis, env: ViewEnv, gasLimit: number, sload: 
         stack[sp - 1] = toBigInt(keccak256(len === 0n ? new Uint8Array(0) : mem.bytes.subarray(Number(offset), Number(offset + len))));
         break;
       }
-      case 0x30: stack[sp++] = env.address; break;
+      case 0x30: stack[sp++] = frame.address; break;
       case 0x32: stack[sp++] = env.origin; break;
-      case 0x33: stack[sp++] = env.caller; break;
-      case 0x34: stack[sp++] = 0n; break; // CALLVALUE: value-carrying calls go to @ethereumjs
+      case 0x33: stack[sp++] = frame.caller; break;
+      case 0x34: stack[sp++] = 0n; break; // CALLVALUE: messages and calls carrying value go to @ethereumjs
       case 0x35: { // CALLDATALOAD: 32 bytes, zero past the end
         const i = stack[sp - 1]!;
         if (i + 32n <= dataLength) {
@@ -353,22 +433,32 @@ function execute(analysis: CodeAnalysis, env: ViewEnv, gasLimit: number, sload: 
       }
       case 0x38: stack[sp++] = codeLength; break;
       case 0x3a: stack[sp++] = env.gasPrice; break;
-      case 0x3d: stack[sp++] = 0n; break; // RETURNDATASIZE: no call has returned anything
-      case 0x3e: sp -= 3; break; // RETURNDATACOPY of nothing (any byte is out of bounds: checked above)
+      case 0x3d: stack[sp++] = BigInt(returnData.length); break; // RETURNDATASIZE
+      case 0x3e: { // RETURNDATACOPY (its bounds are checked above, before its gas)
+        sp -= 3;
+        const to = stack[sp + 2]!, from = stack[sp + 1]!, len = stack[sp]!;
+        if ((gas -= mem.expand(to, len)) < 0 || (gas -= 3 * words(Number(len))) < 0) return OUT_OF_GAS;
+        if (len > 0n) mem.copyIn(returnData, Number(to), from, Number(len));
+        break;
+      }
       case 0x41: stack[sp++] = env.coinbase; break;
       case 0x42: stack[sp++] = env.timestamp; break;
       case 0x43: stack[sp++] = env.number; break;
       case 0x44: stack[sp++] = env.prevRandao; break;
       case 0x45: stack[sp++] = env.blockGasLimit; break;
       case 0x46: stack[sp++] = env.chainId; break;
-      case 0x47: stack[sp++] = env.selfBalance; break;
+      case 0x47: { // SELFBALANCE
+        const self = env.account(frame.address);
+        if (self === undefined) return { kind: 'needAccount', address: frame.address, gasUsed: gasLimit - gas };
+        stack[sp++] = self.balance;
+        break;
+      }
       case 0x31: // BALANCE
       case 0x3b: // EXTCODESIZE
       case 0x3f: { // EXTCODEHASH: each cold the first time an address is touched in this message (EIP-2929)
         const address = stack[sp - 1]! & ADDRESS_MASK;
-        warmAccounts ??= new Set();
-        if ((gas -= warmAccounts.has(address) ? WARM_SLOAD : COLD_ACCOUNT) < 0) return OUT_OF_GAS;
-        warmAccounts.add(address);
+        if ((gas -= msg.warmAccounts.has(address) ? WARM_SLOAD : COLD_ACCOUNT) < 0) return OUT_OF_GAS;
+        warmAccount(msg, address);
         const info = env.account(address);
         if (info === undefined) return { kind: 'needAccount', address, gasUsed: gasLimit - gas };
         if (op === 0x31) stack[sp - 1] = info.balance;
@@ -400,40 +490,37 @@ function execute(analysis: CodeAnalysis, env: ViewEnv, gasLimit: number, sload: 
       }
       case 0x54: { // SLOAD: cold the first time in this message (EIP-2929)
         const slot = stack[sp - 1]!;
-        warm ??= new Set();
-        if (!warm.has(slot)) {
+        const address = frame.address;
+        if (!msg.warmSlots.get(address)?.has(slot)) {
           if ((gas -= COLD_SLOAD - WARM_SLOAD) < 0) return OUT_OF_GAS;
-          warm.add(slot);
-          // @ethereumjs warms the contract's address with its first warm slot (journal.addWarmedStorage)
-          (warmAccounts ??= new Set()).add(env.address);
+          warmSlot(msg, address, slot);
         }
-        const v = written?.get(slot) ?? sload(slot);
-        if (v === undefined) return { kind: 'need', slot, gasUsed: gasLimit - gas };
+        const v = msg.written.get(address)?.get(slot) ?? env.storage(address, slot);
+        if (v === undefined) return { kind: 'need', address, slot, gasUsed: gasLimit - gas };
         stack[sp - 1] = v;
         break;
       }
       case 0x55: { // SSTORE (EIP-2200 with EIP-2929's costs); the writes live as long as the message
+        if (frame.isStatic) return halt('SSTORE in a static call');
         // the sentry: at most 2,300 gas left is out of gas before anything is charged
         if (gas <= SSTORE_SENTRY) return OUT_OF_GAS;
         const slot = stack[sp - 1]!, value = stack[sp - 2]!;
-        const original = sload(slot);
-        if (original === undefined) return { kind: 'need', slot, gasUsed: gasLimit - gas };
-        const current = written?.get(slot) ?? original;
+        const address = frame.address;
+        const original = env.storage(address, slot);
+        if (original === undefined) return { kind: 'need', address, slot, gasUsed: gasLimit - gas };
+        const current = msg.written.get(address)?.get(slot) ?? original;
         let cost = current === value || original !== current ? WARM_SLOAD : original === 0n ? SSTORE_SET : SSTORE_RESET;
-        warm ??= new Set();
-        if (!warm.has(slot)) {
-          cost += COLD_SLOAD;
-          warm.add(slot);
-          (warmAccounts ??= new Set()).add(env.address);
-        }
+        const cold = !msg.warmSlots.get(address)?.has(slot);
+        if (cold) cost += COLD_SLOAD;
         if ((gas -= cost) < 0) return OUT_OF_GAS;
-        (written ??= new Map()).set(slot, value);
+        if (cold) warmSlot(msg, address, slot);
+        setUndoably(msg, msg.written, address, slot, value);
         sp -= 2;
         break;
       }
       case 0x56: { // JUMP
         const dest = stack[--sp]!;
-        if (dest >= codeLength || jumpdests[Number(dest)] !== 1) return bail('invalid JUMP');
+        if (dest >= codeLength || jumpdests[Number(dest)] !== 1) return halt('invalid JUMP');
         pc = Number(dest);
         continue;
       }
@@ -441,7 +528,7 @@ function execute(analysis: CodeAnalysis, env: ViewEnv, gasLimit: number, sload: 
         sp -= 2;
         if (stack[sp]! !== 0n) {
           const dest = stack[sp + 1]!;
-          if (dest >= codeLength || jumpdests[Number(dest)] !== 1) return bail('invalid JUMP');
+          if (dest >= codeLength || jumpdests[Number(dest)] !== 1) return halt('invalid JUMP');
           pc = Number(dest);
           continue;
         }
@@ -451,8 +538,12 @@ function execute(analysis: CodeAnalysis, env: ViewEnv, gasLimit: number, sload: 
       case 0x59: stack[sp++] = BigInt(mem.words * 32); break;
       case 0x5a: stack[sp++] = BigInt(gas); break;
       case 0x5b: break; // JUMPDEST
-      case 0x5c: stack[sp - 1] = transient?.get(stack[sp - 1]!) ?? 0n; break; // TLOAD
-      case 0x5d: sp -= 2; (transient ??= new Map()).set(stack[sp + 1]!, stack[sp]!); break; // TSTORE
+      case 0x5c: stack[sp - 1] = msg.transient.get(frame.address)?.get(stack[sp - 1]!) ?? 0n; break; // TLOAD
+      case 0x5d: // TSTORE
+        if (frame.isStatic) return halt('TSTORE in a static call');
+        sp -= 2;
+        setUndoably(msg, msg.transient, frame.address, stack[sp + 1]!, stack[sp]!);
+        break;
       case 0x5e: { // MCOPY
         sp -= 3;
         const to = stack[sp + 2]!, from = stack[sp + 1]!, len = stack[sp]!;
@@ -462,10 +553,72 @@ function execute(analysis: CodeAnalysis, env: ViewEnv, gasLimit: number, sload: 
       }
       case 0x5f: stack[sp++] = 0n; break; // PUSH0
       case 0xa0: case 0xa1: case 0xa2: case 0xa3: case 0xa4: { // LOG0…LOG4: nothing keeps an eth_call's logs
+        if (frame.isStatic) return halt('LOG in a static call');
         const topics = op - 0xa0;
         const offset = stack[sp - 1]!, len = stack[sp - 2]!;
         sp -= 2 + topics;
         if ((gas -= mem.expand(offset, len)) < 0 || (gas -= 375 * topics + 8 * Number(len)) < 0) return OUT_OF_GAS;
+        break;
+      }
+      case 0xf1: // CALL (without value)
+      case 0xf4: // DELEGATECALL
+      case 0xfa: { // STATICCALL
+        const requested = stack[sp - 1]!, to = stack[sp - 2]! & ADDRESS_MASK;
+        const args = op === 0xf1 ? sp - 4 : sp - 3; // CALL has a value between the address and the input
+        if (op === 0xf1 && stack[sp - 3]! !== 0n) return bail('a call that carries value');
+        const inOffset = stack[args]!, inLength = stack[args - 1]!, outOffset = stack[args - 2]!, outLength = stack[args - 3]!;
+        // precompiles and code that is not plain EVM (EIP-7702 delegations included) run on @ethereumjs
+        if (to <= LOW_ADDRESSES) return bail('a call to a precompile');
+        const target = env.account(to);
+        if (target === undefined) return { kind: 'needAccount', address: to, gasUsed: gasLimit - gas };
+        if (target.analysis === undefined) return bail('a call to code that is not plain EVM');
+        if (depth + 1 >= MAX_DEPTH) return bail('calls nested deeper than the interpreter runs');
+        // the input's and output's memory, then the target's access (EIP-2929); out of gas if more than is left
+        let charge = mem.expand(inOffset, inLength);
+        charge += mem.expand(outOffset, outLength);
+        charge += msg.warmAccounts.has(to) ? WARM_SLOAD : COLD_ACCOUNT;
+        if (charge > gas) return OUT_OF_GAS;
+        gas -= charge;
+        warmAccount(msg, to);
+        // all but one 64th of what is left (EIP-150), at most what was asked for
+        const allowed = gas - Math.floor(gas / 64);
+        const callGas = requested < BigInt(allowed) ? Number(requested) : allowed;
+        const input = mem.slice(inOffset, inLength);
+        sp -= op === 0xf1 ? 7 : 6;
+        returnData = EMPTY;
+        let ok = true;
+        if (target.analysis.code.length > 0) {
+          const mark = msg.undo.length;
+          const callee: Frame = {
+            analysis: target.analysis,
+            address: op === 0xf4 ? frame.address : to,
+            caller: op === 0xf4 ? frame.caller : frame.address,
+            data: input,
+            isStatic: frame.isStatic || op === 0xfa,
+            depth: depth + 1,
+          };
+          const r = execute(msg, callee, callGas);
+          if (r.kind === 'done') {
+            gas -= r.gasUsed;
+            returnData = r.returnValue;
+            ok = !r.reverted;
+          } else if (r.kind === 'outOfGas' || r.kind === 'halt') {
+            // an exceptional halt: the callee used all its gas and returns nothing
+            gas -= callGas;
+            ok = false;
+          } else if (r.kind === 'bail') {
+            return r;
+          } else {
+            // a read the callee needs: the whole message runs again once it is made
+            return { ...r, gasUsed: gasLimit - gas + r.gasUsed };
+          }
+          if (!ok) while (msg.undo.length > mark) msg.undo.pop()!();
+        }
+        if (returnData.length > 0 && outLength > 0n) {
+          const n = outLength < BigInt(returnData.length) ? Number(outLength) : returnData.length;
+          mem.bytes.set(returnData.subarray(0, n), Number(outOffset));
+        }
+        stack[sp++] = ok ? 1n : 0n;
         break;
       }
       case 0xf3: // RETURN
@@ -478,7 +631,7 @@ function execute(analysis: CodeAnalysis, env: ViewEnv, gasLimit: number, sload: 
       default:
         return bail(`opcode 0x${op.toString(16)} is left to @ethereumjs`);
     }
-    if (sp > MAX_STACK) return bail('stack overflow');
+    if (sp > MAX_STACK) return halt('stack overflow');
     pc++;
   }
 }
@@ -533,3 +686,5 @@ define([0x5d], 2, 100); // TSTORE
 define([0x5e], 3, 3); // MCOPY
 for (let t = 0; t <= 4; t++) define([0xa0 + t], 2 + t, 375);
 define([0xf3, 0xfd], 2, 0); // RETURN REVERT
+define([0xf1], 7, 0); // CALL (all of its gas is dynamic)
+define([0xf4, 0xfa], 6, 0); // DELEGATECALL STATICCALL
