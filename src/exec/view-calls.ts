@@ -22,8 +22,9 @@ const MAX_READS = 64;
 /**
  * A message that first needs a slot or an account after more gas than this goes to @ethereumjs
  * instead of being run again: re-running repeats all the work before the read, so a call that
- * computes heavily and then reads new state would cost up to MAX_READS times its work. This bounds the repeated work
- * of one call to MAX_READS × RERUN_GAS (6.4M gas, a fraction of the default 50M gas cap).
+ * computes heavily and then reads new state would cost up to MAX_READS times its work. This
+ * bounds the repeated work of one call to MAX_READS × RERUN_GAS (6.4M gas, a fraction of the
+ * default 50M gas cap).
  */
 const RERUN_GAS = 100_000;
 
