@@ -19,6 +19,7 @@
 // interpreter then stops with `need`/`needAccount`, the caller reads it and runs the message again
 // from the start. A view reads a handful of slots early, so re-running is cheaper than making every
 // opcode async.
+import { createHash } from 'node:crypto';
 import { keccak256 } from '../crypto/keccak.ts';
 
 export interface ViewEnv {
@@ -84,6 +85,12 @@ const COLD_ACCOUNT = 2600;
 const ADDRESS_MASK = (1n << 160n) - 1n;
 /** precompiles live at the lowest addresses; calls to any of these go to @ethereumjs */
 const LOW_ADDRESSES = 0xffffn;
+/** The precompiles run here: their gas (Prague) and output, as @ethereumjs computes them. */
+const PRECOMPILES = new Map<bigint, { gas(inputLength: number): number; run(input: Uint8Array): Uint8Array }>([
+  [0x02n, { gas: (n) => 60 + 12 * words(n), run: (input) => new Uint8Array(createHash('sha256').update(input).digest()) }],
+  [0x04n, { gas: (n) => 15 + 3 * words(n), run: (input) => input.slice() }],
+]);
+
 /**
  * Deepest call the interpreter runs; deeper ones go to @ethereumjs (its limit is 1024). Each depth
  * keeps a memory and a stack for later messages, so this also bounds what they hold (~12 KiB each).
@@ -567,11 +574,13 @@ function execute(msg: MessageState, frame: Frame, gasLimit: number): ViewResult 
         const args = op === 0xf1 ? sp - 4 : sp - 3; // CALL has a value between the address and the input
         if (op === 0xf1 && stack[sp - 3]! !== 0n) return bail('a call that carries value');
         const inOffset = stack[args]!, inLength = stack[args - 1]!, outOffset = stack[args - 2]!, outLength = stack[args - 3]!;
-        // precompiles and code that is not plain EVM (EIP-7702 delegations included) run on @ethereumjs
-        if (to <= LOW_ADDRESSES) return bail('a call to a precompile');
-        const target = env.account(to);
-        if (target === undefined) return { kind: 'needAccount', address: to, gasUsed: gasLimit - gas };
-        if (target.analysis === undefined) return bail('a call to code that is not plain EVM');
+        // precompiles other than SHA-256 and identity, and code that is not plain EVM (EIP-7702
+        // delegations included), run on @ethereumjs
+        const precompile = to <= LOW_ADDRESSES ? PRECOMPILES.get(to) : undefined;
+        if (to <= LOW_ADDRESSES && precompile === undefined) return bail('a call to a precompile');
+        const target = precompile === undefined ? env.account(to) : undefined;
+        if (precompile === undefined && target === undefined) return { kind: 'needAccount', address: to, gasUsed: gasLimit - gas };
+        if (target !== undefined && target.analysis === undefined) return bail('a call to code that is not plain EVM');
         if (depth + 1 >= MAX_DEPTH) return bail('calls nested deeper than the interpreter runs');
         // the input's and output's memory, then the target's access (EIP-2929); out of gas if more than is left
         let charge = mem.expand(inOffset, inLength);
@@ -587,10 +596,19 @@ function execute(msg: MessageState, frame: Frame, gasLimit: number): ViewResult 
         sp -= op === 0xf1 ? 7 : 6;
         returnData = EMPTY;
         let ok = true;
-        if (target.analysis.code.length > 0) {
+        if (precompile !== undefined) {
+          const cost = precompile.gas(input.length);
+          if (cost > callGas) {
+            gas -= callGas;
+            ok = false;
+          } else {
+            gas -= cost;
+            returnData = precompile.run(input);
+          }
+        } else if (target!.analysis!.code.length > 0) {
           const mark = msg.undo.length;
           const callee: Frame = {
-            analysis: target.analysis,
+            analysis: target!.analysis!,
             address: op === 0xf4 ? frame.address : to,
             caller: op === 0xf4 ? frame.caller : frame.address,
             data: input,
