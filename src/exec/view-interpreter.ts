@@ -1,11 +1,12 @@
 // A small, synchronous EVM interpreter for the common case of eth_call and eth_estimateGas: a
 // top-level message without value to plain EVM code that computes over calldata and memory, reads
 // and writes storage (writes live as long as the message), reads other accounts' balance, code size
-// and code hash, and calls other plain EVM contracts without value (CALL, STATICCALL, DELEGATECALL:
-// proxies, multicalls, contracts reading contracts). @ethereumjs spends ~300 µs of set-up,
-// journaling and allocation on a call that executes ~100 opcodes (measured, docs/architecture.md
-// A17); this runs the same call in a few µs. It never guesses: anything outside that subset —
-// value transfers, precompiles, CREATE*, CALLCODE, EXTCODECOPY, SELFDESTRUCT, BLOCKHASH, blob
+// and code hash, and calls other plain EVM contracts and the SHA-256 and identity precompiles
+// without value (CALL, STATICCALL, DELEGATECALL: proxies, multicalls, contracts reading contracts,
+// old solc's memory copies). @ethereumjs spends ~300 µs of set-up, journaling and allocation on a
+// call that executes ~100 opcodes (measured, docs/architecture.md A17); this runs the same call in
+// a few µs. It never guesses: anything outside that subset — value transfers, other precompiles,
+// CREATE*, CALLCODE, EXTCODECOPY, SELFDESTRUCT, BLOCKHASH, blob
 // opcodes, calls nested deeper than MAX_DEPTH — answers `bail`, and the caller runs the message on
 // @ethereumjs instead. Gas is charged exactly as Prague charges it, and in the same order against an
 // opcode's other checks, so successful, reverted and out-of-gas outcomes carry what @ethereumjs
