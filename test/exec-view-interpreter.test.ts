@@ -118,7 +118,7 @@ function randomProgram(): string {
       // return data: its size, and all of it copied to memory
       const op = pick(['f1', 'fa', 'f4']);
       const t = int(7);
-      // … the identity and SHA-256 precompiles (run here) and ecrecover (left to @ethereumjs)
+      // … or the ecrecover, SHA-256 and identity precompiles
       const target = [() => push(BigInt(address(int(PROGRAMS)))), () => '30', () => push(BigInt(testAddress(0))), () => push(0xdeadn), () => push(4n), () => push(2n), () => push(1n)][t]!();
       // recursion gets little gas: with plenty, @ethereumjs (the reference) takes seconds per estimate
       const gas = t === 1 ? push(BigInt(int(30_000))) : [() => push(BigInt(int(3000))), () => push(BigInt(int(200_000))), () => '5a'][int(3)]!();
@@ -254,6 +254,10 @@ contract Reader {
   }
   function writeThrough(Impl p, uint256 v) external returns (uint256) { return p.setX(v); }
 }
+/** ecrecover, the precompile signature checks (EIP-712, permits) call */
+contract Sig {
+  function recover(bytes32 h, uint8 v, bytes32 r, bytes32 s) external pure returns (address) { return ecrecover(h, v, r, s); }
+}
 /** a call that writes, sets transient storage and warms a slot, then reverts: all of it undone */
 contract Undo {
   uint256 public x = 1;
@@ -276,7 +280,7 @@ const abi = new Interface(compiled.abi);
 const implAbi = new Interface(contracts.Impl!.abi);
 const readerAbi = new Interface(contracts.Reader!.abi);
 /** Impl, Proxy and Reader, deployed after Views (same addresses on both nodes) */
-const deployed = { impl: '', proxy: '', reader: '', undo: '' };
+const deployed = { impl: '', proxy: '', reader: '', undo: '', sig: '' };
 
 test.before(async () => {
   fast = await startTestNode({ genesis, config: { fastViews: true } });
@@ -302,6 +306,7 @@ test.before(async () => {
   deployed.proxy = await deploy(2, contracts.Proxy!.bytecode + deployed.impl.slice(2).padStart(64, '0'));
   deployed.reader = await deploy(3, contracts.Reader!.bytecode);
   deployed.undo = await deploy(4, contracts.Undo!.bytecode);
+  deployed.sig = await deploy(5, contracts.Sig!.bytecode);
 });
 test.after(async () => {
   await fast?.stop();
@@ -393,6 +398,30 @@ test('calls into other contracts: a delegating proxy, high-level calls, try/catc
       assert.equal([v, t], [1n, 0n], 'the write and the transient write are undone');
       assert.ok(readGas! > 2100n, `the slot is cold again (${readGas} gas)`);
     }
+  }
+});
+
+test('ecrecover: a signature recovers its signer; bad v, r or s recover nothing, on both engines alike', async () => {
+  const views = fast.core.calls.views!;
+  const sigAbi = new Interface(contracts.Sig!.abi);
+  const signer = new Wallet(testKey(2));
+  const hash = '0x' + 'ab'.repeat(32);
+  const sig = signer.signingKey.sign(hash);
+  const N = 'fffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141';
+  const cases: [string, unknown[], string | null][] = [
+    ['a valid signature', [hash, sig.v, sig.r, sig.s], signer.address],
+    ['v = 29', [hash, 29, sig.r, sig.s], null],
+    ['s = 0', [hash, sig.v, sig.r, '0x' + '00'.repeat(32)], null],
+    ['r = n (out of range)', [hash, sig.v, '0x' + N, sig.s], null],
+  ];
+  for (const [what, args, expected] of cases) {
+    const call = { to: deployed.sig, data: sigAbi.encodeFunctionData('recover', args) };
+    const before = views.answered;
+    const r = await same('eth_call', [call, 'latest'], `ecrecover: ${what}`);
+    assert.is(views.answered - before, 1, `${what}: answered by the interpreter`);
+    await same('eth_estimateGas', [call, 'latest'], `ecrecover: ${what}`);
+    const got = sigAbi.decodeFunctionResult('recover', r.result)[0] as string;
+    assert.is(got, expected ?? '0x0000000000000000000000000000000000000000', what);
   }
 });
 

@@ -1,12 +1,12 @@
 // A small, synchronous EVM interpreter for the common case of eth_call and eth_estimateGas: a
 // top-level message without value to plain EVM code that computes over calldata and memory, reads
 // and writes storage (writes live as long as the message), reads other accounts' balance, code size
-// and code hash, and calls other plain EVM contracts and the SHA-256 and identity precompiles
-// without value (CALL, STATICCALL, DELEGATECALL: proxies, multicalls, contracts reading contracts,
-// old solc's memory copies). @ethereumjs spends ~300 µs of set-up, journaling and allocation on a
-// call that executes ~100 opcodes (measured, docs/architecture.md A17); this runs the same call in
-// a few µs. It never guesses: anything outside that subset — value transfers, other precompiles,
-// CREATE*, CALLCODE, EXTCODECOPY, SELFDESTRUCT, BLOCKHASH, blob
+// and code hash, and calls other plain EVM contracts and the ecrecover, SHA-256 and identity
+// precompiles without value (CALL, STATICCALL, DELEGATECALL: proxies, multicalls, contracts reading
+// contracts, signature checks, old solc's memory copies). @ethereumjs spends ~300 µs of set-up,
+// journaling and allocation on a call that executes ~100 opcodes (measured, docs/architecture.md
+// A17); this runs the same call in a few µs. It never guesses: anything outside that subset —
+// value transfers, other precompiles, CREATE*, CALLCODE, EXTCODECOPY, SELFDESTRUCT, BLOCKHASH, blob
 // opcodes, calls nested deeper than MAX_DEPTH — answers `bail`, and the caller runs the message on
 // @ethereumjs instead. Gas is charged exactly as Prague charges it, and in the same order against an
 // opcode's other checks, so successful, reverted and out-of-gas outcomes carry what @ethereumjs
@@ -22,6 +22,7 @@
 // opcode async.
 import { createHash } from 'node:crypto';
 import { keccak256 } from '../crypto/keccak.ts';
+import { ecrecover } from './common.ts';
 
 export interface ViewEnv {
   address: bigint;
@@ -88,6 +89,7 @@ const ADDRESS_MASK = (1n << 160n) - 1n;
 const LOW_ADDRESSES = 0xffffn;
 /** The precompiles run here: their gas (Prague) and output, as @ethereumjs computes them. */
 const PRECOMPILES = new Map<bigint, { gas(inputLength: number): number; run(input: Uint8Array): Uint8Array }>([
+  [0x01n, { gas: () => 3000, run: ecrecoverPrecompile }],
   [0x02n, { gas: (n) => 60 + 12 * words(n), run: (input) => new Uint8Array(createHash('sha256').update(input).digest()) }],
   [0x04n, { gas: (n) => 15 + 3 * words(n), run: (input) => input.slice() }],
 ]);
@@ -653,6 +655,27 @@ function execute(msg: MessageState, frame: Frame, gasLimit: number): ViewResult 
     if (sp > MAX_STACK) return halt('stack overflow');
     pc++;
   }
+}
+
+/**
+ * ECRECOVER: the input right-padded (or cut) to 128 bytes — hash, v, r, s; v must be 27 or 28; the
+ * signer's address left-padded to 32 bytes, or nothing when no key recovers. The recovery is the
+ * one @ethereumjs's precompile calls (our customCrypto.ecrecover), so both fail alike.
+ */
+function ecrecoverPrecompile(input: Uint8Array): Uint8Array {
+  const data = new Uint8Array(128);
+  data.set(input.subarray(0, 128));
+  const v = toBigInt(data.subarray(32, 64));
+  if (v !== 27n && v !== 28n) return EMPTY;
+  let publicKey: Uint8Array;
+  try {
+    publicKey = ecrecover(data.subarray(0, 32), v, data.subarray(64, 96), data.subarray(96, 128));
+  } catch {
+    return EMPTY;
+  }
+  const out = new Uint8Array(32);
+  out.set(keccak256(publicKey).subarray(12), 12);
+  return out;
 }
 
 function byteLength(v: bigint): number {
