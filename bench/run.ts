@@ -236,17 +236,20 @@ async function startInstant(t: Table, target: Target): Promise<Live> {
   }
 }
 
-/** Everything after the rate rows, on one node alone: its instant node (stopped here), then its 1 s blocks. */
-async function measure(t: Table, live: Live): Promise<void> {
-  const { target } = live;
+/**
+ * Everything after the rate rows, on one node alone — the only server running (the rate rows'
+ * servers are stopped by then: an idle peer still costs CPU, and only the nodes measured first
+ * would have shared the machine with it): instant sealing, then 1 s blocks.
+ */
+async function measure(t: Table, target: Target): Promise<void> {
   const senders = senderKeys(SENDERS);
   let instantDone = false;
   for (const mining of target.mining) {
     log(`[${target.label}] ${mining === 'instant' ? 'instant sealing / automine' : '1 s blocks'}`);
-    const s = mining === 'instant' ? live.s : await startTarget(target, mining);
+    const s = await startTarget(target, mining);
     let stalled = false;
     try {
-      const p = mining === 'instant' ? live.p : await prepare(s.url, target.funderKey, senders, { contract: false, checkDevAccount: target.checkDevAccount });
+      const p = await prepare(s.url, target.funderKey, senders, { contract: mining === 'instant', checkDevAccount: target.checkDevAccount });
       if (mining === 'instant') {
         // the log blocks are sealed one at a time: the fan-out row watches them reach N subscribers
         let subs: Subscribers | undefined;
@@ -382,13 +385,12 @@ async function main(): Promise<void> {
         }
       }
       await rateRows(table, live);
-    } catch (e) {
+    } finally {
       for (const l of live) await l.s.stop(2000);
-      throw e;
     }
     for (const l of live) {
       try {
-        await measure(table, l);
+        await measure(table, l.target);
       } catch (e) {
         failed(l.target, e);
       }
