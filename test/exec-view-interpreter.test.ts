@@ -285,13 +285,7 @@ const deployed = { impl: '', proxy: '', reader: '', undo: '', sig: '' };
 test.before(async () => {
   fast = await startTestNode({ genesis, config: { fastViews: true } });
   reference = await startTestNode({ genesis, config: { fastViews: false } });
-  const { bytecode } = compiled;
-  const raw = await new Wallet(testKey(0)).signTransaction(Transaction.from({ chainId: 300, type: 0, nonce: 0, gasPrice: 0n, gasLimit: 5_000_000n, data: bytecode }));
-  for (const node of [fast, reference]) {
-    const receipt = await mined(node, await node.rpc('eth_sendRawTransaction', [raw]));
-    assert.is(receipt.status, '0x1', 'Views deployed');
-    viewsAddress = receipt.contractAddress;
-  }
+  /** Deploys `data` from test key 0 at `nonce` on both nodes (so at the same address); the address. */
   const deploy = async (nonce: number, data: string) => {
     const signed = await new Wallet(testKey(0)).signTransaction(Transaction.from({ chainId: 300, type: 0, nonce, gasPrice: 0n, gasLimit: 5_000_000n, data }));
     let at = '';
@@ -302,6 +296,7 @@ test.before(async () => {
     }
     return at;
   };
+  viewsAddress = await deploy(0, compiled.bytecode);
   deployed.impl = await deploy(1, contracts.Impl!.bytecode);
   deployed.proxy = await deploy(2, contracts.Proxy!.bytecode + deployed.impl.slice(2).padStart(64, '0'));
   deployed.reader = await deploy(3, contracts.Reader!.bytecode);

@@ -78,7 +78,7 @@ export class CallRunner {
     if (views !== undefined) {
       // the interpreter answers before the result cache: running a view is as cheap as its key
       const fast = views.tryCall(req, ctx, gasLimit);
-      if (fast instanceof StateNeeded) return views.call(req, ctx, gasLimit).then((answer) => answer ?? this.cachedOrEthereumjs(req, ctx, gasLimit));
+      if (fast instanceof StateNeeded) return views.complete(fast, req, ctx, gasLimit).then((answer) => answer ?? this.cachedOrEthereumjs(req, ctx, gasLimit));
       if (fast !== undefined) return Promise.resolve(fast);
     }
     return this.cachedOrEthereumjs(req, ctx, gasLimit);

@@ -7,7 +7,7 @@ import type { StateReader } from '../state/reader.ts';
 import { bytesToBigInt, bytesToHex } from '../util/hex.ts';
 import { ISTANBUL_DIGEST } from '../consensus/istanbul-extra.ts';
 import { keccak256 } from '../crypto/keccak.ts';
-import { analyseCode, MAX_VIEW_GAS, runView, type AccountInfo, type CodeAnalysis, type ViewEnv } from './view-interpreter.ts';
+import { analyseCode, LOW_ADDRESSES, MAX_VIEW_GAS, runView, type AccountInfo, type CodeAnalysis, type ViewEnv } from './view-interpreter.ts';
 import { EVM_BLOCK_BASE_FEE } from './executor.ts';
 import type { CallContext, CallOutcome, CallRequest } from './call.ts';
 
@@ -69,11 +69,12 @@ export class ViewCalls {
   tryCall(req: CallRequest, ctx: CallContext, gasLimit: bigint): CallOutcome | undefined | StateNeeded {
     const to = req.to;
     if (to === undefined || (req.value !== undefined && req.value !== 0n) || gasLimit > MAX_GAS) return undefined;
-    // precompiles live at the lowest addresses; the interpreter knows none of them
-    if (isLowAddress(to)) return undefined;
+    const address = bytesToBigInt(to);
+    // a message to a precompile goes to @ethereumjs (the interpreter runs a few only as call targets)
+    if (address <= LOW_ADDRESSES) return undefined;
     const root = ctx.stateRoot;
     const memo = this.memo(root);
-    const contract = memo.contracts.get(bytesToBigInt(to));
+    const contract = memo.contracts.get(address);
     if (contract === undefined) return new StateNeeded(() => this.loadContract(memo, root, to));
     if (contract.analysis === undefined) return undefined;
     const caller = req.from ? bytesToBigInt(req.from) : 0n;
@@ -105,12 +106,17 @@ export class ViewCalls {
     return { success: !r.reverted, returnValue: r.returnValue, executionGasUsed: BigInt(r.gasUsed), error: r.reverted ? 'revert' : undefined };
   }
 
-  /** tryCall, reading what it needs: the outcome, or undefined when the message must run on @ethereumjs. */
-  async call(req: CallRequest, ctx: CallContext, gasLimit: bigint): Promise<CallOutcome | undefined> {
-    for (let reads = 0; reads <= MAX_READS; reads++) {
+  /**
+   * Finishes a message tryCall answered with `first`: makes each read and tries again. The outcome,
+   * or undefined when the message must run on @ethereumjs.
+   */
+  async complete(first: StateNeeded, req: CallRequest, ctx: CallContext, gasLimit: bigint): Promise<CallOutcome | undefined> {
+    let needed = first;
+    for (let reads = 1; reads <= MAX_READS; reads++) {
+      await needed.read();
       const r = this.tryCall(req, ctx, gasLimit);
       if (!(r instanceof StateNeeded)) return r;
-      await r.read();
+      needed = r;
     }
     return undefined;
   }
@@ -138,7 +144,6 @@ export class ViewCalls {
     const view = this.reader.at(root);
     const account = await view.getAccount(address);
     let analysis: CodeAnalysis | undefined;
-    let codeSize: number | undefined = 0;
     if (account !== undefined) {
       const codeHash = bytesToHex(account.codeHash);
       analysis = this.analyses.get(codeHash);
@@ -151,14 +156,13 @@ export class ViewCalls {
           this.analyses.set(codeHash, analysis);
         }
       }
-      codeSize = analysis?.code.length;
     } else {
       analysis = analyseCode(EMPTY);
     }
-    memo.contracts.set(bytesToBigInt(address), {
-      address: bytesToBigInt(address),
+    const at = bytesToBigInt(address);
+    memo.contracts.set(at, {
+      address: at,
       balance: account?.balance ?? 0n,
-      codeSize,
       codeHash: bytesToBigInt(account?.codeHash ?? KECCAK_EMPTY),
       empty: account === undefined || account.isEmpty(),
       analysis,
@@ -179,11 +183,6 @@ export class ViewCalls {
 
 const EMPTY = new Uint8Array(0);
 const MAX_GAS = BigInt(MAX_VIEW_GAS);
-
-function isLowAddress(a: Uint8Array): boolean {
-  for (let i = 0; i < 18; i++) if (a[i] !== 0) return false;
-  return true;
-}
 
 /** `v` as `bytes` big-endian bytes (an address or a storage slot). */
 function word(v: bigint, bytes: number): Uint8Array {

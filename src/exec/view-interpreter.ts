@@ -45,10 +45,8 @@ export interface ViewEnv {
 
 export interface AccountInfo {
   balance: bigint;
-  /** undefined: code that is not plain EVM, which this interpreter does not run */
+  /** undefined: code that is not plain EVM (EOF, an EIP-7702 delegation, another engine's), which this interpreter does not run */
   analysis: CodeAnalysis | undefined;
-  /** undefined: code that is not plain EVM (EOF, an EIP-7702 delegation, another engine's) */
-  codeSize: number | undefined;
   codeHash: bigint;
   /** no nonce, balance or code (EIP-161): EXTCODEHASH answers 0 */
   empty: boolean;
@@ -86,7 +84,7 @@ const WARM_SLOAD = 100;
 const COLD_ACCOUNT = 2600;
 const ADDRESS_MASK = (1n << 160n) - 1n;
 /** precompiles live at the lowest addresses; calls to any of these go to @ethereumjs */
-const LOW_ADDRESSES = 0xffffn;
+export const LOW_ADDRESSES = 0xffffn;
 /** The precompiles run here: their gas (Prague) and output, as @ethereumjs computes them. */
 const PRECOMPILES = new Map<bigint, { gas(inputLength: number): number; run(input: Uint8Array): Uint8Array }>([
   [0x01n, { gas: () => 3000, run: ecrecoverPrecompile }],
@@ -467,13 +465,12 @@ function execute(msg: MessageState, frame: Frame, gasLimit: number): ViewResult 
       case 0x3b: // EXTCODESIZE
       case 0x3f: { // EXTCODEHASH: each cold the first time an address is touched in this message (EIP-2929)
         const address = stack[sp - 1]! & ADDRESS_MASK;
-        if ((gas -= msg.warmAccounts.has(address) ? WARM_SLOAD : COLD_ACCOUNT) < 0) return OUT_OF_GAS;
-        warmAccount(msg, address);
+        if ((gas -= warmAccount(msg, address) ? COLD_ACCOUNT : WARM_SLOAD) < 0) return OUT_OF_GAS;
         const info = env.account(address);
         if (info === undefined) return { kind: 'needAccount', address, gasUsed: gasLimit - gas };
         if (op === 0x31) stack[sp - 1] = info.balance;
-        else if (info.codeSize === undefined) return bail('code that is not plain EVM');
-        else stack[sp - 1] = op === 0x3b ? BigInt(info.codeSize) : info.empty ? 0n : info.codeHash;
+        else if (info.analysis === undefined) return bail('code that is not plain EVM');
+        else stack[sp - 1] = op === 0x3b ? BigInt(info.analysis.code.length) : info.empty ? 0n : info.codeHash;
         break;
       }
       case 0x48: stack[sp++] = env.baseFee; break;
@@ -501,10 +498,8 @@ function execute(msg: MessageState, frame: Frame, gasLimit: number): ViewResult 
       case 0x54: { // SLOAD: cold the first time in this message (EIP-2929)
         const slot = stack[sp - 1]!;
         const address = frame.address;
-        if (!msg.warmSlots.get(address)?.has(slot)) {
-          if ((gas -= COLD_SLOAD - WARM_SLOAD) < 0) return OUT_OF_GAS;
-          warmSlot(msg, address, slot);
-        }
+        // warming before charging is safe: out of gas ends the message, or undoes the frame's changes
+        if (warmSlot(msg, address, slot) && (gas -= COLD_SLOAD - WARM_SLOAD) < 0) return OUT_OF_GAS;
         const v = msg.written.get(address)?.get(slot) ?? env.storage(address, slot);
         if (v === undefined) return { kind: 'need', address, slot, gasUsed: gasLimit - gas };
         stack[sp - 1] = v;
@@ -520,10 +515,8 @@ function execute(msg: MessageState, frame: Frame, gasLimit: number): ViewResult 
         if (original === undefined) return { kind: 'need', address, slot, gasUsed: gasLimit - gas };
         const current = msg.written.get(address)?.get(slot) ?? original;
         let cost = current === value || original !== current ? WARM_SLOAD : original === 0n ? SSTORE_SET : SSTORE_RESET;
-        const cold = !msg.warmSlots.get(address)?.has(slot);
-        if (cold) cost += COLD_SLOAD;
+        if (warmSlot(msg, address, slot)) cost += COLD_SLOAD;
         if ((gas -= cost) < 0) return OUT_OF_GAS;
-        if (cold) warmSlot(msg, address, slot);
         setUndoably(msg, msg.written, address, slot, value);
         sp -= 2;
         break;
@@ -588,10 +581,9 @@ function execute(msg: MessageState, frame: Frame, gasLimit: number): ViewResult 
         // the input's and output's memory, then the target's access (EIP-2929); out of gas if more than is left
         let charge = mem.expand(inOffset, inLength);
         charge += mem.expand(outOffset, outLength);
-        charge += msg.warmAccounts.has(to) ? WARM_SLOAD : COLD_ACCOUNT;
+        charge += warmAccount(msg, to) ? COLD_ACCOUNT : WARM_SLOAD;
         if (charge > gas) return OUT_OF_GAS;
         gas -= charge;
-        warmAccount(msg, to);
         // all but one 64th of what is left (EIP-150), at most what was asked for
         const allowed = gas - Math.floor(gas / 64);
         const callGas = requested < BigInt(allowed) ? Number(requested) : allowed;
