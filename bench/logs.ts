@@ -1,7 +1,7 @@
 // eth_getLogs latency over 1,000 blocks with one log each (issue 6 targets: p50 ≤ 5 ms when every
 // block's log matches the address, ≤ 1 ms when none does — the bloom skip), and the WebSocket
 // fan-out while those blocks are sealed (issue 8: newHeads to 100 subscribers). Run on its own:
-//   node --import tsx bench/logs.ts [--rounds N] [--bundle | --entry PATH] [--fanout N]
+//   node --import tsx bench/logs.ts [--rounds N] [--bundle | --entry PATH] [--fanout N] [--node-flags "--http.threads 0"]
 //                                   [--transport uws|node] [--prof DIR]
 // It starts our node in a child process on a fresh datadir (through tsx, with --bundle the esbuild
 // bundle npm run bench runs — build it first with `node scripts/build.mjs` —, or with --entry another
@@ -111,6 +111,7 @@ async function main(): Promise<void> {
   const nodeFlags = prof === undefined ? [] : ['--cpu-prof', '--cpu-prof-dir', prof];
   const args = [...nodeFlags, ...entry, '--datadir', dir, '--genesis', join(dir, 'genesis.in.json'), '--http.port', String(port), '--verbosity', '1', '--rpc.checkresults', 'false'];
   if (transport !== undefined) args.push('--http.transport', transport);
+  args.push(...(option('--node-flags') ?? '').split(' ').filter(Boolean));
   const server = await startServer('chain-node', port, { cmd: process.execPath, args, cwd: root });
   let subs: Subscribers | undefined;
   try {

@@ -98,8 +98,18 @@ export function checkParams(model: Model): string[] {
   return problems;
 }
 
+/** `x-cache`, where given, is `"head"` (the one caching rule the server knows: generated/head-cached.ts). */
+export function checkCacheMarks(model: Model): string[] {
+  const problems: string[] = [];
+  for (const m of model.methods) {
+    const mark = (m.raw as Record<string, unknown>)['x-cache'];
+    if (mark !== undefined && mark !== 'head') problems.push(`${m.name}: x-cache must be "head", got ${JSON.stringify(mark)}`);
+  }
+  return problems;
+}
+
 /** The parts of a method that must be identical between `eth_X` and `chain_X`. */
-const PARITY_FIELDS = ['params', 'result', 'errors', 'examples', 'paramStructure', 'deprecated'] as const;
+const PARITY_FIELDS = ['params', 'result', 'errors', 'examples', 'paramStructure', 'deprecated', 'x-cache'] as const;
 
 /** Every `eth_X` has a `chain_X` and vice versa, with identical params / result / errors / examples. */
 export function checkParity(model: Model): string[] {

@@ -22,10 +22,12 @@ const { values: opts } = parseArgs({ options: { outdir: { type: 'string', defaul
 const outdir = resolve(root, opts.outdir);
 const bundle = join(outdir, 'chain-node.cjs');
 
-await build({
+// the node, and the module of its RPC serving threads (src/rpc/server-threads.ts starts it from
+// next to the bundle): the same settings for both
+const bundleOptions = (entry, outfile) => ({
   absWorkingDir: root,
-  entryPoints: ['src/cli.ts'],
-  outfile: bundle,
+  entryPoints: [entry],
+  outfile,
   bundle: true,
   platform: 'node',
   // CommonJS, because only a script (not an ES module) can be compiled with a V8 code cache on Node 20
@@ -43,6 +45,7 @@ await build({
   banner: { js: '"use strict";var __bundleUrl = require("node:url").pathToFileURL(__filename).href;' },
   logLevel: 'warning',
 });
+await Promise.all([build(bundleOptions('src/cli.ts', bundle)), build(bundleOptions('src/rpc/rpc-thread.ts', join(outdir, 'rpc-thread.cjs')))]);
 
 // the launcher names its code cache after the bundle's content; caches of earlier builds go, and so
 // does the source map of the ES-module bundle builds before A14 wrote

@@ -97,7 +97,7 @@ test('the page is read on its first request; a page removed after start-up is re
     copyFileSync(DOCS_PAGE, page);
     const lazy = docsPageRoutes(createLogger(0), page)!.get('/')!;
     rmSync(page);
-    assert.match(String(lazy.body), /docs page unavailable: ENOENT/);
+    assert.match(String(lazy.body), /page unavailable: ENOENT/);
     copyFileSync(DOCS_PAGE, page);
     assert.ok(Buffer.from(lazy.body).toString('utf8') === committed, 'read once it is there again');
     rmSync(page);

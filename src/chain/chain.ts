@@ -25,6 +25,7 @@ export class Chain {
   private receiptCache = new Map<string, StoredReceipt[]>();
   private _head!: HeadInfo;
   private _genesis!: HeadInfo;
+  private readonly headMoved: (() => void)[] = [];
 
   constructor(readonly store: Store) {
     const headHash = store.meta.get('head') as Uint8Array | undefined;
@@ -33,6 +34,14 @@ export class Chain {
       this._head = { hash: headHash, header: this.headerByHash(headHash)! };
       this._genesis = { hash: genesisHash, header: this.headerByHash(genesisHash)! };
     }
+  }
+
+  /**
+   * `fn` runs synchronously each time the head moves, before anything can read the new head: the
+   * RPC serving threads' answer caches (src/rpc/head-generation.ts) must never outlive their head.
+   */
+  onHeadMoved(fn: () => void): void {
+    this.headMoved.push(fn);
   }
 
   get initialized(): boolean {
@@ -141,6 +150,7 @@ export class Chain {
     trieDb.committed(trieNodes);
     this._head = { hash: block.hash, header: block.header };
     if (number === 0) this._genesis = this._head;
+    for (const fn of this.headMoved) fn();
   }
 
   creatorOf(address: Uint8Array): Uint8Array | undefined {

@@ -24,6 +24,8 @@ export interface NodeConfig {
     wsMaxBufferedBytes?: number;
     /** HTTP/WebSocket server implementation (default auto: uWebSockets.js when it loads, else node:http + ws) */
     transport?: TransportChoice;
+    /** serving threads beside the main one (uWebSockets.js only; default: 1 on a machine with more than one core, else 0) */
+    threads?: number;
   };
   /** validate every handler result against its schema (on for dev chains and tests) */
   checkResults: boolean;
@@ -56,6 +58,7 @@ export const FLAGS = {
   'http.corsdomain': { type: 'string', default: '', help: 'allowed CORS origins, comma-separated (* for any); CORS is off when empty' },
   'http.docs': { type: 'string', help: 'serve the API docs page at GET / and /docs (true|false; default true on dev chains)' },
   'http.maxbody': { type: 'string', default: String(5 * 1024 * 1024), help: 'largest request body in bytes' },
+  'http.threads': { type: 'string', help: 'extra threads serving HTTP/WebSocket on the same port, answering repeated reads at the same head themselves (uws transport only; default 1 with 2+ cores, else 0)' },
   'http.transport': { type: 'string', default: 'auto', help: 'HTTP/WebSocket server: auto (uWebSockets.js where it loads, else node), uws or node (node:http + ws)' },
   'rpc.batchlimit': { type: 'string', default: '1000', help: 'most requests in one batch' },
   'rpc.gascap': { type: 'string', default: '50000000', help: 'most gas one eth_call / eth_estimateGas may use' },
@@ -122,6 +125,7 @@ export function parseFlags(argv: string[]): NodeConfig | 'help' {
       maxBatch: int(String(v['rpc.batchlimit']), 'rpc.batchlimit', 1),
       docs: docs === undefined ? !genesisFile : docs === 'true',
       transport,
+      threads: v['http.threads'] === undefined ? undefined : int(String(v['http.threads']), 'http.threads', 0),
     },
     checkResults: check === undefined ? !genesisFile : check === 'true',
     verbosity: int(String(v.verbosity), 'verbosity'),

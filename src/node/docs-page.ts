@@ -1,10 +1,10 @@
 // The API docs page (generated/docs/index.html, built by `npm run docs`) as the GET routes the RPC
 // server serves when --http.docs is on. The page (2 MB) is read once, on its first request: read at
 // start-up it delayed a dev chain's first answer by ~5 ms for a page most starts never serve.
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { StaticRoute } from '../rpc/server.ts';
+import { fileRoute, type StaticRoute } from '../rpc/http-rules.ts';
 import type { Logger } from './logger.ts';
 
 export const DOCS_PATHS = ['/', '/docs'] as const;
@@ -27,17 +27,6 @@ export function docsPageRoutes(log: Logger, path = docsPagePath()): ReadonlyMap<
     log.warn(`docs page not served: ${PAGE} not found (build it with npm run docs)`);
     return undefined;
   }
-  let body: Uint8Array | undefined;
-  const route: StaticRoute = {
-    contentType: 'text/html; charset=utf-8',
-    get body() {
-      try {
-        return (body ??= readFileSync(path));
-      } catch (e) {
-        // removed or unreadable since start-up: say so (and try again next time), never throw into the transport
-        return `<!doctype html><p>docs page unavailable: ${(e as Error).message.replace(/[<&]/g, '')}</p>`;
-      }
-    },
-  };
+  const route = fileRoute('text/html; charset=utf-8', path);
   return new Map(DOCS_PATHS.map((p) => [p, route]));
 }

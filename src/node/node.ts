@@ -8,6 +8,10 @@ import { buildHandlers } from '../api/index.ts';
 import { clientVersion } from '../api/node-info.ts';
 import { Dispatcher } from '../rpc/dispatch.ts';
 import { startRpcServer } from '../rpc/server.ts';
+import { HeadGeneration } from '../rpc/head-generation.ts';
+import type { ThreadStats } from '../rpc/thread-protocol.ts';
+import { HEAD_CACHED_METHODS } from '../../generated/head-cached.ts';
+import { availableParallelism } from 'node:os';
 import { docsPageRoutes } from './docs-page.ts';
 import { methods, patternLabels } from '../../generated/methods.ts';
 import type { Handlers } from '../../generated/handlers.ts';
@@ -16,12 +20,24 @@ import type { Handlers } from '../../generated/handlers.ts';
 import pkg from '../../package.json' with { type: 'json' };
 import document from '../../openrpc.json' with { type: 'json' };
 
+/**
+ * Serving threads by default: one per core beyond the first (at most 4), the main thread keeping a
+ * core for the chain. Measured on 2 cores with the load generator on the same machine (A19): one
+ * thread serves the hot reads 5–30 % faster than none and as fast as two, while a second thread
+ * cost the varied eth_call (which every thread hands to the main thread) ~15 % and the fan-out more.
+ */
+function defaultServingThreads(): number {
+  return Math.min(Math.max(availableParallelism() - 1, 0), 4);
+}
+
 export interface RunningNode {
   readonly url: string;
   readonly wsUrl: string;
   readonly port: number;
   readonly core: ChainCore;
   readonly devAccount: string | undefined;
+  /** What each RPC serving thread has answered itself and handed over (A19); empty without threads. */
+  rpcThreadStats(): Promise<ThreadStats[]>;
   close(): Promise<void>;
 }
 
@@ -69,6 +85,9 @@ export async function startNode(config: NodeConfig, log: Logger = createLogger(c
   });
   let server;
   try {
+    // the serving threads' answer caches follow the head (A19): bumped before anyone can read the new head
+    const headGeneration = new HeadGeneration();
+    core.chain.onHeadMoved(() => headGeneration.bump());
     server = await startRpcServer({
       host: config.http.addr,
       port: config.http.port,
@@ -78,6 +97,9 @@ export async function startNode(config: NodeConfig, log: Logger = createLogger(c
       maxBodyBytes: config.http.maxBodyBytes,
       wsMaxBufferedBytes: config.http.wsMaxBufferedBytes,
       staticRoutes: config.http.docs ? docsPageRoutes(log) : undefined,
+      threads: config.http.threads ?? defaultServingThreads(),
+      headGeneration,
+      headCached: HEAD_CACHED_METHODS,
       log,
     });
   } catch (e) {
@@ -91,6 +113,7 @@ export async function startNode(config: NodeConfig, log: Logger = createLogger(c
     port: server.port,
     core,
     devAccount: core.devAccount,
+    rpcThreadStats: () => server.threadStats(),
     close() {
       closing ??= (async () => {
         await server.close();

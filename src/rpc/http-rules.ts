@@ -5,6 +5,7 @@
 // Everything that is not a well-formed POST gets a JSON-RPC error body with a fitting status, never
 // an HTML page and never a dropped socket; a malformed JSON body is a -32700 with status 200, like
 // geth.
+import { readFileSync } from 'node:fs';
 import { INTERNAL_ERROR, INVALID_REQUEST } from './errors.ts';
 import type { OriginPolicy } from './origin.ts';
 import { NULL_ID, errorResponse } from './response.ts';
@@ -14,6 +15,28 @@ import type { ConnectionContext, Logger, RpcHandler } from './types.ts';
 export interface StaticRoute {
   readonly contentType: string;
   readonly body: string | Uint8Array;
+  /** The file the body is read from (fileRoute), so that a serving thread can read it too. */
+  readonly file?: string;
+}
+
+/**
+ * A page read from `path` on its first request (and kept), so that a start-up never pays for a
+ * page it does not serve. A file gone or unreadable since is a short HTML note, never a throw.
+ */
+export function fileRoute(contentType: string, path: string): StaticRoute {
+  let body: Uint8Array | undefined;
+  return {
+    contentType,
+    file: path,
+    get body() {
+      try {
+        return (body ??= readFileSync(path));
+      } catch (e) {
+        // try again next time
+        return `<!doctype html><p>page unavailable: ${(e as Error).message.replace(/[<&]/g, '')}</p>`;
+      }
+    },
+  };
 }
 
 /** A complete response for the transport to write. */

@@ -9,6 +9,7 @@ export function serverHandle(host: string, port: number, transport: RpcServer['t
     wsUrl: `ws://${urlHost}:${port}/`,
     port,
     transport,
+    threadStats: () => Promise.resolve([]),
     close() {
       closed ??= shutDown();
       return closed;

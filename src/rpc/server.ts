@@ -2,14 +2,19 @@
 // port. Two implementations (DESIGN D1, docs/architecture.md A13): uWebSockets.js (uws-server.ts),
 // the default where its binary loads, and node:http + `ws` (node-server.ts), always available.
 // Both apply the same rules (http-rules.ts, ws-session.ts); callers only see startRpcServer() and
-// RpcServer.
+// RpcServer. With uWebSockets.js the port can also be served by threads (server-threads.ts, A19).
 import { HttpRules, type StaticRoute } from './http-rules.ts';
 import { startNodeServer } from './node-server.ts';
 import { OriginPolicy } from './origin.ts';
 import { silentLogger, type Logger, type RpcHandler } from './types.ts';
-import { loadUws } from './uws-load.ts';
+import { loadUws, type UwsModule } from './uws-load.ts';
 import { startUwsServer } from './uws-server.ts';
 import type { WsSessionOptions } from './ws-session.ts';
+import type { HeadGeneration } from './head-generation.ts';
+import { HeadAnswers, HeadCachedHandler } from './head-answers.ts';
+import { startServerThreads } from './server-threads.ts';
+import type { ThreadStats } from './thread-protocol.ts';
+import { createServer as createNetServer } from 'node:net';
 
 export type { StaticRoute };
 
@@ -47,6 +52,15 @@ export interface RpcServerOptions {
   /** How long close() waits for busy connections before cutting them (default 5 s). */
   readonly closeGraceMs?: number;
   readonly log?: Logger;
+  /**
+   * Serving threads beside the main one, each a uWebSockets.js server on the same port (A19;
+   * default 0; the node:http transport has none).
+   */
+  readonly threads?: number;
+  /** The head generation the threads' answer caches follow (required with threads > 0). */
+  readonly headGeneration?: HeadGeneration;
+  /** Methods whose answers the threads may keep per head (generated/head-cached.ts). */
+  readonly headCached?: ReadonlySet<string>;
 }
 
 export interface RpcServer {
@@ -57,6 +71,8 @@ export interface RpcServer {
   readonly port: number;
   /** The implementation serving. */
   readonly transport: 'uws' | 'node';
+  /** Each serving thread's counts (A19); empty without threads. */
+  threadStats(): Promise<ThreadStats[]>;
   /** Stops accepting, closes WebSockets and idle connections; resolves when all are gone. */
   close(): Promise<void>;
 }
@@ -71,12 +87,15 @@ export interface TransportOptions {
   readonly timeouts: HttpTimeouts;
   readonly closeGraceMs: number;
   readonly log: Logger;
+  /** Listen with SO_REUSEPORT beside the serving threads (uws only). */
+  readonly sharePort?: boolean;
 }
 
 export const DEFAULT_MAX_BODY_BYTES = 5 * 1024 * 1024;
 const DEFAULT_TIMEOUTS: HttpTimeouts = { headersMs: 10_000, requestMs: 60_000, keepAliveMs: 30_000 };
 
-export async function startRpcServer(opts: RpcServerOptions): Promise<RpcServer> {
+export async function startRpcServer(options: RpcServerOptions): Promise<RpcServer> {
+  const opts = withHeadAnswers(options);
   const log = opts.log ?? silentLogger;
   const maxBodyBytes = opts.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
   const t: TransportOptions = {
@@ -105,10 +124,68 @@ export async function startRpcServer(opts: RpcServerOptions): Promise<RpcServer>
     const loaded = loadUws();
     if ('uws' in loaded) {
       log.debug('rpc: serving with uWebSockets.js');
-      return startUwsServer(loaded.uws, t);
+      const threads = opts.threads ?? 0;
+      if (threads === 0) return startUwsServer(loaded.uws, t);
+      return startWithThreads(loaded.uws, t, threads, opts);
     }
     if (choice === 'uws') throw new Error(`transport uws: ${loaded.reason}`);
     log.info(`rpc: serving with node:http + ws: ${loaded.reason}`);
   }
   return startNodeServer(t);
+}
+
+/** The main thread's server on a shared port, then the serving threads on the same port (A19). */
+async function startWithThreads(uws: UwsModule, t: TransportOptions, threads: number, opts: RpcServerOptions): Promise<RpcServer> {
+  if (!opts.headGeneration) throw new Error('serving threads need a head generation');
+  const port = await claimPort(t.host, t.port);
+  const main = await startUwsServer(uws, { ...t, port, sharePort: true });
+  const serving = startServerThreads(
+    threads,
+    {
+      host: t.host,
+      port,
+      corsDomains: opts.corsDomains ?? [],
+      maxBodyBytes: t.maxBodyBytes,
+      wsMaxBufferedBytes: t.ws.maxBufferedBytes,
+      wsMaxInFlight: t.ws.maxInFlight,
+      closeGraceMs: t.closeGraceMs,
+      staticRoutes: [...(opts.staticRoutes ?? [])].map(([path, r]) => [path, r.file !== undefined ? { contentType: r.contentType, file: r.file } : { contentType: r.contentType, body: r.body }]),
+      generation: opts.headGeneration.cell,
+      headCached: [...(opts.headCached ?? [])],
+    },
+    opts.dispatcher,
+    t.log,
+  );
+  let closed: Promise<void> | undefined;
+  return {
+    ...main,
+    threadStats: () => serving.stats(),
+    close() {
+      closed ??= Promise.all([main.close(), serving.close()]).then(() => undefined);
+      return closed;
+    },
+  };
+}
+
+/**
+ * The port to share, after making sure no other socket holds it: an exclusive bind that succeeds
+ * means it is free (a port shared with SO_REUSEPORT could otherwise be joined by a second node
+ * started on it by mistake). Port 0 becomes the free port the kernel picked.
+ */
+function claimPort(host: string, port: number): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = createNetServer();
+    probe.once('error', reject);
+    probe.listen({ port, host, exclusive: true }, () => {
+      const bound = (probe.address() as { port: number }).port;
+      probe.close(() => resolve(bound));
+    });
+  });
+}
+
+/** The dispatcher behind a HeadCachedHandler when the caller follows the head (A19). */
+function withHeadAnswers(opts: RpcServerOptions): RpcServerOptions {
+  if (!opts.headGeneration || !opts.headCached || process.env.NO_MAIN_CACHE) return opts;
+  const answers = new HeadAnswers(opts.headGeneration, opts.headCached);
+  return { ...opts, dispatcher: new HeadCachedHandler(opts.dispatcher, answers, opts.headGeneration) };
 }

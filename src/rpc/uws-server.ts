@@ -225,7 +225,10 @@ export async function startUwsServer(uws: UwsModule, t: TransportOptions): Promi
     },
   });
 
-  const listenSocket = await new Promise<us_listen_socket | false>((resolve) => app.listen(host, t.port, uws.LIBUS_LISTEN_EXCLUSIVE_PORT, resolve));
+  // A shared port (serving threads, A19) is bound with SO_REUSEPORT: every thread listening on it
+  // gets a share of the connections. server.ts has made sure beforehand that no one else holds it.
+  const listenOption = t.sharePort ? 0 : uws.LIBUS_LISTEN_EXCLUSIVE_PORT;
+  const listenSocket = await new Promise<us_listen_socket | false>((resolve) => app.listen(host, t.port, listenOption, resolve));
   if (listenSocket === false) {
     app.close();
     throw await listenError(host, t.port);

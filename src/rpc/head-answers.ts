@@ -1,0 +1,112 @@
+// Answers a serving thread keeps for the current head: a request to a head-cached method
+// (openrpc.json `x-cache: head`, generated/head-cached.ts) whose answer the main thread already
+// made at this head is answered here, without a trip to the main thread. That is what lets a second
+// thread serve the hot reads (eth_blockNumber, eth_getBalance of the same accounts, identical
+// eth_call) on the other core (docs/architecture.md A19).
+//
+// Only the plainest requests qualify, so the cached answer is exactly what the main thread would
+// write: one object with nothing but jsonrpc "2.0", a string or safe-integer id, the method and an
+// array of params (or none) that does not name `pending`. Only results are kept, never errors.
+import type { HeadGeneration } from './head-generation.ts';
+import type { ConnectionContext, RpcHandler, RpcReply } from './types.ts';
+
+/** Larger bodies are not looked at (no head-cached method takes a large request). */
+const MAX_REQUEST_CHARS = 2048;
+/** Larger answers are not kept (a full block, say: rare to repeat, costly to hold). */
+const MAX_RESULT_CHARS = 64 * 1024;
+/** Answers kept per head; past this, new ones are not kept until the head moves. */
+const MAX_ANSWERS = 4096;
+/** Characters of results kept per head. */
+const MAX_CHARS = 8 * 1024 * 1024;
+/** The method a request names (the parse below still decides; this only skips parsing the rest). */
+const METHOD_NAME = /"method"\s*:\s*"([A-Za-z0-9_]+)"/;
+
+/** A cacheable request the cache could not answer: what store() needs to keep its answer. */
+export interface Miss {
+  readonly key: string;
+  readonly idText: string;
+  /** The head generation read before the request went to the main thread. */
+  readonly generation: number;
+}
+
+export class HeadAnswers {
+  private generation = Number.NaN;
+  private readonly results = new Map<string, string>();
+  private chars = 0;
+
+  constructor(
+    private readonly head: HeadGeneration,
+    private readonly methods: ReadonlySet<string>,
+  ) {}
+
+  /** The answer (a reply text), a Miss to store() later, or undefined for a request that is never cached. */
+  lookup(body: string): string | Miss | undefined {
+    if (body.length > MAX_REQUEST_CHARS || body.charCodeAt(0) !== 0x7b /* { */) return undefined;
+    // most requests are not for a head-cached method: tell from the text before parsing it
+    const named = METHOD_NAME.exec(body);
+    if (named === null || !this.methods.has(named[1]!)) return undefined;
+    let request: unknown;
+    try {
+      request = JSON.parse(body);
+    } catch {
+      return undefined;
+    }
+    if (typeof request !== 'object' || request === null || Array.isArray(request)) return undefined;
+    const r = request as Record<string, unknown>;
+    for (const k in r) if (k !== 'jsonrpc' && k !== 'id' && k !== 'method' && k !== 'params') return undefined;
+    if (r.jsonrpc !== '2.0' || typeof r.method !== 'string' || !this.methods.has(r.method)) return undefined;
+    const id = r.id;
+    if (typeof id !== 'string' && !Number.isSafeInteger(id)) return undefined;
+    if (r.params !== undefined && !Array.isArray(r.params)) return undefined;
+    const params = r.params === undefined ? '[]' : JSON.stringify(r.params);
+    if (/pending/i.test(params)) return undefined;
+    const generation = this.head.current;
+    if (generation !== this.generation) {
+      this.generation = generation;
+      this.results.clear();
+      this.chars = 0;
+    }
+    const key = r.method + params;
+    const idText = JSON.stringify(id);
+    const result = this.results.get(key);
+    if (result !== undefined) return '{"jsonrpc":"2.0","id":' + idText + ',"result":' + result + '}';
+    return { key, idText, generation };
+  }
+
+  /**
+   * Keeps the result of `reply` (the main thread's answer to a Miss, made while the head generation
+   * was `generation`) if the head has not moved since the request was looked up.
+   */
+  store(miss: Miss, reply: RpcReply | undefined, generation: number): void {
+    if (typeof reply !== 'string' || generation !== miss.generation || generation !== this.generation || this.head.current !== generation) return;
+    const prefix = '{"jsonrpc":"2.0","id":' + miss.idText + ',"result":';
+    const size = reply.length - prefix.length - 1;
+    if (size > MAX_RESULT_CHARS || !reply.startsWith(prefix) || reply.charCodeAt(reply.length - 1) !== 0x7d /* } */) return;
+    if (this.results.size >= MAX_ANSWERS || this.chars + size > MAX_CHARS) return;
+    this.results.set(miss.key, reply.slice(prefix.length, -1));
+    this.chars += size;
+  }
+}
+
+/**
+ * A dispatcher in front of another that answers from `answers` what it can and keeps what the
+ * other answers: the main thread's own connections get the serving threads' shortcut too.
+ */
+export class HeadCachedHandler implements RpcHandler {
+  constructor(
+    private readonly inner: RpcHandler,
+    private readonly answers: HeadAnswers,
+    private readonly head: HeadGeneration,
+  ) {}
+
+  handle(body: string, ctx: ConnectionContext): Promise<RpcReply | undefined> {
+    const found = this.answers.lookup(body);
+    if (typeof found === 'string') return Promise.resolve(found);
+    const reply = this.inner.handle(body, ctx);
+    if (found === undefined) return reply;
+    return reply.then((r) => {
+      this.answers.store(found, r, this.head.current);
+      return r;
+    });
+  }
+}
