@@ -43,21 +43,25 @@ export class RpcClient {
     this.agent = new Agent({ keepAlive: true, maxSockets: sockets });
   }
 
-  post(body: string): Promise<any> {
+  async post(body: string): Promise<any> {
+    const { status, bytes } = await this.postRaw(body);
+    const text = bytes.toString('utf8');
+    try {
+      return JSON.parse(text);
+    } catch {
+      throw new Error(`HTTP ${status}: ${text.slice(0, 200)}`);
+    }
+  }
+
+  /** The answer's bytes as they arrived, not parsed (latency rows time this, as wrk times the rate rows). */
+  postRaw(body: string): Promise<{ status: number | undefined; bytes: Buffer }> {
     return new Promise((resolve, reject) => {
       const req = request(
         { host: this.u.hostname, port: this.u.port, method: 'POST', path: '/', agent: this.agent, timeout: this.timeoutMs, headers: { 'content-type': 'application/json' } },
         (res) => {
           const chunks: Buffer[] = [];
           res.on('data', (c: Buffer) => chunks.push(c));
-          res.on('end', () => {
-            const text = Buffer.concat(chunks).toString('utf8');
-            try {
-              resolve(JSON.parse(text));
-            } catch {
-              reject(new Error(`HTTP ${res.statusCode}: ${text.slice(0, 200)}`));
-            }
-          });
+          res.on('end', () => resolve({ status: res.statusCode, bytes: chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks) }));
           res.on('error', reject);
         },
       );

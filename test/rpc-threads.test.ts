@@ -89,36 +89,38 @@ test('answers cached per head: only plain requests, only results, dropped when t
   assert.type(answers.lookup(req(4, 'eth_blockNumber', [])), 'object', 'the head moved: every answer is gone');
 });
 
-test('HTTP: every connection, on whichever thread, answers the head a client has already seen', async () => {
-  const node = await threadedNode(2);
-  try {
-    const conns = Array.from({ length: CONNECTIONS }, () => connection(node.url));
-    const sender = new Sender(node);
-    const from = sender.wallet.address.toLowerCase();
-    for (let round = 0; round < 4; round++) {
-      // each connection asks twice: the second can be answered from its thread's cache
-      for (let i = 0; i < 2; i++) {
-        await Promise.all(conns.map((c) => Promise.all([c('eth_blockNumber'), c('eth_getTransactionCount', [from, 'latest']), c('web3_clientVersion')])));
+for (const threads of [0, 2]) {
+  test(`HTTP, ${threads} serving threads: every connection answers the head a client has already seen`, async () => {
+    const node = await threadedNode(threads);
+    try {
+      const conns = Array.from({ length: CONNECTIONS }, () => connection(node.url));
+      const sender = new Sender(node);
+      const from = sender.wallet.address.toLowerCase();
+      for (let round = 0; round < 4; round++) {
+        // each connection asks twice: the second can be answered from its thread's cache
+        for (let i = 0; i < 2; i++) {
+          await Promise.all(conns.map((c) => Promise.all([c('eth_blockNumber'), c('eth_getTransactionCount', [from, 'latest']), c('web3_clientVersion')])));
+        }
+        const receipt = await sender.exec(testAddress(1), '0x');
+        // the receipt says the head moved: no connection may answer the head before it
+        const seen = await Promise.all(conns.map((c) => Promise.all([c('eth_blockNumber'), c('eth_getTransactionCount', [from, 'latest'])])));
+        for (const [number, nonce] of seen) {
+          assert.is(number, receipt.blockNumber);
+          assert.is(BigInt(nonce), BigInt(round + 1));
+        }
+        assert.is(BigInt(await conns[round]!('eth_getTransactionCount', [from, 'pending'])), BigInt(round + 1));
       }
-      const receipt = await sender.exec(testAddress(1), '0x');
-      // the receipt says the head moved: no connection may answer the head before it
-      const seen = await Promise.all(conns.map((c) => Promise.all([c('eth_blockNumber'), c('eth_getTransactionCount', [from, 'latest'])])));
-      for (const [number, nonce] of seen) {
-        assert.is(number, receipt.blockNumber);
-        assert.is(BigInt(nonce), BigInt(round + 1));
+      const stats = await node.rpcThreadStats();
+      assert.is(stats.length, threads);
+      for (const [i, s] of stats.entries()) {
+        assert.ok(s.answeredHere > 0, `thread ${i + 1} answered repeated reads itself: ${JSON.stringify(stats)}`);
+        assert.ok(s.handedOver > 0, `thread ${i + 1} handed the rest to the main thread: ${JSON.stringify(stats)}`);
       }
-      assert.is(BigInt(await conns[round]!('eth_getTransactionCount', [from, 'pending'])), BigInt(round + 1));
+    } finally {
+      await node.stop();
     }
-    const stats = await node.rpcThreadStats();
-    assert.is(stats.length, 2);
-    for (const [i, s] of stats.entries()) {
-      assert.ok(s.answeredHere > 0, `thread ${i + 1} answered repeated reads itself: ${JSON.stringify(stats)}`);
-      assert.ok(s.handedOver > 0, `thread ${i + 1} handed the rest to the main thread: ${JSON.stringify(stats)}`);
-    }
-  } finally {
-    await node.stop();
-  }
-});
+  });
+}
 
 test('WebSockets on every thread: notifications, unsubscribe, and the end of subscriptions and filters with the socket', async () => {
   const node = await threadedNode(2);

@@ -21,13 +21,16 @@ import pkg from '../../package.json' with { type: 'json' };
 import document from '../../openrpc.json' with { type: 'json' };
 
 /**
- * Serving threads by default: one per core beyond the first (at most 4), the main thread keeping a
- * core for the chain. Measured on 2 cores with the load generator on the same machine (A19): one
- * thread serves the hot reads 5–30 % faster than none and as fast as two, while a second thread
- * cost the varied eth_call (which every thread hands to the main thread) ~15 % and the fan-out more.
+ * Serving threads by default: with 3 or more cores, one per core beyond the first (at most 4), the
+ * main thread keeping a core for the chain; with 2 or fewer, none. Measured on 2 cores with the load
+ * generator on the same machine (A19): a thread served the hot reads only ~6 % faster than the main
+ * thread alone with its own head answers, and took the second core from everything else — ingest
+ * ~10 % slower, the WebSocket fan-out 10–20 %, a varied eth_call ~10 % (a second thread: ~20 %), and
+ * 10–30 MiB more memory.
  */
 function defaultServingThreads(): number {
-  return Math.min(Math.max(availableParallelism() - 1, 0), 4);
+  const cores = availableParallelism();
+  return cores >= 3 ? Math.min(cores - 1, 4) : 0;
 }
 
 export interface RunningNode {

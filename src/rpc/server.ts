@@ -185,7 +185,7 @@ function claimPort(host: string, port: number): Promise<number> {
 
 /** The dispatcher behind a HeadCachedHandler when the caller follows the head (A19). */
 function withHeadAnswers(opts: RpcServerOptions): RpcServerOptions {
-  if (!opts.headGeneration || !opts.headCached || process.env.NO_MAIN_CACHE) return opts;
+  if (!opts.headGeneration || !opts.headCached) return opts;
   const answers = new HeadAnswers(opts.headGeneration, opts.headCached);
   return { ...opts, dispatcher: new HeadCachedHandler(opts.dispatcher, answers, opts.headGeneration) };
 }
