@@ -78,6 +78,11 @@ test('answers cached per head: only plain requests, only results, dropped when t
   assert.is(answers.lookup(req(1, 'eth_blockNumber', [], { extra: 1 })), undefined);
   assert.is(answers.lookup(req(1, 'eth_getBalance', ['0x' + '11'.repeat(20), 'pending'])), undefined);
   assert.is(answers.lookup(' ' + req(1, 'eth_blockNumber', [])), undefined, 'only the plainest text');
+  // a number beyond a double parses to Infinity, which JSON writes as null: never the key of a real null
+  const withNull = answers.lookup(req(5, 'eth_getBalance', ['0x' + '11'.repeat(20), null])) as Exclude<ReturnType<HeadAnswers['lookup']>, string | undefined>;
+  answers.store(withNull, '{"jsonrpc":"2.0","id":5,"result":"0x7"}', head.current);
+  assert.is(answers.lookup(req(6, 'eth_getBalance', ['0x' + '11'.repeat(20), null])), '{"jsonrpc":"2.0","id":6,"result":"0x7"}');
+  assert.is(answers.lookup(`{"jsonrpc":"2.0","id":7,"method":"eth_getBalance","params":["0x${'11'.repeat(20)}",1e400]}`), undefined);
   // an error is not kept, nor an answer made after the head moved
   const balance = answers.lookup(req(3, 'eth_getBalance', ['0x' + '11'.repeat(20), 'latest'])) as Exclude<ReturnType<HeadAnswers['lookup']>, string | undefined>;
   answers.store(balance, '{"jsonrpc":"2.0","id":3,"error":{"code":-32000,"message":"x"}}', head.current);

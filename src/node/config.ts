@@ -58,7 +58,7 @@ export const FLAGS = {
   'http.corsdomain': { type: 'string', default: '', help: 'allowed CORS origins, comma-separated (* for any); CORS is off when empty' },
   'http.docs': { type: 'string', help: 'serve the API docs page at GET / and /docs (true|false; default true on dev chains)' },
   'http.maxbody': { type: 'string', default: String(5 * 1024 * 1024), help: 'largest request body in bytes' },
-  'http.threads': { type: 'string', help: 'extra threads serving HTTP/WebSocket on the same port, answering repeated reads at the same head themselves (uws transport only; default 1 with 2+ cores, else 0)' },
+  'http.threads': { type: 'string', help: 'extra threads serving HTTP/WebSocket on the same port, answering repeated reads at the same head themselves (uws transport only; default: with 3+ cores one per core beyond the first, at most 4, else 0)' },
   'http.transport': { type: 'string', default: 'auto', help: 'HTTP/WebSocket server: auto (uWebSockets.js where it loads, else node), uws or node (node:http + ws)' },
   'rpc.batchlimit': { type: 'string', default: '1000', help: 'most requests in one batch' },
   'rpc.gascap': { type: 'string', default: '50000000', help: 'most gas one eth_call / eth_estimateGas may use' },

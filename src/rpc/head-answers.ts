@@ -60,6 +60,9 @@ export class HeadAnswers {
     if (r.params !== undefined && !Array.isArray(r.params)) return undefined;
     const params = r.params === undefined ? '[]' : JSON.stringify(r.params);
     if (/pending/i.test(params)) return undefined;
+    // JSON writes a number too large for a double (1e400 parses to Infinity) as null: such params
+    // must not share the key of params that hold a real null
+    if (params.includes('null') && hasNonFinite(r.params)) return undefined;
     const generation = this.head.current;
     if (generation !== this.generation) {
       this.generation = generation;
@@ -86,6 +89,14 @@ export class HeadAnswers {
     this.results.set(miss.key, reply.slice(prefix.length, -1));
     this.chars += size;
   }
+}
+
+/** A number JSON cannot write (Infinity, NaN) anywhere in `value`. */
+function hasNonFinite(value: unknown): boolean {
+  if (typeof value === 'number') return !Number.isFinite(value);
+  if (typeof value !== 'object' || value === null) return false;
+  for (const v of Object.values(value)) if (hasNonFinite(v)) return true;
+  return false;
 }
 
 /**
