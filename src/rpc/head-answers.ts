@@ -1,8 +1,9 @@
-// Answers a serving thread keeps for the current head: a request to a head-cached method
-// (openrpc.json `x-cache: head`, generated/head-cached.ts) whose answer the main thread already
-// made at this head is answered here, without a trip to the main thread. That is what lets a second
-// thread serve the hot reads (eth_blockNumber, eth_getBalance of the same accounts, identical
-// eth_call) on the other core (docs/architecture.md A19).
+// Answers kept for the current head: a request to a head-cached method (openrpc.json
+// `x-cache: head`, generated/head-cached.ts) whose answer was already made at this head is answered
+// from it, without the dispatcher — on the main thread (HeadCachedHandler below) and in each serving
+// thread, where it also saves the trip to the main thread (docs/architecture.md A19). A repeated
+// eth_blockNumber, eth_getBalance of the same accounts or identical eth_call costs the transport and
+// a lookup.
 //
 // Only the plainest requests qualify, so the cached answer is exactly what the main thread would
 // write: one object with nothing but jsonrpc "2.0", a string or safe-integer id, the method and an
