@@ -1,6 +1,6 @@
 // `ws` side of the fallback transport: adapts one accepted `ws` WebSocket to a WsSession
 // (ws-session.ts), which holds the JSON-RPC logic both transports share.
-import { WebSocket, type RawData } from 'ws';
+import type { WebSocket, RawData } from 'ws';
 import { WsSession, type WsSessionOptions, type WsSocket } from './ws-session.ts';
 
 /** `ws` sends a Buffer as a binary frame unless told otherwise; a reply's bytes are JSON text. */
@@ -9,7 +9,7 @@ const TEXT_FRAME = { binary: false } as const;
 /** Serves one accepted WebSocket until it closes. */
 export function serveWebSocket(ws: WebSocket, o: WsSessionOptions): void {
   const socket: WsSocket = {
-    isOpen: () => ws.readyState === WebSocket.OPEN,
+    isOpen: () => ws.readyState === ws.OPEN,
     bufferedAmount: () => ws.bufferedAmount,
     send: (data) => ws.send(data, TEXT_FRAME),
     close: (code, reason) => ws.close(code, reason),
