@@ -1,8 +1,8 @@
 // The bundled node (npm start, the chain-node bin, the bench): scripts/build.mjs makes a CommonJS
 // bundle and a launcher that runs it through a V8 code cache (docs/architecture.md A14). Nothing
 // else runs the bundle, so this checks that it works as the sources do — native modules, the scrypt
-// worker, signing — and that its code cache is written, accepted by the next start, and replaced
-// when damaged, never trusted blindly.
+// worker, signing, a serving thread — and that its code cache is written, accepted by the next
+// start, and replaced when damaged, never trusted blindly.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { execFileSync } from 'node:child_process';
@@ -84,6 +84,15 @@ test('the bundled node signs and seals, writes a code cache the next start accep
     assert.is(BigInt(await rpcCall(node.url, 'eth_getBalance', [SINK, 'latest'])), 12n);
     assert.is((await sendFromDevAccount(node.url, 1n)).status, '0x1');
     await waitFor('the cache to be rewritten', () => (readFileSync(cache!).equals(garbage) ? undefined : true));
+    await stop(node);
+
+    // a serving thread runs from the bundle's sibling module (dist/rpc-thread.cjs, A19)
+    node = await spawnNode(['--datadir', datadir, '--http.port', '0', '--dev.period', '0', '--verbosity', '4', '--http.threads', '1'], 30_000, launcher);
+    const started = node;
+    await waitFor('the serving thread', () => (/rpc: rpc thread 1 serves on port \d+/.test(started.output()) ? true : undefined));
+    const answers = await Promise.all(Array.from({ length: 32 }, () => rpcCall(started.url, 'eth_getBalance', [SINK, 'latest'])));
+    assert.equal(new Set(answers.map((a) => BigInt(a))), new Set([13n]), 'every connection, on either thread, answers the same');
+    assert.not.match(started.output(), /does not serve|rpc thread 1 failed/);
     await stop(node);
   } finally {
     if (node && node.child.exitCode === null && node.child.signalCode === null) {
