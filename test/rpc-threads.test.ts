@@ -69,7 +69,7 @@ test('answers cached per head: only plain requests, only results, dropped when t
   const req = (id: unknown, method: string, params?: unknown[], extra: object = {}) => JSON.stringify({ jsonrpc: '2.0', id, method, params, ...extra });
   const miss = answers.lookup(req(1, 'eth_blockNumber', []));
   assert.ok(miss && typeof miss === 'object', 'a first request is a miss');
-  answers.store(miss, '{"jsonrpc":"2.0","id":1,"result":"0x5"}', head.current);
+  answers.store(miss, '{"jsonrpc":"2.0","id":1,"result":"0x5"}');
   assert.is(answers.lookup(req('a', 'eth_blockNumber', [])), '{"jsonrpc":"2.0","id":"a","result":"0x5"}', 'answered with its own id');
   assert.is(answers.lookup(req(2, 'eth_blockNumber')), '{"jsonrpc":"2.0","id":2,"result":"0x5"}', 'no params is the same request as []');
   // never cached: other methods, notifications, batches, odd ids, extra members, pending
@@ -83,16 +83,15 @@ test('answers cached per head: only plain requests, only results, dropped when t
   assert.is(answers.lookup(' ' + req(1, 'eth_blockNumber', [])), undefined, 'only the plainest text');
   // a number beyond a double parses to Infinity, which JSON writes as null: never the key of a real null
   const withNull = answers.lookup(req(5, 'eth_getBalance', ['0x' + '11'.repeat(20), null])) as Exclude<ReturnType<HeadAnswers['lookup']>, string | undefined>;
-  answers.store(withNull, '{"jsonrpc":"2.0","id":5,"result":"0x7"}', head.current);
+  answers.store(withNull, '{"jsonrpc":"2.0","id":5,"result":"0x7"}');
   assert.is(answers.lookup(req(6, 'eth_getBalance', ['0x' + '11'.repeat(20), null])), '{"jsonrpc":"2.0","id":6,"result":"0x7"}');
   assert.is(answers.lookup(`{"jsonrpc":"2.0","id":7,"method":"eth_getBalance","params":["0x${'11'.repeat(20)}",1e400]}`), undefined);
   // an error is not kept, nor an answer made after the head moved
   const balance = answers.lookup(req(3, 'eth_getBalance', ['0x' + '11'.repeat(20), 'latest'])) as Exclude<ReturnType<HeadAnswers['lookup']>, string | undefined>;
-  answers.store(balance, '{"jsonrpc":"2.0","id":3,"error":{"code":-32000,"message":"x"}}', head.current);
+  answers.store(balance, '{"jsonrpc":"2.0","id":3,"error":{"code":-32000,"message":"x"}}');
   assert.type(answers.lookup(req(3, 'eth_getBalance', ['0x' + '11'.repeat(20), 'latest'])), 'object');
-  const moved = head.current;
-  head.bump();
-  answers.store(balance, '{"jsonrpc":"2.0","id":3,"result":"0x1"}', moved);
+  head.bump(); // the head moves while the answer is being made
+  answers.store(balance, '{"jsonrpc":"2.0","id":3,"result":"0x1"}');
   assert.type(answers.lookup(req(3, 'eth_getBalance', ['0x' + '11'.repeat(20), 'latest'])), 'object', 'made at an older head: not kept');
   assert.type(answers.lookup(req(4, 'eth_blockNumber', [])), 'object', 'the head moved: every answer is gone');
 });

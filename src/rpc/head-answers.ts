@@ -26,7 +26,7 @@ const METHOD_NAME = /"method"\s*:\s*"([A-Za-z0-9_]+)"/;
 export interface Miss {
   readonly key: string;
   readonly idText: string;
-  /** The head generation read before the request went to the main thread. */
+  /** The head generation read when the request was looked up. */
   readonly generation: number;
 }
 
@@ -34,6 +34,8 @@ export class HeadAnswers {
   private generation = Number.NaN;
   private readonly results = new Map<string, string>();
   private chars = 0;
+  /** Requests answered from kept answers (RpcServer.threadStats). */
+  hits = 0;
 
   constructor(
     private readonly head: HeadGeneration,
@@ -73,16 +75,21 @@ export class HeadAnswers {
     const key = r.method + params;
     const idText = JSON.stringify(id);
     const result = this.results.get(key);
-    if (result !== undefined) return '{"jsonrpc":"2.0","id":' + idText + ',"result":' + result + '}';
+    if (result !== undefined) {
+      this.hits++;
+      return '{"jsonrpc":"2.0","id":' + idText + ',"result":' + result + '}';
+    }
     return { key, idText, generation };
   }
 
   /**
-   * Keeps the result of `reply` (the main thread's answer to a Miss, made while the head generation
-   * was `generation`) if the head has not moved since the request was looked up.
+   * Keeps the result of `reply` (the answer to a Miss, just made) if the head has not moved since
+   * the request was looked up: the counter only grows, so an answer made (even partly) at a later
+   * head finds it moved.
    */
-  store(miss: Miss, reply: RpcReply | undefined, generation: number): void {
-    if (typeof reply !== 'string' || generation !== miss.generation || generation !== this.generation || this.head.current !== generation) return;
+  store(miss: Miss, reply: RpcReply | undefined): void {
+    const generation = this.head.current;
+    if (typeof reply !== 'string' || generation !== miss.generation || generation !== this.generation) return;
     const prefix = '{"jsonrpc":"2.0","id":' + miss.idText + ',"result":';
     const size = reply.length - prefix.length - 1;
     if (size > MAX_RESULT_CHARS || !reply.startsWith(prefix) || reply.charCodeAt(reply.length - 1) !== 0x7d /* } */) return;
@@ -102,13 +109,13 @@ function hasNonFinite(value: unknown): boolean {
 
 /**
  * A dispatcher in front of another that answers from `answers` what it can and keeps what the
- * other answers: the main thread's own connections get the serving threads' shortcut too.
+ * other answers: in front of the dispatcher on the main thread, in front of the RemoteHandler in a
+ * serving thread.
  */
 export class HeadCachedHandler implements RpcHandler {
   constructor(
     private readonly inner: RpcHandler,
-    private readonly answers: HeadAnswers,
-    private readonly head: HeadGeneration,
+    readonly answers: HeadAnswers,
   ) {}
 
   handle(body: string, ctx: ConnectionContext): Promise<RpcReply | undefined> {
@@ -117,7 +124,7 @@ export class HeadCachedHandler implements RpcHandler {
     const reply = this.inner.handle(body, ctx);
     if (found === undefined) return reply;
     return reply.then((r) => {
-      this.answers.store(found, r, this.head.current);
+      this.answers.store(found, r);
       return r;
     });
   }

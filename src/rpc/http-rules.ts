@@ -59,7 +59,7 @@ export type HeaderOf = (name: string) => string | undefined;
 export const JSON_TYPE = 'application/json';
 
 /** Every HTTP request shares this one context: HTTP has no push and no connection lifetime. */
-const HTTP_CONTEXT: ConnectionContext = Object.freeze({ transport: 'http' });
+export const HTTP_CONTEXT: ConnectionContext = Object.freeze({ transport: 'http' });
 
 // Media types a JSON body arrives under. Missing, text/plain and form-encoded are accepted too:
 // curl -d sends form-encoded, simple fetch() calls send text/plain. (See origin.ts for why that

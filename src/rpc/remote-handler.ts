@@ -1,16 +1,10 @@
-// The RpcHandler of a serving thread (rpc-thread.ts): answers what its HeadAnswers hold, sends
-// everything else to the main thread (server-threads.ts), and delivers the main thread's
-// notifications to its WebSockets. The thread's transport, HTTP rules and WebSocket sessions are
-// the main thread's own code (uws-server.ts, http-rules.ts, ws-session.ts) with this as dispatcher.
-import type { HeadAnswers, Miss } from './head-answers.ts';
+// The RpcHandler behind a serving thread's HeadCachedHandler (rpc-thread.ts): sends each request to
+// the main thread (server-threads.ts), resolves it with the reply, and delivers the main thread's
+// notifications to the thread's WebSockets. The thread's transport, HTTP rules and WebSocket
+// sessions are the main thread's own code (uws-server.ts, http-rules.ts, ws-session.ts).
 import { RawJson } from './response.ts';
 import type { ToMain, ToThread } from './thread-protocol.ts';
 import type { ConnectionContext, RpcHandler, RpcReply } from './types.ts';
-
-interface Waiting {
-  readonly resolve: (reply: RpcReply | undefined) => void;
-  readonly miss: Miss | undefined;
-}
 
 interface Connection {
   readonly ctx: ConnectionContext;
@@ -20,46 +14,33 @@ interface Connection {
 
 export class RemoteHandler implements RpcHandler {
   private nextId = 1;
-  private readonly waiting = new Map<number, Waiting>();
+  private readonly waiting = new Map<number, (reply: RpcReply | undefined) => void>();
   private nextConn = 1;
   private readonly connOf = new WeakMap<ConnectionContext, number>();
   private readonly connections = new Map<number, Connection>();
-  private answeredHere = 0;
-  private handedOver = 0;
-  /** Set by the thread's entry once its server listens. */
-  listening = false;
+  /** Requests sent to the main thread (RpcServer.threadStats). */
+  handedOver = 0;
 
-  constructor(
-    private readonly post: (m: ToMain) => void,
-    private readonly answers: HeadAnswers,
-  ) {}
+  constructor(private readonly post: (m: ToMain) => void) {}
 
   handle(body: string, ctx: ConnectionContext): Promise<RpcReply | undefined> {
-    const found = this.answers.lookup(body);
-    if (typeof found === 'string') {
-      this.answeredHere++;
-      return Promise.resolve(found);
-    }
     this.handedOver++;
     const conn = ctx.transport === 'ws' ? this.connection(ctx) : 0;
     const id = this.nextId++;
     return new Promise((resolve) => {
-      this.waiting.set(id, { resolve, miss: found });
+      this.waiting.set(id, resolve);
       this.post({ t: 'req', id, body, conn });
     });
   }
 
-  /** A message from the main thread ('stop' is the entry's). */
-  receive(m: ToThread): void {
-    if (m.t === 'stats') {
-      this.post({ t: 'stats', stats: { listening: this.listening, answeredHere: this.answeredHere, handedOver: this.handedOver } });
-    } else if (m.t === 'res') {
-      const w = this.waiting.get(m.id);
-      if (w === undefined) return;
+  /** A reply or a notification from the main thread (the entry handles 'stats' and 'stop'). */
+  receive(m: Extract<ToThread, { t: 'res' | 'notify' }>): void {
+    if (m.t === 'res') {
+      const resolve = this.waiting.get(m.id);
+      if (resolve === undefined) return;
       this.waiting.delete(m.id);
-      if (w.miss) this.answers.store(w.miss, m.reply, m.generation);
-      w.resolve(m.reply);
-    } else if (m.t === 'notify') {
+      resolve(m.reply);
+    } else {
       const c = this.connections.get(m.conn);
       if (c === undefined) return; // closed meanwhile: the main thread hears of it
       const sent = c.ctx.notify!(m.method, new RawJson(m.params));

@@ -1,8 +1,9 @@
 // An RPC serving thread (docs/architecture.md A19): the main thread's uWebSockets.js server, on the
-// same port, in a worker thread. Its dispatcher is a RemoteHandler: head-cached answers it holds are
-// written here; every other request is dispatched on the main thread (server-threads.ts).
+// same port, in a worker thread. Its dispatcher is a HeadCachedHandler in front of a RemoteHandler:
+// answers kept for the head are written here; every other request is dispatched on the main thread
+// (server-threads.ts).
 import { parentPort, workerData } from 'node:worker_threads';
-import { HeadAnswers } from './head-answers.ts';
+import { HeadAnswers, HeadCachedHandler } from './head-answers.ts';
 import { HeadGeneration } from './head-generation.ts';
 import { HttpRules, fileRoute, type StaticRoute } from './http-rules.ts';
 import { OriginPolicy } from './origin.ts';
@@ -25,7 +26,8 @@ const log: Logger = {
   debug: (msg) => post({ t: 'log', level: 'debug', msg }),
 };
 
-const remote = new RemoteHandler(post, new HeadAnswers(new HeadGeneration(data.generation), new Set(data.headCached)));
+const remote = new RemoteHandler(post);
+const dispatcher = new HeadCachedHandler(remote, new HeadAnswers(new HeadGeneration(data.generation), new Set(data.headCached)));
 let server: RpcServer | undefined;
 let stopping = false;
 
@@ -40,6 +42,7 @@ async function stop(): Promise<void> {
 port.on('message', (batch: ToThread[]) => {
   for (const m of batch) {
     if (m.t === 'stop') void stop();
+    else if (m.t === 'stats') post({ t: 'stats', stats: { listening: server !== undefined && !stopping, answeredHere: dispatcher.answers.hits, handedOver: remote.handedOver } });
     else remote.receive(m);
   }
 });
@@ -50,20 +53,19 @@ async function serve(): Promise<void> {
   const staticRoutes = new Map<string, StaticRoute>(
     data.staticRoutes.map(([path, r]) => [path, r.file !== undefined ? fileRoute(r.contentType, r.file) : { contentType: r.contentType, body: r.body ?? '' }]),
   );
-  const rules = new HttpRules({ dispatcher: remote, origins: new OriginPolicy(data.corsDomains), maxBodyBytes: data.maxBodyBytes, staticRoutes: staticRoutes.size > 0 ? staticRoutes : undefined, log });
+  const rules = new HttpRules({ dispatcher, origins: new OriginPolicy(data.corsDomains), maxBodyBytes: data.maxBodyBytes, staticRoutes: staticRoutes.size > 0 ? staticRoutes : undefined, log });
   server = await startUwsServer(loaded.uws, {
     host: data.host,
     port: data.port,
     sharePort: true,
     rules,
-    ws: { dispatcher: remote, log, maxBufferedBytes: data.wsMaxBufferedBytes, maxInFlight: data.wsMaxInFlight },
+    ws: { dispatcher, log, maxBufferedBytes: data.wsMaxBufferedBytes, maxInFlight: data.wsMaxInFlight },
     maxBodyBytes: data.maxBodyBytes,
     timeouts: { headersMs: 0, requestMs: 0, keepAliveMs: 0 }, // node:http's; uWS has its own
     closeGraceMs: data.closeGraceMs,
     log,
   });
   if (stopping) return server.close();
-  remote.listening = true;
   post({ t: 'ready' });
 }
 

@@ -13,9 +13,9 @@ import { NULL_ID, errorResponse, toJson } from './response.ts';
 import type { ThreadData, ThreadStats, ToMain, ToThread } from './thread-protocol.ts';
 import type { ConnectionContext, Logger, RpcHandler, RpcReply } from './types.ts';
 import { releaseReply } from './reply-buffers.ts';
+import { CloseHooks } from './close-hooks.ts';
+import { HTTP_CONTEXT } from './http-rules.ts';
 import { Mailbox } from './thread-mailbox.ts';
-
-const HTTP_CONTEXT: ConnectionContext = Object.freeze({ transport: 'http' });
 
 /** How long a thread may take to stop after its grace period before it is terminated. */
 const STOP_MARGIN_MS = 2_000;
@@ -34,17 +34,17 @@ interface ServingThread {
 
 /** A thread's WebSocket as the main thread's handlers see it. */
 class RemoteConnection {
-  private open = true;
+  readonly hooks: CloseHooks;
   refusing = false;
-  private hooks: (() => void)[] = [];
   readonly ctx: ConnectionContext;
 
   constructor(send: (m: ToThread) => void, conn: number, log: Logger) {
+    const hooks = (this.hooks = new CloseHooks(log));
     this.ctx = {
       transport: 'ws',
       // Closures, not methods: the dispatcher copies them into each call's context.
       notify: (method: string, params: unknown): boolean => {
-        if (!this.open) return false;
+        if (!hooks.open) return false;
         let text: string | undefined;
         try {
           text = toJson(params);
@@ -56,26 +56,8 @@ class RemoteConnection {
         // the thread applies the cap; what it last reported stands for this one (one message late)
         return !this.refusing;
       },
-      onClose: (fn: () => void): void => {
-        if (this.open) this.hooks.push(fn);
-        else runHook(fn, log);
-      },
+      onClose: (fn: () => void): void => hooks.add(fn),
     };
-  }
-
-  closed(log: Logger): void {
-    this.open = false;
-    const hooks = this.hooks;
-    this.hooks = [];
-    for (const fn of hooks) runHook(fn, log);
-  }
-}
-
-function runHook(fn: () => void, log: Logger): void {
-  try {
-    fn();
-  } catch (e) {
-    log.error(`rpc: ws close hook failed: ${e instanceof Error ? e.stack : String(e)}`);
   }
 }
 
@@ -115,12 +97,11 @@ function serveThread(index: number, data: ThreadData, dispatcher: RpcHandler, lo
     if (!stopped || m.t === 'res') mailbox.post(m, transfer);
   };
   const answer = (id: number, reply: RpcReply | undefined): void => {
-    // generation: the head this answer belongs to (head-answers.ts keeps it only for that head)
-    if (reply === undefined || typeof reply === 'string') return send({ t: 'res', id, reply, generation: Atomics.load(data.generation, 0) });
+    if (reply === undefined || typeof reply === 'string') return send({ t: 'res', id, reply });
     // a copy of exactly its bytes, moved to the thread (a pooled reply's memory is larger and reused)
     const bytes = new Uint8Array(reply);
     releaseReply(reply);
-    send({ t: 'res', id, reply: bytes, generation: Atomics.load(data.generation, 0) }, bytes.buffer as ArrayBuffer);
+    send({ t: 'res', id, reply: bytes }, bytes.buffer as ArrayBuffer);
   };
   worker.on('message', (batch: ToMain[]) => {
     for (const m of batch) receive(m);
@@ -144,7 +125,7 @@ function serveThread(index: number, data: ThreadData, dispatcher: RpcHandler, lo
         return;
       }
       case 'closed':
-        connections.get(m.conn)?.closed(log);
+        connections.get(m.conn)?.hooks.close();
         connections.delete(m.conn);
         return;
       case 'refusing': {
@@ -173,7 +154,7 @@ function serveThread(index: number, data: ThreadData, dispatcher: RpcHandler, lo
     gone = true;
     for (const resolve of statsWaiting.splice(0)) resolve(NONE);
     // its WebSockets are gone with it
-    for (const c of connections.values()) c.closed(log);
+    for (const c of connections.values()) c.hooks.close();
     connections.clear();
   });
   return {

@@ -187,5 +187,5 @@ function claimPort(host: string, port: number): Promise<number> {
 function withHeadAnswers(opts: RpcServerOptions): RpcServerOptions {
   if (!opts.headGeneration || !opts.headCached) return opts;
   const answers = new HeadAnswers(opts.headGeneration, opts.headCached);
-  return { ...opts, dispatcher: new HeadCachedHandler(opts.dispatcher, answers, opts.headGeneration) };
+  return { ...opts, dispatcher: new HeadCachedHandler(opts.dispatcher, answers) };
 }

@@ -46,8 +46,8 @@ export interface ThreadStats {
 
 /** Main thread → serving thread. */
 export type ToThread =
-  /** The reply to a 'req', with the head generation at the time it was made. */
-  | { readonly t: 'res'; readonly id: number; readonly reply: RpcReply | undefined; readonly generation: number }
+  /** The reply to a 'req'. */
+  | { readonly t: 'res'; readonly id: number; readonly reply: RpcReply | undefined }
   /** A notification for a WebSocket: `params` is its JSON text. */
   | { readonly t: 'notify'; readonly conn: number; readonly method: string; readonly params: string }
   | { readonly t: 'stats' }

@@ -4,6 +4,7 @@
 // to clean up when the connection closes. The transport supplies a WsSocket and feeds messages in.
 import type { ConnectionContext, Logger, RpcHandler, RpcReply } from './types.ts';
 import { notification } from './response.ts';
+import { CloseHooks } from './close-hooks.ts';
 
 /** What a session needs of its socket. */
 export interface WsSocket {
@@ -38,7 +39,7 @@ const WAITING_PER_IN_FLIGHT = 16;
 export class WsSession {
   readonly ctx: ConnectionContext;
   private inFlight = 0;
-  private hooks: (() => void)[] | undefined = [];
+  private readonly hooks: CloseHooks;
   private readonly waiting: string[] = [];
   private waitingChars = 0;
   private paused = false;
@@ -53,7 +54,7 @@ export class WsSession {
     private readonly o: WsSessionOptions,
   ) {
     const { log, maxBufferedBytes } = o;
-    const hooks = (): (() => void)[] | undefined => this.hooks;
+    const hooks = (this.hooks = new CloseHooks(log));
     this.ctx = {
       transport: 'ws',
       notify(method: string, params: unknown): boolean {
@@ -70,12 +71,7 @@ export class WsSession {
         socket.send(text);
         return true;
       },
-      onClose: (fn: () => void): void => {
-        // Registered after the close (a subscribe racing a disconnect): clean up at once.
-        const list = hooks();
-        if (list === undefined) this.runHook(fn);
-        else list.push(fn);
-      },
+      onClose: (fn: () => void): void => hooks.add(fn),
     };
   }
 
@@ -99,9 +95,7 @@ export class WsSession {
   closed(): void {
     this.waiting.length = 0;
     this.waitingChars = 0;
-    const list = this.hooks;
-    this.hooks = undefined;
-    if (list) for (const fn of list) this.runHook(fn);
+    this.hooks.close();
   }
 
   private run(text: string): void {
@@ -131,13 +125,5 @@ export class WsSession {
       return;
     }
     socket.send(reply);
-  }
-
-  private runHook(fn: () => void): void {
-    try {
-      fn();
-    } catch (e) {
-      this.o.log.error(`rpc: ws close hook failed: ${e instanceof Error ? e.stack : String(e)}`);
-    }
   }
 }
