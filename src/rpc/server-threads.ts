@@ -5,9 +5,7 @@
 // the request is dispatched exactly as if it had arrived on the main thread, on a connection
 // context that stands for the thread's WebSocket (notifications go back to the thread, which
 // applies the socket's send-buffer cap).
-import { Worker } from 'node:worker_threads';
-import { createRequire } from 'node:module';
-import { pathToFileURL } from 'node:url';
+import { startModuleWorker } from '../util/module-worker.ts';
 import { INTERNAL_ERROR } from './errors.ts';
 import { NULL_ID, errorResponse, toJson } from './response.ts';
 import type { ThreadData, ThreadStats, ToMain, ToThread } from './thread-protocol.ts';
@@ -61,18 +59,6 @@ class RemoteConnection {
   }
 }
 
-/** The thread's module: the bundle's sibling (scripts/build.mjs), or the TypeScript source run through tsx. */
-function spawn(data: ThreadData): Worker {
-  const here = import.meta.url;
-  if (!here.endsWith('.ts')) return new Worker(new URL('./rpc-thread.cjs', here), { workerData: data });
-  // From source (tests, npm run start:dev): tsx's loader is registered in the thread first. The
-  // module of its API is found like this process found tsx (not by `require`, whose entry is CommonJS).
-  const tsx = pathToFileURL(createRequire(here).resolve('tsx/esm/api').replace(/index\.cjs$/, 'index.mjs')).href;
-  const entry = new URL('./rpc-thread.ts', here).href;
-  const code = `import(${JSON.stringify(tsx)}).then((m) => { m.register(); return import(${JSON.stringify(entry)}); })`;
-  return new Worker(code, { eval: true, workerData: data });
-}
-
 export function startServerThreads(count: number, data: ThreadData, dispatcher: RpcHandler, log: Logger): ServerThreads {
   const threads = Array.from({ length: count }, (_, i) => serveThread(i, data, dispatcher, log));
   return {
@@ -85,7 +71,7 @@ export function startServerThreads(count: number, data: ThreadData, dispatcher: 
 
 function serveThread(index: number, data: ThreadData, dispatcher: RpcHandler, log: Logger): ServingThread {
   const name = `rpc thread ${index + 1}`;
-  const worker = spawn(data);
+  const worker = startModuleWorker(new URL('./rpc-thread.ts', import.meta.url), data);
   const connections = new Map<number, RemoteConnection>();
   const exited = new Promise<void>((resolve) => worker.once('exit', () => resolve()));
   let stopped = false;
