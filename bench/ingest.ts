@@ -112,6 +112,8 @@ export interface IngestResult {
   peakRssMiB: number;
   /** sends refused as "pool full" and sent again later */
   refused: number;
+  /** seconds until the node had accepted every transaction (mining may take longer) */
+  acceptedSeconds: number;
 }
 
 /** A node's backpressure (geth's wording, ours, anvil's): the client waits and sends again, as a real one would. */
@@ -155,6 +157,7 @@ export async function runIngest(url: string, txs: SignedTx[][], senders: Uint8Ar
   let sent = 0;
   const start = performance.now();
   let refused = 0;
+  let allAcceptedAt = NaN;
   /** true: accepted; false: refused as pool full (back off, send again); throws otherwise */
   const send = async (tx: SignedTx): Promise<boolean> => {
     await slots.acquire();
@@ -174,7 +177,7 @@ export async function runIngest(url: string, txs: SignedTx[][], senders: Uint8Ar
       try {
         while (!stop && !(await send(tx))) await sleep(25);
         if (stop) return;
-        sent++;
+        if (++sent === total) allAcceptedAt = performance.now();
       } catch (e) {
         // a timeout is the node not answering: the monitor reports that as a stall
         if (!/no answer within/.test((e as Error).message)) sendError ??= e as Error;
@@ -234,5 +237,5 @@ export async function runIngest(url: string, txs: SignedTx[][], senders: Uint8Ar
   }
   client.close();
   monitor.close();
-  return { status, count: total, mined, seconds, peakRssMiB, refused };
+  return { status, count: total, mined, seconds, peakRssMiB, refused, acceptedSeconds: (allAcceptedAt - start) / 1000 };
 }

@@ -22,8 +22,8 @@ const { values: opts } = parseArgs({ options: { outdir: { type: 'string', defaul
 const outdir = resolve(root, opts.outdir);
 const bundle = join(outdir, 'chain-node.cjs');
 
-// the node, and the module of its RPC serving threads (src/rpc/server-threads.ts starts it from
-// next to the bundle): the same settings for both
+// the node, and the modules of its worker threads (src/util/module-worker.ts starts them from next
+// to the bundle): RPC serving threads and sender-recovery threads; the same settings for all
 const bundleOptions = (entry, outfile) => ({
   absWorkingDir: root,
   entryPoints: [entry],
@@ -45,7 +45,11 @@ const bundleOptions = (entry, outfile) => ({
   banner: { js: '"use strict";var __bundleUrl = require("node:url").pathToFileURL(__filename).href;' },
   logLevel: 'warning',
 });
-await Promise.all([build(bundleOptions('src/cli.ts', bundle)), build(bundleOptions('src/rpc/rpc-thread.ts', join(outdir, 'rpc-thread.cjs')))]);
+await Promise.all([
+  build(bundleOptions('src/cli.ts', bundle)),
+  build(bundleOptions('src/rpc/rpc-thread.ts', join(outdir, 'rpc-thread.cjs'))),
+  build(bundleOptions('src/crypto/recovery-thread.ts', join(outdir, 'recovery-thread.cjs'))),
+]);
 
 // the launcher names its code cache after the bundle's content; caches of earlier builds go, and so
 // does the source map of the ES-module bundle builds before A14 wrote

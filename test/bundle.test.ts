@@ -86,13 +86,16 @@ test('the bundled node signs and seals, writes a code cache the next start accep
     await waitFor('the cache to be rewritten', () => (readFileSync(cache!).equals(garbage) ? undefined : true));
     await stop(node);
 
-    // a serving thread runs from the bundle's sibling module (dist/rpc-thread.cjs, A19)
-    node = await spawnNode(['--datadir', datadir, '--http.port', '0', '--dev.period', '0', '--verbosity', '4', '--http.threads', '1'], 30_000, launcher);
+    // worker threads run from the bundle's sibling modules: a serving thread (dist/rpc-thread.cjs,
+    // A19) and a sender-recovery thread (dist/recovery-thread.cjs, A20)
+    node = await spawnNode(['--datadir', datadir, '--http.port', '0', '--dev.period', '0', '--verbosity', '4', '--http.threads', '1', '--txpool.recoverythreads', '1'], 30_000, launcher);
     const started = node;
     await waitFor('the serving thread', () => (/rpc: rpc thread 1 serves on port \d+/.test(started.output()) ? true : undefined));
     const answers = await Promise.all(Array.from({ length: 32 }, () => rpcCall(started.url, 'eth_getBalance', [SINK, 'latest'])));
     assert.equal(new Set(answers.map((a) => BigInt(a))), new Set([13n]), 'every connection, on either thread, answers the same');
     assert.not.match(started.output(), /does not serve|rpc thread 1 failed/);
+    assert.is((await sendFromDevAccount(node.url, 1n)).status, '0x1', 'the sender recovered on the recovery thread');
+    assert.not.match(started.output(), /sender-recovery thread stopped/);
     await stop(node);
   } finally {
     if (node && node.child.exitCode === null && node.child.signalCode === null) {

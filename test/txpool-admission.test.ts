@@ -2,12 +2,14 @@
 // and without EIP-155, EIP-2930, EIP-1559) is admitted, mined, and reported with the signer as
 // `from` and the hash clients compute (typed transactions were refused as "invalid transaction
 // signature" until the recovery function learned that their v is the y parity itself); and a
-// refused transaction sent again (kept decoded, RecentlyRefused) is judged afresh.
-import { test } from 'uvu';
+// refused transaction sent again (kept decoded, RecentlyRefused) is judged afresh. All of it twice:
+// senders recovered on the event loop and on a recovery thread (A20).
+import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { Wallet, Transaction, getBytes, hexlify, toBeHex, keccak256 } from 'ethers';
 import { RLP } from '@ethereumjs/rlp';
 import { startTestNode, testKey, type TestNode } from './helpers/node.ts';
+import { recoverPublicKey } from '../src/crypto/secp256k1.ts';
 
 const TO = '0x' + '42'.repeat(20);
 const wallets = [0, 1, 2, 3].map((i) => new Wallet(testKey(i)));
@@ -36,9 +38,29 @@ function highS(raw: string): string {
   return hexlify(RLP.encode(fields));
 }
 
+/** r replaced by the first value from 1 up that is no point's x coordinate: the signature recovers no key. */
+function unrecoverable(raw: string): string {
+  const fields = RLP.decode(getBytes(raw)) as Uint8Array[];
+  const digest = getBytes(Transaction.from(raw).unsignedHash);
+  const rs = new Uint8Array(64);
+  rs.set(fields[8]!, 64 - fields[8]!.length);
+  for (let r = 1; ; r++) {
+    rs[31] = r;
+    try {
+      recoverPublicKey(digest, rs, 0);
+      recoverPublicKey(digest, rs, 1);
+    } catch {
+      fields[7] = Uint8Array.of(r);
+      return hexlify(RLP.encode(fields));
+    }
+  }
+}
+
+for (const recoveryThreads of [0, 1]) {
+const test = suite(recoveryThreads ? 'senders recovered on a thread' : 'senders recovered on the event loop');
 let node: TestNode;
 test.before(async () => {
-  node = await startTestNode();
+  node = await startTestNode({ config: { recoveryThreads } });
 });
 test.after(() => node.stop());
 
@@ -96,4 +118,33 @@ test('a refused transaction sent again is judged on the state of now', async () 
   assert.match((await node.raw('eth_sendRawTransaction', [raw])).error!.message, /already known|nonce too low/);
 });
 
+test('one batch of 120 transactions from 4 senders, one signature among them recovering no key', async () => {
+  const start = await Promise.all(wallets.map(async (w) => Number(await node.rpc('eth_getTransactionCount', [w.address, 'pending']))));
+  const txs = await Promise.all(
+    Array.from({ length: 120 }, (_, i) => {
+      const w = i % 4;
+      return wallets[w]!.signTransaction(Transaction.from({ to: TO, value: 1n, gasLimit: 21_000n, gasPrice: 1n, chainId: 300, type: 0, nonce: start[w]! + Math.floor(i / 4) }));
+    }),
+  );
+  // the last transaction of sender 3: nothing depends on it
+  const bad = unrecoverable(txs[119]!);
+  const body = [...txs.slice(0, 119), bad].map((raw, id) => ({ jsonrpc: '2.0', id, method: 'eth_sendRawTransaction', params: [raw] }));
+  const res = (await (await fetch(node.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) })).json()) as { id: number; result?: string; error?: { message: string } }[];
+  const byId = new Map(res.map((r) => [r.id, r]));
+  for (let i = 0; i < 119; i++) assert.is(byId.get(i)?.result, keccak256(txs[i]!), `transaction ${i}`);
+  assert.match(byId.get(119)!.error!.message, /invalid transaction signature/);
+  for (let w = 0; w < 4; w++) {
+    const want = start[w]! + (w === 3 ? 29 : 30);
+    let nonce = 0;
+    for (let k = 0; k < 500 && nonce < want; k++) {
+      nonce = Number(await node.rpc('eth_getTransactionCount', [wallets[w]!.address, 'latest']));
+      if (nonce < want) await new Promise((r) => setTimeout(r, 10));
+    }
+    assert.is(nonce, want, `sender ${w}: every transaction mined, as its own`);
+  }
+  const last = await node.rpc('eth_getTransactionByHash', [keccak256(txs[118]!)]);
+  assert.is(last.from, wallets[2]!.address.toLowerCase());
+});
+
 test.run();
+}

@@ -21,6 +21,16 @@ function loadNative(): NativeSecp | undefined {
 const native = loadNative();
 export const nativeSecp256k1 = native !== undefined;
 
+/**
+ * The recovery id (0/1) of an Ethereum signature's v: typed transactions (EIP-2930/1559) carry it
+ * as v itself (y parity), legacy ones as 27/28 or, under EIP-155, chainId * 2 + 35/36
+ * (@ethereumjs's calculateSigRecovery). Undefined when v is none of these.
+ */
+export function recoveryId(v: bigint, chainId?: bigint): number | undefined {
+  const id = v === 0n || v === 1n ? v : chainId === undefined || v === 27n || v === 28n ? v - 27n : v - (chainId * 2n + 35n);
+  return id === 0n || id === 1n ? Number(id) : undefined;
+}
+
 /** 64-byte uncompressed public key (without the 0x04 prefix) from (r‖s, recovery id 0/1). */
 export function recoverPublicKey(hash: Uint8Array, rs: Uint8Array, recid: number): Uint8Array {
   if (native) return native.ecdsaRecover(rs, recid, hash, false).subarray(1);

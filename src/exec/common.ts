@@ -5,14 +5,12 @@ import { Hardfork, Mainnet, createCustomCommon, type Common, type ParamsDict } f
 import { paramsTx } from '@ethereumjs/tx';
 import { keccak256 } from '../crypto/keccak.ts';
 import { padLeft } from '../util/hex.ts';
-import { recoverPublicKey } from '../crypto/secp256k1.ts';
+import { recoverPublicKey, recoveryId } from '../crypto/secp256k1.ts';
 
 /** @ethereumjs's customCrypto.ecrecover: the 64-byte public key; throws on a signature that recovers none. */
 export function ecrecover(msgHash: Uint8Array, v: bigint, r: Uint8Array, s: Uint8Array, chainId?: bigint): Uint8Array {
-  // typed transactions (EIP-2930/1559) carry the recovery id itself as v (y parity), legacy ones
-  // 27/28 or, under EIP-155, chainId * 2 + 35/36 (@ethereumjs's calculateSigRecovery)
-  const recid = v === 0n || v === 1n ? Number(v) : chainId === undefined || v === 27n || v === 28n ? Number(v - 27n) : Number(v - (chainId * 2n + 35n));
-  if (recid !== 0 && recid !== 1) throw new Error('invalid signature v value');
+  const recid = recoveryId(v, chainId);
+  if (recid === undefined) throw new Error('invalid signature v value');
   const rs = new Uint8Array(64);
   rs.set(padLeft(r, 32), 0);
   rs.set(padLeft(s, 32), 32);

@@ -39,6 +39,8 @@ export interface NodeConfig {
   p2pPort: number;
   /** pool limits (--txpool.*); what is left out keeps geth's default */
   txpool?: Partial<TxPoolConfig>;
+  /** threads recovering the senders of submitted transactions (--txpool.recoverythreads; default: set by the cores) */
+  recoveryThreads?: number;
   /** not a flag: the USB side of Ledger support, for tests that replay recorded APDU exchanges (default: node-hid) */
   ledgerTransports?: LedgerTransports;
   /** bounds of getLogs, filters and subscriptions (--rpc.logs.*, --rpc.filter.*); absent fields take DEFAULT_LOG_LIMITS */
@@ -74,6 +76,7 @@ export const FLAGS = {
   'txpool.globalslots': { type: 'string', default: String(DEFAULT_TXPOOL_CONFIG.globalSlots), help: 'executable (pending) transactions in total' },
   'txpool.accountqueue': { type: 'string', default: String(DEFAULT_TXPOOL_CONFIG.accountQueue), help: 'non-executable (queued) transactions per account' },
   'txpool.globalqueue': { type: 'string', default: String(DEFAULT_TXPOOL_CONFIG.globalQueue), help: 'non-executable (queued) transactions in total' },
+  'txpool.recoverythreads': { type: 'string', help: 'threads that recover the senders of submitted transactions from their signatures (0: the main thread does; default: set by the cores)' },
   'txpool.lifetime': { type: 'string', default: '3h', help: 'how long queued transactions wait without progress before they are dropped (e.g. 3h, 90m, 30s)' },
   'seal.empty': { type: 'boolean', default: false, help: 'seal empty blocks every period' },
   'dev.period': { type: 'string', default: '1', help: 'block period in seconds of a new dev chain (0: seal when transactions arrive)' },
@@ -144,6 +147,7 @@ export function parseFlags(argv: string[]): NodeConfig | 'help' {
       globalQueue: int(String(v['txpool.globalqueue']), 'txpool.globalqueue', 1),
       lifetimeMs: durationMs(String(v['txpool.lifetime']), 'txpool.lifetime'),
     },
+    recoveryThreads: v['txpool.recoverythreads'] === undefined ? undefined : int(String(v['txpool.recoverythreads']), 'txpool.recoverythreads', 0),
     logs: {
       maxRange: int(String(v['rpc.logs.maxrange']), 'rpc.logs.maxrange', 1),
       maxResults: int(String(v['rpc.logs.maxresults']), 'rpc.logs.maxresults', 1),

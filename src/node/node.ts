@@ -62,6 +62,7 @@ export async function startNode(config: NodeConfig, log: Logger = createLogger(c
     ledgerTransports: config.ledgerTransports,
     directTransfers: config.directTransfers,
     fastViews: config.fastViews,
+    recoveryThreads: config.recoveryThreads,
   });
   const handlers = buildHandlers(
     {

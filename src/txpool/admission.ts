@@ -3,7 +3,8 @@
 import { RLP } from '@ethereumjs/rlp';
 import type { Common } from '@ethereumjs/common';
 import { bytesToBigInt } from '../util/hex.ts';
-import { decodePooledTx, TxDecodeError, type PooledTx } from './pooled-tx.ts';
+import { decodePooledTxWith, TxDecodeError, type PooledTx } from './pooled-tx.ts';
+import { recoveryHere, type SignatureRecovery } from '../crypto/signature-recovery.ts';
 import type { StateView } from '../state/reader.ts';
 
 export const MAX_TX_BYTES = 128 * 1024;
@@ -33,9 +34,10 @@ function claimedChainId(raw: Uint8Array): bigint | undefined {
 
 /**
  * Decodes, checks signature, size, chain id, gas and price. Returns the pooled form. A transaction
- * `refused` still holds decoded (sent again after "txpool is full") skips decoding and recovery.
+ * `refused` still holds decoded (sent again after "txpool is full") skips decoding and recovery;
+ * the sender is recovered by `recovery` (default: on this thread).
  */
-export function checkStateless(raw: Uint8Array, common: Common, rules: AdmissionRules, refused?: RecentlyRefused): PooledTx {
+export async function checkStateless(raw: Uint8Array, common: Common, rules: AdmissionRules, refused?: RecentlyRefused, recovery: SignatureRecovery = recoveryHere): Promise<PooledTx> {
   if (raw.length === 0) throw new TxRejected('invalid transaction: empty input');
   if (raw.length > MAX_TX_BYTES) throw new TxRejected(`oversized data: transaction size ${raw.length} exceeds the limit of ${MAX_TX_BYTES} bytes`);
   const claimed = claimedChainId(raw);
@@ -45,7 +47,7 @@ export function checkStateless(raw: Uint8Array, common: Common, rules: Admission
   let ptx = refused?.take(raw);
   if (!ptx) {
     try {
-      ptx = decodePooledTx(raw, common);
+      ptx = await decodePooledTxWith(raw, common, recovery);
     } catch (e) {
       if (e instanceof TxDecodeError) throw new TxRejected(e.message);
       throw e;

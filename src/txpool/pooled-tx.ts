@@ -1,9 +1,11 @@
 // A transaction as the pool and the executor hold it: decoded once, sender recovered once.
-import { createTxFromRLP, type TypedTransaction } from '@ethereumjs/tx';
+import { Capability, createTxFromRLP, type TypedTransaction } from '@ethereumjs/tx';
 import type { Common } from '@ethereumjs/common';
-import { Address } from '@ethereumjs/util';
+import { Address, SECP256K1_ORDER_DIV_2, bigIntToUnpaddedBytes } from '@ethereumjs/util';
 import { keccak256 } from '../crypto/keccak.ts';
-import { bytesToHex } from '../util/hex.ts';
+import { bytesToHex, padLeft } from '../util/hex.ts';
+import { recoverPublicKey, recoveryId } from '../crypto/secp256k1.ts';
+import { InvalidSignature, type SignatureRecovery } from '../crypto/signature-recovery.ts';
 
 export interface PooledTx {
   readonly hash: Uint8Array;
@@ -25,12 +27,19 @@ export interface PooledTx {
 
 export class TxDecodeError extends Error {}
 
-/**
- * Decodes a signed transaction and recovers its sender (the expensive step, done once). The sender,
- * public key and hash are pinned on the transaction, so execution, receipts and blocks never
- * recover or hash it again (@ethereumjs recomputes the address from the public key on every call).
- */
-export function decodePooledTx(raw: Uint8Array, common: Common): PooledTx {
+/** A signed transaction decoded and checked, its sender not yet recovered. */
+export interface SignedTx {
+  readonly raw: Uint8Array;
+  readonly tx: TypedTransaction;
+  readonly hash: Uint8Array;
+  /** what the sender signed, the signature r‖s and its recovery id: the input of recovery */
+  readonly digest: Uint8Array;
+  readonly rs: Uint8Array;
+  readonly recid: number;
+}
+
+/** Decodes a signed transaction and checks its signature's form (all @ethereumjs's getSenderPublicKey checks before recovery). */
+export function decodeSignedTx(raw: Uint8Array, common: Common): SignedTx {
   let tx: TypedTransaction;
   try {
     tx = createTxFromRLP(raw, { common, freeze: false });
@@ -38,15 +47,25 @@ export function decodePooledTx(raw: Uint8Array, common: Common): PooledTx {
     throw new TxDecodeError(`invalid transaction encoding: ${(e as Error).message.split('\n')[0]}`);
   }
   if (!tx.isSigned()) throw new TxDecodeError('transaction is not signed');
-  let sender: Uint8Array;
-  try {
-    tx.cache.senderPubKey = tx.getSenderPublicKey();
-    sender = keccak256(tx.cache.senderPubKey).subarray(12); // native keccak; @ethereumjs's is JavaScript
-  } catch {
-    throw new TxDecodeError('invalid transaction signature');
-  }
-  const hash = keccak256(raw);
+  // EIP-2: a signature's mirror image (s above n/2) is refused, so a transaction has one hash
+  if (tx.s! > SECP256K1_ORDER_DIV_2) throw new TxDecodeError('invalid transaction signature');
+  const recid = recoveryId(tx.v!, tx.supports(Capability.EIP155ReplayProtection) ? common.chainId() : undefined);
+  if (recid === undefined) throw new TxDecodeError('invalid transaction signature');
+  const rs = new Uint8Array(64);
+  rs.set(padLeft(bigIntToUnpaddedBytes(tx.r!), 32), 0);
+  rs.set(padLeft(bigIntToUnpaddedBytes(tx.s!), 32), 32);
+  return { raw, tx, hash: keccak256(raw), digest: tx.getMessageToVerifySignature(), rs, recid };
+}
+
+/**
+ * The pooled form of a decoded transaction whose sender's public key is known. The sender, public
+ * key and hash are pinned on the transaction, so execution, receipts and blocks never recover or
+ * hash it again (@ethereumjs recomputes the address from the public key on every call).
+ */
+export function pooledTx({ raw, tx, hash }: SignedTx, publicKey: Uint8Array): PooledTx {
+  tx.cache.senderPubKey = publicKey;
   tx.cache.hash = hash;
+  const sender = keccak256(publicKey).subarray(12); // native keccak; @ethereumjs's is JavaScript
   const senderAddress = new Address(sender);
   Object.defineProperty(tx, 'getSenderAddress', { value: () => senderAddress });
   // frozen as createTxFromRLP would have left it: @ethereumjs only reads its caches on frozen transactions
@@ -67,4 +86,29 @@ export function decodePooledTx(raw: Uint8Array, common: Common): PooledTx {
     cost: tx.gasLimit * gasPrice + tx.value,
     arrivedAt: Date.now(),
   };
+}
+
+/** Decodes a signed transaction and recovers its sender on this thread. */
+export function decodePooledTx(raw: Uint8Array, common: Common): PooledTx {
+  const signed = decodeSignedTx(raw, common);
+  let publicKey: Uint8Array;
+  try {
+    publicKey = recoverPublicKey(signed.digest, signed.rs, signed.recid);
+  } catch {
+    throw new TxDecodeError('invalid transaction signature');
+  }
+  return pooledTx(signed, publicKey);
+}
+
+/** Decodes a signed transaction and recovers its sender with `recovery` (on a recovery thread when it has them). */
+export async function decodePooledTxWith(raw: Uint8Array, common: Common, recovery: SignatureRecovery): Promise<PooledTx> {
+  const signed = decodeSignedTx(raw, common);
+  let publicKey: Uint8Array;
+  try {
+    publicKey = await recovery.recover(signed.digest, signed.rs, signed.recid);
+  } catch (e) {
+    if (e instanceof InvalidSignature) throw new TxDecodeError('invalid transaction signature');
+    throw e;
+  }
+  return pooledTx(signed, publicKey);
 }

@@ -1,0 +1,22 @@
+// A sender-recovery thread (signature-recovery.ts): recovers the public keys of a batch of
+// signatures with the same code the main thread would run (libsecp256k1 when it loads).
+import { parentPort } from 'node:worker_threads';
+import { recoverPublicKey } from './secp256k1.ts';
+import type { RecoveryAnswer, RecoveryRequest } from './recovery-protocol.ts';
+
+const port = parentPort!;
+port.on('message', ({ id, digests, signatures, recids }: RecoveryRequest) => {
+  const n = recids.length;
+  const keys = new Uint8Array(64 * n);
+  const ok = new Uint8Array(n);
+  for (let i = 0; i < n; i++) {
+    try {
+      keys.set(recoverPublicKey(digests.subarray(32 * i, 32 * i + 32), signatures.subarray(64 * i, 64 * i + 64), recids[i]!), 64 * i);
+      ok[i] = 1;
+    } catch {
+      // no key for this signature: the main thread refuses the transaction
+    }
+  }
+  const answer: RecoveryAnswer = { id, keys, ok };
+  port.postMessage(answer, [keys.buffer as ArrayBuffer, ok.buffer as ArrayBuffer]);
+});
