@@ -140,6 +140,7 @@ test('admission errors, each with a clear message', async () => {
     ['undecodable RLP', '0xdeadbeef', /invalid transaction/],
     ['bad signature (high s)', await highS(await sign({ nonce: 1 })), /invalid transaction signature/],
     ['wrong chain id', await sign({ nonce: 1, chainId: 1 }), /invalid chain id.*chain 1.*300/],
+    ['wrong chain id, EIP-1559', await wallet.signTransaction(Transaction.from({ to: OTHER, value: 1n, gasLimit: 21000n, maxFeePerGas: 1n, maxPriorityFeePerGas: 0n, chainId: 5, type: 2, nonce: 1 })), /invalid chain id.*chain 5.*300/],
     ['nonce too low', await sign({ nonce: 0 }), /nonce too low/],
     ['insufficient funds', await sign({ nonce: 1, value: 10n ** 30n }), /insufficient funds/],
     ['intrinsic gas too low', await sign({ nonce: 1, gasLimit: 20000n }), /intrinsic gas too low/],

@@ -40,17 +40,18 @@ function claimedChainId(raw: Uint8Array): bigint | undefined {
 export async function checkStateless(raw: Uint8Array, common: Common, rules: AdmissionRules, refused?: RecentlyRefused, recovery: SignatureRecovery = recoveryHere): Promise<PooledTx> {
   if (raw.length === 0) throw new TxRejected('invalid transaction: empty input');
   if (raw.length > MAX_TX_BYTES) throw new TxRejected(`oversized data: transaction size ${raw.length} exceeds the limit of ${MAX_TX_BYTES} bytes`);
-  const claimed = claimedChainId(raw);
-  if (claimed !== undefined && claimed !== rules.chainId) {
-    throw new TxRejected(`invalid chain id: transaction is signed for chain ${claimed}, this chain is ${rules.chainId}`);
-  }
   let ptx = refused?.take(raw);
   if (!ptx) {
     try {
       ptx = await decodePooledTxWith(raw, common, recovery);
     } catch (e) {
-      if (e instanceof TxDecodeError) throw new TxRejected(e.message);
-      throw e;
+      if (!(e instanceof TxDecodeError)) throw e;
+      // the decoder refuses a chain id other than ours; only then is the encoding read again, to name it
+      const claimed = claimedChainId(raw);
+      if (claimed !== undefined && claimed !== rules.chainId) {
+        throw new TxRejected(`invalid chain id: transaction is signed for chain ${claimed}, this chain is ${rules.chainId}`);
+      }
+      throw new TxRejected(e.message);
     }
   }
   const minGas = ptx.tx.getMinimumGasLimit();

@@ -3,6 +3,7 @@ import { Capability, createTxFromRLP, type TypedTransaction } from '@ethereumjs/
 import type { Common } from '@ethereumjs/common';
 import { Address, SECP256K1_ORDER_DIV_2, bigIntToUnpaddedBytes } from '@ethereumjs/util';
 import { keccak256 } from '../crypto/keccak.ts';
+import { signingDigest } from './signing-digest.ts';
 import { bytesToHex, padLeft } from '../util/hex.ts';
 import { recoverPublicKey, recoveryId } from '../crypto/secp256k1.ts';
 import { InvalidSignature, type SignatureRecovery } from '../crypto/signature-recovery.ts';
@@ -49,12 +50,13 @@ export function decodeSignedTx(raw: Uint8Array, common: Common): SignedTx {
   if (!tx.isSigned()) throw new TxDecodeError('transaction is not signed');
   // EIP-2: a signature's mirror image (s above n/2) is refused, so a transaction has one hash
   if (tx.s! > SECP256K1_ORDER_DIV_2) throw new TxDecodeError('invalid transaction signature');
-  const recid = recoveryId(tx.v!, tx.supports(Capability.EIP155ReplayProtection) ? common.chainId() : undefined);
+  const eip155ChainId = tx.supports(Capability.EIP155ReplayProtection) ? common.chainId() : undefined;
+  const recid = recoveryId(tx.v!, eip155ChainId);
   if (recid === undefined) throw new TxDecodeError('invalid transaction signature');
   const rs = new Uint8Array(64);
   rs.set(padLeft(bigIntToUnpaddedBytes(tx.r!), 32), 0);
   rs.set(padLeft(bigIntToUnpaddedBytes(tx.s!), 32), 32);
-  return { raw, tx, hash: keccak256(raw), digest: tx.getMessageToVerifySignature(), rs, recid };
+  return { raw, tx, hash: keccak256(raw), digest: signingDigest(raw, eip155ChainId), rs, recid };
 }
 
 /**
