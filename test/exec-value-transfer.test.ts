@@ -92,4 +92,57 @@ test('the outcomes are what the rules say, not only equal', async () => {
   }
 });
 
+test('one block of many: direct transfers around runTx ones, the same state as runTx alone', async () => {
+  // 1 s blocks, so that a batch lands in one or two blocks of many transactions each
+  const genesis = testGenesis(NODE_KEY, 4, 1) as { alloc: Record<string, { balance: string }> };
+  genesis.alloc[EMPTY] = { balance: '0' };
+  genesis.alloc[COINBASE.toLowerCase()] = { balance: '1000000' };
+  const nodes = [await startTestNode({ genesis, config: { directTransfers: true } }), await startTestNode({ genesis, config: { directTransfers: false } })];
+  try {
+    const next = new Map<string, number>();
+    const signed = (key: string, tx: Record<string, unknown>) => {
+      const w = new Wallet(key);
+      const nonce = next.get(w.address) ?? 0;
+      next.set(w.address, nonce + 1);
+      return w.signTransaction(Transaction.from({ chainId: 300, gasLimit: 21_000n, type: 0, gasPrice: 1n, value: 0n, ...tx, nonce }));
+    };
+    const [a, b, c] = [testKey(0), testKey(1), testKey(2)];
+    const raws: string[] = [];
+    for (let i = 0; i < 6; i++) {
+      raws.push(await signed(a, { to: fresh(10 + i), value: 100n + BigInt(i) }));
+      raws.push(await signed(b, { to: computeAddress(a), value: 1n }));
+    }
+    raws.push(await signed(a, { to: computeAddress(a), value: 5n, gasPrice: 2n })); // to itself
+    raws.push(await signed(b, { to: '0x0000000000000000000000000000000000000004', value: 1n, gasLimit: 30_000n })); // runTx
+    raws.push(await signed(b, { to: COINBASE, value: 7n })); // to the coinbase after runTx
+    raws.push(await signed(c, { to: null, data: DEPLOY, gasLimit: 100_000n })); // runTx
+    raws.push(await signed(c, { to: EMPTY })); // EIP-161: the empty account goes
+    raws.push(await signed(c, { to: fresh(30) })); // 0 to nothing: not created
+    raws.push(await signed('0x' + NODE_KEY, { to: fresh(31), value: 3n, gasPrice: 3n })); // the coinbase pays and earns
+    raws.push(await signed(a, { to: fresh(10), value: 1n, type: 2, maxFeePerGas: 4n, maxPriorityFeePerGas: 2n, gasPrice: undefined }));
+    const heads: string[] = [];
+    for (const node of nodes) {
+      const body = raws.map((raw, id) => ({ jsonrpc: '2.0', id, method: 'eth_sendRawTransaction', params: [raw] }));
+      const res = (await (await fetch(node.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) })).json()) as { result?: string; error?: unknown }[];
+      assert.ok(res.every((r) => typeof r.result === 'string'), JSON.stringify(res.filter((r) => r.error)));
+      const receipts = await Promise.all(res.map((r) => mined(node, r.result!)));
+      assert.ok(receipts.every((r) => r.status === '0x1'));
+      const last = receipts.map((r) => BigInt(r.blockNumber)).reduce((x, y) => (x > y ? x : y));
+      heads.push((await node.rpc('eth_getBlockByNumber', ['0x' + last.toString(16), false])).stateRoot);
+      if (node === nodes[0]) {
+        const sizes = new Map<string, number>();
+        for (const r of receipts) sizes.set(r.blockNumber, (sizes.get(r.blockNumber) ?? 0) + 1);
+        assert.ok(Math.max(...sizes.values()) >= 10, `blocks of ${[...sizes.values()].join(', ')} transactions: one must mix many`);
+        assert.is(node.core.executor.transfersApplied, raws.length - 2, 'all but the precompile call and the creation took the direct path');
+      }
+    }
+    assert.is(heads[0], heads[1], 'the state after the batch');
+    for (const address of [computeAddress(a), computeAddress(b), COINBASE, EMPTY, fresh(10), fresh(30), fresh(31)]) {
+      assert.is(await nodes[0]!.rpc('eth_getBalance', [address, 'latest']), await nodes[1]!.rpc('eth_getBalance', [address, 'latest']), address);
+    }
+  } finally {
+    for (const node of nodes) await node.stop();
+  }
+});
+
 test.run();

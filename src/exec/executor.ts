@@ -15,8 +15,9 @@ import { EngineEVM, type CodeEngine } from './engine-evm.ts';
 import { ISTANBUL_DIGEST } from '../consensus/istanbul-extra.ts';
 import { orderedTrieRoot } from '../chain/ordered-trie.ts';
 import { shareableCommon } from './common.ts';
-import { applyValueTransfer, EMPTY_BLOOM, TRANSFER_GAS } from './value-transfer.ts';
+import { DirectTransfers, EMPTY_BLOOM, TRANSFER_GAS } from './value-transfer.ts';
 import type { BlockHashSource } from './block-hashes.ts';
+import { bytesToHex } from '../util/hex.ts';
 
 const YIELD_EVERY_MS = 2;
 
@@ -98,6 +99,8 @@ export class BlockExecutor {
     const number = ctx.parent.number + 1n;
     const block = evmBlock(this.common, number, ctx.timestamp, ctx.coinbase, ctx.gasLimit);
     const coinbase = new Address(ctx.coinbase);
+    const coinbaseKey = bytesToHex(ctx.coinbase);
+    const transfers = this.directTransfers ? new DirectTransfers(this.state) : undefined;
     const evm = this.vm.evm as EngineEVM;
     const included: PooledTx[] = [];
     const receipts: StoredReceipt[] = [];
@@ -125,10 +128,12 @@ export class BlockExecutor {
         }
         const price = effectiveGasPrice(ptx);
         let outcome: TxOutcome;
-        if (this.directTransfers && (await applyValueTransfer(this.state, ptx, coinbase, price))) {
+        if (transfers && (await transfers.apply(ptx, coinbase, coinbaseKey, price))) {
           outcome = { gasSpent: TRANSFER_GAS, status: 1, logs: [], bloom: EMPTY_BLOOM, created: null };
           this.transfersApplied++;
         } else {
+          // runTx reads and writes the state manager: what the direct path holds goes there first
+          await transfers?.flush();
           let result;
           try {
             result = await runTx(this.vm, { tx: ptx.tx, block, blockGasUsed: gasUsed, skipHardForkValidation: true, skipBlockGasLimitValidation: true });
@@ -157,6 +162,7 @@ export class BlockExecutor {
         for (const [addr, creator] of evm.takeCreations()) creators.push([addr.bytes, creator.bytes]);
         included.push(ptx);
       }
+      await transfers?.flush();
       await this.state.commit();
     } catch (e) {
       await this.state.revert();
