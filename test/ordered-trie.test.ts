@@ -19,4 +19,9 @@ for (const n of [0, 1, 2, 3, 15, 16, 17, 127, 128, 129, 130, 255, 256, 300, 1000
   });
 }
 
+test('long values (one- and two-byte length headers): same root as the MPT', async () => {
+  const values = Array.from({ length: 40 }, (_, i) => new Uint8Array([55, 56, 255, 256, 300, 70_000][i % 6]!).fill(i));
+  assert.equal(Buffer.from(orderedTrieRoot(values)).toString('hex'), Buffer.from(await mptRoot(values)).toString('hex'));
+});
+
 test.run();

@@ -140,7 +140,7 @@ export class Chain {
       store.bodies.put(block.hash, [block.txs, block.senders] as never);
       store.receipts.put(block.hash, receipts as never);
       store.canon.put(number, block.hash);
-      for (let i = 0; i < block.txs.length; i++) store.txIndex.put(keccak256(block.txs[i]!), [number, i]);
+      for (let i = 0; i < block.txs.length; i++) store.txIndex.put(block.txHashes?.[i] ?? keccak256(block.txs[i]!), [number, i]);
       for (const [address, creator] of creators) store.creators.put(address, creator);
       store.meta.put('head', block.hash);
       if (number === 0) store.meta.put('genesis', block.hash);

@@ -23,4 +23,6 @@ export interface BlockRecord {
   txs: Uint8Array[];
   /** sender of each transaction, recovered once at admission */
   senders: Uint8Array[];
+  /** hash of each transaction where already known (a block sealed here: admission hashed them); else computed at commit */
+  txHashes?: Uint8Array[];
 }

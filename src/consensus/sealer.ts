@@ -145,7 +145,7 @@ export class Sealer {
     const hash = headerHash(header);
     const committed = seal65(keccak256(concatBytes(hash, new Uint8Array([COMMIT_MSG_CODE]))), key.privateKey);
     header.extraData = encodeExtra({ vanity: parentExtra.vanity, validators, seal: proposerSeal, committedSeals: [committed] });
-    const block: BlockRecord = { hash, header, txs: built.included.map((t) => t.raw), senders: built.included.map((t) => t.sender) };
+    const block: BlockRecord = { hash, header, txs: built.included.map((t) => t.raw), senders: built.included.map((t) => t.sender), txHashes: built.included.map((t) => t.hash) };
     const trieNodes = executor.trieDb.seal();
     const executedMs = performance.now() - t0;
     this.tip = { hash, header };
