@@ -18,7 +18,8 @@ export interface SignatureRecovery {
 
 export class InvalidSignature extends Error {}
 
-function recoverHere(digest: Uint8Array, rs: Uint8Array, recid: number): Uint8Array {
+/** Recovery on the calling thread, synchronously. */
+export function recoverHere(digest: Uint8Array, rs: Uint8Array, recid: number): Uint8Array {
   try {
     return recoverPublicKey(digest, rs, recid);
   } catch {

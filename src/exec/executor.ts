@@ -17,7 +17,6 @@ import { orderedTrieRoot } from '../chain/ordered-trie.ts';
 import { shareableCommon } from './common.ts';
 import { DirectTransfers, EMPTY_BLOOM, TRANSFER_GAS } from './value-transfer.ts';
 import type { BlockHashSource } from './block-hashes.ts';
-import { bytesToHex } from '../util/hex.ts';
 
 const YIELD_EVERY_MS = 2;
 
@@ -98,9 +97,7 @@ export class BlockExecutor {
   async execute(ctx: BlockContext, txs: Iterable<PooledTx>): Promise<ExecutedBlock> {
     const number = ctx.parent.number + 1n;
     const block = evmBlock(this.common, number, ctx.timestamp, ctx.coinbase, ctx.gasLimit);
-    const coinbase = new Address(ctx.coinbase);
-    const coinbaseKey = bytesToHex(ctx.coinbase);
-    const transfers = this.directTransfers ? new DirectTransfers(this.state) : undefined;
+    const transfers = this.directTransfers ? new DirectTransfers(this.state, new Address(ctx.coinbase)) : undefined;
     const evm = this.vm.evm as EngineEVM;
     const included: PooledTx[] = [];
     const receipts: StoredReceipt[] = [];
@@ -128,7 +125,7 @@ export class BlockExecutor {
         }
         const price = effectiveGasPrice(ptx);
         let outcome: TxOutcome;
-        if (transfers && (await transfers.apply(ptx, coinbase, coinbaseKey, price))) {
+        if (transfers && (await transfers.apply(ptx, price))) {
           outcome = { gasSpent: TRANSFER_GAS, status: 1, logs: [], bloom: EMPTY_BLOOM, created: null };
           this.transfersApplied++;
         } else {

@@ -33,8 +33,15 @@ interface Held {
  */
 export class DirectTransfers {
   private readonly held = new Map<string, Held>();
+  private readonly coinbaseKey: string;
 
-  constructor(private readonly state: CachedMerkleStateManager) {}
+  /** `coinbase`: the block's producer, who earns the fees */
+  constructor(
+    private readonly state: CachedMerkleStateManager,
+    private readonly coinbase: Address,
+  ) {
+    this.coinbaseKey = bytesToHex(coinbase.bytes);
+  }
 
   private async get(key: string, address: Address): Promise<Held> {
     let h = this.held.get(key);
@@ -47,7 +54,7 @@ export class DirectTransfers {
    * changed) when it is not one, and runTx must run it — after flush(). `price` is what each gas
    * unit costs the sender; with base fee 0 all of it is the block producer's tip.
    */
-  async apply(ptx: PooledTx, coinbase: Address, coinbaseKey: string, price: bigint): Promise<boolean> {
+  async apply(ptx: PooledTx, price: bigint): Promise<boolean> {
     const tx = ptx.tx;
     if (tx.type > 2 || tx.to === undefined || tx.data.length !== 0 || tx.gasLimit < TRANSFER_GAS) return false;
     if (tx.type !== 0 && (tx as unknown as { accessList: unknown[] }).accessList.length !== 0) return false;
@@ -69,7 +76,7 @@ export class DirectTransfers {
     from.changed = true;
     // the recipient or the coinbase may be the sender itself: the same held account
     this.credit(recipient, value);
-    this.credit(await this.get(coinbaseKey, coinbase), fee);
+    this.credit(await this.get(this.coinbaseKey, this.coinbase), fee);
     return true;
   }
 

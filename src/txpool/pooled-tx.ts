@@ -5,8 +5,8 @@ import { Address, SECP256K1_ORDER_DIV_2, bigIntToUnpaddedBytes } from '@ethereum
 import { keccak256 } from '../crypto/keccak.ts';
 import { signingDigest } from './signing-digest.ts';
 import { bytesToHex, padLeft } from '../util/hex.ts';
-import { recoverPublicKey, recoveryId } from '../crypto/secp256k1.ts';
-import { InvalidSignature, type SignatureRecovery } from '../crypto/signature-recovery.ts';
+import { recoveryId } from '../crypto/secp256k1.ts';
+import { InvalidSignature, recoverHere, type SignatureRecovery } from '../crypto/signature-recovery.ts';
 
 export interface PooledTx {
   readonly hash: Uint8Array;
@@ -27,6 +27,8 @@ export interface PooledTx {
 }
 
 export class TxDecodeError extends Error {}
+
+const INVALID_SIGNATURE = 'invalid transaction signature';
 
 /** A signed transaction decoded and checked, its sender not yet recovered. */
 export interface SignedTx {
@@ -49,10 +51,10 @@ export function decodeSignedTx(raw: Uint8Array, common: Common): SignedTx {
   }
   if (!tx.isSigned()) throw new TxDecodeError('transaction is not signed');
   // EIP-2: a signature's mirror image (s above n/2) is refused, so a transaction has one hash
-  if (tx.s! > SECP256K1_ORDER_DIV_2) throw new TxDecodeError('invalid transaction signature');
+  if (tx.s! > SECP256K1_ORDER_DIV_2) throw new TxDecodeError(INVALID_SIGNATURE);
   const eip155ChainId = tx.supports(Capability.EIP155ReplayProtection) ? common.chainId() : undefined;
   const recid = recoveryId(tx.v!, eip155ChainId);
-  if (recid === undefined) throw new TxDecodeError('invalid transaction signature');
+  if (recid === undefined) throw new TxDecodeError(INVALID_SIGNATURE);
   const rs = new Uint8Array(64);
   rs.set(padLeft(bigIntToUnpaddedBytes(tx.r!), 32), 0);
   rs.set(padLeft(bigIntToUnpaddedBytes(tx.s!), 32), 32);
@@ -90,14 +92,19 @@ export function pooledTx({ raw, tx, hash }: SignedTx, publicKey: Uint8Array): Po
   };
 }
 
+/** A recovery that found no key is the transaction's fault; anything else is the node's. */
+function refusal(e: unknown): unknown {
+  return e instanceof InvalidSignature ? new TxDecodeError(INVALID_SIGNATURE) : e;
+}
+
 /** Decodes a signed transaction and recovers its sender on this thread. */
 export function decodePooledTx(raw: Uint8Array, common: Common): PooledTx {
   const signed = decodeSignedTx(raw, common);
   let publicKey: Uint8Array;
   try {
-    publicKey = recoverPublicKey(signed.digest, signed.rs, signed.recid);
-  } catch {
-    throw new TxDecodeError('invalid transaction signature');
+    publicKey = recoverHere(signed.digest, signed.rs, signed.recid);
+  } catch (e) {
+    throw refusal(e);
   }
   return pooledTx(signed, publicKey);
 }
@@ -109,8 +116,7 @@ export async function decodePooledTxWith(raw: Uint8Array, common: Common, recove
   try {
     publicKey = await recovery.recover(signed.digest, signed.rs, signed.recid);
   } catch (e) {
-    if (e instanceof InvalidSignature) throw new TxDecodeError('invalid transaction signature');
-    throw e;
+    throw refusal(e);
   }
   return pooledTx(signed, publicKey);
 }
