@@ -7,6 +7,7 @@ import * as assert from 'uvu/assert';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { startTestNode, type TestNode } from './helpers/node.ts';
+import { scryptOffThread } from '../src/accounts/scrypt.ts';
 
 let node: TestNode;
 
@@ -66,6 +67,31 @@ async function slowestAnswer<T>(what: string, work: () => Promise<T>): Promise<T
   assert.unreachable(`${what}: eth_blockNumber took 50 ms or more in every run (${runs.join('; ')})`);
   throw new Error('unreachable');
 }
+
+// RFC 7914's vectors: light costs like these run on node:crypto's scrypt on the thread pool
+// (src/accounts/scrypt.ts), so they are checked against the standard's answers here; the standard
+// cost (the worker) is checked by the round trip below and by geth's key files in accounts-keystore.
+test('light-cost scrypt gives RFC 7914 answers and refuses parameters scrypt does not define', async () => {
+  const utf8 = (s: string) => new TextEncoder().encode(s);
+  const hex = (b: Uint8Array) => Buffer.from(b).toString('hex');
+  const password = utf8('password');
+  assert.is(
+    hex(await scryptOffThread(password, utf8('NaCl'), { N: 1024, r: 8, p: 16, dkLen: 64 })),
+    'fdbabe1c9d3472007856e7190d01e9fe7c6ad7cbc8237830e77376634b3731622eaf30d92e22a3886ff109279d9830dac727afb94a83ee6d8360cbdfa2cc0640',
+  );
+  assert.ok(password.every((b) => b === 0), 'the password bytes are zeroed once handed over');
+  assert.is(
+    hex(await scryptOffThread(utf8('pleaseletmein'), utf8('SodiumChloride'), { N: 16384, r: 8, p: 1, dkLen: 64 })),
+    '7023bdcb3afd7348461c06cd81fd38ebfda8fbba904f8e3ea9b543f6545da1f2d5432955613f0fcf62d49705242a9af9e61e85dc0d651e40dfcf017b45575887',
+  );
+  try {
+    await scryptOffThread(utf8('x'), utf8('salt'), { N: 1000, r: 8, p: 1, dkLen: 32 });
+    assert.unreachable('N = 1000 is not a power of two');
+  } catch (e) {
+    assert.instance(e, Error);
+    assert.not.instance(e, assert.Assertion);
+  }
+});
 
 test('newAccount and unlockAccount with standard scrypt do not stall other requests', async () => {
   const address: string = await slowestAnswer('newAccount', () => node.rpc('personal_newAccount', ['standard-cost']));

@@ -1,6 +1,6 @@
 // Web3 Secret Storage v3, the key file format geth writes: scrypt + aes-128-ctr + keccak MAC.
 // Files written here open in geth and in ethers' Wallet.fromEncryptedJson, and theirs open here.
-// scrypt runs in a worker thread (./scrypt.ts) so neither encryption nor decryption blocks the node.
+// scrypt runs off the event loop (./scrypt.ts) so neither encryption nor decryption blocks the node.
 // AES is node:crypto's (OpenSSL): @noble/ciphers built its lookup tables whenever the bundle
 // loaded, on every start, for a cipher most runs never use (A18).
 import { createCipheriv, randomBytes } from 'node:crypto';

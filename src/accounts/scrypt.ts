@@ -1,8 +1,11 @@
-// scrypt off the event loop. Key derivation is slow by design (geth's standard cost: ~1.5 s of
+// scrypt off the event loop. Key derivation is slow by design (geth's standard cost: ~1.7 s of
 // CPU here); @noble's scryptAsync still blocked the loop for up to ~90 ms at a time (measured), so
-// derivation runs in one shared worker thread instead. The worker is created on first use and is
-// unref'd while idle, so it never keeps a process alive.
+// a long derivation runs in one shared worker thread instead, niced. The worker is created on first
+// use and is unref'd while idle, so it never keeps a process alive. A short derivation (the light
+// cost: the dev account, --lightkdf) runs on node:crypto's scrypt on libuv's thread pool instead:
+// starting the worker took longer than the derivation itself (K1).
 import { Worker } from 'node:worker_threads';
+import { scrypt } from 'node:crypto';
 import { createRequire } from 'node:module';
 import { pathToFileURL } from 'node:url';
 
@@ -78,8 +81,21 @@ function getWorker(): Worker {
   return (worker = w);
 }
 
-/** scrypt(password, salt) computed in the worker thread. The password bytes are handed over (zeroed here). */
+/**
+ * Work (N·r·p) up to which a derivation runs on the thread pool: geth's light cost is 4096·8·6 =
+ * 196,608, its standard one 262144·8·1 = 2,097,152. Measured here: the light cost 55 ms on the thread
+ * pool, 113–127 ms in a running worker, 250–340 ms with the worker's start; the standard cost ~1.7 s
+ * either way, and only the niced worker kept other requests' latency where it was (max 16–31 ms
+ * against 33–47 ms in test/accounts-scrypt.test.ts).
+ */
+const THREAD_POOL_MAX_WORK = 262_144;
+
+/**
+ * scrypt(password, salt) computed off the event loop: in the worker thread, or for a light cost on
+ * the thread pool. The password bytes are handed over (zeroed here; node:crypto clears its own copy).
+ */
 export function scryptOffThread(password: Uint8Array, salt: Uint8Array, params: ScryptParams): Promise<Uint8Array> {
+  if (params.N * params.r * params.p <= THREAD_POOL_MAX_WORK) return scryptOnThreadPool(password, salt, params);
   const w = getWorker();
   const id = nextId++;
   const pw = password.slice();
@@ -88,5 +104,24 @@ export function scryptOffThread(password: Uint8Array, salt: Uint8Array, params: 
     jobs.set(id, { resolve, reject });
     w.ref();
     w.postMessage({ id, password: pw, salt: salt.slice(), ...params }, [pw.buffer]);
+  });
+}
+
+function scryptOnThreadPool(password: Uint8Array, salt: Uint8Array, { N, r, p, dkLen }: ScryptParams): Promise<Uint8Array> {
+  const pw = Buffer.from(password);
+  password.fill(0);
+  return new Promise((resolve, reject) => {
+    try {
+      // OpenSSL refuses work above `maxmem` (default 32 MiB): scrypt needs 128·r·(N + 2 + p) bytes
+      scrypt(pw, salt, dkLen, { N, r, p, maxmem: 128 * r * (N + 2 + p) + (1 << 20) }, (e, dk) => {
+        pw.fill(0);
+        if (e) reject(e);
+        else resolve(new Uint8Array(dk.buffer, dk.byteOffset, dk.byteLength));
+      });
+    } catch (e) {
+      // parameters OpenSSL refuses (N not a power of two, …) throw here, before any work
+      pw.fill(0);
+      reject(e);
+    }
   });
 }

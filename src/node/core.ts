@@ -110,6 +110,9 @@ export class ChainCore {
       o.log.warn(`datadir already holds a chain; --genesis ${o.genesisFile} is ignored`);
     }
     devAccount ??= store.meta.get('devAccount') as string | undefined;
+    // the dev account's key derives on the thread pool while the rest opens; its failure is kept
+    // (not left unhandled meanwhile, which would end the process) and thrown below
+    const devUnlock = devAccount ? keystore.unlock(devAccount, '', Infinity).then(() => undefined, (e: unknown) => ({ failed: e })) : undefined;
     const genesis = parseGenesis(JSON.parse(store.meta.get('genesisJson') as string));
     const common = makeCommon(genesis.config.chainId);
     const hashes = blockHashSource((n) => chain.hashByNumber(n));
@@ -144,7 +147,8 @@ export class ChainCore {
     const accounts = new AccountManager(keystore, ledger, txCommon);
     const core = new ChainCore(o.datadir, store, chain, genesis.config, txCommon, trieDb, state, executor, calls, pool, keystore, accounts, nodeKey, devAccount, o.minGasPrice, o.log, recovery);
     pool.onPending((ptx) => core.events.emitPendingTx(ptx));
-    if (devAccount) await keystore.unlock(devAccount, '', Infinity);
+    const unlockFailure = await devUnlock;
+    if (unlockFailure) throw unlockFailure.failed;
     core.startSealing(o);
     return core;
   }
