@@ -70,7 +70,8 @@ async function slowestAnswer<T>(what: string, work: () => Promise<T>): Promise<T
 
 // RFC 7914's vectors: light costs like these run on node:crypto's scrypt on the thread pool
 // (src/accounts/scrypt.ts), so they are checked against the standard's answers here; the standard
-// cost (the worker) is checked by the round trip below and by geth's key files in accounts-keystore.
+// costs (the worker) by the round trip below and by key files ethers writes (N = 131072) in
+// accounts-keystore.
 test('light-cost scrypt gives RFC 7914 answers and refuses parameters scrypt does not define', async () => {
   const utf8 = (s: string) => new TextEncoder().encode(s);
   const hex = (b: Uint8Array) => Buffer.from(b).toString('hex');
