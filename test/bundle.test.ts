@@ -1,12 +1,13 @@
 // The bundled node (npm start, the chain-node bin, the bench): scripts/build.mjs makes a CommonJS
 // bundle and a launcher that runs it through a V8 code cache (docs/architecture.md A14). Nothing
-// else runs the bundle, so this checks that it works as the sources do — native modules, the scrypt
-// worker, signing, a serving thread — and that its code cache is written, accepted by the next
-// start, and replaced when damaged, never trusted blindly.
+// else runs the bundle, so this checks that it works as the sources do — native modules, scrypt on
+// the thread pool (light cost) and in its worker (standard cost), signing, a serving thread — and
+// that its code cache is written, accepted by the next start, and replaced when damaged, never
+// trusted blindly.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -60,10 +61,13 @@ test('the bundled node signs and seals, writes a code cache the next start accep
   try {
     assert.equal(cacheFiles(outdir), [], 'built with --no-warm: no cache yet');
 
-    // a new dev chain: the dev account's key file (scrypt worker), signing (native secp256k1, keccak)
+    // a new dev chain: the dev account's key file (light scrypt), signing (native secp256k1, keccak)
     node = await spawnNode(args, 30_000, launcher);
     const first = await sendFromDevAccount(node.url, 7n);
     assert.is(first.status, '0x1');
+    // geth's standard scrypt cost runs in the worker, whose module the bundle must still find
+    const created = await rpcCall(node.url, 'personal_newAccount', ['bundle-pw']);
+    assert.ok(await rpcCall(node.url, 'personal_unlockAccount', [created, 'bundle-pw', 1]), 'the new key file opens with its password');
     const [cache] = await waitFor('the code cache', () => (cacheFiles(outdir).length ? cacheFiles(outdir) : undefined));
     await stop(node);
 
@@ -103,6 +107,40 @@ test('the bundled node signs and seals, writes a code cache the next start accep
       await node.exited;
     }
     rmSync(datadir, { recursive: true, force: true });
+    rmSync(outdir, { recursive: true, force: true });
+  }
+});
+
+test('npm start builds only when an input changed (build.mjs --if-stale)', () => {
+  const outdir = buildBundle();
+  const build = (...flags: string[]) => execFileSync(process.execPath, ['scripts/build.mjs', '--outdir', outdir, '--no-warm', ...flags], { cwd: ROOT, stdio: 'pipe' });
+  const built = () => statSync(join(outdir, 'chain-node.cjs')).mtimeMs;
+  const inputsFile = join(outdir, 'build-inputs.json');
+  try {
+    const first = built();
+    const made = JSON.parse(readFileSync(inputsFile, 'utf8')) as { inputs: Record<string, [number, number]> };
+    assert.ok(made.inputs['src/cli.ts'] && made.inputs['openrpc.json'], 'the sources and the interface are inputs');
+    build('--if-stale');
+    assert.is(built(), first, 'nothing changed: nothing built');
+
+    // an input whose modification time differs from the recorded one (as after an edit)
+    made.inputs['src/cli.ts']![1] -= 1000;
+    writeFileSync(inputsFile, JSON.stringify(made));
+    build('--if-stale');
+    const second = built();
+    assert.ok(second > first, 'a changed input: built again');
+    assert.is((JSON.parse(readFileSync(inputsFile, 'utf8')) as typeof made).inputs['src/cli.ts']![1], statSync(join(ROOT, 'src/cli.ts')).mtimeMs);
+
+    // an output gone
+    rmSync(join(outdir, 'rpc-thread.cjs'));
+    build('--if-stale');
+    assert.ok(existsSync(join(outdir, 'rpc-thread.cjs')), 'a missing output: built again');
+
+    // without the flag (npm run build, npm install) it always builds
+    const third = built();
+    build();
+    assert.ok(built() > third);
+  } finally {
     rmSync(outdir, { recursive: true, force: true });
   }
 });
