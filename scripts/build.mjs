@@ -63,6 +63,7 @@ const bundleOptions = (entry, outfile) => ({
   metafile: true,
 });
 rmSync(inputsFile, { force: true });
+const started = Date.now();
 const results = await Promise.all([
   build(bundleOptions('src/cli.ts', bundle)),
   build(bundleOptions('src/rpc/rpc-thread.ts', join(outdir, 'rpc-thread.cjs'))),
@@ -79,7 +80,14 @@ const launcher = readFileSync(join(root, 'scripts', 'bundle-launcher.mjs'), 'utf
 if (!launcher.includes("'__BUNDLE_ID__'")) throw new Error('scripts/bundle-launcher.mjs lost its BUNDLE_ID placeholder');
 writeFileSync(join(outdir, 'chain-node.mjs'), launcher.replace("'__BUNDLE_ID__'", `'${bundleId}'`));
 const inputs = {};
-for (const r of results) for (const path of Object.keys(r.metafile.inputs)) inputs[path] = stamp(join(root, path));
+for (const r of results) {
+  for (const path of Object.keys(r.metafile.inputs)) {
+    // a file changed while esbuild ran may be in the bundle as it was before: recorded as unknown,
+    // so the next --if-stale builds again (50 ms for the file system's coarse clock)
+    const now = stamp(join(root, path));
+    inputs[path] = now !== null && now[1] < started - 50 ? now : null;
+  }
+}
 writeFileSync(inputsFile, JSON.stringify({ recipe, inputs }));
 
 if (!opts['no-warm']) await warmCodeCache();
