@@ -7,7 +7,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -140,6 +140,20 @@ test('npm start builds only when an input changed (build.mjs --if-stale)', () =>
     const third = built();
     build();
     assert.ok(built() > third);
+
+    // an input changed while the build ran (its time is after the build began): not trusted
+    const cli = join(ROOT, 'src/cli.ts');
+    const was = statSync(cli);
+    try {
+      utimesSync(cli, was.atime, new Date(Date.now() + 60_000));
+      build();
+      assert.is((JSON.parse(readFileSync(inputsFile, 'utf8')) as { inputs: Record<string, unknown> }).inputs['src/cli.ts'], null);
+    } finally {
+      utimesSync(cli, was.atime, was.mtime);
+    }
+    const fourth = built();
+    build('--if-stale');
+    assert.ok(built() > fourth, 'an input recorded as unknown: built again');
   } finally {
     rmSync(outdir, { recursive: true, force: true });
   }
