@@ -85,7 +85,19 @@ test('answers cached per head: only plain requests, only results, dropped when t
   const withNull = answers.lookup(req(5, 'eth_getBalance', ['0x' + '11'.repeat(20), null])) as Exclude<ReturnType<HeadAnswers['lookup']>, string | undefined>;
   answers.store(withNull, '{"jsonrpc":"2.0","id":5,"result":"0x7"}');
   assert.is(answers.lookup(req(6, 'eth_getBalance', ['0x' + '11'.repeat(20), null])), '{"jsonrpc":"2.0","id":6,"result":"0x7"}');
-  assert.is(answers.lookup(`{"jsonrpc":"2.0","id":7,"method":"eth_getBalance","params":["0x${'11'.repeat(20)}",1e400]}`), undefined);
+  assert.not.type(answers.lookup(`{"jsonrpc":"2.0","id":7,"method":"eth_getBalance","params":["0x${'11'.repeat(20)}",1e400]}`), 'string');
+  assert.is(answers.lookup(`{"id":7,"jsonrpc":"2.0","method":"eth_getBalance","params":["0x${'11'.repeat(20)}",1e400]}`), undefined, 'parsed: Infinity');
+  // JSON.stringify's layout is read without parsing the body; any other layout is parsed, and both
+  // make one key of one request
+  const plainBalance = req(8, 'eth_getBalance', ['0x' + '22'.repeat(20), 'latest']);
+  answers.store(answers.lookup(plainBalance) as Exclude<ReturnType<HeadAnswers['lookup']>, string | undefined>, '{"jsonrpc":"2.0","id":8,"result":"0x9"}');
+  assert.is(answers.lookup(`{"method":"eth_getBalance","params":["0x${'22'.repeat(20)}","latest"],"id":9,"jsonrpc":"2.0"}`), '{"jsonrpc":"2.0","id":9,"result":"0x9"}', "ethers' member order: the same entry");
+  assert.is(answers.lookup(req('q-1', 'eth_getBalance', ['0x' + '22'.repeat(20), 'latest'])), '{"jsonrpc":"2.0","id":"q-1","result":"0x9"}', 'a string id');
+  assert.not.type(answers.lookup(`{"jsonrpc":"2.0","id":10,"method":"eth_getBalance","params":["0x${'22'.repeat(20)}", "latest"]}`), 'string', 'another spelling: an entry of its own');
+  assert.is(answers.lookup(`{"jsonrpc":"2.0","id":11,"method":"eth_getBalance","params":["0x${'22'.repeat(20)}","latest"],"x":["y"]}`), undefined, 'an extra member after params');
+  assert.is(answers.lookup(`{"jsonrpc":"2.0","id":12,"method":"eth_getBalance","params":["0x${'22'.repeat(20)}","\\u0070ending"]}`), undefined, 'pending written with an escape');
+  assert.is(answers.lookup(`{"jsonrpc":"2.0","id":01,"method":"eth_getBalance","params":["0x${'22'.repeat(20)}","latest"]}`), undefined, 'not JSON: a leading zero');
+  assert.is(answers.lookup(`{"jsonrpc":"2.0","id":"a\\"b","method":"eth_getBalance","params":["0x${'22'.repeat(20)}","latest"]}`), '{"jsonrpc":"2.0","id":"a\\"b","result":"0x9"}', 'an escaped id: parsed, written back by JSON.stringify');
   // an error is not kept, nor an answer made after the head moved
   const balance = answers.lookup(req(3, 'eth_getBalance', ['0x' + '11'.repeat(20), 'latest'])) as Exclude<ReturnType<HeadAnswers['lookup']>, string | undefined>;
   answers.store(balance, '{"jsonrpc":"2.0","id":3,"error":{"code":-32000,"message":"x"}}');

@@ -21,6 +21,13 @@ const MAX_ANSWERS = 4096;
 const MAX_CHARS = 8 * 1024 * 1024;
 /** The method a request names (the parse below still decides; this only skips parsing the rest). */
 const METHOD_NAME = /"method"\s*:\s*"([A-Za-z0-9_]+)"/;
+/**
+ * The text JSON.stringify makes of {jsonrpc, id, method, params} — what viem, web3.js and the bench
+ * send —, read by one match instead of parsing the whole body: a safe-integer id or a string id of
+ * printable ASCII without quotes or backslashes (so its text is what JSON.stringify would write), and
+ * params without a backslash anywhere (no escapes, so a tag like `pending` shows as written).
+ */
+const PLAIN = /^\{"jsonrpc":"2\.0","id":(0|[1-9][0-9]{0,14}|"[ !#-\[\]-~]{0,64}"),"method":"([A-Za-z0-9_]+)","params":(\[[^\\]*\])\}$/;
 
 /** A cacheable request the cache could not answer: what store() needs to keep its answer. */
 export interface Miss {
@@ -45,6 +52,8 @@ export class HeadAnswers {
   /** The answer (a reply text), a Miss to store() later, or undefined for a request that is never cached. */
   lookup(body: string): string | Miss | undefined {
     if (body.length > MAX_REQUEST_CHARS || body.charCodeAt(0) !== 0x7b /* { */) return undefined;
+    const plain = PLAIN.exec(body);
+    if (plain !== null) return this.lookupPlain(plain[1]!, plain[2]!, plain[3]!);
     // most requests are not for a head-cached method: tell from the text before parsing it
     const named = METHOD_NAME.exec(body);
     if (named === null || !this.methods.has(named[1]!)) return undefined;
@@ -66,14 +75,33 @@ export class HeadAnswers {
     // JSON writes a number too large for a double (1e400 parses to Infinity) as null: such params
     // must not share the key of params that hold a real null
     if (params.includes('null') && hasNonFinite(r.params)) return undefined;
+    return this.answer(r.method + params, JSON.stringify(id));
+  }
+
+  /**
+   * lookup() of a body in PLAIN's layout. The params text is parsed only to be sure it is one JSON
+   * array (the match alone would take `["a"],"x":["b"]` for one). It is the key as written: one text
+   * parses to one value, so no two different requests share a key (written by JSON.stringify, it is
+   * the key the parse path makes; other spellings of the same params just get entries of their own).
+   */
+  private lookupPlain(idText: string, method: string, params: string): string | Miss | undefined {
+    if (!this.methods.has(method) || /pending/i.test(params)) return undefined;
+    try {
+      JSON.parse(params);
+    } catch {
+      return undefined;
+    }
+    return this.answer(method + params, idText);
+  }
+
+  /** The kept answer for `key` with `idText` as its id, or a Miss; drops every answer once the head moved. */
+  private answer(key: string, idText: string): string | Miss {
     const generation = this.head.current;
     if (generation !== this.generation) {
       this.generation = generation;
       this.results.clear();
       this.chars = 0;
     }
-    const key = r.method + params;
-    const idText = JSON.stringify(id);
     const result = this.results.get(key);
     if (result !== undefined) {
       this.hits++;
