@@ -147,8 +147,13 @@ export class HeadCachedHandler implements RpcHandler {
   ) {}
 
   handle(body: string, ctx: ConnectionContext): Promise<RpcReply | undefined> {
+    const reply = this.handleNow(body, ctx);
+    return typeof reply === 'string' ? Promise.resolve(reply) : reply;
+  }
+
+  handleNow(body: string, ctx: ConnectionContext): string | Promise<RpcReply | undefined> {
     const found = this.answers.lookup(body);
-    if (typeof found === 'string') return Promise.resolve(found);
+    if (typeof found === 'string') return found;
     const reply = this.inner.handle(body, ctx);
     if (found === undefined) return reply;
     return reply.then((r) => {

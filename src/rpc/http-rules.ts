@@ -147,13 +147,16 @@ export class HttpRules {
   }
 
   /**
-   * The response to a POST body. Reads `body` before returning (a transport may reuse its memory
-   * afterwards); never rejects.
+   * The response to a POST body: at once when it is ready at once (a kept answer), else a promise.
+   * Reads `body` before returning (a transport may reuse its memory afterwards); never rejects.
    */
-  dispatch(body: Buffer, cors: string): Promise<HttpAnswer> {
+  dispatch(body: Buffer, cors: string): HttpAnswer | Promise<HttpAnswer> {
     let text = body.toString('utf8');
     if (text.charCodeAt(0) === 0xfeff) text = text.slice(1); // a UTF-8 BOM some editors write
-    return this.o.dispatcher.handle(text, HTTP_CONTEXT).then(
+    const { dispatcher } = this.o;
+    const reply = dispatcher.handleNow ? dispatcher.handleNow(text, HTTP_CONTEXT) : dispatcher.handle(text, HTTP_CONTEXT);
+    if (typeof reply === 'string') return { status: 200, body: reply, contentType: JSON_TYPE, cors };
+    return reply.then(
       (reply): HttpAnswer => (reply === undefined ? { status: 204, cors } : { status: 200, body: reply, contentType: JSON_TYPE, cors }),
       (e: unknown): HttpAnswer => {
         // handle() never rejects by contract; if it does anyway, the client still gets JSON.

@@ -55,7 +55,9 @@ export function createRequestListener(rules: HttpRules, closing: () => boolean):
     req.on('end', () => {
       if (size < 0) return;
       const body = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size);
-      rules.dispatch(body, cors).then((a) => write(res, a, closing()));
+      const a = rules.dispatch(body, cors);
+      if (a instanceof Promise) a.then((answer) => write(res, answer, closing()));
+      else write(res, a, closing());
     });
   };
 }

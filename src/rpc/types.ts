@@ -56,6 +56,11 @@ export type RpcReply = string | Uint8Array;
 export interface RpcHandler {
   /** The response, or undefined when nothing is to be sent (notifications only). Never rejects. */
   handle(body: string, conn: ConnectionContext): Promise<RpcReply | undefined>;
+  /**
+   * handle(), with an answer that is ready at once (a kept one, A19) given as it is rather than in a
+   * promise, so an HTTP transport can write it inside the callback that read the request.
+   */
+  handleNow?(body: string, conn: ConnectionContext): string | Promise<RpcReply | undefined>;
 }
 
 /** The node's logger (src/node/logger.ts) or anything shaped like it. */

@@ -130,8 +130,10 @@ export async function startUwsServer(uws: UwsModule, t: TransportOptions): Promi
         }
         state = 1;
         const last = Buffer.from(chunk);
-        // dispatch() decodes the body before it returns
-        rules.dispatch(chunks === undefined ? last : Buffer.concat([...chunks, last], size), cors).then(answer);
+        // dispatch() decodes the body before it returns; a kept answer is written here and now
+        const a = rules.dispatch(chunks === undefined ? last : Buffer.concat([...chunks, last], size), cors);
+        if (a instanceof Promise) a.then(answer);
+        else answer(a);
       } catch (e) {
         failed('request', e);
         answer(rules.internalError(cors));
