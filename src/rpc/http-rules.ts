@@ -9,7 +9,7 @@ import { readFileSync } from 'node:fs';
 import { INTERNAL_ERROR, INVALID_REQUEST } from './errors.ts';
 import type { OriginPolicy } from './origin.ts';
 import { NULL_ID, errorResponse } from './response.ts';
-import type { ConnectionContext, Logger, RpcHandler } from './types.ts';
+import type { ConnectionContext, Logger, RpcHandler, RpcReply } from './types.ts';
 
 /** A fixed GET page (e.g. the generated docs page). */
 export interface StaticRoute {
@@ -155,15 +155,20 @@ export class HttpRules {
     if (text.charCodeAt(0) === 0xfeff) text = text.slice(1); // a UTF-8 BOM some editors write
     const { dispatcher } = this.o;
     const reply = dispatcher.handleNow ? dispatcher.handleNow(text, HTTP_CONTEXT) : dispatcher.handle(text, HTTP_CONTEXT);
-    if (typeof reply === 'string') return { status: 200, body: reply, contentType: JSON_TYPE, cors };
+    if (typeof reply === 'string') return this.replied(reply, cors);
     return reply.then(
-      (reply): HttpAnswer => (reply === undefined ? { status: 204, cors } : { status: 200, body: reply, contentType: JSON_TYPE, cors }),
+      (r): HttpAnswer => this.replied(r, cors),
       (e: unknown): HttpAnswer => {
         // handle() never rejects by contract; if it does anyway, the client still gets JSON.
         this.o.log.error(`rpc: dispatcher failed: ${e instanceof Error ? e.stack : String(e)}`);
         return this.internalError(cors);
       },
     );
+  }
+
+  /** A JSON-RPC response as HTTP: 200 with it, or 204 when there is none (notifications only). */
+  private replied(reply: RpcReply | undefined, cors: string): HttpAnswer {
+    return reply === undefined ? { status: 204, cors } : { status: 200, body: reply, contentType: JSON_TYPE, cors };
   }
 
   /** 500, for what should never happen (logged by the caller). */
