@@ -293,28 +293,21 @@ async function measure(t: Table, target: Target): Promise<void> {
     if (mining === 'instant' && target.restartable) {
       // three starts, the median: one start right after a long run varies with what the machine
       // is still flushing (seen 211–391 ms for the same build)
-      const times: number[] = [];
-      for (let i = 0; i < 3; i++) {
-        const again = await startTarget(target, 'instant');
-        times.push(Math.round(again.startupMs));
-        await again.stop();
-      }
-      const median = [...times].sort((a, b) => a - b)[1]!;
+      const median = await medianStartup(() => startTarget(target, 'instant'));
       t.set('startExisting', target.id, { value: median });
-      log(`  start-up on the existing datadir ${median} ms (median of ${times.join(', ')} ms)`);
+      log(`  start-up on the existing datadir ${median} ms`);
     }
     if (mining === 'instant' && target.devCommand) {
-      // the quick start's node: its first start makes the dev chain and account, the next three count
-      const times: number[] = [];
-      for (let i = 0; i < 4; i++) {
+      // the quick start's node: a first start makes the dev chain and its account, three more count
+      const devCommand = target.devCommand;
+      const startDev = async () => {
         const port = await freePort();
-        const dev = await startServer(`${target.label} (dev)`, port, target.devCommand(port));
-        if (i > 0) times.push(Math.round(dev.startupMs));
-        await dev.stop();
-      }
-      const median = [...times].sort((a, b) => a - b)[1]!;
+        return startServer(`${target.label} (dev)`, port, devCommand(port));
+      };
+      await (await startDev()).stop();
+      const median = await medianStartup(startDev);
       t.set('startDev', target.id, { value: median });
-      log(`  start-up on the existing dev datadir ${median} ms (median of ${times.join(', ')} ms)`);
+      log(`  start-up on the existing dev datadir ${median} ms`);
     }
   }
   if (target.id === OURS && !instantDone) {
@@ -330,6 +323,18 @@ async function measure(t: Table, target: Target): Promise<void> {
       await s.stop(2000);
     }
   }
+}
+
+/** Three starts of a node, each stopped after its first answer: the median start-up (ms). */
+async function medianStartup(start: () => Promise<Server>): Promise<number> {
+  const times: number[] = [];
+  for (let i = 0; i < 3; i++) {
+    const s = await start();
+    times.push(Math.round(s.startupMs));
+    await s.stop();
+  }
+  log(`  (starts: ${times.join(', ')} ms)`);
+  return [...times].sort((a, b) => a - b)[1]!;
 }
 
 const LIFTED_POOL = ['--txpool.globalslots', '100000', '--txpool.globalqueue', '100000'];
