@@ -27,6 +27,7 @@ if (!existsSync(bundle)) {
 }
 if (process.sourceMapsEnabled) {
   // --enable-source-maps: Node maps the stack traces of required files, not those of vm scripts
+  // (required, the bundle calls itself: scripts/build.mjs, SELF_WRAPPED)
   createRequire(import.meta.url)(bundle);
 } else {
   runWithCodeCache();
@@ -41,8 +42,9 @@ function runWithCodeCache() {
   } catch {
     // no cache yet: compiled from source, and the cache is written below
   }
-  // Node's CommonJS wrapper, as require() would wrap the file
-  const script = new vm.Script(`(function (exports, require, module, __filename, __dirname) {${readFileSync(bundle, 'utf8')}\n})`, {
+  // The file is one function in CommonJS's wrapper signature (scripts/build.mjs, SELF_WRAPPED) and pure
+  // ASCII, so it is compiled as read, as a one-byte string: no wrapper spliced on, no UTF-8 decoding.
+  const script = new vm.Script(readFileSync(bundle, 'latin1'), {
     filename: bundle,
     cachedData,
     importModuleDynamically: vm.constants?.USE_MAIN_CONTEXT_DEFAULT_LOADER,

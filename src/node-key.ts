@@ -2,7 +2,7 @@
 // node id in the enode URL, and its address is this node's validator address.
 import { existsSync, readFileSync, writeFileSync, renameSync } from 'node:fs';
 import { join } from 'node:path';
-import { addressOf, publicKeyOf, randomPrivateKey } from './crypto/secp256k1.ts';
+import { addressOfPublicKey, publicKeyOf, randomPrivateKey } from './crypto/secp256k1.ts';
 import { bytesToHex, hexToBytes } from './util/hex.ts';
 
 export interface NodeKey {
@@ -15,7 +15,7 @@ export interface NodeKey {
 
 export function nodeKeyFrom(privateKey: Uint8Array): NodeKey {
   const publicKey = publicKeyOf(privateKey);
-  return { privateKey, publicKey, address: addressOf(privateKey), id: bytesToHex(publicKey).slice(2) };
+  return { privateKey, publicKey, address: addressOfPublicKey(publicKey), id: bytesToHex(publicKey).slice(2) };
 }
 
 export function loadOrCreateNodeKey(datadir: string): NodeKey {

@@ -3,7 +3,7 @@
 // else runs the bundle, so this checks that it works as the sources do — native modules, scrypt on
 // the thread pool (light cost) and in its worker (standard cost), signing, a serving thread — and
 // that its code cache is written, accepted by the next start, and replaced when damaged, never
-// trusted blindly.
+// trusted blindly; and that it also runs required (the launcher's --enable-source-maps path).
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { execFileSync } from 'node:child_process';
@@ -88,6 +88,12 @@ test('the bundled node signs and seals, writes a code cache the next start accep
     assert.is(BigInt(await rpcCall(node.url, 'eth_getBalance', [SINK, 'latest'])), 12n);
     assert.is((await sendFromDevAccount(node.url, 1n)).status, '0x1');
     await waitFor('the cache to be rewritten', () => (readFileSync(cache!).equals(garbage) ? undefined : true));
+    await stop(node);
+
+    // with --enable-source-maps the launcher require()s the bundle, which then calls itself
+    // (scripts/build.mjs, SELF_WRAPPED): the same node, stack traces mapped to the sources
+    node = await spawnNode(args, 30_000, ['--enable-source-maps', ...launcher]);
+    assert.is(BigInt(await rpcCall(node.url, 'eth_getBalance', [SINK, 'latest'])), 13n);
     await stop(node);
 
     // worker threads run from the bundle's sibling modules: a serving thread (dist/rpc-thread.cjs,

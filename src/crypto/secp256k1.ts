@@ -1,5 +1,8 @@
 // secp256k1 signing and recovery. Recovery dominates transaction admission (DESIGN: noble ~0.8k/s,
 // libsecp256k1 ~20k/s), so the native binding is used when it loads and noble is the fallback.
+// The binding loads on the first signature: loading it (its context builds tables) costs ~15 ms,
+// and a node's start needs only its key's public key, which OpenSSL derives (node:crypto) in ~0.7 ms.
+import { createECDH } from 'node:crypto';
 import { createRequire } from 'node:module';
 import { secp256k1 as noble } from '@noble/curves/secp256k1.js';
 import { keccak256 } from './keccak.ts';
@@ -18,8 +21,12 @@ function loadNative(): NativeSecp | undefined {
   }
 }
 
-const native = loadNative();
-export const nativeSecp256k1 = native !== undefined;
+/** undefined until the first signature asks for it; null when it does not load */
+let binding: NativeSecp | null | undefined;
+function nativeBinding(): NativeSecp | null {
+  if (binding === undefined) binding = loadNative() ?? null;
+  return binding;
+}
 
 /**
  * The recovery id (0/1) of an Ethereum signature's v: typed transactions (EIP-2930/1559) carry it
@@ -33,6 +40,7 @@ export function recoveryId(v: bigint, chainId?: bigint): number | undefined {
 
 /** 64-byte uncompressed public key (without the 0x04 prefix) from (r‖s, recovery id 0/1). */
 export function recoverPublicKey(hash: Uint8Array, rs: Uint8Array, recid: number): Uint8Array {
+  const native = nativeBinding();
   if (native) return native.ecdsaRecover(rs, recid, hash, false).subarray(1);
   const sig = new Uint8Array(65);
   sig[0] = recid;
@@ -40,9 +48,23 @@ export function recoverPublicKey(hash: Uint8Array, rs: Uint8Array, recid: number
   return noble.recoverPublicKey(sig, hash, { prehash: false, format: 'recovered' } as never).subarray(1);
 }
 
+/**
+ * 64-byte uncompressed public key of a 32-byte private key; throws for a key that is 0 or not below
+ * the group order. Before the binding has loaded, OpenSSL (node:crypto) derives it.
+ */
 export function publicKeyOf(privateKey: Uint8Array): Uint8Array {
-  if (native) return native.publicKeyCreate(privateKey, false).subarray(1);
-  return noble.getPublicKey(privateKey, false).subarray(1);
+  if (privateKey.length !== 32) throw new Error(`a secp256k1 private key is 32 bytes, not ${privateKey.length}`);
+  if (binding) return binding.publicKeyCreate(privateKey, false).subarray(1);
+  let ecdh;
+  try {
+    ecdh = createECDH('secp256k1');
+  } catch {
+    // a system OpenSSL built without the curve (Node's own builds have it)
+    const native = nativeBinding();
+    return native ? native.publicKeyCreate(privateKey, false).subarray(1) : noble.getPublicKey(privateKey, false).subarray(1);
+  }
+  ecdh.setPrivateKey(privateKey);
+  return new Uint8Array(ecdh.getPublicKey().subarray(1));
 }
 
 export function addressOfPublicKey(pub64: Uint8Array): Uint8Array {
@@ -55,6 +77,7 @@ export function addressOf(privateKey: Uint8Array): Uint8Array {
 
 /** Signs a 32-byte digest; returns r‖s (64 bytes) and the recovery id (0/1). */
 export function signHash(hash: Uint8Array, privateKey: Uint8Array): { rs: Uint8Array; recid: number } {
+  const native = nativeBinding();
   if (native) {
     const { signature, recid } = native.ecdsaSign(hash, privateKey);
     return { rs: signature, recid };
