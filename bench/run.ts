@@ -233,6 +233,7 @@ const startTarget = async (target: Target, mining: Mining) => {
 /** Starts a node for the instant-sealing workloads and prepares it (senders funded, contract deployed). */
 async function startInstant(t: Table, target: Target): Promise<Live> {
   log(`[${target.label}] instant sealing / automine: start and prepare`);
+  settleDisk();
   const s = await startTarget(target, 'instant');
   try {
     const p = await prepare(s.url, target.funderKey, senderKeys(SENDERS), { contract: true, checkDevAccount: target.checkDevAccount });
@@ -328,16 +329,21 @@ async function measure(t: Table, target: Target): Promise<void> {
 }
 
 /**
- * Three starts of a node, each stopped after its first answer: the median start-up (ms). First the
- * dirty pages the run before left (an ingest writes ~70 MB) go to disk, so that the kernel's
- * writeback does not run during the starts measured.
+ * Before a start-up is measured, the dirty pages of what ran before (an ingest writes ~70 MB, a
+ * build or an install more) go to disk, so that the kernel's writeback does not run during the
+ * start — a node that opens or creates a datadir waits for its own fsyncs behind it.
  */
-async function medianStartup(start: () => Promise<Server>): Promise<number> {
+function settleDisk(): void {
   try {
     execFileSync('sync', { stdio: 'ignore', timeout: 60_000 });
   } catch {
-    // no sync(1): the starts share the machine with the writeback
+    // no sync(1): the start shares the machine with the writeback
   }
+}
+
+/** Three starts of a node, each stopped after its first answer: the median start-up (ms). */
+async function medianStartup(start: () => Promise<Server>): Promise<number> {
+  settleDisk();
   const times: number[] = [];
   for (let i = 0; i < 3; i++) {
     const s = await start();
