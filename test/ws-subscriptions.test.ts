@@ -7,7 +7,10 @@ import * as assert from 'uvu/assert';
 import { startTestNode, testAddress, type TestNode } from './helpers/node.ts';
 import { Sender, mined, topic } from './helpers/emitter.ts';
 import { WsRpc, notificationProblem } from './helpers/ws-rpc.ts';
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { spawnNode } from './helpers/process.ts';
 
 const A = topic(0xa);
 const B = topic(0xb);
@@ -60,6 +63,38 @@ test('newHeads: a header per sealed block, in geth\'s notification shape', async
   assert.equal(Object.keys(note), ['jsonrpc', 'method', 'params']);
   assert.is(note.method, 'eth_subscription');
   assert.is(await ws.call('eth_unsubscribe', [id]), true);
+});
+
+test('a request waiting when a block commits is answered before the block is pushed (F9)', async () => {
+  // a node of its own in a child process: in this process the client could send nothing while the
+  // node executes, so no request would be waiting
+  const dir = mkdtempSync(join(tmpdir(), 'chain-node-f9-'));
+  const child = await spawnNode(['--datadir', dir, '--http.port', '0', '--dev.period', '0', '--verbosity', '1']);
+  const sock = await WsRpc.open(child.url.replace(/^http/, 'ws'));
+  try {
+    const [dev] = await sock.call('eth_accounts');
+    const id = await sock.call('eth_subscribe', ['newHeads']);
+    const before = BigInt(await sock.call('eth_blockNumber'));
+    // a block that executes for tens of milliseconds: a creation whose code loops until its 3M gas
+    // runs out (JUMPDEST PUSH1 0 JUMP); while it runs, the next request below is already waiting
+    const hash = await sock.call('eth_sendTransaction', [{ from: dev, data: '0x5b600056', gas: '0x2dc6c0' }]);
+    let answer;
+    for (const t0 = Date.now(); ; ) {
+      answer = await sock.raw('eth_blockNumber');
+      if (BigInt(answer.result) > before) break;
+      assert.ok(Date.now() - t0 < 10_000, 'the block was not sealed');
+    }
+    const pushedEarlier = sock.notes.slice(0, answer.notesBefore).filter((n) => n.params.subscription === id);
+    assert.equal(pushedEarlier, [], 'the new head was pushed before the request waiting for it was answered');
+    const [head] = await sock.waitFor(id, 1);
+    assert.is(BigInt(head.number), before + 1n, 'it is pushed right after');
+    assert.is((await sock.call('eth_getTransactionReceipt', [hash])).status, '0x0', 'the creation ran out of gas');
+  } finally {
+    await sock.close();
+    child.child.kill('SIGTERM');
+    await child.exited;
+    rmSync(dir, { recursive: true, force: true });
+  }
 });
 
 test('logs: only logs matching address and topics, as the receipts carry them', async () => {

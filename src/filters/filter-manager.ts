@@ -9,6 +9,10 @@
 // removed; at most maxFilters filters (and, separately, maxFilters subscriptions) exist. A filter
 // not polled within the timeout is removed, except filters created over a WebSocket, which like
 // subscriptions end with their connection or when their client stops reading pushes.
+//
+// Pushes are written on a later turn of the event loop than the event that made them (F9): who
+// gets an item is decided when the block or transaction arrives, but the requests already read
+// are answered first — a client waiting for a receipt is not queued behind a hundred notifications.
 import { randomBytes } from 'node:crypto';
 import type { ChainEvents, NewBlockEvent } from '../events.ts';
 import type { BlockRecord } from '../chain/types.ts';
@@ -76,6 +80,8 @@ export class FilterManager {
   private readonly subs = new Map<string, Listener>();
   private readonly byKind: Record<FilterKind, Set<Listener>> = { logs: new Set(), blocks: new Set(), pendingTxs: new Set() };
   private buffered = 0;
+  /** pushes decided but not yet written: listener, item, listener, item, … (written by flushPushes) */
+  private outbox: (Listener | FilterItem)[] = [];
 
   constructor(
     events: ChainEvents,
@@ -176,15 +182,26 @@ export class FilterManager {
   }
 
   private deliver(l: Listener, item: FilterItem): void {
-    if (l.pusher && !l.pusher.push(item)) {
-      this.remove(l, 'its client does not take notifications (connection closed or send buffer full)');
-      return;
+    if (l.pusher) {
+      if (this.outbox.length === 0) setImmediate(() => this.guard(() => this.flushPushes()));
+      this.outbox.push(l, item);
     }
     if (!l.queue) return;
     if (l.pusher) this.touch(l); // a WebSocket filter taking pushes is in use
     if (!l.queue.push(item) && ++this.buffered > this.limits.maxBufferedTotal) {
       const oldest = this.filters.values().next().value!;
       this.remove(oldest, `all filters together hold more than ${this.limits.maxBufferedTotal} items; this one was polled longest ago`);
+    }
+  }
+
+  /** Writes the pushes decided since the last flush, in order; a listener removed meanwhile gets none. */
+  private flushPushes(): void {
+    const box = this.outbox;
+    this.outbox = [];
+    for (let i = 0; i < box.length; i += 2) {
+      const l = box[i] as Listener;
+      if ((l.subscription ? this.subs : this.filters).get(l.id) !== l) continue;
+      if (!l.pusher!.push(box[i + 1] as FilterItem)) this.remove(l, 'its client does not take notifications (connection closed or send buffer full)');
     }
   }
 

@@ -29,6 +29,7 @@ export class WsRpc {
     ws.on('message', (data) => {
       const msg = JSON.parse(data.toString());
       if (msg.id !== undefined) {
+        msg.notesBefore = this.notes.length; // where the answer arrived among the notifications
         this.pending.get(msg.id)?.(msg);
         this.pending.delete(msg.id);
         return;
@@ -50,10 +51,10 @@ export class WsRpc {
     });
   }
 
-  /** The whole response object. */
-  raw(method: string, params: unknown[] = []): Promise<{ result?: any; error?: { code: number; message: string } }> {
+  /** The whole response object, and how many notifications had arrived before it (`notesBefore`). */
+  raw(method: string, params: unknown[] = []): Promise<{ result?: any; error?: { code: number; message: string }; notesBefore: number }> {
     const id = ++this.id;
-    if (this.ws.readyState !== WebSocket.OPEN) return Promise.resolve({ error: { code: -1, message: 'connection closed' } });
+    if (this.ws.readyState !== WebSocket.OPEN) return Promise.resolve({ error: { code: -1, message: 'connection closed' }, notesBefore: this.notes.length });
     return new Promise((resolve) => {
       this.pending.set(id, resolve);
       this.ws.send(JSON.stringify({ jsonrpc: '2.0', id, method, params }));
