@@ -2,14 +2,17 @@
 // (scripts/bundle-launcher.mjs) through a V8 code cache. One file loads far faster than the
 // TypeScript sources through tsx (docs/architecture.md A1), and the cache skips compiling it (A14).
 // Native modules and the USB stack stay external; so does uWebSockets.js, whose binary
-// src/rpc/uws-load.ts requires by its path inside node_modules at run time.
+// src/rpc/uws-load.ts requires by its path inside node_modules at run time. The node's bundle is one
+// self-calling function the launcher compiles as read (SELF_WRAPPED below), and every bundle gets
+// the dependency edits of scripts/bundle-patches.mjs (A22).
 //
 //   node scripts/build.mjs [--outdir dist] [--no-warm] [--if-stale]
 //
 // The build ends by starting the bundled node once on a throw-away dev chain, so that the code
 // cache exists before the first real start (--no-warm skips that; the node then writes it itself).
 // --if-stale (npm start) does nothing when the outdir holds a build of the same inputs: every file
-// esbuild read, with the size and modification time it had, this script and the launcher template.
+// esbuild read, with the size and modification time it had, this script, the launcher template and
+// the dependency edits.
 // A build takes ~2 s here; npm start's restart went from ~3.4 s to its first answer to well under one.
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
