@@ -44,7 +44,7 @@ if (opts['if-stale'] && isCurrent()) process.exit(0);
 const { build } = await import('esbuild');
 
 // dependency edits that make every start cheaper (scripts/bundle-patches.mjs)
-const patches = bundlePatches(readFileSync);
+const patches = bundlePatches();
 // "use strict" first, so the bundle keeps the semantics it had as ES modules however it is loaded
 const BANNER = '"use strict";var __bundleUrl = require("node:url").pathToFileURL(__filename).href;';
 // The node's bundle is one function expression in CommonJS's wrapper signature, so that the launcher

@@ -3,6 +3,7 @@
 // names the exact text it replaces: a dependency update that changes that text fails the build
 // instead of silently bundling the code unedited (or edited wrongly). The sources and the tests run
 // the dependencies as published; test/bundle.test.ts runs the edited bundle.
+import { readFileSync } from 'node:fs';
 
 /** file: the path inside node_modules; replace: [text, replacement] pairs; the comment says why */
 const EDITS = [
@@ -22,10 +23,10 @@ const EDITS = [
 ];
 
 /**
- * `plugin` is the esbuild plugin that applies EDITS (`readFile` is node:fs's readFileSync); after the
- * builds, `unapplied()` lists the files no build loaded (a dependency that moved the code elsewhere).
+ * `plugin` is the esbuild plugin that applies EDITS; after the builds, `unapplied()` lists the files
+ * no build loaded (a dependency that moved the code elsewhere).
  */
-export function bundlePatches(readFile) {
+export function bundlePatches() {
   const applied = new Set();
   const unapplied = () => EDITS.map((e) => e.file).filter((f) => !applied.has(f));
   const plugin = {
@@ -34,7 +35,7 @@ export function bundlePatches(readFile) {
       for (const edit of EDITS) {
         const filter = new RegExp(`node_modules[\\\\/]${edit.file.split('/').map(escapeRegExp).join('[\\\\/]')}$`);
         build.onLoad({ filter }, (args) => {
-          let text = readFile(args.path, 'utf8');
+          let text = readFileSync(args.path, 'utf8');
           for (const [from, to] of edit.replace) {
             if (!text.includes(from)) throw new Error(`scripts/bundle-patches.mjs: ${args.path} no longer contains ${JSON.stringify(from)}; review the edit for this version`);
             text = text.replace(from, to);

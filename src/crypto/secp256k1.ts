@@ -2,7 +2,7 @@
 // libsecp256k1 ~20k/s), so the native binding is used when it loads and noble is the fallback.
 // The binding loads on the first signature: loading it (its context builds tables) costs ~15 ms,
 // and a node's start needs only its key's public key, which OpenSSL derives (node:crypto) in ~0.7 ms.
-import { createECDH } from 'node:crypto';
+import { createECDH, type ECDH } from 'node:crypto';
 import { createRequire } from 'node:module';
 import { secp256k1 as noble } from '@noble/curves/secp256k1.js';
 import { keccak256 } from './keccak.ts';
@@ -54,17 +54,22 @@ export function recoverPublicKey(hash: Uint8Array, rs: Uint8Array, recid: number
  */
 export function publicKeyOf(privateKey: Uint8Array): Uint8Array {
   if (privateKey.length !== 32) throw new Error(`a secp256k1 private key is 32 bytes, not ${privateKey.length}`);
-  if (binding) return binding.publicKeyCreate(privateKey, false).subarray(1);
-  let ecdh;
-  try {
-    ecdh = createECDH('secp256k1');
-  } catch {
-    // a system OpenSSL built without the curve (Node's own builds have it)
-    const native = nativeBinding();
-    return native ? native.publicKeyCreate(privateKey, false).subarray(1) : noble.getPublicKey(privateKey, false).subarray(1);
+  const ecdh = binding ? undefined : openSslSecp256k1();
+  if (ecdh) {
+    ecdh.setPrivateKey(privateKey);
+    return new Uint8Array(ecdh.getPublicKey().subarray(1));
   }
-  ecdh.setPrivateKey(privateKey);
-  return new Uint8Array(ecdh.getPublicKey().subarray(1));
+  const native = nativeBinding();
+  return native ? native.publicKeyCreate(privateKey, false).subarray(1) : noble.getPublicKey(privateKey, false).subarray(1);
+}
+
+/** OpenSSL's secp256k1, or undefined from a system OpenSSL built without the curve (Node's own builds have it). */
+function openSslSecp256k1(): ECDH | undefined {
+  try {
+    return createECDH('secp256k1');
+  } catch {
+    return undefined;
+  }
 }
 
 export function addressOfPublicKey(pub64: Uint8Array): Uint8Array {
