@@ -24,7 +24,7 @@ async function main(): Promise<void> {
     throw e;
   }
   if (config === 'help') {
-    process.stdout.write(`usage: chain-node [flags]\n\nflags:\n${flagsHelp()}\n`);
+    process.stdout.write(`usage: chain-node [flags]\n       chain-node db check [--datadir DIR]   check the stored chain and head state (exit 0: sound)\n\nflags:\n${flagsHelp()}\n`);
     return;
   }
   let node;

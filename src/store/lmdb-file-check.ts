@@ -7,7 +7,8 @@
 // page 0 and page 1 (at the page size) each hold a 24-byte page header (flags at 18, P_META = 8),
 // then magic 0xBEEFC0DE at 24, version 2 at 28, the page size at 48 (mm_dbs[FREE].md_pad), the last
 // page used at 144 and the transaction id at 152. LMDB needs page 0 intact (it reads the page size
-// there) and maps up to the last page of the newer of the two.
+// there), takes the page with the higher transaction id as the current snapshot, and maps up to
+// that snapshot's last page.
 import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 
 const P_META = 0x08;
@@ -56,8 +57,11 @@ export function dataFileProblem(file: string): string | undefined {
     }
     const page1 = readAt(fd, meta0.pageSize, META_BYTES);
     const meta1 = page1 === undefined ? 'missing' : readMeta(page1);
-    // LMDB maps through the last page of the newer meta; a damaged page 1 leaves page 0's snapshot
-    const newest = typeof meta1 === 'string' || meta1.txnId < meta0.txnId ? meta0 : meta1;
+    // LMDB picks the meta with the higher transaction id without checking page 1's magic: garbage
+    // there is taken as the newest snapshot (SIGSEGV, measured)
+    if (typeof meta1 === 'string') return `is damaged: meta page 1 is invalid (${meta1})`;
+    // it maps through the last page of the newer meta
+    const newest = meta1.txnId < meta0.txnId ? meta0 : meta1;
     const needed = (newest.lastPage + 1n) * BigInt(meta0.pageSize);
     if (BigInt(size) < needed) return `is truncated: ${size} bytes, needs at least ${needed}`;
     return undefined;
