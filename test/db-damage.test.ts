@@ -148,6 +148,10 @@ test('a node below the root deleted: reads through it answer "missing trie node"
     assert.equal(r.error, { code: -32000, message: `missing trie node ${bytesToHex(leaf)}` }, JSON.stringify(r));
     const nonce = await node.raw('eth_getTransactionCount', [testAddress(0), 'latest']);
     assert.is(nonce.error?.code, -32000);
+    const call = await node.raw('eth_call', [{ from: testAddress(1), to: testAddress(0), data: '0x' }, 'latest']);
+    assert.equal(call.error, { code: -32000, message: `missing trie node ${bytesToHex(leaf)}` }, JSON.stringify(call));
+    const send = await node.raw('eth_sendRawTransaction', [await new Wallet(testKey(0)).signTransaction(Transaction.from({ nonce: 2, to: testAddress(3), gasLimit: 21000, gasPrice: 0, chainId: 300, type: 0 }))]);
+    assert.equal(send.error, { code: -32000, message: `missing trie node ${bytesToHex(leaf)}` }, JSON.stringify(send));
     // the node keeps serving what is intact: a balance under another branch, the chain itself
     assert.is(BigInt(await node.rpc('eth_getBalance', [testAddress(3), 'latest'])), 10n ** 24n + 5n);
     assert.is(await node.rpc('eth_blockNumber'), '0x2');
@@ -175,6 +179,13 @@ test('db check: a sound datadir passes (exit 0); a missing code and a changed st
   assert.is(bad.exit, 1, bad.output);
   assert.match(bad.output, new RegExp(`code of account 0x[0-9a-f]{64}: missing: code ${bytesToHex(codeHash)} not found`));
   assert.match(bad.output, new RegExp(`storage of account 0x[0-9a-f]{64}: damaged: trie node ${bytesToHex(storageRoot)} holds bytes that hash to 0x`));
+  const node = await startTestNode({ dir });
+  try {
+    const code = await node.raw('eth_getCode', [contract, 'latest']);
+    assert.equal(code.error, { code: -32000, message: `missing contract code ${bytesToHex(codeHash)}` }, JSON.stringify(code));
+  } finally {
+    await node.stop();
+  }
 });
 
 test('a datadir that cannot be created: exit 1 naming the path, no stack', async () => {
