@@ -2,7 +2,10 @@
 // (src/chain/db-check.ts) and prints what is wrong in words; exit code 0 when the database is
 // sound, 1 when it is not, 2 for a usage error. It opens LMDB read-only, so it writes nothing and
 // may run beside a node serving the same datadir (LMDB readers share the environment across
-// processes); it then checks the head as it was when the check began.
+// processes). The walk is synchronous, so it reads one snapshot — the head as it was when the check
+// began (lmdb-js renews its read transaction only between event-loop turns); meanwhile the node's
+// LMDB cannot reuse pages freed after that snapshot, so a long check lets the data file grow by what
+// the node writes during it.
 import { parseArgs } from 'node:util';
 import { resolve } from 'node:path';
 import { openStore, StoreError } from './store/lmdb-store.ts';

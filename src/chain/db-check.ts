@@ -6,6 +6,7 @@
 // it is stored under. Reads only; nothing here writes.
 import { RLP } from '@ethereumjs/rlp';
 import { encodeReceipt } from '@ethereumjs/vm';
+import { KECCAK256_NULL } from '@ethereumjs/util';
 import type { Store } from '../store/lmdb-store.ts';
 import { decodeHeader, headerHash, EMPTY_TRIE_ROOT, type Header } from './header.ts';
 import { orderedTrieRoot } from './ordered-trie.ts';
@@ -15,8 +16,6 @@ import { CODE_KEY_PREFIX } from '../state/trie-db.ts';
 import { keccak256 } from '../crypto/keccak.ts';
 import { bytesToHex, equalBytes } from '../util/hex.ts';
 
-/** keccak256 of empty code: an account without code */
-const EMPTY_CODE_HASH = keccak256(new Uint8Array(0));
 /** Problems listed in full; past this only counted (a wiped table would list every block). */
 const MAX_LISTED = 50;
 
@@ -26,7 +25,8 @@ export function headProblem(store: Store): string | undefined {
   if (head === undefined) return undefined; // a new database
   const read = readHeader(store, head);
   if (typeof read === 'string') return `head block ${bytesToHex(head)}: ${read}`;
-  const problem = nodeProblem(store, read.stateRoot);
+  // a genesis without accounts has the empty root, which is no node
+  const problem = equalBytes(read.stateRoot, EMPTY_TRIE_ROOT) ? undefined : storedProblem(store, read.stateRoot);
   return problem && `head state ${problem}`;
 }
 
@@ -40,13 +40,15 @@ function readHeader(store: Store, hash: Uint8Array): Header | string {
   }
 }
 
-/** Why the state trie node (or code) under `hash` is unusable, or undefined when it is sound. */
-function nodeProblem(store: Store, hash: Uint8Array, key: Uint8Array = hash): string | undefined {
-  if (key === hash && equalBytes(hash, EMPTY_TRIE_ROOT)) return undefined;
+/**
+ * Why the trie node (or code: `what`, stored under `key`) with this hash is unusable, or undefined
+ * when it is there and its bytes hash to it.
+ */
+function storedProblem(store: Store, hash: Uint8Array, what = 'trie node', key = hash): string | undefined {
   const raw = store.trie.get(key);
-  if (raw === undefined) return `missing: trie node ${bytesToHex(hash)} not found`;
+  if (raw === undefined) return `missing: ${what} ${bytesToHex(hash)} not found`;
   const actual = keccak256(raw);
-  return equalBytes(actual, hash) ? undefined : `damaged: trie node ${bytesToHex(hash)} holds bytes that hash to ${bytesToHex(actual)}`;
+  return equalBytes(actual, hash) ? undefined : `damaged: ${what} ${bytesToHex(hash)} holds bytes that hash to ${bytesToHex(actual)}`;
 }
 
 export interface CheckReport {
@@ -161,10 +163,10 @@ function checkState(store: Store, root: Uint8Array, report: CheckReport, problem
     }
     const [, , storageRoot, codeHash] = fields as [Uint8Array, Uint8Array, Uint8Array, Uint8Array];
     walkTrie(store, storageRoot, report, (p) => problem(`storage of account ${path}: ${p}`), () => report.slots++);
-    if (!equalBytes(codeHash, EMPTY_CODE_HASH)) {
+    if (!equalBytes(codeHash, KECCAK256_NULL)) {
       report.contracts++;
-      const p = nodeProblem(store, codeHash, Buffer.concat([Buffer.from(CODE_KEY_PREFIX, 'hex'), codeHash]));
-      if (p) problem(`code of account ${path}: ${p.replace('trie node', 'code')}`);
+      const p = storedProblem(store, codeHash, 'code', Buffer.concat([Buffer.from(CODE_KEY_PREFIX, 'hex'), codeHash]));
+      if (p) problem(`code of account ${path}: ${p}`);
     }
   });
 }
@@ -178,7 +180,7 @@ function walkTrie(store: Store, root: Uint8Array, report: CheckReport, problem: 
     let node: NodeRef;
     if (ref instanceof Uint8Array) {
       if (ref.length === 0) return;
-      const p = nodeProblem(store, ref);
+      const p = storedProblem(store, ref);
       if (p) {
         problem(`${p} (path 0x${nibblesHex(path)})`);
         return;

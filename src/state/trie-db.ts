@@ -6,13 +6,13 @@
 // "Missing node in DB" as "no such key" and would answer balance 0 for a funded account, so this
 // DB throws MissingTrieNodeError instead (the one hash that is legitimately absent is the empty
 // trie's root: mpt looks it up before every walk of an empty trie).
-import type { BatchDBOp, DB } from '@ethereumjs/util';
+import { KECCAK256_RLP_S, type BatchDBOp, type DB } from '@ethereumjs/util';
 import type { Database } from 'lmdb';
 
 export type TrieGeneration = Map<string, Uint8Array>;
 
-/** keccak256(rlp("")): the root of every empty trie, which has no node */
-const EMPTY_TRIE_ROOT = '56e81f171bcc55a6ff8345e692c0f86e5b48e01b996cadc001622fb5e363b421';
+/** keccak256(rlp("")): the root of every empty trie, which has no node (a key as mpt asks: unprefixed hex) */
+const EMPTY_TRIE_ROOT = KECCAK256_RLP_S.slice(2);
 /** @ethereumjs/statemanager stores code under "c" + code hash (its default prefixCodeHashes) */
 export const CODE_KEY_PREFIX = '63';
 
