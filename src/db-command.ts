@@ -14,14 +14,14 @@ import { checkDatabase } from './chain/db-check.ts';
 const USAGE = 'usage: chain-node db check --datadir DIR';
 
 export async function runDbCommand(argv: string[], out: (line: string) => void): Promise<number> {
-  let values;
+  let values, positionals;
   try {
-    ({ values } = parseArgs({ args: argv, options: { datadir: { type: 'string', default: './data' } }, allowPositionals: true, strict: true }));
+    ({ values, positionals } = parseArgs({ args: argv, options: { datadir: { type: 'string', default: './data' } }, allowPositionals: true, strict: true }));
   } catch (e) {
     out(`chain-node db: ${(e as Error).message}\n${USAGE}`);
     return 2;
   }
-  if (argv[0] !== 'check' || argv.filter((a) => !a.startsWith('-')).length > 2) {
+  if (positionals.length !== 1 || positionals[0] !== 'check') {
     out(USAGE);
     return 2;
   }

@@ -51,20 +51,21 @@ export function dataFileProblem(file: string): string | undefined {
     if (head === undefined) return `is truncated: ${size} bytes, shorter than one page`;
     const meta0 = readMeta(head);
     if (typeof meta0 === 'string') {
+      // the page size is in page 0: page 1 is looked for at the usual 4096
       const page1 = readAt(fd, 4096, META_BYTES);
       const meta1 = page1 === undefined ? 'missing' : readMeta(page1);
       return typeof meta1 === 'string' ? `is damaged: both meta pages are invalid (page 0: ${meta0}; page 1: ${meta1})` : `is damaged: meta page 0 is invalid (${meta0})`;
     }
+    const truncated = (needed: bigint) => (BigInt(size) < needed ? `is truncated: ${size} bytes, needs at least ${needed}` : undefined);
     const page1 = readAt(fd, meta0.pageSize, META_BYTES);
-    const meta1 = page1 === undefined ? 'missing' : readMeta(page1);
+    if (page1 === undefined) return truncated((meta0.lastPage + 1n) * BigInt(meta0.pageSize));
+    const meta1 = readMeta(page1);
     // LMDB picks the meta with the higher transaction id without checking page 1's magic: garbage
     // there is taken as the newest snapshot (SIGSEGV, measured)
     if (typeof meta1 === 'string') return `is damaged: meta page 1 is invalid (${meta1})`;
     // it maps through the last page of the newer meta
     const newest = meta1.txnId < meta0.txnId ? meta0 : meta1;
-    const needed = (newest.lastPage + 1n) * BigInt(meta0.pageSize);
-    if (BigInt(size) < needed) return `is truncated: ${size} bytes, needs at least ${needed}`;
-    return undefined;
+    return truncated((newest.lastPage + 1n) * BigInt(meta0.pageSize));
   } finally {
     closeSync(fd);
   }
