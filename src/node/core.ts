@@ -4,7 +4,8 @@ import { join } from 'node:path';
 import { availableParallelism } from 'node:os';
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import type { Common } from '@ethereumjs/common';
-import { openStore, type Store } from '../store/lmdb-store.ts';
+import { openStore, StoreError, type Store } from '../store/lmdb-store.ts';
+import { headProblem } from '../chain/db-check.ts';
 import { OverlayTrieDB } from '../state/trie-db.ts';
 import { StateReader } from '../state/reader.ts';
 import { Chain } from '../chain/chain.ts';
@@ -86,6 +87,12 @@ export class ChainCore {
     const nodeKey = loadOrCreateNodeKey(o.datadir);
     const keystore = new Keystore(join(o.datadir, 'keystore'), o.lightKdf);
     const store = openStore(o.datadir);
+    // a head whose header or state root is gone would serve balance 0 for every account: refuse
+    const damage = headProblem(store);
+    if (damage) {
+      await store.close();
+      throw new StoreError(`database ${join(o.datadir, 'chaindata')} is damaged: ${damage} (chain-node db check --datadir ${o.datadir} lists all damage)`);
+    }
     const chain = new Chain(store);
     const trieDb = new OverlayTrieDB(store.trie);
     let devAccount: string | undefined;

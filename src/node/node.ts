@@ -7,7 +7,7 @@ import type { NodeConfig } from './config.ts';
 import { buildHandlers } from '../api/index.ts';
 import { clientVersion } from '../api/node-info.ts';
 import { Dispatcher } from '../rpc/dispatch.ts';
-import { startRpcServer } from '../rpc/server.ts';
+import { claimPort, startRpcServer } from '../rpc/server.ts';
 import { HeadGeneration } from '../rpc/head-generation.ts';
 import type { ThreadStats } from '../rpc/thread-protocol.ts';
 import { HEAD_CACHED_METHODS } from '../../generated/head-cached.ts';
@@ -49,6 +49,9 @@ function isLoopback(addr: string): boolean {
 }
 
 export async function startNode(config: NodeConfig, log: Logger = createLogger(config.verbosity)): Promise<RunningNode> {
+  // a port another process holds is reported before a new datadir, node key and dev keystore are
+  // created for a node that cannot serve (port 0 is always free)
+  if (config.http.port !== 0) await claimPort(config.http.addr, config.http.port);
   const core = await ChainCore.open({
     datadir: config.datadir,
     genesisFile: config.genesisFile,

@@ -170,9 +170,10 @@ async function startWithThreads(uws: UwsModule, t: TransportOptions, threads: nu
 /**
  * The port to share, after making sure no other socket holds it: an exclusive bind that succeeds
  * means it is free (a port shared with SO_REUSEPORT could otherwise be joined by a second node
- * started on it by mistake). Port 0 becomes the free port the kernel picked.
+ * started on it by mistake). Port 0 becomes the free port the kernel picked. startNode also asks
+ * first, before it creates anything in the datadir.
  */
-function claimPort(host: string, port: number): Promise<number> {
+export function claimPort(host: string, port: number): Promise<number> {
   return new Promise((resolve, reject) => {
     const probe = createNetServer();
     probe.once('error', reject);

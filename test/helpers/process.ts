@@ -45,3 +45,33 @@ export async function rpcCall(url: string, method: string, params: unknown[] = [
   if (body.error) throw new Error(`${method}: ${body.error.message}`);
   return body.result;
 }
+
+export interface CliRun {
+  /** exit code, the signal that ended it, or 'started' when it came up serving (it is then stopped) */
+  exit: number | string;
+  output: string;
+}
+
+/** Runs `chain-node args` to its end: a command (db check), or a start expected to fail. */
+export function runCli(args: string[], opts: { timeoutMs?: number; uid?: number; gid?: number } = {}): Promise<CliRun> {
+  const child = spawn(process.execPath, ['--import', 'tsx', CLI, ...args], { stdio: ['ignore', 'pipe', 'pipe'], uid: opts.uid, gid: opts.gid });
+  let output = '';
+  return new Promise((resolve) => {
+    let started = false;
+    const timer = setTimeout(() => child.kill('SIGKILL'), opts.timeoutMs ?? 15000);
+    const read = (d: Buffer) => {
+      output += d;
+      if (!started && output.includes('serving JSON-RPC on')) {
+        started = true;
+        child.kill('SIGTERM');
+      }
+    };
+    child.stdout!.on('data', read);
+    child.stderr!.on('data', read);
+    // 'close', not 'exit': the output is complete only once the pipes are closed
+    child.on('close', (code, signal) => {
+      clearTimeout(timer);
+      resolve({ exit: started ? 'started' : (code ?? signal ?? -1), output });
+    });
+  });
+}
