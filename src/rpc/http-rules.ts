@@ -193,6 +193,11 @@ export class HttpRules {
     return undefined;
   }
 
+  /** 503: a WebSocket handshake while the connections are over --http.maxconns. */
+  tooManyConnections(): HttpAnswer {
+    return this.fail(503, 'invalid request: too many open connections (--http.maxconns), try again later', '');
+  }
+
   /** An Upgrade header that is not a WebSocket handshake. */
   notWebSocket(): HttpAnswer {
     return this.fail(400, 'invalid request: Upgrade is only supported for WebSocket handshakes', '');

@@ -72,7 +72,7 @@ export function onClientError(err: Error & { code?: string }, socket: Duplex): v
   if (code !== 'ECONNRESET' && code !== 'EPIPE' && socket.writable && !inFlight) {
     const status = code === 'HPE_HEADER_OVERFLOW' ? 431 : code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 408 : 400;
     const what =
-      status === 431 ? 'request headers too large' : status === 408 ? 'request timed out' : code === 'HPE_INVALID_EOF_STATE' ? 'incomplete HTTP request' : `malformed HTTP request (${code})`;
+      status === 431 ? 'request headers too large' : status === 408 ? 'request timed out' : code === 'HPE_INVALID_EOF_STATE' ? 'incomplete HTTP request' : code === 'HPE_UNEXPECTED_CONTENT_LENGTH' ? 'conflicting Content-Length headers' : `malformed HTTP request (${code})`;
     const body = errorResponse(NULL_ID, INVALID_REQUEST, `invalid request: ${what}`);
     socket.write(rawAnswer({ status, body, cors: '' }, STATUS_CODES[status]!));
   }

@@ -15,7 +15,8 @@ export async function startNodeServer(t: TransportOptions): Promise<RpcServer> {
 
   const server = createServer({
     requestTimeout: timeouts.requestMs,
-    headersTimeout: timeouts.headersMs,
+    // node:http refuses a headers timeout longer than the whole request's
+    headersTimeout: timeouts.requestMs > 0 ? Math.min(timeouts.headersMs, timeouts.requestMs) : timeouts.headersMs,
     keepAliveTimeout: timeouts.keepAliveMs,
     // How often node:http sweeps for the two timeouts above (its default, 30 s, is coarse).
     connectionsCheckingInterval: Math.min(5_000, timeouts.headersMs, timeouts.requestMs || Infinity),

@@ -16,7 +16,7 @@ import type { HttpRequest, HttpResponse, UwsModule, UwsWebSocket, us_listen_sock
 import { WsSession, type WsSocket } from './ws-session.ts';
 import { releaseReply } from './reply-buffers.ts';
 import { BodyBuffer } from './body-buffer.ts';
-import { startListenGate } from './uws-listen-gate.ts';
+import { startConnectionGate, type ConnectionGate } from './uws-connection-gate.ts';
 
 interface WsData {
   open: boolean;
@@ -79,6 +79,9 @@ export async function startUwsServer(uws: UwsModule, t: TransportOptions): Promi
   const bodyMs = t.timeouts.requestMs;
   const app = uws.App();
   let closing = false;
+  /** Over --http.maxconns: answers close their connection, WebSocket handshakes are refused. */
+  let gate: ConnectionGate | undefined;
+  const shedding = (): boolean => closing || gate?.over === true;
   /** POSTs being read or dispatched; close() waits for them. */
   let inFlight = 0;
   let drained: (() => void) | undefined;
@@ -113,7 +116,7 @@ export async function startUwsServer(uws: UwsModule, t: TransportOptions): Promi
       clearTimeout(timer);
       if (--inFlight === 0 && drained) drained();
     };
-    const answer = (a: HttpAnswer, close = closing): void => {
+    const answer = (a: HttpAnswer, close = shedding()): void => {
       if (state === 2) return;
       try {
         res.cork(() => write(res, a, close));
@@ -177,7 +180,7 @@ export async function startUwsServer(uws: UwsModule, t: TransportOptions): Promi
         if (contentLengths(req) > 1) return write(res, rules.duplicateContentLength(decision), true);
         onPost(res, decision);
       }
-      else write(res, decision, closing, head);
+      else write(res, decision, shedding(), head);
     } catch (e) {
       failed('request', e);
       lastResort(res);
@@ -197,7 +200,7 @@ export async function startUwsServer(uws: UwsModule, t: TransportOptions): Promi
     upgrade(res, req, context) {
       try {
         const origin = req.getHeader('origin');
-        const refusal = rules.upgradeRefusal(closing, origin === '' ? undefined : origin, req.getHeader('host'));
+        const refusal = gate?.over ? rules.tooManyConnections() : rules.upgradeRefusal(closing, origin === '' ? undefined : origin, req.getHeader('host'));
         if (refusal) return write(res, refusal, true);
         const key = req.getHeader('sec-websocket-key');
         if (key.length !== 24 || req.getHeader('upgrade').toLowerCase() !== 'websocket') return write(res, rules.notWebSocket(), true);
@@ -255,37 +258,19 @@ export async function startUwsServer(uws: UwsModule, t: TransportOptions): Promi
   // A shared port (serving threads, A19) is bound with SO_REUSEPORT: every thread listening on it
   // gets a share of the connections. server.ts has made sure beforehand that no one else holds it.
   const listenOption = t.sharePort ? 0 : uws.LIBUS_LISTEN_EXCLUSIVE_PORT;
-  const listen = (port: number) => new Promise<us_listen_socket | false>((resolve) => app.listen(host, port, listenOption, resolve));
-  let listenSocket: us_listen_socket | undefined;
-  const first = await listen(t.port);
-  if (first === false) {
+  const listenSocket = await new Promise<us_listen_socket | false>((resolve) => app.listen(host, t.port, listenOption, resolve));
+  if (listenSocket === false) {
     app.close();
     throw await listenError(host, t.port);
   }
-  listenSocket = first;
-  const port = uws.us_socket_local_port(first);
-  const gate = startListenGate({
-    maxConnections: t.maxConnections,
-    log,
-    pause() {
-      if (listenSocket) uws.us_listen_socket_close(listenSocket);
-      listenSocket = undefined;
-    },
-    async resume() {
-      const again = await listen(port);
-      if (again === false) return false;
-      if (closing) uws.us_listen_socket_close(again);
-      else listenSocket = again;
-      return true;
-    },
-  });
+  const port = uws.us_socket_local_port(listenSocket);
+  gate = startConnectionGate(t.maxConnections, log);
   return serverHandle(host, port, 'uws', shutDown);
 
   function shutDown(): Promise<void> {
     closing = true;
     gate?.stop();
-    if (listenSocket) uws.us_listen_socket_close(listenSocket);
-    listenSocket = undefined;
+    uws.us_listen_socket_close(listenSocket as us_listen_socket);
     for (const ws of [...sockets]) ws.end(1001, 'server shutting down');
     return new Promise<void>((resolve) => {
       const finish = (): void => {
