@@ -179,8 +179,7 @@ export async function startUwsServer(uws: UwsModule, t: TransportOptions): Promi
       if (typeof decision === 'string') {
         if (contentLengths(req) > 1) return write(res, rules.duplicateContentLength(decision), true);
         onPost(res, decision);
-      }
-      else write(res, decision, shedding(), head);
+      } else write(res, decision, shedding(), head);
     } catch (e) {
       failed('request', e);
       lastResort(res);
