@@ -24,6 +24,10 @@ export interface NodeConfig {
     wsMaxBufferedBytes?: number;
     /** HTTP/WebSocket server implementation (default auto: uWebSockets.js when it loads, else node:http + ws) */
     transport?: TransportChoice;
+    /** most open HTTP/WebSocket connections (--http.maxconns; default 80 % of the open-files limit, at most 10,000) */
+    maxConns?: number;
+    /** time to receive one whole request (--http.readtimeout; default 30 s, geth's HTTPTimeouts.ReadTimeout) */
+    readTimeoutMs?: number;
     /** serving threads beside the main one (uWebSockets.js only; default: 1 on a machine with more than one core, else 0) */
     threads?: number;
   };
@@ -59,6 +63,8 @@ export const FLAGS = {
   'http.api': { type: 'string', default: ALL_NAMESPACES.join(','), help: 'namespaces served, comma-separated' },
   'http.corsdomain': { type: 'string', default: '', help: 'allowed CORS origins, comma-separated (* for any); CORS is off when empty' },
   'http.docs': { type: 'string', help: 'serve the API docs page at GET / and /docs (true|false; default true on dev chains)' },
+  'http.maxconns': { type: 'string', help: 'most open HTTP/WebSocket connections; past it new ones are refused at once (default: 80% of the open-files limit, at most 10000)' },
+  'http.readtimeout': { type: 'string', default: '30s', help: 'time to receive one whole request, body included (e.g. 30s, 2m); a slower one gets 408 and its connection is closed' },
   'http.maxbody': { type: 'string', default: String(5 * 1024 * 1024), help: 'largest request body in bytes' },
   'http.threads': { type: 'string', help: 'extra threads serving HTTP/WebSocket on the same port, answering repeated reads at the same head themselves (uws transport only; default: with 3+ cores one per core beyond the first, at most 4, else 0)' },
   'http.transport': { type: 'string', default: 'auto', help: 'HTTP/WebSocket server: auto (uWebSockets.js where it loads, else node), uws or node (node:http + ws)' },
@@ -128,6 +134,8 @@ export function parseFlags(argv: string[]): NodeConfig | 'help' {
       maxBatch: int(String(v['rpc.batchlimit']), 'rpc.batchlimit', 1),
       docs: docs === undefined ? !genesisFile : docs === 'true',
       transport,
+      maxConns: v['http.maxconns'] === undefined ? undefined : int(String(v['http.maxconns']), 'http.maxconns', 1),
+      readTimeoutMs: durationMs(String(v['http.readtimeout']), 'http.readtimeout'),
       threads: v['http.threads'] === undefined ? undefined : int(String(v['http.threads']), 'http.threads', 0),
     },
     checkResults: check === undefined ? !genesisFile : check === 'true',

@@ -103,6 +103,8 @@ export async function startNode(config: NodeConfig, log: Logger = createLogger(c
       corsDomains: config.http.corsDomains,
       maxBodyBytes: config.http.maxBodyBytes,
       wsMaxBufferedBytes: config.http.wsMaxBufferedBytes,
+      maxConnections: config.http.maxConns,
+      timeouts: config.http.readTimeoutMs === undefined ? undefined : { requestMs: config.http.readTimeoutMs },
       staticRoutes: config.http.docs ? docsPageRoutes(log) : undefined,
       threads: config.http.threads ?? defaultServingThreads(),
       headGeneration,

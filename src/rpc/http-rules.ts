@@ -171,6 +171,16 @@ export class HttpRules {
     return reply === undefined ? { status: 204, cors } : { status: 200, body: reply, contentType: JSON_TYPE, cors };
   }
 
+  /** 408: a body still arriving `ms` after its first part (the connection is closed after it). */
+  bodyTimedOut(cors: string, ms: number): HttpAnswer {
+    return this.fail(408, `invalid request: request body not complete within ${ms / 1000} s (--http.readtimeout)`, cors);
+  }
+
+  /** 400: more than one Content-Length header (the connection is closed after it: where the body ends is unknown). */
+  duplicateContentLength(cors: string): HttpAnswer {
+    return this.fail(400, 'invalid request: more than one Content-Length header', cors);
+  }
+
   /** 500, for what should never happen (logged by the caller). */
   internalError(cors: string): HttpAnswer {
     return { status: 500, body: errorResponse(NULL_ID, INTERNAL_ERROR, 'internal error'), contentType: JSON_TYPE, cors };
@@ -181,6 +191,11 @@ export class HttpRules {
     if (closing) return this.fail(503, 'invalid request: server shutting down', '');
     if (origin !== undefined && this.o.origins.decide(origin, host) === false) return this.fail(403, 'invalid request: origin not allowed (--http.corsdomain)', '');
     return undefined;
+  }
+
+  /** 503: a WebSocket handshake while the connections are over --http.maxconns. */
+  tooManyConnections(): HttpAnswer {
+    return this.fail(503, 'invalid request: too many open connections (--http.maxconns), try again later', '');
   }
 
   /** An Upgrade header that is not a WebSocket handshake. */

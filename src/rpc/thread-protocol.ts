@@ -12,6 +12,10 @@ export interface ThreadData {
   readonly maxBodyBytes: number;
   readonly wsMaxBufferedBytes: number;
   readonly wsMaxInFlight: number;
+  /** The body's time limit (HttpTimeouts.requestMs). */
+  readonly requestMs: number;
+  /** The connection cap; each thread applies it to the process's count (uws-listen-gate.ts). */
+  readonly maxConnections: number;
   readonly closeGraceMs: number;
   /** GET pages: a file read on first request, or a body. */
   readonly staticRoutes: readonly (readonly [string, { readonly contentType: string; readonly file?: string; readonly body?: string | Uint8Array }])[];

@@ -13,9 +13,13 @@ export interface NodeProcess {
   exited: Promise<number | string>;
 }
 
-/** The sources through tsx, as tests run them; `entry` may name another program (the bundle: test/bundle.test.ts). */
-export async function spawnNode(args: string[], timeoutMs = 15000, entry: string[] = ['--import', 'tsx', CLI]): Promise<NodeProcess> {
-  const child = spawn(process.execPath, [...entry, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+/**
+ * The sources through tsx, as tests run them; `entry` may name another program (the bundle: test/bundle.test.ts).
+ * `wrapper`: a command that execs node in its place, e.g. `prlimit --nofile=256:256` (test/rpc-connections.test.ts).
+ */
+export async function spawnNode(args: string[], timeoutMs = 15000, entry: string[] = ['--import', 'tsx', CLI], wrapper: string[] = []): Promise<NodeProcess> {
+  const [command, ...before] = [...wrapper, process.execPath];
+  const child = spawn(command!, [...before, ...entry, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   child.stdout!.on('data', (d) => (out += d));
   child.stderr!.on('data', (d) => (out += d));
