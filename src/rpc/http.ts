@@ -55,7 +55,7 @@ export function createRequestListener(rules: HttpRules, closing: () => boolean):
     req.on('end', () => {
       if (size < 0) return;
       const body = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size);
-      const a = rules.dispatch(body, cors);
+      const a = rules.dispatch(body, cors, req.socket.remoteAddress ?? '');
       if (a instanceof Promise) a.then((answer) => write(res, answer, closing()));
       else write(res, a, closing());
     });

@@ -18,6 +18,8 @@ import { releaseReply } from './reply-buffers.ts';
 
 interface WsData {
   open: boolean;
+  /** the client's IP, read at the upgrade (the socket does not give it once closed) */
+  remoteAddress: string;
   session?: WsSession;
 }
 
@@ -57,6 +59,11 @@ function write(res: HttpResponse, a: HttpAnswer, close: boolean, head = false): 
   releaseReply(a.body); // end() has copied it out (to the socket, or to uWS's own send buffer)
 }
 
+/** The client's IP as text (uWS gives it as an ArrayBuffer). */
+function remoteAddressOf(res: HttpResponse): string {
+  return Buffer.from(res.getRemoteAddressAsText()).toString('latin1');
+}
+
 /** The first sub-protocol a client offers, which `ws` would pick too ('' for none). */
 function firstProtocol(header: string): string {
   const comma = header.indexOf(',');
@@ -92,6 +99,7 @@ export async function startUwsServer(uws: UwsModule, t: TransportOptions): Promi
     let state = 0;
     let chunks: Buffer[] | undefined;
     let size = 0;
+    const remoteAddress = remoteAddressOf(res);
     inFlight++;
     const settle = (): void => {
       state = 2;
@@ -131,7 +139,7 @@ export async function startUwsServer(uws: UwsModule, t: TransportOptions): Promi
         state = 1;
         const last = Buffer.from(chunk);
         // dispatch() decodes the body before it returns; a kept answer is written here and now
-        const a = rules.dispatch(chunks === undefined ? last : Buffer.concat([...chunks, last], size), cors);
+        const a = rules.dispatch(chunks === undefined ? last : Buffer.concat([...chunks, last], size), cors, remoteAddress);
         if (a instanceof Promise) a.then(answer);
         else answer(a);
       } catch (e) {
@@ -177,7 +185,7 @@ export async function startUwsServer(uws: UwsModule, t: TransportOptions): Promi
         const key = req.getHeader('sec-websocket-key');
         if (key.length !== 24 || req.getHeader('upgrade').toLowerCase() !== 'websocket') return write(res, rules.notWebSocket(), true);
         res.upgrade<WsData>(
-          { open: true },
+          { open: true, remoteAddress: remoteAddressOf(res) },
           key,
           firstProtocol(req.getHeader('sec-websocket-protocol')),
           req.getHeader('sec-websocket-extensions'),
@@ -191,6 +199,7 @@ export async function startUwsServer(uws: UwsModule, t: TransportOptions): Promi
     open(ws) {
       const data = ws.getUserData();
       const socket: WsSocket = {
+        remoteAddress: data.remoteAddress,
         isOpen: () => data.open,
         bufferedAmount: () => (data.open ? ws.getBufferedAmount() : 0),
         send(reply) {
