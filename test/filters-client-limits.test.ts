@@ -2,8 +2,9 @@
 // geth's bounds on a filter's criteria (1,000 addresses, 4 topic positions, 1,000 alternatives at a
 // position) for eth_getLogs, eth_newFilter and logs subscriptions; per-connection and per-address
 // quotas under the node-wide --rpc.filter.max (before them one WebSocket opened all 10,000
-// subscriptions, 20 HTTP batches installed all 10,000 filters); slots and memory given back when a
-// filter is uninstalled, expires (also on a quiet chain) or its connection closes.
+// subscriptions, 20 HTTP batches installed all 10,000 filters); one byte budget for all criteria;
+// slots and memory given back when a filter is uninstalled, expires (also on a quiet chain) or its
+// connection closes.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { setFlagsFromString } from 'node:v8';
@@ -114,6 +115,28 @@ test('HTTP filters count by client address: one client cannot fill the node; uni
     await sleep(TIMEOUT_MS + 1500);
     assert.ok((await install(20)).every((r) => r.result), 'every slot came back after the timeout');
   } finally {
+    await node.stop();
+  }
+});
+
+test('the criteria of all filters and subscriptions share one byte budget; a removed filter gives its share back', async () => {
+  // a filter at geth's bounds packs 1,000 × (20 + 6) + 4,000 × (32 + 6) = 178,000 bytes
+  const node = await startTestNode({ config: { logs: { maxCriteriaBytes: 1_000_000 } } });
+  const ws = await WsRpc.open(node.wsUrl);
+  try {
+    const ids: string[] = [];
+    for (let i = 0; i < 4; i++) ids.push(await node.rpc('eth_newFilter', [largest(4 * i)]));
+    assert.match(await ws.call('eth_subscribe', ['logs', largest(100)]), /^0x/, 'the fifth, as a subscription');
+    const over = await node.raw('eth_newFilter', [largest(200)]);
+    assert.is(over.error?.code, -32000);
+    assert.match(over.error?.message ?? '', /^the addresses and topics of all filters and subscriptions together are at the node's limit \(1000000 bytes\)/);
+    assert.match((await ws.raw('eth_subscribe', ['logs', largest(300)])).error?.message ?? '', /at the node's limit/);
+    assert.match(await node.rpc('eth_newFilter', [{ address: addresses(1), topics: topics(1) }]), /^0x/, 'a small filter still fits');
+    assert.match(await node.rpc('eth_newBlockFilter'), /^0x/, 'and a block filter has no criteria');
+    assert.is(await node.rpc('eth_uninstallFilter', [ids[0]]), true);
+    assert.match(await node.rpc('eth_newFilter', [largest(200)]), /^0x/);
+  } finally {
+    await ws.close();
     await node.stop();
   }
 });

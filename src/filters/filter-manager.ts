@@ -6,8 +6,9 @@
 // Memory rule (docs/architecture.md): a filter keeps at most maxBufferedPerFilter items between
 // polls, dropping the oldest (a client that far behind re-reads them with getLogs); all filters
 // together keep at most maxBufferedTotal items, beyond which the filter polled longest ago is
-// removed; at most maxFilters filters (and, separately, maxFilters subscriptions) exist, and one
-// client holds at most its quota of them (client-quota.ts). A filter not polled within the timeout
+// removed; at most maxFilters filters (and, separately, maxFilters subscriptions) exist, one
+// client holds at most its quota of them (client-quota.ts), and their criteria together hold at
+// most maxCriteriaBytes. A filter not polled within the timeout
 // is removed, except filters created over a WebSocket, which like subscriptions end with their
 // connection or when their client stops reading pushes.
 //
@@ -18,7 +19,7 @@ import { randomBytes } from 'node:crypto';
 import type { ChainEvents, NewBlockEvent } from '../events.ts';
 import type { BlockRecord } from '../chain/types.ts';
 import type { PooledTx } from '../txpool/pooled-tx.ts';
-import { bloomMayMatch, logMatches, type LogCriteria, type MatchedLog } from './log-query.ts';
+import { bloomMayMatch, criteriaBytes, logMatches, type LogCriteria, type MatchedLog } from './log-query.ts';
 import type { LogIndex } from './log-index.ts';
 import { BoundedQueue } from './bounded-queue.ts';
 import type { LogLimits } from './limits.ts';
@@ -76,7 +77,7 @@ export interface FilterLog {
 
 const SILENT: FilterLog = { debug() {}, error() {} };
 
-export type FilterLimits = Pick<LogLimits, 'filterTimeoutMs' | 'maxFilters' | 'maxFiltersPerConnection' | 'maxFiltersPerAddress' | 'maxBufferedPerFilter' | 'maxBufferedTotal'>;
+export type FilterLimits = Pick<LogLimits, 'filterTimeoutMs' | 'maxFilters' | 'maxFiltersPerConnection' | 'maxFiltersPerAddress' | 'maxCriteriaBytes' | 'maxBufferedPerFilter' | 'maxBufferedTotal'>;
 
 /** How often expired filters are looked for without any event: a tenth of the timeout, within these bounds. */
 const SWEEP_MIN_MS = 250;
@@ -90,6 +91,8 @@ export class FilterManager {
   private readonly filterQuota: ClientQuota;
   private readonly subQuota: ClientQuota;
   private buffered = 0;
+  /** bytes held by the criteria of all filters and subscriptions (limits.maxCriteriaBytes) */
+  private criteriaHeld = 0;
   /** pushes decided but not yet written: listener, item, listener, item, … (written by flushPushes) */
   private outbox: (Listener | FilterItem)[] = [];
 
@@ -119,6 +122,7 @@ export class FilterManager {
     }
     const refusal = this.filterQuota.refusal(owner);
     if (refusal !== undefined) throw new FilterLimitError(refusal);
+    this.checkCriteriaRoom(spec);
     return this.add(this.filters, { id: this.newId(), kind, spec, subscription: false, queue: new BoundedQueue(this.limits.maxBufferedPerFilter), pusher, owner, lastActive: performance.now() });
   }
 
@@ -129,6 +133,7 @@ export class FilterManager {
     }
     const refusal = this.subQuota.refusal(owner);
     if (refusal !== undefined) throw new FilterLimitError(refusal);
+    this.checkCriteriaRoom(spec);
     return this.add(this.subs, { id: this.newId(), kind, spec, subscription: true, pusher, owner, lastActive: performance.now() });
   }
 
@@ -158,8 +163,14 @@ export class FilterManager {
     return s !== undefined && this.remove(s);
   }
 
+  private checkCriteriaRoom(spec: LogFilterSpec | undefined): void {
+    if (spec === undefined || this.criteriaHeld + criteriaBytes(spec.criteria) <= this.limits.maxCriteriaBytes) return;
+    throw new FilterLimitError(`the addresses and topics of all filters and subscriptions together are at the node's limit (${this.limits.maxCriteriaBytes} bytes); use fewer addresses and topics, or remove some filters`);
+  }
+
   private add(map: Map<string, Listener>, l: Listener): string {
     map.set(l.id, l);
+    if (l.spec) this.criteriaHeld += criteriaBytes(l.spec.criteria);
     (l.subscription ? this.subQuota : this.filterQuota).take(l.owner);
     this.byKind[l.kind].add(l);
     return l.id;
@@ -170,6 +181,7 @@ export class FilterManager {
     if (map.get(l.id) !== l) return false;
     map.delete(l.id);
     (l.subscription ? this.subQuota : this.filterQuota).give(l.owner);
+    if (l.spec) this.criteriaHeld -= criteriaBytes(l.spec.criteria);
     this.byKind[l.kind].delete(l);
     if (l.queue) this.buffered -= l.queue.length;
     if (why) this.log.debug(`${l.subscription ? 'subscription' : 'filter'} ${l.id} removed: ${why}`);

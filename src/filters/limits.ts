@@ -16,6 +16,12 @@ export interface LogLimits {
   maxFiltersPerConnection: number;
   /** most filters, and separately subscriptions, one client address may hold over HTTP and all its WebSockets (--rpc.filter.maxperaddress) */
   maxFiltersPerAddress: number;
+  /**
+   * bytes the criteria of all filters and subscriptions together may hold; beyond it new ones are
+   * refused (no flag: with geth's bounds a filter's criteria are at most ~180 KB, and the per-client
+   * quotas leave a few clients room for thousands of such filters, GBs, without it)
+   */
+  maxCriteriaBytes: number;
   /** items one filter keeps between polls; beyond it the oldest are dropped */
   maxBufferedPerFilter: number;
   /** items all filters together keep; beyond it the filter polled longest ago is removed */
@@ -36,6 +42,8 @@ export const DEFAULT_LOG_LIMITS: LogLimits = {
   maxFiltersPerConnection: 1_000,
   // above one connection's share, so a client may keep a second connection (or poll over HTTP beside one)
   maxFiltersPerAddress: 2_000,
+  // ~1,400 filters at geth's bounds; a filter of an address and a topic takes ~90 bytes
+  maxCriteriaBytes: 256 * 1024 * 1024,
   maxBufferedPerFilter: 10_000,
   maxBufferedTotal: 1_000_000,
   // more blocks than the largest default range, so a repeated query finds its whole range

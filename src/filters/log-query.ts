@@ -39,6 +39,13 @@ export function logCriteria(addresses: readonly Uint8Array[], topics: readonly (
   };
 }
 
+/** Bytes the criteria hold (their values and bloom bits), which their filter keeps as long as it lives. */
+export function criteriaBytes(c: LogCriteria): number {
+  let n = c.addresses === null ? 0 : c.addresses.bytes.length + c.addresses.bits.length;
+  for (const t of c.topics) if (t !== null) n += t.bytes.length + t.bits.length;
+  return n;
+}
+
 /** A value of another width can match no log, so it is left out (a set left empty matches nothing). */
 function pack(values: readonly Uint8Array[], width: number): PackedValues {
   const fit = values.filter((v) => v.length === width);
