@@ -34,10 +34,10 @@ export class ClientQuota {
   refusal(owner: ListenerOwner): string | undefined {
     const { perConnection, perAddress } = this.limits;
     if (owner.connection !== undefined && this.count(owner.connection) >= perConnection) {
-      return `too many ${this.what} on this connection (limit ${perConnection}, --rpc.filter.maxperconnection); remove some first`;
+      return `too many ${this.what} on this connection (limit ${perConnection}, --rpc.filter.maxperconnection)`;
     }
     if (owner.address !== undefined && this.count(owner.address) >= perAddress) {
-      return `too many ${this.what} from client address ${owner.address} (limit ${perAddress}, --rpc.filter.maxperaddress); remove some or let them expire`;
+      return `too many ${this.what} from client address ${owner.address} (limit ${perAddress}, --rpc.filter.maxperaddress)`;
     }
     return undefined;
   }
