@@ -8,9 +8,9 @@
 // together keep at most maxBufferedTotal items, beyond which the filter polled longest ago is
 // removed; at most maxFilters filters (and, separately, maxFilters subscriptions) exist, one
 // client holds at most its quota of them (client-quota.ts), and their criteria together hold at
-// most maxCriteriaBytes. A filter not polled within the timeout
-// is removed, except filters created over a WebSocket, which like subscriptions end with their
-// connection or when their client stops reading pushes.
+// most maxCriteriaBytes. A filter not polled within the timeout is removed, except filters created
+// over a WebSocket, which like subscriptions end with their connection or when their client stops
+// reading pushes.
 //
 // Pushes are written on a later turn of the event loop than the event that made them (F9): who
 // gets an item is decided when the block or transaction arrives, but the requests already read

@@ -79,6 +79,7 @@ export function logMatches(log: LogRecord, c: LogCriteria): boolean {
   return true;
 }
 
+/** Whether `value` is one of the set's values. */
 function holds(set: PackedValues, value: Uint8Array): boolean {
   const { width, count, bytes } = set;
   if (value.length !== width) return false;

@@ -93,7 +93,7 @@ export function idJson(id: string | number | null): IdJson {
  * (TypeError, RangeError) when the result cannot be written as JSON — a cycle or absurd nesting in a
  * handler's result is a bug the caller turns into an internal error.
  */
-export function resultResponse(id: IdJson, result: unknown, maxBytes = Infinity): RpcReply | undefined {
+export function resultResponse(id: IdJson, result: unknown, maxBytes: number): RpcReply | undefined {
   if (result instanceof RawJsonArray) {
     const head = '{"jsonrpc":"2.0","id":' + id + ',"result":[';
     const size = jsonArraySize(head, result.elements, ']}');

@@ -96,7 +96,7 @@ function serveThread(index: number, data: ThreadData, dispatcher: RpcHandler, lo
   const receive = (m: ToMain): void => {
     switch (m.t) {
       case 'req': {
-        let ctx;
+        let ctx: ConnectionContext;
         if (m.conn === 0) ctx = httpContext(m.addr);
         else {
           let c = connections.get(m.conn);
