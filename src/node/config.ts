@@ -18,6 +18,8 @@ export interface NodeConfig {
     corsDomains: string[];
     maxBodyBytes: number;
     maxBatch: number;
+    /** most bytes of one answer, and of a batch's answers together (--rpc.batch-response-max-size; default 25,000,000; 0: no limit) */
+    maxResponseBytes?: number;
     /** serve the API docs page (generated/docs/index.html) at GET / and /docs (default: on for dev chains) */
     docs?: boolean;
     /** not a flag: unsent bytes one WebSocket may queue before its subscriptions are dropped (default 16 MiB) */
@@ -69,11 +71,14 @@ export const FLAGS = {
   'http.threads': { type: 'string', help: 'extra threads serving HTTP/WebSocket on the same port, answering repeated reads at the same head themselves (uws transport only; default: with 3+ cores one per core beyond the first, at most 4, else 0)' },
   'http.transport': { type: 'string', default: 'auto', help: 'HTTP/WebSocket server: auto (uWebSockets.js where it loads, else node), uws or node (node:http + ws)' },
   'rpc.batchlimit': { type: 'string', default: '1000', help: 'most requests in one batch' },
+  'rpc.batch-response-max-size': { type: 'string', default: '25000000', help: 'most bytes of a batch\'s answers together, and of one answer; past it entries get error -32003 "response too large" (0: no limit)' },
   'rpc.gascap': { type: 'string', default: '50000000', help: 'most gas one eth_call / eth_estimateGas may use' },
   'rpc.logs.maxrange': { type: 'string', default: '10000', help: 'most blocks one eth_getLogs / eth_getFilterLogs range may span' },
   'rpc.logs.maxresults': { type: 'string', default: '10000', help: 'most logs one eth_getLogs / eth_getFilterLogs answer may carry' },
   'rpc.filter.timeout': { type: 'string', default: '5m', help: 'remove a filter not polled for this long (e.g. 5m, 90s; WebSocket filters never time out)' },
   'rpc.filter.max': { type: 'string', default: '10000', help: 'most installed filters, and separately most WebSocket subscriptions' },
+  'rpc.filter.maxperconnection': { type: 'string', default: '1000', help: 'most filters, and separately subscriptions, one WebSocket connection may hold' },
+  'rpc.filter.maxperaddress': { type: 'string', default: '2000', help: 'most filters, and separately subscriptions, one client IP address may hold over HTTP and all its WebSockets (loopback clients are one address)' },
   'rpc.checkresults': { type: 'string', help: 'validate results against openrpc.json (true|false; default true on dev chains)' },
   verbosity: { type: 'string', default: '3', help: 'log level 0-4 (silent, error, warn, info, debug)' },
   gasprice: { type: 'string', default: '0', help: 'minimum gas price in wei (also what eth_gasPrice reports)' },
@@ -132,6 +137,7 @@ export function parseFlags(argv: string[]): NodeConfig | 'help' {
       corsDomains: String(v['http.corsdomain']).split(',').map((s) => s.trim()).filter(Boolean),
       maxBodyBytes: int(String(v['http.maxbody']), 'http.maxbody', 1024),
       maxBatch: int(String(v['rpc.batchlimit']), 'rpc.batchlimit', 1),
+      maxResponseBytes: int(String(v['rpc.batch-response-max-size']), 'rpc.batch-response-max-size'),
       docs: docs === undefined ? !genesisFile : docs === 'true',
       transport,
       maxConns: v['http.maxconns'] === undefined ? undefined : int(String(v['http.maxconns']), 'http.maxconns', 1),
@@ -161,6 +167,8 @@ export function parseFlags(argv: string[]): NodeConfig | 'help' {
       maxResults: int(String(v['rpc.logs.maxresults']), 'rpc.logs.maxresults', 1),
       filterTimeoutMs: durationMs(String(v['rpc.filter.timeout']), 'rpc.filter.timeout'),
       maxFilters: int(String(v['rpc.filter.max']), 'rpc.filter.max', 1),
+      maxFiltersPerConnection: int(String(v['rpc.filter.maxperconnection']), 'rpc.filter.maxperconnection', 1),
+      maxFiltersPerAddress: int(String(v['rpc.filter.maxperaddress']), 'rpc.filter.maxperaddress', 1),
     },
   };
 }

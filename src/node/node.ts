@@ -87,6 +87,7 @@ export async function startNode(config: NodeConfig, log: Logger = createLogger(c
     enabledNamespaces: new Set(config.http.api),
     checkResults: config.checkResults,
     maxBatch: config.http.maxBatch,
+    maxResponseBytes: config.http.maxResponseBytes,
     discover: () => document,
     log,
   });

@@ -58,8 +58,10 @@ export type HeaderOf = (name: string) => string | undefined;
 
 export const JSON_TYPE = 'application/json';
 
-/** Every HTTP request shares this one context: HTTP has no push and no connection lifetime. */
-export const HTTP_CONTEXT: ConnectionContext = Object.freeze({ transport: 'http' });
+/** An HTTP request's context: its client's address only (HTTP has no push and no connection lifetime). */
+export function httpContext(remoteAddress: string): ConnectionContext {
+  return { transport: 'http', remoteAddress };
+}
 
 // Media types a JSON body arrives under. Missing, text/plain and form-encoded are accepted too:
 // curl -d sends form-encoded, simple fetch() calls send text/plain. (See origin.ts for why that
@@ -149,12 +151,14 @@ export class HttpRules {
   /**
    * The response to a POST body: at once when it is ready at once (a kept answer), else a promise.
    * Reads `body` before returning (a transport may reuse its memory afterwards); never rejects.
+   * `remoteAddress` is the client's IP (per-client quotas).
    */
-  dispatch(body: Buffer, cors: string): HttpAnswer | Promise<HttpAnswer> {
+  dispatch(body: Buffer, cors: string, remoteAddress: string): HttpAnswer | Promise<HttpAnswer> {
     let text = body.toString('utf8');
     if (text.charCodeAt(0) === 0xfeff) text = text.slice(1); // a UTF-8 BOM some editors write
     const { dispatcher } = this.o;
-    const reply = dispatcher.handleNow ? dispatcher.handleNow(text, HTTP_CONTEXT) : dispatcher.handle(text, HTTP_CONTEXT);
+    const ctx = httpContext(remoteAddress);
+    const reply = dispatcher.handleNow ? dispatcher.handleNow(text, ctx) : dispatcher.handle(text, ctx);
     if (typeof reply === 'string') return this.replied(reply, cors);
     return reply.then(
       (r): HttpAnswer => this.replied(r, cors),

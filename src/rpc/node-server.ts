@@ -42,7 +42,7 @@ export async function startNodeServer(t: TransportOptions): Promise<RpcServer> {
     socket.on('error', ignoreError);
     const refusal = rules.upgradeRefusal(closing, req.headers.origin, req.headers.host);
     if (refusal) return refuse(socket, refusal);
-    wss.handleUpgrade(req, socket, head, (ws) => serveWebSocket(ws, t.ws));
+    wss.handleUpgrade(req, socket, head, (ws) => serveWebSocket(ws, t.ws, req.socket.remoteAddress ?? ''));
   });
 
   await new Promise<void>((resolve, reject) => {

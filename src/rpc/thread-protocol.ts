@@ -25,11 +25,14 @@ export interface ThreadData {
   readonly headCached: readonly string[];
 }
 
-/** Serving thread → main thread. `conn` 0 is HTTP; any other number is one WebSocket of that thread. */
+/**
+ * Serving thread → main thread. `conn` 0 is HTTP; any other number is one WebSocket of that thread.
+ * `addr` is the client's IP address (per-client quotas are kept on the main thread).
+ */
 export type ToMain =
   | { readonly t: 'ready' }
   | { readonly t: 'failed'; readonly reason: string }
-  | { readonly t: 'req'; readonly id: number; readonly body: string; readonly conn: number }
+  | { readonly t: 'req'; readonly id: number; readonly body: string; readonly conn: number; readonly addr: string }
   /** The WebSocket closed: its subscriptions end. */
   | { readonly t: 'closed'; readonly conn: number }
   /** The WebSocket's send buffer went over its cap (true) or back under it (false): notifications are refused meanwhile. */

@@ -20,6 +20,8 @@ import { startConnectionGate, type ConnectionGate } from './uws-connection-gate.
 
 interface WsData {
   open: boolean;
+  /** the client's IP, read at the upgrade (the socket does not give it once closed) */
+  remoteAddress: string;
   session?: WsSession;
 }
 
@@ -57,6 +59,11 @@ function write(res: HttpResponse, a: HttpAnswer, close: boolean, head = false): 
   }
   res.end(a.body, close);
   releaseReply(a.body); // end() has copied it out (to the socket, or to uWS's own send buffer)
+}
+
+/** The client's IP as text (uWS gives it as an ArrayBuffer). */
+function remoteAddressOf(res: HttpResponse): string {
+  return Buffer.from(res.getRemoteAddressAsText()).toString('latin1');
 }
 
 /** The first sub-protocol a client offers, which `ws` would pick too ('' for none). */
@@ -109,6 +116,7 @@ export async function startUwsServer(uws: UwsModule, t: TransportOptions): Promi
     // a body that spans reads must be complete within requestMs of its first part (uWS's idle
     // timeout alone lets a byte every few seconds hold the connection and its buffer for ever)
     let timer: NodeJS.Timeout | undefined;
+    const remoteAddress = remoteAddressOf(res);
     inFlight++;
     const settle = (): void => {
       state = 2;
@@ -156,7 +164,7 @@ export async function startUwsServer(uws: UwsModule, t: TransportOptions): Promi
           body = undefined;
         }
         // dispatch() decodes the body before it returns; a kept answer is written here and now
-        const a = rules.dispatch(whole, cors);
+        const a = rules.dispatch(whole, cors, remoteAddress);
         if (a instanceof Promise) a.then((reply) => answer(reply));
         else answer(a);
       } catch (e) {
@@ -204,7 +212,7 @@ export async function startUwsServer(uws: UwsModule, t: TransportOptions): Promi
         const key = req.getHeader('sec-websocket-key');
         if (key.length !== 24 || req.getHeader('upgrade').toLowerCase() !== 'websocket') return write(res, rules.notWebSocket(), true);
         res.upgrade<WsData>(
-          { open: true },
+          { open: true, remoteAddress: remoteAddressOf(res) },
           key,
           firstProtocol(req.getHeader('sec-websocket-protocol')),
           req.getHeader('sec-websocket-extensions'),
@@ -218,6 +226,7 @@ export async function startUwsServer(uws: UwsModule, t: TransportOptions): Promi
     open(ws) {
       const data = ws.getUserData();
       const socket: WsSocket = {
+        remoteAddress: data.remoteAddress,
         isOpen: () => data.open,
         bufferedAmount: () => (data.open ? ws.getBufferedAmount() : 0),
         send(reply) {
