@@ -6,6 +6,7 @@
 // its deadline it halts the frame with EXECUTION_TIMEOUT — an exceptional halt like out of gas, so
 // every frame unwinds through @ethereumjs's own journal reverts and no checkpoint is left open.
 import { EVM, EVMError, Message } from '@ethereumjs/evm';
+import { createZeroAddress } from '@ethereumjs/util';
 
 /** How long execution holds the event loop before it lets I/O run (also between a block's transactions). */
 export const YIELD_EVERY_MS = 2;
@@ -94,6 +95,6 @@ async function interpreterPrototype(evm: EVM): Promise<object> {
     _tx: { gasPrice: 0n },
   });
   const runInterpreter = (EVM.prototype as unknown as { runInterpreter: EVM['runCode'] }).runInterpreter;
-  const result = await runInterpreter.call(standIn, new Message({ code: new Uint8Array(0), gasLimit: 0n }) as never);
+  const result = await runInterpreter.call(standIn, new Message({ code: new Uint8Array(0), codeAddress: createZeroAddress(), gasLimit: 0n }) as never);
   return Object.getPrototypeOf(result.runState!.interpreter) as object;
 }
