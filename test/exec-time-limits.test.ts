@@ -7,6 +7,8 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { Transaction, Wallet } from 'ethers';
+import { ConfigError, parseFlags, type NodeConfig } from '../src/node/config.ts';
+import { GenesisError, parseGenesis } from '../src/chain/genesis.ts';
 import { mined, startTestNode, testAddress, testGenesis, testKey, NODE_KEY, type TestNode } from './helpers/node.ts';
 
 /** JUMPDEST PUSH1 0 JUMP: 12 gas an iteration, for ever */
@@ -157,6 +159,16 @@ test('--rpc.evmtimeout: eth_call and eth_estimateGas end with the timeout error 
   } finally {
     await node.stop();
   }
+});
+
+test('flags and genesis: --rpc.evmtimeout, --miner.txtimeout, config.txGasLimit', () => {
+  const flags = (argv: string[]) => parseFlags(argv) as NodeConfig;
+  assert.equal([flags([]).evmTimeoutMs, flags([]).txBudgetMs], [5000, 3000]);
+  assert.equal([flags(['--rpc.evmtimeout', '0']).evmTimeoutMs, flags(['--miner.txtimeout', '500ms']).txBudgetMs], [0, 500]);
+  assert.throws(() => parseFlags(['--rpc.evmtimeout', 'soon']), (e: Error) => e instanceof ConfigError && /--rpc\.evmtimeout must be a positive duration/.test(e.message));
+  assert.is(parseGenesis({}).config.txGasLimit, 1_500_000_000n);
+  assert.is(parseGenesis({ config: { txGasLimit: '0x1c9c380' } }).config.txGasLimit, 30_000_000n);
+  assert.throws(() => parseGenesis({ config: { txGasLimit: 20999 } }), (e: Error) => e instanceof GenesisError && /config\.txGasLimit must be at least 21000/.test(e.message));
 });
 
 test.run();
