@@ -13,7 +13,7 @@ export interface CallLimits {
   evmTimeoutMs?: number;
 }
 
-export const DEFAULT_EVM_TIMEOUT_MS = 5000;
+const DEFAULT_EVM_TIMEOUT_MS = 5000;
 
 /** A duration as Go prints it (geth's timeout message): 5s, 1.5s, 300ms. */
 function goDuration(ms: number): string {

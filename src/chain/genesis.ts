@@ -36,7 +36,7 @@ export interface Genesis {
 /** Default block gas limit: 2^48, room for ~187k transactions that each reserve the spec's default 1.5e9. */
 export const DEFAULT_GAS_LIMIT = 2n ** 48n;
 /** Venachain's TxGasLimit default (ParameterManagement); at ~2e7 gas/s an endless loop at it runs 75 s, hence --miner.txtimeout. */
-export const DEFAULT_TX_GAS_LIMIT = 1_500_000_000n;
+const DEFAULT_TX_GAS_LIMIT = 1_500_000_000n;
 export const DEFAULTS = { chainId: 300n, interpreter: 'all', period: 1, timeout: 10000, policy: 0 };
 
 export class GenesisError extends Error {}

@@ -59,7 +59,7 @@ export interface CoreOptions {
  * genesis-file chains) at ~2e7 gas/s an endless loop ran 75 s; 3 s holds a dev chain's 30M-gas
  * limit (~1.5 s) with room for a loaded machine.
  */
-export const DEFAULT_TX_BUDGET_MS = 3000;
+const DEFAULT_TX_BUDGET_MS = 3000;
 
 export class ChainCore {
   readonly events = new ChainEvents();
