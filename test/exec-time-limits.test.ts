@@ -157,6 +157,13 @@ test('--rpc.evmtimeout: eth_call and eth_estimateGas end with the timeout error 
       assert.ok(sealedIn < 1000, `${method} ${i}: a transfer took ${sealedIn.toFixed(0)} ms to be sealed`);
       assert.ok(slowest < 1000, `${method} ${i}: eth_blockNumber took ${slowest.toFixed(0)} ms`);
     }
+    // what a halted call left behind is undone: calls on @ethereumjs still answer exactly (EIP-152's vector 5)
+    const vector5 = '0x0000000c48c9bdf267e6096a3ba7ca8485ae67bb2bf894fe72f36e3cf1361d5f3af54fa5d182e6ad7f520e511f6c3e2b8c68059b6bbd41fbabd9831f79217e1319cde05b' + '616263' + '00'.repeat(125) + '03' + '00'.repeat(15) + '01';
+    assert.is(
+      await node.rpc('eth_call', [{ to: BLAKE2F, data: vector5 }, 'latest']),
+      '0xba80a53f981c4d0d6a2797b69f12f6e94c212f14685ac4b74b12bb6fdbffa2d17d87c5392aab792dc252d5de4533cc9518d38aa8dbf1925ab92386edd4009923',
+    );
+    assert.is(await node.rpc('eth_estimateGas', [{ from: testAddress(0), to: LOOP, value: '0x1', gas: '0x5208' }]).catch((e) => e.message), 'gas required exceeds allowance (21000): out of gas');
   } finally {
     await node.stop();
   }
