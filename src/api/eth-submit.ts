@@ -9,7 +9,10 @@ import { AccountError } from '../accounts/manager.ts';
 import type { TxFields } from '../accounts/signing.ts';
 import type { LegacyTx } from '@ethereumjs/tx';
 
-/** The spec's default gas for sendTransaction (unused gas is refunded by execution). */
+/**
+ * The spec's default gas for sendTransaction (unused gas is refunded by execution), capped at the
+ * chain's per-transaction limit: the cap changes nothing a sender pays.
+ */
 export const DEFAULT_TX_GAS = 1_500_000_000n;
 
 export interface SendObject {
@@ -86,7 +89,7 @@ export function txSender({ core }: ApiContext) {
     return {
       nonce: o.nonce != null ? BigInt(o.nonce) : await core.pool.pendingNonce(o.from.toLowerCase()),
       gasPrice: o.gasPrice != null ? BigInt(o.gasPrice) : core.minGasPrice,
-      gasLimit: o.gas != null ? BigInt(o.gas) : DEFAULT_TX_GAS,
+      gasLimit: o.gas != null ? BigInt(o.gas) : DEFAULT_TX_GAS < core.config.txGasLimit ? DEFAULT_TX_GAS : core.config.txGasLimit,
       to: o.to ? hexToBytes(o.to) : undefined,
       value: o.value != null ? BigInt(o.value) : 0n,
       data: data ? hexToBytes(data) : new Uint8Array(0),

@@ -42,6 +42,10 @@ export interface NodeConfig {
   lightKdf: boolean;
   allowInsecureUnlock: boolean;
   gasCap: bigint;
+  /** most time one eth_call / eth_estimateGas may take, ms (--rpc.evmtimeout; 0: none; default 5 s) */
+  evmTimeoutMs?: number;
+  /** most execution time one transaction may take in a block this node proposes, ms (--miner.txtimeout; 0: none; default 3 s) */
+  txBudgetMs?: number;
   p2pPort: number;
   /** pool limits (--txpool.*); what is left out keeps geth's default */
   txpool?: Partial<TxPoolConfig>;
@@ -73,6 +77,7 @@ export const FLAGS = {
   'rpc.batchlimit': { type: 'string', default: '1000', help: 'most requests in one batch' },
   'rpc.batch-response-max-size': { type: 'string', default: '25000000', help: 'most bytes of a batch\'s answers together, and of one answer; past it entries get error -32003 "response too large" (0: no limit)' },
   'rpc.gascap': { type: 'string', default: '50000000', help: 'most gas one eth_call / eth_estimateGas may use' },
+  'rpc.evmtimeout': { type: 'string', default: '5s', help: 'most time one eth_call / eth_estimateGas (its whole search) may take (e.g. 5s, 500ms; 0: no limit)' },
   'rpc.logs.maxrange': { type: 'string', default: '10000', help: 'most blocks one eth_getLogs / eth_getFilterLogs range may span' },
   'rpc.logs.maxresults': { type: 'string', default: '10000', help: 'most logs one eth_getLogs / eth_getFilterLogs answer may carry' },
   'rpc.filter.timeout': { type: 'string', default: '5m', help: 'remove a filter not polled for this long (e.g. 5m, 90s; WebSocket filters never time out)' },
@@ -89,6 +94,7 @@ export const FLAGS = {
   'txpool.globalqueue': { type: 'string', default: String(DEFAULT_TXPOOL_CONFIG.globalQueue), help: 'non-executable (queued) transactions in total' },
   'txpool.recoverythreads': { type: 'string', help: 'threads that recover the senders of submitted transactions from their signatures (0: the main thread does; default: set by the cores)' },
   'txpool.lifetime': { type: 'string', default: '3h', help: 'how long queued transactions wait without progress before they are dropped (e.g. 3h, 90m, 30s)' },
+  'miner.txtimeout': { type: 'string', default: '3s', help: 'most execution time one transaction may take in a block this node proposes; a slower one is left out and dropped from the pool (0: no limit)' },
   'seal.empty': { type: 'boolean', default: false, help: 'seal empty blocks every period' },
   'dev.period': { type: 'string', default: '1', help: 'block period in seconds of a new dev chain (0: seal when transactions arrive)' },
   lightkdf: { type: 'boolean', default: false, help: 'cheap scrypt for new key files (tests and dev only)' },
@@ -152,6 +158,8 @@ export function parseFlags(argv: string[]): NodeConfig | 'help' {
     lightKdf: v.lightkdf === true,
     allowInsecureUnlock: v['allow-insecure-unlock'] === true,
     gasCap: BigInt(int(String(v['rpc.gascap']), 'rpc.gascap', 21000)),
+    evmTimeoutMs: durationMs(String(v['rpc.evmtimeout']), 'rpc.evmtimeout'),
+    txBudgetMs: durationMs(String(v['miner.txtimeout']), 'miner.txtimeout'),
     p2pPort: 0,
     txpool: {
       priceBump: int(String(v['txpool.pricebump']), 'txpool.pricebump', 1),
@@ -175,7 +183,7 @@ export function parseFlags(argv: string[]): NodeConfig | 'help' {
 
 const DURATION_UNITS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
 
-/** geth-style durations: "3h", "1h30m", "90s", "500ms"; a bare number is seconds. */
+/** geth-style durations: "3h", "1h30m", "90s", "500ms"; a bare number is seconds (so "0" is 0, where a flag allows none). */
 export function durationMs(v: string, flag: string): number {
   if (/^\d+$/.test(v)) return Number(v) * 1000;
   const parts = [...v.matchAll(/(\d+(?:\.\d+)?)(ms|s|m|h)/g)];

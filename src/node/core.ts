@@ -51,7 +51,16 @@ export interface CoreOptions {
   fastViews?: boolean;
   /** threads that recover transaction senders (A20; default: one on a chain with a block period and a machine with 3+ cores, else none) */
   recoveryThreads?: number;
+  /** most execution time one transaction may take in a block this node proposes (--miner.txtimeout; 0: none; default DEFAULT_TX_BUDGET_MS) */
+  txBudgetMs?: number;
 }
+
+/**
+ * The proposer's time budget per transaction: with 1.5e9 gas a transaction (TxGasLimit on
+ * genesis-file chains) at ~2e7 gas/s an endless loop ran 75 s; 3 s holds a dev chain's 30M-gas
+ * limit (~1.5 s) with room for a loaded machine.
+ */
+const DEFAULT_TX_BUDGET_MS = 3000;
 
 export class ChainCore {
   readonly events = new ChainEvents();
@@ -179,6 +188,8 @@ export class ChainCore {
       events: this.events,
       period: this.config.istanbul.period,
       sealEmpty: o.sealEmpty,
+      txGasLimit: this.config.txGasLimit,
+      txBudgetMs: o.txBudgetMs === 0 ? Infinity : (o.txBudgetMs ?? DEFAULT_TX_BUDGET_MS),
       onCommitted: (block, written) => this.state.setHead(block.header.stateRoot, written),
       log: this.log,
     });
@@ -186,7 +197,7 @@ export class ChainCore {
   }
 
   get admissionRules(): AdmissionRules {
-    return { chainId: this.config.chainId, minGasPrice: this.minGasPrice, blockGasLimit: this.chain.head.header.gasLimit };
+    return { chainId: this.config.chainId, minGasPrice: this.minGasPrice, blockGasLimit: this.chain.head.header.gasLimit, txGasLimit: this.config.txGasLimit };
   }
 
   /**

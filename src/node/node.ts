@@ -66,6 +66,7 @@ export async function startNode(config: NodeConfig, log: Logger = createLogger(c
     directTransfers: config.directTransfers,
     fastViews: config.fastViews,
     recoveryThreads: config.recoveryThreads,
+    txBudgetMs: config.txBudgetMs,
   });
   const handlers = buildHandlers(
     {
@@ -77,7 +78,7 @@ export async function startNode(config: NodeConfig, log: Logger = createLogger(c
       httpLoopback: isLoopback(config.http.addr),
       allowInsecureUnlock: config.allowInsecureUnlock,
     },
-    { gasCap: config.gasCap },
+    { gasCap: config.gasCap, evmTimeoutMs: config.evmTimeoutMs },
     { limits: config.logs, log },
   ) satisfies Handlers;
   const dispatcher = new Dispatcher({
