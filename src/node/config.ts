@@ -44,7 +44,7 @@ export interface NodeConfig {
   gasCap: bigint;
   /** most time one eth_call / eth_estimateGas may take, ms (--rpc.evmtimeout; 0: none; default 5 s) */
   evmTimeoutMs?: number;
-  /** most execution time one transaction may take in a block this node proposes, ms (--miner.txtimeout; 0: none; default 3 s) */
+  /** most execution time one transaction may take in a block this node proposes, ms (--miner.txtimeout; 0: none; default 5 s) */
   txBudgetMs?: number;
   p2pPort: number;
   /** pool limits (--txpool.*); what is left out keeps geth's default */
@@ -94,7 +94,7 @@ export const FLAGS = {
   'txpool.globalqueue': { type: 'string', default: String(DEFAULT_TXPOOL_CONFIG.globalQueue), help: 'non-executable (queued) transactions in total' },
   'txpool.recoverythreads': { type: 'string', help: 'threads that recover the senders of submitted transactions from their signatures (0: the main thread does; default: set by the cores)' },
   'txpool.lifetime': { type: 'string', default: '3h', help: 'how long queued transactions wait without progress before they are dropped (e.g. 3h, 90m, 30s)' },
-  'miner.txtimeout': { type: 'string', default: '3s', help: 'most execution time one transaction may take in a block this node proposes; a slower one is left out and dropped from the pool (0: no limit)' },
+  'miner.txtimeout': { type: 'string', default: '5s', help: 'most execution time one transaction may take in a block this node proposes; a slower one is left out, dropped from the pool and refused when sent again (0: no limit)' },
   'seal.empty': { type: 'boolean', default: false, help: 'seal empty blocks every period' },
   'dev.period': { type: 'string', default: '1', help: 'block period in seconds of a new dev chain (0: seal when transactions arrive)' },
   lightkdf: { type: 'boolean', default: false, help: 'cheap scrypt for new key files (tests and dev only)' },
