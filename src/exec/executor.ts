@@ -230,6 +230,11 @@ export class BlockExecutor {
     this.trieDb.discard();
     await this.state.setStateRoot(parentStateRoot, true);
   }
+
+  /** Stops the EVM's precompile thread. */
+  close(): Promise<void> {
+    return (this.vm.evm as EngineEVM).close();
+  }
 }
 
 /** What each unit of gas cost the sender: base fee (always 0) + min(tip, fee cap − base fee). */

@@ -224,6 +224,7 @@ export class ChainCore {
 
   async close(): Promise<void> {
     await this.sealer?.stop();
+    await Promise.all([this.executor.close(), this.calls.close()]);
     await this.recovery.close();
     this.pool.close();
     await this.accounts.close();
