@@ -1,13 +1,14 @@
 // Precompiles whose work grows with their input, run on a thread when a call is expensive. One
 // precompile call is one synchronous function, which neither the execution watch's yields nor its
 // deadline can interrupt: measured in-process, bn254 pairing (0x08) at 1.3–2.4 Mgas/s held the
-// event loop 12–23 s for 30M gas, BLS12-381 pairing (0x0f) 1.9–3.3 Mgas/s, G1/G2 MSM (0x0c, 0x0e)
-// ~1.3 Mgas/s, modexp (0x05) with a small modulus and a long exponent 2.75 Mgas/s. They are pure
-// functions of (input, gas limit), so a call above THREAD_ABOVE_GAS runs @ethereumjs's own
-// implementation on the EVM's precompile thread (precompile-thread.ts) while the event loop serves
-// requests; past the EVM's deadline or budget the thread is ended (a new one starts with the next
-// call) and the call halts with EXECUTION_TIMEOUT. Cheaper calls run inline, as before, without
-// the hop.
+// event loop 10–23 s for 30M gas, BLS12-381 pairing (0x0f) 1.9–3.3 Mgas/s, G1/G2 MSM (0x0c, 0x0e)
+// ~1.3 Mgas/s, and modexp (0x05) with a small modulus is quadratic in its exponent's length (each
+// bit shifts the whole exponent): 16 KiB 0.7M gas 233 ms, 64 KiB 2.8M gas 2.7 s, so minutes at
+// 30M gas. They are pure functions of (input, gas limit), so a call above THREAD_ABOVE_GAS runs
+// @ethereumjs's own implementation on the EVM's precompile thread (precompile-thread.ts) while the
+// event loop serves requests; past the EVM's deadline or budget the thread is ended and the call
+// halts with EXECUTION_TIMEOUT. Cheaper calls run inline, as before: the hop (~50–110 µs a call,
+// measured) is nothing against the work above the threshold, but would be felt below it.
 import type { Common } from '@ethereumjs/common';
 import { EVMError, getActivePrecompiles, type CustomPrecompile, type ExecResult, type PrecompileFunc, type PrecompileInput } from '@ethereumjs/evm';
 import type { Worker } from 'node:worker_threads';
@@ -52,12 +53,14 @@ export class PrecompileThread {
     const wait = <T>(p: Promise<T>) => (watch ? watch.waitFor(p) : p);
     let a: PrecompileAnswer | undefined;
     try {
-      // a thread still loading its modules (~1.1 s from the sources, START_MS from the bundle) is
-      // left to load: ending it would only make the next call wait for another
+      // a thread still loading its modules (~1.1 s from the sources, ~70 ms from the bundle,
+      // measured) is left to load: ending it would only make the next call wait for another
       if ((await wait(thread.ready)) === undefined) return timedOut(opts.gasLimit);
-      const request: PrecompileRequest = { id: this.nextId++, address, data: opts.data, gasLimit: opts.gasLimit, hardfork: opts.common.hardfork(), eips: opts.common.eips() };
+      // a copy of the input's bytes alone, moved: a view would clone all of the buffer behind it
+      const data = opts.data.slice();
+      const request: PrecompileRequest = { id: this.nextId++, address, data, gasLimit: opts.gasLimit, hardfork: opts.common.hardfork(), eips: opts.common.eips() };
       const answer = new Promise<PrecompileAnswer>((resolve, reject) => this.pending.set(request.id, { resolve, reject }));
-      thread.worker.postMessage(request);
+      thread.worker.postMessage(request, [data.buffer]);
       a = await wait(answer);
     } catch (e) {
       return e === CLOSED ? timedOut(opts.gasLimit) : inline(opts);
