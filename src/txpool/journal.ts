@@ -74,7 +74,7 @@ function encodeRecord({ raw, local }: JournalRecord): [Uint8Array, Uint8Array] {
 }
 
 /** Below this size appends never trigger a rewrite; above it, doubling the last rewrite's size does. */
-const REWRITE_FLOOR_BYTES = 16 * 1024 * 1024;
+const REWRITE_FLOOR_BYTES = 4 * 1024 * 1024;
 
 export interface TxJournalOptions {
   path: string;
