@@ -212,8 +212,9 @@ export class ChainCore {
       this.refused.remember(ptx);
       throw e;
     }
-    // the answer waits until the transaction is on disk (synced with the others of its event-loop turn)
-    await this.journal?.append({ raw: ptx.raw, local: this.pool.isLocal(ptx.senderHex) });
+    // the answer waits for the journal's write (of the admissions of its event-loop turn together);
+    // a transaction the node signed also for the sync: its sender has no signed copy to send again
+    await this.journal?.append({ raw: ptx.raw, local: this.pool.isLocal(ptx.senderHex) }, local);
     return ptx;
   }
 
