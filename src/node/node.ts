@@ -1,9 +1,8 @@
 // startNode: the chain core plus the JSON-RPC server in front of it. Used by the CLI and by tests
 // (which start real nodes on random loopback ports with real LMDB in a temp dir).
-import { isIP } from 'node:net';
 import { ChainCore } from './core.ts';
 import { createLogger, type Logger } from './logger.ts';
-import type { NodeConfig } from './config.ts';
+import { isLoopback, type NodeConfig } from './config.ts';
 import { buildHandlers } from '../api/index.ts';
 import { clientVersion } from '../api/node-info.ts';
 import { Dispatcher } from '../rpc/dispatch.ts';
@@ -44,11 +43,8 @@ export interface RunningNode {
   close(): Promise<void>;
 }
 
-function isLoopback(addr: string): boolean {
-  return addr === 'localhost' || addr === '::1' || (isIP(addr) === 4 && addr.startsWith('127.'));
-}
-
 export async function startNode(config: NodeConfig, log: Logger = createLogger(config.verbosity)): Promise<RunningNode> {
+  const loopback = isLoopback(config.http.addr);
   const core = await ChainCore.open({
     datadir: config.datadir,
     genesisFile: config.genesisFile,
@@ -63,7 +59,13 @@ export async function startNode(config: NodeConfig, log: Logger = createLogger(c
     directTransfers: config.directTransfers,
     fastViews: config.fastViews,
     recoveryThreads: config.recoveryThreads,
+    // geth's unlock rule: a key unlocked behind a listener others can reach signs for anyone there
+    unlockDevAccount: loopback || config.allowInsecureUnlock,
   });
+  if (core.devAccount && !loopback) {
+    if (config.allowInsecureUnlock) log.warn(`dev account ${core.devAccount} is unlocked while HTTP listens on ${config.http.addr}, not loopback (--allow-insecure-unlock): anyone who reaches it can sign with it`);
+    else log.info(`dev account ${core.devAccount} stays locked: HTTP listens on ${config.http.addr}, not loopback (--allow-insecure-unlock unlocks it)`);
+  }
   const handlers = buildHandlers(
     {
       core,
@@ -71,7 +73,7 @@ export async function startNode(config: NodeConfig, log: Logger = createLogger(c
       clientVersion: clientVersion(pkg.version),
       p2pPort: config.p2pPort,
       httpHost: config.http.addr,
-      httpLoopback: isLoopback(config.http.addr),
+      httpLoopback: loopback,
       allowInsecureUnlock: config.allowInsecureUnlock,
     },
     { gasCap: config.gasCap },
@@ -98,6 +100,7 @@ export async function startNode(config: NodeConfig, log: Logger = createLogger(c
       transport: config.http.transport,
       dispatcher,
       corsDomains: config.http.corsDomains,
+      vhosts: config.http.vhosts,
       maxBodyBytes: config.http.maxBodyBytes,
       wsMaxBufferedBytes: config.http.wsMaxBufferedBytes,
       staticRoutes: config.http.docs ? docsPageRoutes(log) : undefined,

@@ -6,6 +6,7 @@ import { RpcError, INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST, METHOD_NOT_F
 import { NULL_ID, batchResponse, errorResponse, idJson, rawJsonText, resultResponse, type IdJson } from './response.ts';
 import { explainFailure, runValidator, type PatternLabels } from './validation-message.ts';
 import { resultProblem } from './result-check.ts';
+import { batchIdTexts, numberIdText } from './id-text.ts';
 import { silentLogger, type CallContext, type ConnectionContext, type Logger, type MethodSpec, type MethodTable, type RpcHandler, type RpcReply, type Validate } from './types.ts';
 
 export interface DispatcherOptions {
@@ -79,7 +80,9 @@ export class Dispatcher implements RpcHandler {
     } catch (e) {
       return Promise.resolve(errorResponse(NULL_ID, PARSE_ERROR, `parse error: ${(e as Error).message}`));
     }
-    return this.handleParsed(value, conn);
+    // numeric ids are echoed as written (id-text.ts), which their parsed value may not be
+    if (Array.isArray(value)) return this.batch(value, conn, value.some(hasNumberId) ? batchIdTexts(body) : undefined);
+    return this.one(value, conn, hasNumberId(value) ? numberIdText(body, (value as { id: number }).id) : undefined);
   }
 
   /** Same as handle() for a body the transport already parsed. Never rejects. */
@@ -87,7 +90,8 @@ export class Dispatcher implements RpcHandler {
     return Array.isArray(value) ? this.batch(value, conn) : this.one(value, conn);
   }
 
-  private async batch(list: unknown[], conn: ConnectionContext): Promise<RpcReply | undefined> {
+  /** `idTexts`: the elements' ids as written in the body, where some are numbers. */
+  private async batch(list: unknown[], conn: ConnectionContext, idTexts?: readonly (IdJson | undefined)[]): Promise<RpcReply | undefined> {
     if (list.length === 0) return errorResponse(NULL_ID, INVALID_REQUEST, 'invalid request: empty batch');
     if (list.length > this.maxBatch) {
       return errorResponse(NULL_ID, INVALID_REQUEST, `invalid request: batch of ${list.length} requests is over the limit of ${this.maxBatch}`);
@@ -95,14 +99,14 @@ export class Dispatcher implements RpcHandler {
     // In order, one at a time, like geth: a batch of sends keeps its nonce order.
     const replies: RpcReply[] = [];
     for (let i = 0; i < list.length; i++) {
-      const r = await this.one(list[i], conn);
+      const r = await this.one(list[i], conn, idTexts?.[i]);
       if (r !== undefined) replies.push(r);
     }
     return replies.length === 0 ? undefined : batchResponse(replies);
   }
 
-  /** One request object → its response, or undefined for a notification. */
-  private async one(req: unknown, conn: ConnectionContext): Promise<RpcReply | undefined> {
+  /** One request object → its response, or undefined for a notification. `idText`: a numeric id as written. */
+  private async one(req: unknown, conn: ConnectionContext, idText?: IdJson): Promise<RpcReply | undefined> {
     if (typeof req !== 'object' || req === null || Array.isArray(req)) {
       return errorResponse(NULL_ID, INVALID_REQUEST, 'invalid request: not a JSON-RPC request object');
     }
@@ -115,7 +119,7 @@ export class Dispatcher implements RpcHandler {
       if (rawId !== null && typeof rawId !== 'string' && typeof rawId !== 'number') {
         return errorResponse(NULL_ID, INVALID_REQUEST, 'invalid request: id must be a string, a number or null');
       }
-      id = idJson(rawId);
+      id = typeof rawId === 'number' && idText !== undefined ? idText : idJson(rawId);
     }
     // A malformed envelope is answered even without an id (JSON-RPC 2.0 §5: id null).
     if (r['jsonrpc'] !== '2.0') return errorResponse(id, INVALID_REQUEST, 'invalid request: jsonrpc must be "2.0"');
@@ -244,6 +248,10 @@ function byName(obj: Record<string, unknown>, spec: MethodSpec): unknown[] | str
   while (len > 0 && args[len - 1] === undefined) len--;
   args.length = len;
   return args;
+}
+
+function hasNumberId(req: unknown): boolean {
+  return typeof req === 'object' && req !== null && typeof (req as { id?: unknown }).id === 'number';
 }
 
 /** 'eth' of eth_getBalance, 'rpc' of rpc.discover. */
