@@ -98,7 +98,8 @@ export function txSender({ core }: ApiContext) {
    */
   const fill = async (o: SendObject): Promise<TxFields> => {
     const data = payload(o);
-    const gasPrice = bounded(o.gasPrice, 'gasPrice', MAX_UINT256) ?? core.minGasPrice;
+    // the schema bounds the 256-bit fields to 64 hex digits; what it lets through is checked here
+    const gasPrice = o.gasPrice != null ? BigInt(o.gasPrice) : core.minGasPrice;
     const gasLimit = bounded(o.gas, 'gas', MAX_UINT64) ?? DEFAULT_TX_GAS;
     if (gasPrice * gasLimit > MAX_UINT256) throw invalidParams('invalid argument 0 (transaction): gas × gasPrice is over 2^256-1');
     return {
