@@ -9,7 +9,10 @@ import { AccountError } from '../accounts/manager.ts';
 import type { TxFields } from '../accounts/signing.ts';
 import type { LegacyTx } from '@ethereumjs/tx';
 
-/** The spec's default gas for sendTransaction (unused gas is refunded by execution). */
+/**
+ * The spec's default gas for sendTransaction (unused gas is refunded by execution), capped at the
+ * chain's per-transaction limit: the cap changes nothing a sender pays.
+ */
 export const DEFAULT_TX_GAS = 1_500_000_000n;
 
 export interface SendObject {
@@ -100,7 +103,7 @@ export function txSender({ core }: ApiContext) {
     const data = payload(o);
     // the schema bounds the 256-bit fields to 64 hex digits; what it lets through is checked here
     const gasPrice = o.gasPrice != null ? BigInt(o.gasPrice) : core.minGasPrice;
-    const gasLimit = bounded(o.gas, 'gas', MAX_UINT64) ?? DEFAULT_TX_GAS;
+    const gasLimit = bounded(o.gas, 'gas', MAX_UINT64) ?? (DEFAULT_TX_GAS < core.config.txGasLimit ? DEFAULT_TX_GAS : core.config.txGasLimit);
     if (gasPrice * gasLimit > MAX_UINT256) throw invalidParams('invalid argument 0 (transaction): gas × gasPrice is over 2^256-1');
     return {
       // EIP-2681: a nonce of 2^64-1 could never be followed by another

@@ -31,12 +31,18 @@ export interface NodeConfig {
     vhosts?: string[];
     maxBodyBytes: number;
     maxBatch: number;
+    /** most bytes of one answer, and of a batch's answers together (--rpc.batch-response-max-size; default 25,000,000; 0: no limit) */
+    maxResponseBytes?: number;
     /** serve the API docs page (generated/docs/index.html) at GET / and /docs (default: on for dev chains) */
     docs?: boolean;
     /** not a flag: unsent bytes one WebSocket may queue before its subscriptions are dropped (default 16 MiB) */
     wsMaxBufferedBytes?: number;
     /** HTTP/WebSocket server implementation (default auto: uWebSockets.js when it loads, else node:http + ws) */
     transport?: TransportChoice;
+    /** most open HTTP/WebSocket connections (--http.maxconns; default 80 % of the open-files limit, at most 10,000) */
+    maxConns?: number;
+    /** time to receive one whole request (--http.readtimeout; default 30 s, geth's HTTPTimeouts.ReadTimeout) */
+    readTimeoutMs?: number;
     /** serving threads beside the main one (uWebSockets.js only; default: 1 on a machine with more than one core, else 0) */
     threads?: number;
   };
@@ -49,6 +55,10 @@ export interface NodeConfig {
   lightKdf: boolean;
   allowInsecureUnlock: boolean;
   gasCap: bigint;
+  /** most time one eth_call / eth_estimateGas may take, ms (--rpc.evmtimeout; 0: none; default 5 s) */
+  evmTimeoutMs?: number;
+  /** most execution time one transaction may take in a block this node proposes, ms (--miner.txtimeout; 0: none; default 3 s) */
+  txBudgetMs?: number;
   p2pPort: number;
   /** pool limits (--txpool.*); what is left out keeps geth's default */
   txpool?: Partial<TxPoolConfig>;
@@ -73,15 +83,21 @@ export const FLAGS = {
   'http.corsdomain': { type: 'string', default: '', help: 'allowed CORS origins, comma-separated (* for any); CORS is off when empty' },
   'http.vhosts': { type: 'string', default: 'localhost', help: 'Host header names served, comma-separated (* for any; IP addresses always): others get 403 (DNS rebinding)' },
   'http.docs': { type: 'string', help: 'serve the API docs page at GET / and /docs (true|false; default true on dev chains)' },
+  'http.maxconns': { type: 'string', help: 'most open HTTP/WebSocket connections; past it new ones are refused at once (default: 80% of the open-files limit, at most 10000)' },
+  'http.readtimeout': { type: 'string', default: '30s', help: 'time to receive one whole request, body included (e.g. 30s, 2m); a slower one gets 408 and its connection is closed' },
   'http.maxbody': { type: 'string', default: String(5 * 1024 * 1024), help: 'largest request body in bytes' },
   'http.threads': { type: 'string', help: 'extra threads serving HTTP/WebSocket on the same port, answering repeated reads at the same head themselves (uws transport only; default: with 3+ cores one per core beyond the first, at most 4, else 0)' },
   'http.transport': { type: 'string', default: 'auto', help: 'HTTP/WebSocket server: auto (uWebSockets.js where it loads, else node), uws or node (node:http + ws)' },
   'rpc.batchlimit': { type: 'string', default: '1000', help: 'most requests in one batch' },
+  'rpc.batch-response-max-size': { type: 'string', default: '25000000', help: 'most bytes of a batch\'s answers together, and of one answer; past it entries get error -32003 "response too large" (0: no limit)' },
   'rpc.gascap': { type: 'string', default: '50000000', help: 'most gas one eth_call / eth_estimateGas may use' },
+  'rpc.evmtimeout': { type: 'string', default: '5s', help: 'most time one eth_call / eth_estimateGas (its whole search) may take (e.g. 5s, 500ms; 0: no limit)' },
   'rpc.logs.maxrange': { type: 'string', default: '10000', help: 'most blocks one eth_getLogs / eth_getFilterLogs range may span' },
   'rpc.logs.maxresults': { type: 'string', default: '10000', help: 'most logs one eth_getLogs / eth_getFilterLogs answer may carry' },
   'rpc.filter.timeout': { type: 'string', default: '5m', help: 'remove a filter not polled for this long (e.g. 5m, 90s; WebSocket filters never time out)' },
   'rpc.filter.max': { type: 'string', default: '10000', help: 'most installed filters, and separately most WebSocket subscriptions' },
+  'rpc.filter.maxperconnection': { type: 'string', default: '1000', help: 'most filters, and separately subscriptions, one WebSocket connection may hold' },
+  'rpc.filter.maxperaddress': { type: 'string', default: '2000', help: 'most filters, and separately subscriptions, one client IP address may hold over HTTP and all its WebSockets (loopback clients are one address)' },
   'rpc.checkresults': { type: 'string', help: 'validate results against openrpc.json (true|false; default true on dev chains)' },
   verbosity: { type: 'string', default: '3', help: 'log level 0-4 (silent, error, warn, info, debug)' },
   gasprice: { type: 'string', default: '0', help: 'minimum gas price in wei (also what eth_gasPrice reports)' },
@@ -92,6 +108,7 @@ export const FLAGS = {
   'txpool.globalqueue': { type: 'string', default: String(DEFAULT_TXPOOL_CONFIG.globalQueue), help: 'non-executable (queued) transactions in total' },
   'txpool.recoverythreads': { type: 'string', help: 'threads that recover the senders of submitted transactions from their signatures (0: the main thread does; default: set by the cores)' },
   'txpool.lifetime': { type: 'string', default: '3h', help: 'how long queued transactions wait without progress before they are dropped (e.g. 3h, 90m, 30s)' },
+  'miner.txtimeout': { type: 'string', default: '3s', help: 'most execution time one transaction may take in a block this node proposes; a slower one is left out and dropped from the pool (0: no limit)' },
   'seal.empty': { type: 'boolean', default: false, help: 'seal empty blocks every period' },
   'dev.period': { type: 'string', default: '1', help: 'block period in seconds of a new dev chain (0: seal when transactions arrive)' },
   lightkdf: { type: 'boolean', default: false, help: 'cheap scrypt for new key files (tests and dev only)' },
@@ -142,8 +159,11 @@ export function parseFlags(argv: string[]): NodeConfig | 'help' {
       vhosts: vhosts(String(v['http.vhosts'])),
       maxBodyBytes: int(String(v['http.maxbody']), 'http.maxbody', 1024),
       maxBatch: int(String(v['rpc.batchlimit']), 'rpc.batchlimit', 1),
+      maxResponseBytes: int(String(v['rpc.batch-response-max-size']), 'rpc.batch-response-max-size'),
       docs: docs === undefined ? !genesisFile : docs === 'true',
       transport,
+      maxConns: v['http.maxconns'] === undefined ? undefined : int(String(v['http.maxconns']), 'http.maxconns', 1),
+      readTimeoutMs: durationMs(String(v['http.readtimeout']), 'http.readtimeout'),
       threads: v['http.threads'] === undefined ? undefined : int(String(v['http.threads']), 'http.threads', 0),
     },
     checkResults: check === undefined ? !genesisFile : check === 'true',
@@ -154,6 +174,8 @@ export function parseFlags(argv: string[]): NodeConfig | 'help' {
     lightKdf: v.lightkdf === true,
     allowInsecureUnlock: v['allow-insecure-unlock'] === true,
     gasCap: BigInt(int(String(v['rpc.gascap']), 'rpc.gascap', 21000)),
+    evmTimeoutMs: durationMs(String(v['rpc.evmtimeout']), 'rpc.evmtimeout'),
+    txBudgetMs: durationMs(String(v['miner.txtimeout']), 'miner.txtimeout'),
     p2pPort: 0,
     txpool: {
       priceBump: int(String(v['txpool.pricebump']), 'txpool.pricebump', 1),
@@ -169,6 +191,8 @@ export function parseFlags(argv: string[]): NodeConfig | 'help' {
       maxResults: int(String(v['rpc.logs.maxresults']), 'rpc.logs.maxresults', 1),
       filterTimeoutMs: durationMs(String(v['rpc.filter.timeout']), 'rpc.filter.timeout'),
       maxFilters: int(String(v['rpc.filter.max']), 'rpc.filter.max', 1),
+      maxFiltersPerConnection: int(String(v['rpc.filter.maxperconnection']), 'rpc.filter.maxperconnection', 1),
+      maxFiltersPerAddress: int(String(v['rpc.filter.maxperaddress']), 'rpc.filter.maxperaddress', 1),
     },
   };
 }
@@ -187,7 +211,7 @@ function vhosts(v: string): string[] {
 
 const DURATION_UNITS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
 
-/** geth-style durations: "3h", "1h30m", "90s", "500ms"; a bare number is seconds. */
+/** geth-style durations: "3h", "1h30m", "90s", "500ms"; a bare number is seconds (so "0" is 0, where a flag allows none). */
 export function durationMs(v: string, flag: string): number {
   if (/^\d+$/.test(v)) return Number(v) * 1000;
   const parts = [...v.matchAll(/(\d+(?:\.\d+)?)(ms|s|m|h)/g)];

@@ -6,7 +6,7 @@ import { isLoopback, type NodeConfig } from './config.ts';
 import { buildHandlers } from '../api/index.ts';
 import { clientVersion } from '../api/node-info.ts';
 import { Dispatcher } from '../rpc/dispatch.ts';
-import { startRpcServer } from '../rpc/server.ts';
+import { claimPort, startRpcServer } from '../rpc/server.ts';
 import { HeadGeneration } from '../rpc/head-generation.ts';
 import type { ThreadStats } from '../rpc/thread-protocol.ts';
 import { HEAD_CACHED_METHODS } from '../../generated/head-cached.ts';
@@ -45,6 +45,9 @@ export interface RunningNode {
 
 export async function startNode(config: NodeConfig, log: Logger = createLogger(config.verbosity)): Promise<RunningNode> {
   const loopback = isLoopback(config.http.addr);
+  // a port another process holds is reported before a new datadir, node key and dev keystore are
+  // created for a node that cannot serve (port 0 is always free)
+  if (config.http.port !== 0) await claimPort(config.http.addr, config.http.port);
   const core = await ChainCore.open({
     datadir: config.datadir,
     genesisFile: config.genesisFile,
@@ -59,6 +62,7 @@ export async function startNode(config: NodeConfig, log: Logger = createLogger(c
     directTransfers: config.directTransfers,
     fastViews: config.fastViews,
     recoveryThreads: config.recoveryThreads,
+    txBudgetMs: config.txBudgetMs,
     // geth's unlock rule: a key unlocked behind a listener others can reach signs for anyone there
     unlockDevAccount: loopback || config.allowInsecureUnlock,
   });
@@ -76,7 +80,7 @@ export async function startNode(config: NodeConfig, log: Logger = createLogger(c
       httpLoopback: loopback,
       allowInsecureUnlock: config.allowInsecureUnlock,
     },
-    { gasCap: config.gasCap },
+    { gasCap: config.gasCap, evmTimeoutMs: config.evmTimeoutMs },
     { limits: config.logs, log },
   ) satisfies Handlers;
   const dispatcher = new Dispatcher({
@@ -86,6 +90,7 @@ export async function startNode(config: NodeConfig, log: Logger = createLogger(c
     enabledNamespaces: new Set(config.http.api),
     checkResults: config.checkResults,
     maxBatch: config.http.maxBatch,
+    maxResponseBytes: config.http.maxResponseBytes,
     discover: () => document,
     log,
   });
@@ -103,6 +108,8 @@ export async function startNode(config: NodeConfig, log: Logger = createLogger(c
       vhosts: config.http.vhosts,
       maxBodyBytes: config.http.maxBodyBytes,
       wsMaxBufferedBytes: config.http.wsMaxBufferedBytes,
+      maxConnections: config.http.maxConns,
+      timeouts: config.http.readTimeoutMs === undefined ? undefined : { requestMs: config.http.readTimeoutMs },
       staticRoutes: config.http.docs ? docsPageRoutes(log) : undefined,
       threads: config.http.threads ?? defaultServingThreads(),
       headGeneration,

@@ -59,8 +59,10 @@ export type HeaderOf = (name: string) => string | undefined;
 
 export const JSON_TYPE = 'application/json';
 
-/** Every HTTP request shares this one context: HTTP has no push and no connection lifetime. */
-export const HTTP_CONTEXT: ConnectionContext = Object.freeze({ transport: 'http' });
+/** An HTTP request's context: its client's address only (HTTP has no push and no connection lifetime). */
+export function httpContext(remoteAddress: string): ConnectionContext {
+  return { transport: 'http', remoteAddress };
+}
 
 // Media types a JSON body arrives under. Missing, text/plain and form-encoded are accepted too:
 // curl -d sends form-encoded, simple fetch() calls send text/plain. (See origin.ts for why that
@@ -153,12 +155,14 @@ export class HttpRules {
   /**
    * The response to a POST body: at once when it is ready at once (a kept answer), else a promise.
    * Reads `body` before returning (a transport may reuse its memory afterwards); never rejects.
+   * `remoteAddress` is the client's IP (per-client quotas).
    */
-  dispatch(body: Buffer, cors: string): HttpAnswer | Promise<HttpAnswer> {
+  dispatch(body: Buffer, cors: string, remoteAddress: string): HttpAnswer | Promise<HttpAnswer> {
     let text = body.toString('utf8');
     if (text.charCodeAt(0) === 0xfeff) text = text.slice(1); // a UTF-8 BOM some editors write
     const { dispatcher } = this.o;
-    const reply = dispatcher.handleNow ? dispatcher.handleNow(text, HTTP_CONTEXT) : dispatcher.handle(text, HTTP_CONTEXT);
+    const ctx = httpContext(remoteAddress);
+    const reply = dispatcher.handleNow ? dispatcher.handleNow(text, ctx) : dispatcher.handle(text, ctx);
     if (typeof reply === 'string') return this.replied(reply, cors);
     return reply.then(
       (r): HttpAnswer => this.replied(r, cors),
@@ -173,6 +177,16 @@ export class HttpRules {
   /** A JSON-RPC response as HTTP: 200 with it, or 204 when there is none (notifications only). */
   private replied(reply: RpcReply | undefined, cors: string): HttpAnswer {
     return reply === undefined ? { status: 204, cors } : { status: 200, body: reply, contentType: JSON_TYPE, cors };
+  }
+
+  /** 408: a body still arriving `ms` after its first part (the connection is closed after it). */
+  bodyTimedOut(cors: string, ms: number): HttpAnswer {
+    return this.fail(408, `invalid request: request body not complete within ${ms / 1000} s (--http.readtimeout)`, cors);
+  }
+
+  /** 400: more than one Content-Length header (the connection is closed after it: where the body ends is unknown). */
+  duplicateContentLength(cors: string): HttpAnswer {
+    return this.fail(400, 'invalid request: more than one Content-Length header', cors);
   }
 
   /** 500, for what should never happen (logged by the caller). */
@@ -191,6 +205,11 @@ export class HttpRules {
   /** 403 for a Host name not in --http.vhosts (geth's words first). */
   private hostRefused(host: string): HttpAnswer {
     return this.fail(403, `invalid host specified: ${JSON.stringify(host.slice(0, 200))} is not allowed (--http.vhosts)`, '');
+  }
+
+  /** 503: a WebSocket handshake while the connections are over --http.maxconns. */
+  tooManyConnections(): HttpAnswer {
+    return this.fail(503, 'invalid request: too many open connections (--http.maxconns), try again later', '');
   }
 
   /** An Upgrade header that is not a WebSocket handshake. */

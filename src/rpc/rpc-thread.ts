@@ -62,7 +62,8 @@ async function serve(): Promise<void> {
     rules,
     ws: { dispatcher, log, maxBufferedBytes: data.wsMaxBufferedBytes, maxInFlight: data.wsMaxInFlight },
     maxBodyBytes: data.maxBodyBytes,
-    timeouts: { headersMs: 0, requestMs: 0, keepAliveMs: 0 }, // node:http's; uWS has its own
+    timeouts: { headersMs: 0, requestMs: data.requestMs, keepAliveMs: 0 }, // headersMs, keepAliveMs: node:http's; uWS has its own
+    maxConnections: data.maxConnections,
     closeGraceMs: data.closeGraceMs,
     log,
   });
