@@ -111,11 +111,6 @@ export class Dispatcher implements RpcHandler {
     return this.one(value, conn, { room: this.maxResponseBytes, over: false }, hasNumberId(value) ? numberIdText(body, (value as { id: number }).id) : undefined);
   }
 
-  /** Same as handle() for a body the transport already parsed. Never rejects. */
-  handleParsed(value: unknown, conn: ConnectionContext): Promise<RpcReply | undefined> {
-    return Array.isArray(value) ? this.batch(value, conn) : this.one(value, conn, { room: this.maxResponseBytes, over: false });
-  }
-
   /** `idTexts`: the elements' ids as written in the body, where some are numbers. */
   private async batch(list: unknown[], conn: ConnectionContext, idTexts?: readonly (IdJson | undefined)[]): Promise<RpcReply | undefined> {
     if (list.length === 0) return errorResponse(NULL_ID, INVALID_REQUEST, 'invalid request: empty batch');

@@ -3,12 +3,12 @@
 // JSON.parse turns an id into a double: 9007199254740993 comes back as …992, 1e400 as null (JSON
 // has no Infinity), -0 as 0, 1.50 as 1.5. A client matching responses by id then never finds its
 // answer. Node 20's JSON.parse gives no access to the source text, so the text is read from the
-// body itself — only for numeric ids (string ids round-trip through JSON.stringify). The usual case,
-// a small integer in the layout JSON.stringify gives the requests of viem, web3.js, ethers and our
-// SDK, is confirmed at its fixed place; anything else walks the body's top level (nested
-// values skipped, strings by indexOf). Both read text JSON.parse has
-// already accepted. The one inexactness: a body with two id members, the first written plainly
-// with the value of the last, gets the first's text (the same number).
+// body itself — only for numeric ids (string ids round-trip through JSON.stringify). The usual
+// case, a small integer in the layout JSON.stringify gives the requests of viem, web3.js, ethers
+// and our SDK, is confirmed at its fixed place; anything else walks the body's top level (nested
+// values skipped, strings by indexOf). Both read text JSON.parse has already accepted. The one
+// inexactness: a body with two id members, the first written plainly with the value of the last,
+// gets the first's text (the same number).
 import { idJson, type IdJson } from './response.ts';
 
 const QUOTE = 0x22;
