@@ -49,6 +49,8 @@ export interface CoreOptions {
   directTransfers?: boolean;
   /** eth_call / estimateGas run view-like messages on the view interpreter (default: on, A17) */
   fastViews?: boolean;
+  /** unlock the dev account at start (default: true; node.ts: not behind a listener others can reach) */
+  unlockDevAccount?: boolean;
   /** threads that recover transaction senders (A20; default: one on a chain with a block period and a machine with 3+ cores, else none) */
   recoveryThreads?: number;
   /** most execution time one transaction may take in a block this node proposes (--miner.txtimeout; 0: none; default DEFAULT_TX_BUDGET_MS) */
@@ -128,7 +130,7 @@ export class ChainCore {
     devAccount ??= store.meta.get('devAccount') as string | undefined;
     // the dev account's key derives on the thread pool while the rest opens (awaited below; the
     // catch only keeps a failure from counting as unhandled, and ending the process, meanwhile)
-    const devUnlocked = devAccount ? keystore.unlock(devAccount, '', Infinity) : undefined;
+    const devUnlocked = devAccount && o.unlockDevAccount !== false ? keystore.unlock(devAccount, '', Infinity) : undefined;
     devUnlocked?.catch(() => {});
     const genesis = parseGenesis(JSON.parse(store.meta.get('genesisJson') as string));
     const common = makeCommon(genesis.config.chainId);
