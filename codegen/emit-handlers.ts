@@ -10,6 +10,8 @@ const PREAMBLE = `export type Awaitable<T> = T | Promise<T>;
 export interface CallContext {
   readonly transport: 'http' | 'ws';
   readonly method: string;
+  /** the client's IP address as the socket gives it (per-client quotas) */
+  readonly remoteAddress?: string;
   /** push a notification on this connection (ws only); returns false if the connection is gone or over its buffer */
   notify?(method: string, params: unknown): boolean;
   /** register cleanup for when the connection closes (ws only) */

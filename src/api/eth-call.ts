@@ -1,6 +1,6 @@
 // eth_call and eth_estimateGas: read-only execution against a block's state.
 import type { ApiContext } from './context.ts';
-import type { CallContext } from '../exec/call.ts';
+import { CallTimeout, type CallContext } from '../exec/call.ts';
 import { bytesToHex, quantity } from '../util/hex.ts';
 import { blockNumberOf, stateHeader, type BlockParam } from './block-param.ts';
 import { toCallRequest, type CallObject } from './call-object.ts';
@@ -9,6 +9,15 @@ import { revertError, serverError, translate } from './errors.ts';
 export interface CallLimits {
   /** most gas a call or an estimate may burn (geth's --rpc.gascap); keeps one request from stalling the node */
   gasCap: bigint;
+  /** most time one eth_call or a whole eth_estimateGas may take (geth's --rpc.evmtimeout; 0: none; default 5 s) */
+  evmTimeoutMs?: number;
+}
+
+const DEFAULT_EVM_TIMEOUT_MS = 5000;
+
+/** A duration as Go prints it (geth's timeout message): 5s, 1.5s, 300ms. */
+function goDuration(ms: number): string {
+  return ms >= 1000 ? `${ms / 1000}s` : `${ms}ms`;
 }
 
 export function callHandlers({ core }: ApiContext, limits: CallLimits) {
@@ -30,12 +39,23 @@ export function callHandlers({ core }: ApiContext, limits: CallLimits) {
     const g = gas ?? blockGasLimit;
     return g < limits.gasCap ? g : limits.gasCap;
   };
+  // an estimate is for a transaction, which the chain refuses above its per-transaction limit
+  const estimateCap = (gas: bigint | undefined, blockGasLimit: bigint) => {
+    const g = capped(gas, blockGasLimit);
+    return g < core.config.txGasLimit ? g : core.config.txGasLimit;
+  };
+  const timeoutMs = limits.evmTimeoutMs ?? DEFAULT_EVM_TIMEOUT_MS;
+  const deadline = () => (timeoutMs > 0 ? performance.now() + timeoutMs : Infinity);
+  const failed = (e: unknown): never => {
+    if (e instanceof CallTimeout) throw serverError(`execution aborted (timeout = ${goDuration(timeoutMs)})`);
+    return translate(e);
+  };
 
   return {
     async call(tx: CallObject, block: BlockParam) {
       const req = toCallRequest(tx);
       const ctx = contextFor(block);
-      const out = await core.calls.call(req, ctx, capped(req.gas, ctx.gasLimit)).catch(translate);
+      const out = await core.calls.call(req, ctx, capped(req.gas, ctx.gasLimit), deadline()).catch(failed);
       if (out.success) return bytesToHex(out.returnValue);
       if (out.error === 'revert') throw revertError(out.returnValue);
       throw serverError(`execution failed: ${out.error}`);
@@ -44,10 +64,11 @@ export function callHandlers({ core }: ApiContext, limits: CallLimits) {
     async estimateGas(tx: CallObject, block?: BlockParam) {
       const req = toCallRequest(tx);
       const ctx = contextFor(block ?? 'pending');
-      const result = await core.calls.estimate(req, ctx, capped(req.gas, ctx.gasLimit)).catch(translate);
+      const cap = estimateCap(req.gas, ctx.gasLimit);
+      const result = await core.calls.estimate(req, ctx, cap, deadline()).catch(failed);
       if ('gas' in result) return quantity(result.gas);
       if (result.failure.error === 'revert') throw revertError(result.failure.returnValue);
-      throw serverError(`gas required exceeds allowance (${capped(req.gas, ctx.gasLimit)}): ${result.failure.error}`);
+      throw serverError(`gas required exceeds allowance (${cap}): ${result.failure.error}`);
     },
   };
 }

@@ -14,7 +14,8 @@ import type { Logger } from '../node/logger.ts';
 import { logCriteria, logMatches, queryRange, TooManyResults, type MatchedLog } from '../filters/log-query.ts';
 import { LogIndex } from '../filters/log-index.ts';
 import { FilterLimitError, FilterManager, canonicalId, type BlockItem, type FilterItem, type FilterKind, type LogFilterSpec, type Pusher } from '../filters/filter-manager.ts';
-import { DEFAULT_LOG_LIMITS, type LogLimits } from '../filters/limits.ts';
+import { CRITERIA_LIMITS, DEFAULT_LOG_LIMITS, type LogLimits } from '../filters/limits.ts';
+import type { ListenerOwner } from '../filters/client-quota.ts';
 import { hexToBytes } from '../util/hex.ts';
 import { blockNumberOf, type BlockParam } from './block-param.ts';
 import { formatHeader, formatLog } from './format.ts';
@@ -61,9 +62,11 @@ export class FilterService {
   /** Filter options → range and criteria; `param` names the argument in error messages. */
   parseOptions(o: T.FilterOptions, param: string): ParsedOptions {
     const address = o.address ?? [];
+    const addresses = Array.isArray(address) ? address : [address];
     const topics = o.topics ?? o.topic ?? [];
+    checkCriteriaSize(addresses, topics, param);
     const criteria = logCriteria(
-      (Array.isArray(address) ? address : [address]).map(hexToBytes),
+      addresses.map(hexToBytes),
       topics.map((t) => (t === null ? null : (Array.isArray(t) ? t : [t]).map(hexToBytes))),
     );
     const from = this.explicitBlock(o.fromBlock ?? o.fromblock, param, 'fromBlock');
@@ -142,7 +145,7 @@ export class FilterService {
   install(kind: FilterKind, spec: LogFilterSpec | undefined, ctx: CallContext): string {
     return this.limited(() => {
       const push = ctx.transport === 'ws' ? this.pusher(ctx, kind, false) : undefined;
-      const id = this.manager.install(kind, spec, push);
+      const id = this.manager.install(kind, spec, push, ownerOf(ctx));
       push?.start(id);
       return id;
     });
@@ -153,7 +156,7 @@ export class FilterService {
     return this.limited(() => {
       const push = this.pusher(ctx, kind, true);
       if (!push) throw new RpcError(-32601, `notifications not supported: ${ctx.method} needs a WebSocket connection`);
-      const id = this.manager.subscribe(kind, spec, push);
+      const id = this.manager.subscribe(kind, spec, push, ownerOf(ctx));
       push.start(id);
       return id;
     });
@@ -255,6 +258,31 @@ export class FilterService {
       throw e;
     }
   }
+}
+
+/**
+ * geth's bounds on a filter's addresses and topics (CRITERIA_LIMITS), checked before anything is
+ * decoded, with geth's words ("exceed max addresses", "exceed max topics") and the parameter's name.
+ */
+function checkCriteriaSize(addresses: readonly unknown[], topics: readonly unknown[], param: string): void {
+  const { maxAddresses, maxTopics, maxSubTopics } = CRITERIA_LIMITS;
+  if (addresses.length > maxAddresses) {
+    throw invalidParams(`invalid argument ${param}: exceed max addresses: address has ${addresses.length} entries, the limit is ${maxAddresses}`);
+  }
+  if (topics.length > maxTopics) {
+    throw invalidParams(`invalid argument ${param}: exceed max topics: topics has ${topics.length} positions, the limit is ${maxTopics}`);
+  }
+  for (let i = 0; i < topics.length; i++) {
+    const t = topics[i];
+    if (Array.isArray(t) && t.length > maxSubTopics) {
+      throw invalidParams(`invalid argument ${param}: exceed max topics: topics[${i}] has ${t.length} alternatives, the limit is ${maxSubTopics}`);
+    }
+  }
+}
+
+/** The client a call's filter or subscription counts against: its address, and its WebSocket (whose onClose stands for it). */
+function ownerOf(ctx: CallContext): ListenerOwner {
+  return { address: ctx.remoteAddress, connection: ctx.transport === 'ws' ? ctx.onClose : undefined };
 }
 
 export function filterHandlers(svc: FilterService) {

@@ -10,11 +10,12 @@ import { irisHandlers } from './iris.ts';
 import { adminHandlers, netHandlers, web3Handlers } from './node-info.ts';
 import { FilterService, filterHandlers, type FilterSetup } from './filters.ts';
 import { subscriptionHandlers } from './subscriptions.ts';
+import { translated } from './errors.ts';
 
 export function buildHandlers(ctx: ApiContext, limits: CallLimits, filterSetup: FilterSetup = {}) {
   const filters = new FilterService(ctx, filterSetup);
   return {
-    eth: {
+    eth: translated({
       ...stateHandlers(ctx),
       ...blockHandlers(ctx),
       ...callHandlers(ctx, limits),
@@ -22,9 +23,9 @@ export function buildHandlers(ctx: ApiContext, limits: CallLimits, filterSetup: 
       ...poolViewHandlers(ctx),
       ...filterHandlers(filters),
       ...subscriptionHandlers(filters),
-    },
-    personal: personalHandlers(ctx),
-    iris: irisHandlers(ctx),
+    }),
+    personal: translated(personalHandlers(ctx)),
+    iris: translated(irisHandlers(ctx)),
     admin: adminHandlers(ctx),
     txpool: txpoolHandlers(ctx),
     net: netHandlers(ctx),

@@ -3,10 +3,10 @@ import { keccak256 } from '../crypto/keccak.ts';
 import type { LogRecord } from './types.ts';
 
 /** The three bits an item sets, as [byte index, mask] pairs flattened: [i0, m0, i1, m1, i2, m2]. */
-export type BloomBits = readonly number[];
+export type BloomBits = ArrayLike<number>;
 
 /** Where an item's bits are; computed once per filter so checking a block's bloom costs no hash. */
-export function bloomBits(item: Uint8Array): BloomBits {
+export function bloomBits(item: Uint8Array): number[] {
   const h = keccak256(item);
   const out: number[] = [];
   for (let i = 0; i < 6; i += 2) {
@@ -16,8 +16,9 @@ export function bloomBits(item: Uint8Array): BloomBits {
   return out;
 }
 
-export function bloomHasBits(bloom: Uint8Array, b: BloomBits): boolean {
-  return (bloom[b[0]!]! & b[1]!) !== 0 && (bloom[b[2]!]! & b[3]!) !== 0 && (bloom[b[4]!]! & b[5]!) !== 0;
+/** Whether the bloom has an item's bits: bloomBits' six numbers, at `at` in `b` (many items' bits can share one array). */
+export function bloomHasBits(bloom: Uint8Array, b: BloomBits, at = 0): boolean {
+  return (bloom[b[at]!]! & b[at + 1]!) !== 0 && (bloom[b[at + 2]!]! & b[at + 3]!) !== 0 && (bloom[b[at + 4]!]! & b[at + 5]!) !== 0;
 }
 
 export function addToBloom(bloom: Uint8Array, item: Uint8Array): void {

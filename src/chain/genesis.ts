@@ -14,6 +14,12 @@ export interface GenesisAlloc {
 export interface ChainConfig {
   chainId: bigint;
   interpreter: string;
+  /**
+   * Most gas one transaction may carry (Venachain's TxGasLimit): the pool refuses more, block
+   * execution treats more as invalid. Genesis `config.txGasLimit`, default Venachain's 1.5e9;
+   * ParameterManagement will govern it once the system contracts exist.
+   */
+  txGasLimit: bigint;
   istanbul: { timeout: number; period: number; policy: number; firstValidatorNode: string };
 }
 
@@ -29,9 +35,13 @@ export interface Genesis {
 
 /** Default block gas limit: 2^48, room for ~187k transactions that each reserve the spec's default 1.5e9. */
 export const DEFAULT_GAS_LIMIT = 2n ** 48n;
+/** Venachain's TxGasLimit default (ParameterManagement); at ~2e7 gas/s an endless loop at it runs 75 s, hence --miner.txtimeout. */
+const DEFAULT_TX_GAS_LIMIT = 1_500_000_000n;
 export const DEFAULTS = { chainId: 300n, interpreter: 'all', period: 1, timeout: 10000, policy: 0 };
 
 export class GenesisError extends Error {}
+
+const MIN_TX_GAS = 21_000n;
 
 function num(v: unknown, field: string, dflt?: bigint): bigint {
   if (v === undefined || v === null || v === '') {
@@ -63,6 +73,7 @@ export function parseGenesis(json: unknown): Genesis {
   const config: ChainConfig = {
     chainId: num(c.chainId, 'config.chainId', DEFAULTS.chainId),
     interpreter: typeof c.interpreter === 'string' ? c.interpreter : DEFAULTS.interpreter,
+    txGasLimit: num(c.txGasLimit, 'config.txGasLimit', DEFAULT_TX_GAS_LIMIT),
     istanbul: {
       timeout: Number(num(ist.timeout, 'config.istanbul.timeout', BigInt(DEFAULTS.timeout))),
       period: Number(num(ist.period, 'config.istanbul.period', BigInt(DEFAULTS.period))),
@@ -70,6 +81,7 @@ export function parseGenesis(json: unknown): Genesis {
       firstValidatorNode: typeof ist.firstValidatorNode === 'string' ? ist.firstValidatorNode : '',
     },
   };
+  if (config.txGasLimit < MIN_TX_GAS) throw new GenesisError(`genesis: config.txGasLimit must be at least ${MIN_TX_GAS} (a plain transfer's gas), got ${config.txGasLimit}`);
   const alloc = new Map<string, GenesisAlloc>();
   for (const [addr, acc] of Object.entries((g.alloc ?? {}) as Record<string, any>)) {
     const a = (addr.startsWith('0x') ? addr : '0x' + addr).toLowerCase();

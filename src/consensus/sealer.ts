@@ -24,6 +24,10 @@ export interface SealerOptions {
   events: ChainEvents;
   period: number;
   sealEmpty: boolean;
+  /** the chain's per-transaction gas limit (ChainConfig.txGasLimit) */
+  txGasLimit: bigint;
+  /** most execution time one transaction may take in a block this node proposes (--miner.txtimeout); slower ones are dropped */
+  txBudgetMs: number;
   /** called after each committed block, before events fan out (state readers move their head; `written`: the accounts the block wrote) */
   onCommitted: (block: BlockRecord, written: ReadonlyMap<string, Account | undefined>) => void;
   log: Logger;
@@ -129,8 +133,9 @@ export class Sealer {
     const unsealedExtra = encodeExtra({ vanity: parentExtra.vanity, validators, seal: new Uint8Array(0), committedSeals: [] });
     // `txs` is a snapshot: transactions admitted while this block executes wait for the next one
     const built = await executor.execute(
-      { parent: parent.header, parentHash: parent.hash, timestamp, coinbase: key.address, gasLimit: parent.header.gasLimit, extraData: unsealedExtra },
+      { parent: parent.header, parentHash: parent.hash, timestamp, coinbase: key.address, gasLimit: parent.header.gasLimit, extraData: unsealedExtra, txGasLimit: this.o.txGasLimit },
       txs,
+      this.o.txBudgetMs,
     );
     if (built.included.length === 0 && !(this.o.period > 0 && this.o.sealEmpty)) {
       await executor.rollback(parent.header.stateRoot);

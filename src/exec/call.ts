@@ -15,6 +15,7 @@ import { CallCache, callKey } from './call-cache.ts';
 import { StateNeeded, ViewCalls } from './view-calls.ts';
 import type { EngineEVM } from './engine-evm.ts';
 import type { StateReader } from '../state/reader.ts';
+import { ExecutionWatch } from './execution-watch.ts';
 
 export interface CallRequest {
   from?: Uint8Array;
@@ -44,6 +45,9 @@ export interface CallOutcome {
 
 export class CallError extends Error {}
 
+/** The call's deadline (--rpc.evmtimeout) passed before it finished; the API names the timeout. */
+export class CallTimeout extends CallError {}
+
 export class CallRunner {
   private queue: Promise<unknown> = Promise.resolve();
   private readonly results = new CallCache();
@@ -72,44 +76,52 @@ export class CallRunner {
     return new CallRunner(common, state, vm, views);
   }
 
-  /** Runs the message against the state at ctx.stateRoot and discards every change. */
-  call(req: CallRequest, ctx: CallContext, gasLimit: bigint): Promise<CallOutcome> {
+  /**
+   * Runs the message against the state at ctx.stateRoot and discards every change. Past
+   * `deadline` (performance.now() ms) a message on @ethereumjs halts with CallTimeout; the view
+   * interpreter runs synchronously, bounded by gas (~125 ms at the 50M cap).
+   */
+  call(req: CallRequest, ctx: CallContext, gasLimit: bigint, deadline = Infinity): Promise<CallOutcome> {
     const views = this.views;
     if (views !== undefined) {
       // the interpreter answers before the result cache: running a view is as cheap as its key
       const fast = views.tryCall(req, ctx, gasLimit);
-      if (fast instanceof StateNeeded) return views.complete(fast, req, ctx, gasLimit).then((answer) => answer ?? this.cachedOrEthereumjs(req, ctx, gasLimit));
+      if (fast instanceof StateNeeded) return views.complete(fast, req, ctx, gasLimit).then((answer) => answer ?? this.cachedOrEthereumjs(req, ctx, gasLimit, deadline));
       if (fast !== undefined) return Promise.resolve(fast);
     }
-    return this.cachedOrEthereumjs(req, ctx, gasLimit);
+    return this.cachedOrEthereumjs(req, ctx, gasLimit, deadline);
   }
 
-  private cachedOrEthereumjs(req: CallRequest, ctx: CallContext, gasLimit: bigint): Promise<CallOutcome> {
+  private cachedOrEthereumjs(req: CallRequest, ctx: CallContext, gasLimit: bigint, deadline: number): Promise<CallOutcome> {
     const key = callKey(req, ctx, gasLimit);
     const hit = this.results.get(key);
     if (hit !== undefined) return Promise.resolve(hit);
-    return this.onEthereumjs(req, ctx, gasLimit).then((outcome) => {
+    return this.onEthereumjs(req, ctx, gasLimit, deadline).then((outcome) => {
       this.results.set(key, outcome);
       return outcome;
     });
   }
 
   /** Queues the message for the @ethereumjs VM (one at a time, see above). */
-  private onEthereumjs(req: CallRequest, ctx: CallContext, gasLimit: bigint): Promise<CallOutcome> {
-    const run = this.queue.then(() => this.runNow(req, ctx, gasLimit));
+  private onEthereumjs(req: CallRequest, ctx: CallContext, gasLimit: bigint, deadline: number): Promise<CallOutcome> {
+    const run = this.queue.then(() => this.runNow(req, ctx, gasLimit, deadline));
     this.queue = run.catch(() => undefined);
     return run;
   }
 
-  private async runNow(req: CallRequest, ctx: CallContext, gasLimit: bigint): Promise<CallOutcome> {
+  private async runNow(req: CallRequest, ctx: CallContext, gasLimit: bigint, deadline: number): Promise<CallOutcome> {
+    // its time ran out while calls before it ran
+    if (performance.now() > deadline) throw new CallTimeout();
     if (this.root === undefined || Buffer.compare(this.root, ctx.stateRoot) !== 0) {
       await this.state.setStateRoot(ctx.stateRoot, true);
       this.root = ctx.stateRoot;
     }
     const key = `${ctx.number}:${ctx.timestamp}:${ctx.gasLimit}`;
     if (this.block?.key !== key) this.block = { key, block: evmBlock(this.common, ctx.number, ctx.timestamp, ctx.coinbase, ctx.gasLimit) };
-    const evm = this.vm.evm;
+    const evm = this.vm.evm as EngineEVM;
+    const watch = evm.executionWatch;
     await evm.journal.checkpoint();
+    watch.limit({ deadline });
     try {
       const res = await evm.runCall({
         block: this.block.block,
@@ -121,6 +133,7 @@ export class CallRunner {
         gasLimit,
         gasPrice: req.gasPrice ?? 0n,
       });
+      if (watch.expired) throw new CallTimeout();
       const ex = res.execResult;
       return {
         success: ex.exceptionError === undefined,
@@ -129,8 +142,9 @@ export class CallRunner {
         error: ex.exceptionError?.error,
       };
     } finally {
+      watch.unlimit();
       await evm.journal.revert();
-      (evm as unknown as { takeCreations?: () => void }).takeCreations?.();
+      evm.takeCreations();
     }
   }
 
@@ -147,23 +161,31 @@ export class CallRunner {
   /**
    * Smallest gas limit with which the message succeeds: a binary search over execution gas, first
    * probing the gas the unbounded run used plus the 63/64 headroom (geth's shortcut).
-   * Returns the failing outcome when even `cap` fails.
+   * Returns the failing outcome when even `cap` fails. The whole search ends by `deadline`.
    */
-  async estimate(req: CallRequest, ctx: CallContext, cap: bigint): Promise<{ gas: bigint } | { failure: CallOutcome }> {
+  async estimate(req: CallRequest, ctx: CallContext, cap: bigint, deadline = Infinity): Promise<{ gas: bigint } | { failure: CallOutcome }> {
     const { intrinsic, minimum } = this.txGas(req);
     if (cap < minimum) throw new CallError(`gas required exceeds allowance (${cap})`);
-    const top = await this.call(req, ctx, cap - intrinsic);
+    // probes the view interpreter answers settle through microtasks only: without a look between
+    // them the ~20 probes of a search held the event loop back to back
+    const pace = new ExecutionWatch();
+    pace.limit({ deadline });
+    const succeeds = async (gas: bigint) => {
+      if (!(await pace.look())) throw new CallTimeout();
+      return (await this.call(req, ctx, gas, deadline)).success;
+    };
+    const top = await this.call(req, ctx, cap - intrinsic, deadline);
     if (!top.success) return { failure: top };
     let lo = top.executionGasUsed - 1n;
     let hi = cap - intrinsic;
     const optimistic = ((top.executionGasUsed + 2300n) * 64n) / 63n;
     if (optimistic < hi) {
-      if ((await this.call(req, ctx, optimistic)).success) hi = optimistic;
+      if (await succeeds(optimistic)) hi = optimistic;
       else lo = optimistic;
     }
     while (hi - lo > 1n) {
       const mid = (lo + hi) / 2n;
-      if ((await this.call(req, ctx, mid)).success) hi = mid;
+      if (await succeeds(mid)) hi = mid;
       else lo = mid;
     }
     const gas = intrinsic + hi;

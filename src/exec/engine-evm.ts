@@ -1,10 +1,13 @@
 // The EVM with one seam: every message's code passes through runInterpreter, which hands code
 // claimed by another engine (the wasm VM, `interpreter: all`, a later change) to that engine and
 // everything else to the EVM. The same seam records which account created each contract
-// (AccountBaseInfo.Creator), including contracts created by contracts.
+// (AccountBaseInfo.Creator), including contracts created by contracts. Its execution watch lets I/O
+// run during long messages and bounds them in time (src/exec/execution-watch.ts).
 import { EVM, NobleBN254, type EVMOpts } from '@ethereumjs/evm';
 import type { Message } from '@ethereumjs/evm';
 import type { Address } from '@ethereumjs/util';
+import { ExecutionWatch } from './execution-watch.ts';
+import { BLAKE2F_ADDRESS, blake2f } from './blake2f.ts';
 
 type RunInterpreter = EVM['runInterpreter'];
 type InterpreterResult = Awaited<ReturnType<RunInterpreter>>;
@@ -19,9 +22,15 @@ export interface CodeEngine {
 export class EngineEVM extends EVM {
   /** Contracts created (address → creator) since the last takeCreations(). */
   private created: [Address, Address][] = [];
+  /** this EVM's own (block execution and eth_call interleave: they never share one) */
+  readonly executionWatch = new ExecutionWatch();
 
   constructor(opts: EVMOpts, private readonly engines: readonly CodeEngine[] = []) {
-    super({ ...opts, bn254: opts.bn254 ?? new NobleBN254() });
+    super({
+      ...opts,
+      bn254: opts.bn254 ?? new NobleBN254(),
+      customPrecompiles: [{ address: BLAKE2F_ADDRESS, function: blake2f }, ...(opts.customPrecompiles ?? [])],
+    });
   }
 
   override async runInterpreter(message: Message, opts: Parameters<RunInterpreter>[1] = {}): Promise<InterpreterResult> {

@@ -17,8 +17,7 @@ import { orderedTrieRoot } from '../chain/ordered-trie.ts';
 import { shareableCommon } from './common.ts';
 import { DirectTransfers, EMPTY_BLOOM, TRANSFER_GAS } from './value-transfer.ts';
 import type { BlockHashSource } from './block-hashes.ts';
-
-const YIELD_EVERY_MS = 2;
+import { watchInterpreterSteps, YIELD_EVERY_MS } from './execution-watch.ts';
 
 export interface BlockContext {
   parent: Header;
@@ -27,6 +26,8 @@ export interface BlockContext {
   coinbase: Uint8Array;
   gasLimit: bigint;
   extraData: Uint8Array;
+  /** the chain's per-transaction gas limit: a transaction above it is invalid */
+  txGasLimit: bigint;
 }
 
 export interface ExecutedBlock {
@@ -35,7 +36,7 @@ export interface ExecutedBlock {
   included: PooledTx[];
   receipts: StoredReceipt[];
   creators: [Uint8Array, Uint8Array][];
-  /** transactions that cannot execute (e.g. nonce or balance no longer valid), with the reason */
+  /** transactions that cannot execute (e.g. nonce or balance no longer valid, over the time budget), with the reason */
   invalid: { ptx: PooledTx; reason: string }[];
   /** nonce and balance after the block of every account it wrote, by lowercase hex address */
   accounts: Map<string, { nonce: bigint; balance: bigint }>;
@@ -54,6 +55,7 @@ interface TxOutcome {
 
 export async function createEvmVM(common: Common, stateManager: CachedMerkleStateManager, hashes: BlockHashSource, engines: readonly CodeEngine[] = []): Promise<VM> {
   const evm = new EngineEVM({ common, stateManager, blockchain: hashes as never }, engines);
+  await watchInterpreterSteps(evm);
   return createVM({ common, stateManager, evm });
 }
 
@@ -93,12 +95,18 @@ export class BlockExecutor {
     return new BlockExecutor(common, trieDb, state, vm, directTransfers);
   }
 
-  /** Runs `txs` (per sender in nonce order) on top of the parent state and assembles the header. */
-  async execute(ctx: BlockContext, txs: Iterable<PooledTx>): Promise<ExecutedBlock> {
+  /**
+   * Runs `txs` (per sender in nonce order) on top of the parent state and assembles the header.
+   * A transaction whose execution takes more than `txBudgetMs` (time spent letting I/O run not
+   * counted) is halted, undone and reported invalid: it never enters a block, so which node ran
+   * it how fast decides nothing other validators see.
+   */
+  async execute(ctx: BlockContext, txs: Iterable<PooledTx>, txBudgetMs = Infinity): Promise<ExecutedBlock> {
     const number = ctx.parent.number + 1n;
     const block = evmBlock(this.common, number, ctx.timestamp, ctx.coinbase, ctx.gasLimit);
     const transfers = this.directTransfers ? new DirectTransfers(this.state, new Address(ctx.coinbase)) : undefined;
     const evm = this.vm.evm as EngineEVM;
+    const watch = evm.executionWatch;
     const included: PooledTx[] = [];
     const receipts: StoredReceipt[] = [];
     const invalid: ExecutedBlock['invalid'] = [];
@@ -123,6 +131,11 @@ export class BlockExecutor {
           skippedSenders.add(ptx.senderHex);
           continue;
         }
+        if (ptx.gasLimit > ctx.txGasLimit) {
+          invalid.push({ ptx, reason: `transaction gas limit too high: gas ${ptx.gasLimit} exceeds the chain's per-transaction limit ${ctx.txGasLimit}` });
+          skippedSenders.add(ptx.senderHex);
+          continue;
+        }
         const price = effectiveGasPrice(ptx);
         let outcome: TxOutcome;
         if (transfers && (await transfers.apply(ptx, price))) {
@@ -132,14 +145,28 @@ export class BlockExecutor {
           // runTx reads and writes the state manager: what the direct path holds goes there first
           await transfers?.flush();
           let result;
+          // a checkpoint of its own, so that a transaction halted by the budget leaves no trace
+          await this.state.checkpoint();
+          watch.limit({ budgetMs: txBudgetMs });
           try {
             result = await runTx(this.vm, { tx: ptx.tx, block, blockGasUsed: gasUsed, skipHardForkValidation: true, skipBlockGasLimitValidation: true });
           } catch (e) {
+            await this.state.revert();
             evm.takeCreations();
             invalid.push({ ptx, reason: (e as Error).message.split(' (')[0]! });
             skippedSenders.add(ptx.senderHex);
             continue;
+          } finally {
+            watch.unlimit();
           }
+          if (watch.expired) {
+            await this.state.revert();
+            evm.takeCreations();
+            invalid.push({ ptx, reason: `execution exceeded the proposer's time budget of ${txBudgetMs} ms (--miner.txtimeout)` });
+            skippedSenders.add(ptx.senderHex);
+            continue;
+          }
+          await this.state.commit();
           const r = result.receipt as { status: 0 | 1; logs: [Uint8Array, Uint8Array[], Uint8Array][] };
           outcome = { gasSpent: result.totalGasSpent, status: r.status, logs: r.logs, bloom: result.bloom.bitvector, created: result.createdAddress?.bytes ?? null };
         }

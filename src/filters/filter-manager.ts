@@ -6,9 +6,11 @@
 // Memory rule (docs/architecture.md): a filter keeps at most maxBufferedPerFilter items between
 // polls, dropping the oldest (a client that far behind re-reads them with getLogs); all filters
 // together keep at most maxBufferedTotal items, beyond which the filter polled longest ago is
-// removed; at most maxFilters filters (and, separately, maxFilters subscriptions) exist. A filter
-// not polled within the timeout is removed, except filters created over a WebSocket, which like
-// subscriptions end with their connection or when their client stops reading pushes.
+// removed; at most maxFilters filters (and, separately, maxFilters subscriptions) exist, one
+// client holds at most its quota of them (client-quota.ts), and their criteria together hold at
+// most maxCriteriaBytes. A filter not polled within the timeout is removed, except filters created
+// over a WebSocket, which like subscriptions end with their connection or when their client stops
+// reading pushes.
 //
 // Pushes are written on a later turn of the event loop than the event that made them (F9): who
 // gets an item is decided when the block or transaction arrives, but the requests already read
@@ -17,10 +19,11 @@ import { randomBytes } from 'node:crypto';
 import type { ChainEvents, NewBlockEvent } from '../events.ts';
 import type { BlockRecord } from '../chain/types.ts';
 import type { PooledTx } from '../txpool/pooled-tx.ts';
-import { bloomMayMatch, logMatches, type LogCriteria, type MatchedLog } from './log-query.ts';
+import { bloomMayMatch, criteriaBytes, logMatches, type LogCriteria, type MatchedLog } from './log-query.ts';
 import type { LogIndex } from './log-index.ts';
 import { BoundedQueue } from './bounded-queue.ts';
 import type { LogLimits } from './limits.ts';
+import { ClientQuota, type ListenerOwner } from './client-quota.ts';
 import { bytesToHex } from '../util/hex.ts';
 
 export type FilterKind = 'logs' | 'blocks' | 'pendingTxs';
@@ -58,6 +61,8 @@ interface Listener {
   readonly queue?: BoundedQueue<FilterItem>;
   /** WebSocket filters and subscriptions */
   readonly pusher?: Pusher;
+  /** the client whose quota it counts against */
+  readonly owner: ListenerOwner;
   /** performance.now() of the install, last poll or last accepted push */
   lastActive: number;
 }
@@ -72,14 +77,22 @@ export interface FilterLog {
 
 const SILENT: FilterLog = { debug() {}, error() {} };
 
-export type FilterLimits = Pick<LogLimits, 'filterTimeoutMs' | 'maxFilters' | 'maxBufferedPerFilter' | 'maxBufferedTotal'>;
+export type FilterLimits = Pick<LogLimits, 'filterTimeoutMs' | 'maxFilters' | 'maxFiltersPerConnection' | 'maxFiltersPerAddress' | 'maxCriteriaBytes' | 'maxBufferedPerFilter' | 'maxBufferedTotal'>;
+
+/** How often expired filters are looked for without any event: a tenth of the timeout, within these bounds. */
+const SWEEP_MIN_MS = 250;
+const SWEEP_MAX_MS = 10_000;
 
 export class FilterManager {
   /** Filters in order of activity, least recently active first (so sweeps and evictions stop early). */
   private readonly filters = new Map<string, Listener>();
   private readonly subs = new Map<string, Listener>();
   private readonly byKind: Record<FilterKind, Set<Listener>> = { logs: new Set(), blocks: new Set(), pendingTxs: new Set() };
+  private readonly filterQuota: ClientQuota;
+  private readonly subQuota: ClientQuota;
   private buffered = 0;
+  /** bytes held by the criteria of all filters and subscriptions (limits.maxCriteriaBytes) */
+  private criteriaHeld = 0;
   /** pushes decided but not yet written: listener, item, listener, item, … (written by flushPushes) */
   private outbox: (Listener | FilterItem)[] = [];
 
@@ -90,27 +103,38 @@ export class FilterManager {
     private readonly limits: FilterLimits,
     private readonly log: FilterLog = SILENT,
   ) {
-    // No timer: expired filters are swept on each event, on each install and when polled — whenever
-    // they could grow or be looked at. A sweep stops at the first live filter, so it costs little.
+    const quota = { perConnection: limits.maxFiltersPerConnection, perAddress: limits.maxFiltersPerAddress };
+    this.filterQuota = new ClientQuota('filters', quota);
+    this.subQuota = new ClientQuota('subscriptions', quota);
+    // Expired filters are swept on each event, on each install and when polled — whenever they
+    // could grow or be looked at (a sweep stops at the first live filter, so it costs little) — and
+    // on a timer, so that on a quiet chain an abandoned filter's memory and quota slot come back too.
     events.onBlock((e) => this.guard(() => this.onBlock(e)));
     events.onPendingTx((p) => this.guard(() => this.onPendingTx(p)));
+    sweepPeriodically(this, Math.min(SWEEP_MAX_MS, Math.max(SWEEP_MIN_MS, limits.filterTimeoutMs / 10)));
   }
 
   /** Installs a filter; with a pusher (WebSocket) its items are also pushed and it never times out. */
-  install(kind: FilterKind, spec?: LogFilterSpec, pusher?: Pusher): string {
+  install(kind: FilterKind, spec: LogFilterSpec | undefined, pusher: Pusher | undefined, owner: ListenerOwner = {}): string {
     this.sweep();
     if (this.filters.size >= this.limits.maxFilters) {
       throw new FilterLimitError(`too many filters installed (limit ${this.limits.maxFilters}, --rpc.filter.max); uninstall some or let them expire`);
     }
-    return this.add(this.filters, { id: this.newId(), kind, spec, subscription: false, queue: new BoundedQueue(this.limits.maxBufferedPerFilter), pusher, lastActive: performance.now() });
+    const refusal = this.filterQuota.refusal(owner);
+    if (refusal !== undefined) throw new FilterLimitError(refusal);
+    this.checkCriteriaRoom(spec);
+    return this.add(this.filters, { id: this.newId(), kind, spec, subscription: false, queue: new BoundedQueue(this.limits.maxBufferedPerFilter), pusher, owner, lastActive: performance.now() });
   }
 
   /** A subscription: items are only pushed; it ends by unsubscribe() or when push fails. */
-  subscribe(kind: FilterKind, spec: LogFilterSpec | undefined, pusher: Pusher): string {
+  subscribe(kind: FilterKind, spec: LogFilterSpec | undefined, pusher: Pusher, owner: ListenerOwner = {}): string {
     if (this.subs.size >= this.limits.maxFilters) {
       throw new FilterLimitError(`too many subscriptions (limit ${this.limits.maxFilters}, --rpc.filter.max)`);
     }
-    return this.add(this.subs, { id: this.newId(), kind, spec, subscription: true, pusher, lastActive: performance.now() });
+    const refusal = this.subQuota.refusal(owner);
+    if (refusal !== undefined) throw new FilterLimitError(refusal);
+    this.checkCriteriaRoom(spec);
+    return this.add(this.subs, { id: this.newId(), kind, spec, subscription: true, pusher, owner, lastActive: performance.now() });
   }
 
   /** The kind and log criteria of an installed filter (undefined if unknown or expired). */
@@ -139,8 +163,15 @@ export class FilterManager {
     return s !== undefined && this.remove(s);
   }
 
+  private checkCriteriaRoom(spec: LogFilterSpec | undefined): void {
+    if (spec === undefined || this.criteriaHeld + criteriaBytes(spec.criteria) <= this.limits.maxCriteriaBytes) return;
+    throw new FilterLimitError(`the addresses and topics of all filters and subscriptions together are at the node's limit (${this.limits.maxCriteriaBytes} bytes); use fewer addresses and topics, or remove some filters`);
+  }
+
   private add(map: Map<string, Listener>, l: Listener): string {
     map.set(l.id, l);
+    if (l.spec) this.criteriaHeld += criteriaBytes(l.spec.criteria);
+    (l.subscription ? this.subQuota : this.filterQuota).take(l.owner);
     this.byKind[l.kind].add(l);
     return l.id;
   }
@@ -149,6 +180,8 @@ export class FilterManager {
     const map = l.subscription ? this.subs : this.filters;
     if (map.get(l.id) !== l) return false;
     map.delete(l.id);
+    (l.subscription ? this.subQuota : this.filterQuota).give(l.owner);
+    if (l.spec) this.criteriaHeld -= criteriaBytes(l.spec.criteria);
     this.byKind[l.kind].delete(l);
     if (l.queue) this.buffered -= l.queue.length;
     if (why) this.log.debug(`${l.subscription ? 'subscription' : 'filter'} ${l.id} removed: ${why}`);
@@ -172,7 +205,8 @@ export class FilterManager {
     this.filters.set(f.id, f);
   }
 
-  private sweep(): void {
+  /** Removes the filters not polled within the timeout. */
+  sweep(): void {
     const cutoff = performance.now() - this.limits.filterTimeoutMs;
     for (const f of this.filters.values()) {
       if (f.pusher) continue; // WebSocket filters end with their connection
@@ -227,8 +261,8 @@ export class FilterManager {
     for (const l of this.byKind.pendingTxs) this.deliver(l, ptx.hashHex);
   }
 
-  /** Event listeners run inside the sealer and the pool: a bug here must not stop them. */
-  private guard(fn: () => void): void {
+  /** Event listeners run inside the sealer and the pool (and sweeps on a timer): a bug here must not stop them. */
+  guard(fn: () => void): void {
     try {
       fn();
     } catch (e) {
@@ -242,6 +276,21 @@ export class FilterManager {
       if (!this.filters.has(id) && !this.subs.has(id)) return id;
     }
   }
+}
+
+/**
+ * Sweeps `manager` every `periodMs` while it is in use. The timer holds it weakly and does not keep
+ * the process alive: a node that has stopped needs no call to end it (the manager has no close), and
+ * once nothing else holds the manager the timer stops by itself.
+ */
+function sweepPeriodically(manager: FilterManager, periodMs: number): void {
+  const ref = new WeakRef(manager);
+  const timer = setInterval(() => {
+    const m = ref.deref();
+    if (m === undefined) clearInterval(timer);
+    else m.guard(() => m.sweep());
+  }, periodMs);
+  timer.unref();
 }
 
 /** Ids are quantities without leading zeros (geth's form); clients may send them padded or in upper case. */

@@ -12,6 +12,16 @@ export interface LogLimits {
   filterTimeoutMs: number;
   /** most installed filters, and separately most WebSocket subscriptions (--rpc.filter.max) */
   maxFilters: number;
+  /** most filters, and separately subscriptions, one WebSocket connection may hold (--rpc.filter.maxperconnection) */
+  maxFiltersPerConnection: number;
+  /** most filters, and separately subscriptions, one client address may hold over HTTP and all its WebSockets (--rpc.filter.maxperaddress) */
+  maxFiltersPerAddress: number;
+  /**
+   * bytes the criteria of all filters and subscriptions together may hold; beyond it new ones are
+   * refused (no flag: with geth's bounds a filter's criteria are at most ~180 KB, and the per-client
+   * quotas leave a few clients room for thousands of such filters, GBs, without it)
+   */
+  maxCriteriaBytes: number;
   /** items one filter keeps between polls; beyond it the oldest are dropped */
   maxBufferedPerFilter: number;
   /** items all filters together keep; beyond it the filter polled longest ago is removed */
@@ -29,6 +39,11 @@ export const DEFAULT_LOG_LIMITS: LogLimits = {
   maxResults: 10_000,
   filterTimeoutMs: 5 * 60_000,
   maxFilters: 10_000,
+  maxFiltersPerConnection: 1_000,
+  // above one connection's share, so a client may keep a second connection (or poll over HTTP beside one)
+  maxFiltersPerAddress: 2_000,
+  // ~1,400 filters at geth's bounds; a filter of an address and a topic takes ~90 bytes
+  maxCriteriaBytes: 256 * 1024 * 1024,
   maxBufferedPerFilter: 10_000,
   maxBufferedTotal: 1_000_000,
   // more blocks than the largest default range, so a repeated query finds its whole range
@@ -36,3 +51,17 @@ export const DEFAULT_LOG_LIMITS: LogLimits = {
   indexLogs: 50_000,
   indexBytes: 32 * 1024 * 1024,
 };
+
+/**
+ * geth's bounds on one filter's criteria (eth/filters/api.go maxAddresses, maxTopics, maxSubTopics),
+ * for getLogs, newFilter and logs subscriptions alike. What a filter costs grows with its criteria:
+ * 10,000 addresses and topics made one filter ~12 MB, so 10,000 filters could ask for ~120 GB.
+ */
+export const CRITERIA_LIMITS = {
+  /** addresses in `address` */
+  maxAddresses: 1000,
+  /** positions in `topics` */
+  maxTopics: 4,
+  /** alternatives at one position of `topics` */
+  maxSubTopics: 1000,
+} as const;

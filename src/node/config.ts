@@ -1,5 +1,6 @@
 // Node settings and the command-line flags that set them (geth's names where geth has the flag).
 import { parseArgs } from 'node:util';
+import { isIP } from 'node:net';
 import { resolve } from 'node:path';
 import { DEFAULT_TXPOOL_CONFIG, DEFAULT_TX_JOURNAL, type TxPoolConfig } from '../txpool/config.ts';
 import type { LedgerTransports } from '../accounts/ledger.ts';
@@ -7,6 +8,16 @@ import type { LogLimits } from '../filters/limits.ts';
 import type { TransportChoice } from '../rpc/server.ts';
 
 export const ALL_NAMESPACES = ['personal', 'iris', 'eth', 'chain', 'admin', 'txpool', 'net', 'web3'] as const;
+/**
+ * What a listener others can reach serves unless --http.api says otherwise: geth's eth,net,web3,
+ * plus chain, the spec's alias of eth (the same handlers, so nothing eth does not already expose).
+ */
+export const REMOTE_NAMESPACES = ['eth', 'chain', 'net', 'web3'] as const;
+
+/** An --http.addr only this machine can reach (127.0.0.0/8, ::1, localhost). */
+export function isLoopback(addr: string): boolean {
+  return addr === 'localhost' || addr === '::1' || (isIP(addr) === 4 && addr.startsWith('127.'));
+}
 
 export interface NodeConfig {
   datadir: string;
@@ -16,14 +27,22 @@ export interface NodeConfig {
     port: number;
     api: string[];
     corsDomains: string[];
+    /** Host names served (--http.vhosts; default localhost; IP addresses always) */
+    vhosts?: string[];
     maxBodyBytes: number;
     maxBatch: number;
+    /** most bytes of one answer, and of a batch's answers together (--rpc.batch-response-max-size; default 25,000,000; 0: no limit) */
+    maxResponseBytes?: number;
     /** serve the API docs page (generated/docs/index.html) at GET / and /docs (default: on for dev chains) */
     docs?: boolean;
     /** not a flag: unsent bytes one WebSocket may queue before its subscriptions are dropped (default 16 MiB) */
     wsMaxBufferedBytes?: number;
     /** HTTP/WebSocket server implementation (default auto: uWebSockets.js when it loads, else node:http + ws) */
     transport?: TransportChoice;
+    /** most open HTTP/WebSocket connections (--http.maxconns; default 80 % of the open-files limit, at most 10,000) */
+    maxConns?: number;
+    /** time to receive one whole request (--http.readtimeout; default 30 s, geth's HTTPTimeouts.ReadTimeout) */
+    readTimeoutMs?: number;
     /** serving threads beside the main one (uWebSockets.js only; default: 1 on a machine with more than one core, else 0) */
     threads?: number;
   };
@@ -36,6 +55,10 @@ export interface NodeConfig {
   lightKdf: boolean;
   allowInsecureUnlock: boolean;
   gasCap: bigint;
+  /** most time one eth_call / eth_estimateGas may take, ms (--rpc.evmtimeout; 0: none; default 5 s) */
+  evmTimeoutMs?: number;
+  /** most execution time one transaction may take in a block this node proposes, ms (--miner.txtimeout; 0: none; default 3 s) */
+  txBudgetMs?: number;
   p2pPort: number;
   /** pool limits (--txpool.*); what is left out keeps geth's default */
   txpool?: Partial<TxPoolConfig>;
@@ -62,18 +85,25 @@ export const FLAGS = {
   genesis: { type: 'string', help: 'genesis file (Venachain format) used when the datadir is new; without it a dev chain is created' },
   'http.addr': { type: 'string', default: '127.0.0.1', help: 'HTTP/WebSocket listen address' },
   'http.port': { type: 'string', default: '6791', help: 'HTTP/WebSocket port (0 picks a free port)' },
-  'http.api': { type: 'string', default: ALL_NAMESPACES.join(','), help: 'namespaces served, comma-separated' },
+  'http.api': { type: 'string', help: `namespaces served, comma-separated (default: all on a loopback --http.addr, else ${REMOTE_NAMESPACES.join(',')})` },
   'http.corsdomain': { type: 'string', default: '', help: 'allowed CORS origins, comma-separated (* for any); CORS is off when empty' },
+  'http.vhosts': { type: 'string', default: 'localhost', help: 'Host header names served, comma-separated (* for any; IP addresses always): others get 403 (DNS rebinding)' },
   'http.docs': { type: 'string', help: 'serve the API docs page at GET / and /docs (true|false; default true on dev chains)' },
+  'http.maxconns': { type: 'string', help: 'most open HTTP/WebSocket connections; past it new ones are refused at once (default: 80% of the open-files limit, at most 10000)' },
+  'http.readtimeout': { type: 'string', default: '30s', help: 'time to receive one whole request, body included (e.g. 30s, 2m); a slower one gets 408 and its connection is closed' },
   'http.maxbody': { type: 'string', default: String(5 * 1024 * 1024), help: 'largest request body in bytes' },
   'http.threads': { type: 'string', help: 'extra threads serving HTTP/WebSocket on the same port, answering repeated reads at the same head themselves (uws transport only; default: with 3+ cores one per core beyond the first, at most 4, else 0)' },
   'http.transport': { type: 'string', default: 'auto', help: 'HTTP/WebSocket server: auto (uWebSockets.js where it loads, else node), uws or node (node:http + ws)' },
   'rpc.batchlimit': { type: 'string', default: '1000', help: 'most requests in one batch' },
+  'rpc.batch-response-max-size': { type: 'string', default: '25000000', help: 'most bytes of a batch\'s answers together, and of one answer; past it entries get error -32003 "response too large" (0: no limit)' },
   'rpc.gascap': { type: 'string', default: '50000000', help: 'most gas one eth_call / eth_estimateGas may use' },
+  'rpc.evmtimeout': { type: 'string', default: '5s', help: 'most time one eth_call / eth_estimateGas (its whole search) may take (e.g. 5s, 500ms; 0: no limit)' },
   'rpc.logs.maxrange': { type: 'string', default: '10000', help: 'most blocks one eth_getLogs / eth_getFilterLogs range may span' },
   'rpc.logs.maxresults': { type: 'string', default: '10000', help: 'most logs one eth_getLogs / eth_getFilterLogs answer may carry' },
   'rpc.filter.timeout': { type: 'string', default: '5m', help: 'remove a filter not polled for this long (e.g. 5m, 90s; WebSocket filters never time out)' },
   'rpc.filter.max': { type: 'string', default: '10000', help: 'most installed filters, and separately most WebSocket subscriptions' },
+  'rpc.filter.maxperconnection': { type: 'string', default: '1000', help: 'most filters, and separately subscriptions, one WebSocket connection may hold' },
+  'rpc.filter.maxperaddress': { type: 'string', default: '2000', help: 'most filters, and separately subscriptions, one client IP address may hold over HTTP and all its WebSockets (loopback clients are one address)' },
   'rpc.checkresults': { type: 'string', help: 'validate results against openrpc.json (true|false; default true on dev chains)' },
   verbosity: { type: 'string', default: '3', help: 'log level 0-4 (silent, error, warn, info, debug)' },
   gasprice: { type: 'string', default: '0', help: 'minimum gas price in wei (also what eth_gasPrice reports)' },
@@ -87,10 +117,11 @@ export const FLAGS = {
   'txpool.journal': { type: 'string', default: DEFAULT_TX_JOURNAL, help: "file (in the datadir unless absolute) keeping every transaction answered with a hash until it is mined: synced before the answer, replayed at start ('' turns it off)" },
   'txpool.rejournal': { type: 'string', default: '1h', help: 'how often the journal is rewritten with the transactions still in the pool (at least 1s; e.g. 1h, 10m)' },
   'txpool.nolocals': { type: 'boolean', default: false, help: 'no local treatment (exemption from eviction and limits) for the transactions this node signs, and no journal' },
+  'miner.txtimeout': { type: 'string', default: '3s', help: 'most execution time one transaction may take in a block this node proposes; a slower one is left out and dropped from the pool (0: no limit)' },
   'seal.empty': { type: 'boolean', default: false, help: 'seal empty blocks every period' },
   'dev.period': { type: 'string', default: '1', help: 'block period in seconds of a new dev chain (0: seal when transactions arrive)' },
   lightkdf: { type: 'boolean', default: false, help: 'cheap scrypt for new key files (tests and dev only)' },
-  'allow-insecure-unlock': { type: 'boolean', default: false, help: 'allow personal_unlockAccount over a non-loopback HTTP listener' },
+  'allow-insecure-unlock': { type: 'boolean', default: false, help: 'on a non-loopback HTTP listener: allow personal_unlockAccount and password signing, and unlock the dev account' },
   help: { type: 'boolean', default: false, help: 'print the flags' },
 } as const;
 
@@ -116,7 +147,8 @@ export function parseFlags(argv: string[]): NodeConfig | 'help' {
   }
   const v = values as Record<string, string | boolean | undefined>;
   if (v.help) return 'help';
-  const api = String(v['http.api']).split(',').map((s) => s.trim()).filter(Boolean);
+  const addr = String(v['http.addr']);
+  const api = v['http.api'] === undefined ? [...(isLoopback(addr) ? ALL_NAMESPACES : REMOTE_NAMESPACES)] : list(String(v['http.api']));
   for (const ns of api) if (!(ALL_NAMESPACES as readonly string[]).includes(ns)) throw new ConfigError(`--http.api: unknown namespace "${ns}" (known: ${ALL_NAMESPACES.join(', ')})`);
   const check = v['rpc.checkresults'];
   if (check !== undefined && check !== 'true' && check !== 'false') throw new ConfigError('--rpc.checkresults must be true or false');
@@ -129,14 +161,18 @@ export function parseFlags(argv: string[]): NodeConfig | 'help' {
     datadir: resolve(String(v.datadir)),
     genesisFile: genesisFile ? resolve(genesisFile) : undefined,
     http: {
-      addr: String(v['http.addr']),
+      addr,
       port: int(String(v['http.port']), 'http.port'),
       api,
-      corsDomains: String(v['http.corsdomain']).split(',').map((s) => s.trim()).filter(Boolean),
+      corsDomains: list(String(v['http.corsdomain'])),
+      vhosts: vhosts(String(v['http.vhosts'])),
       maxBodyBytes: int(String(v['http.maxbody']), 'http.maxbody', 1024),
       maxBatch: int(String(v['rpc.batchlimit']), 'rpc.batchlimit', 1),
+      maxResponseBytes: int(String(v['rpc.batch-response-max-size']), 'rpc.batch-response-max-size'),
       docs: docs === undefined ? !genesisFile : docs === 'true',
       transport,
+      maxConns: v['http.maxconns'] === undefined ? undefined : int(String(v['http.maxconns']), 'http.maxconns', 1),
+      readTimeoutMs: durationMs(String(v['http.readtimeout']), 'http.readtimeout'),
       threads: v['http.threads'] === undefined ? undefined : int(String(v['http.threads']), 'http.threads', 0),
     },
     checkResults: check === undefined ? !genesisFile : check === 'true',
@@ -147,6 +183,8 @@ export function parseFlags(argv: string[]): NodeConfig | 'help' {
     lightKdf: v.lightkdf === true,
     allowInsecureUnlock: v['allow-insecure-unlock'] === true,
     gasCap: BigInt(int(String(v['rpc.gascap']), 'rpc.gascap', 21000)),
+    evmTimeoutMs: durationMs(String(v['rpc.evmtimeout']), 'rpc.evmtimeout'),
+    txBudgetMs: durationMs(String(v['miner.txtimeout']), 'miner.txtimeout'),
     p2pPort: 0,
     txpool: {
       priceBump: int(String(v['txpool.pricebump']), 'txpool.pricebump', 1),
@@ -165,13 +203,27 @@ export function parseFlags(argv: string[]): NodeConfig | 'help' {
       maxResults: int(String(v['rpc.logs.maxresults']), 'rpc.logs.maxresults', 1),
       filterTimeoutMs: durationMs(String(v['rpc.filter.timeout']), 'rpc.filter.timeout'),
       maxFilters: int(String(v['rpc.filter.max']), 'rpc.filter.max', 1),
+      maxFiltersPerConnection: int(String(v['rpc.filter.maxperconnection']), 'rpc.filter.maxperconnection', 1),
+      maxFiltersPerAddress: int(String(v['rpc.filter.maxperaddress']), 'rpc.filter.maxperaddress', 1),
     },
   };
 }
 
+/** A comma-separated flag's items, blanks dropped. */
+function list(v: string): string[] {
+  return v.split(',').map((s) => s.trim()).filter(Boolean);
+}
+
+function vhosts(v: string): string[] {
+  const names = list(v);
+  if (names.length === 0) throw new ConfigError('--http.vhosts must name at least one host (* for any)');
+  for (const n of names) if (n !== '*' && !/^[A-Za-z0-9._-]+$/.test(n)) throw new ConfigError(`--http.vhosts: "${n}" is not a host name (no port, no scheme)`);
+  return names;
+}
+
 const DURATION_UNITS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
 
-/** geth-style durations: "3h", "1h30m", "90s", "500ms"; a bare number is seconds. */
+/** geth-style durations: "3h", "1h30m", "90s", "500ms"; a bare number is seconds (so "0" is 0, where a flag allows none). */
 export function durationMs(v: string, flag: string): number {
   if (/^\d+$/.test(v)) return Number(v) * 1000;
   const parts = [...v.matchAll(/(\d+(?:\.\d+)?)(ms|s|m|h)/g)];

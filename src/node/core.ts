@@ -4,7 +4,8 @@ import { isAbsolute, join } from 'node:path';
 import { availableParallelism } from 'node:os';
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import type { Common } from '@ethereumjs/common';
-import { openStore, type Store } from '../store/lmdb-store.ts';
+import { openStore, StoreError, type Store } from '../store/lmdb-store.ts';
+import { headProblem } from '../chain/db-check.ts';
 import { OverlayTrieDB } from '../state/trie-db.ts';
 import { StateReader } from '../state/reader.ts';
 import { Chain } from '../chain/chain.ts';
@@ -55,9 +56,20 @@ export interface CoreOptions {
   txRejournalMs?: number;
   /** no local treatment of the transactions this node signs, and no journal (--txpool.nolocals) */
   txNoLocals?: boolean;
+  /** unlock the dev account at start (default: true; node.ts: not behind a listener others can reach) */
+  unlockDevAccount?: boolean;
   /** threads that recover transaction senders (A20; default: one on a chain with a block period and a machine with 3+ cores, else none) */
   recoveryThreads?: number;
+  /** most execution time one transaction may take in a block this node proposes (--miner.txtimeout; 0: none; default DEFAULT_TX_BUDGET_MS) */
+  txBudgetMs?: number;
 }
+
+/**
+ * The proposer's time budget per transaction: with 1.5e9 gas a transaction (TxGasLimit on
+ * genesis-file chains) at ~2e7 gas/s an endless loop ran 75 s; 3 s holds a dev chain's 30M-gas
+ * limit (~1.5 s) with room for a loaded machine.
+ */
+const DEFAULT_TX_BUDGET_MS = 3000;
 
 export class ChainCore {
   readonly events = new ChainEvents();
@@ -97,6 +109,12 @@ export class ChainCore {
     const nodeKey = loadOrCreateNodeKey(o.datadir);
     const keystore = new Keystore(join(o.datadir, 'keystore'), o.lightKdf);
     const store = openStore(o.datadir);
+    // a head whose header or state root is gone would serve balance 0 for every account: refuse
+    const damage = headProblem(store);
+    if (damage) {
+      await store.close();
+      throw new StoreError(`database ${join(o.datadir, 'chaindata')} is damaged: ${damage} (chain-node db check --datadir ${o.datadir} lists all damage)`);
+    }
     const chain = new Chain(store);
     const trieDb = new OverlayTrieDB(store.trie);
     let devAccount: string | undefined;
@@ -123,7 +141,7 @@ export class ChainCore {
     devAccount ??= store.meta.get('devAccount') as string | undefined;
     // the dev account's key derives on the thread pool while the rest opens (awaited below; the
     // catch only keeps a failure from counting as unhandled, and ending the process, meanwhile)
-    const devUnlocked = devAccount ? keystore.unlock(devAccount, '', Infinity) : undefined;
+    const devUnlocked = devAccount && o.unlockDevAccount !== false ? keystore.unlock(devAccount, '', Infinity) : undefined;
     devUnlocked?.catch(() => {});
     const genesis = parseGenesis(JSON.parse(store.meta.get('genesisJson') as string));
     const common = makeCommon(genesis.config.chainId);
@@ -186,6 +204,8 @@ export class ChainCore {
       events: this.events,
       period: this.config.istanbul.period,
       sealEmpty: o.sealEmpty,
+      txGasLimit: this.config.txGasLimit,
+      txBudgetMs: o.txBudgetMs === 0 ? Infinity : (o.txBudgetMs ?? DEFAULT_TX_BUDGET_MS),
       onCommitted: (block, written) => this.state.setHead(block.header.stateRoot, written),
       log: this.log,
     });
@@ -193,7 +213,7 @@ export class ChainCore {
   }
 
   get admissionRules(): AdmissionRules {
-    return { chainId: this.config.chainId, minGasPrice: this.minGasPrice, blockGasLimit: this.chain.head.header.gasLimit };
+    return { chainId: this.config.chainId, minGasPrice: this.minGasPrice, blockGasLimit: this.chain.head.header.gasLimit, txGasLimit: this.config.txGasLimit };
   }
 
   /**

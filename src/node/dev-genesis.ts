@@ -6,12 +6,18 @@ import { DEFAULT_GAS_LIMIT, DEFAULTS } from '../chain/genesis.ts';
 
 /** 10^9 ether: plenty for any test, far from overflow. */
 const DEV_BALANCE = 10n ** 27n;
+/**
+ * Most gas one transaction of a dev chain may carry: anvil's and Hardhat's block gas limit. An
+ * endless loop at it runs ~1.5 s here (~2e7 gas/s), within --miner.txtimeout.
+ */
+export const DEV_TX_GAS_LIMIT = 30_000_000n;
 
 export function devGenesis(key: NodeKey, devAccount: string, period: number, p2pPort: number): object {
   return {
     config: {
       chainId: Number(DEFAULTS.chainId),
       interpreter: DEFAULTS.interpreter,
+      txGasLimit: Number(DEV_TX_GAS_LIMIT),
       istanbul: { timeout: DEFAULTS.timeout, period, policy: DEFAULTS.policy, firstValidatorNode: enodeUrl(key, '127.0.0.1', p2pPort) },
     },
     timestamp: '0x' + Math.floor(Date.now() / 1000).toString(16),

@@ -2,10 +2,12 @@
 // by method name (only enabled namespaces), param validation with the generated validators, the
 // call, and (optionally) a check of the result against its schema. It never throws and never
 // recurses into client data, so no request can take the process down.
-import { RpcError, INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST, METHOD_NOT_FOUND, PARSE_ERROR, methodNotFoundMessage } from './errors.ts';
-import { NULL_ID, batchResponse, errorResponse, idJson, rawJsonText, resultResponse, type IdJson } from './response.ts';
+import { RpcError, INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST, METHOD_NOT_FOUND, PARSE_ERROR, RESPONSE_TOO_LARGE, RESPONSE_TOO_LARGE_MESSAGE, methodNotFoundMessage } from './errors.ts';
+import { NULL_ID, batchResponse, errorResponse, idJson, rawJsonText, replyBytes, resultResponse, type IdJson } from './response.ts';
+import { releaseReply } from './reply-buffers.ts';
 import { explainFailure, runValidator, type PatternLabels } from './validation-message.ts';
 import { resultProblem } from './result-check.ts';
+import { batchIdTexts, numberIdText } from './id-text.ts';
 import { silentLogger, type CallContext, type ConnectionContext, type Logger, type MethodSpec, type MethodTable, type RpcHandler, type RpcReply, type Validate } from './types.ts';
 
 export interface DispatcherOptions {
@@ -18,6 +20,12 @@ export interface DispatcherOptions {
   readonly checkResults: boolean;
   /** Most requests in one batch (default 1000). */
   readonly maxBatch?: number;
+  /**
+   * Most bytes of one answer, and of a batch's answers together (geth's --rpc.batch-response-max-size,
+   * default 25,000,000): an answer that would go over gets -32003 "response too large", and so does
+   * every later entry of its batch, which is not run. 0: no limit.
+   */
+  readonly maxResponseBytes?: number;
   /** The result of `rpc.discover` (the OpenRPC document). */
   readonly discover: () => unknown;
   /** Regex → human label (generated `patternLabels`) for validation messages. */
@@ -44,17 +52,36 @@ const DISCOVER_SPEC: MethodSpec = {
 };
 /** Longest client-sent method name echoed back in an error. */
 const MAX_ECHOED_NAME = 100;
+/** geth's --rpc.batch-response-max-size default. */
+const DEFAULT_MAX_RESPONSE_BYTES = 25_000_000;
+/**
+ * A batch runs its entries one after another without giving I/O a turn (each await resumes as a
+ * microtask); past this much time it yields to the event loop, so a batch of heavy calls cannot
+ * keep every other client waiting for its whole run (a batch of 30 eth_getLogs held the node ~55 s).
+ */
+const BATCH_SLICE_MS = 20;
+
+/** Bytes an answer (or a batch) may still take; `over` once one did not fit. */
+interface ResponseBudget {
+  room: number;
+  over: boolean;
+}
+
+/** A request object's id, or the reply that refuses its envelope. */
+type Envelope = { readonly r: Record<string, unknown>; readonly id: IdJson; readonly notification: boolean } | { readonly refused: string };
 
 export class Dispatcher implements RpcHandler {
   private readonly routes = new Map<string, Route>();
   private readonly checkResults: boolean;
   private readonly maxBatch: number;
+  private readonly maxResponseBytes: number;
   private readonly labels: PatternLabels;
   private readonly log: Logger;
 
   constructor(opts: DispatcherOptions) {
     this.checkResults = opts.checkResults;
     this.maxBatch = opts.maxBatch ?? 1000;
+    this.maxResponseBytes = opts.maxResponseBytes === 0 ? Infinity : (opts.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES);
     this.labels = opts.patternLabels ?? {};
     this.log = opts.log ?? silentLogger;
     const groups = opts.handlers as Record<string, Record<string, unknown> | undefined>;
@@ -79,46 +106,44 @@ export class Dispatcher implements RpcHandler {
     } catch (e) {
       return Promise.resolve(errorResponse(NULL_ID, PARSE_ERROR, `parse error: ${(e as Error).message}`));
     }
-    return this.handleParsed(value, conn);
+    // numeric ids are echoed as written (id-text.ts), which their parsed value may not be
+    if (Array.isArray(value)) return this.batch(value, conn, value.some(hasNumberId) ? batchIdTexts(body) : undefined);
+    return this.one(value, conn, { room: this.maxResponseBytes, over: false }, hasNumberId(value) ? numberIdText(body, (value as { id: number }).id) : undefined);
   }
 
-  /** Same as handle() for a body the transport already parsed. Never rejects. */
-  handleParsed(value: unknown, conn: ConnectionContext): Promise<RpcReply | undefined> {
-    return Array.isArray(value) ? this.batch(value, conn) : this.one(value, conn);
-  }
-
-  private async batch(list: unknown[], conn: ConnectionContext): Promise<RpcReply | undefined> {
+  /** `idTexts`: the elements' ids as written in the body, where some are numbers. */
+  private async batch(list: unknown[], conn: ConnectionContext, idTexts?: readonly (IdJson | undefined)[]): Promise<RpcReply | undefined> {
     if (list.length === 0) return errorResponse(NULL_ID, INVALID_REQUEST, 'invalid request: empty batch');
     if (list.length > this.maxBatch) {
       return errorResponse(NULL_ID, INVALID_REQUEST, `invalid request: batch of ${list.length} requests is over the limit of ${this.maxBatch}`);
     }
     // In order, one at a time, like geth: a batch of sends keeps its nonce order.
     const replies: RpcReply[] = [];
+    const budget: ResponseBudget = { room: this.maxResponseBytes, over: false };
+    let sliceStart = performance.now();
     for (let i = 0; i < list.length; i++) {
-      const r = await this.one(list[i], conn);
+      let r: RpcReply | undefined;
+      if (budget.over) {
+        // like geth: what is left of the batch is not run, each entry with an id gets the error
+        const e = envelope(list[i], idTexts?.[i]);
+        r = 'refused' in e ? e.refused : e.notification ? undefined : tooLarge(e.id);
+      } else {
+        if (performance.now() - sliceStart > BATCH_SLICE_MS) {
+          await new Promise<void>((resolve) => setImmediate(resolve));
+          sliceStart = performance.now();
+        }
+        r = await this.one(list[i], conn, budget, idTexts?.[i]);
+      }
       if (r !== undefined) replies.push(r);
     }
     return replies.length === 0 ? undefined : batchResponse(replies);
   }
 
-  /** One request object → its response, or undefined for a notification. */
-  private async one(req: unknown, conn: ConnectionContext): Promise<RpcReply | undefined> {
-    if (typeof req !== 'object' || req === null || Array.isArray(req)) {
-      return errorResponse(NULL_ID, INVALID_REQUEST, 'invalid request: not a JSON-RPC request object');
-    }
-    const r = req as Record<string, unknown>;
-    // Notifications have no `id` member at all (JSON has no undefined, so this is the test).
-    const rawId = r['id'];
-    const notification = rawId === undefined;
-    let id: IdJson = NULL_ID;
-    if (!notification) {
-      if (rawId !== null && typeof rawId !== 'string' && typeof rawId !== 'number') {
-        return errorResponse(NULL_ID, INVALID_REQUEST, 'invalid request: id must be a string, a number or null');
-      }
-      id = idJson(rawId);
-    }
-    // A malformed envelope is answered even without an id (JSON-RPC 2.0 §5: id null).
-    if (r['jsonrpc'] !== '2.0') return errorResponse(id, INVALID_REQUEST, 'invalid request: jsonrpc must be "2.0"');
+  /** One request object → its response (within the budget), or undefined for a notification. `idText`: a numeric id as written. */
+  private async one(req: unknown, conn: ConnectionContext, budget: ResponseBudget, idText?: IdJson): Promise<RpcReply | undefined> {
+    const e = envelope(req, idText);
+    if ('refused' in e) return e.refused;
+    const { r, id, notification } = e;
     const method = r['method'];
     if (typeof method !== 'string') return errorResponse(id, INVALID_REQUEST, 'invalid request: method must be a string');
     const route = this.routes.get(method);
@@ -146,7 +171,7 @@ export class Dispatcher implements RpcHandler {
     // Pad optional params to full length so the handler's `ctx` is always its last argument.
     const n = spec.params.length;
     while (args.length < n) args.push(undefined);
-    const ctx: CallContext = { transport: conn.transport, method, notify: conn.notify, onClose: conn.onClose };
+    const ctx: CallContext = { transport: conn.transport, method, remoteAddress: conn.remoteAddress, notify: conn.notify, onClose: conn.onClose };
     args.push(ctx);
 
     let result: unknown;
@@ -157,22 +182,32 @@ export class Dispatcher implements RpcHandler {
     }
     if (notification) return undefined;
     if (result === undefined) result = null;
-    if (this.checkResults) {
-      const raw = rawJsonText(result);
-      const problem = raw !== undefined ? rawResultProblem(spec.validateResult, raw, this.labels) : resultProblem(spec.validateResult, result, this.labels);
-      if (problem !== '') {
-        const detail = `result of ${method} failed its schema: ${problem}`;
-        this.log.error(`rpc: ${detail}`);
-        return errorResponse(id, INTERNAL_ERROR, `internal error: ${detail}`);
-      }
-    }
+    let reply: RpcReply | undefined;
     try {
-      return resultResponse(id, result);
+      reply = resultResponse(id, result, budget.room);
     } catch (e) {
       // A cycle (or absurd nesting) in a result is a handler bug: report it, keep the process.
       this.log.error(`rpc: result of ${method} is not JSON-serializable: ${(e as Error)?.message ?? String(e)}`);
       return errorResponse(id, INTERNAL_ERROR, 'internal error');
     }
+    const size = reply === undefined ? Infinity : replyBytes(reply);
+    if (reply === undefined || size > budget.room) {
+      releaseReply(reply);
+      budget.over = true;
+      return tooLarge(id);
+    }
+    if (this.checkResults) {
+      const raw = rawJsonText(result);
+      const problem = raw !== undefined ? rawResultProblem(spec.validateResult, raw, this.labels) : resultProblem(spec.validateResult, result, this.labels);
+      if (problem !== '') {
+        releaseReply(reply);
+        const detail = `result of ${method} failed its schema: ${problem}`;
+        this.log.error(`rpc: ${detail}`);
+        return errorResponse(id, INTERNAL_ERROR, `internal error: ${detail}`);
+      }
+    }
+    budget.room -= size;
+    return reply;
   }
 
   /** Count, required and validity of each param; the message of the first problem, if any. */
@@ -211,6 +246,32 @@ export class Dispatcher implements RpcHandler {
   }
 }
 
+/** The request's id and envelope, or the error reply a malformed one gets. */
+/** `idText`: the id as written in the body, when it is a number. */
+function envelope(req: unknown, idText?: IdJson): Envelope {
+  if (typeof req !== 'object' || req === null || Array.isArray(req)) {
+    return { refused: errorResponse(NULL_ID, INVALID_REQUEST, 'invalid request: not a JSON-RPC request object') };
+  }
+  const r = req as Record<string, unknown>;
+  // Notifications have no `id` member at all (JSON has no undefined, so this is the test).
+  const rawId = r['id'];
+  const notification = rawId === undefined;
+  let id: IdJson = NULL_ID;
+  if (!notification) {
+    if (rawId !== null && typeof rawId !== 'string' && typeof rawId !== 'number') {
+      return { refused: errorResponse(NULL_ID, INVALID_REQUEST, 'invalid request: id must be a string, a number or null') };
+    }
+    id = typeof rawId === 'number' && idText !== undefined ? idText : idJson(rawId);
+  }
+  // A malformed envelope is answered even without an id (JSON-RPC 2.0 §5: id null).
+  if (r['jsonrpc'] !== '2.0') return { refused: errorResponse(id, INVALID_REQUEST, 'invalid request: jsonrpc must be "2.0"') };
+  return { r, id, notification };
+}
+
+function tooLarge(id: IdJson): string {
+  return errorResponse(id, RESPONSE_TOO_LARGE, RESPONSE_TOO_LARGE_MESSAGE);
+}
+
 /** resultProblem for text a handler wrote itself (RawJson, RawJsonArray): what is checked is what goes out, parsed. */
 function rawResultProblem(validate: Validate, text: string, labels: PatternLabels): string {
   let value: unknown;
@@ -244,6 +305,10 @@ function byName(obj: Record<string, unknown>, spec: MethodSpec): unknown[] | str
   while (len > 0 && args[len - 1] === undefined) len--;
   args.length = len;
   return args;
+}
+
+function hasNumberId(req: unknown): boolean {
+  return typeof req === 'object' && req !== null && typeof (req as { id?: unknown }).id === 'number';
 }
 
 /** 'eth' of eth_getBalance, 'rpc' of rpc.discover. */

@@ -8,6 +8,9 @@ export const METHOD_NOT_FOUND = -32601;
 export const INVALID_PARAMS = -32602;
 export const INTERNAL_ERROR = -32603;
 export const SERVER_ERROR = -32000;
+/** geth's code (and message) for an answer, or a batch's answers so far, over --rpc.batch-response-max-size. */
+export const RESPONSE_TOO_LARGE = -32003;
+export const RESPONSE_TOO_LARGE_MESSAGE = 'response too large';
 /** geth / EIP-1474 code for a reverted call; `data` carries the revert bytes as hex. */
 export const EXECUTION_REVERTED = 3;
 

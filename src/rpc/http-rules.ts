@@ -8,6 +8,7 @@
 import { readFileSync } from 'node:fs';
 import { INTERNAL_ERROR, INVALID_REQUEST } from './errors.ts';
 import type { OriginPolicy } from './origin.ts';
+import type { VirtualHosts } from './vhosts.ts';
 import { NULL_ID, errorResponse } from './response.ts';
 import type { ConnectionContext, Logger, RpcHandler, RpcReply } from './types.ts';
 
@@ -58,8 +59,10 @@ export type HeaderOf = (name: string) => string | undefined;
 
 export const JSON_TYPE = 'application/json';
 
-/** Every HTTP request shares this one context: HTTP has no push and no connection lifetime. */
-export const HTTP_CONTEXT: ConnectionContext = Object.freeze({ transport: 'http' });
+/** An HTTP request's context: its client's address only (HTTP has no push and no connection lifetime). */
+export function httpContext(remoteAddress: string): ConnectionContext {
+  return { transport: 'http', remoteAddress };
+}
 
 // Media types a JSON body arrives under. Missing, text/plain and form-encoded are accepted too:
 // curl -d sends form-encoded, simple fetch() calls send text/plain. (See origin.ts for why that
@@ -85,6 +88,7 @@ export function contentTypeAccepted(header: string | undefined): boolean {
 export interface HttpRulesOptions {
   readonly dispatcher: RpcHandler;
   readonly origins: OriginPolicy;
+  readonly vhosts: VirtualHosts;
   readonly maxBodyBytes: number;
   readonly staticRoutes: ReadonlyMap<string, StaticRoute> | undefined;
   readonly log: Logger;
@@ -108,8 +112,10 @@ export class HttpRules {
    * complete answer.
    */
   route(method: string, url: string, header: HeaderOf): string | HttpAnswer {
+    const host = header('host');
+    if (!this.o.vhosts.allows(host)) return this.hostRefused(host!);
     const origin = header('origin');
-    const cors = origin === undefined ? '' : this.o.origins.decide(origin, header('host'));
+    const cors = origin === undefined ? '' : this.o.origins.decide(origin, host);
     if (cors === false) {
       return this.fail(403, `invalid request: origin ${JSON.stringify(origin!.slice(0, 200))} is not allowed (--http.corsdomain)`, '');
     }
@@ -149,12 +155,14 @@ export class HttpRules {
   /**
    * The response to a POST body: at once when it is ready at once (a kept answer), else a promise.
    * Reads `body` before returning (a transport may reuse its memory afterwards); never rejects.
+   * `remoteAddress` is the client's IP (per-client quotas).
    */
-  dispatch(body: Buffer, cors: string): HttpAnswer | Promise<HttpAnswer> {
+  dispatch(body: Buffer, cors: string, remoteAddress: string): HttpAnswer | Promise<HttpAnswer> {
     let text = body.toString('utf8');
     if (text.charCodeAt(0) === 0xfeff) text = text.slice(1); // a UTF-8 BOM some editors write
     const { dispatcher } = this.o;
-    const reply = dispatcher.handleNow ? dispatcher.handleNow(text, HTTP_CONTEXT) : dispatcher.handle(text, HTTP_CONTEXT);
+    const ctx = httpContext(remoteAddress);
+    const reply = dispatcher.handleNow ? dispatcher.handleNow(text, ctx) : dispatcher.handle(text, ctx);
     if (typeof reply === 'string') return this.replied(reply, cors);
     return reply.then(
       (r): HttpAnswer => this.replied(r, cors),
@@ -171,16 +179,37 @@ export class HttpRules {
     return reply === undefined ? { status: 204, cors } : { status: 200, body: reply, contentType: JSON_TYPE, cors };
   }
 
+  /** 408: a body still arriving `ms` after its first part (the connection is closed after it). */
+  bodyTimedOut(cors: string, ms: number): HttpAnswer {
+    return this.fail(408, `invalid request: request body not complete within ${ms / 1000} s (--http.readtimeout)`, cors);
+  }
+
+  /** 400: more than one Content-Length header (the connection is closed after it: where the body ends is unknown). */
+  duplicateContentLength(cors: string): HttpAnswer {
+    return this.fail(400, 'invalid request: more than one Content-Length header', cors);
+  }
+
   /** 500, for what should never happen (logged by the caller). */
   internalError(cors: string): HttpAnswer {
     return { status: 500, body: errorResponse(NULL_ID, INTERNAL_ERROR, 'internal error'), contentType: JSON_TYPE, cors };
   }
 
-  /** A WebSocket handshake this server refuses (403 foreign origin, 503 shutting down), or undefined. */
+  /** A WebSocket handshake this server refuses (403 foreign host or origin, 503 shutting down), or undefined. */
   upgradeRefusal(closing: boolean, origin: string | undefined, host: string | undefined): HttpAnswer | undefined {
     if (closing) return this.fail(503, 'invalid request: server shutting down', '');
+    if (!this.o.vhosts.allows(host)) return this.hostRefused(host!);
     if (origin !== undefined && this.o.origins.decide(origin, host) === false) return this.fail(403, 'invalid request: origin not allowed (--http.corsdomain)', '');
     return undefined;
+  }
+
+  /** 403 for a Host name not in --http.vhosts (geth's words first). */
+  private hostRefused(host: string): HttpAnswer {
+    return this.fail(403, `invalid host specified: ${JSON.stringify(host.slice(0, 200))} is not allowed (--http.vhosts)`, '');
+  }
+
+  /** 503: a WebSocket handshake while the connections are over --http.maxconns. */
+  tooManyConnections(): HttpAnswer {
+    return this.fail(503, 'invalid request: too many open connections (--http.maxconns), try again later', '');
   }
 
   /** An Upgrade header that is not a WebSocket handshake. */

@@ -5,6 +5,7 @@ import type { Duplex } from 'node:stream';
 import { INVALID_REQUEST } from './errors.ts';
 import { rawAnswer, type HttpAnswer, type HttpRules } from './http-rules.ts';
 import { NULL_ID, errorResponse } from './response.ts';
+import { BodyBuffer } from './body-buffer.ts';
 
 function ignoreError(): void {
   // The request stream's errors (client aborted, socket reset) end the request; the 'close'
@@ -39,23 +40,22 @@ export function createRequestListener(rules: HttpRules, closing: () => boolean):
     const cors = decision;
     // A POST to serve. A body over the limit is answered at once and the rest discarded; node:http
     // drains it, so the client reads our answer, not a reset.
-    const chunks: Buffer[] = [];
-    let size = 0;
+    let body: BodyBuffer | undefined = new BodyBuffer();
     req.on('data', (chunk: Buffer) => {
-      if (size < 0) return;
-      size += chunk.length;
-      if (size > maxBodyBytes) {
-        size = -1;
-        chunks.length = 0;
+      if (body === undefined) return;
+      if (body.size + chunk.length > maxBodyBytes) {
+        body = undefined;
         write(res, rules.tooLarge(cors), closing());
         return;
       }
-      chunks.push(chunk);
+      body.append(chunk);
     });
+    // a partial body is given back as soon as the request ends, however it ends (e.g. requestTimeout)
+    req.on('close', () => (body = undefined));
     req.on('end', () => {
-      if (size < 0) return;
-      const body = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size);
-      const a = rules.dispatch(body, cors);
+      if (body === undefined) return;
+      const a = rules.dispatch(body.view(), cors, req.socket.remoteAddress ?? '');
+      body = undefined;
       if (a instanceof Promise) a.then((answer) => write(res, answer, closing()));
       else write(res, a, closing());
     });
@@ -72,7 +72,7 @@ export function onClientError(err: Error & { code?: string }, socket: Duplex): v
   if (code !== 'ECONNRESET' && code !== 'EPIPE' && socket.writable && !inFlight) {
     const status = code === 'HPE_HEADER_OVERFLOW' ? 431 : code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 408 : 400;
     const what =
-      status === 431 ? 'request headers too large' : status === 408 ? 'request timed out' : code === 'HPE_INVALID_EOF_STATE' ? 'incomplete HTTP request' : `malformed HTTP request (${code})`;
+      status === 431 ? 'request headers too large' : status === 408 ? 'request timed out' : code === 'HPE_INVALID_EOF_STATE' ? 'incomplete HTTP request' : code === 'HPE_UNEXPECTED_CONTENT_LENGTH' ? 'conflicting Content-Length headers' : `malformed HTTP request (${code})`;
     const body = errorResponse(NULL_ID, INVALID_REQUEST, `invalid request: ${what}`);
     socket.write(rawAnswer({ status, body, cors: '' }, STATUS_CODES[status]!));
   }

@@ -7,6 +7,7 @@ import { rawAnswer, type HttpAnswer } from './http-rules.ts';
 import type { RpcServer, TransportOptions } from './server.ts';
 import { serverHandle } from './server-handle.ts';
 import { serveWebSocket } from './ws.ts';
+import { CapWarnings } from './connection-cap.ts';
 
 export async function startNodeServer(t: TransportOptions): Promise<RpcServer> {
   const { host, log, rules, timeouts } = t;
@@ -14,12 +15,19 @@ export async function startNodeServer(t: TransportOptions): Promise<RpcServer> {
 
   const server = createServer({
     requestTimeout: timeouts.requestMs,
-    headersTimeout: timeouts.headersMs,
+    // node:http refuses a headers timeout longer than the whole request's
+    headersTimeout: timeouts.requestMs > 0 ? Math.min(timeouts.headersMs, timeouts.requestMs) : timeouts.headersMs,
     keepAliveTimeout: timeouts.keepAliveMs,
     // How often node:http sweeps for the two timeouts above (its default, 30 s, is coarse).
-    connectionsCheckingInterval: Math.min(5_000, timeouts.headersMs),
+    connectionsCheckingInterval: Math.min(5_000, timeouts.headersMs, timeouts.requestMs || Infinity),
     noDelay: true,
   });
+  // node:net closes a connection past the cap as it accepts it (WebSockets count until they close)
+  server.maxConnections = t.maxConnections;
+  const warnings = new CapWarnings(log);
+  server.on('drop', () =>
+    warnings.note((n) => `rpc: ${n} connection(s) refused since the last line: ${t.maxConnections} open, the most --http.maxconns allows`),
+  );
   server.on('request', createRequestListener(rules, () => closing));
   server.on('clientError', onClientError);
 
@@ -34,7 +42,7 @@ export async function startNodeServer(t: TransportOptions): Promise<RpcServer> {
     socket.on('error', ignoreError);
     const refusal = rules.upgradeRefusal(closing, req.headers.origin, req.headers.host);
     if (refusal) return refuse(socket, refusal);
-    wss.handleUpgrade(req, socket, head, (ws) => serveWebSocket(ws, t.ws));
+    wss.handleUpgrade(req, socket, head, (ws) => serveWebSocket(ws, t.ws, req.socket.remoteAddress ?? ''));
   });
 
   await new Promise<void>((resolve, reject) => {

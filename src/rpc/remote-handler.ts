@@ -29,7 +29,7 @@ export class RemoteHandler implements RpcHandler {
     const id = this.nextId++;
     return new Promise((resolve) => {
       this.waiting.set(id, resolve);
-      this.post({ t: 'req', id, body, conn });
+      this.post({ t: 'req', id, body, conn, addr: ctx.remoteAddress ?? '' });
     });
   }
 

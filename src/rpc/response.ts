@@ -83,17 +83,22 @@ export const NULL_ID: IdJson = 'null';
 
 /** `JSON.stringify` of an id already checked to be a string, a number or null. */
 export function idJson(id: string | number | null): IdJson {
-  // An id like 1e400 parses to Infinity, which JSON writes as null: the client gets null back.
+  // Numbers parsed from a body are echoed as written (id-text.ts); this writes ids by value.
   return JSON.stringify(id);
 }
 
 /**
- * A success response: bytes for a RawJsonArray result, text otherwise. Throws (TypeError,
- * RangeError) when the result cannot be written as JSON — a cycle or absurd nesting in a handler's
- * result is a bug the caller turns into an internal error.
+ * A success response: bytes for a RawJsonArray result, text otherwise; undefined for a RawJsonArray
+ * whose response would be over `maxBytes` (counted from its parts, so it is never assembled). Throws
+ * (TypeError, RangeError) when the result cannot be written as JSON — a cycle or absurd nesting in a
+ * handler's result is a bug the caller turns into an internal error.
  */
-export function resultResponse(id: IdJson, result: unknown): RpcReply {
-  if (result instanceof RawJsonArray) return jsonArrayBytes('{"jsonrpc":"2.0","id":' + id + ',"result":[', result.elements, ']}');
+export function resultResponse(id: IdJson, result: unknown, maxBytes: number): RpcReply | undefined {
+  if (result instanceof RawJsonArray) {
+    const head = '{"jsonrpc":"2.0","id":' + id + ',"result":[';
+    const size = jsonArraySize(head, result.elements, ']}');
+    return size > maxBytes ? undefined : jsonArrayBytes(head, result.elements, ']}', size);
+  }
   const json = toJson(result);
   // undefined (and functions/symbols) have no JSON form: the method returned nothing → null.
   return '{"jsonrpc":"2.0","id":' + id + ',"result":' + (json === undefined ? 'null' : json) + '}';
@@ -137,6 +142,11 @@ export function batchResponse(replies: readonly RpcReply[]): RpcReply {
   return text + ']';
 }
 
+/** A response's size on the wire, in bytes. */
+export function replyBytes(reply: RpcReply): number {
+  return typeof reply === 'string' ? Buffer.byteLength(reply) : reply.byteLength;
+}
+
 /** A response as text (bytes decoded as UTF-8). */
 export function replyText(reply: RpcReply): string {
   return typeof reply === 'string' ? reply : Buffer.from(reply.buffer, reply.byteOffset, reply.byteLength).toString('utf8');
@@ -148,12 +158,7 @@ const COMMA = 0x2c;
  * `head` + the elements separated by commas + `tail`, as UTF-8 bytes, written into one buffer sized
  * up front (from the reply pool, reply-buffers.ts): one copy per element, no intermediate string.
  */
-function jsonArrayBytes(head: string, elements: readonly RpcReply[], tail: string): Buffer {
-  let size = Buffer.byteLength(head) + Buffer.byteLength(tail) + Math.max(0, elements.length - 1);
-  for (let i = 0; i < elements.length; i++) {
-    const e = elements[i]!;
-    size += typeof e === 'string' ? Buffer.byteLength(e) : e.byteLength;
-  }
+function jsonArrayBytes(head: string, elements: readonly RpcReply[], tail: string, size = jsonArraySize(head, elements, tail)): Buffer {
   const out = replyBuffer(size);
   let at = out.write(head, 0);
   for (let i = 0; i < elements.length; i++) {
@@ -167,4 +172,11 @@ function jsonArrayBytes(head: string, elements: readonly RpcReply[], tail: strin
   }
   out.write(tail, at);
   return out;
+}
+
+/** Bytes of `head` + the elements separated by commas + `tail`. */
+function jsonArraySize(head: string, elements: readonly RpcReply[], tail: string): number {
+  let size = Buffer.byteLength(head) + Buffer.byteLength(tail) + Math.max(0, elements.length - 1);
+  for (let i = 0; i < elements.length; i++) size += replyBytes(elements[i]!);
+  return size;
 }

@@ -12,7 +12,7 @@ import type { ThreadData, ThreadStats, ToMain, ToThread } from './thread-protoco
 import type { ConnectionContext, Logger, RpcHandler, RpcReply } from './types.ts';
 import { releaseReply } from './reply-buffers.ts';
 import { CloseHooks } from './close-hooks.ts';
-import { HTTP_CONTEXT } from './http-rules.ts';
+import { httpContext } from './http-rules.ts';
 import { Mailbox } from './thread-mailbox.ts';
 
 /** How long a thread may take to stop after its grace period before it is terminated. */
@@ -36,10 +36,11 @@ class RemoteConnection {
   refusing = false;
   readonly ctx: ConnectionContext;
 
-  constructor(send: (m: ToThread) => void, conn: number, log: Logger) {
+  constructor(send: (m: ToThread) => void, conn: number, remoteAddress: string, log: Logger) {
     const hooks = (this.hooks = new CloseHooks(log));
     this.ctx = {
       transport: 'ws',
+      remoteAddress,
       // Closures, not methods: the dispatcher copies them into each call's context.
       notify: (method: string, params: unknown): boolean => {
         if (!hooks.open) return false;
@@ -95,10 +96,11 @@ function serveThread(index: number, data: ThreadData, dispatcher: RpcHandler, lo
   const receive = (m: ToMain): void => {
     switch (m.t) {
       case 'req': {
-        let ctx = HTTP_CONTEXT;
-        if (m.conn !== 0) {
+        let ctx: ConnectionContext;
+        if (m.conn === 0) ctx = httpContext(m.addr);
+        else {
           let c = connections.get(m.conn);
-          if (c === undefined) connections.set(m.conn, (c = new RemoteConnection(send, m.conn, log)));
+          if (c === undefined) connections.set(m.conn, (c = new RemoteConnection(send, m.conn, m.addr, log)));
           ctx = c.ctx;
         }
         dispatcher.handle(m.body, ctx).then(

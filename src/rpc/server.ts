@@ -6,6 +6,7 @@
 import { HttpRules, type StaticRoute } from './http-rules.ts';
 import { startNodeServer } from './node-server.ts';
 import { OriginPolicy } from './origin.ts';
+import { DEFAULT_VHOSTS, VirtualHosts } from './vhosts.ts';
 import { silentLogger, type Logger, type RpcHandler } from './types.ts';
 import { loadUws, type UwsModule } from './uws-load.ts';
 import { startUwsServer } from './uws-server.ts';
@@ -15,6 +16,7 @@ import { HeadAnswers, HeadCachedHandler } from './head-answers.ts';
 import { startServerThreads } from './server-threads.ts';
 import type { ThreadStats } from './thread-protocol.ts';
 import { createServer as createNetServer } from 'node:net';
+import { defaultMaxConnections } from './connection-cap.ts';
 
 export type { StaticRoute };
 
@@ -24,7 +26,11 @@ export type TransportChoice = 'auto' | 'uws' | 'node';
 export interface HttpTimeouts {
   /** Whole header block must arrive within this (slowloris guard). node:http only. */
   readonly headersMs: number;
-  /** Whole request (headers + body) must arrive within this. node:http only. */
+  /**
+   * Whole request (headers + body) must arrive within this (--http.readtimeout). uWebSockets.js: a
+   * body that spans reads, from its first part (headers are bounded there by its idle timeout).
+   * 0: no limit.
+   */
   readonly requestMs: number;
   /** An idle keep-alive connection is closed after this. node:http only (uWebSockets.js: ~10 s). */
   readonly keepAliveMs: number;
@@ -40,6 +46,8 @@ export interface RpcServerOptions {
   readonly transport?: TransportChoice;
   /** Browser origins allowed (CORS and WebSocket Origin); '*' for any; empty: same-origin only. */
   readonly corsDomains?: readonly string[];
+  /** Host names served (--http.vhosts); '*' for any; IP addresses always (default: localhost). */
+  readonly vhosts?: readonly string[];
   /** Largest HTTP body and WebSocket message (default 5 MiB). */
   readonly maxBodyBytes?: number;
   /** GET pages by exact path (query ignored). */
@@ -49,6 +57,12 @@ export interface RpcServerOptions {
   /** Requests one WebSocket may have running at once before we stop reading it (default 256). */
   readonly wsMaxInFlight?: number;
   readonly timeouts?: Partial<HttpTimeouts>;
+  /**
+   * Open connections (HTTP and WebSocket) past which new ones are refused at once (--http.maxconns;
+   * default 80 % of the open-files limit, at most 10,000). node:http counts exactly; uWebSockets.js
+   * counts the process's open descriptors (uws-listen-gate.ts).
+   */
+  readonly maxConnections?: number;
   /** How long close() waits for busy connections before cutting them (default 5 s). */
   readonly closeGraceMs?: number;
   readonly log?: Logger;
@@ -85,6 +99,7 @@ export interface TransportOptions {
   readonly ws: WsSessionOptions;
   readonly maxBodyBytes: number;
   readonly timeouts: HttpTimeouts;
+  readonly maxConnections: number;
   readonly closeGraceMs: number;
   readonly log: Logger;
   /** Listen with SO_REUSEPORT beside the serving threads (uws only). */
@@ -92,7 +107,8 @@ export interface TransportOptions {
 }
 
 export const DEFAULT_MAX_BODY_BYTES = 5 * 1024 * 1024;
-const DEFAULT_TIMEOUTS: HttpTimeouts = { headersMs: 10_000, requestMs: 60_000, keepAliveMs: 30_000 };
+// requestMs: geth's HTTPTimeouts.ReadTimeout
+const DEFAULT_TIMEOUTS: HttpTimeouts = { headersMs: 10_000, requestMs: 30_000, keepAliveMs: 30_000 };
 
 export async function startRpcServer(options: RpcServerOptions): Promise<RpcServer> {
   const opts = withHeadAnswers(options);
@@ -104,6 +120,7 @@ export async function startRpcServer(options: RpcServerOptions): Promise<RpcServ
     rules: new HttpRules({
       dispatcher: opts.dispatcher,
       origins: new OriginPolicy(opts.corsDomains ?? []),
+      vhosts: new VirtualHosts(opts.vhosts ?? DEFAULT_VHOSTS),
       maxBodyBytes,
       staticRoutes: opts.staticRoutes,
       log,
@@ -116,6 +133,7 @@ export async function startRpcServer(options: RpcServerOptions): Promise<RpcServ
     },
     maxBodyBytes,
     timeouts: { ...DEFAULT_TIMEOUTS, ...opts.timeouts },
+    maxConnections: opts.maxConnections ?? defaultMaxConnections(),
     closeGraceMs: opts.closeGraceMs ?? 5_000,
     log,
   };
@@ -145,9 +163,12 @@ async function startWithThreads(uws: UwsModule, t: TransportOptions, threads: nu
       host: t.host,
       port,
       corsDomains: opts.corsDomains ?? [],
+      vhosts: opts.vhosts ?? DEFAULT_VHOSTS,
       maxBodyBytes: t.maxBodyBytes,
       wsMaxBufferedBytes: t.ws.maxBufferedBytes,
       wsMaxInFlight: t.ws.maxInFlight,
+      requestMs: t.timeouts.requestMs,
+      maxConnections: t.maxConnections,
       closeGraceMs: t.closeGraceMs,
       staticRoutes: [...(opts.staticRoutes ?? [])].map(([path, r]) => [path, r.file !== undefined ? { contentType: r.contentType, file: r.file } : { contentType: r.contentType, body: r.body }]),
       generation: opts.headGeneration.cell,
@@ -170,9 +191,10 @@ async function startWithThreads(uws: UwsModule, t: TransportOptions, threads: nu
 /**
  * The port to share, after making sure no other socket holds it: an exclusive bind that succeeds
  * means it is free (a port shared with SO_REUSEPORT could otherwise be joined by a second node
- * started on it by mistake). Port 0 becomes the free port the kernel picked.
+ * started on it by mistake). Port 0 becomes the free port the kernel picked. startNode also asks
+ * first, before it creates anything in the datadir.
  */
-function claimPort(host: string, port: number): Promise<number> {
+export function claimPort(host: string, port: number): Promise<number> {
   return new Promise((resolve, reject) => {
     const probe = createNetServer();
     probe.once('error', reject);

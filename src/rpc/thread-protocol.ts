@@ -9,9 +9,14 @@ export interface ThreadData {
   readonly host: string;
   readonly port: number;
   readonly corsDomains: readonly string[];
+  readonly vhosts: readonly string[];
   readonly maxBodyBytes: number;
   readonly wsMaxBufferedBytes: number;
   readonly wsMaxInFlight: number;
+  /** The body's time limit (HttpTimeouts.requestMs). */
+  readonly requestMs: number;
+  /** The connection cap; each thread applies it to the process's count (uws-listen-gate.ts). */
+  readonly maxConnections: number;
   readonly closeGraceMs: number;
   /** GET pages: a file read on first request, or a body. */
   readonly staticRoutes: readonly (readonly [string, { readonly contentType: string; readonly file?: string; readonly body?: string | Uint8Array }])[];
@@ -21,11 +26,14 @@ export interface ThreadData {
   readonly headCached: readonly string[];
 }
 
-/** Serving thread → main thread. `conn` 0 is HTTP; any other number is one WebSocket of that thread. */
+/**
+ * Serving thread → main thread. `conn` 0 is HTTP; any other number is one WebSocket of that thread.
+ * `addr` is the client's IP address (per-client quotas are kept on the main thread).
+ */
 export type ToMain =
   | { readonly t: 'ready' }
   | { readonly t: 'failed'; readonly reason: string }
-  | { readonly t: 'req'; readonly id: number; readonly body: string; readonly conn: number }
+  | { readonly t: 'req'; readonly id: number; readonly body: string; readonly conn: number; readonly addr: string }
   /** The WebSocket closed: its subscriptions end. */
   | { readonly t: 'closed'; readonly conn: number }
   /** The WebSocket's send buffer went over its cap (true) or back under it (false): notifications are refused meanwhile. */

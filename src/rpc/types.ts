@@ -30,6 +30,8 @@ export type MethodTable = ReadonlyMap<string, MethodSpec>;
 /** What a transport knows about the connection a request arrived on. */
 export interface ConnectionContext {
   readonly transport: 'http' | 'ws';
+  /** The client's IP address as the socket gives it (per-client quotas: loopback clients are one address). */
+  readonly remoteAddress?: string;
   /**
    * Push a notification on this connection (ws only); false if it is gone or over its buffer.
    * `params` is a value, or RawJson text (response.ts) written verbatim.

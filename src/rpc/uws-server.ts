@@ -15,9 +15,13 @@ import { serverHandle } from './server-handle.ts';
 import type { HttpRequest, HttpResponse, UwsModule, UwsWebSocket, us_listen_socket } from './uws-load.ts';
 import { WsSession, type WsSocket } from './ws-session.ts';
 import { releaseReply } from './reply-buffers.ts';
+import { BodyBuffer } from './body-buffer.ts';
+import { startConnectionGate, type ConnectionGate } from './uws-connection-gate.ts';
 
 interface WsData {
   open: boolean;
+  /** the client's IP, read at the upgrade (the socket does not give it once closed) */
+  remoteAddress: string;
   session?: WsSession;
 }
 
@@ -57,16 +61,34 @@ function write(res: HttpResponse, a: HttpAnswer, close: boolean, head = false): 
   releaseReply(a.body); // end() has copied it out (to the socket, or to uWS's own send buffer)
 }
 
+/** The client's IP as text (uWS gives it as an ArrayBuffer). */
+function remoteAddressOf(res: HttpResponse): string {
+  return Buffer.from(res.getRemoteAddressAsText()).toString('latin1');
+}
+
 /** The first sub-protocol a client offers, which `ws` would pick too ('' for none). */
 function firstProtocol(header: string): string {
   const comma = header.indexOf(',');
   return (comma < 0 ? header : header.slice(0, comma)).trim();
 }
 
+/** More than one Content-Length header: the body's end is ambiguous (request smuggling), node:http refuses it too. */
+function contentLengths(req: HttpRequest): number {
+  let n = 0;
+  req.forEach((key) => {
+    if (key === 'content-length') n++;
+  });
+  return n;
+}
+
 export async function startUwsServer(uws: UwsModule, t: TransportOptions): Promise<RpcServer> {
   const { host, log, rules, maxBodyBytes } = t;
+  const bodyMs = t.timeouts.requestMs;
   const app = uws.App();
   let closing = false;
+  /** Over --http.maxconns: answers close their connection, WebSocket handshakes are refused. */
+  let gate: ConnectionGate | undefined;
+  const shedding = (): boolean => closing || gate?.over === true;
   /** POSTs being read or dispatched; close() waits for them. */
   let inFlight = 0;
   let drained: (() => void) | undefined;
@@ -90,17 +112,22 @@ export async function startUwsServer(uws: UwsModule, t: TransportOptions): Promi
   const onPost = (res: HttpResponse, cors: string): void => {
     // 0 reading the body, 1 dispatching, 2 answered or aborted (res is off limits)
     let state = 0;
-    let chunks: Buffer[] | undefined;
-    let size = 0;
+    let body: BodyBuffer | undefined;
+    // a body that spans reads must be complete within requestMs of its first part (uWS's idle
+    // timeout alone lets a byte every few seconds hold the connection and its buffer for ever)
+    let timer: NodeJS.Timeout | undefined;
+    const remoteAddress = remoteAddressOf(res);
     inFlight++;
     const settle = (): void => {
       state = 2;
+      body = undefined; // a partial body is given back as soon as the request ends, however it ends
+      clearTimeout(timer);
       if (--inFlight === 0 && drained) drained();
     };
-    const answer = (a: HttpAnswer): void => {
+    const answer = (a: HttpAnswer, close = shedding()): void => {
       if (state === 2) return;
       try {
-        res.cork(() => write(res, a, closing));
+        res.cork(() => write(res, a, close));
       } catch (e) {
         failed('write', e);
         try {
@@ -117,22 +144,28 @@ export async function startUwsServer(uws: UwsModule, t: TransportOptions): Promi
     res.onData((chunk, isLast) => {
       if (state !== 0) return; // after a 413 the rest of the body is discarded
       try {
-        size += chunk.byteLength;
-        if (size > maxBodyBytes) {
-          chunks = undefined;
-          answer(rules.tooLarge(cors));
-          return;
-        }
+        const size = (body?.size ?? 0) + chunk.byteLength;
+        if (size > maxBodyBytes) return answer(rules.tooLarge(cors));
         // chunk is neutered when this callback returns: copy what we keep
         if (!isLast) {
-          (chunks ??= []).push(Buffer.copyBytesFrom(new Uint8Array(chunk)));
+          if (body === undefined) {
+            body = new BodyBuffer();
+            if (bodyMs > 0) timer = setTimeout(() => answer(rules.bodyTimedOut(cors, bodyMs), true), bodyMs);
+          }
+          body.append(new Uint8Array(chunk));
           return;
         }
         state = 1;
-        const last = Buffer.from(chunk);
+        clearTimeout(timer);
+        let whole: Buffer = Buffer.from(chunk);
+        if (body !== undefined) {
+          body.append(whole);
+          whole = body.view();
+          body = undefined;
+        }
         // dispatch() decodes the body before it returns; a kept answer is written here and now
-        const a = rules.dispatch(chunks === undefined ? last : Buffer.concat([...chunks, last], size), cors);
-        if (a instanceof Promise) a.then(answer);
+        const a = rules.dispatch(whole, cors, remoteAddress);
+        if (a instanceof Promise) a.then((reply) => answer(reply));
         else answer(a);
       } catch (e) {
         failed('request', e);
@@ -151,8 +184,10 @@ export async function startUwsServer(uws: UwsModule, t: TransportOptions): Promi
         const v = req.getHeader(name);
         return v === '' ? undefined : v;
       });
-      if (typeof decision === 'string') onPost(res, decision);
-      else write(res, decision, closing, head);
+      if (typeof decision === 'string') {
+        if (contentLengths(req) > 1) return write(res, rules.duplicateContentLength(decision), true);
+        onPost(res, decision);
+      } else write(res, decision, shedding(), head);
     } catch (e) {
       failed('request', e);
       lastResort(res);
@@ -172,12 +207,12 @@ export async function startUwsServer(uws: UwsModule, t: TransportOptions): Promi
     upgrade(res, req, context) {
       try {
         const origin = req.getHeader('origin');
-        const refusal = rules.upgradeRefusal(closing, origin === '' ? undefined : origin, req.getHeader('host'));
+        const refusal = gate?.over ? rules.tooManyConnections() : rules.upgradeRefusal(closing, origin === '' ? undefined : origin, req.getHeader('host'));
         if (refusal) return write(res, refusal, true);
         const key = req.getHeader('sec-websocket-key');
         if (key.length !== 24 || req.getHeader('upgrade').toLowerCase() !== 'websocket') return write(res, rules.notWebSocket(), true);
         res.upgrade<WsData>(
-          { open: true },
+          { open: true, remoteAddress: remoteAddressOf(res) },
           key,
           firstProtocol(req.getHeader('sec-websocket-protocol')),
           req.getHeader('sec-websocket-extensions'),
@@ -191,6 +226,7 @@ export async function startUwsServer(uws: UwsModule, t: TransportOptions): Promi
     open(ws) {
       const data = ws.getUserData();
       const socket: WsSocket = {
+        remoteAddress: data.remoteAddress,
         isOpen: () => data.open,
         bufferedAmount: () => (data.open ? ws.getBufferedAmount() : 0),
         send(reply) {
@@ -236,10 +272,12 @@ export async function startUwsServer(uws: UwsModule, t: TransportOptions): Promi
     throw await listenError(host, t.port);
   }
   const port = uws.us_socket_local_port(listenSocket);
+  gate = startConnectionGate(t.maxConnections, log);
   return serverHandle(host, port, 'uws', shutDown);
 
   function shutDown(): Promise<void> {
     closing = true;
+    gate?.stop();
     uws.us_listen_socket_close(listenSocket as us_listen_socket);
     for (const ws of [...sockets]) ws.end(1001, 'server shutting down');
     return new Promise<void>((resolve) => {

@@ -8,6 +8,8 @@ import { CloseHooks } from './close-hooks.ts';
 
 /** What a session needs of its socket. */
 export interface WsSocket {
+  /** The client's IP address (per-client quotas). */
+  readonly remoteAddress: string;
   /** False once the connection is closing or closed. */
   isOpen(): boolean;
   /** Bytes queued for sending. */
@@ -57,6 +59,7 @@ export class WsSession {
     const hooks = (this.hooks = new CloseHooks(log));
     this.ctx = {
       transport: 'ws',
+      remoteAddress: socket.remoteAddress,
       notify(method: string, params: unknown): boolean {
         // A client that does not read must not grow our memory: the handler learns it and can
         // drop the subscription.

@@ -6,9 +6,10 @@ import { WsSession, type WsSessionOptions, type WsSocket } from './ws-session.ts
 /** `ws` sends a Buffer as a binary frame unless told otherwise; a reply's bytes are JSON text. */
 const TEXT_FRAME = { binary: false } as const;
 
-/** Serves one accepted WebSocket until it closes. */
-export function serveWebSocket(ws: WebSocket, o: WsSessionOptions): void {
+/** Serves one accepted WebSocket (of the client at `remoteAddress`) until it closes. */
+export function serveWebSocket(ws: WebSocket, o: WsSessionOptions, remoteAddress: string): void {
   const socket: WsSocket = {
+    remoteAddress,
     isOpen: () => ws.readyState === ws.OPEN,
     bufferedAmount: () => ws.bufferedAmount,
     send: (data) => ws.send(data, TEXT_FRAME),

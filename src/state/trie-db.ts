@@ -2,10 +2,28 @@
 // block that produced them commits, in that block's LMDB write transaction, so a block is
 // all-or-nothing on disk. Executed blocks whose commit is still in flight stay readable from memory
 // (the sealer executes block N+1 while block N commits). Reads fall through to LMDB (synchronous).
-import type { BatchDBOp, DB } from '@ethereumjs/util';
+// A node the trie asks for by hash and LMDB lacks is damage, not absence: @ethereumjs/mpt reads
+// "Missing node in DB" as "no such key" and would answer balance 0 for a funded account, so this
+// DB throws MissingTrieNodeError instead (the one hash that is legitimately absent is the empty
+// trie's root: mpt looks it up before every walk of an empty trie).
+import { KECCAK256_RLP_S, type BatchDBOp, type DB } from '@ethereumjs/util';
 import type { Database } from 'lmdb';
 
 export type TrieGeneration = Map<string, Uint8Array>;
+
+/** keccak256(rlp("")): the root of every empty trie, which has no node (a key as mpt asks: unprefixed hex) */
+const EMPTY_TRIE_ROOT = KECCAK256_RLP_S.slice(2);
+/** @ethereumjs/statemanager stores code under "c" + code hash (its default prefixCodeHashes) */
+export const CODE_KEY_PREFIX = '63';
+
+/** A trie node or contract code that the state references by hash is not in the database. */
+export class MissingTrieNodeError extends Error {
+  constructor(readonly key: string) {
+    // geth's wording for a trie node, which operators search for
+    super(key.length === 66 && key.startsWith(CODE_KEY_PREFIX) ? `missing contract code 0x${key.slice(2)}` : `missing trie node 0x${key}`);
+    this.name = 'MissingTrieNodeError';
+  }
+}
 
 export class OverlayTrieDB implements DB<string, string | Uint8Array> {
   /** writes of the block being executed */
@@ -26,7 +44,9 @@ export class OverlayTrieDB implements DB<string, string | Uint8Array> {
       const v = this.sealed[i]!.get(key);
       if (v !== undefined) return v;
     }
-    return this.disk.get(Buffer.from(key, 'hex'));
+    const v = this.disk.get(Buffer.from(key, 'hex'));
+    if (v === undefined && key !== EMPTY_TRIE_ROOT) throw new MissingTrieNodeError(key);
+    return v;
   }
 
   async put(key: string, value: string | Uint8Array): Promise<void> {

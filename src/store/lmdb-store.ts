@@ -2,7 +2,12 @@
 // write transaction (commitBlock in src/chain), so a crash leaves the previous head intact.
 import { open, type Database, type RootDatabase } from 'lmdb';
 import { join } from 'node:path';
-import { mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
+import { dataFileProblem } from './lmdb-file-check.ts';
+import { fileErrorMessage } from '../util/file-errors.ts';
+
+/** The database cannot be opened: damaged, truncated or not accessible; the message names the file. */
+export class StoreError extends Error {}
 
 export interface Store {
   readonly env: RootDatabase;
@@ -27,15 +32,35 @@ export interface Store {
   close(): Promise<void>;
 }
 
-export function openStore(dir: string): Store {
-  mkdirSync(dir, { recursive: true });
-  const env = open({ path: join(dir, 'chaindata'), maxDbs: 16, compression: false, mapSize: 2 ** 36 });
+/**
+ * Opens the node's LMDB environment in `dir`/chaindata, after checking the data file LMDB would map
+ * (src/store/lmdb-file-check.ts). `readOnly` (chain-node db check) creates nothing and never writes.
+ */
+export function openStore(dir: string, { readOnly = false } = {}): Store {
+  const path = join(dir, 'chaindata');
+  const dataFile = join(path, 'data.mdb');
+  if (readOnly && !existsSync(dataFile)) throw new StoreError(`no database at ${path}`);
+  let problem: string | undefined;
+  try {
+    if (!readOnly) mkdirSync(path, { recursive: true });
+    problem = existsSync(dataFile) ? dataFileProblem(dataFile) : undefined;
+  } catch (e) {
+    throw new StoreError(`cannot open database ${fileErrorMessage(e, path)}`);
+  }
+  if (problem) throw new StoreError(`database ${dataFile} ${problem}`);
+  let env: RootDatabase;
+  try {
+    env = open({ path, maxDbs: 16, compression: false, mapSize: 2 ** 36, readOnly });
+  } catch (e) {
+    throw new StoreError(`cannot open database ${fileErrorMessage(e, path)}`);
+  }
   const bin = { keyEncoding: 'binary' as const, encoding: 'binary' as const };
   const binKeyPacked = { keyEncoding: 'binary' as const, encoding: 'msgpack' as const };
   // one write transaction for all of them: in a new environment each openDB would otherwise create
   // its database in a synced transaction of its own (8 commits, 3–10 ms measured; nothing to commit
   // in an existing one)
-  const dbs = env.transactionSync(() => ({
+  // (a read-only environment opens them in a read transaction of its own)
+  const openAll = () => ({
     meta: env.openDB<unknown, string>({ name: 'meta', encoding: 'msgpack' }),
     headers: env.openDB<Uint8Array, Uint8Array>({ name: 'headers', ...bin }),
     bodies: env.openDB<Uint8Array[], Uint8Array>({ name: 'bodies', ...binKeyPacked }),
@@ -44,7 +69,8 @@ export function openStore(dir: string): Store {
     receipts: env.openDB<unknown[], Uint8Array>({ name: 'receipts', ...binKeyPacked }),
     trie: env.openDB<Uint8Array, Uint8Array>({ name: 'trie', ...bin }),
     creators: env.openDB<Uint8Array, Uint8Array>({ name: 'creators', ...bin }),
-  }));
+  });
+  const dbs = readOnly ? openAll() : env.transactionSync(openAll);
   const store: Store = {
     env,
     ...dbs,

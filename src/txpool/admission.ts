@@ -13,6 +13,8 @@ export interface AdmissionRules {
   chainId: bigint;
   minGasPrice: bigint;
   blockGasLimit: bigint;
+  /** the chain's per-transaction gas limit (ChainConfig.txGasLimit) */
+  txGasLimit: bigint;
 }
 
 export class TxRejected extends Error {}
@@ -57,6 +59,7 @@ export async function checkStateless(raw: Uint8Array, common: Common, rules: Adm
   const minGas = ptx.tx.getMinimumGasLimit();
   if (ptx.gasLimit < minGas) throw new TxRejected(`intrinsic gas too low: have ${ptx.gasLimit}, want ${minGas}`);
   if (ptx.gasLimit > rules.blockGasLimit) throw new TxRejected(`exceeds block gas limit: tx gas ${ptx.gasLimit}, block gas limit ${rules.blockGasLimit}`);
+  if (ptx.gasLimit > rules.txGasLimit) throw new TxRejected(`transaction gas limit too high: gas ${ptx.gasLimit} exceeds the chain's per-transaction limit ${rules.txGasLimit}`);
   if (ptx.gasPrice < rules.minGasPrice) throw new TxRejected(`transaction underpriced: gas price ${ptx.gasPrice} below the node's minimum ${rules.minGasPrice}`);
   return ptx;
 }

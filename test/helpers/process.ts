@@ -13,9 +13,13 @@ export interface NodeProcess {
   exited: Promise<number | string>;
 }
 
-/** The sources through tsx, as tests run them; `entry` may name another program (the bundle: test/bundle.test.ts). */
-export async function spawnNode(args: string[], timeoutMs = 15000, entry: string[] = ['--import', 'tsx', CLI]): Promise<NodeProcess> {
-  const child = spawn(process.execPath, [...entry, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+/**
+ * The sources through tsx, as tests run them; `entry` may name another program (the bundle: test/bundle.test.ts).
+ * `wrapper`: a command that execs node in its place, e.g. `prlimit --nofile=256:256` (test/rpc-connections.test.ts).
+ */
+export async function spawnNode(args: string[], timeoutMs = 15000, entry: string[] = ['--import', 'tsx', CLI], wrapper: string[] = []): Promise<NodeProcess> {
+  const [command, ...before] = [...wrapper, process.execPath];
+  const child = spawn(command!, [...before, ...entry, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   child.stdout!.on('data', (d) => (out += d));
   child.stderr!.on('data', (d) => (out += d));
@@ -44,4 +48,34 @@ export async function rpcCall(url: string, method: string, params: unknown[] = [
   const body = (await res.json()) as { result?: unknown; error?: { message: string } };
   if (body.error) throw new Error(`${method}: ${body.error.message}`);
   return body.result;
+}
+
+export interface CliRun {
+  /** exit code, the signal that ended it, or 'started' when it came up serving (it is then stopped) */
+  exit: number | string;
+  output: string;
+}
+
+/** Runs `chain-node args` to its end: a command (db check), or a start expected to fail. */
+export function runCli(args: string[], opts: { timeoutMs?: number; uid?: number; gid?: number } = {}): Promise<CliRun> {
+  const child = spawn(process.execPath, ['--import', 'tsx', CLI, ...args], { stdio: ['ignore', 'pipe', 'pipe'], uid: opts.uid, gid: opts.gid });
+  let output = '';
+  return new Promise((resolve) => {
+    let started = false;
+    const timer = setTimeout(() => child.kill('SIGKILL'), opts.timeoutMs ?? 15000);
+    const read = (d: Buffer) => {
+      output += d;
+      if (!started && output.includes('serving JSON-RPC on')) {
+        started = true;
+        child.kill('SIGTERM');
+      }
+    };
+    child.stdout!.on('data', read);
+    child.stderr!.on('data', read);
+    // 'close', not 'exit': the output is complete only once the pipes are closed
+    child.on('close', (code, signal) => {
+      clearTimeout(timer);
+      resolve({ exit: started ? 'started' : (code ?? signal ?? -1), output });
+    });
+  });
 }
