@@ -8,7 +8,7 @@
 // appended `durable` (what the node signed) also waits for the fdatasync after that write, so it
 // survives a power cut as well; the others are in the kernel's page cache once written, which a
 // crash of the process cannot lose, and on disk with the next sync (measured: an fdatasync beside
-// LMDB's block commits took 4–15 ms a batch here, which halved the admission of signed submissions).
+// LMDB's block commits took 4–15 ms a batch here, which halved raw submissions' admission at period 0).
 // The file is rewritten from the pool — write a temporary file, sync, rename, sync the folder — at
 // start, every `rewriteEveryMs` (--txpool.rejournal), when the appends have doubled it (past 4 MiB),
 // and at a clean shutdown, so transactions mined or dropped leave it. A crash in the middle of an
@@ -23,7 +23,7 @@ import type { Logger } from '../node/logger.ts';
 
 export interface JournalRecord {
   raw: Uint8Array;
-  /** signed by this node (geth's "locals": exempt from eviction) */
+  /** its sender is local (it sent a transaction this node signed, P3): exempt from eviction */
   local: boolean;
 }
 
@@ -69,9 +69,9 @@ function decodeRecord(item: Uint8Array): JournalRecord | undefined {
   return { raw, local: flag.length === 1 };
 }
 
-/** A record as two buffers: the headers with the flag, then the raw transaction itself (not copied). */
+/** A record as two buffers: the headers with the flag, then the raw transaction itself (not copied; never one byte, so always behind a header). */
 function encodeRecord({ raw, local }: JournalRecord): [Uint8Array, Uint8Array] {
-  const rawHeader = raw.length === 1 && raw[0]! < 0x80 ? [] : rlpHeader(raw.length, 0x80);
+  const rawHeader = rlpHeader(raw.length, 0x80);
   const payload = 1 + rawHeader.length + raw.length;
   return [Uint8Array.from([...rlpHeader(payload, 0xc0), local ? 0x01 : 0x80, ...rawHeader]), raw];
 }
@@ -145,7 +145,7 @@ export class TxJournal {
   }
 
   /** Rewrites the file from the pool (queued behind the write in progress; one rewrite queued at most). */
-  rewrite(): Promise<void> {
+  private rewrite(): Promise<void> {
     this.rewriteQueued ??= this.enqueue(() => this.rewriteNow());
     return this.rewriteQueued;
   }
