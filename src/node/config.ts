@@ -2,7 +2,7 @@
 import { parseArgs } from 'node:util';
 import { isIP } from 'node:net';
 import { resolve } from 'node:path';
-import { DEFAULT_TXPOOL_CONFIG, type TxPoolConfig } from '../txpool/config.ts';
+import { DEFAULT_TXPOOL_CONFIG, DEFAULT_TX_JOURNAL, type TxPoolConfig } from '../txpool/config.ts';
 import type { LedgerTransports } from '../accounts/ledger.ts';
 import type { LogLimits } from '../filters/limits.ts';
 import type { TransportChoice } from '../rpc/server.ts';
@@ -62,6 +62,12 @@ export interface NodeConfig {
   p2pPort: number;
   /** pool limits (--txpool.*); what is left out keeps geth's default */
   txpool?: Partial<TxPoolConfig>;
+  /** the transaction journal, a file in the datadir or an absolute path; '' turns it off (--txpool.journal; default transactions.rlp) */
+  txJournal?: string;
+  /** how often the journal is rewritten from the pool, in ms (--txpool.rejournal; default 1 h) */
+  txRejournalMs?: number;
+  /** the transactions this node signs get no local treatment, and there is no journal (--txpool.nolocals) */
+  txNoLocals?: boolean;
   /** threads recovering the senders of submitted transactions (--txpool.recoverythreads; default: set by the cores) */
   recoveryThreads?: number;
   /** not a flag: the USB side of Ledger support, for tests that replay recorded APDU exchanges (default: node-hid) */
@@ -108,6 +114,9 @@ export const FLAGS = {
   'txpool.globalqueue': { type: 'string', default: String(DEFAULT_TXPOOL_CONFIG.globalQueue), help: 'non-executable (queued) transactions in total' },
   'txpool.recoverythreads': { type: 'string', help: 'threads that recover the senders of submitted transactions from their signatures (0: the main thread does; default: set by the cores)' },
   'txpool.lifetime': { type: 'string', default: '3h', help: 'how long queued transactions wait without progress before they are dropped (e.g. 3h, 90m, 30s)' },
+  'txpool.journal': { type: 'string', default: DEFAULT_TX_JOURNAL, help: "file (in the datadir unless absolute) keeping every transaction answered with a hash until it is mined: synced before the answer, replayed at start ('' turns it off)" },
+  'txpool.rejournal': { type: 'string', default: '1h', help: 'how often the journal is rewritten with the transactions still in the pool (at least 1s; e.g. 1h, 10m)' },
+  'txpool.nolocals': { type: 'boolean', default: false, help: 'no local treatment (exemption from eviction and limits) for the transactions this node signs, and no journal' },
   'miner.txtimeout': { type: 'string', default: '3s', help: 'most execution time one transaction may take in a block this node proposes; a slower one is left out and dropped from the pool (0: no limit)' },
   'seal.empty': { type: 'boolean', default: false, help: 'seal empty blocks every period' },
   'dev.period': { type: 'string', default: '1', help: 'block period in seconds of a new dev chain (0: seal when transactions arrive)' },
@@ -185,6 +194,9 @@ export function parseFlags(argv: string[]): NodeConfig | 'help' {
       globalQueue: int(String(v['txpool.globalqueue']), 'txpool.globalqueue', 1),
       lifetimeMs: durationMs(String(v['txpool.lifetime']), 'txpool.lifetime'),
     },
+    txJournal: String(v['txpool.journal']),
+    txRejournalMs: rejournalMs(String(v['txpool.rejournal'])),
+    txNoLocals: v['txpool.nolocals'] === true,
     recoveryThreads: v['txpool.recoverythreads'] === undefined ? undefined : int(String(v['txpool.recoverythreads']), 'txpool.recoverythreads', 0),
     logs: {
       maxRange: int(String(v['rpc.logs.maxrange']), 'rpc.logs.maxrange', 1),
@@ -220,6 +232,13 @@ export function durationMs(v: string, flag: string): number {
     throw new ConfigError(`--${flag} must be a positive duration such as 3h, 90m, 30s or 500ms, got "${v}"`);
   }
   return Math.round(total);
+}
+
+/** geth raises a rejournal interval below a second to one; refusing it says so instead */
+function rejournalMs(v: string): number {
+  const ms = durationMs(v, 'txpool.rejournal');
+  if (ms < 1000) throw new ConfigError(`--txpool.rejournal must be at least 1s, got "${v}"`);
+  return ms;
 }
 
 export function flagsHelp(): string {
