@@ -48,8 +48,12 @@ async function killDuringStream(node: Awaited<ReturnType<typeof spawnNode>>, gro
   await stream;
 }
 
-/** Every canonical block up to the head is complete: body, receipts, lookups, and the sink balance. */
+/**
+ * Every canonical block up to the head is complete: body, receipts, lookups, and the sink balance.
+ * Checked once the transactions replayed from the journal (answered before the kill) are mined.
+ */
 async function assertConsistent(url: string): Promise<number> {
+  for (let i = 0; i < 250 && (await rpcCall(url, 'txpool_status')).pending !== '0x0'; i++) await new Promise((r) => setTimeout(r, 20));
   const head = Number(BigInt(await rpcCall(url, 'eth_blockNumber')));
   let txCount = 0;
   for (let n = 1; n <= head; n++) {

@@ -28,6 +28,8 @@ export class Keystore {
   private entries = new Map<string, KeyFileEntry>();
   private dirMtime = -1;
   private readonly unlocked = new Map<string, Unlocked>();
+  /** Unlocks still deriving their key, by address: a lock() meanwhile cancels them. */
+  private readonly deriving = new Map<string, Set<{ cancelled: boolean }>>();
 
   constructor(dir: string, private readonly lightKdf: boolean) {
     this.dir = resolve(dir);
@@ -141,10 +143,29 @@ export class Keystore {
     return decryptKey(JSON.parse(readFileSync(path, 'utf8')) as KeyFileV3, password);
   }
 
-  /** Unlocks for `seconds` (Infinity: for the life of the process); replaces an earlier unlock. */
+  /**
+   * Unlocks for `seconds` (Infinity: for the life of the process); replaces an earlier unlock.
+   * Throws LockedMeanwhile when a lock() came while the key was deriving: the later call wins, so a
+   * client that locks an account right after unlocking it never finds it unlocked (scrypt takes
+   * ~1 s, long enough for that to be the usual order of completion, not a corner case).
+   */
   async unlock(address: string, password: string, seconds: number): Promise<void> {
-    const key = await this.decrypt(address, password);
     const a = address.toLowerCase();
+    const ticket = { cancelled: false };
+    let pending = this.deriving.get(a);
+    if (!pending) this.deriving.set(a, (pending = new Set()));
+    pending.add(ticket);
+    let key: Uint8Array;
+    try {
+      key = await this.decrypt(address, password);
+    } finally {
+      pending.delete(ticket);
+      if (pending.size === 0 && this.deriving.get(a) === pending) this.deriving.delete(a);
+    }
+    if (ticket.cancelled) {
+      key.fill(0);
+      throw new LockedMeanwhile(a);
+    }
     this.lock(a);
     const entry: Unlocked = { key, expiresAt: Date.now() + seconds * 1000 };
     this.unlocked.set(a, entry);
@@ -160,9 +181,10 @@ export class Keystore {
     entry.timer.unref();
   }
 
-  /** Forgets the key at once; false when the account was not unlocked. */
+  /** Forgets the key at once and cancels unlocks still deriving it; false when the account was not unlocked. */
   lock(address: string): boolean {
     const a = address.toLowerCase();
+    for (const ticket of this.deriving.get(a) ?? []) ticket.cancelled = true;
     const entry = this.unlocked.get(a);
     if (!entry) return false;
     clearTimeout(entry.timer);
@@ -180,7 +202,13 @@ export class Keystore {
   }
 
   close(): void {
-    for (const a of [...this.unlocked.keys()]) this.lock(a);
+    for (const a of [...this.unlocked.keys(), ...this.deriving.keys()]) this.lock(a);
+  }
+}
+
+export class LockedMeanwhile extends Error {
+  constructor(address: string) {
+    super(`account ${address} was locked while this unlock was deriving its key: it stays locked`);
   }
 }
 

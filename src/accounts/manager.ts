@@ -3,7 +3,7 @@
 // never carry a key or a password.
 import type { Common } from '@ethereumjs/common';
 import type { LegacyTx } from '@ethereumjs/tx';
-import { Keystore, UnknownKeyFile } from './keystore.ts';
+import { Keystore, LockedMeanwhile, UnknownKeyFile } from './keystore.ts';
 import { BadKeyFile, WrongPassword } from './keystore-v3.ts';
 import type { LedgerHub } from './ledger.ts';
 import { signingPayload, signMessage, unsignedLegacyTx, withSignature, type TxFields } from './signing.ts';
@@ -76,6 +76,7 @@ export class AccountManager {
   private accountError(e: unknown, address: string): unknown {
     if (e instanceof UnknownKeyFile) return new AccountError(this.unknownMessage(address));
     if (e instanceof BadKeyFile) return new AccountError(`key file of ${address}: ${e.message}`);
+    if (e instanceof LockedMeanwhile) return new AccountError(e.message);
     return e;
   }
 

@@ -46,6 +46,17 @@ export function formatSignedTx(tx: LegacyTx) {
   };
 }
 
+const MAX_UINT64 = 2n ** 64n - 1n;
+const MAX_UINT256 = 2n ** 256n - 1n;
+
+/** A transaction field as a bigint (undefined when not given), refused over what a transaction can carry. */
+function bounded(hex: string | null | undefined, field: string, max: bigint): bigint | undefined {
+  if (hex == null) return undefined;
+  const v = BigInt(hex);
+  if (v > max) throw invalidParams(`invalid argument 0 (transaction): ${field} ${hex.length > 80 ? hex.slice(0, 80) + '…' : hex} is over the largest a transaction can carry (${quantity(max)})`);
+  return v;
+}
+
 /** Account failures (unknown, locked, wrong password, device refused) → -32000 with their message. */
 export function accountErrors(e: unknown): never {
   if (e instanceof AccountError) throw serverError(e.message);
@@ -83,15 +94,25 @@ export function txSender({ core }: ApiContext) {
     return o.input ?? o.data;
   };
 
-  /** Fills nonce (the pool's next for the sender), gasPrice (eth_gasPrice) and gas (the spec's default). */
+  /**
+   * Fills nonce (the pool's next for the sender), gasPrice (eth_gasPrice) and gas (the spec's
+   * default). Runs before any key is decrypted, so a field no transaction can carry is refused
+   * before a password costs a key derivation.
+   */
   const fill = async (o: SendObject): Promise<TxFields> => {
     const data = payload(o);
+    // the schema bounds the 256-bit fields to 64 hex digits; what it lets through is checked here
+    const gasPrice = o.gasPrice != null ? BigInt(o.gasPrice) : core.minGasPrice;
+    const gasLimit = bounded(o.gas, 'gas', MAX_UINT64) ?? (DEFAULT_TX_GAS < core.config.txGasLimit ? DEFAULT_TX_GAS : core.config.txGasLimit);
+    if (gasPrice * gasLimit > MAX_UINT256) throw invalidParams('invalid argument 0 (transaction): gas × gasPrice is over 2^256-1');
     return {
-      nonce: o.nonce != null ? BigInt(o.nonce) : await core.pool.pendingNonce(o.from.toLowerCase()),
-      gasPrice: o.gasPrice != null ? BigInt(o.gasPrice) : core.minGasPrice,
-      gasLimit: o.gas != null ? BigInt(o.gas) : DEFAULT_TX_GAS < core.config.txGasLimit ? DEFAULT_TX_GAS : core.config.txGasLimit,
+      // EIP-2681: a nonce of 2^64-1 could never be followed by another
+      nonce: bounded(o.nonce, 'nonce', MAX_UINT64 - 1n) ?? (await core.pool.pendingNonce(o.from.toLowerCase())),
+      gasPrice,
+      gasLimit,
       to: o.to ? hexToBytes(o.to) : undefined,
-      value: o.value != null ? BigInt(o.value) : 0n,
+      // @ethereumjs refuses a value of 2^256-1 itself
+      value: bounded(o.value, 'value', MAX_UINT256 - 1n) ?? 0n,
       data: data ? hexToBytes(data) : new Uint8Array(0),
     };
   };

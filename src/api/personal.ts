@@ -13,9 +13,19 @@ export const DEFAULT_UNLOCK_SECONDS = 300;
 export const INSECURE_UNLOCK_MESSAGE =
   'account unlock with HTTP access is forbidden: the HTTP listener is not on a loopback address (start the node with --allow-insecure-unlock to allow it)';
 
+/** The same rule for signing with a password, which decrypts the key just as an unlock does. */
+export const INSECURE_SIGNING_MESSAGE =
+  'signing with a password over HTTP access is forbidden: the HTTP listener is not on a loopback address (start the node with --allow-insecure-unlock to allow it)';
+
 export function personalHandlers(ctx: ApiContext) {
   const { accounts } = ctx.core;
   const { signAs, sendAs } = txSender(ctx);
+  // geth's rule: keys unlocked behind a listener others can reach could be used by anyone, and a
+  // password sent to such a listener crossed the network in clear
+  const insecure = !ctx.httpLoopback && !ctx.allowInsecureUnlock;
+  const refuseInsecure = (message: string): void => {
+    if (insecure) throw serverError(message);
+  };
 
   return {
     listAccounts: () => accounts.accounts(),
@@ -27,18 +37,25 @@ export function personalHandlers(ctx: ApiContext) {
     newAccount: (password: string) => accounts.newAccount(password),
 
     async unlockAccount(address: string, password: string, duration?: number | null) {
-      // geth's rule: keys unlocked behind a listener others can reach could be used by anyone
-      if (!ctx.httpLoopback && !ctx.allowInsecureUnlock) throw serverError(INSECURE_UNLOCK_MESSAGE);
+      refuseInsecure(INSECURE_UNLOCK_MESSAGE);
       return accounts.unlock(address, password, duration || DEFAULT_UNLOCK_SECONDS).catch(accountErrors);
     },
     lockAccount: (address: string) => accounts.lock(address),
 
-    sendTransaction: (tx: SendObject, password: string) => sendAs(tx, password),
-    signAndSendTransaction: (tx: SendObject, password: string) => sendAs(tx, password),
+    async sendTransaction(tx: SendObject, password: string) {
+      refuseInsecure(INSECURE_SIGNING_MESSAGE);
+      return sendAs(tx, password);
+    },
+    async signAndSendTransaction(tx: SendObject, password: string) {
+      refuseInsecure(INSECURE_SIGNING_MESSAGE);
+      return sendAs(tx, password);
+    },
     async signTransaction(tx: SendObject, password: string) {
+      refuseInsecure(INSECURE_SIGNING_MESSAGE);
       return formatSignedTx(await signAs(tx, password));
     },
     async sign(message: string, address: string, password: string) {
+      refuseInsecure(INSECURE_SIGNING_MESSAGE);
       return bytesToHex(await accounts.signText(address, hexToBytes(message), password).catch(accountErrors));
     },
     ecRecover(message: string, signature: string) {

@@ -1,12 +1,23 @@
 // Node settings and the command-line flags that set them (geth's names where geth has the flag).
 import { parseArgs } from 'node:util';
+import { isIP } from 'node:net';
 import { resolve } from 'node:path';
-import { DEFAULT_TXPOOL_CONFIG, type TxPoolConfig } from '../txpool/config.ts';
+import { DEFAULT_TXPOOL_CONFIG, DEFAULT_TX_JOURNAL, type TxPoolConfig } from '../txpool/config.ts';
 import type { LedgerTransports } from '../accounts/ledger.ts';
 import type { LogLimits } from '../filters/limits.ts';
 import type { TransportChoice } from '../rpc/server.ts';
 
 export const ALL_NAMESPACES = ['personal', 'iris', 'eth', 'chain', 'admin', 'txpool', 'net', 'web3'] as const;
+/**
+ * What a listener others can reach serves unless --http.api says otherwise: geth's eth,net,web3,
+ * plus chain, the spec's alias of eth (the same handlers, so nothing eth does not already expose).
+ */
+export const REMOTE_NAMESPACES = ['eth', 'chain', 'net', 'web3'] as const;
+
+/** An --http.addr only this machine can reach (127.0.0.0/8, ::1, localhost). */
+export function isLoopback(addr: string): boolean {
+  return addr === 'localhost' || addr === '::1' || (isIP(addr) === 4 && addr.startsWith('127.'));
+}
 
 export interface NodeConfig {
   datadir: string;
@@ -16,6 +27,8 @@ export interface NodeConfig {
     port: number;
     api: string[];
     corsDomains: string[];
+    /** Host names served (--http.vhosts; default localhost; IP addresses always) */
+    vhosts?: string[];
     maxBodyBytes: number;
     maxBatch: number;
     /** most bytes of one answer, and of a batch's answers together (--rpc.batch-response-max-size; default 25,000,000; 0: no limit) */
@@ -49,6 +62,12 @@ export interface NodeConfig {
   p2pPort: number;
   /** pool limits (--txpool.*); what is left out keeps geth's default */
   txpool?: Partial<TxPoolConfig>;
+  /** the transaction journal, a file in the datadir or an absolute path; '' turns it off (--txpool.journal; default transactions.rlp) */
+  txJournal?: string;
+  /** how often the journal is rewritten from the pool, in ms (--txpool.rejournal; default 1 h) */
+  txRejournalMs?: number;
+  /** the transactions this node signs get no local treatment, and there is no journal (--txpool.nolocals) */
+  txNoLocals?: boolean;
   /** threads recovering the senders of submitted transactions (--txpool.recoverythreads; default: set by the cores) */
   recoveryThreads?: number;
   /** not a flag: the USB side of Ledger support, for tests that replay recorded APDU exchanges (default: node-hid) */
@@ -66,8 +85,9 @@ export const FLAGS = {
   genesis: { type: 'string', help: 'genesis file (Venachain format) used when the datadir is new; without it a dev chain is created' },
   'http.addr': { type: 'string', default: '127.0.0.1', help: 'HTTP/WebSocket listen address' },
   'http.port': { type: 'string', default: '6791', help: 'HTTP/WebSocket port (0 picks a free port)' },
-  'http.api': { type: 'string', default: ALL_NAMESPACES.join(','), help: 'namespaces served, comma-separated' },
+  'http.api': { type: 'string', help: `namespaces served, comma-separated (default: all on a loopback --http.addr, else ${REMOTE_NAMESPACES.join(',')})` },
   'http.corsdomain': { type: 'string', default: '', help: 'allowed CORS origins, comma-separated (* for any); CORS is off when empty' },
+  'http.vhosts': { type: 'string', default: 'localhost', help: 'Host header names served, comma-separated (* for any; IP addresses always): others get 403 (DNS rebinding)' },
   'http.docs': { type: 'string', help: 'serve the API docs page at GET / and /docs (true|false; default true on dev chains)' },
   'http.maxconns': { type: 'string', help: 'most open HTTP/WebSocket connections; past it new ones are refused at once (default: 80% of the open-files limit, at most 10000)' },
   'http.readtimeout': { type: 'string', default: '30s', help: 'time to receive one whole request, body included (e.g. 30s, 2m); a slower one gets 408 and its connection is closed' },
@@ -94,11 +114,14 @@ export const FLAGS = {
   'txpool.globalqueue': { type: 'string', default: String(DEFAULT_TXPOOL_CONFIG.globalQueue), help: 'non-executable (queued) transactions in total' },
   'txpool.recoverythreads': { type: 'string', help: 'threads that recover the senders of submitted transactions from their signatures (0: the main thread does; default: set by the cores)' },
   'txpool.lifetime': { type: 'string', default: '3h', help: 'how long queued transactions wait without progress before they are dropped (e.g. 3h, 90m, 30s)' },
+  'txpool.journal': { type: 'string', default: DEFAULT_TX_JOURNAL, help: "file (in the datadir unless absolute) keeping every transaction answered with a hash until it is mined: synced before the answer, replayed at start ('' turns it off)" },
+  'txpool.rejournal': { type: 'string', default: '1h', help: 'how often the journal is rewritten with the transactions still in the pool (at least 1s; e.g. 1h, 10m)' },
+  'txpool.nolocals': { type: 'boolean', default: false, help: 'no local treatment (exemption from eviction and limits) for the transactions this node signs, and no journal' },
   'miner.txtimeout': { type: 'string', default: '5s', help: 'most execution time one transaction may take in a block this node proposes; a slower one is left out, dropped from the pool and refused when sent again (0: no limit)' },
   'seal.empty': { type: 'boolean', default: false, help: 'seal empty blocks every period' },
   'dev.period': { type: 'string', default: '1', help: 'block period in seconds of a new dev chain (0: seal when transactions arrive)' },
   lightkdf: { type: 'boolean', default: false, help: 'cheap scrypt for new key files (tests and dev only)' },
-  'allow-insecure-unlock': { type: 'boolean', default: false, help: 'allow personal_unlockAccount over a non-loopback HTTP listener' },
+  'allow-insecure-unlock': { type: 'boolean', default: false, help: 'on a non-loopback HTTP listener: allow personal_unlockAccount and password signing, and unlock the dev account' },
   help: { type: 'boolean', default: false, help: 'print the flags' },
 } as const;
 
@@ -124,7 +147,8 @@ export function parseFlags(argv: string[]): NodeConfig | 'help' {
   }
   const v = values as Record<string, string | boolean | undefined>;
   if (v.help) return 'help';
-  const api = String(v['http.api']).split(',').map((s) => s.trim()).filter(Boolean);
+  const addr = String(v['http.addr']);
+  const api = v['http.api'] === undefined ? [...(isLoopback(addr) ? ALL_NAMESPACES : REMOTE_NAMESPACES)] : list(String(v['http.api']));
   for (const ns of api) if (!(ALL_NAMESPACES as readonly string[]).includes(ns)) throw new ConfigError(`--http.api: unknown namespace "${ns}" (known: ${ALL_NAMESPACES.join(', ')})`);
   const check = v['rpc.checkresults'];
   if (check !== undefined && check !== 'true' && check !== 'false') throw new ConfigError('--rpc.checkresults must be true or false');
@@ -137,10 +161,11 @@ export function parseFlags(argv: string[]): NodeConfig | 'help' {
     datadir: resolve(String(v.datadir)),
     genesisFile: genesisFile ? resolve(genesisFile) : undefined,
     http: {
-      addr: String(v['http.addr']),
+      addr,
       port: int(String(v['http.port']), 'http.port'),
       api,
-      corsDomains: String(v['http.corsdomain']).split(',').map((s) => s.trim()).filter(Boolean),
+      corsDomains: list(String(v['http.corsdomain'])),
+      vhosts: vhosts(String(v['http.vhosts'])),
       maxBodyBytes: int(String(v['http.maxbody']), 'http.maxbody', 1024),
       maxBatch: int(String(v['rpc.batchlimit']), 'rpc.batchlimit', 1),
       maxResponseBytes: int(String(v['rpc.batch-response-max-size']), 'rpc.batch-response-max-size'),
@@ -169,6 +194,9 @@ export function parseFlags(argv: string[]): NodeConfig | 'help' {
       globalQueue: int(String(v['txpool.globalqueue']), 'txpool.globalqueue', 1),
       lifetimeMs: durationMs(String(v['txpool.lifetime']), 'txpool.lifetime'),
     },
+    txJournal: String(v['txpool.journal']),
+    txRejournalMs: rejournalMs(String(v['txpool.rejournal'])),
+    txNoLocals: v['txpool.nolocals'] === true,
     recoveryThreads: v['txpool.recoverythreads'] === undefined ? undefined : int(String(v['txpool.recoverythreads']), 'txpool.recoverythreads', 0),
     logs: {
       maxRange: int(String(v['rpc.logs.maxrange']), 'rpc.logs.maxrange', 1),
@@ -179,6 +207,18 @@ export function parseFlags(argv: string[]): NodeConfig | 'help' {
       maxFiltersPerAddress: int(String(v['rpc.filter.maxperaddress']), 'rpc.filter.maxperaddress', 1),
     },
   };
+}
+
+/** A comma-separated flag's items, blanks dropped. */
+function list(v: string): string[] {
+  return v.split(',').map((s) => s.trim()).filter(Boolean);
+}
+
+function vhosts(v: string): string[] {
+  const names = list(v);
+  if (names.length === 0) throw new ConfigError('--http.vhosts must name at least one host (* for any)');
+  for (const n of names) if (n !== '*' && !/^[A-Za-z0-9._-]+$/.test(n)) throw new ConfigError(`--http.vhosts: "${n}" is not a host name (no port, no scheme)`);
+  return names;
 }
 
 const DURATION_UNITS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
@@ -192,6 +232,13 @@ export function durationMs(v: string, flag: string): number {
     throw new ConfigError(`--${flag} must be a positive duration such as 3h, 90m, 30s or 500ms, got "${v}"`);
   }
   return Math.round(total);
+}
+
+/** geth raises a rejournal interval below a second to one; refusing it says so instead */
+function rejournalMs(v: string): number {
+  const ms = durationMs(v, 'txpool.rejournal');
+  if (ms < 1000) throw new ConfigError(`--txpool.rejournal must be at least 1s, got "${v}"`);
+  return ms;
 }
 
 export function flagsHelp(): string {

@@ -1,6 +1,6 @@
 // The chain behind the RPC handlers, wired together: store, genesis, chain, state readers,
 // executor, call runner, pool, sealer, keystore and events. Knows nothing about JSON-RPC.
-import { join } from 'node:path';
+import { isAbsolute, join } from 'node:path';
 import { availableParallelism } from 'node:os';
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import type { Common } from '@ethereumjs/common';
@@ -16,7 +16,8 @@ import { BlockExecutor } from '../exec/executor.ts';
 import { CallRunner } from '../exec/call.ts';
 import { blockHashSource } from '../exec/block-hashes.ts';
 import { TxPool } from '../txpool/pool.ts';
-import type { TxPoolConfig } from '../txpool/config.ts';
+import { DEFAULT_REJOURNAL_MS, DEFAULT_TX_JOURNAL, type TxPoolConfig } from '../txpool/config.ts';
+import { readJournal, TxJournal, type JournalRecord } from '../txpool/journal.ts';
 import { checkState, checkStateless, RecentlyRefused, TxRejected, type AdmissionRules } from '../txpool/admission.ts';
 import type { PooledTx } from '../txpool/pooled-tx.ts';
 import { recoveryHere, startRecoveryThreads, type SignatureRecovery } from '../crypto/signature-recovery.ts';
@@ -49,6 +50,14 @@ export interface CoreOptions {
   directTransfers?: boolean;
   /** eth_call / estimateGas run view-like messages on the view interpreter (default: on, A17) */
   fastViews?: boolean;
+  /** the transaction journal, in the datadir unless absolute; '' turns it off (default transactions.rlp) */
+  txJournal?: string;
+  /** how often the journal is rewritten from the pool (default 1 h) */
+  txRejournalMs?: number;
+  /** no local treatment of the transactions this node signs, and no journal (--txpool.nolocals) */
+  txNoLocals?: boolean;
+  /** unlock the dev account at start (default: true; node.ts: not behind a listener others can reach) */
+  unlockDevAccount?: boolean;
   /** threads that recover transaction senders (A20; default: one on a chain with a block period and a machine with 3+ cores, else none) */
   recoveryThreads?: number;
   /** most execution time one transaction may take in a block this node proposes (--miner.txtimeout; 0: none; default DEFAULT_TX_BUDGET_MS) */
@@ -67,6 +76,8 @@ export class ChainCore {
   private sealer: Sealer | undefined;
   /** decoded transactions refused by the state or the pool, for when they are sent again */
   private readonly refused = new RecentlyRefused();
+  /** every transaction answered with a hash, on disk until mined (item 9); off while it is replayed */
+  private journal: TxJournal | undefined;
 
   private constructor(
     readonly datadir: string,
@@ -89,6 +100,8 @@ export class ChainCore {
     private readonly log: Logger,
     /** recovers the senders of submitted transactions: on the event loop or on recovery threads (A20) */
     private readonly recovery: SignatureRecovery,
+    /** --txpool.nolocals: what this node signs is pooled as remote */
+    private readonly noLocals: boolean,
   ) {}
 
   static async open(o: CoreOptions): Promise<ChainCore> {
@@ -128,7 +141,7 @@ export class ChainCore {
     devAccount ??= store.meta.get('devAccount') as string | undefined;
     // the dev account's key derives on the thread pool while the rest opens (awaited below; the
     // catch only keeps a failure from counting as unhandled, and ending the process, meanwhile)
-    const devUnlocked = devAccount ? keystore.unlock(devAccount, '', Infinity) : undefined;
+    const devUnlocked = devAccount && o.unlockDevAccount !== false ? keystore.unlock(devAccount, '', Infinity) : undefined;
     devUnlocked?.catch(() => {});
     const storedGenesis = JSON.parse(store.meta.get('genesisJson') as string);
     // only a dev chain stores a dev account
@@ -164,8 +177,11 @@ export class ChainCore {
     };
     const ledger = new LedgerHub(o.ledgerTransports ?? nodeHidTransports(), isUsed, (m) => o.log.info(m));
     const accounts = new AccountManager(keystore, ledger, txCommon);
-    const core = new ChainCore(o.datadir, store, chain, genesis.config, txCommon, trieDb, state, executor, calls, pool, keystore, accounts, nodeKey, devAccount, o.minGasPrice, o.log, recovery);
+    const core = new ChainCore(o.datadir, store, chain, genesis.config, txCommon, trieDb, state, executor, calls, pool, keystore, accounts, nodeKey, devAccount, o.minGasPrice, o.log, recovery, o.txNoLocals ?? false);
     pool.onPending((ptx) => core.events.emitPendingTx(ptx));
+    // geth keeps no journal without local treatment either
+    const journal = o.txNoLocals ? '' : (o.txJournal ?? DEFAULT_TX_JOURNAL);
+    if (journal) await core.openJournal(isAbsolute(journal) ? journal : join(o.datadir, journal), o.txRejournalMs ?? DEFAULT_REJOURNAL_MS);
     await devUnlocked;
     core.startSealing(o);
     return core;
@@ -208,6 +224,7 @@ export class ChainCore {
    * pool never evicts; eth_sendRawTransaction submits remote transactions.
    */
   async submitRawTransaction(raw: Uint8Array, local = false): Promise<PooledTx> {
+    local &&= !this.noLocals;
     const ptx = await checkStateless(raw, this.common, this.admissionRules, this.refused, this.recovery);
     if (this.pool.has(ptx.hashHex) || this.chain.txLocation(ptx.hash)) throw new TxRejected(`already known: ${ptx.hashHex}`);
     const overBudget = this.sealer?.overBudget.refusal(ptx.hashHex);
@@ -219,11 +236,48 @@ export class ChainCore {
       this.refused.remember(ptx);
       throw e;
     }
+    // the answer waits for the journal's write (of the admissions of its event-loop turn together);
+    // a transaction the node signed also for the sync: its sender has no signed copy to send again
+    await this.journal?.append({ raw: ptx.raw, local: this.pool.isLocal(ptx.senderHex) }, local);
     return ptx;
+  }
+
+  /**
+   * Replays the journal into the pool through admission, which refuses what was mined, replaced or
+   * made stale meanwhile (counted, left out), then keeps it from here on, rewritten from the pool.
+   */
+  private async openJournal(path: string, rewriteEveryMs: number): Promise<void> {
+    const { records, unreadableBytes } = readJournal(path);
+    let dropped = 0;
+    for (const { raw, local } of records) {
+      try {
+        await this.submitRawTransaction(raw, local);
+      } catch (e) {
+        dropped++;
+        this.log.debug(`txpool journal: not replayed: ${(e as Error).message}`);
+      }
+    }
+    this.journal = await TxJournal.open({ path, rewriteEveryMs, contents: () => this.journalContents(), chainDurable: () => this.store.flushed(), log: this.log });
+    if (records.length > 0 || unreadableBytes > 0) {
+      const cut = unreadableBytes > 0 ? `; ${unreadableBytes} bytes at its end are no record (an append cut short by a crash, never answered) and were dropped` : '';
+      this.log.info(`txpool journal ${path}: ${records.length - dropped} of ${records.length} transactions replayed, ${dropped} refused (mined, replaced or stale)${cut}`);
+    }
+  }
+
+  /** What the journal holds: every pooled transaction (each came through this node's RPC: there is no gossip). */
+  private *journalContents(): Generator<JournalRecord> {
+    const { pending, queued } = this.pool.listing();
+    for (const bySender of [pending, queued]) {
+      for (const [sender, txs] of bySender) {
+        const local = this.pool.isLocal(sender);
+        for (const ptx of txs) yield { raw: ptx.raw, local };
+      }
+    }
   }
 
   async close(): Promise<void> {
     await this.sealer?.stop();
+    await this.journal?.close();
     await Promise.all([this.executor.close(), this.calls.close()]);
     await this.recovery.close();
     this.pool.close();

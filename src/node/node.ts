@@ -1,9 +1,8 @@
 // startNode: the chain core plus the JSON-RPC server in front of it. Used by the CLI and by tests
 // (which start real nodes on random loopback ports with real LMDB in a temp dir).
-import { isIP } from 'node:net';
 import { ChainCore } from './core.ts';
 import { createLogger, type Logger } from './logger.ts';
-import type { NodeConfig } from './config.ts';
+import { isLoopback, type NodeConfig } from './config.ts';
 import { buildHandlers } from '../api/index.ts';
 import { clientVersion } from '../api/node-info.ts';
 import { Dispatcher } from '../rpc/dispatch.ts';
@@ -44,11 +43,8 @@ export interface RunningNode {
   close(): Promise<void>;
 }
 
-function isLoopback(addr: string): boolean {
-  return addr === 'localhost' || addr === '::1' || (isIP(addr) === 4 && addr.startsWith('127.'));
-}
-
 export async function startNode(config: NodeConfig, log: Logger = createLogger(config.verbosity)): Promise<RunningNode> {
+  const loopback = isLoopback(config.http.addr);
   // a port another process holds is reported before a new datadir, node key and dev keystore are
   // created for a node that cannot serve (port 0 is always free)
   if (config.http.port !== 0) await claimPort(config.http.addr, config.http.port);
@@ -61,13 +57,22 @@ export async function startNode(config: NodeConfig, log: Logger = createLogger(c
     lightKdf: config.lightKdf,
     p2pPort: config.p2pPort,
     txpool: config.txpool,
+    txJournal: config.txJournal,
+    txRejournalMs: config.txRejournalMs,
+    txNoLocals: config.txNoLocals,
     log,
     ledgerTransports: config.ledgerTransports,
     directTransfers: config.directTransfers,
     fastViews: config.fastViews,
     recoveryThreads: config.recoveryThreads,
     txBudgetMs: config.txBudgetMs,
+    // geth's unlock rule: a key unlocked behind a listener others can reach signs for anyone there
+    unlockDevAccount: loopback || config.allowInsecureUnlock,
   });
+  if (core.devAccount && !loopback) {
+    if (config.allowInsecureUnlock) log.warn(`dev account ${core.devAccount} is unlocked while HTTP listens on ${config.http.addr}, not loopback (--allow-insecure-unlock): anyone who reaches it can sign with it`);
+    else log.info(`dev account ${core.devAccount} stays locked: HTTP listens on ${config.http.addr}, not loopback (--allow-insecure-unlock unlocks it)`);
+  }
   const handlers = buildHandlers(
     {
       core,
@@ -75,7 +80,7 @@ export async function startNode(config: NodeConfig, log: Logger = createLogger(c
       clientVersion: clientVersion(pkg.version),
       p2pPort: config.p2pPort,
       httpHost: config.http.addr,
-      httpLoopback: isLoopback(config.http.addr),
+      httpLoopback: loopback,
       allowInsecureUnlock: config.allowInsecureUnlock,
     },
     { gasCap: config.gasCap, evmTimeoutMs: config.evmTimeoutMs },
@@ -103,6 +108,7 @@ export async function startNode(config: NodeConfig, log: Logger = createLogger(c
       transport: config.http.transport,
       dispatcher,
       corsDomains: config.http.corsDomains,
+      vhosts: config.http.vhosts,
       maxBodyBytes: config.http.maxBodyBytes,
       wsMaxBufferedBytes: config.http.wsMaxBufferedBytes,
       maxConnections: config.http.maxConns,

@@ -7,6 +7,7 @@ import { NULL_ID, batchResponse, errorResponse, idJson, rawJsonText, replyBytes,
 import { releaseReply } from './reply-buffers.ts';
 import { explainFailure, runValidator, type PatternLabels } from './validation-message.ts';
 import { resultProblem } from './result-check.ts';
+import { batchIdTexts, numberIdText } from './id-text.ts';
 import { silentLogger, type CallContext, type ConnectionContext, type Logger, type MethodSpec, type MethodTable, type RpcHandler, type RpcReply, type Validate } from './types.ts';
 
 export interface DispatcherOptions {
@@ -105,15 +106,13 @@ export class Dispatcher implements RpcHandler {
     } catch (e) {
       return Promise.resolve(errorResponse(NULL_ID, PARSE_ERROR, `parse error: ${(e as Error).message}`));
     }
-    return this.handleParsed(value, conn);
+    // numeric ids are echoed as written (id-text.ts), which their parsed value may not be
+    if (Array.isArray(value)) return this.batch(value, conn, value.some(hasNumberId) ? batchIdTexts(body) : undefined);
+    return this.one(value, conn, { room: this.maxResponseBytes, over: false }, hasNumberId(value) ? numberIdText(body, (value as { id: number }).id) : undefined);
   }
 
-  /** Same as handle() for a body the transport already parsed. Never rejects. */
-  handleParsed(value: unknown, conn: ConnectionContext): Promise<RpcReply | undefined> {
-    return Array.isArray(value) ? this.batch(value, conn) : this.one(value, conn, { room: this.maxResponseBytes, over: false });
-  }
-
-  private async batch(list: unknown[], conn: ConnectionContext): Promise<RpcReply | undefined> {
+  /** `idTexts`: the elements' ids as written in the body, where some are numbers. */
+  private async batch(list: unknown[], conn: ConnectionContext, idTexts?: readonly (IdJson | undefined)[]): Promise<RpcReply | undefined> {
     if (list.length === 0) return errorResponse(NULL_ID, INVALID_REQUEST, 'invalid request: empty batch');
     if (list.length > this.maxBatch) {
       return errorResponse(NULL_ID, INVALID_REQUEST, `invalid request: batch of ${list.length} requests is over the limit of ${this.maxBatch}`);
@@ -126,23 +125,23 @@ export class Dispatcher implements RpcHandler {
       let r: RpcReply | undefined;
       if (budget.over) {
         // like geth: what is left of the batch is not run, each entry with an id gets the error
-        const e = envelope(list[i]);
+        const e = envelope(list[i], idTexts?.[i]);
         r = 'refused' in e ? e.refused : e.notification ? undefined : tooLarge(e.id);
       } else {
         if (performance.now() - sliceStart > BATCH_SLICE_MS) {
           await new Promise<void>((resolve) => setImmediate(resolve));
           sliceStart = performance.now();
         }
-        r = await this.one(list[i], conn, budget);
+        r = await this.one(list[i], conn, budget, idTexts?.[i]);
       }
       if (r !== undefined) replies.push(r);
     }
     return replies.length === 0 ? undefined : batchResponse(replies);
   }
 
-  /** One request object → its response (within the budget), or undefined for a notification. */
-  private async one(req: unknown, conn: ConnectionContext, budget: ResponseBudget): Promise<RpcReply | undefined> {
-    const e = envelope(req);
+  /** One request object → its response (within the budget), or undefined for a notification. `idText`: a numeric id as written. */
+  private async one(req: unknown, conn: ConnectionContext, budget: ResponseBudget, idText?: IdJson): Promise<RpcReply | undefined> {
+    const e = envelope(req, idText);
     if ('refused' in e) return e.refused;
     const { r, id, notification } = e;
     const method = r['method'];
@@ -248,7 +247,8 @@ export class Dispatcher implements RpcHandler {
 }
 
 /** The request's id and envelope, or the error reply a malformed one gets. */
-function envelope(req: unknown): Envelope {
+/** `idText`: the id as written in the body, when it is a number. */
+function envelope(req: unknown, idText?: IdJson): Envelope {
   if (typeof req !== 'object' || req === null || Array.isArray(req)) {
     return { refused: errorResponse(NULL_ID, INVALID_REQUEST, 'invalid request: not a JSON-RPC request object') };
   }
@@ -261,7 +261,7 @@ function envelope(req: unknown): Envelope {
     if (rawId !== null && typeof rawId !== 'string' && typeof rawId !== 'number') {
       return { refused: errorResponse(NULL_ID, INVALID_REQUEST, 'invalid request: id must be a string, a number or null') };
     }
-    id = idJson(rawId);
+    id = typeof rawId === 'number' && idText !== undefined ? idText : idJson(rawId);
   }
   // A malformed envelope is answered even without an id (JSON-RPC 2.0 §5: id null).
   if (r['jsonrpc'] !== '2.0') return { refused: errorResponse(id, INVALID_REQUEST, 'invalid request: jsonrpc must be "2.0"') };
@@ -305,6 +305,10 @@ function byName(obj: Record<string, unknown>, spec: MethodSpec): unknown[] | str
   while (len > 0 && args[len - 1] === undefined) len--;
   args.length = len;
   return args;
+}
+
+function hasNumberId(req: unknown): boolean {
+  return typeof req === 'object' && req !== null && typeof (req as { id?: unknown }).id === 'number';
 }
 
 /** 'eth' of eth_getBalance, 'rpc' of rpc.discover. */

@@ -9,6 +9,7 @@
 // write: one object with nothing but jsonrpc "2.0", a string or safe-integer id, the method and an
 // array of params (or none) that does not name `pending`. Only results are kept, never errors.
 import type { HeadGeneration } from './head-generation.ts';
+import { numberIdText } from './id-text.ts';
 import type { ConnectionContext, RpcHandler, RpcReply } from './types.ts';
 
 /** Larger bodies are not looked at (no head-cached method takes a large request). */
@@ -75,7 +76,7 @@ export class HeadAnswers {
     // JSON writes a number too large for a double (1e400 parses to Infinity) as null: such params
     // must not share the key of params that hold a real null
     if (params.includes('null') && hasNonFinite(r.params)) return undefined;
-    return this.answer(r.method + params, JSON.stringify(id));
+    return this.answer(r.method + params, typeof id === 'string' ? JSON.stringify(id) : numberIdText(body, id as number));
   }
 
   /**

@@ -8,6 +8,7 @@
 import { readFileSync } from 'node:fs';
 import { INTERNAL_ERROR, INVALID_REQUEST } from './errors.ts';
 import type { OriginPolicy } from './origin.ts';
+import type { VirtualHosts } from './vhosts.ts';
 import { NULL_ID, errorResponse } from './response.ts';
 import type { ConnectionContext, Logger, RpcHandler, RpcReply } from './types.ts';
 
@@ -87,6 +88,7 @@ export function contentTypeAccepted(header: string | undefined): boolean {
 export interface HttpRulesOptions {
   readonly dispatcher: RpcHandler;
   readonly origins: OriginPolicy;
+  readonly vhosts: VirtualHosts;
   readonly maxBodyBytes: number;
   readonly staticRoutes: ReadonlyMap<string, StaticRoute> | undefined;
   readonly log: Logger;
@@ -110,8 +112,10 @@ export class HttpRules {
    * complete answer.
    */
   route(method: string, url: string, header: HeaderOf): string | HttpAnswer {
+    const host = header('host');
+    if (!this.o.vhosts.allows(host)) return this.hostRefused(host!);
     const origin = header('origin');
-    const cors = origin === undefined ? '' : this.o.origins.decide(origin, header('host'));
+    const cors = origin === undefined ? '' : this.o.origins.decide(origin, host);
     if (cors === false) {
       return this.fail(403, `invalid request: origin ${JSON.stringify(origin!.slice(0, 200))} is not allowed (--http.corsdomain)`, '');
     }
@@ -190,11 +194,17 @@ export class HttpRules {
     return { status: 500, body: errorResponse(NULL_ID, INTERNAL_ERROR, 'internal error'), contentType: JSON_TYPE, cors };
   }
 
-  /** A WebSocket handshake this server refuses (403 foreign origin, 503 shutting down), or undefined. */
+  /** A WebSocket handshake this server refuses (403 foreign host or origin, 503 shutting down), or undefined. */
   upgradeRefusal(closing: boolean, origin: string | undefined, host: string | undefined): HttpAnswer | undefined {
     if (closing) return this.fail(503, 'invalid request: server shutting down', '');
+    if (!this.o.vhosts.allows(host)) return this.hostRefused(host!);
     if (origin !== undefined && this.o.origins.decide(origin, host) === false) return this.fail(403, 'invalid request: origin not allowed (--http.corsdomain)', '');
     return undefined;
+  }
+
+  /** 403 for a Host name not in --http.vhosts (geth's words first). */
+  private hostRefused(host: string): HttpAnswer {
+    return this.fail(403, `invalid host specified: ${JSON.stringify(host.slice(0, 200))} is not allowed (--http.vhosts)`, '');
   }
 
   /** 503: a WebSocket handshake while the connections are over --http.maxconns. */

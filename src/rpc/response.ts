@@ -83,7 +83,7 @@ export const NULL_ID: IdJson = 'null';
 
 /** `JSON.stringify` of an id already checked to be a string, a number or null. */
 export function idJson(id: string | number | null): IdJson {
-  // An id like 1e400 parses to Infinity, which JSON writes as null: the client gets null back.
+  // Numbers parsed from a body are echoed as written (id-text.ts); this writes ids by value.
   return JSON.stringify(id);
 }
 

@@ -7,6 +7,7 @@ import { HeadAnswers, HeadCachedHandler } from './head-answers.ts';
 import { HeadGeneration } from './head-generation.ts';
 import { HttpRules, fileRoute, type StaticRoute } from './http-rules.ts';
 import { OriginPolicy } from './origin.ts';
+import { VirtualHosts } from './vhosts.ts';
 import { RemoteHandler } from './remote-handler.ts';
 import type { RpcServer } from './server.ts';
 import type { ThreadData, ToMain, ToThread } from './thread-protocol.ts';
@@ -53,7 +54,7 @@ async function serve(): Promise<void> {
   const staticRoutes = new Map<string, StaticRoute>(
     data.staticRoutes.map(([path, r]) => [path, r.file !== undefined ? fileRoute(r.contentType, r.file) : { contentType: r.contentType, body: r.body ?? '' }]),
   );
-  const rules = new HttpRules({ dispatcher, origins: new OriginPolicy(data.corsDomains), maxBodyBytes: data.maxBodyBytes, staticRoutes: staticRoutes.size > 0 ? staticRoutes : undefined, log });
+  const rules = new HttpRules({ dispatcher, origins: new OriginPolicy(data.corsDomains), vhosts: new VirtualHosts(data.vhosts), maxBodyBytes: data.maxBodyBytes, staticRoutes: staticRoutes.size > 0 ? staticRoutes : undefined, log });
   server = await startUwsServer(loaded.uws, {
     host: data.host,
     port: data.port,

@@ -6,6 +6,7 @@
 import { HttpRules, type StaticRoute } from './http-rules.ts';
 import { startNodeServer } from './node-server.ts';
 import { OriginPolicy } from './origin.ts';
+import { DEFAULT_VHOSTS, VirtualHosts } from './vhosts.ts';
 import { silentLogger, type Logger, type RpcHandler } from './types.ts';
 import { loadUws, type UwsModule } from './uws-load.ts';
 import { startUwsServer } from './uws-server.ts';
@@ -45,6 +46,8 @@ export interface RpcServerOptions {
   readonly transport?: TransportChoice;
   /** Browser origins allowed (CORS and WebSocket Origin); '*' for any; empty: same-origin only. */
   readonly corsDomains?: readonly string[];
+  /** Host names served (--http.vhosts); '*' for any; IP addresses always (default: localhost). */
+  readonly vhosts?: readonly string[];
   /** Largest HTTP body and WebSocket message (default 5 MiB). */
   readonly maxBodyBytes?: number;
   /** GET pages by exact path (query ignored). */
@@ -117,6 +120,7 @@ export async function startRpcServer(options: RpcServerOptions): Promise<RpcServ
     rules: new HttpRules({
       dispatcher: opts.dispatcher,
       origins: new OriginPolicy(opts.corsDomains ?? []),
+      vhosts: new VirtualHosts(opts.vhosts ?? DEFAULT_VHOSTS),
       maxBodyBytes,
       staticRoutes: opts.staticRoutes,
       log,
@@ -159,6 +163,7 @@ async function startWithThreads(uws: UwsModule, t: TransportOptions, threads: nu
       host: t.host,
       port,
       corsDomains: opts.corsDomains ?? [],
+      vhosts: opts.vhosts ?? DEFAULT_VHOSTS,
       maxBodyBytes: t.maxBodyBytes,
       wsMaxBufferedBytes: t.ws.maxBufferedBytes,
       wsMaxInFlight: t.ws.maxInFlight,

@@ -9,6 +9,7 @@ export interface ThreadData {
   readonly host: string;
   readonly port: number;
   readonly corsDomains: readonly string[];
+  readonly vhosts: readonly string[];
   readonly maxBodyBytes: number;
   readonly wsMaxBufferedBytes: number;
   readonly wsMaxInFlight: number;

@@ -23,3 +23,7 @@ export const DEFAULT_TXPOOL_CONFIG: Readonly<TxPoolConfig> = {
   globalQueue: 1024,
   lifetimeMs: 3 * 60 * 60 * 1000,
 };
+
+/** The transaction journal's file in the datadir (geth's --txpool.journal default) and how often it is rewritten (--txpool.rejournal). */
+export const DEFAULT_TX_JOURNAL = 'transactions.rlp';
+export const DEFAULT_REJOURNAL_MS = 60 * 60 * 1000;

@@ -3,31 +3,7 @@
 // event loop a transaction, measured), but the signed fields are one contiguous run of the raw
 // encoding: only a new list header (and, under EIP-155, the chain id and two zeros) goes around them.
 import { keccak256 } from '../crypto/keccak.ts';
-
-/** [payload start, item end] of the RLP item at `pos` (the encoding was already validated by the decoder) */
-function span(b: Uint8Array, pos: number): [number, number] {
-  const p = b[pos]!;
-  if (p < 0x80) return [pos, pos + 1];
-  if (p < 0xb8) return [pos + 1, pos + 1 + p - 0x80];
-  if (p < 0xc0) return long(b, pos, p - 0xb7);
-  if (p < 0xf8) return [pos + 1, pos + 1 + p - 0xc0];
-  return long(b, pos, p - 0xf7);
-}
-
-function long(b: Uint8Array, pos: number, lengthBytes: number): [number, number] {
-  let len = 0;
-  for (let i = 1; i <= lengthBytes; i++) len = len * 256 + b[pos + i]!;
-  const start = pos + 1 + lengthBytes;
-  return [start, start + len];
-}
-
-/** RLP list header for a payload of `len` bytes */
-function listHeader(len: number): number[] {
-  if (len < 56) return [0xc0 + len];
-  const bytes: number[] = [];
-  for (let l = len; l > 0; l = Math.floor(l / 256)) bytes.unshift(l % 256);
-  return [0xf7 + bytes.length, ...bytes];
-}
+import { rlpHeader, rlpSpan } from '../util/rlp-header.ts';
 
 /** RLP of a non-negative integer */
 function rlpInteger(n: bigint): number[] {
@@ -45,13 +21,13 @@ function rlpInteger(n: bigint): number[] {
 export function signingDigest(raw: Uint8Array, eip155ChainId?: bigint): Uint8Array {
   const typed = raw[0]! < 0xc0;
   const listAt = typed ? 1 : 0;
-  const [start, end] = span(raw, listAt);
+  const [start, end] = rlpSpan(raw, listAt);
   const ends: number[] = [];
-  for (let pos = start; pos < end; ) ends.push((pos = span(raw, pos)[1]));
+  for (let pos = start; pos < end; ) ends.push((pos = rlpSpan(raw, pos)[1]));
   const signedCount = typed ? ends.length - 3 : 6;
   const signedEnd = signedCount > 0 ? ends[signedCount - 1]! : start;
   const extra = !typed && eip155ChainId !== undefined ? [...rlpInteger(eip155ChainId), 0x80, 0x80] : [];
-  const header = listHeader(signedEnd - start + extra.length);
+  const header = rlpHeader(signedEnd - start + extra.length, 0xc0);
   const prefix = typed ? 1 : 0;
   const out = new Uint8Array(prefix + header.length + (signedEnd - start) + extra.length);
   if (typed) out[0] = raw[0]!;

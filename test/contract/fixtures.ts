@@ -175,17 +175,14 @@ async function buildChain(node: TestNode, rpc: Rpc, ws: Transport): Promise<Role
   // B deploys the token; A holds its supply (10^24, the examples' slot-2 value).
   const deploy = await mined(await rpc('eth_sendRawTransaction', [await sign(walletB, { nonce: 0, data: Token!.bytecode + token.encodeDeploy([A, 10n ** 24n]).slice(2), gas: 2_000_000n })]));
   const tokenAddress = deploy.contractAddress!;
-  // One block with a transfer A→B and a token transfer A→B: one batch, so one block.
+  // One block with a transfer A→B and a token transfer A→B: the second (nonce 1) is sent first and
+  // waits queued, so the first (nonce 0) makes both pending at once and the instant sealer takes
+  // both (a batch alone does not: each answer waits for the journal's write, a turn later).
   const transfer = await sign(walletA, { nonce: 0, to: B, value: 10n ** 18n, gas: 21_000n });
   const tokenTransfer = await sign(walletA, { nonce: 1, to: tokenAddress, data: token.encodeFunctionData('transfer', [B, 250n * 10n ** 18n]) });
-  const batch = (await (
-    await fetch(node.url, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify([transfer, tokenTransfer].map((raw, i) => ({ jsonrpc: '2.0', id: i, method: 'eth_sendRawTransaction', params: [raw] }))),
-    })
-  ).json()) as { result: string }[];
-  const [r1, r2] = [await mined(batch[0]!.result), await mined(batch[1]!.result)];
+  const tokenTransferHash = await rpc<string>('eth_sendRawTransaction', [tokenTransfer]);
+  const transferHash = await rpc<string>('eth_sendRawTransaction', [transfer]);
+  const [r1, r2] = [await mined(transferHash), await mined(tokenTransferHash)];
   if (r1.blockHash !== r2.blockHash) throw new Error('fixture: the transfer and the token transfer were sealed in different blocks');
 
   const signature = await rpc<string>('personal_sign', ['0x68656c6c6f20636861696e', A, PASSWORD]);
@@ -205,8 +202,8 @@ async function buildChain(node: TestNode, rpc: Rpc, ws: Transport): Promise<Role
     [EXAMPLE.block, r1.blockNumber],
     [EXAMPLE.earlierBlock, deploy.blockNumber],
     [EXAMPLE.blockHash, r1.blockHash],
-    [EXAMPLE.transferTx, batch[0]!.result],
-    [EXAMPLE.tokenTransferTx, batch[1]!.result],
+    [EXAMPLE.transferTx, transferHash],
+    [EXAMPLE.tokenTransferTx, tokenTransferHash],
     [EXAMPLE.pendingTx, pendingTx],
     [EXAMPLE.signature, signature],
   ]);
