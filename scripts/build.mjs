@@ -28,7 +28,7 @@ const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const { values: opts } = parseArgs({ options: { outdir: { type: 'string', default: 'dist' }, 'no-warm': { type: 'boolean', default: false }, 'if-stale': { type: 'boolean', default: false } } });
 const outdir = resolve(root, opts.outdir);
 const bundle = join(outdir, 'chain-node.cjs');
-const OUTPUTS = ['chain-node.cjs', 'rpc-thread.cjs', 'recovery-thread.cjs', 'chain-node.mjs'];
+const OUTPUTS = ['chain-node.cjs', 'rpc-thread.cjs', 'recovery-thread.cjs', 'precompile-thread.cjs', 'chain-node.mjs'];
 /** what a build was made from (written last, so an interrupted build is never taken as current) */
 const inputsFile = join(outdir, 'build-inputs.json');
 /** this script, the launcher template, the dependency edits and esbuild's version: a change to any of them changes every output */
@@ -54,7 +54,8 @@ const BANNER = '"use strict";var __bundleUrl = require("node:url").pathToFileURL
 // `arguments` is not defined, the file's value is the function itself.
 const SELF_WRAPPED = ['(typeof arguments === "object" ? (f) => f.apply(exports, arguments) : (f) => f)(function (exports, require, module, __filename, __dirname) {' + BANNER, '\n});'];
 // the node, and the modules of its worker threads (src/util/module-worker.ts starts them from next
-// to the bundle): RPC serving threads and sender-recovery threads; the same settings for all
+// to the bundle): RPC serving threads, sender-recovery threads and precompile threads; the same
+// settings for all
 const bundleOptions = (entry, outfile, banner = BANNER, footer = '') => ({
   absWorkingDir: root,
   entryPoints: [entry],
@@ -84,6 +85,7 @@ const results = await Promise.all([
   build(bundleOptions('src/cli.ts', bundle, ...SELF_WRAPPED)),
   build(bundleOptions('src/rpc/rpc-thread.ts', join(outdir, 'rpc-thread.cjs'))),
   build(bundleOptions('src/crypto/recovery-thread.ts', join(outdir, 'recovery-thread.cjs'))),
+  build(bundleOptions('src/exec/precompile-thread.ts', join(outdir, 'precompile-thread.cjs'))),
 ]);
 
 // the launcher reads the bundle as one-byte text (esbuild escapes every other character by default)

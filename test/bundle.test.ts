@@ -15,6 +15,16 @@ import { spawnNode, rpcCall, type NodeProcess } from './helpers/process.ts';
 
 const ROOT = resolve(fileURLToPath(new URL('..', import.meta.url)));
 const SINK = '0x' + '5'.repeat(40);
+/** bn254 pairing pairs e(G1, G2) and e(−G1, G2) (EIP-197 encoding): any number of them holds */
+const BN254_PAIRS =
+  '0000000000000000000000000000000000000000000000000000000000000001' +
+  '0000000000000000000000000000000000000000000000000000000000000002' +
+  '198e9393920d483a7260bfb731fb5d25f1aa493335a9e71297e485b7aef312c21800deef121f1e76426a00665e5c4479674322d4f75edadd46debd5cd992f6ed' +
+  '090689d0585ff075ec9e99ad690c3395bc4b313370b38ef355acdadcd122975b12c85ea5db8c6deb4aab71808dcb408fe3d1e7690c43d37b4ce6cc0166fa7daa' +
+  '0000000000000000000000000000000000000000000000000000000000000001' +
+  '30644e72e131a029b85045b68181585d97816a916871ca8d3c208c16d87cfd45' +
+  '198e9393920d483a7260bfb731fb5d25f1aa493335a9e71297e485b7aef312c21800deef121f1e76426a00665e5c4479674322d4f75edadd46debd5cd992f6ed' +
+  '090689d0585ff075ec9e99ad690c3395bc4b313370b38ef355acdadcd122975b12c85ea5db8c6deb4aab71808dcb408fe3d1e7690c43d37b4ce6cc0166fa7daa';
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** The bundle is built inside the repository (.tmp/ is ignored) so that it finds node_modules. */
@@ -97,8 +107,9 @@ test('the bundled node signs and seals, writes a code cache the next start accep
     await stop(node);
 
     // worker threads run from the bundle's sibling modules: a serving thread (dist/rpc-thread.cjs,
-    // A19) and a sender-recovery thread (dist/recovery-thread.cjs, A20)
-    node = await spawnNode(['--datadir', datadir, '--http.port', '0', '--dev.period', '0', '--verbosity', '4', '--http.threads', '1', '--txpool.recoverythreads', '1'], 30_000, launcher);
+    // A19), a sender-recovery thread (dist/recovery-thread.cjs, A20) and a precompile thread
+    // (dist/precompile-thread.cjs: a bn254 pairing of 4 pairs, 181,000 gas, is above its threshold)
+    node = await spawnNode(['--datadir', datadir, '--http.port', '0', '--dev.period', '0', '--verbosity', '4', '--http.threads', '1', '--txpool.recoverythreads', '1', '--rpc.evmtimeout', '2s'], 30_000, launcher);
     const started = node;
     await waitFor('the serving thread', () => (/rpc: rpc thread 1 serves on port \d+/.test(started.output()) ? true : undefined));
     const answers = await Promise.all(Array.from({ length: 32 }, () => rpcCall(started.url, 'eth_getBalance', [SINK, 'latest'])));
@@ -106,6 +117,13 @@ test('the bundled node signs and seals, writes a code cache the next start accep
     assert.not.match(started.output(), /does not serve|rpc thread 1 failed/);
     assert.is((await sendFromDevAccount(node.url, 1n)).status, '0x1', 'the sender recovered on the recovery thread');
     assert.not.match(started.output(), /sender-recovery thread stopped/);
+    // the thread answers exactly, and a pairing of 880 pairs (12–23 s inline) ends at --rpc.evmtimeout
+    const pairing = (pairs: number) => ({ to: '0x' + '08'.padStart(40, '0'), data: '0x' + BN254_PAIRS.repeat(pairs / 2), gas: '0x1c9c380' });
+    assert.is(await rpcCall(started.url, 'eth_call', [pairing(4), 'latest']), '0x' + '1'.padStart(64, '0'));
+    const t0 = performance.now();
+    const timedOut = await rpcCall(started.url, 'eth_call', [pairing(880), 'latest']).catch((e: Error) => e.message);
+    assert.match(timedOut, /execution aborted \(timeout = 2s\)/);
+    assert.ok(performance.now() - t0 < 5000, `the pairing ended after ${(performance.now() - t0).toFixed(0)} ms`);
     await stop(node);
   } finally {
     if (node && node.child.exitCode === null && node.child.signalCode === null) {

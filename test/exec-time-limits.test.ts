@@ -4,12 +4,16 @@
 // transaction past --miner.txtimeout is left out and dropped; eth_call and eth_estimateGas
 // end at --rpc.evmtimeout (an endless loop on @ethereumjs, blake2f with 49,970,000 rounds, a
 // search of many view-interpreter probes) while eth_blockNumber answers and blocks are sealed.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { Transaction, Wallet } from 'ethers';
 import { ConfigError, parseFlags, type NodeConfig } from '../src/node/config.ts';
 import { GenesisError, parseGenesis } from '../src/chain/genesis.ts';
 import { DEV_TX_GAS_LIMIT as DEV_CHAIN_TX_GAS_LIMIT } from '../src/node/dev-genesis.ts';
+import { openStore } from '../src/store/lmdb-store.ts';
 import { mined, startTestNode, testAddress, testGenesis, testKey, NODE_KEY, type TestNode } from './helpers/node.ts';
 
 /** JUMPDEST PUSH1 0 JUMP: 12 gas an iteration, for ever */
@@ -107,6 +111,9 @@ test('proposer budget: a transaction running past --miner.txtimeout is left out,
     assert.is(await node.rpc('eth_getTransactionReceipt', [loop]), null);
     assert.is(await node.rpc('eth_getTransactionByHash', [loop]), null);
     assert.ok(lines.some((l) => l.includes(`dropped ${loop}`) && l.includes('200 ms')), lines.join('\n'));
+    // sent again, it is refused at once rather than costing the proposer another budget
+    const again = await node.raw('eth_sendRawTransaction', [await signLoop(attacker, DEV_TX_GAS_LIMIT)]);
+    assert.equal(again.error, { code: -32000, message: `transaction ${loop} was dropped for exceeding the proposer's time budget of 200 ms (--miner.txtimeout)` });
     // the sender's state is untouched; its next nonce waits for the gap to be filled
     assert.is(await node.rpc('eth_getTransactionCount', [attacker.address, 'latest']), '0x0');
     assert.equal(await node.rpc('txpool_status'), { pending: '0x0', queued: '0x1' });
@@ -120,6 +127,31 @@ test('proposer budget: a transaction running past --miner.txtimeout is left out,
     assert.equal(await node.rpc('txpool_status'), { pending: '0x0', queued: '0x0' });
   } finally {
     await node.stop();
+  }
+});
+
+test('a dev chain stored without config.txGasLimit (before it existed) gets 30M when it starts again', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'chain-node-old-dev-'));
+  try {
+    await (await startTestNode({ dev: true, dir })).stop();
+    const store = openStore(dir);
+    const genesis = JSON.parse(store.meta.get('genesisJson') as string);
+    assert.is(genesis.config.txGasLimit, DEV_TX_GAS_LIMIT);
+    delete genesis.config.txGasLimit;
+    await store.meta.put('genesisJson', JSON.stringify(genesis));
+    await store.close();
+    const node = await startTestNode({ dev: true, dir });
+    try {
+      const over = await node.raw('eth_sendRawTransaction', [await signLoop(Wallet.createRandom(), DEV_TX_GAS_LIMIT + 1)]);
+      assert.ok(over.error?.message.includes(`exceeds the chain's per-transaction limit ${DEV_TX_GAS_LIMIT}`), JSON.stringify(over));
+      const [dev] = await node.rpc<string[]>('eth_accounts');
+      const sent = await node.rpc('eth_sendTransaction', [{ from: dev, to: '0x' + '42'.repeat(20), value: '0x1' }]);
+      assert.is(BigInt((await node.rpc('eth_getTransactionByHash', [sent])).gas), BigInt(DEV_TX_GAS_LIMIT));
+    } finally {
+      await node.stop();
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
   }
 });
 
@@ -171,7 +203,7 @@ test('--rpc.evmtimeout: eth_call and eth_estimateGas end with the timeout error 
 
 test('flags and genesis: --rpc.evmtimeout, --miner.txtimeout, config.txGasLimit', () => {
   const flags = (argv: string[]) => parseFlags(argv) as NodeConfig;
-  assert.equal([flags([]).evmTimeoutMs, flags([]).txBudgetMs], [5000, 3000]);
+  assert.equal([flags([]).evmTimeoutMs, flags([]).txBudgetMs], [5000, 5000]);
   assert.equal([flags(['--rpc.evmtimeout', '0']).evmTimeoutMs, flags(['--miner.txtimeout', '500ms']).txBudgetMs], [0, 500]);
   assert.throws(() => parseFlags(['--rpc.evmtimeout', 'soon']), (e: Error) => e instanceof ConfigError && /--rpc\.evmtimeout must be a positive duration/.test(e.message));
   assert.is(parseGenesis({}).config.txGasLimit, 1_500_000_000n);

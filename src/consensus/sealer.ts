@@ -6,7 +6,8 @@ import type { Account } from '@ethereumjs/util';
 import type { Chain, HeadInfo } from '../chain/chain.ts';
 import { headerHash, headerSigHash, type Header } from '../chain/header.ts';
 import type { BlockRecord } from '../chain/types.ts';
-import type { BlockExecutor } from '../exec/executor.ts';
+import type { BlockExecutor, ExecutedBlock } from '../exec/executor.ts';
+import { OverBudgetDrops } from '../txpool/over-budget.ts';
 import type { TxPool } from '../txpool/pool.ts';
 import type { NodeKey } from '../node-key.ts';
 import type { ChainEvents } from '../events.ts';
@@ -52,8 +53,12 @@ export class Sealer {
   private settled: Promise<void> = Promise.resolve();
   /** hashes of transactions in the block being committed: not offered to the next block */
   private readonly inFlight = new Set<string>();
+  /** transactions dropped for the time budget, which admission refuses when they come back */
+  readonly overBudget: OverBudgetDrops;
 
-  constructor(private readonly o: SealerOptions) {}
+  constructor(private readonly o: SealerOptions) {
+    this.overBudget = new OverBudgetDrops(o.txBudgetMs);
+  }
 
   start(): void {
     if (this.o.period === 0) {
@@ -141,7 +146,7 @@ export class Sealer {
       await executor.rollback(parent.header.stateRoot);
       await this.committing;
       await pool.onBlock([], built.invalid.map((i) => i.ptx));
-      for (const i of built.invalid) this.o.log.warn(`dropped ${i.ptx.hashHex}: ${i.reason}`);
+      this.dropped(built.invalid);
       return built.invalid.length > 0;
     }
     const header: Header = { ...built.header };
@@ -172,10 +177,17 @@ export class Sealer {
       this.o.onCommitted(block, built.written);
       await pool.onBlock(built.included, built.invalid.map((i) => i.ptx), built.accounts);
       for (const t of built.included) this.inFlight.delete(t.hashHex);
-      for (const i of built.invalid) this.o.log.warn(`dropped ${i.ptx.hashHex}: ${i.reason}`);
+      this.dropped(built.invalid);
       this.o.events.emitBlock({ block, receipts: built.receipts });
       this.o.log.debug(`sealed block #${header.number}: ${block.txs.length} txs, execute ${executedMs.toFixed(1)} ms, commit ${commitMs.toFixed(1)} ms`);
     })();
     return true;
+  }
+
+  private dropped(invalid: ExecutedBlock['invalid']): void {
+    for (const i of invalid) {
+      if (i.overBudget) this.overBudget.remember(i.ptx.hashHex);
+      this.o.log.warn(`dropped ${i.ptx.hashHex}: ${i.reason}`);
+    }
   }
 }

@@ -102,6 +102,11 @@ export class CallRunner {
     });
   }
 
+  /** Stops the EVM's precompile thread. */
+  close(): Promise<void> {
+    return (this.vm.evm as EngineEVM).close();
+  }
+
   /** Queues the message for the @ethereumjs VM (one at a time, see above). */
   private onEthereumjs(req: CallRequest, ctx: CallContext, gasLimit: bigint, deadline: number): Promise<CallOutcome> {
     const run = this.queue.then(() => this.runNow(req, ctx, gasLimit, deadline));

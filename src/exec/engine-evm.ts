@@ -2,12 +2,14 @@
 // claimed by another engine (the wasm VM, `interpreter: all`, a later change) to that engine and
 // everything else to the EVM. The same seam records which account created each contract
 // (AccountBaseInfo.Creator), including contracts created by contracts. Its execution watch lets I/O
-// run during long messages and bounds them in time (src/exec/execution-watch.ts).
+// run during long messages and bounds them in time (src/exec/execution-watch.ts); its expensive
+// precompile calls run on a thread of its own (src/exec/heavy-precompiles.ts).
 import { EVM, NobleBN254, type EVMOpts } from '@ethereumjs/evm';
 import type { Message } from '@ethereumjs/evm';
 import type { Address } from '@ethereumjs/util';
 import { ExecutionWatch } from './execution-watch.ts';
 import { BLAKE2F_ADDRESS, blake2f } from './blake2f.ts';
+import { heavyPrecompiles, PrecompileThread } from './heavy-precompiles.ts';
 
 type RunInterpreter = EVM['runInterpreter'];
 type InterpreterResult = Awaited<ReturnType<RunInterpreter>>;
@@ -24,12 +26,14 @@ export class EngineEVM extends EVM {
   private created: [Address, Address][] = [];
   /** this EVM's own (block execution and eth_call interleave: they never share one) */
   readonly executionWatch = new ExecutionWatch();
+  /** where this EVM's expensive precompile calls run (src/exec/heavy-precompiles.ts) */
+  readonly precompileThread = new PrecompileThread();
 
   constructor(opts: EVMOpts, private readonly engines: readonly CodeEngine[] = []) {
     super({
       ...opts,
       bn254: opts.bn254 ?? new NobleBN254(),
-      customPrecompiles: [{ address: BLAKE2F_ADDRESS, function: blake2f }, ...(opts.customPrecompiles ?? [])],
+      customPrecompiles: [{ address: BLAKE2F_ADDRESS, function: blake2f }, ...heavyPrecompiles(opts.common!), ...(opts.customPrecompiles ?? [])],
     });
   }
 
@@ -54,6 +58,10 @@ export class EngineEVM extends EVM {
   /** Whether another engine runs this code instead of the EVM. */
   claimedElsewhere(code: Uint8Array): boolean {
     return this.engines.some((engine) => engine.claims(code));
+  }
+
+  close(): Promise<void> {
+    return this.precompileThread.close();
   }
 
   takeCreations(): [Address, Address][] {

@@ -13,6 +13,9 @@ export const YIELD_EVERY_MS = 2;
 /** Interpreter steps between looks at the clock: ~0.2 ms of the fastest opcodes, one decrement each otherwise. */
 const STEPS_PER_LOOK = 1024;
 
+/** How often a wait for work done off the event loop looks at the clock (the deadline's precision there). */
+const WAIT_LOOK_MS = 5;
+
 /** The exceptional halt of a frame running when its watch's deadline passed. */
 export const EXECUTION_TIMEOUT = 'execution timeout';
 
@@ -58,6 +61,24 @@ export class ExecutionWatch {
     this.expired = true;
     this.countdown = 0; // every later step of every frame halts too, down to the message's top
     return false;
+  }
+
+  /**
+   * Awaits work done off the event loop (a precompile thread); undefined once the deadline passed
+   * first. In a budget the wait counts as execution: the work is this execution's.
+   */
+  async waitFor<T>(work: Promise<T>): Promise<T | undefined> {
+    const done = work.then((value) => ({ value }));
+    let timer: NodeJS.Timeout | undefined;
+    try {
+      for (;;) {
+        const outcome = await Promise.race([done, new Promise<undefined>((resolve) => (timer = setTimeout(() => resolve(undefined), WAIT_LOOK_MS)))]);
+        if (outcome) return outcome.value;
+        if (!(await this.look())) return undefined;
+      }
+    } finally {
+      clearTimeout(timer);
+    }
   }
 }
 

@@ -36,8 +36,8 @@ export interface ExecutedBlock {
   included: PooledTx[];
   receipts: StoredReceipt[];
   creators: [Uint8Array, Uint8Array][];
-  /** transactions that cannot execute (e.g. nonce or balance no longer valid, over the time budget), with the reason */
-  invalid: { ptx: PooledTx; reason: string }[];
+  /** transactions that cannot execute (e.g. nonce or balance no longer valid, over the time budget: `overBudget`), with the reason */
+  invalid: { ptx: PooledTx; reason: string; overBudget?: true }[];
   /** nonce and balance after the block of every account it wrote, by lowercase hex address */
   accounts: Map<string, { nonce: bigint; balance: bigint }>;
   /** the same accounts as they are after the block (undefined: deleted), for the head's read view */
@@ -162,7 +162,7 @@ export class BlockExecutor {
           if (watch.expired) {
             await this.state.revert();
             evm.takeCreations();
-            invalid.push({ ptx, reason: `execution exceeded the proposer's time budget of ${txBudgetMs} ms (--miner.txtimeout)` });
+            invalid.push({ ptx, reason: `execution exceeded the proposer's time budget of ${txBudgetMs} ms (--miner.txtimeout)`, overBudget: true });
             skippedSenders.add(ptx.senderHex);
             continue;
           }
@@ -229,6 +229,11 @@ export class BlockExecutor {
   async rollback(parentStateRoot: Uint8Array): Promise<void> {
     this.trieDb.discard();
     await this.state.setStateRoot(parentStateRoot, true);
+  }
+
+  /** Stops the EVM's precompile thread. */
+  close(): Promise<void> {
+    return (this.vm.evm as EngineEVM).close();
   }
 }
 

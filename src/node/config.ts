@@ -57,7 +57,7 @@ export interface NodeConfig {
   gasCap: bigint;
   /** most time one eth_call / eth_estimateGas may take, ms (--rpc.evmtimeout; 0: none; default 5 s) */
   evmTimeoutMs?: number;
-  /** most execution time one transaction may take in a block this node proposes, ms (--miner.txtimeout; 0: none; default 3 s) */
+  /** most execution time one transaction may take in a block this node proposes, ms (--miner.txtimeout; 0: none; default 5 s) */
   txBudgetMs?: number;
   p2pPort: number;
   /** pool limits (--txpool.*); what is left out keeps geth's default */
@@ -117,7 +117,7 @@ export const FLAGS = {
   'txpool.journal': { type: 'string', default: DEFAULT_TX_JOURNAL, help: "file (in the datadir unless absolute) keeping every transaction answered with a hash until it is mined: synced before the answer, replayed at start ('' turns it off)" },
   'txpool.rejournal': { type: 'string', default: '1h', help: 'how often the journal is rewritten with the transactions still in the pool (at least 1s; e.g. 1h, 10m)' },
   'txpool.nolocals': { type: 'boolean', default: false, help: 'no local treatment (exemption from eviction and limits) for the transactions this node signs, and no journal' },
-  'miner.txtimeout': { type: 'string', default: '3s', help: 'most execution time one transaction may take in a block this node proposes; a slower one is left out and dropped from the pool (0: no limit)' },
+  'miner.txtimeout': { type: 'string', default: '5s', help: 'most execution time one transaction may take in a block this node proposes; a slower one is left out, dropped from the pool and refused when sent again (0: no limit)' },
   'seal.empty': { type: 'boolean', default: false, help: 'seal empty blocks every period' },
   'dev.period': { type: 'string', default: '1', help: 'block period in seconds of a new dev chain (0: seal when transactions arrive)' },
   lightkdf: { type: 'boolean', default: false, help: 'cheap scrypt for new key files (tests and dev only)' },

@@ -12,6 +12,16 @@ const DEV_BALANCE = 10n ** 27n;
  */
 export const DEV_TX_GAS_LIMIT = 30_000_000n;
 
+/**
+ * A dev chain's stored genesis as this version reads it: dev datadirs created before the
+ * per-transaction gas limit existed stored none and would get the genesis-file default (1.5e9,
+ * ~75 s of an endless loop), so they get what a new dev chain writes.
+ */
+export function storedDevGenesis(raw: { config?: { txGasLimit?: unknown } }): object {
+  if (raw.config?.txGasLimit !== undefined) return raw;
+  return { ...raw, config: { ...raw.config, txGasLimit: Number(DEV_TX_GAS_LIMIT) } };
+}
+
 export function devGenesis(key: NodeKey, devAccount: string, period: number, p2pPort: number): object {
   return {
     config: {
