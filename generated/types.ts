@@ -357,15 +357,18 @@ export interface CallObject {
 /**
  * Send-transaction object of `eth_`/`chain_` `sendTransaction` and `signTransaction`, with the payload named
  * `data`. Omitted fields are filled by the node: `nonce` from the pool, `gasPrice` from `gasPrice`, `gas`
- * with the default 1500000000 (unused gas is returned). `input` is accepted as an alias of `data`; unknown
- * fields are ignored.
+ * with the default 1500000000 capped at the chain's per-transaction gas limit (30000000 on a dev chain)
+ * (unused gas is returned). `input` is accepted as an alias of `data`; unknown fields are ignored.
  */
 export interface SendTransactionData {
   /** Source address; its key must be held by the node and unlocked. */
   from: Address;
   /** Destination; omit (or null) to create a contract. */
   to?: Address | null;
-  /** Gas available for execution. Default 1500000000; unused gas is returned. */
+  /**
+   * Gas available for execution. Default 1500000000 capped at the chain's per-transaction gas limit (30000000
+   * on a dev chain); unused gas is returned.
+   */
   gas?: Quantity;
   /** Gas price in wei. Default: the node's gas price (`gasPrice`). */
   gasPrice?: Quantity;
@@ -385,15 +388,19 @@ export interface SendTransactionData {
 /**
  * Send-transaction object of `personal_sendTransaction`, `personal_signTransaction` and
  * `personal_signAndSendTransaction`, with the payload named `input`. Omitted fields are filled by the node:
- * `nonce` from the pool, `gasPrice` from `eth_gasPrice`, `gas` with the default 1500000000 (unused gas is
- * returned). `data` is accepted as an alias of `input`; unknown fields are ignored.
+ * `nonce` from the pool, `gasPrice` from `eth_gasPrice`, `gas` with the default 1500000000 capped at the
+ * chain's per-transaction gas limit (30000000 on a dev chain) (unused gas is returned). `data` is accepted as
+ * an alias of `input`; unknown fields are ignored.
  */
 export interface SendTransactionInput {
   /** Source address; its key file is decrypted with the password given next to this object. */
   from: Address;
   /** Destination; omit (or null) to create a contract. */
   to?: Address | null;
-  /** Gas available for execution. Default 1500000000; unused gas is returned. */
+  /**
+   * Gas available for execution. Default 1500000000 capped at the chain's per-transaction gas limit (30000000
+   * on a dev chain); unused gas is returned.
+   */
   gas?: Quantity;
   /** Gas price in wei. Default: the node's gas price (`eth_gasPrice`). */
   gasPrice?: Quantity;
