@@ -171,7 +171,7 @@ export class Dispatcher implements RpcHandler {
     // Pad optional params to full length so the handler's `ctx` is always its last argument.
     const n = spec.params.length;
     while (args.length < n) args.push(undefined);
-    const ctx: CallContext = { transport: conn.transport, method, remoteAddress: conn.remoteAddress, notify: conn.notify, onClose: conn.onClose };
+    const ctx: CallContext = new RequestContext(conn, method);
     args.push(ctx);
 
     let result: unknown;
@@ -243,6 +243,31 @@ export class Dispatcher implements RpcHandler {
     const detail = e instanceof Error ? (e.stack ?? `${e.name}: ${e.message}`) : safeString(e);
     this.log.error(`rpc: ${method} failed: ${detail}`);
     return notification ? undefined : errorResponse(id, INTERNAL_ERROR, 'internal error');
+  }
+}
+
+/**
+ * What a handler gets as `ctx`: its connection's context and the method. The client's address is
+ * read from the connection only when a handler asks (the filter quotas): an HTTP transport makes it
+ * per read (http-rules.ts), and a getter on a class, unlike one in an object literal, costs nothing
+ * to create.
+ */
+class RequestContext implements CallContext {
+  readonly transport: CallContext['transport'];
+  readonly notify: CallContext['notify'];
+  readonly onClose: CallContext['onClose'];
+
+  constructor(
+    private readonly conn: ConnectionContext,
+    readonly method: string,
+  ) {
+    this.transport = conn.transport;
+    this.notify = conn.notify;
+    this.onClose = conn.onClose;
+  }
+
+  get remoteAddress(): string | undefined {
+    return this.conn.remoteAddress;
   }
 }
 

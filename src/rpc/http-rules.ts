@@ -59,9 +59,24 @@ export type HeaderOf = (name: string) => string | undefined;
 
 export const JSON_TYPE = 'application/json';
 
-/** An HTTP request's context: its client's address only (HTTP has no push and no connection lifetime). */
-export function httpContext(remoteAddress: string): ConnectionContext {
-  return { transport: 'http', remoteAddress };
+/**
+ * An HTTP request's context (HTTP has no push and no connection lifetime). The client's address is
+ * read when something asks for it (the filter quotas), not up front: uWS makes it as an ArrayBuffer
+ * per read, which cost every request ~6 µs of server CPU (eth_blockNumber 16 → 24 µs under wrk).
+ */
+export function httpContext(readAddress: () => string): ConnectionContext {
+  return new HttpContext(readAddress);
+}
+
+class HttpContext implements ConnectionContext {
+  readonly transport = 'http';
+  private address: string | undefined;
+
+  constructor(private readonly readAddress: () => string) {}
+
+  get remoteAddress(): string {
+    return (this.address ??= this.readAddress());
+  }
 }
 
 // Media types a JSON body arrives under. Missing, text/plain and form-encoded are accepted too:
@@ -155,13 +170,13 @@ export class HttpRules {
   /**
    * The response to a POST body: at once when it is ready at once (a kept answer), else a promise.
    * Reads `body` before returning (a transport may reuse its memory afterwards); never rejects.
-   * `remoteAddress` is the client's IP (per-client quotas).
+   * `readAddress` gives the client's IP (per-client quotas), read only if asked for.
    */
-  dispatch(body: Buffer, cors: string, remoteAddress: string): HttpAnswer | Promise<HttpAnswer> {
+  dispatch(body: Buffer, cors: string, readAddress: () => string): HttpAnswer | Promise<HttpAnswer> {
     let text = body.toString('utf8');
     if (text.charCodeAt(0) === 0xfeff) text = text.slice(1); // a UTF-8 BOM some editors write
     const { dispatcher } = this.o;
-    const ctx = httpContext(remoteAddress);
+    const ctx = httpContext(readAddress);
     const reply = dispatcher.handleNow ? dispatcher.handleNow(text, ctx) : dispatcher.handle(text, ctx);
     if (typeof reply === 'string') return this.replied(reply, cors);
     return reply.then(

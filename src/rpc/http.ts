@@ -54,7 +54,7 @@ export function createRequestListener(rules: HttpRules, closing: () => boolean):
     req.on('close', () => (body = undefined));
     req.on('end', () => {
       if (body === undefined) return;
-      const a = rules.dispatch(body.view(), cors, req.socket.remoteAddress ?? '');
+      const a = rules.dispatch(body.view(), cors, () => req.socket.remoteAddress ?? '');
       body = undefined;
       if (a instanceof Promise) a.then((answer) => write(res, answer, closing()));
       else write(res, a, closing());

@@ -97,7 +97,7 @@ function serveThread(index: number, data: ThreadData, dispatcher: RpcHandler, lo
     switch (m.t) {
       case 'req': {
         let ctx: ConnectionContext;
-        if (m.conn === 0) ctx = httpContext(m.addr);
+        if (m.conn === 0) ctx = httpContext(() => m.addr);
         else {
           let c = connections.get(m.conn);
           if (c === undefined) connections.set(m.conn, (c = new RemoteConnection(send, m.conn, m.addr, log)));

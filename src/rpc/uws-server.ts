@@ -61,9 +61,13 @@ function write(res: HttpResponse, a: HttpAnswer, close: boolean, head = false): 
   releaseReply(a.body); // end() has copied it out (to the socket, or to uWS's own send buffer)
 }
 
-/** The client's IP as text (uWS gives it as an ArrayBuffer). */
+/** The client's IP as text (uWS gives it as an ArrayBuffer); '' once the response is gone. */
 function remoteAddressOf(res: HttpResponse): string {
-  return Buffer.from(res.getRemoteAddressAsText()).toString('latin1');
+  try {
+    return Buffer.from(res.getRemoteAddressAsText()).toString('latin1');
+  } catch {
+    return ''; // answered or aborted: uWS refuses any access to res
+  }
 }
 
 /** The first sub-protocol a client offers, which `ws` would pick too ('' for none). */
@@ -116,7 +120,7 @@ export async function startUwsServer(uws: UwsModule, t: TransportOptions): Promi
     // a body that spans reads must be complete within requestMs of its first part (uWS's idle
     // timeout alone lets a byte every few seconds hold the connection and its buffer for ever)
     let timer: NodeJS.Timeout | undefined;
-    const remoteAddress = remoteAddressOf(res);
+    const readAddress = (): string => remoteAddressOf(res);
     inFlight++;
     const settle = (): void => {
       state = 2;
@@ -164,7 +168,7 @@ export async function startUwsServer(uws: UwsModule, t: TransportOptions): Promi
           body = undefined;
         }
         // dispatch() decodes the body before it returns; a kept answer is written here and now
-        const a = rules.dispatch(whole, cors, remoteAddress);
+        const a = rules.dispatch(whole, cors, readAddress);
         if (a instanceof Promise) a.then((reply) => answer(reply));
         else answer(a);
       } catch (e) {
