@@ -14,7 +14,7 @@ import { makeCommon } from '../src/exec/common.ts';
 import { EXECUTION_TIMEOUT } from '../src/exec/execution-watch.ts';
 import { THREAD_ABOVE_GAS } from '../src/exec/heavy-precompiles.ts';
 import { bytesToHex, hexToBytes } from '../src/util/hex.ts';
-import { mined, startTestNode, testGenesis, testKey, NODE_KEY, type TestNode } from './helpers/node.ts';
+import { mined, pollBlockNumber, startTestNode, testGenesis, testKey, NODE_KEY } from './helpers/node.ts';
 
 const word = (x: bigint, bytes = 32) => x.toString(16).padStart(bytes * 2, '0');
 
@@ -133,26 +133,6 @@ test('a pairing on the thread halts at the deadline without holding the event lo
   }
 });
 
-/** Polls eth_blockNumber every 100 ms until stopped; resolves the slowest answer's milliseconds. */
-function pollBlockNumber(node: TestNode): { stop: () => Promise<number> } {
-  let running = true;
-  let slowest = 0;
-  const done = (async () => {
-    while (running) {
-      const t0 = performance.now();
-      await node.rpc('eth_blockNumber');
-      slowest = Math.max(slowest, performance.now() - t0);
-      await new Promise((r) => setTimeout(r, 100));
-    }
-  })();
-  return {
-    async stop() {
-      running = false;
-      await done;
-      return slowest;
-    },
-  };
-}
 
 test('--rpc.evmtimeout: eth_call of a 880-pair pairing and of a 400 KiB-exponent modexp end with the timeout error while the node answers', async () => {
   const node = await startTestNode({ config: { evmTimeoutMs: 400 } });

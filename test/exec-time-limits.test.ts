@@ -14,7 +14,7 @@ import { ConfigError, parseFlags, type NodeConfig } from '../src/node/config.ts'
 import { GenesisError, parseGenesis } from '../src/chain/genesis.ts';
 import { DEV_TX_GAS_LIMIT as DEV_CHAIN_TX_GAS_LIMIT } from '../src/node/dev-genesis.ts';
 import { openStore } from '../src/store/lmdb-store.ts';
-import { mined, startTestNode, testAddress, testGenesis, testKey, NODE_KEY, type TestNode } from './helpers/node.ts';
+import { mined, pollBlockNumber, startTestNode, testAddress, testGenesis, testKey, NODE_KEY, type TestNode } from './helpers/node.ts';
 
 /** JUMPDEST PUSH1 0 JUMP: 12 gas an iteration, for ever */
 const ENDLESS = '0x5b600056';
@@ -25,30 +25,6 @@ const COUNTDOWN_CODE = '0x63000c00005b600190038060055700';
 const LOOP = '0x00000000000000000000000000000000000100f1';
 const BLAKE2F = '0x0000000000000000000000000000000000000009';
 const DEV_TX_GAS_LIMIT = Number(DEV_CHAIN_TX_GAS_LIMIT);
-
-/**
- * Polls eth_blockNumber every 100 ms until stopped; resolves the slowest answer's milliseconds.
- * An answer that takes a second means the event loop was held.
- */
-function pollBlockNumber(node: TestNode): { stop: () => Promise<number> } {
-  let running = true;
-  let slowest = 0;
-  const done = (async () => {
-    while (running) {
-      const t0 = performance.now();
-      await node.rpc('eth_blockNumber');
-      slowest = Math.max(slowest, performance.now() - t0);
-      await new Promise((r) => setTimeout(r, 100));
-    }
-  })();
-  return {
-    async stop() {
-      running = false;
-      await done;
-      return slowest;
-    },
-  };
-}
 
 /** The receipt once mined, for slow runs: at most `ms`. */
 async function minedWithin(node: TestNode, hash: string, ms: number): Promise<any> {

@@ -110,3 +110,27 @@ export async function mined(node: TestNode, hash: string): Promise<any> {
   }
   throw new Error(`not mined: ${hash}`);
 }
+
+/**
+ * Polls eth_blockNumber every 100 ms until stopped; resolves the slowest answer's milliseconds.
+ * An answer that takes a second means the event loop was held.
+ */
+export function pollBlockNumber(node: TestNode): { stop: () => Promise<number> } {
+  let running = true;
+  let slowest = 0;
+  const done = (async () => {
+    while (running) {
+      const t0 = performance.now();
+      await node.rpc('eth_blockNumber');
+      slowest = Math.max(slowest, performance.now() - t0);
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  })();
+  return {
+    async stop() {
+      running = false;
+      await done;
+      return slowest;
+    },
+  };
+}
