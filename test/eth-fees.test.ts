@@ -190,4 +190,23 @@ test('ethers v6: getFeeData and a default sendTransaction work against the node'
   }
 });
 
+test("geth's cap: a count above 1024 answers the newest 1024 blocks", async () => {
+  // 1,030 more blocks of one transfer each (sent 100 at a time: instant sealing makes one block each)
+  let last = '';
+  for (let i = 0; i < 1030; i++) {
+    last = await node.rpc('eth_sendRawTransaction', [await sign({ type: 0, gasPrice: 1n })]);
+    if (i % 100 === 99) await mined(node, last);
+  }
+  const head = Number((await mined(node, last)).blockNumber);
+  assert.ok(head > 1030, `head ${head}`);
+  const t0 = performance.now();
+  const h = await node.rpc('eth_feeHistory', ['0x800', 'latest', [50]]);
+  const ms = performance.now() - t0;
+  assert.is(h.oldestBlock, `0x${(head - 1023).toString(16)}`);
+  assert.is(h.gasUsedRatio.length, 1024);
+  assert.is(h.baseFeePerGas.length, 1025);
+  assert.is(h.reward.length, 1024);
+  assert.ok(ms < 1000, `1024 blocks with rewards answered in ${ms.toFixed(0)} ms`);
+});
+
 test.run();
