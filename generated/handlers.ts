@@ -8,6 +8,7 @@ import type {
   Bytes32,
   CallObject,
   Data,
+  FeeHistory,
   FilterChanges,
   FilterId,
   FilterOptions,
@@ -57,6 +58,37 @@ export interface EthHandlers {
    * @returns Gas price in wei.
    */
   gasPrice(ctx: CallContext): Awaitable<Uint>;
+
+  /**
+   * eth_maxPriorityFeePerGas, chain_maxPriorityFeePerGas: Returns a priority fee per gas that gets a
+   * transaction admitted.
+   * @returns Priority fee per gas in wei.
+   */
+  maxPriorityFeePerGas(ctx: CallContext): Awaitable<Uint>;
+
+  /**
+   * eth_feeHistory, chain_feeHistory: Returns base fees, gas used ratios and effective priority fees of a
+   * range of blocks.
+   * @param blockCount Number of blocks, as a quantity or a plain integer (geth accepts both); above 1024 it
+   * is capped at 1024.
+   * @param newestBlock Highest block of the range: a quantity, `earliest`, `latest`, `pending` or a plain
+   * integer (DESIGN D9).
+   * @param rewardPercentiles Strictly increasing percentiles, each from 0 to 100, at most 100 of them (geth's
+   * limits). Optional (geth's rule; the spec lists it as required): without it the result has no `reward`.
+   * @returns Fee history of the range.
+   */
+  feeHistory(
+    blockCount: Quantity | number,
+    newestBlock: BlockNumberOrTag,
+    rewardPercentiles: number[] | undefined,
+    ctx: CallContext,
+  ): Awaitable<FeeHistory>;
+
+  /**
+   * eth_blobBaseFee, chain_blobBaseFee: Returns the base fee per blob gas of the next block.
+   * @returns Blob base fee in wei.
+   */
+  blobBaseFee(ctx: CallContext): Awaitable<Uint>;
 
   /**
    * eth_protocolVersion, chain_protocolVersion: Returns the chain protocol version.

@@ -5,6 +5,7 @@
  * a repeated request may be answered from the answer made at the same head, unless it names `pending`.
  */
 export const HEAD_CACHED_METHODS: ReadonlySet<string> = new Set([
+  "eth_feeHistory",
   "eth_protocolVersion",
   "eth_chainId",
   "eth_blockNumber",
@@ -17,6 +18,7 @@ export const HEAD_CACHED_METHODS: ReadonlySet<string> = new Set([
   "eth_call",
   "eth_getTransactionCount",
   "eth_getTransactionReceipt",
+  "chain_feeHistory",
   "chain_protocolVersion",
   "chain_chainId",
   "chain_blockNumber",

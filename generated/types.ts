@@ -809,3 +809,25 @@ export interface TxpoolStatus {
   /** Number of queued transactions. */
   queued: Uint;
 }
+
+/**
+ * Fee history of a block range (the spec's `feeHistoryResults`). Arrays follow the range's blocks from the
+ * oldest; the base fee arrays have one more entry, the block after the newest.
+ */
+export interface FeeHistory {
+  /** Number of the oldest block of the range (`0x0` for an empty history). */
+  oldestBlock: Uint;
+  /** Base fee per gas of each block and of the next one: always 0 (DESIGN D12). */
+  baseFeePerGas: Uint[];
+  /** gasUsed / gasLimit of each block. */
+  gasUsedRatio: number[];
+  /** Blob base fee of each block and of the next one: 1 wei, the minimum (no blobs, no excess blob gas). */
+  baseFeePerBlobGas: Uint[];
+  /** Blob gas used / the maximum per block of each block: always 0 (no blobs). */
+  blobGasUsedRatio: number[];
+  /**
+   * Per block, the effective priority fee per gas at each requested percentile. Present only when
+   * `rewardPercentiles` was given.
+   */
+  reward?: Uint[][];
+}

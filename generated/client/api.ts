@@ -8,6 +8,7 @@ import type {
   Bytes32,
   CallObject,
   Data,
+  FeeHistory,
   FilterChanges,
   FilterId,
   FilterOptions,
@@ -45,6 +46,42 @@ export interface EthApi {
    *   await client.eth.gasPrice() // → "0x0"
    */
   gasPrice(): Promise<Uint>;
+
+  /**
+   * eth_maxPriorityFeePerGas, chain_maxPriorityFeePerGas: Returns a priority fee per gas that gets a
+   * transaction admitted.
+   * @returns Priority fee per gas in wei.
+   * @example
+   *   await client.eth.maxPriorityFeePerGas() // → "0x0"
+   */
+  maxPriorityFeePerGas(): Promise<Uint>;
+
+  /**
+   * eth_feeHistory, chain_feeHistory: Returns base fees, gas used ratios and effective priority fees of a
+   * range of blocks.
+   * @param blockCount Number of blocks, as a quantity or a plain integer (geth accepts both); above 1024 it
+   * is capped at 1024.
+   * @param newestBlock Highest block of the range: a quantity, `earliest`, `latest`, `pending` or a plain
+   * integer (DESIGN D9).
+   * @param rewardPercentiles Strictly increasing percentiles, each from 0 to 100, at most 100 of them (geth's
+   * limits). Optional (geth's rule; the spec lists it as required): without it the result has no `reward`.
+   * @returns Fee history of the range.
+   * @example
+   *   await client.eth.feeHistory("0x2", "0x1b4", [25,75])
+   */
+  feeHistory(
+    blockCount: Quantity | number,
+    newestBlock: BlockNumberOrTag,
+    rewardPercentiles?: number[],
+  ): Promise<FeeHistory>;
+
+  /**
+   * eth_blobBaseFee, chain_blobBaseFee: Returns the base fee per blob gas of the next block.
+   * @returns Blob base fee in wei.
+   * @example
+   *   await client.eth.blobBaseFee() // → "0x1"
+   */
+  blobBaseFee(): Promise<Uint>;
 
   /**
    * eth_protocolVersion, chain_protocolVersion: Returns the chain protocol version.
@@ -683,6 +720,9 @@ export const namespaceMethods = {
   iris: ["getSnapshot", "getSnapshotAtHash", "getValidators", "getValidatorsAtHash", "candidates"],
   eth: [
     "gasPrice",
+    "maxPriorityFeePerGas",
+    "feeHistory",
+    "blobBaseFee",
     "protocolVersion",
     "syncing",
     "chainId",
@@ -725,6 +765,9 @@ export const namespaceMethods = {
   ],
   chain: [
     "gasPrice",
+    "maxPriorityFeePerGas",
+    "feeHistory",
+    "blobBaseFee",
     "protocolVersion",
     "syncing",
     "chainId",

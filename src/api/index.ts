@@ -1,6 +1,7 @@
 // All handler groups, built once at start-up over the chain core. `eth` serves eth_ and chain_.
 import type { ApiContext } from './context.ts';
 import { stateHandlers } from './eth-state.ts';
+import { feeHandlers } from './eth-fees.ts';
 import { blockHandlers } from './eth-blocks.ts';
 import { callHandlers, type CallLimits } from './eth-call.ts';
 import { submitHandlers } from './eth-submit.ts';
@@ -17,6 +18,7 @@ export function buildHandlers(ctx: ApiContext, limits: CallLimits, filterSetup: 
   return {
     eth: translated({
       ...stateHandlers(ctx),
+      ...feeHandlers(ctx),
       ...blockHandlers(ctx),
       ...callHandlers(ctx, limits),
       ...submitHandlers(ctx),

@@ -62,6 +62,9 @@ export async function createEvmVM(common: Common, stateManager: CachedMerkleStat
 /** The base fee every block context carries: the chain prices gas by --gasprice, not EIP-1559 (BASEFEE reads it). */
 export const EVM_BLOCK_BASE_FEE = 0n;
 
+/** The blob base fee BLOBBASEFEE reads: no blobs, so no excess blob gas, so EIP-4844's minimum (Prague keeps it) */
+export const EVM_BLOB_BASE_FEE = 1n;
+
 /** per VM Common, the one its block contexts share (a header built on it does not copy it) */
 const blockCommons = new WeakMap<Common, Common>();
 
