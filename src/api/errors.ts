@@ -18,31 +18,15 @@ export function revertError(returnValue: Uint8Array): RpcError {
 /** Maps the core's expected failures; anything else is rethrown (→ internal error). */
 export function translate(e: unknown): never {
   if (e instanceof RpcError) throw e;
-  if (e instanceof TxRejected || e instanceof PoolError || e instanceof CallError || e instanceof MissingTrieNodeError) throw serverError(e.message);
+  if (e instanceof TxRejected || e instanceof PoolError || e instanceof CallError) throw serverError(e.message);
   throw e;
 }
 
 /**
- * The group's handlers with their failures passed through translate: state is read under almost
- * every method, and a damaged database (MissingTrieNodeError) must answer geth's -32000 "missing
- * trie node" wherever it is met, never an internal error or a wrong value. Synchronous handlers
- * stay synchronous.
+ * The answer to a failure any method may meet, wherever state is read (the dispatcher's
+ * `failureAnswer`): a damaged database answers geth's -32000 "missing trie node", never an internal
+ * error or a wrong value.
  */
-export function translated<G extends object>(group: G): G {
-  const out: Record<string, unknown> = {};
-  for (const [name, fn] of Object.entries(group)) {
-    if (typeof fn !== 'function') {
-      out[name] = fn;
-      continue;
-    }
-    out[name] = function (this: unknown, ...args: unknown[]) {
-      try {
-        const r = fn.apply(this, args);
-        return r instanceof Promise ? r.catch(translate) : r;
-      } catch (e) {
-        translate(e);
-      }
-    };
-  }
-  return out as G;
+export function failureAnswer(e: unknown): RpcError | undefined {
+  return e instanceof MissingTrieNodeError ? serverError(e.message) : undefined;
 }

@@ -11,12 +11,11 @@ import { irisHandlers } from './iris.ts';
 import { adminHandlers, netHandlers, web3Handlers } from './node-info.ts';
 import { FilterService, filterHandlers, type FilterSetup } from './filters.ts';
 import { subscriptionHandlers } from './subscriptions.ts';
-import { translated } from './errors.ts';
 
 export function buildHandlers(ctx: ApiContext, limits: CallLimits, filterSetup: FilterSetup = {}) {
   const filters = new FilterService(ctx, filterSetup);
   return {
-    eth: translated({
+    eth: {
       ...stateHandlers(ctx),
       ...feeHandlers(ctx),
       ...blockHandlers(ctx),
@@ -25,9 +24,9 @@ export function buildHandlers(ctx: ApiContext, limits: CallLimits, filterSetup: 
       ...poolViewHandlers(ctx),
       ...filterHandlers(filters),
       ...subscriptionHandlers(filters),
-    }),
-    personal: translated(personalHandlers(ctx)),
-    iris: translated(irisHandlers(ctx)),
+    },
+    personal: personalHandlers(ctx),
+    iris: irisHandlers(ctx),
     admin: adminHandlers(ctx),
     txpool: txpoolHandlers(ctx),
     net: netHandlers(ctx),

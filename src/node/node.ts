@@ -5,6 +5,7 @@ import { createLogger, type Logger } from './logger.ts';
 import { isLoopback, type NodeConfig } from './config.ts';
 import { buildHandlers } from '../api/index.ts';
 import { clientVersion } from '../api/node-info.ts';
+import { failureAnswer } from '../api/errors.ts';
 import { Dispatcher } from '../rpc/dispatch.ts';
 import { claimPort, startRpcServer } from '../rpc/server.ts';
 import { HeadGeneration } from '../rpc/head-generation.ts';
@@ -94,6 +95,7 @@ export async function startNode(config: NodeConfig, log: Logger = createLogger(c
     checkResults: config.checkResults,
     maxBatch: config.http.maxBatch,
     maxResponseBytes: config.http.maxResponseBytes,
+    failureAnswer,
     discover: () => document,
     log,
   });

@@ -26,6 +26,11 @@ export interface DispatcherOptions {
    * every later entry of its batch, which is not run. 0: no limit.
    */
   readonly maxResponseBytes?: number;
+  /**
+   * Maps a failure that any method may meet, whatever its handler (a damaged database's missing
+   * trie node), to its answer; what it leaves (undefined) is an internal error as before.
+   */
+  readonly failureAnswer?: (e: unknown) => RpcError | undefined;
   /** The result of `rpc.discover` (the OpenRPC document). */
   readonly discover: () => unknown;
   /** Regex → human label (generated `patternLabels`) for validation messages. */
@@ -77,6 +82,7 @@ export class Dispatcher implements RpcHandler {
   private readonly maxResponseBytes: number;
   private readonly labels: PatternLabels;
   private readonly log: Logger;
+  private readonly failureAnswer: DispatcherOptions['failureAnswer'];
 
   constructor(opts: DispatcherOptions) {
     this.checkResults = opts.checkResults;
@@ -84,6 +90,7 @@ export class Dispatcher implements RpcHandler {
     this.maxResponseBytes = opts.maxResponseBytes === 0 ? Infinity : (opts.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES);
     this.labels = opts.patternLabels ?? {};
     this.log = opts.log ?? silentLogger;
+    this.failureAnswer = opts.failureAnswer;
     const groups = opts.handlers as Record<string, Record<string, unknown> | undefined>;
     for (const [name, spec] of opts.methods) {
       if (!opts.enabledNamespaces.has(namespaceOf(name))) continue;
@@ -237,7 +244,8 @@ export class Dispatcher implements RpcHandler {
     return undefined;
   }
 
-  private failure(id: IdJson, method: string, e: unknown, notification: boolean): string | undefined {
+  private failure(id: IdJson, method: string, failed: unknown, notification: boolean): string | undefined {
+    const e = this.failureAnswer?.(failed) ?? failed;
     if (e instanceof RpcError) return notification ? undefined : errorResponse(id, e.code, e.message, e.data);
     // Not meant for the client: log it whole, send nothing of it.
     const detail = e instanceof Error ? (e.stack ?? `${e.name}: ${e.message}`) : safeString(e);
