@@ -16,6 +16,7 @@ import { signHash } from '../crypto/secp256k1.ts';
 import { keccak256 } from '../crypto/keccak.ts';
 import { concatBytes } from '../util/hex.ts';
 import { COMMIT_MSG_CODE, decodeExtra, encodeExtra } from './istanbul-extra.ts';
+import type { BlockRulesSource } from './block-rules.ts';
 
 export interface SealerOptions {
   chain: Chain;
@@ -24,9 +25,8 @@ export interface SealerOptions {
   key: NodeKey;
   events: ChainEvents;
   period: number;
-  sealEmpty: boolean;
-  /** the chain's per-transaction gas limit (ChainConfig.txGasLimit) */
-  txGasLimit: bigint;
+  /** the validator set, gas limits and empty-block rule of the block on a parent */
+  rules: BlockRulesSource;
   /** most execution time one transaction may take in a block this node proposes (--miner.txtimeout); slower ones are dropped */
   txBudgetMs: number;
   /** called after each committed block, before events fan out (state readers move their head; `written`: the accounts the block wrote) */
@@ -128,21 +128,23 @@ export class Sealer {
     // (measured, 10,000 transfers at period 0: ~2,100–2,200 tx/s unbounded, 2,300–2,900 waiting).
     await this.settled;
     const txs = [...pool.executable()].filter((t) => !this.inFlight.has(t.hashHex));
-    if (txs.length === 0 && !(this.o.period > 0 && this.o.sealEmpty)) return false;
     const parent = this.tip ?? chain.head;
+    const rules = await this.o.rules(parent);
+    const sealEmpty = this.o.period > 0 && rules.produceEmpty;
+    if (txs.length === 0 && !sealEmpty) return false;
     const t0 = performance.now();
     const now = BigInt(Math.floor(Date.now() / 1000));
     const timestamp = now > parent.header.timestamp ? now : parent.header.timestamp + (this.o.period > 0 ? 1n : 0n);
     const parentExtra = decodeExtra(parent.header.extraData);
-    const validators = parentExtra.validators;
+    const validators = rules.validators;
     const unsealedExtra = encodeExtra({ vanity: parentExtra.vanity, validators, seal: new Uint8Array(0), committedSeals: [] });
     // `txs` is a snapshot: transactions admitted while this block executes wait for the next one
     const built = await executor.execute(
-      { parent: parent.header, parentHash: parent.hash, timestamp, coinbase: key.address, gasLimit: parent.header.gasLimit, extraData: unsealedExtra, txGasLimit: this.o.txGasLimit },
+      { parent: parent.header, parentHash: parent.hash, timestamp, coinbase: key.address, gasLimit: rules.gasLimit, extraData: unsealedExtra, txGasLimit: rules.txGasLimit },
       txs,
       this.o.txBudgetMs,
     );
-    if (built.included.length === 0 && !(this.o.period > 0 && this.o.sealEmpty)) {
+    if (built.included.length === 0 && !sealEmpty) {
       await executor.rollback(parent.header.stateRoot);
       await this.committing;
       await pool.onBlock([], built.invalid.map((i) => i.ptx));

@@ -1,6 +1,7 @@
 // The EVM with one seam: every message's code passes through runInterpreter, which hands code
 // claimed by another engine (the wasm VM, `interpreter: all`, a later change) to that engine and
-// everything else to the EVM. The same seam records which account created each contract
+// everything else to the EVM. Messages to the native system contracts (src/exec/native), which
+// have no code, are given a marker code in _loadCode that their engine claims. The same seam records which account created each contract
 // (AccountBaseInfo.Creator), including contracts created by contracts. Its execution watch lets I/O
 // run during long messages and bounds them in time (src/exec/execution-watch.ts); its expensive
 // precompile calls run on a thread of its own (src/exec/heavy-precompiles.ts).
@@ -10,6 +11,8 @@ import type { Address } from '@ethereumjs/util';
 import { ExecutionWatch } from './execution-watch.ts';
 import { BLAKE2F_ADDRESS, blake2f } from './blake2f.ts';
 import { heavyPrecompiles, PrecompileThread } from './heavy-precompiles.ts';
+import { NATIVE_CODE, type NativeContracts } from './native/engine.ts';
+import { bytesToHex } from '../util/hex.ts';
 
 type RunInterpreter = EVM['runInterpreter'];
 type InterpreterResult = Awaited<ReturnType<RunInterpreter>>;
@@ -29,12 +32,29 @@ export class EngineEVM extends EVM {
   /** where this EVM's expensive precompile calls run (src/exec/heavy-precompiles.ts) */
   readonly precompileThread = new PrecompileThread();
 
-  constructor(opts: EVMOpts, private readonly engines: readonly CodeEngine[] = []) {
+  private readonly engines: readonly CodeEngine[];
+
+  constructor(
+    opts: EVMOpts,
+    /** the system contracts, reached by address */
+    private readonly native?: NativeContracts,
+    engines: readonly CodeEngine[] = [],
+  ) {
     super({
       ...opts,
       bn254: opts.bn254 ?? new NobleBN254(),
       customPrecompiles: [{ address: BLAKE2F_ADDRESS, function: blake2f }, ...heavyPrecompiles(opts.common!), ...(opts.customPrecompiles ?? [])],
     });
+    this.engines = native === undefined ? engines : [native, ...engines];
+  }
+
+  protected override async _loadCode(message: Message): Promise<void> {
+    if (message.code === undefined && this.native?.handles(bytesToHex(message.codeAddress.bytes))) {
+      message.code = NATIVE_CODE;
+      message.isCompiled = false;
+      return;
+    }
+    return super._loadCode(message);
   }
 
   override async runInterpreter(message: Message, opts: Parameters<RunInterpreter>[1] = {}): Promise<InterpreterResult> {

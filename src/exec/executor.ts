@@ -12,6 +12,7 @@ import type { PooledTx } from '../txpool/pooled-tx.ts';
 import type { OverlayTrieDB } from '../state/trie-db.ts';
 import { newStateManager, type CachedMerkleStateManager } from '../state/state-manager.ts';
 import { EngineEVM, type CodeEngine } from './engine-evm.ts';
+import { systemContracts } from './native/index.ts';
 import { ISTANBUL_DIGEST } from '../consensus/istanbul-extra.ts';
 import { orderedTrieRoot } from '../chain/ordered-trie.ts';
 import { shareableCommon } from './common.ts';
@@ -54,7 +55,7 @@ interface TxOutcome {
 }
 
 export async function createEvmVM(common: Common, stateManager: CachedMerkleStateManager, hashes: BlockHashSource, engines: readonly CodeEngine[] = []): Promise<VM> {
-  const evm = new EngineEVM({ common, stateManager, blockchain: hashes as never }, engines);
+  const evm = new EngineEVM({ common, stateManager, blockchain: hashes as never }, systemContracts(), engines);
   await watchInterpreterSteps(evm);
   return createVM({ common, stateManager, evm });
 }

@@ -3,13 +3,14 @@
 // frame and message objects of runTx are pure overhead (measured: runTx was most of a transfer's
 // ~150 µs of block execution). This path makes the same state changes runTx makes for such a
 // transaction, and only when runTx would succeed: anything unusual (a contract or precompile as
-// recipient, data, an access list, a sender with code, a wrong nonce, too little balance) is
+// recipient, a system contract, data, an access list, a sender with code, a wrong nonce, too little balance) is
 // left to runTx, which also produces the right error. test/exec-value-transfer.test.ts runs the
 // same transactions through both paths and compares state roots and receipts.
 import { Account, type Address, KECCAK256_NULL } from '@ethereumjs/util';
 import type { CachedMerkleStateManager } from '../state/state-manager.ts';
 import type { PooledTx } from '../txpool/pooled-tx.ts';
 import { bytesToHex } from '../util/hex.ts';
+import { isSystemContract } from './native/system-state.ts';
 
 /** intrinsic gas of a transaction without data, access list or creation: all a transfer uses */
 export const TRANSFER_GAS = 21_000n;
@@ -59,7 +60,7 @@ export class DirectTransfers {
     if (tx.type > 2 || tx.to === undefined || tx.data.length !== 0 || tx.gasLimit < TRANSFER_GAS) return false;
     if (tx.type !== 0 && (tx as unknown as { accessList: unknown[] }).accessList.length !== 0) return false;
     const to = tx.to;
-    if (inPrecompileRange(to.bytes)) return false;
+    if (inPrecompileRange(to.bytes) || isSystemContract(to.bytes)) return false;
     const from = await this.get(ptx.senderHex, tx.getSenderAddress());
     const sender = from.account;
     // runTx's checks: nonce, EIP-3607 (no code at the sender; 7702-delegated senders go to runTx),

@@ -10,6 +10,7 @@ import { keccak256 } from '../crypto/keccak.ts';
 import { analyseCode, LOW_ADDRESSES, MAX_VIEW_GAS, runView, type AccountInfo, type CodeAnalysis, type ViewEnv } from './view-interpreter.ts';
 import { EVM_BLOCK_BASE_FEE } from './executor.ts';
 import type { CallContext, CallOutcome, CallRequest } from './call.ts';
+import { isSystemContract } from './native/system-state.ts';
 
 /** Roots whose reads are remembered (the head and a few recent blocks). */
 const ROOTS = 4;
@@ -144,7 +145,9 @@ export class ViewCalls {
     const view = this.reader.at(root);
     const account = await view.getAccount(address);
     let analysis: CodeAnalysis | undefined;
-    if (account !== undefined) {
+    if (isSystemContract(address)) {
+      // native contracts (src/exec/native) run on @ethereumjs: no analysis, the interpreter bails
+    } else if (account !== undefined) {
       const codeHash = bytesToHex(account.codeHash);
       analysis = this.analyses.get(codeHash);
       if (analysis === undefined) {

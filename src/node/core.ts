@@ -8,7 +8,8 @@ import { openStore, StoreError, type Store } from '../store/lmdb-store.ts';
 import { headProblem } from '../chain/db-check.ts';
 import { OverlayTrieDB } from '../state/trie-db.ts';
 import { StateReader } from '../state/reader.ts';
-import { Chain } from '../chain/chain.ts';
+import { Chain, type HeadInfo } from '../chain/chain.ts';
+import type { BlockRules } from '../consensus/block-rules.ts';
 import { parseGenesis, readGenesisFile, type ChainConfig } from '../chain/genesis.ts';
 import { buildGenesisBlock } from '../chain/genesis-block.ts';
 import { makeCommon, makeTxCommon } from '../exec/common.ts';
@@ -41,6 +42,8 @@ export interface CoreOptions {
   minGasPrice: bigint;
   lightKdf: boolean;
   p2pPort: number;
+  /** the HTTP port, recorded in the dev chain's node record (NodeManagement rpcPort) */
+  rpcPort?: number;
   /** pool limits (--txpool.*); geth's defaults for what is left out */
   txpool?: Partial<TxPoolConfig>;
   log: Logger;
@@ -125,7 +128,7 @@ export class ChainCore {
       } else {
         // light scrypt, as geth --dev: the password is empty, a high cost would only slow every start
         devAccount = await keystore.newAccount('', true);
-        raw = devGenesis(nodeKey, devAccount, o.devPeriod, o.p2pPort);
+        raw = await devGenesis(nodeKey, devAccount, o.devPeriod, o.p2pPort, o.rpcPort ?? 0);
       }
       const genesis = parseGenesis(raw);
       const block = await buildGenesisBlock(genesis, makeCommon(genesis.config.chainId), trieDb);
@@ -205,13 +208,25 @@ export class ChainCore {
       key: this.nodeKey,
       events: this.events,
       period: this.config.istanbul.period,
-      sealEmpty: o.sealEmpty,
-      txGasLimit: this.config.txGasLimit,
+      rules: (parent) => this.blockRules(parent, o.sealEmpty),
       txBudgetMs: o.txBudgetMs === 0 ? Infinity : (o.txBudgetMs ?? DEFAULT_TX_BUDGET_MS),
       onCommitted: (block, written) => this.state.setHead(block.header.stateRoot, written),
       log: this.log,
     });
     this.sealer.start();
+  }
+
+  /**
+   * The rules of the block on `parent`. Validators: the parent's set carried forward. Gas limits:
+   * the parent's block gas limit and the genesis' per-transaction limit. Empty blocks: --seal.empty.
+   */
+  async blockRules(parent: HeadInfo, sealEmpty: boolean): Promise<BlockRules> {
+    return {
+      validators: decodeExtra(parent.header.extraData).validators,
+      txGasLimit: this.config.txGasLimit,
+      gasLimit: parent.header.gasLimit,
+      produceEmpty: sealEmpty,
+    };
   }
 
   get admissionRules(): AdmissionRules {

@@ -1,8 +1,12 @@
 // The genesis a new datadir gets without --genesis: a dev chain (chainId 300) whose only validator
-// is this node and whose one funded account lives in the keystore.
+// is this node and whose one funded account lives in the keystore. Its system contracts start
+// governed: the dev account is super admin and chain admin, and this node is a registered
+// consensus node (a Venachain genesis starts with nothing registered).
 import type { NodeKey } from '../node-key.ts';
 import { enodeUrl } from '../node-key.ts';
 import { DEFAULT_GAS_LIMIT, DEFAULTS } from '../chain/genesis.ts';
+import { MemorySlots } from '../exec/native/slot-store.ts';
+import { NODE_STATUS, NODE_TYPE, systemState } from '../exec/native/system-state.ts';
 
 /** 10^9 ether: plenty for any test, far from overflow. */
 const DEV_BALANCE = 10n ** 27n;
@@ -22,7 +26,35 @@ export function storedDevGenesis(raw: { config?: { txGasLimit?: unknown } }): ob
   return { ...raw, config: { ...raw.config, txGasLimit: Number(DEV_TX_GAS_LIMIT) } };
 }
 
-export function devGenesis(key: NodeKey, devAccount: string, period: number, p2pPort: number): object {
+/** The name the dev chain registers its node under in NodeManagement. */
+export const DEV_NODE_NAME = 'node0';
+
+/** Genesis alloc entries of the system contracts: their storage (and nonce 1, so no rule treats them as empty). */
+async function devGovernance(key: NodeKey, devAccount: string, p2pPort: number, rpcPort: number): Promise<Record<string, object>> {
+  const slots = new Map<string, MemorySlots>();
+  const state = systemState((address) => {
+    let s = slots.get(address);
+    if (s === undefined) slots.set(address, (s = new MemorySlots()));
+    return s;
+  });
+  await state.roles.grant(devAccount, 'SUPER_ADMIN');
+  await state.roles.grant(devAccount, 'CHAIN_ADMIN');
+  await state.nodes.put({
+    name: DEV_NODE_NAME,
+    owner: devAccount.toLowerCase(),
+    desc: 'the dev chain node',
+    type: NODE_TYPE.consensus,
+    status: NODE_STATUS.normal,
+    externalIP: '127.0.0.1',
+    internalIP: '127.0.0.1',
+    publicKey: key.id,
+    rpcPort,
+    p2pPort,
+  });
+  return Object.fromEntries([...slots].map(([address, s]) => [address, { nonce: '1', storage: s.toAlloc() }]));
+}
+
+export async function devGenesis(key: NodeKey, devAccount: string, period: number, p2pPort: number, rpcPort: number): Promise<object> {
   return {
     config: {
       chainId: Number(DEFAULTS.chainId),
@@ -33,6 +65,6 @@ export function devGenesis(key: NodeKey, devAccount: string, period: number, p2p
     timestamp: '0x' + Math.floor(Date.now() / 1000).toString(16),
     extraData: '0x00',
     gasLimit: '0x' + DEFAULT_GAS_LIMIT.toString(16),
-    alloc: { [devAccount]: { balance: DEV_BALANCE.toString() } },
+    alloc: { [devAccount]: { balance: DEV_BALANCE.toString() }, ...(await devGovernance(key, devAccount, p2pPort, rpcPort)) },
   };
 }

@@ -57,6 +57,7 @@ export async function startNode(config: NodeConfig, log: Logger = createLogger(c
     minGasPrice: config.minGasPrice,
     lightKdf: config.lightKdf,
     p2pPort: config.p2pPort,
+    rpcPort: config.http.port,
     txpool: config.txpool,
     txJournal: config.txJournal,
     txRejournalMs: config.txRejournalMs,

@@ -1,0 +1,38 @@
+// The system contracts' method signatures: argument types in order and what each returns. One
+// table read by the native contracts (which implement exactly these), the operator CLI and the
+// client SDK (which encode calls and decode answers by them). Names, argument order and types are
+// Venachain's (core/vm/sc_*_wrapper.go / sc_*_manager.go export tables).
+import type { ParamType, ReturnKind } from './venachain-call.ts';
+
+export interface MethodSignature {
+  readonly params: readonly ParamType[];
+  readonly returns: ReturnKind;
+}
+
+export type ContractAbi = Readonly<Record<string, MethodSignature>>;
+
+/** The TypeScript type an argument of `T` is given as, and decoded to. */
+export type ArgValue<T extends ParamType> = T extends 'string' | 'address' ? string : T extends 'json' ? unknown : bigint;
+
+type ArgValues<P extends readonly ParamType[]> = { -readonly [K in keyof P]: P[K] extends ParamType ? ArgValue<P[K]> : never };
+
+/** A method's arguments as a tuple. */
+export type ArgsOf<S extends MethodSignature> = ArgValues<S['params']>;
+
+/** A method's result. */
+export type ResultOf<S extends MethodSignature> = S['returns'] extends 'int' ? bigint : string;
+
+// ---- UserManagement (0x1000…0001) ----
+export const USER_MANAGEMENT_ABI = {
+  setSuperAdmin: { params: [], returns: 'int' },
+  getRolesByAddress: { params: ['address'], returns: 'string' },
+  hasRole: { params: ['address', 'string'], returns: 'int' },
+} as const satisfies ContractAbi;
+
+// ---- NodeManagement (0x1000…0002) ----
+export const NODE_MANAGEMENT_ABI = {
+} as const satisfies ContractAbi;
+
+// ---- ParameterManagement (0x1000…0004) ----
+export const PARAMETER_MANAGEMENT_ABI = {
+} as const satisfies ContractAbi;

@@ -1,0 +1,157 @@
+// The native system contracts as a CodeEngine: EngineEVM hands every message addressed to a system
+// contract here (those accounts have no code; EngineEVM._loadCode marks them), and this engine
+// decodes Venachain's call encoding, runs the TypeScript method, charges the flat gas and answers
+// as Venachain does. A failed call reverts: its storage writes and events go with it, eth_call
+// answers its message as a revert reason.
+import { EVMError, type Message } from '@ethereumjs/evm';
+import { Account, Address } from '@ethereumjs/util';
+import type { CodeEngine, EngineEVM } from '../engine-evm.ts';
+import { CallCodecError, decodeArg, decodeCall, encodeEventData, encodeReturn, eventTopic } from '../../codec/venachain-call.ts';
+import type { ArgsOf, ContractAbi, MethodSignature, ResultOf } from '../../codec/system-contracts-abi.ts';
+import { bytesToHex, concatBytes, hexToBytes, padLeft } from '../../util/hex.ts';
+import { SlotStore, type Slots } from './slot-store.ts';
+import { systemState, type SystemState } from './system-state.ts';
+
+/** Venachain's flat gas of a system contract call (params: UserManagementGas, SCNodeGas, ParamManagerGas). */
+export const SYSTEM_CALL_GAS = 80_000n;
+
+/** Code EngineEVM gives a message to a system contract: never stored, recognised by identity. */
+export const NATIVE_CODE = new Uint8Array([0xfe]);
+
+/** What a method sees of its call. Addresses are lowercase 0x hex. */
+export interface NativeCall {
+  /** the immediate caller (UserManagement's permission subject) */
+  caller: string;
+  /** the transaction's sender (NodeManagement's and ParameterManagement's permission subject) */
+  origin: string;
+  txType: bigint;
+  /** the number of the block the call runs in */
+  blockNumber: bigint;
+  /** the three contracts' state, writable (writes in a static call fail the call) */
+  state: SystemState;
+  /** one log at the contract's address: topics [keccak256(topic)], data RLP([code, message]) */
+  emit(topic: string, code: bigint, message: string): void;
+}
+
+export interface NativeMethod extends MethodSignature {
+  /** `args` decoded by `params` (decodeArg); throw NativeCallError to fail the call */
+  run(call: NativeCall, args: unknown[]): Promise<bigint | string>;
+}
+
+export interface NativeContract {
+  name: string;
+  /** lowercase 0x hex */
+  address: string;
+  methods: Readonly<Record<string, NativeMethod>>;
+}
+
+/** An implementation of every method of `abi`, with its arguments typed by the signature. */
+export type Implementation<A extends ContractAbi> = { [M in keyof A]: (call: NativeCall, ...args: ArgsOf<A[M]>) => Promise<ResultOf<A[M]>> };
+
+/** The methods of a contract: each signature of `abi` with its implementation (the compiler checks none is missing). */
+export function implement<A extends ContractAbi>(abi: A, impl: Implementation<A>): Record<string, NativeMethod> {
+  return Object.fromEntries(
+    Object.entries(abi).map(([name, sig]) => [name, { ...sig, run: (call: NativeCall, args: unknown[]) => (impl[name] as (c: NativeCall, ...a: unknown[]) => Promise<bigint | string>)(call, ...args) }]),
+  );
+}
+
+/** The call fails: status 0, state and events reverted; eth_call answers `message` as the revert reason. */
+export class NativeCallError extends Error {}
+
+/** Error(string), Solidity's revert payload: what eth_call and receipts' readers decode. */
+function revertData(message: string): Uint8Array {
+  const text = new TextEncoder().encode(message);
+  const len = padLeft(hexToBytes(text.length.toString(16)), 32);
+  const body = new Uint8Array(Math.ceil(text.length / 32) * 32);
+  body.set(text);
+  return concatBytes(hexToBytes('0x08c379a0'), padLeft(new Uint8Array([0x20]), 32), len, body);
+}
+
+/** One account's storage inside the EVM: the account is created with nonce 1 on the first write, so EIP-161 never removes it. */
+class EvmSlots implements Slots {
+  private readonly address: Address;
+  constructor(
+    private readonly evm: EngineEVM,
+    address: string,
+    private readonly isStatic: boolean,
+  ) {
+    this.address = new Address(hexToBytes(address));
+  }
+  async get(slot: Uint8Array): Promise<Uint8Array> {
+    return padLeft(await this.evm.stateManager.getStorage(this.address, slot), 32);
+  }
+  async put(slot: Uint8Array, value: Uint8Array): Promise<void> {
+    if (this.isStatic) throw new NativeCallError('state change in a static call');
+    const sm = this.evm.stateManager;
+    const account = await sm.getAccount(this.address);
+    if (account === undefined || account.nonce === 0n) {
+      const a = account ?? new Account();
+      a.nonce = 1n;
+      await this.evm.journal.putAccount(this.address, a);
+    }
+    await sm.putStorage(this.address, slot, value);
+  }
+}
+
+export class NativeContracts implements CodeEngine {
+  readonly name = 'native';
+  private readonly byAddress: Map<string, NativeContract>;
+
+  constructor(contracts: readonly NativeContract[]) {
+    this.byAddress = new Map(contracts.map((c) => [c.address.toLowerCase(), c]));
+  }
+
+  /** Whether a message to `address` (lowercase 0x hex) runs here. */
+  handles(address: string): boolean {
+    return this.byAddress.has(address);
+  }
+
+  claims(code: Uint8Array): boolean {
+    return code === NATIVE_CODE;
+  }
+
+  async run(evm: EngineEVM, message: Message): Promise<Awaited<ReturnType<EngineEVM['runInterpreter']>>> {
+    // a DELEGATECALL into a system contract runs the contract all the same: its state is its own
+    const target = message.codeAddress ?? message.to!;
+    const contract = this.byAddress.get(bytesToHex(target.bytes))!;
+    const data = message.data;
+    // Venachain charges nothing for an empty input (a plain value transfer to the address)
+    if (data.length === 0) return { returnValue: new Uint8Array(0), executionGasUsed: 0n };
+    if (message.gasLimit < SYSTEM_CALL_GAS) {
+      return { returnValue: new Uint8Array(0), executionGasUsed: message.gasLimit, exceptionError: new EVMError(EVMError.errorMessages.OUT_OF_GAS) };
+    }
+    const logs: [Uint8Array, Uint8Array[], Uint8Array][] = [];
+    const fail = (reason: string) => ({ returnValue: revertData(reason), executionGasUsed: SYSTEM_CALL_GAS, exceptionError: new EVMError(EVMError.errorMessages.REVERT) });
+    try {
+      const { txType, funcName, args } = decodeCall(data);
+      const method = Object.hasOwn(contract.methods, funcName) ? contract.methods[funcName] : undefined;
+      if (method === undefined) return fail(`${contract.name}: no method ${JSON.stringify(funcName)}`);
+      if (args.length !== method.params.length) {
+        return fail(`${contract.name}.${funcName}: takes ${method.params.length} argument(s), got ${args.length}`);
+      }
+      const values = args.map((bytes, i) => {
+        try {
+          return decodeArg(method.params[i]!, bytes);
+        } catch (e) {
+          throw new NativeCallError(`${contract.name}.${funcName}: argument ${i + 1} (${method.params[i]}): ${(e as Error).message}`);
+        }
+      });
+      // the transaction's origin and block as the EVM keeps them for the running transaction or call
+      const running = evm as unknown as { _tx?: { origin?: Address }; _block?: { header: { number: bigint } } };
+      const origin = running._tx?.origin ?? message.caller;
+      const call: NativeCall = {
+        caller: bytesToHex(message.caller.bytes),
+        origin: bytesToHex(origin.bytes),
+        txType,
+        blockNumber: running._block?.header.number ?? 0n,
+        state: systemState((a) => new EvmSlots(evm, a, message.isStatic)),
+        emit: (topic, code, msg) => logs.push([target.bytes, [eventTopic(topic)], encodeEventData(code, msg)]),
+      };
+      const result = await method.run(call, values);
+      return { returnValue: encodeReturn(txType, result), executionGasUsed: SYSTEM_CALL_GAS, logs };
+    } catch (e) {
+      if (e instanceof NativeCallError || e instanceof CallCodecError) return fail(e.message);
+      throw e;
+    }
+  }
+}

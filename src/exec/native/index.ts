@@ -1,0 +1,10 @@
+// The native system contracts every chain has (Venachain's, at fixed addresses): one engine
+// instance per EVM, handed to EngineEVM by createEvmVM.
+import { NativeContracts } from './engine.ts';
+import { userManagement } from './user-management.ts';
+import { nodeManagement } from './node-management.ts';
+import { parameterManagement } from './parameter-management.ts';
+
+export function systemContracts(): NativeContracts {
+  return new NativeContracts([userManagement, nodeManagement, parameterManagement]);
+}

@@ -1,0 +1,158 @@
+// Where the system contracts keep their state, and the typed views every reader shares: the
+// contracts themselves (writing, inside the EVM), the node (validator set, parameters, deploy
+// permission — reading at a state root) and the dev genesis (writing into memory). One layout, one
+// module: a key spelled twice would be a state fork.
+import { hexToBytes } from '../../util/hex.ts';
+import { SlotStore, ViewSlots, type Slots } from './slot-store.ts';
+
+export const USER_MANAGEMENT = '0x1000000000000000000000000000000000000001';
+export const NODE_MANAGEMENT = '0x1000000000000000000000000000000000000002';
+export const PARAMETER_MANAGEMENT = '0x1000000000000000000000000000000000000004';
+
+export const SYSTEM_CONTRACTS: readonly string[] = [USER_MANAGEMENT, NODE_MANAGEMENT, PARAMETER_MANAGEMENT];
+const SYSTEM_BYTES = SYSTEM_CONTRACTS.map(hexToBytes);
+
+/** Whether `address` (20 bytes) is a system contract's. */
+export function isSystemContract(address: Uint8Array): boolean {
+  // all start 0x10 and end 0x00…0x04: one byte rules out almost every address
+  if (address[0] !== 0x10) return false;
+  return SYSTEM_BYTES.some((a) => Buffer.compare(a, address) === 0);
+}
+
+// ---- UserManagement: roles ----
+
+/** Venachain's roles: bit i of an address' role mask (core/vm/sc_user_role.go). */
+export const ROLES = ['SUPER_ADMIN', 'CHAIN_ADMIN', 'GROUP_ADMIN', 'NODE_ADMIN', 'CONTRACT_ADMIN', 'CONTRACT_DEPLOYER'] as const;
+export type RoleName = (typeof ROLES)[number];
+
+export function roleBit(role: RoleName): number {
+  return 1 << ROLES.indexOf(role);
+}
+
+/** Roles and their members in UserManagement's storage. Addresses are lowercase 0x hex. */
+export class Roles {
+  constructor(readonly store: SlotStore) {}
+
+  async mask(address: string): Promise<number> {
+    return (await this.store.getJson<number>(`role:${address.toLowerCase()}`)) ?? 0;
+  }
+
+  async has(address: string, role: RoleName): Promise<boolean> {
+    return ((await this.mask(address)) & roleBit(role)) !== 0;
+  }
+
+  async names(address: string): Promise<RoleName[]> {
+    const mask = await this.mask(address);
+    return ROLES.filter((r) => (mask & roleBit(r)) !== 0);
+  }
+
+  /** The addresses holding `role`, in the order they were granted it. */
+  async members(role: RoleName): Promise<string[]> {
+    return (await this.store.getJson<string[]>(`roleMembers:${role}`)) ?? [];
+  }
+
+  async grant(address: string, role: RoleName): Promise<void> {
+    const a = address.toLowerCase();
+    const mask = await this.mask(a);
+    if ((mask & roleBit(role)) !== 0) return;
+    await this.store.putJson(`role:${a}`, mask | roleBit(role));
+    await this.store.putJson(`roleMembers:${role}`, [...(await this.members(role)), a]);
+  }
+
+  async revoke(address: string, role: RoleName): Promise<void> {
+    const a = address.toLowerCase();
+    const mask = await this.mask(a);
+    if ((mask & roleBit(role)) === 0) return;
+    const rest = mask & ~roleBit(role);
+    await this.store.putJson(`role:${a}`, rest === 0 ? undefined : rest);
+    const members = (await this.members(role)).filter((m) => m !== a);
+    await this.store.putJson(`roleMembers:${role}`, members.length === 0 ? undefined : members);
+  }
+}
+
+// ---- NodeManagement: node records ----
+
+/** A node record as NodeManagement keeps and answers it (Venachain's NodeInfo JSON). */
+export interface NodeRecord {
+  name: string;
+  owner: string;
+  desc: string;
+  /** 1 consensus (validator), 2 observer, 3 light */
+  type: number;
+  /** 1 normal, 2 deleted */
+  status: number;
+  externalIP: string;
+  internalIP: string;
+  /** 128 hex digits: the node key's public point without the 0x04 prefix */
+  publicKey: string;
+  rpcPort: number;
+  p2pPort: number;
+  /** the block from which (after which) a consensus record counts as a validator; 0 = at once */
+  delayNum?: number;
+}
+
+export const NODE_TYPE = { consensus: 1, observer: 2, light: 3 } as const;
+export const NODE_STATUS = { normal: 1, deleted: 2 } as const;
+
+/** Node records in NodeManagement's storage, by name. Records are never removed ("deleted" is status 2). */
+export class Nodes {
+  constructor(readonly store: SlotStore) {}
+
+  /** every record's name, sorted (Venachain's order for every listing) */
+  async names(): Promise<string[]> {
+    return (await this.store.getJson<string[]>('nodes:names')) ?? [];
+  }
+
+  async get(name: string): Promise<NodeRecord | undefined> {
+    return this.store.getJson<NodeRecord>(`node:${name}`);
+  }
+
+  /** every record, in name order */
+  async all(): Promise<NodeRecord[]> {
+    const out: NodeRecord[] = [];
+    for (const name of await this.names()) out.push((await this.get(name))!);
+    return out;
+  }
+
+  /** Writes a record (new or changed). */
+  async put(record: NodeRecord): Promise<void> {
+    const names = await this.names();
+    if (!names.includes(record.name)) await this.store.putJson('nodes:names', [...names, record.name].sort());
+    await this.store.putJson(`node:${record.name}`, record);
+  }
+}
+
+// ---- ParameterManagement: chain parameters ----
+
+/** Chain parameters in ParameterManagement's storage; a parameter never set reads undefined (its default applies). */
+export class Params {
+  constructor(readonly store: SlotStore) {}
+
+  async get(key: string): Promise<unknown> {
+    return this.store.getJson<unknown>(`param:${key}`);
+  }
+
+  async set(key: string, value: unknown): Promise<void> {
+    await this.store.putJson(`param:${key}`, value);
+  }
+}
+
+/** The three contracts' state over slots of each account (a state view, an EVM, a genesis being built). */
+export interface SystemState {
+  roles: Roles;
+  nodes: Nodes;
+  params: Params;
+}
+
+export function systemState(slotsOf: (address: string) => Slots): SystemState {
+  return {
+    roles: new Roles(new SlotStore(slotsOf(USER_MANAGEMENT))),
+    nodes: new Nodes(new SlotStore(slotsOf(NODE_MANAGEMENT))),
+    params: new Params(new SlotStore(slotsOf(PARAMETER_MANAGEMENT))),
+  };
+}
+
+/** The system contracts' state at a state root, read-only (the node's own reads). */
+export function systemStateAt(view: { getStorage(address: Uint8Array, slot: Uint8Array): Promise<Uint8Array> }): SystemState {
+  return systemState((address) => new ViewSlots(view, hexToBytes(address)));
+}
