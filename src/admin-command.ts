@@ -10,6 +10,7 @@ import {
   callSystem,
   encodeSystemCall,
   hasSystemMethod,
+  systemErrorReason,
   systemParameters,
   type NodeManagementAnswer,
   type SystemCall,
@@ -101,7 +102,7 @@ async function write(ctx: Context, call: SystemCall, done: string): Promise<numb
   const { receipt } = outcome;
   const where = `block ${fromQuantity(receipt.blockNumber)}, tx ${receipt.transactionHash}`;
   if (ctx.values.json) {
-    ctx.out(json({ ok: outcome.ok, block: fromQuantity(receipt.blockNumber), tx: receipt.transactionHash, status: receipt.status, reason: outcome.reason, events: outcome.events }));
+    ctx.out(json({ ok: outcome.ok, from: receipt.from, block: fromQuantity(receipt.blockNumber), tx: receipt.transactionHash, status: receipt.status, reason: outcome.reason, events: outcome.events }));
     return outcome.ok ? 0 : 1;
   }
   if (outcome.ok) {
@@ -413,7 +414,7 @@ export async function runAdminCommand(argv: string[], out: (line: string) => voi
     }
     // the node's answer, an unreachable node, a bad file: one line, no stack
     const message =
-      e instanceof TransportError ? `cannot reach the node at ${rpcOf(values)}: ${transportReason(e)}` : e instanceof RpcError ? e.message.replace(/^execution reverted: /, '') : (e as Error).message;
+      e instanceof TransportError ? `cannot reach the node at ${rpcOf(values)}: ${transportReason(e)}` : e instanceof RpcError ? systemErrorReason(e) : (e as Error).message;
     err(`chain-node admin: ${e instanceof CallCodecError ? 'bad argument: ' : ''}${message}`);
     return 1;
   } finally {

@@ -20,6 +20,7 @@ export {
   callSystem,
   sendSystem,
   systemOutcome,
+  systemErrorReason,
   waitForReceipt,
   type SystemContractName,
   type SystemAbi,

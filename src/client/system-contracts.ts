@@ -202,6 +202,14 @@ export interface SystemOutcome {
   reason: string | undefined;
 }
 
+/** The contract's words in the node's refusal of a system call: "eth_call: execution reverted: <reason>" → "<reason>". */
+export function systemErrorReason(e: RpcError): string {
+  return e.message
+    .slice(e.method.length + 2)
+    .replace(/^execution reverted: /, '')
+    .trim();
+}
+
 /** Polls for a transaction's receipt every 100 ms (a block period may be 0 or seconds). */
 export async function waitForReceipt(client: SystemClient, hash: string, timeoutMs = 60_000): Promise<Receipt> {
   const deadline = Date.now() + timeoutMs;
@@ -224,7 +232,7 @@ export async function systemOutcome(client: SystemClient, call: SystemCall, rece
     await client.eth.call({ from: receipt.from, to: call.to, data: call.data }, toQuantity(fromQuantity(receipt.blockNumber) - 1n));
   } catch (e) {
     if (!(e instanceof RpcError)) throw e;
-    reason = e.message.replace(/^execution reverted: /, '');
+    reason = systemErrorReason(e);
   }
   return { receipt, ok: false, events, reason };
 }
