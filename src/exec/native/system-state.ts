@@ -70,6 +70,59 @@ export class Roles {
   }
 }
 
+// ---- UserManagement: users ----
+
+/**
+ * A user record as UserManagement keeps and answers it: Venachain's UserInfo JSON, keys in its
+ * order, the optional ones absent when empty (Go's omitempty). Addresses are lowercase 0x hex.
+ */
+export interface UserRecord {
+  address: string;
+  /** who added the user (the immediate caller of addUser) */
+  authorizer: string;
+  name: string;
+  /** JSON text of { email?, organization?, phone? } */
+  descInfo?: string;
+  version?: number;
+}
+
+/** Users in UserManagement's storage, by address and by name. Records are never removed. */
+export class Users {
+  constructor(readonly store: SlotStore) {}
+
+  async get(address: string): Promise<UserRecord | undefined> {
+    return this.store.getJson<UserRecord>(`user:${address.toLowerCase()}`);
+  }
+
+  /** the address of the user named `name` */
+  async addressOf(name: string): Promise<string | undefined> {
+    return this.store.getText(`userName:${name}`);
+  }
+
+  /** every user's address, in the order they were added */
+  async addresses(): Promise<string[]> {
+    return (await this.store.getJson<string[]>('users')) ?? [];
+  }
+
+  /** every record, in the order they were added */
+  async all(): Promise<UserRecord[]> {
+    const out: UserRecord[] = [];
+    for (const address of await this.addresses()) out.push((await this.get(address))!);
+    return out;
+  }
+
+  /** Writes a record, new or changed (its address and name never change). */
+  async put(record: UserRecord): Promise<void> {
+    const a = record.address.toLowerCase();
+    const addresses = await this.addresses();
+    if (!addresses.includes(a)) {
+      await this.store.putJson('users', [...addresses, a]);
+      await this.store.putText(`userName:${record.name}`, a);
+    }
+    await this.store.putJson(`user:${a}`, record);
+  }
+}
+
 // ---- NodeManagement: node records ----
 
 /** A node record as NodeManagement keeps and answers it (Venachain's NodeInfo JSON). */
@@ -140,6 +193,7 @@ export class Params {
 /** The three contracts' state over slots of each account (a state view, an EVM, a genesis being built). */
 export interface SystemState {
   roles: Roles;
+  users: Users;
   nodes: Nodes;
   params: Params;
 }
@@ -147,6 +201,7 @@ export interface SystemState {
 export function systemState(slotsOf: (address: string) => Slots): SystemState {
   return {
     roles: new Roles(new SlotStore(slotsOf(USER_MANAGEMENT))),
+    users: new Users(new SlotStore(slotsOf(USER_MANAGEMENT))),
     nodes: new Nodes(new SlotStore(slotsOf(NODE_MANAGEMENT))),
     params: new Params(new SlotStore(slotsOf(PARAMETER_MANAGEMENT))),
   };
