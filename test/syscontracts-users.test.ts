@@ -3,6 +3,9 @@
 // account governs from the genesis): Venachain's grant rules with the immediate caller as the
 // subject, its error texts as revert reasons (a refused transaction keeps nothing and logs
 // nothing), its events in receipts and eth_getLogs, its answers' JSON, answers at older blocks.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { Transaction, Wallet } from 'ethers';
@@ -15,6 +18,7 @@ import { USER_MANAGEMENT } from '../src/exec/native/system-state.ts';
 type Method = keyof typeof USER_MANAGEMENT_ABI;
 
 let node: TestNode;
+const dir = mkdtempSync(join(tmpdir(), 'chain-node-users-'));
 const nonces = new Map<number, number>();
 
 // funded test keys and what they become
@@ -95,11 +99,12 @@ async function contractStorageProbe(): Promise<string> {
 const hasRole = async (address: string, role: string, block = 'latest') => (await query('hasRole', [address, role], testAddress(NOBODY), block)) === 1n;
 
 test.before(async () => {
-  node = await startTestNode();
+  node = await startTestNode({ dir });
 });
 
 test.after(async () => {
   await node?.stop();
+  rmSync(dir, { recursive: true, force: true });
 });
 
 test('setSuperAdmin: the first caller becomes super admin (that role only); a second call is refused', async () => {
@@ -170,7 +175,8 @@ test('addUser and the user queries: the record as Venachain answers it, the auth
   const record = { address: alice, authorizer: testAddress(CHAIN), name: 'alice', descInfo: '{"email":"alice@example.com","phone":"13800000000"}', version: 2 };
   assert.is(await query('getUserByAddress', [alice]), JSON.stringify(record));
   assert.is(await query('getUserByName', ['alice']), JSON.stringify(record));
-  await succeeds(CHAIN, 'addUser', { address: bob, name: '用户_bob' });
+  // keys match as Go's encoding/json matches them: case-insensitively
+  await succeeds(CHAIN, 'addUser', { Address: bob, NAME: '用户_bob' });
   const bobRecord = { address: bob, authorizer: testAddress(CHAIN), name: '用户_bob' };
   assert.is(await query('getAllUsers'), JSON.stringify([record, bobRecord]));
   await succeeds(CHAIN, 'addUser', { address: testAddress(SUPER), name: 'root' });
@@ -281,6 +287,16 @@ test('role queries: unknown role names, wrong argument counts and bad addresses 
     assert.ok(res.error, `expected an error for ${reason}`);
     assert.match(res.error!.message, reason);
   }
+});
+
+test('users and roles survive a restart', async () => {
+  const users = await query('getAllUsers');
+  const roles = await contractStorageProbe();
+  await node.stop();
+  node = await startTestNode({ dir });
+  assert.is(await query('getAllUsers'), users);
+  assert.is(await contractStorageProbe(), roles);
+  assert.is(await query('getRolesByName', ['root']), '["SUPER_ADMIN","CHAIN_ADMIN"]');
 });
 
 test('a dev chain: the dev account is super admin and chain admin, and grants at once', async () => {

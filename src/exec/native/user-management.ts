@@ -99,8 +99,14 @@ function fieldsOf(value: unknown, where: string): Record<string, unknown> {
   return value as Record<string, unknown>;
 }
 
+/** A field's value as Go's encoding/json finds it: the key matched case-insensitively, the last match wins. */
+function fieldOf(fields: Record<string, unknown>, key: string): unknown {
+  const match = Object.keys(fields).findLast((k) => k.toLowerCase() === key.toLowerCase());
+  return match === undefined ? undefined : fields[match];
+}
+
 function stringField(fields: Record<string, unknown>, key: string, where: string): string {
-  const v = fields[key];
+  const v = fieldOf(fields, key);
   if (v === undefined || v === null) return '';
   if (typeof v !== 'string') throw new NativeCallError(`${where}: ${key} must be a string`);
   return v;
@@ -128,11 +134,12 @@ function userInfoOf(value: unknown): { address: string; name: string; descInfo: 
   const where = 'UserManagement.addUser: argument 1 (json)';
   const fields = fieldsOf(value, where);
   let address = ZERO_ADDRESS;
-  if (fields.address !== undefined && fields.address !== null) {
-    if (typeof fields.address !== 'string' || !/^0[xX][0-9a-fA-F]{40}$/.test(fields.address)) throw new NativeCallError(`${where}: address must be "0x" and 40 hex digits`);
-    address = '0x' + fields.address.slice(2).toLowerCase();
+  const a = fieldOf(fields, 'address');
+  if (a !== undefined && a !== null) {
+    if (typeof a !== 'string' || !/^0[xX][0-9a-fA-F]{40}$/.test(a)) throw new NativeCallError(`${where}: address must be "0x" and 40 hex digits`);
+    address = '0x' + a.slice(2).toLowerCase();
   }
-  const v = fields.version ?? 0;
+  const v = fieldOf(fields, 'version') ?? 0;
   if (typeof v !== 'number' || !Number.isInteger(v) || v < 0 || v > 0xffffffff) throw new NativeCallError(`${where}: version must be an integer from 0 to 4294967295`);
   return { address, name: stringField(fields, 'name', where), descInfo: stringField(fields, 'descInfo', where), version: v };
 }
@@ -213,8 +220,8 @@ export const userManagement: NativeContract = {
       return success(call, 'addUser');
     },
     async updateUserDescInfo(call, address, json) {
-      await requireUserAdmin(call);
       const update = descInfoOf(json, 'UserManagement.updateUserDescInfo: argument 2 (json)');
+      await requireUserAdmin(call);
       checkDescInfo(update);
       const user = await call.state.users.get(address);
       if (user === undefined) throw new NativeCallError(NO_USER_INFO);
