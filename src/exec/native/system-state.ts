@@ -3,7 +3,7 @@
 // permission — reading at a state root) and the dev genesis (writing into memory). One layout, one
 // module: a key spelled twice would be a state fork.
 import { hexToBytes } from '../../util/hex.ts';
-import { SlotStore, ViewSlots, type Slots } from './slot-store.ts';
+import { SlotStore, TextList, ViewSlots, type Slots } from './slot-store.ts';
 
 export const USER_MANAGEMENT = '0x1000000000000000000000000000000000000001';
 export const NODE_MANAGEMENT = '0x1000000000000000000000000000000000000002';
@@ -48,7 +48,7 @@ export class Roles {
 
   /** The addresses holding `role`, in the order they were granted it. */
   async members(role: RoleName): Promise<string[]> {
-    return (await this.store.getJson<string[]>(`roleMembers:${role}`)) ?? [];
+    return this.memberList(role).all();
   }
 
   async grant(address: string, role: RoleName): Promise<void> {
@@ -56,7 +56,7 @@ export class Roles {
     const mask = await this.mask(a);
     if ((mask & roleBit(role)) !== 0) return;
     await this.store.putJson(`role:${a}`, mask | roleBit(role));
-    await this.store.putJson(`roleMembers:${role}`, [...(await this.members(role)), a]);
+    await this.memberList(role).push(a);
   }
 
   async revoke(address: string, role: RoleName): Promise<void> {
@@ -65,8 +65,11 @@ export class Roles {
     if ((mask & roleBit(role)) === 0) return;
     const rest = mask & ~roleBit(role);
     await this.store.putJson(`role:${a}`, rest === 0 ? undefined : rest);
-    const members = (await this.members(role)).filter((m) => m !== a);
-    await this.store.putJson(`roleMembers:${role}`, members.length === 0 ? undefined : members);
+    await this.memberList(role).remove(a);
+  }
+
+  private memberList(role: RoleName): TextList {
+    return new TextList(this.store, `roleMembers:${role}`);
   }
 }
 
@@ -99,27 +102,26 @@ export class Users {
     return this.store.getText(`userName:${name}`);
   }
 
-  /** every user's address, in the order they were added */
-  async addresses(): Promise<string[]> {
-    return (await this.store.getJson<string[]>('users')) ?? [];
-  }
-
   /** every record, in the order they were added */
   async all(): Promise<UserRecord[]> {
     const out: UserRecord[] = [];
-    for (const address of await this.addresses()) out.push((await this.get(address))!);
+    for (const address of await this.list.all()) out.push((await this.get(address))!);
     return out;
   }
 
   /** Writes a record, new or changed (its address and name never change). */
   async put(record: UserRecord): Promise<void> {
     const a = record.address.toLowerCase();
-    const addresses = await this.addresses();
-    if (!addresses.includes(a)) {
-      await this.store.putJson('users', [...addresses, a]);
+    if ((await this.get(a)) === undefined) {
+      await this.list.push(a);
       await this.store.putText(`userName:${record.name}`, a);
     }
     await this.store.putJson(`user:${a}`, record);
+  }
+
+  /** the users' addresses in the order they were added */
+  private get list(): TextList {
+    return new TextList(this.store, 'users');
   }
 }
 
