@@ -103,3 +103,42 @@ export class ViewSlots implements Slots {
     throw new Error('read-only state');
   }
 }
+
+/**
+ * An ordered list of texts under `key` in a SlotStore: its length under `key`, item i under
+ * `key#i`. Appending writes two values whatever the list's length; one JSON array under `key`
+ * would rewrite every 32-byte chunk of it, so each append cost grew with the list (500 users
+ * added one by one: 21 ms per transaction for the first 50, 365 ms for the last 50).
+ */
+export class TextList {
+  constructor(
+    private readonly store: SlotStore,
+    private readonly key: string,
+  ) {}
+
+  async length(): Promise<number> {
+    return (await this.store.getJson<number>(this.key)) ?? 0;
+  }
+
+  async all(): Promise<string[]> {
+    const out: string[] = [];
+    for (let i = 0, n = await this.length(); i < n; i++) out.push((await this.store.getText(`${this.key}#${i}`))!);
+    return out;
+  }
+
+  async push(item: string): Promise<void> {
+    const n = await this.length();
+    await this.store.putText(`${this.key}#${n}`, item);
+    await this.store.putJson(this.key, n + 1);
+  }
+
+  /** Removes the first `item`, keeping the others in order (the items after it move down one). */
+  async remove(item: string): Promise<void> {
+    const items = await this.all();
+    const at = items.indexOf(item);
+    if (at < 0) return;
+    for (let i = at; i < items.length - 1; i++) await this.store.putText(`${this.key}#${i}`, items[i + 1]);
+    await this.store.putText(`${this.key}#${items.length - 1}`, undefined);
+    await this.store.putJson(this.key, items.length === 1 ? undefined : items.length - 1);
+  }
+}

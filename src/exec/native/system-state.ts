@@ -3,7 +3,7 @@
 // permission — reading at a state root) and the dev genesis (writing into memory). One layout, one
 // module: a key spelled twice would be a state fork.
 import { hexToBytes } from '../../util/hex.ts';
-import { SlotStore, ViewSlots, type Slots } from './slot-store.ts';
+import { SlotStore, TextList, ViewSlots, type Slots } from './slot-store.ts';
 
 export const USER_MANAGEMENT = '0x1000000000000000000000000000000000000001';
 export const NODE_MANAGEMENT = '0x1000000000000000000000000000000000000002';
@@ -48,7 +48,7 @@ export class Roles {
 
   /** The addresses holding `role`, in the order they were granted it. */
   async members(role: RoleName): Promise<string[]> {
-    return (await this.store.getJson<string[]>(`roleMembers:${role}`)) ?? [];
+    return this.memberList(role).all();
   }
 
   async grant(address: string, role: RoleName): Promise<void> {
@@ -56,7 +56,7 @@ export class Roles {
     const mask = await this.mask(a);
     if ((mask & roleBit(role)) !== 0) return;
     await this.store.putJson(`role:${a}`, mask | roleBit(role));
-    await this.store.putJson(`roleMembers:${role}`, [...(await this.members(role)), a]);
+    await this.memberList(role).push(a);
   }
 
   async revoke(address: string, role: RoleName): Promise<void> {
@@ -65,8 +65,63 @@ export class Roles {
     if ((mask & roleBit(role)) === 0) return;
     const rest = mask & ~roleBit(role);
     await this.store.putJson(`role:${a}`, rest === 0 ? undefined : rest);
-    const members = (await this.members(role)).filter((m) => m !== a);
-    await this.store.putJson(`roleMembers:${role}`, members.length === 0 ? undefined : members);
+    await this.memberList(role).remove(a);
+  }
+
+  private memberList(role: RoleName): TextList {
+    return new TextList(this.store, `roleMembers:${role}`);
+  }
+}
+
+// ---- UserManagement: users ----
+
+/**
+ * A user record as UserManagement keeps and answers it: Venachain's UserInfo JSON, keys in its
+ * order, the optional ones absent when empty (Go's omitempty). Addresses are lowercase 0x hex.
+ */
+export interface UserRecord {
+  address: string;
+  /** who added the user (the immediate caller of addUser) */
+  authorizer: string;
+  name: string;
+  /** JSON text of { email?, organization?, phone? } */
+  descInfo?: string;
+  version?: number;
+}
+
+/** Users in UserManagement's storage, by address and by name. Records are never removed. */
+export class Users {
+  constructor(readonly store: SlotStore) {}
+
+  async get(address: string): Promise<UserRecord | undefined> {
+    return this.store.getJson<UserRecord>(`user:${address.toLowerCase()}`);
+  }
+
+  /** the address of the user named `name` */
+  async addressOf(name: string): Promise<string | undefined> {
+    return this.store.getText(`userName:${name}`);
+  }
+
+  /** every record, in the order they were added */
+  async all(): Promise<UserRecord[]> {
+    const out: UserRecord[] = [];
+    for (const address of await this.list.all()) out.push((await this.get(address))!);
+    return out;
+  }
+
+  /** Writes a record, new or changed (its address and name never change). */
+  async put(record: UserRecord): Promise<void> {
+    const a = record.address.toLowerCase();
+    if ((await this.get(a)) === undefined) {
+      await this.list.push(a);
+      await this.store.putText(`userName:${record.name}`, a);
+    }
+    await this.store.putJson(`user:${a}`, record);
+  }
+
+  /** the users' addresses in the order they were added */
+  private get list(): TextList {
+    return new TextList(this.store, 'users');
   }
 }
 
@@ -140,6 +195,7 @@ export class Params {
 /** The three contracts' state over slots of each account (a state view, an EVM, a genesis being built). */
 export interface SystemState {
   roles: Roles;
+  users: Users;
   nodes: Nodes;
   params: Params;
 }
@@ -147,6 +203,7 @@ export interface SystemState {
 export function systemState(slotsOf: (address: string) => Slots): SystemState {
   return {
     roles: new Roles(new SlotStore(slotsOf(USER_MANAGEMENT))),
+    users: new Users(new SlotStore(slotsOf(USER_MANAGEMENT))),
     nodes: new Nodes(new SlotStore(slotsOf(NODE_MANAGEMENT))),
     params: new Params(new SlotStore(slotsOf(PARAMETER_MANAGEMENT))),
   };
