@@ -71,7 +71,7 @@ test('txType 9 answers decode too: an integer of 8 bytes', async () => {
   assert.is(decodeSystemResult('UserManagement', 'hasRole', answer, TX_TYPE_RAW_RETURN), 1n);
 });
 
-test('sendSystem from an account the node holds: a refused call is status 0 with the contract reason', async () => {
+test('sendSystem from an account the node holds: a refused call is status 0 with the contract reason; the dev chain is governed', async () => {
   const dev = await startTestNode({ dev: true });
   const devClient = ChainClient.http(dev.url);
   try {
@@ -81,6 +81,7 @@ test('sendSystem from an account the node holds: a refused call is status 0 with
     assert.is(outcome.ok, false);
     assert.equal(outcome.events, []);
     assert.is(outcome.reason, 'Already Set SuperAdmin');
+    assert.equal(await callSystem(devClient, systemCall('UserManagement', 'getAddrListOfRole', 'CHAIN_ADMIN')), [from]);
   } finally {
     await devClient.close();
     await dev.stop();
