@@ -391,7 +391,10 @@ export async function runAdminCommand(argv: string[], out: (line: string) => voi
       return 0;
     }
     const [group, name, ...args] = positionals;
-    if (group === undefined) throw new UsageError('no command given');
+    if (group === undefined) {
+      err(USAGE);
+      return 2;
+    }
     const commands = GROUPS[group];
     if (commands === undefined) throw new UsageError(`unknown command ${JSON.stringify(group)}: role, node or param`);
     const command = name === undefined ? undefined : commands[name];
@@ -408,8 +411,7 @@ export async function runAdminCommand(argv: string[], out: (line: string) => voi
     return await command.run({ client: c, values, out, err, sender: () => (sender ??= senderFor(c, { from: values.from, keyfile: values.keyfile, passwordFile: values['password-file'] })) }, args);
   } catch (e) {
     if (e instanceof UsageError) {
-      err(`chain-node admin: ${e.message}`);
-      err('(chain-node admin --help lists the commands)');
+      err(`chain-node admin: ${e.message} (chain-node admin --help lists the commands)`);
       return 2;
     }
     // the node's answer, an unreachable node, a bad file: one line, no stack

@@ -147,6 +147,7 @@ test('accounts without roles, signing with key files: refused with the contract 
 
 test('bad input: one line naming what is wrong, exit 2 for usage and 1 otherwise, never a stack', async () => {
   const cases: [string[], RegExp, number][] = [
+    [[], /^usage: chain-node admin <command>/, 2],
     [['role', 'add', 'king', testAddress(1)], /unknown role "king": one of super-admin, chain-admin/, 2],
     [['role', 'add', 'chain-admin', '0x1234'], /address: not an address \(0x and 40 hex digits\): "0x1234"/, 2],
     [['role', 'add', 'chain-admin'], /role add takes 2 argument\(s\), got 1/, 2],
