@@ -18,6 +18,7 @@ import {
   systemCall,
   systemOutcome,
   waitForReceipt,
+  type SystemResult,
 } from '../generated/client/index.ts';
 import { encodeArg, encodeCall } from '../src/codec/venachain-call.ts';
 import { bytesToHex } from '../src/util/hex.ts';
@@ -104,8 +105,13 @@ export function typeChecks(): void {
   systemCall('UserManagement', 'setSuperAdmin', 1n);
   // @ts-expect-error a number where an address (text) goes
   systemCall('UserManagement', 'getRolesByAddress', 5);
-  const rolesOf = (answer: Awaited<ReturnType<typeof callSystem<'UserManagement', 'hasRole'>>>): bigint => answer;
-  void rolesOf;
+  // results typed by the method: an integer, a parsed JSON answer
+  const has = (answer: SystemResult<'UserManagement', 'hasRole'>): bigint => answer;
+  const roles = (answer: SystemResult<'UserManagement', 'getRolesByAddress'>): readonly string[] => answer;
+  const users = (answer: SystemResult<'UserManagement', 'getAllUsers'>): string => answer[0]!.name;
+  // @ts-expect-error a role list is not text
+  const notText = (answer: SystemResult<'UserManagement', 'getRolesByAddress'>): string => answer;
+  void [has, roles, users, notText];
 }
 
 test.run();

@@ -34,6 +34,8 @@ export {
   type SystemClient,
   type SystemCallOptions,
   type NodeManagementAnswer,
+  type EnodeNode,
+  type VrfParams,
   type JsonOrText,
 } from './system-contracts.ts';
 export { TX_TYPE_CALL, TX_TYPE_RAW_RETURN, TX_TYPE_SOL_COMPATIBLE_WASM, CallCodecError } from '../codec/venachain-call.ts';

@@ -7,7 +7,7 @@
 //   const { ok, events, reason } = await sendSystem(client, systemCall('UserManagement', 'addChainAdminByAddress', addr), { from });
 import { NODE_MANAGEMENT_ABI, PARAMETER_MANAGEMENT_ABI, SYSTEM_CALL_GAS, USER_MANAGEMENT_ABI, type ArgsOf, type ContractAbi, type MethodSignature } from '../codec/system-contracts-abi.ts';
 import { CallCodecError, decodeEventData, decodeReturn, encodeArg, encodeCall, eventTopic, TX_TYPE_CALL, type ParamType } from '../codec/venachain-call.ts';
-import { NODE_MANAGEMENT, PARAMETER_MANAGEMENT, USER_MANAGEMENT, type NodeRecord } from '../exec/native/system-state.ts';
+import { NODE_MANAGEMENT, PARAMETER_MANAGEMENT, USER_MANAGEMENT, type NodeRecord, type RoleName, type UserRecord } from '../exec/native/system-state.ts';
 import { bytesToHex, hexToBytes } from '../util/hex.ts';
 import { fromQuantity, toQuantity } from './quantity.ts';
 import { RpcError } from './errors.ts';
@@ -36,15 +36,57 @@ export interface NodeManagementAnswer<D = NodeRecord[]> {
   data: D;
 }
 
-/** A JSON string result parsed (role lists, user records, VRFParams); other strings as they are. */
+/** A node as NodeManagement's enode lists give it (Venachain's untagged Go field names). */
+export interface EnodeNode {
+  PublicKey: string;
+  IP: string;
+  Port: number;
+}
+
+/** ParameterManagement's VRFParams (Venachain's common.VRFParams). */
+export interface VrfParams {
+  electionEpoch: number;
+  nextElectionBlock: number;
+  validatorCount: number;
+}
+
+/** What the JSON text of the methods answering JSON objects or arrays parses to. */
+interface JsonAnswers {
+  UserManagement: {
+    getRolesByAddress: RoleName[];
+    getRolesByName: RoleName[];
+    getAddrListOfRole: string[];
+    getUserByAddress: UserRecord;
+    getUserByName: UserRecord;
+    getAllUsers: UserRecord[];
+  };
+  NodeManagement: {
+    getAllNodes: NodeManagementAnswer;
+    getNodes: NodeManagementAnswer;
+    getNormalEnodeNodes: NodeManagementAnswer<EnodeNode[]>;
+    getDeletedEnodeNodes: NodeManagementAnswer<EnodeNode[]>;
+  };
+  ParameterManagement: {
+    getVRFParams: VrfParams;
+  };
+}
+
+/** The methods whose answer is JSON text: decoded, it is parsed (the others' text stays text, getStrParam's JSON included). */
+const JSON_METHODS = {
+  UserManagement: ['getRolesByAddress', 'getRolesByName', 'getAddrListOfRole', 'getUserByAddress', 'getUserByName', 'getAllUsers'],
+  NodeManagement: ['getAllNodes', 'getNodes', 'getNormalEnodeNodes', 'getDeletedEnodeNodes'],
+  ParameterManagement: ['getVRFParams'],
+} as const satisfies { [C in SystemContractName]: readonly (keyof JsonAnswers[C])[] };
+
+/** A string answer decoded without knowing its method at compile time: parsed JSON, or text. */
 export type JsonOrText = string | unknown[] | Record<string, unknown>;
 
-/** A method's decoded result: an integer as bigint, NodeManagement's answers parsed, other JSON parsed. */
+/** A method's decoded result: an integer as bigint, a JSON answer as its parsed type, other text as string. */
 export type SystemResult<C extends SystemContractName, M extends SystemMethod<C>> = Signature<C, M>['returns'] extends 'int'
   ? bigint
-  : C extends 'NodeManagement'
-    ? NodeManagementAnswer<unknown>
-    : JsonOrText;
+  : M extends keyof JsonAnswers[C]
+    ? JsonAnswers[C][M]
+    : string;
 
 /** A call to one method, ready for eth_call or a transaction; carries its contract and method for decoding. */
 export interface SystemCall<C extends SystemContractName = SystemContractName, M extends string = string> {
@@ -98,13 +140,11 @@ export function decodeSystemResult<C extends SystemContractName, M extends Syste
 
 function decodeResultOf(contract: SystemContractName, method: string, returnHex: string, txType: bigint): bigint | JsonOrText {
   const value = decodeReturn(txType, signatureOf(contract, method).returns, hexToBytes(returnHex));
-  if (typeof value === 'bigint') return value;
-  // Venachain answers records and lists as JSON text; names and other strings stay text
-  if (!/^\s*[[{]/.test(value)) return value;
+  if (typeof value === 'bigint' || !(JSON_METHODS[contract] as readonly string[]).includes(method)) return value;
   try {
     return JSON.parse(value) as unknown[] | Record<string, unknown>;
-  } catch {
-    return value;
+  } catch (e) {
+    throw new CallCodecError(`${contract}.${method} answered text that is not JSON: ${(e as Error).message}`);
   }
 }
 
