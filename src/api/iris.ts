@@ -5,7 +5,6 @@
 import type { ApiContext } from './context.ts';
 import type { Header } from '../chain/header.ts';
 import { candidatesAt, validatorsAfter } from '../consensus/validator-set.ts';
-import { systemStateAt } from '../exec/native/system-state.ts';
 import { bytesToHex, hexToBytes } from '../util/hex.ts';
 import { blockNumberOf, type BlockParam } from './block-param.ts';
 import { serverError } from './errors.ts';
@@ -25,7 +24,7 @@ export function irisHandlers({ core }: ApiContext) {
     if (!header) throw serverError(`unknown block ${h}`);
     return { hash, header };
   };
-  const stateAfter = (header: Header) => systemStateAt(core.state.at(header.stateRoot));
+  const stateAfter = (header: Header) => core.state.at(header.stateRoot);
   const validators = async (header: Header) => (await validatorsAfter(stateAfter(header), header)).map(bytesToHex);
   const snapshot = async ({ hash, header }: { hash: Uint8Array; header: Header }) => ({
     number: Number(header.number),

@@ -25,7 +25,6 @@ import { recoveryHere, startRecoveryThreads, type SignatureRecovery } from '../c
 import { Sealer } from '../consensus/sealer.ts';
 import { decodeExtra } from '../consensus/istanbul-extra.ts';
 import { validatorsAfter } from '../consensus/validator-set.ts';
-import { systemStateAt } from '../exec/native/system-state.ts';
 import { ChainEvents } from '../events.ts';
 import { Keystore } from '../accounts/keystore.ts';
 import { AccountManager } from '../accounts/manager.ts';
@@ -224,7 +223,7 @@ export class ChainCore {
    */
   async blockRules(parent: HeadInfo, sealEmpty: boolean): Promise<BlockRules> {
     return {
-      validators: await validatorsAfter(systemStateAt(this.state.at(parent.header.stateRoot)), parent.header),
+      validators: await validatorsAfter(this.state.at(parent.header.stateRoot), parent.header),
       txGasLimit: this.config.txGasLimit,
       gasLimit: parent.header.gasLimit,
       produceEmpty: sealEmpty,
