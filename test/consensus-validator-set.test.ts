@@ -1,8 +1,9 @@
 // The validator set of each block from NodeManagement's records, at block granularity through the
 // iris_ methods: an observer is no validator; a record promoted to consensus with a delayNum joins
 // the set exactly at block delayNum + 1 (the iris_ answers and every block's istanbul extra agree);
-// a deleted one never counts; with nothing registered the genesis' firstValidatorNode stays the set;
-// a lone node whose next set has two validators stops sealing, says so once, and still serves.
+// a deleted one never counts; with no record in force the set stays as it was (on a genesis-file
+// chain: its firstValidatorNode); a lone node whose next set has two validators, or not itself,
+// stops sealing, says so once, and still serves.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -120,7 +121,7 @@ test('with two validators next, this lone node stops sealing: a transaction wait
   assert.is(await node.rpc('eth_getTransactionReceipt', [second]), null);
   const paused = lines.filter((l) => l.includes('sealing paused'));
   assert.is(paused.length, 1, paused.join(''));
-  assert.match(paused[0]!, new RegExp(`INFO .*validator set of block #${head + 1} is .*${me}`));
+  assert.match(paused[0]!, new RegExp(`INFO .*validator set of block #${head + 1} is .*${me}.*: this node alone cannot reach its quorum, sealing paused`));
 
   await node.stop();
   node = await startTestNode({ dev: true, dir, config: { verbosity: 3 }, logWrite: (l) => lines.push(l) });
@@ -128,6 +129,33 @@ test('with two validators next, this lone node stops sealing: a transaction wait
   await new Promise((r) => setTimeout(r, 300));
   assert.is(await headNumber(), head);
   assert.is(await node.rpc('eth_getTransactionReceipt', [first]), null);
+});
+
+test('with its own record deleted and nothing else in force the set stays as it was; a set without this node stops its sealing', async () => {
+  const dev = await startTestNode({ dev: true, config: { verbosity: 3 }, logWrite: (l) => lines.push(l) });
+  try {
+    const [owner] = await dev.rpc<string[]>('eth_accounts');
+    const send = (to: string, d: Uint8Array) => sysSendFrom(dev, owner!, to, d);
+    const self = bytesToHex(addressOfPublicKey(hexToBytes('0x' + (await dev.rpc('admin_nodeInfo')).id)));
+    const other = keyAfter(self);
+    await send(NODE_MANAGEMENT, sysCallData(NODE_MANAGEMENT_ABI, 'add', [observer('successor', other.publicKey)]));
+    const delay = Number(await dev.rpc('eth_blockNumber')) + 3;
+    await send(NODE_MANAGEMENT, sysCallData(NODE_MANAGEMENT_ABI, 'update', ['successor', { type: 1, delayNum: delay }]));
+    const deleted = await send(NODE_MANAGEMENT, sysCallData(NODE_MANAGEMENT_ABI, 'update', ['node0', { status: 2 }]));
+    // no consensus record in force: the set of the next block is the previous one
+    assert.equal(await dev.rpc('iris_getValidators', [deleted.blockNumber]), [self]);
+    assert.equal(await dev.rpc('iris_candidates', [deleted.blockNumber]), []);
+    const last = await send(owner!, new Uint8Array(0));
+    assert.is(Number(last.blockNumber), delay);
+    assert.equal(await dev.rpc('iris_getValidators', ['latest']), [other.address]);
+    const waiting = await dev.rpc('eth_sendTransaction', [{ from: owner, to: owner, value: '0x1' }]);
+    await new Promise((r) => setTimeout(r, 400));
+    assert.is(Number(await dev.rpc('eth_blockNumber')), delay);
+    assert.is(await dev.rpc('eth_getTransactionReceipt', [waiting]), null);
+    assert.ok(lines.some((l) => l.includes(`validator set of block #${delay + 1} is ${other.address}: this node is not in it, sealing paused`)));
+  } finally {
+    await dev.stop();
+  }
 });
 
 test('a genesis-file chain with nothing registered keeps its firstValidatorNode in every block', async () => {

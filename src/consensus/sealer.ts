@@ -192,17 +192,18 @@ export class Sealer {
   /**
    * Whether this node alone is the validator set of block `number`: a lone node cannot reach the
    * quorum of a larger set (nor seal for a set without it), so it pauses until the set is itself
-   * again — which, with nothing but this node producing blocks, takes a restart onto another chain
-   * state; the multi-validator consensus goes on from here. Logs each change once.
+   * again. The set follows the chain's state, so only blocks from other validators can shrink it:
+   * they come with the network and the multi-validator consensus. Logs each change once.
    */
   private aloneInSet(validators: readonly Uint8Array[], number: bigint): boolean {
     const alone = validators.length === 1 && equalBytes(validators[0]!, this.o.key.address);
     if (alone === this.paused) {
       this.paused = !alone;
+      const why = validators.some((v) => equalBytes(v, this.o.key.address)) ? 'this node alone cannot reach its quorum' : 'this node is not in it';
       this.o.log.info(
         alone
           ? `the validator set of block #${number} is this node alone again: sealing resumed`
-          : `the validator set of block #${number} is ${validators.map(bytesToHex).join(', ')}: this node alone cannot reach its quorum, sealing paused`,
+          : `the validator set of block #${number} is ${validators.map(bytesToHex).join(', ')}: ${why}, sealing paused`,
       );
     }
     return alone;

@@ -7,7 +7,8 @@
 import type { Header } from '../chain/header.ts';
 import type { StateView } from '../state/reader.ts';
 import { NODE_MANAGEMENT, NODE_STATUS, NODE_TYPE, systemStateAt, type NodeRecord } from '../exec/native/system-state.ts';
-import { addressOfPublicKey, isPublicKey } from '../crypto/secp256k1.ts';
+import { publicKeyProblem } from '../exec/native/node-management.ts';
+import { addressOfPublicKey } from '../crypto/secp256k1.ts';
 import { bytesToHex, hexToBytes } from '../util/hex.ts';
 import { decodeExtra } from './istanbul-extra.ts';
 
@@ -36,7 +37,7 @@ async function consensusNodes(view: StateView, number: bigint): Promise<NodeReco
 
 /** Validator addresses of records (keccak256(publicKey)[12:]); a key that is no curve point is skipped, as Venachain does. */
 function addresses(records: readonly NodeRecord[]): Uint8Array[] {
-  return records.filter((r) => /^[0-9a-fA-F]{128}$/.test(r.publicKey) && isPublicKey(hexToBytes('0x' + r.publicKey))).map((r) => addressOfPublicKey(hexToBytes('0x' + r.publicKey)));
+  return records.filter((r) => publicKeyProblem(r.publicKey) === undefined).map((r) => addressOfPublicKey(hexToBytes('0x' + r.publicKey)));
 }
 
 /** iris_candidates: the addresses of the consensus nodes at height `number`, in name order, from the state after that block. */

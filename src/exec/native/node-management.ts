@@ -42,7 +42,7 @@ function checkName(name: string): void {
 }
 
 /** Why `publicKey` is no node key, or undefined: 128 hex digits (64 bytes, no 0x04 prefix) that are a secp256k1 point. */
-function publicKeyProblem(publicKey: string): string | undefined {
+export function publicKeyProblem(publicKey: string): string | undefined {
   if (!/^[0-9a-fA-F]*$/.test(publicKey)) return 'publicKey must be hex digits (without 0x)';
   if (publicKey.length !== 128) return `publicKey must be 128 hex digits (the 64-byte public point without 0x04), got ${publicKey.length}`;
   if (!isPublicKey(hexToBytes('0x' + publicKey))) return 'publicKey is not a point on secp256k1';
