@@ -1,19 +1,20 @@
 // NodeManagement through JSON-RPC on a dev chain (the dev account is chain admin, node0 is this
 // node): every method's answer as Venachain's Go marshals it, Venachain's checks on add and update,
 // the origin's permission, events in receipts and eth_getLogs, answers at an older block, records
-// surviving a restart; and a genesis-file chain, which starts with nothing registered and nobody
-// allowed to register.
+// surviving a restart; and a genesis-file chain, which starts with nothing registered, where a
+// NODE_ADMIN registers.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { Wallet } from 'ethers';
-import { startTestNode, testKey, type TestNode } from './helpers/node.ts';
+import { NODE_KEY, startTestNode, testAddress, testGenesis, testKey, type TestNode } from './helpers/node.ts';
 import { sysCallData, sysQuery, sysSendAs, sysSendFrom, type SysArg } from './helpers/syscontracts.ts';
 import { decodeEventData, encodeCall, eventTopic, TX_TYPE_RAW_RETURN } from '../src/codec/venachain-call.ts';
 import { NODE_MANAGEMENT_ABI } from '../src/codec/system-contracts-abi.ts';
-import { NODE_MANAGEMENT } from '../src/exec/native/system-state.ts';
+import { NODE_MANAGEMENT, Roles, USER_MANAGEMENT } from '../src/exec/native/system-state.ts';
+import { MemorySlots, SlotStore } from '../src/exec/native/slot-store.ts';
 import { publicKeyOf, randomPrivateKey } from '../src/crypto/secp256k1.ts';
 import { bytesToHex, hexToBytes } from '../src/util/hex.ts';
 
@@ -219,16 +220,29 @@ test('the records survive a restart', async () => {
   assert.equal(before.data.map((n: any) => n.name), ['imported_a', 'imported_b', 'node0', 'observer1']);
 });
 
-test('a genesis-file chain starts with no records, and nobody may add one until an admin exists', async () => {
-  const plain = await startTestNode();
+/** A genesis-file chain's genesis whose UserManagement storage makes testAddress(1) a NODE_ADMIN (no role method grants it yet). */
+async function genesisWithNodeAdmin(): Promise<object> {
+  const slots = new MemorySlots();
+  await new Roles(new SlotStore(slots)).grant(testAddress(1), 'NODE_ADMIN');
+  const genesis = testGenesis(NODE_KEY) as { alloc: Record<string, object> };
+  return { ...genesis, alloc: { ...genesis.alloc, [USER_MANAGEMENT]: { nonce: '1', storage: slots.toAlloc() } } };
+}
+
+test('a genesis-file chain starts with no records; a NODE_ADMIN may add and update, an account without a role may not', async () => {
+  const plain = await startTestNode({ genesis: await genesisWithNodeAdmin() });
   try {
     const q = (method: string, args: SysArg[] = []) => sysQuery(plain, NODE_MANAGEMENT, NODE_MANAGEMENT_ABI, method, args);
     assert.is((await q('getAllNodes')).value, '{"code":0,"msg":"success","data":[]}');
     assert.match((await q('getNormalEnodeNodes')).error!.message, /node not found/);
     assert.is((await q('nodesNum', [{ status: 1 }])).value, 0n);
-    const receipt = await sysSendAs(plain, testKey(0), NODE_MANAGEMENT, data('add', observer('first')));
-    assert.is(receipt.status, '0x0');
+    const denied = await sysSendAs(plain, testKey(0), NODE_MANAGEMENT, data('add', observer('first')));
+    assert.is(denied.status, '0x0');
     assert.is((await q('getAllNodes')).value, '{"code":0,"msg":"success","data":[]}');
+    const added = await sysSendAs(plain, testKey(1), NODE_MANAGEMENT, data('add', observer('first')));
+    assert.is(added.status, '0x1');
+    const updated = await sysSendAs(plain, testKey(1), NODE_MANAGEMENT, data('update', 'first', { status: 2 }));
+    assert.is(updated.status, '0x1');
+    assert.is((await q('nodesNum', [{ name: 'first', status: 2 }])).value, 1n);
   } finally {
     await plain.stop();
   }
