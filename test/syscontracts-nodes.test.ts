@@ -166,11 +166,11 @@ test('update: desc, type, status and delayNum change, absent fields stay; "delet
   assert.not.ok('delayNum' in (await answer('getNodes', [{ name: 'observer1' }])).data[0]);
 
   const cases: [SysArg[], RegExp][] = [
-    [['nobody', { status: 2 }], /node not found: nobody/],
-    [['bad-name', { status: 2 }], /Unsupported name "bad-name"/],
-    [['observer1', { status: 3 }], /The status of node must be DELETED\(2\) or NORMAL\(1\), got 3/],
-    [['observer1', { type: 4 }], /The type of node must be OBSERVER\(2\) or VALIDATOR\(1\) or LightNode\(3\), got 4/],
-    [['observer1', { desc: '' }], /desc cannot be a empty string/],
+    [['nobody', { status: 2 }], /the parameters invalid: node not found: nobody/],
+    [['bad-name', { status: 2 }], /"name" must be 1 to 128 letters, digits, _ or Han characters, got "bad-name"/],
+    [['observer1', { status: 3 }], /"status" must be 1 \(normal\) or 2 \(deleted\), got 3/],
+    [['observer1', { type: 4 }], /"type" must be 1 \(consensus\), 2 \(observer\) or 3 \(light\), got 4/],
+    [['observer1', { desc: '' }], /"desc" cannot be an empty string/],
     [['observer1', { delayNum: 'soon' }], /"delayNum" must be a JSON number/],
     [['observer1', '[1]'], /must be a JSON object/],
   ];

@@ -5,7 +5,7 @@
 import { implement, NativeCallError, type NativeCall, type NativeContract } from './engine.ts';
 import { NODE_MANAGEMENT_ABI } from '../../codec/system-contracts-abi.ts';
 import { NODE_MANAGEMENT, NODE_STATUS, NODE_TYPE, type NodeRecord } from './system-state.ts';
-import { nodeInfoJson, nodeUpdateJson, parseNodeInfo, parseNodeUpdate, successResult } from './node-json.ts';
+import { nodeInfoJson, nodeUpdateJson, parseNodeInfo, parseNodeUpdate, successResult, type NodeUpdate } from './node-json.ts';
 import { isPublicKey } from '../../crypto/secp256k1.ts';
 import { hexToBytes } from '../../util/hex.ts';
 
@@ -29,16 +29,21 @@ async function checkPermission(call: NativeCall): Promise<void> {
   throw new NativeCallError(`no permission to manage node system contract: ${call.origin} has neither CHAIN_ADMIN nor NODE_ADMIN`);
 }
 
-function checkStatus(status: number): void {
-  if (status !== NODE_STATUS.normal && status !== NODE_STATUS.deleted) throw new NativeCallError(`The status of node must be DELETED(2) or NORMAL(1), got ${status}`);
+function statusProblem(status: number): string | undefined {
+  return status === NODE_STATUS.normal || status === NODE_STATUS.deleted ? undefined : `"status" must be 1 (normal) or 2 (deleted), got ${status}`;
 }
 
-function checkDesc(desc: string): void {
-  if ([...desc].length > DESC_MAX_CHARS) throw new NativeCallError(`The length of node desc must be at most ${DESC_MAX_CHARS} characters`);
+function nameProblem(name: string): string | undefined {
+  return NAME_PATTERN.test(name) ? undefined : `"name" must be 1 to 128 letters, digits, _ or Han characters, got ${JSON.stringify(name)}`;
 }
 
-function checkName(name: string): void {
-  if (!NAME_PATTERN.test(name)) throw new NativeCallError(`Unsupported name ${JSON.stringify(name)}: 1 to 128 letters, digits, _ or Han characters`);
+function descProblem(desc: string): string | undefined {
+  return [...desc].length > DESC_MAX_CHARS ? `"desc" must be at most ${DESC_MAX_CHARS} characters` : undefined;
+}
+
+/** A call with an argument Venachain's checks refuse (its errParamsInvalid, with the reason). */
+function invalid(problem: string): NativeCallError {
+  return new NativeCallError(`the parameters invalid: ${problem}`);
 }
 
 /** Why `publicKey` is no node key, or undefined: 128 hex digits (64 bytes, no 0x04 prefix) that are a secp256k1 point. */
@@ -58,27 +63,35 @@ function recordWithKey(records: readonly NodeRecord[], publicKey: string): NodeR
 /** checkParamsOfAddNode's checks, in its order. */
 async function addProblem(call: NativeCall, node: NodeRecord): Promise<string | undefined> {
   for (const field of REQUIRED) if (node[field] === '' || node[field] === 0) return `"${field}" is required`;
-  if (node.status !== NODE_STATUS.normal && node.status !== NODE_STATUS.deleted) return `"status" must be 1 (normal) or 2 (deleted), got ${node.status}`;
-  // a node becomes a validator only through update: a record must be seen before it votes
-  if (node.type !== NODE_TYPE.observer && node.type !== NODE_TYPE.light) return `"type" must be 2 (observer) or 3 (light) when adding, got ${node.type}`;
-  if (!NAME_PATTERN.test(node.name)) return `"name" must be 1 to 128 letters, digits, _ or Han characters, got ${JSON.stringify(node.name)}`;
-  for (const field of ['externalIP', 'internalIP'] as const) {
-    if (!IPV4_PATTERN.test(node[field])) return `"${field}" must be an IPv4 address, got ${JSON.stringify(node[field])}`;
-  }
-  if ([...node.desc].length > DESC_MAX_CHARS) return `"desc" must be at most ${DESC_MAX_CHARS} characters`;
+  const problem =
+    statusProblem(node.status) ??
+    // a node becomes a validator only through update: a record must be seen before it votes
+    (node.type === NODE_TYPE.observer || node.type === NODE_TYPE.light ? undefined : `"type" must be 2 (observer) or 3 (light) when adding, got ${node.type}`) ??
+    nameProblem(node.name) ??
+    (['externalIP', 'internalIP'] as const).map((f) => (IPV4_PATTERN.test(node[f]) ? undefined : `"${f}" must be an IPv4 address, got ${JSON.stringify(node[f])}`)).find(Boolean) ??
+    descProblem(node.desc);
+  if (problem) return problem;
   const records = await call.state.nodes.all();
   if (records.some((r) => r.name === node.name)) return `node name exist: ${node.name}`;
-  const keyProblem = publicKeyProblem(node.publicKey);
-  if (keyProblem) return keyProblem;
   const holder = recordWithKey(records, node.publicKey);
-  if (holder) return `publicKey exist: node ${holder.name} has it`;
-  return undefined;
+  return publicKeyProblem(node.publicKey) ?? (holder && `publicKey exist: node ${holder.name} has it`);
+}
+
+/** checkParamsOfUpdateNodeAndReturnUpdatedNode's checks, in its order. */
+function updateProblem(name: string, node: NodeRecord | undefined, update: NodeUpdate): string | undefined {
+  return (
+    nameProblem(name) ??
+    (node === undefined ? `node not found: ${name}` : undefined) ??
+    (update.status === undefined ? undefined : statusProblem(update.status)) ??
+    (update.type === undefined || (Object.values(NODE_TYPE) as number[]).includes(update.type) ? undefined : `"type" must be 1 (consensus), 2 (observer) or 3 (light), got ${update.type}`) ??
+    (update.desc === '' ? '"desc" cannot be an empty string' : update.desc === undefined ? undefined : descProblem(update.desc))
+  );
 }
 
 async function addNode(call: NativeCall, node: NodeRecord): Promise<void> {
   await checkPermission(call);
   const problem = await addProblem(call, node);
-  if (problem) throw new NativeCallError(`the parameters invalid: ${problem}`);
+  if (problem) throw invalid(problem);
   await call.state.nodes.put(node);
   call.emit('Notify', SUCCESS, `add node success. node:${nodeInfoJson(node)}`);
 }
@@ -112,18 +125,10 @@ export const nodeManagement: NativeContract = {
     async update(call, name, updateJson) {
       const update = parseNodeUpdate('NodeManagement.update: argument 2', updateJson);
       await checkPermission(call);
-      checkName(name);
       const node = await call.state.nodes.get(name);
-      if (node === undefined) throw new NativeCallError(`node not found: ${name}`);
-      if (update.status !== undefined) checkStatus(update.status);
-      if (update.type !== undefined && !(Object.values(NODE_TYPE) as number[]).includes(update.type)) {
-        throw new NativeCallError(`The type of node must be OBSERVER(2) or VALIDATOR(1) or LightNode(3), got ${update.type}`);
-      }
-      if (update.desc !== undefined) {
-        checkDesc(update.desc);
-        if (update.desc === '') throw new NativeCallError('desc cannot be a empty string!');
-      }
-      await call.state.nodes.put({ ...node, ...update });
+      const problem = updateProblem(name, node, update);
+      if (problem) throw invalid(problem);
+      await call.state.nodes.put({ ...node!, ...update });
       call.emit('Notify', SUCCESS, `update node success. info:${nodeUpdateJson(update)}`);
       return SUCCESS;
     },
