@@ -1,8 +1,10 @@
-// iris_: consensus snapshots and validator sets, read from the istanbul extra of block headers.
-// A single-validator chain has no votes; the BFT work fills votes/tally from header votes.
+// iris_: consensus snapshots and validator sets. As Venachain's, the snapshot at block n is the one
+// made by applying n: its validators are the set of block n+1, read from NodeManagement in the state
+// after n (validator-set.ts — the same rule the sealer writes into block n+1's istanbul extra).
+// Venachain never uses votes: votes and tally stay empty.
 import type { ApiContext } from './context.ts';
 import type { Header } from '../chain/header.ts';
-import { decodeExtra } from '../consensus/istanbul-extra.ts';
+import { candidatesAt, validatorsAfter } from '../consensus/validator-set.ts';
 import { bytesToHex, hexToBytes } from '../util/hex.ts';
 import { blockNumberOf, type BlockParam } from './block-param.ts';
 import { serverError } from './errors.ts';
@@ -22,13 +24,14 @@ export function irisHandlers({ core }: ApiContext) {
     if (!header) throw serverError(`unknown block ${h}`);
     return { hash, header };
   };
-  const validators = (header: Header) => decodeExtra(header.extraData).validators.map(bytesToHex);
-  const snapshot = ({ hash, header }: { hash: Uint8Array; header: Header }) => ({
+  const stateAfter = (header: Header) => core.state.at(header.stateRoot);
+  const validators = async (header: Header) => (await validatorsAfter(stateAfter(header), header)).map(bytesToHex);
+  const snapshot = async ({ hash, header }: { hash: Uint8Array; header: Header }) => ({
     number: Number(header.number),
     hash: bytesToHex(hash),
     votes: [],
     tally: {},
-    validators: validators(header),
+    validators: await validators(header),
     policy: core.config.istanbul.policy,
   });
   return {
@@ -36,7 +39,10 @@ export function irisHandlers({ core }: ApiContext) {
     getSnapshotAtHash: (hash: string) => snapshot(headerByHash(hash)),
     getValidators: (block?: BlockParam) => validators(headerAt(block).header),
     getValidatorsAtHash: (hash: string) => validators(headerByHash(hash).header),
-    /** normal consensus nodes up to the height; with one static validator set that is the set itself */
-    candidates: (block?: BlockParam) => validators(headerAt(block).header),
+    /** the consensus records at the height (delayNum not above it), in name order */
+    candidates: async (block?: BlockParam) => {
+      const { header } = headerAt(block);
+      return (await candidatesAt(stateAfter(header), header.number)).map(bytesToHex);
+    },
   };
 }

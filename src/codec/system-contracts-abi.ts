@@ -62,7 +62,17 @@ export const USER_MANAGEMENT_ABI = {
 } as const satisfies ContractAbi;
 
 // ---- NodeManagement (0x1000…0002) ----
+// add/update take a NodeInfo / UpdateNode JSON record, the queries a NodeInfo whose non-zero fields must match
 export const NODE_MANAGEMENT_ABI = {
+  add: { params: ['json'], returns: 'int' },
+  update: { params: ['string', 'json'], returns: 'int' },
+  getAllNodes: { params: [], returns: 'string' },
+  getNodes: { params: ['json'], returns: 'string' },
+  nodesNum: { params: ['json'], returns: 'int' },
+  getNormalEnodeNodes: { params: [], returns: 'string' },
+  getDeletedEnodeNodes: { params: [], returns: 'string' },
+  validJoinNode: { params: ['string'], returns: 'int' },
+  importOldNodesData: { params: ['string'], returns: 'int' },
 } as const satisfies ContractAbi;
 
 // ---- ParameterManagement (0x1000…0004) ----

@@ -14,7 +14,7 @@ import type { ChainEvents } from '../events.ts';
 import type { Logger } from '../node/logger.ts';
 import { signHash } from '../crypto/secp256k1.ts';
 import { keccak256 } from '../crypto/keccak.ts';
-import { concatBytes } from '../util/hex.ts';
+import { bytesToHex, concatBytes, equalBytes } from '../util/hex.ts';
 import { COMMIT_MSG_CODE, decodeExtra, encodeExtra } from './istanbul-extra.ts';
 import type { BlockRulesSource } from './block-rules.ts';
 
@@ -44,6 +44,8 @@ export class Sealer {
   private timer: NodeJS.Timeout | undefined;
   private running: Promise<void> | undefined;
   private wanted = false;
+  /** the next block's validator set is not this node alone (aloneInSet) */
+  private paused = false;
   private stopped = false;
   /** the last sealed block; ahead of the chain head while its commit is in flight */
   private tip: HeadInfo | undefined;
@@ -130,6 +132,7 @@ export class Sealer {
     const txs = [...pool.executable()].filter((t) => !this.inFlight.has(t.hashHex));
     const parent = this.tip ?? chain.head;
     const rules = await this.o.rules(parent);
+    if (!this.aloneInSet(rules.validators, parent.header.number + 1n)) return false;
     const sealEmpty = this.o.period > 0 && rules.produceEmpty;
     if (txs.length === 0 && !sealEmpty) return false;
     const t0 = performance.now();
@@ -184,6 +187,26 @@ export class Sealer {
       this.o.log.debug(`sealed block #${header.number}: ${block.txs.length} txs, execute ${executedMs.toFixed(1)} ms, commit ${commitMs.toFixed(1)} ms`);
     })();
     return true;
+  }
+
+  /**
+   * Whether this node alone is the validator set of block `number`: a lone node cannot reach the
+   * quorum of a larger set (nor seal for a set without it), so it pauses until the set is itself
+   * again. The set follows the chain's state, so only blocks from other validators can shrink it:
+   * they come with the network and the multi-validator consensus. Logs each change once.
+   */
+  private aloneInSet(validators: readonly Uint8Array[], number: bigint): boolean {
+    const alone = validators.length === 1 && equalBytes(validators[0]!, this.o.key.address);
+    if (alone === this.paused) {
+      this.paused = !alone;
+      const why = validators.some((v) => equalBytes(v, this.o.key.address)) ? 'this node alone cannot reach its quorum' : 'this node is not in it';
+      this.o.log.info(
+        alone
+          ? `the validator set of block #${number} is this node alone again: sealing resumed`
+          : `the validator set of block #${number} is ${validators.map(bytesToHex).join(', ')}: ${why}, sealing paused`,
+      );
+    }
+    return alone;
   }
 
   private dropped(invalid: ExecutedBlock['invalid']): void {

@@ -91,6 +91,20 @@ export function signHash(hash: Uint8Array, privateKey: Uint8Array): { rs: Uint8A
   return { rs: sig.subarray(1), recid: sig[0]! };
 }
 
+/** Whether 64 bytes (an uncompressed public key without its 0x04 prefix) are a point of the curve. */
+export function isPublicKey(pub64: Uint8Array): boolean {
+  if (pub64.length !== 64) return false;
+  try {
+    const point = new Uint8Array(65);
+    point[0] = 4;
+    point.set(pub64, 1);
+    noble.Point.fromBytes(point);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 export function randomPrivateKey(): Uint8Array {
   return noble.utils.randomSecretKey();
 }

@@ -24,6 +24,7 @@ import type { PooledTx } from '../txpool/pooled-tx.ts';
 import { recoveryHere, startRecoveryThreads, type SignatureRecovery } from '../crypto/signature-recovery.ts';
 import { Sealer } from '../consensus/sealer.ts';
 import { decodeExtra } from '../consensus/istanbul-extra.ts';
+import { validatorsAfter } from '../consensus/validator-set.ts';
 import { ChainEvents } from '../events.ts';
 import { Keystore } from '../accounts/keystore.ts';
 import { AccountManager } from '../accounts/manager.ts';
@@ -222,7 +223,7 @@ export class ChainCore {
    */
   async blockRules(parent: HeadInfo, sealEmpty: boolean): Promise<BlockRules> {
     return {
-      validators: decodeExtra(parent.header.extraData).validators,
+      validators: await validatorsAfter(this.state.at(parent.header.stateRoot), parent.header),
       txGasLimit: this.config.txGasLimit,
       gasLimit: parent.header.gasLimit,
       produceEmpty: sealEmpty,

@@ -172,7 +172,8 @@ export class Nodes {
   /** Writes a record (new or changed). */
   async put(record: NodeRecord): Promise<void> {
     const names = await this.names();
-    if (!names.includes(record.name)) await this.store.putJson('nodes:names', [...names, record.name].sort());
+    // Go's sort.Strings: byte order of the UTF-8 text (JS's default sort compares UTF-16 units, which differs past U+FFFF)
+    if (!names.includes(record.name)) await this.store.putJson('nodes:names', [...names, record.name].sort((a, b) => Buffer.compare(Buffer.from(a), Buffer.from(b))));
     await this.store.putJson(`node:${record.name}`, record);
   }
 }
