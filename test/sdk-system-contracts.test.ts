@@ -83,6 +83,12 @@ test('sendSystem from an account the node holds: a refused call is status 0 with
     assert.equal(outcome.events, []);
     assert.is(outcome.reason, 'Already Set SuperAdmin');
     assert.equal(await callSystem(devClient, systemCall('UserManagement', 'getAddrListOfRole', 'CHAIN_ADMIN')), [from]);
+    // NodeManagement's answers: {code, msg, data}, the node itself registered as node0
+    const nodes = await callSystem(devClient, systemCall('NodeManagement', 'getAllNodes'));
+    assert.equal([nodes.code, nodes.msg, nodes.data.map((n) => [n.name, n.type, n.status])], [0, 'success', [['node0', 1, 1]]]);
+    const enodes = await callSystem(devClient, systemCall('NodeManagement', 'getNormalEnodeNodes'));
+    assert.is(enodes.data[0]!.PublicKey, nodes.data[0]!.publicKey);
+    assert.is(await callSystem(devClient, systemCall('NodeManagement', 'nodesNum', { type: 1, status: 1 })), 1n);
   } finally {
     await devClient.close();
     await dev.stop();
@@ -105,6 +111,8 @@ export function typeChecks(): void {
   systemCall('UserManagement', 'setSuperAdmin', 1n);
   // @ts-expect-error a number where an address (text) goes
   systemCall('UserManagement', 'getRolesByAddress', 5);
+  // @ts-expect-error update takes the name and the change
+  systemCall('NodeManagement', 'update', { status: 2 });
   // results typed by the method: an integer, a parsed JSON answer
   const has = (answer: SystemResult<'UserManagement', 'hasRole'>): bigint => answer;
   const roles = (answer: SystemResult<'UserManagement', 'getRolesByAddress'>): readonly string[] => answer;
