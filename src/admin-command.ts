@@ -344,6 +344,7 @@ const paramCommands: Record<string, Command> = {
     args: [0, 1],
     async run(ctx, [name]) {
       const wanted = name === undefined ? systemParameters() : [parameter(name)];
+      if (wanted.length === 0) throw new Error('this build of chain-node has no ParameterManagement parameters');
       const values: Record<string, string> = {};
       for (const p of wanted) values[p.key] = paramValue(await callSystem(ctx.client, call('ParameterManagement', p.getter)));
       if (ctx.values.json) ctx.out(json(name === undefined ? values : values[wanted[0]!.key]));
