@@ -6,7 +6,7 @@
 // run during long messages and bounds them in time (src/exec/execution-watch.ts); its expensive
 // precompile calls run on a thread of its own (src/exec/heavy-precompiles.ts).
 import { EVM, NobleBN254, type EVMOpts } from '@ethereumjs/evm';
-import type { Message } from '@ethereumjs/evm';
+import type { EVMResult, Message } from '@ethereumjs/evm';
 import type { Address } from '@ethereumjs/util';
 import { ExecutionWatch } from './execution-watch.ts';
 import { BLAKE2F_ADDRESS, blake2f } from './blake2f.ts';
@@ -55,6 +55,15 @@ export class EngineEVM extends EVM {
       return;
     }
     return super._loadCode(message);
+  }
+
+  protected override async _executeCreate(message: Message): Promise<EVMResult> {
+    // a contract-creation transaction (depth 0) may be refused by the chain's deploy permission
+    if (message.depth === 0) {
+      const refused = await this.native?.refuseDeploy(this, message.caller);
+      if (refused !== undefined) return { execResult: refused };
+    }
+    return super._executeCreate(message);
   }
 
   override async runInterpreter(message: Message, opts: Parameters<RunInterpreter>[1] = {}): Promise<InterpreterResult> {

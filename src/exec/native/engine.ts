@@ -3,7 +3,7 @@
 // decodes Venachain's call encoding, runs the TypeScript method, charges the flat gas and answers
 // as Venachain does. A failed call reverts: its storage writes and events go with it, eth_call
 // answers its message as a revert reason.
-import { EVMError, type Message } from '@ethereumjs/evm';
+import { EVMError, type ExecResult, type Message } from '@ethereumjs/evm';
 import { Account, Address } from '@ethereumjs/util';
 import type { CodeEngine, EngineEVM } from '../engine-evm.ts';
 import { CallCodecError, decodeArg, decodeCall, encodeEventData, encodeReturn, eventTopic } from '../../codec/venachain-call.ts';
@@ -11,6 +11,7 @@ import type { ArgsOf, ContractAbi, MethodSignature, ResultOf } from '../../codec
 import { bytesToHex, concatBytes, hexToBytes, padLeft } from '../../util/hex.ts';
 import { SlotStore, type Slots } from './slot-store.ts';
 import { systemState, type SystemState } from './system-state.ts';
+import { deployRefusal } from './deploy-permission.ts';
 
 /** Venachain's flat gas of a system contract call (params: UserManagementGas, SCNodeGas, ParamManagerGas). */
 export const SYSTEM_CALL_GAS = 80_000n;
@@ -93,6 +94,16 @@ class EvmSlots implements Slots {
   }
 }
 
+/** The three contracts' state as the running EVM sees it (writes in a static call fail the call). */
+function evmSystemState(evm: EngineEVM, isStatic: boolean): SystemState {
+  return systemState((a) => new EvmSlots(evm, a, isStatic));
+}
+
+/** A failed message: status 0, its state and logs reverted, `reason` its revert reason. */
+function revert(reason: string, gasUsed: bigint): ExecResult {
+  return { returnValue: revertData(reason), executionGasUsed: gasUsed, exceptionError: new EVMError(EVMError.errorMessages.REVERT) };
+}
+
 export class NativeContracts implements CodeEngine {
   readonly name = 'native';
   private readonly byAddress: Map<string, NativeContract>;
@@ -121,7 +132,7 @@ export class NativeContracts implements CodeEngine {
       return { returnValue: new Uint8Array(0), executionGasUsed: message.gasLimit, exceptionError: new EVMError(EVMError.errorMessages.OUT_OF_GAS) };
     }
     const logs: [Uint8Array, Uint8Array[], Uint8Array][] = [];
-    const fail = (reason: string) => ({ returnValue: revertData(reason), executionGasUsed: SYSTEM_CALL_GAS, exceptionError: new EVMError(EVMError.errorMessages.REVERT) });
+    const fail = (reason: string) => revert(reason, SYSTEM_CALL_GAS);
     try {
       const { txType, funcName, args } = decodeCall(data);
       const method = Object.hasOwn(contract.methods, funcName) ? contract.methods[funcName] : undefined;
@@ -144,7 +155,7 @@ export class NativeContracts implements CodeEngine {
         origin: bytesToHex(origin.bytes),
         txType,
         blockNumber: running._block?.header.number ?? 0n,
-        state: systemState((a) => new EvmSlots(evm, a, message.isStatic)),
+        state: evmSystemState(evm, message.isStatic),
         emit: (topic, code, msg) => logs.push([target.bytes, [eventTopic(topic)], encodeEventData(code, msg)]),
       };
       const result = await method.run(call, values);
@@ -153,5 +164,15 @@ export class NativeContracts implements CodeEngine {
       if (e instanceof NativeCallError || e instanceof CallCodecError) return fail(e.message);
       throw e;
     }
+  }
+
+  /**
+   * The result of a contract-creation transaction of `sender` refused by Venachain's deploy
+   * permission (deploy-permission.ts), or undefined when it may deploy. Nothing is charged beyond
+   * the intrinsic gas, as Venachain charges nothing.
+   */
+  async refuseDeploy(evm: EngineEVM, sender: Address): Promise<ExecResult | undefined> {
+    const refusal = await deployRefusal(evmSystemState(evm, true), bytesToHex(sender.bytes));
+    return refusal === undefined ? undefined : revert(refusal, 0n);
   }
 }
