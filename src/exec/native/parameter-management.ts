@@ -8,6 +8,7 @@
 import { implement, NativeCallError, type NativeCall, type NativeContract } from './engine.ts';
 import { PARAMETER_MANAGEMENT_ABI } from '../../codec/system-contracts-abi.ts';
 import { PARAMETER_MANAGEMENT, PARAM_KEYS } from './system-state.ts';
+import { isVenachainName } from './formats.ts';
 
 /** a setter's return code on success (Venachain's sucFlag) */
 const SUCCESS = 0n;
@@ -19,9 +20,6 @@ export const TX_GAS_LIMIT_DEFAULT = 1_500_000_000n;
 export const BLOCK_GAS_LIMIT_MIN = 1_277_159_600n;
 export const BLOCK_GAS_LIMIT_MAX = 20_000_000_000n;
 export const BLOCK_GAS_LIMIT_DEFAULT = 10_000_000_000n;
-
-/** Venachain's name format (checkNameFormat): GasContractName and free string parameters. */
-const NAME_FORMAT = /^[a-zA-Z0-9_\p{Script=Han}]{1,128}$/u;
 
 function invalid(key: string, why: string): never {
   throw new NativeCallError(`param is invalid: ${key} ${why}`);
@@ -82,7 +80,8 @@ const INT_PARAMS: Readonly<Record<string, IntParam>> = {
 const name: TextParam = {
   default: '',
   parse(key, text) {
-    if (!NAME_FORMAT.test(text)) invalid(key, `must be 1 to 128 letters, digits or _, got ${JSON.stringify(text.slice(0, 140))}`);
+    // Venachain's checkNameFormat
+    if (!isVenachainName(text)) invalid(key, `must be 1 to 128 letters, digits or _, got ${JSON.stringify(text.slice(0, 140))}`);
     return text;
   },
 };
