@@ -84,7 +84,7 @@ export class ChainCore {
   /** every transaction answered with a hash, on disk until mined (item 9); off while it is replayed */
   private journal: TxJournal | undefined;
   /** ParameterManagement's values in force after a block (the head's: read once per head) */
-  readonly params: ChainParamsReader;
+  private readonly params: ChainParamsReader;
 
   private constructor(
     readonly datadir: string,
@@ -242,6 +242,7 @@ export class ChainCore {
     return this.params.after(this.chain.head);
   }
 
+  /** What a transaction is admitted under: the head's parameters (the remembered read: admission is a hot path). */
   async admissionRules(): Promise<AdmissionRules> {
     const head = this.chain.head;
     const params = await this.params.after(head);

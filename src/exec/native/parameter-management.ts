@@ -14,12 +14,12 @@ import { isVenachainName } from './formats.ts';
 const SUCCESS = 0n;
 
 // Venachain's bounds: gas is a time budget there (12,771,596 gas ≈ 0.0128 s)
-export const TX_GAS_LIMIT_MIN = 1_277_159_600n;
-export const TX_GAS_LIMIT_MAX = 2_000_000_000n;
-export const TX_GAS_LIMIT_DEFAULT = 1_500_000_000n;
-export const BLOCK_GAS_LIMIT_MIN = 1_277_159_600n;
-export const BLOCK_GAS_LIMIT_MAX = 20_000_000_000n;
-export const BLOCK_GAS_LIMIT_DEFAULT = 10_000_000_000n;
+const TX_GAS_LIMIT_MIN = 1_277_159_600n;
+const TX_GAS_LIMIT_MAX = 2_000_000_000n;
+const TX_GAS_LIMIT_DEFAULT = 1_500_000_000n;
+const BLOCK_GAS_LIMIT_MIN = 1_277_159_600n;
+const BLOCK_GAS_LIMIT_MAX = 20_000_000_000n;
+const BLOCK_GAS_LIMIT_DEFAULT = 10_000_000_000n;
 
 function invalid(key: string, why: string): never {
   throw new NativeCallError(`param is invalid: ${key} ${why}`);
