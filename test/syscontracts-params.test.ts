@@ -4,6 +4,9 @@
 // TxGasLimit (admission, eth_estimateGas's cap, eth_sendTransaction's default gas), BlockGasLimit
 // (sealed blocks), IsProduceEmptyBlock (empty blocks on a chain with a period) and
 // IsCheckContractDeployPermission (deploys without a deployer role fail).
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { getCreateAddress, Transaction, Wallet } from 'ethers';
@@ -43,6 +46,7 @@ const SUCCESS_EVENT = (key: string) => ({ topic: bytesToHex(eventTopic(key)), co
 
 let dev: TestNode;
 let admin: string;
+const devDir = mkdtempSync(join(tmpdir(), 'chain-node-params-'));
 
 async function adminSends(data: string, gas?: bigint): Promise<any> {
   const hash = await dev.rpc('eth_sendTransaction', [{ from: admin, to: PARAMETER_MANAGEMENT, data, gas: gas === undefined ? undefined : '0x' + gas.toString(16) }]);
@@ -50,12 +54,13 @@ async function adminSends(data: string, gas?: bigint): Promise<any> {
 }
 
 test.before(async () => {
-  dev = await startTestNode({ dev: true });
+  dev = await startTestNode({ dev: true, dir: devDir });
   [admin] = await dev.rpc<string[]>('eth_accounts');
 });
 
 test.after(async () => {
   await dev?.stop();
+  rmSync(devDir, { recursive: true, force: true });
 });
 
 test('every getter answers Venachain default before anything is set', async () => {
@@ -155,6 +160,15 @@ test('TxGasLimit rules admission, eth_estimateGas and the default gas of eth_sen
   // the block after the one that set it is sealed under the new limit
   await mined(dev, await dev.rpc('eth_sendTransaction', [{ from: admin, to: admin }]));
   assert.is(BigInt((await dev.rpc('eth_getBlockByNumber', ['latest', false])).gasLimit), 1_277_159_600n);
+});
+
+test('the parameters and their effect survive a restart', async () => {
+  await dev.stop();
+  dev = await startTestNode({ dev: true, dir: devDir });
+  assert.is(await ask(dev, 'getTxGasLimit'), 1_277_159_600n);
+  assert.is(await ask(dev, 'getGasContractName'), 'gas_token');
+  const over = await new Wallet(testKey(6)).signTransaction(Transaction.from({ to: admin, gasLimit: 1_277_159_601n, gasPrice: 0n, chainId: 300, nonce: 0 }));
+  assert.match((await dev.raw('eth_sendRawTransaction', [over])).error!.message, /limit 1277159600/);
 });
 
 test('a parameter at its default is the genesis limit: a fresh dev chain caps estimates and admission at 30M', async () => {
