@@ -10,26 +10,21 @@ import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { getCreateAddress, Transaction, Wallet } from 'ethers';
-import { mined, NODE_KEY, startTestNode, testAddress, testGenesis, testKey, type TestNode } from './helpers/node.ts';
-import { decodeEventData, decodeReturn, encodeArg, encodeCall, eventTopic, type ParamType } from '../src/codec/venachain-call.ts';
+import { mined, startTestNode, testAddress, testKey, type TestNode } from './helpers/node.ts';
+import { decodeEventData, encodeCall, eventTopic } from '../src/codec/venachain-call.ts';
 import { PARAMETER_MANAGEMENT_ABI } from '../src/codec/system-contracts-abi.ts';
 import { bytesToHex } from '../src/util/hex.ts';
-import { MemorySlots } from '../src/exec/native/slot-store.ts';
-import { PARAMETER_MANAGEMENT, systemState, type RoleName } from '../src/exec/native/system-state.ts';
+import { PARAMETER_MANAGEMENT } from '../src/exec/native/system-state.ts';
+import { sysCallData, sysGenesisWithRoles, sysQuery } from './helpers/syscontracts.ts';
 
 type Method = keyof typeof PARAMETER_MANAGEMENT_ABI;
 
-/** Call data of a ParameterManagement method, its arguments encoded by the method's signature. */
-function paramCall(method: Method, ...args: (string | bigint)[]): string {
-  const params = PARAMETER_MANAGEMENT_ABI[method].params as readonly ParamType[];
-  return bytesToHex(encodeCall(method, args.map((a, i) => encodeArg(params[i]!, a))));
-}
+const paramCall = (method: Method, ...args: (string | bigint)[]): string => bytesToHex(sysCallData(PARAMETER_MANAGEMENT_ABI, method, args));
 
 /** eth_call of a method: its decoded answer, or the error message of a failed call. */
 async function ask(node: TestNode, method: Method, args: (string | bigint)[] = [], o: { from?: string; block?: string } = {}): Promise<bigint | string | { error: string }> {
-  const res = await node.raw('eth_call', [{ from: o.from, to: PARAMETER_MANAGEMENT, data: paramCall(method, ...args) }, o.block ?? 'latest']);
-  if (res.error) return { error: res.error.message };
-  return decodeReturn(2n, PARAMETER_MANAGEMENT_ABI[method].returns, Buffer.from((res.result as string).slice(2), 'hex'));
+  const answer = await sysQuery(node, PARAMETER_MANAGEMENT, PARAMETER_MANAGEMENT_ABI, method, args, o);
+  return answer.error ? { error: answer.error.message } : answer.value!;
 }
 
 /** The one event of a receipt, decoded. */
@@ -209,26 +204,13 @@ test('IsProduceEmptyBlock = 1 seals empty blocks on a chain with a period; 0 (an
 
 // ---- a genesis-file chain: test keys with the roles its genesis gives them ----
 
-/** A test genesis whose UserManagement storage gives each listed test key its roles. */
-async function genesisWithRoles(roles: Record<number, RoleName[]>): Promise<object> {
-  const genesis = testGenesis(NODE_KEY) as { alloc: Record<string, object> };
-  const slots = new Map<string, MemorySlots>();
-  const state = systemState((address) => {
-    if (!slots.has(address)) slots.set(address, new MemorySlots());
-    return slots.get(address)!;
-  });
-  for (const [who, names] of Object.entries(roles)) for (const role of names) await state.roles.grant(testAddress(Number(who)), role);
-  for (const [address, s] of slots) genesis.alloc[address] = { nonce: '1', storage: s.toAlloc() };
-  return genesis;
-}
-
 const NOBODY = 0;
 const DEPLOYER = 1;
 const CONTRACT_ADMIN = 2;
 const CHAIN_ADMIN = 3;
 
 test('without CHAIN_ADMIN: status 0, no event, nothing changed, eth_call answers "No Permission"; IsCheckContractDeployPermission = 1 refuses deploys of accounts without a deploy role', async () => {
-  const node = await startTestNode({ genesis: await genesisWithRoles({ [DEPLOYER]: ['CONTRACT_DEPLOYER'], [CONTRACT_ADMIN]: ['CONTRACT_ADMIN'], [CHAIN_ADMIN]: ['CHAIN_ADMIN'] }) });
+  const node = await startTestNode({ genesis: await sysGenesisWithRoles({ [DEPLOYER]: ['CONTRACT_DEPLOYER'], [CONTRACT_ADMIN]: ['CONTRACT_ADMIN'], [CHAIN_ADMIN]: ['CHAIN_ADMIN'] }) });
   const nonces = new Map<number, number>();
   const send = async (who: number, tx: { to?: string; data: string }) => {
     const nonce = nonces.get(who) ?? 0;
