@@ -58,7 +58,7 @@ test.after(async () => {
   rmSync(devDir, { recursive: true, force: true });
 });
 
-test('every getter answers Venachain's default before anything is set', async () => {
+test("every getter answers Venachain's default before anything is set", async () => {
   assert.is(await ask(dev, 'getTxGasLimit'), 1_500_000_000n);
   assert.is(await ask(dev, 'getBlockGasLimit'), 10_000_000_000n);
   for (const m of ['getIsProduceEmptyBlock', 'getCheckContractDeployPermission', 'getIsTxUseGas', 'getIsApproveDeployedContract'] as const) assert.is(await ask(dev, m), 0n, m);
