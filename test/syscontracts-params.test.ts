@@ -58,15 +58,17 @@ test.after(async () => {
   rmSync(devDir, { recursive: true, force: true });
 });
 
-test("every getter answers Venachain's default before anything is set", async () => {
-  assert.is(await ask(dev, 'getTxGasLimit'), 1_500_000_000n);
-  assert.is(await ask(dev, 'getBlockGasLimit'), 10_000_000_000n);
+test("before anything is set every getter answers the value in force: the gas limits the node applies, Venachain's defaults for the rest", async () => {
+  // a dev chain's per-transaction limit (its genesis config.txGasLimit) and its blocks' gas limit
+  assert.is(await ask(dev, 'getTxGasLimit'), 30_000_000n);
+  const head = await dev.rpc('eth_getBlockByNumber', ['latest', false]);
+  assert.is(await ask(dev, 'getBlockGasLimit'), BigInt(head.gasLimit));
   for (const m of ['getIsProduceEmptyBlock', 'getCheckContractDeployPermission', 'getIsTxUseGas', 'getIsApproveDeployedContract'] as const) assert.is(await ask(dev, m), 0n, m);
   assert.is(await ask(dev, 'getIsBlockUseTrieHash'), 1n);
   assert.is(await ask(dev, 'getGasContractName'), '');
   assert.is(await ask(dev, 'getVRFParams'), '{"electionEpoch":0,"nextElectionBlock":0,"validatorCount":0}');
   assert.is(await ask(dev, 'getIntParam', ['IsUseDAG']), 0n);
-  assert.is(await ask(dev, 'getStrParam', ['TxGasLimit']), '1500000000');
+  assert.is(await ask(dev, 'getStrParam', ['TxGasLimit']), '30000000');
   assert.is(await ask(dev, 'getStrParam', ['neverSet']), '""');
 });
 

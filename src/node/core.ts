@@ -161,8 +161,8 @@ export class ChainCore {
     state.setHead(chain.head.header.stateRoot);
     // plain transfers skip runTx only on chains sealed by the clock (P8): with period 0 a block holds
     // what arrived while the previous one was being built, and faster blocks only make them smaller
-    const executor = await BlockExecutor.create(common, trieDb, chain.head.header.stateRoot, hashes, o.directTransfers ?? genesis.config.istanbul.period > 0);
-    const calls = await CallRunner.create(common, trieDb, hashes, state, o.fastViews);
+    const executor = await BlockExecutor.create(common, trieDb, chain.head.header.stateRoot, hashes, genesis.config.txGasLimit, o.directTransfers ?? genesis.config.istanbul.period > 0);
+    const calls = await CallRunner.create(common, trieDb, hashes, state, genesis.config.txGasLimit, o.fastViews);
     const pool = new TxPool(
       {
         // always the current head: the pool re-bases on it after every block

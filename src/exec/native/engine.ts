@@ -28,6 +28,8 @@ export interface NativeCall {
   txType: bigint;
   /** the number of the block the call runs in */
   blockNumber: bigint;
+  /** what the node applies while TxGasLimit / BlockGasLimit were never set: the getters answer the limits in force */
+  unsetLimits: { txGasLimit: bigint; blockGasLimit: bigint };
   /** the three contracts' state, writable (writes in a static call fail the call) */
   state: SystemState;
   /** one log at the contract's address: topics [keccak256(topic)], data RLP([code, message]) */
@@ -108,7 +110,11 @@ export class NativeContracts implements CodeEngine {
   readonly name = 'native';
   private readonly byAddress: Map<string, NativeContract>;
 
-  constructor(contracts: readonly NativeContract[]) {
+  constructor(
+    contracts: readonly NativeContract[],
+    /** the genesis' config.txGasLimit, in force while TxGasLimit was never set */
+    private readonly chainTxGasLimit: bigint,
+  ) {
     this.byAddress = new Map(contracts.map((c) => [c.address.toLowerCase(), c]));
   }
 
@@ -148,13 +154,15 @@ export class NativeContracts implements CodeEngine {
         }
       });
       // the transaction's origin and block as the EVM keeps them for the running transaction or call
-      const running = evm as unknown as { _tx?: { origin?: Address }; _block?: { header: { number: bigint } } };
+      const running = evm as unknown as { _tx?: { origin?: Address }; _block?: { header: { number: bigint; gasLimit: bigint } } };
       const origin = running._tx?.origin ?? message.caller;
       const call: NativeCall = {
         caller: bytesToHex(message.caller.bytes),
         origin: bytesToHex(origin.bytes),
         txType,
         blockNumber: running._block?.header.number ?? 0n,
+        // unset, the block gas limit carries on from block to block: this block's is the one in force
+        unsetLimits: { txGasLimit: this.chainTxGasLimit, blockGasLimit: running._block?.header.gasLimit ?? 0n },
         state: evmSystemState(evm, message.isStatic),
         emit: (topic, code, msg) => logs.push([target.bytes, [eventTopic(topic)], encodeEventData(code, msg)]),
       };

@@ -16,10 +16,8 @@ const SUCCESS = 0n;
 // Venachain's bounds: gas is a time budget there (12,771,596 gas ≈ 0.0128 s)
 const TX_GAS_LIMIT_MIN = 1_277_159_600n;
 const TX_GAS_LIMIT_MAX = 2_000_000_000n;
-const TX_GAS_LIMIT_DEFAULT = 1_500_000_000n;
 const BLOCK_GAS_LIMIT_MIN = 1_277_159_600n;
 const BLOCK_GAS_LIMIT_MAX = 20_000_000_000n;
-const BLOCK_GAS_LIMIT_DEFAULT = 10_000_000_000n;
 
 function invalid(key: string, why: string): never {
   throw new NativeCallError(`param is invalid: ${key} ${why}`);
@@ -27,7 +25,8 @@ function invalid(key: string, why: string): never {
 
 /** An integer parameter: its default and the checks of a new value (against other parameters too, hence the call). */
 interface IntParam {
-  readonly default: bigint;
+  /** what the node applies while it was never set (a function: the gas limits depend on the chain) */
+  readonly default: bigint | ((call: NativeCall) => bigint);
   check(call: NativeCall, key: string, value: bigint): Promise<void>;
 }
 
@@ -38,7 +37,10 @@ interface TextParam {
 }
 
 async function intValue(call: NativeCall, key: string): Promise<bigint> {
-  return (await call.state.params.getInt(key)) ?? INT_PARAMS[key]!.default;
+  const value = await call.state.params.getInt(key);
+  if (value !== undefined) return value;
+  const fallback = INT_PARAMS[key]!.default;
+  return typeof fallback === 'bigint' ? fallback : fallback(call);
 }
 
 function inRange(key: string, value: bigint, min: bigint, max: bigint): void {
@@ -54,7 +56,8 @@ const flag = (defaultValue: 0n | 1n): IntParam => ({
 
 const INT_PARAMS: Readonly<Record<string, IntParam>> = {
   [PARAM_KEYS.txGasLimit]: {
-    default: TX_GAS_LIMIT_DEFAULT,
+    // unset: the genesis' config.txGasLimit (Venachain's 1.5e9 unless the genesis names one), which the node enforces
+    default: (call) => call.unsetLimits.txGasLimit,
     async check(call, key, value) {
       inRange(key, value, TX_GAS_LIMIT_MIN, TX_GAS_LIMIT_MAX);
       const block = await intValue(call, PARAM_KEYS.blockGasLimit);
@@ -62,7 +65,8 @@ const INT_PARAMS: Readonly<Record<string, IntParam>> = {
     },
   },
   [PARAM_KEYS.blockGasLimit]: {
-    default: BLOCK_GAS_LIMIT_DEFAULT,
+    // unset: the gas limit blocks carry on with (the genesis' gasLimit), which the node enforces
+    default: (call) => call.unsetLimits.blockGasLimit,
     async check(call, key, value) {
       inRange(key, value, BLOCK_GAS_LIMIT_MIN, BLOCK_GAS_LIMIT_MAX);
       const tx = await intValue(call, PARAM_KEYS.txGasLimit);
