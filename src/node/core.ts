@@ -190,6 +190,11 @@ export class ChainCore {
     return core;
   }
 
+  /** This node seals blocks: it was a validator of the chain's head at start (eth_mining). */
+  get sealing(): boolean {
+    return this.sealer !== undefined;
+  }
+
   /** Validators named in the head's istanbul extra. */
   validators(): Uint8Array[] {
     return decodeExtra(this.chain.head.header.extraData).validators;
