@@ -7,6 +7,7 @@ import { Transaction, Wallet } from 'ethers';
 import { mined, startTestNode, testAddress, testGenesis, testKey, type TestNode } from './helpers/node.ts';
 import { executionApisResults } from './helpers/execution-apis.ts';
 import { bytesToHex } from '../src/util/hex.ts';
+import { ChainClient, type Receipt } from '../generated/client/index.ts';
 
 /** init code returning the runtime 60006000a000 (PUSH1 0 PUSH1 0 LOG0 STOP): one empty log per call */
 const LOGGER_DEPLOY = '0x6006600c60003960066000f360006000a000';
@@ -50,6 +51,18 @@ test('eth_getBlockReceipts: the receipts in order, each as eth_getTransactionRec
   assert.equal(await node.rpc('eth_getBlockReceipts', ['pending']), [], 'the pending block carries no transactions');
   assert.is(await node.rpc('eth_getBlockReceipts', [UNKNOWN_HASH]), null, 'unknown hash');
   assert.is(await node.rpc('eth_getBlockReceipts', ['0xffff']), null, 'beyond the head');
+});
+
+test('the SDK: typed client.eth.getBlockReceipts, client.eth.getUncleCountByBlockHash, client.chain.mining', async () => {
+  const client = ChainClient.http(node.url);
+  try {
+    const receipts: Receipt[] | null = await client.eth.getBlockReceipts(block.hash);
+    assert.equal(receipts?.map((r) => r.transactionHash), block.txs);
+    assert.is(await client.eth.getUncleCountByBlockHash(block.hash), '0x0');
+    assert.is(await client.chain.mining(), true);
+  } finally {
+    await client.close();
+  }
 });
 
 test('uncles: none on any known block (count 0), null for an unknown block, every uncle null', async () => {

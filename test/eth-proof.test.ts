@@ -8,6 +8,7 @@ import * as assert from 'uvu/assert';
 import { Transaction, Wallet, decodeRlp, encodeRlp, getBytes, keccak256, toBeHex, type RlpStructuredData } from 'ethers';
 import { mined, startTestNode, testAddress, testKey, type TestNode } from './helpers/node.ts';
 import { executionApisResults } from './helpers/execution-apis.ts';
+import { ChainClient, type AccountProof, type StorageValues } from '../generated/client/index.ts';
 
 const EMPTY_TRIE_ROOT = '0x56e81f171bcc55a6ff8345e692c0f86e5b48e01b996cadc001622fb5e363b421';
 const EMPTY_CODE_HASH = keccak256('0x');
@@ -168,6 +169,18 @@ test('eth_getStorageValues: many slots of many accounts at a block, 32-byte valu
   // geth's limit is on all slots together: 1024 pass
   const many = await node.rpc('eth_getStorageValues', [{ [contract]: Array.from({ length: 1000 }, (_, i) => toBeHex(i)), [ABSENT]: Array.from({ length: 24 }, () => '0x0') }]);
   assert.is(many[contract.toLowerCase()].length + many[ABSENT].length, 1024);
+});
+
+test('the SDK: typed client.eth.getProof and client.chain.getStorageValues', async () => {
+  const client = ChainClient.http(node.url);
+  try {
+    const proof: AccountProof = await client.eth.getProof(contract, ['0x5'], deployBlock.hash);
+    assert.equal(proof, await node.rpc('eth_getProof', [contract, ['0x5'], deployBlock.hash]));
+    const values: StorageValues = await client.chain.getStorageValues({ [contract]: ['0x5'] });
+    assert.equal(values, { [contract.toLowerCase()]: [toBeHex(7, 32)] });
+  } finally {
+    await client.close();
+  }
 });
 
 test('bad input: -32602 naming the parameter; an unknown block: -32000', async () => {
