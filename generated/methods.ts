@@ -171,7 +171,7 @@ export const patternLabels: Readonly<Record<string, string>> = {
   "^0x[0-9a-f]{512}$": "256-byte logs bloom filter as 0x-prefixed lower-case hex",
   "^0x[0-9a-fA-F]{130}$": "65-byte ECDSA secp256k1 signature as 0x-prefixed hex",
   "^0x(0|[1-9a-f][0-9a-f]?)$": "transaction type byte as a canonical quantity",
-  "^0x[0-9a-fA-F]{0,64}$": "storage slot",
+  "^0x[0-9a-fA-F]{0,64}$": "storage slot as 0x-prefixed hex of 0 to 32 bytes",
   "^[^/]+/[0-9]+$": "capability of the form `<protocol>/<version>`",
   "^(0|[1-9][0-9]*)$": "decimal digits without leading zeros",
   "^0x[0-9a-f]{0,64}$": "requested key",

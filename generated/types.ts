@@ -835,13 +835,27 @@ export interface FeeHistory {
 /**
  * Block selector of execution-apis' `BlockNumberOrTagOrHash`: what `BlockNumberOrTag` accepts, or a block
  * hash. As geth reads it, a string of 32 bytes (`0x` and 64 hex digits) is a block hash, any shorter quantity
- * a block number.
+ * a block number. geth's EIP-1898 objects are accepted too (alloy and Foundry send a hash that way):
+ * `{"blockHash": hash, "requireCanonical": bool}` (every block this node keeps is canonical: istanbul
+ * finality never forks) and `{"blockNumber": number or tag}`.
  */
-export type BlockNumberOrTagOrHash = Quantity | BlockTag | number | Hash32;
+export type BlockNumberOrTagOrHash =
+  | Quantity
+  | BlockTag
+  | number
+  | Hash32
+  | {
+    blockHash: Hash32;
+    /** Whether the block must be canonical: every block this node keeps is, so it changes nothing. */
+    requireCanonical?: boolean;
+  }
+  | {
+    blockNumber: BlockNumberOrTag;
+  };
 
 /**
- * Storage slot as 0x-prefixed hex of at most 32 bytes (execution-apis' `bytesMax32`), read as a quantity:
- * `0x` and `0x0` are slot 0, shorter keys are left-padded to 32 bytes.
+ * A storage slot as 0x-prefixed hex of 0 to 32 bytes. execution-apis' `bytesMax32`, read as a quantity: `0x`
+ * and `0x0` are slot 0, shorter keys are left-padded to 32 bytes.
  */
 export type StorageSlot = string;
 

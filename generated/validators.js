@@ -4679,7 +4679,7 @@ return errors === 0;
 
 export const p_eth_getProof_1 = validate69;
 const schema147 = {"type":"array","items":{"$ref":"urn:chain-node:openrpc#/components/schemas/StorageSlot"}};
-const schema148 = {"title":"StorageSlot","type":"string","pattern":"^0x[0-9a-fA-F]{0,64}$","description":"Storage slot as 0x-prefixed hex of at most 32 bytes (execution-apis' `bytesMax32`), read as a quantity: `0x` and `0x0` are slot 0, shorter keys are left-padded to 32 bytes."};
+const schema148 = {"title":"StorageSlot","type":"string","pattern":"^0x[0-9a-fA-F]{0,64}$","description":"A storage slot as 0x-prefixed hex of 0 to 32 bytes. execution-apis' `bytesMax32`, read as a quantity: `0x` and `0x0` are slot 0, shorter keys are left-padded to 32 bytes."};
 const pattern92 = new RegExp("^0x[0-9a-fA-F]{0,64}$", "u");
 
 function validate69(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
@@ -4722,7 +4722,140 @@ return errors === 0;
 
 export const p_eth_getProof_2 = validate70;
 const schema149 = {"$ref":"urn:chain-node:openrpc#/components/schemas/BlockNumberOrTagOrHash"};
-const schema150 = {"title":"BlockNumberOrTagOrHash","description":"Block selector of execution-apis' `BlockNumberOrTagOrHash`: what `BlockNumberOrTag` accepts, or a block hash. As geth reads it, a string of 32 bytes (`0x` and 64 hex digits) is a block hash, any shorter quantity a block number.","anyOf":[{"$ref":"#/components/schemas/Quantity"},{"$ref":"#/components/schemas/BlockTag"},{"type":"integer","minimum":0,"description":"Block number as a plain JSON integer (DESIGN D9)."},{"$ref":"#/components/schemas/Hash32"}]};
+const schema150 = {"title":"BlockNumberOrTagOrHash","description":"Block selector of execution-apis' `BlockNumberOrTagOrHash`: what `BlockNumberOrTag` accepts, or a block hash. As geth reads it, a string of 32 bytes (`0x` and 64 hex digits) is a block hash, any shorter quantity a block number. geth's EIP-1898 objects are accepted too (alloy and Foundry send a hash that way): `{\"blockHash\": hash, \"requireCanonical\": bool}` (every block this node keeps is canonical: istanbul finality never forks) and `{\"blockNumber\": number or tag}`.","anyOf":[{"$ref":"#/components/schemas/Quantity"},{"$ref":"#/components/schemas/BlockTag"},{"type":"integer","minimum":0,"description":"Block number as a plain JSON integer (DESIGN D9)."},{"$ref":"#/components/schemas/Hash32"},{"type":"object","description":"EIP-1898: a block by hash.","additionalProperties":false,"required":["blockHash"],"properties":{"blockHash":{"$ref":"#/components/schemas/Hash32"},"requireCanonical":{"type":"boolean","description":"Whether the block must be canonical: every block this node keeps is, so it changes nothing."}}},{"type":"object","description":"EIP-1898: a block by number or tag.","additionalProperties":false,"required":["blockNumber"],"properties":{"blockNumber":{"$ref":"#/components/schemas/BlockNumberOrTag"}}}]};
+
+function validate72(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+const _errs0 = errors;
+let valid0 = false;
+let passing0 = null;
+const _errs1 = errors;
+const _errs2 = errors;
+if(errors === _errs2){
+if(typeof data === "string"){
+if(!pattern5.test(data)){
+const err0 = {instancePath,schemaPath:"#/components/schemas/Quantity/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{1,64}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{1,64}$"+"\""};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+}
+else {
+const err1 = {instancePath,schemaPath:"#/components/schemas/Quantity/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+var _valid0 = _errs1 === errors;
+if(_valid0){
+valid0 = true;
+passing0 = 0;
+}
+const _errs4 = errors;
+if(typeof data !== "string"){
+const err2 = {instancePath,schemaPath:"#/components/schemas/BlockTag/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+if(!(((data === "earliest") || (data === "latest")) || (data === "pending"))){
+const err3 = {instancePath,schemaPath:"#/components/schemas/BlockTag/enum",keyword:"enum",params:{allowedValues: schema59.enum},message:"must be equal to one of the allowed values"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+var _valid0 = _errs4 === errors;
+if(_valid0 && valid0){
+valid0 = false;
+passing0 = [passing0, 1];
+}
+else {
+if(_valid0){
+valid0 = true;
+passing0 = 1;
+}
+const _errs7 = errors;
+if(!((typeof data == "number") && (!(data % 1) && !isNaN(data)))){
+const err4 = {instancePath,schemaPath:"#/oneOf/2/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+if(errors === _errs7){
+if(typeof data == "number"){
+if(data < 0 || isNaN(data)){
+const err5 = {instancePath,schemaPath:"#/oneOf/2/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+}
+}
+var _valid0 = _errs7 === errors;
+if(_valid0 && valid0){
+valid0 = false;
+passing0 = [passing0, 2];
+}
+else {
+if(_valid0){
+valid0 = true;
+passing0 = 2;
+}
+}
+}
+if(!valid0){
+const err6 = {instancePath,schemaPath:"#/oneOf",keyword:"oneOf",params:{passingSchemas: passing0},message:"must match exactly one schema in oneOf"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+validate72.errors = vErrors;
+return false;
+}
+else {
+errors = _errs0;
+if(vErrors !== null){
+if(_errs0){
+vErrors.length = _errs0;
+}
+else {
+vErrors = null;
+}
+}
+}
+validate72.errors = vErrors;
+return errors === 0;
+}
+
 
 function validate71(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -4838,16 +4971,170 @@ errors++;
 }
 var _valid0 = _errs9 === errors;
 valid0 = valid0 || _valid0;
-}
-}
-}
 if(!valid0){
-const err8 = {instancePath,schemaPath:"#/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+const _errs12 = errors;
+if(errors === _errs12){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((data.blockHash === undefined) && (missing0 = "blockHash")){
+const err8 = {instancePath,schemaPath:"#/anyOf/4/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"};
 if(vErrors === null){
 vErrors = [err8];
 }
 else {
 vErrors.push(err8);
+}
+errors++;
+}
+else {
+const _errs14 = errors;
+for(const key0 in data){
+if(!((key0 === "blockHash") || (key0 === "requireCanonical"))){
+const err9 = {instancePath,schemaPath:"#/anyOf/4/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
+break;
+}
+}
+if(_errs14 === errors){
+if(data.blockHash !== undefined){
+let data0 = data.blockHash;
+const _errs15 = errors;
+const _errs16 = errors;
+if(errors === _errs16){
+if(typeof data0 === "string"){
+if(!pattern33.test(data0)){
+const err10 = {instancePath:instancePath+"/blockHash",schemaPath:"#/components/schemas/Hash32/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{64}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{64}$"+"\""};
+if(vErrors === null){
+vErrors = [err10];
+}
+else {
+vErrors.push(err10);
+}
+errors++;
+}
+}
+else {
+const err11 = {instancePath:instancePath+"/blockHash",schemaPath:"#/components/schemas/Hash32/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err11];
+}
+else {
+vErrors.push(err11);
+}
+errors++;
+}
+}
+var valid4 = _errs15 === errors;
+}
+else {
+var valid4 = true;
+}
+if(valid4){
+if(data.requireCanonical !== undefined){
+const _errs18 = errors;
+if(typeof data.requireCanonical !== "boolean"){
+const err12 = {instancePath:instancePath+"/requireCanonical",schemaPath:"#/anyOf/4/properties/requireCanonical/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(vErrors === null){
+vErrors = [err12];
+}
+else {
+vErrors.push(err12);
+}
+errors++;
+}
+var valid4 = _errs18 === errors;
+}
+else {
+var valid4 = true;
+}
+}
+}
+}
+}
+else {
+const err13 = {instancePath,schemaPath:"#/anyOf/4/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err13];
+}
+else {
+vErrors.push(err13);
+}
+errors++;
+}
+}
+var _valid0 = _errs12 === errors;
+valid0 = valid0 || _valid0;
+if(!valid0){
+const _errs20 = errors;
+if(errors === _errs20){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing1;
+if((data.blockNumber === undefined) && (missing1 = "blockNumber")){
+const err14 = {instancePath,schemaPath:"#/anyOf/5/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"};
+if(vErrors === null){
+vErrors = [err14];
+}
+else {
+vErrors.push(err14);
+}
+errors++;
+}
+else {
+const _errs22 = errors;
+for(const key1 in data){
+if(!(key1 === "blockNumber")){
+const err15 = {instancePath,schemaPath:"#/anyOf/5/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err15];
+}
+else {
+vErrors.push(err15);
+}
+errors++;
+break;
+}
+}
+if(_errs22 === errors){
+if(data.blockNumber !== undefined){
+if(!(validate72(data.blockNumber, {instancePath:instancePath+"/blockNumber",parentData:data,parentDataProperty:"blockNumber",rootData}))){
+vErrors = vErrors === null ? validate72.errors : vErrors.concat(validate72.errors);
+errors = vErrors.length;
+}
+}
+}
+}
+}
+else {
+const err16 = {instancePath,schemaPath:"#/anyOf/5/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err16];
+}
+else {
+vErrors.push(err16);
+}
+errors++;
+}
+}
+var _valid0 = _errs20 === errors;
+valid0 = valid0 || _valid0;
+}
+}
+}
+}
+}
+if(!valid0){
+const err17 = {instancePath,schemaPath:"#/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(vErrors === null){
+vErrors = [err17];
+}
+else {
+vErrors.push(err17);
 }
 errors++;
 validate71.errors = vErrors;
@@ -4880,27 +5167,27 @@ validate70.errors = vErrors;
 return errors === 0;
 }
 
-export const r_eth_getProof = validate73;
-const schema154 = {"$ref":"urn:chain-node:openrpc#/components/schemas/AccountProof"};
-const schema155 = {"title":"AccountProof","type":"object","description":"EIP-1186 account proof: the account's fields and the state-trie nodes that prove them against the block's `stateRoot`, with the storage proofs against `storageHash`. An absent account is proven absent; its `codeHash` and `storageHash` are zero (geth).","additionalProperties":false,"required":["address","accountProof","balance","codeHash","nonce","storageHash","storageProof"],"properties":{"address":{"$ref":"#/components/schemas/Address","description":"The account."},"accountProof":{"type":"array","items":{"$ref":"#/components/schemas/Bytes"},"description":"RLP-encoded state-trie nodes from the state root towards keccak256(address)."},"balance":{"$ref":"#/components/schemas/Uint","description":"Balance in wei."},"codeHash":{"$ref":"#/components/schemas/Bytes32","description":"keccak256 of the account's code (of the empty string when it has none; zero when the account does not exist)."},"nonce":{"$ref":"#/components/schemas/Uint","description":"Nonce."},"storageHash":{"$ref":"#/components/schemas/Bytes32","description":"Root of the account's storage trie (zero when the account does not exist)."},"storageProof":{"type":"array","items":{"$ref":"#/components/schemas/StorageProof"},"description":"One proof per requested key, in the order requested."}}};
-const schema162 = {"title":"StorageProof","type":"object","description":"Proof of one storage slot in the account's storage trie (EIP-1186).","additionalProperties":false,"required":["key","value","proof"],"properties":{"key":{"type":"string","pattern":"^0x[0-9a-f]{0,64}$","description":"The requested key: as written when it was 32 bytes, else as a quantity (geth)."},"value":{"$ref":"#/components/schemas/Uint","description":"Value of the slot (0 for an unset slot)."},"proof":{"type":"array","items":{"$ref":"#/components/schemas/Bytes"},"description":"RLP-encoded trie nodes from the storage root towards the slot (the path that proves it, or proves it absent). Empty when the account has no storage."}}};
-const pattern101 = new RegExp("^0x[0-9a-f]{0,64}$", "u");
+export const r_eth_getProof = validate75;
+const schema158 = {"$ref":"urn:chain-node:openrpc#/components/schemas/AccountProof"};
+const schema159 = {"title":"AccountProof","type":"object","description":"EIP-1186 account proof: the account's fields and the state-trie nodes that prove them against the block's `stateRoot`, with the storage proofs against `storageHash`. An absent account is proven absent; its `codeHash` and `storageHash` are zero (geth).","additionalProperties":false,"required":["address","accountProof","balance","codeHash","nonce","storageHash","storageProof"],"properties":{"address":{"$ref":"#/components/schemas/Address","description":"The account."},"accountProof":{"type":"array","items":{"$ref":"#/components/schemas/Bytes"},"description":"RLP-encoded state-trie nodes from the state root towards keccak256(address)."},"balance":{"$ref":"#/components/schemas/Uint","description":"Balance in wei."},"codeHash":{"$ref":"#/components/schemas/Bytes32","description":"keccak256 of the account's code (of the empty string when it has none; zero when the account does not exist)."},"nonce":{"$ref":"#/components/schemas/Uint","description":"Nonce."},"storageHash":{"$ref":"#/components/schemas/Bytes32","description":"Root of the account's storage trie (zero when the account does not exist)."},"storageProof":{"type":"array","items":{"$ref":"#/components/schemas/StorageProof"},"description":"One proof per requested key, in the order requested."}}};
+const schema166 = {"title":"StorageProof","type":"object","description":"Proof of one storage slot in the account's storage trie (EIP-1186).","additionalProperties":false,"required":["key","value","proof"],"properties":{"key":{"type":"string","pattern":"^0x[0-9a-f]{0,64}$","description":"The requested key: as written when it was 32 bytes, else as a quantity (geth)."},"value":{"$ref":"#/components/schemas/Uint","description":"Value of the slot (0 for an unset slot)."},"proof":{"type":"array","items":{"$ref":"#/components/schemas/Bytes"},"description":"RLP-encoded trie nodes from the storage root towards the slot (the path that proves it, or proves it absent). Empty when the account has no storage."}}};
+const pattern103 = new RegExp("^0x[0-9a-f]{0,64}$", "u");
 
-function validate75(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate77(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.key === undefined) && (missing0 = "key")) || ((data.value === undefined) && (missing0 = "value"))) || ((data.proof === undefined) && (missing0 = "proof"))){
-validate75.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate77.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
 if(!(((key0 === "key") || (key0 === "value")) || (key0 === "proof"))){
-validate75.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate77.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -4911,13 +5198,13 @@ let data0 = data.key;
 const _errs2 = errors;
 if(errors === _errs2){
 if(typeof data0 === "string"){
-if(!pattern101.test(data0)){
-validate75.errors = [{instancePath:instancePath+"/key",schemaPath:"#/properties/key/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-f]{0,64}$"},message:"must match pattern \""+"^0x[0-9a-f]{0,64}$"+"\""}];
+if(!pattern103.test(data0)){
+validate77.errors = [{instancePath:instancePath+"/key",schemaPath:"#/properties/key/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-f]{0,64}$"},message:"must match pattern \""+"^0x[0-9a-f]{0,64}$"+"\""}];
 return false;
 }
 }
 else {
-validate75.errors = [{instancePath:instancePath+"/key",schemaPath:"#/properties/key/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate77.errors = [{instancePath:instancePath+"/key",schemaPath:"#/properties/key/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -4934,12 +5221,12 @@ const _errs5 = errors;
 if(errors === _errs5){
 if(typeof data1 === "string"){
 if(!pattern14.test(data1)){
-validate75.errors = [{instancePath:instancePath+"/value",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
+validate77.errors = [{instancePath:instancePath+"/value",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
 return false;
 }
 }
 else {
-validate75.errors = [{instancePath:instancePath+"/value",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate77.errors = [{instancePath:instancePath+"/value",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -4963,12 +5250,12 @@ const _errs10 = errors;
 if(errors === _errs10){
 if(typeof data3 === "string"){
 if(!pattern12.test(data3)){
-validate75.errors = [{instancePath:instancePath+"/proof/" + i0,schemaPath:"#/components/schemas/Bytes/pattern",keyword:"pattern",params:{pattern: "^0x([0-9a-f]{2})*$"},message:"must match pattern \""+"^0x([0-9a-f]{2})*$"+"\""}];
+validate77.errors = [{instancePath:instancePath+"/proof/" + i0,schemaPath:"#/components/schemas/Bytes/pattern",keyword:"pattern",params:{pattern: "^0x([0-9a-f]{2})*$"},message:"must match pattern \""+"^0x([0-9a-f]{2})*$"+"\""}];
 return false;
 }
 }
 else {
-validate75.errors = [{instancePath:instancePath+"/proof/" + i0,schemaPath:"#/components/schemas/Bytes/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate77.errors = [{instancePath:instancePath+"/proof/" + i0,schemaPath:"#/components/schemas/Bytes/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -4979,7 +5266,7 @@ break;
 }
 }
 else {
-validate75.errors = [{instancePath:instancePath+"/proof",schemaPath:"#/properties/proof/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate77.errors = [{instancePath:instancePath+"/proof",schemaPath:"#/properties/proof/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -4994,30 +5281,30 @@ var valid0 = true;
 }
 }
 else {
-validate75.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate77.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate75.errors = vErrors;
+validate77.errors = vErrors;
 return errors === 0;
 }
 
 
-function validate74(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate76(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((((((data.address === undefined) && (missing0 = "address")) || ((data.accountProof === undefined) && (missing0 = "accountProof"))) || ((data.balance === undefined) && (missing0 = "balance"))) || ((data.codeHash === undefined) && (missing0 = "codeHash"))) || ((data.nonce === undefined) && (missing0 = "nonce"))) || ((data.storageHash === undefined) && (missing0 = "storageHash"))) || ((data.storageProof === undefined) && (missing0 = "storageProof"))){
-validate74.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate76.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
 if(!(((((((key0 === "address") || (key0 === "accountProof")) || (key0 === "balance")) || (key0 === "codeHash")) || (key0 === "nonce")) || (key0 === "storageHash")) || (key0 === "storageProof"))){
-validate74.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate76.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -5030,12 +5317,12 @@ const _errs3 = errors;
 if(errors === _errs3){
 if(typeof data0 === "string"){
 if(!pattern0.test(data0)){
-validate74.errors = [{instancePath:instancePath+"/address",schemaPath:"#/components/schemas/Address/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{40}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{40}$"+"\""}];
+validate76.errors = [{instancePath:instancePath+"/address",schemaPath:"#/components/schemas/Address/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{40}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{40}$"+"\""}];
 return false;
 }
 }
 else {
-validate74.errors = [{instancePath:instancePath+"/address",schemaPath:"#/components/schemas/Address/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate76.errors = [{instancePath:instancePath+"/address",schemaPath:"#/components/schemas/Address/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -5059,12 +5346,12 @@ const _errs8 = errors;
 if(errors === _errs8){
 if(typeof data2 === "string"){
 if(!pattern12.test(data2)){
-validate74.errors = [{instancePath:instancePath+"/accountProof/" + i0,schemaPath:"#/components/schemas/Bytes/pattern",keyword:"pattern",params:{pattern: "^0x([0-9a-f]{2})*$"},message:"must match pattern \""+"^0x([0-9a-f]{2})*$"+"\""}];
+validate76.errors = [{instancePath:instancePath+"/accountProof/" + i0,schemaPath:"#/components/schemas/Bytes/pattern",keyword:"pattern",params:{pattern: "^0x([0-9a-f]{2})*$"},message:"must match pattern \""+"^0x([0-9a-f]{2})*$"+"\""}];
 return false;
 }
 }
 else {
-validate74.errors = [{instancePath:instancePath+"/accountProof/" + i0,schemaPath:"#/components/schemas/Bytes/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate76.errors = [{instancePath:instancePath+"/accountProof/" + i0,schemaPath:"#/components/schemas/Bytes/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -5075,7 +5362,7 @@ break;
 }
 }
 else {
-validate74.errors = [{instancePath:instancePath+"/accountProof",schemaPath:"#/properties/accountProof/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate76.errors = [{instancePath:instancePath+"/accountProof",schemaPath:"#/properties/accountProof/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -5092,12 +5379,12 @@ const _errs11 = errors;
 if(errors === _errs11){
 if(typeof data3 === "string"){
 if(!pattern14.test(data3)){
-validate74.errors = [{instancePath:instancePath+"/balance",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
+validate76.errors = [{instancePath:instancePath+"/balance",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
 return false;
 }
 }
 else {
-validate74.errors = [{instancePath:instancePath+"/balance",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate76.errors = [{instancePath:instancePath+"/balance",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -5114,12 +5401,12 @@ const _errs14 = errors;
 if(errors === _errs14){
 if(typeof data4 === "string"){
 if(!pattern11.test(data4)){
-validate74.errors = [{instancePath:instancePath+"/codeHash",schemaPath:"#/components/schemas/Bytes32/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-f]{64}$"},message:"must match pattern \""+"^0x[0-9a-f]{64}$"+"\""}];
+validate76.errors = [{instancePath:instancePath+"/codeHash",schemaPath:"#/components/schemas/Bytes32/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-f]{64}$"},message:"must match pattern \""+"^0x[0-9a-f]{64}$"+"\""}];
 return false;
 }
 }
 else {
-validate74.errors = [{instancePath:instancePath+"/codeHash",schemaPath:"#/components/schemas/Bytes32/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate76.errors = [{instancePath:instancePath+"/codeHash",schemaPath:"#/components/schemas/Bytes32/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -5136,12 +5423,12 @@ const _errs17 = errors;
 if(errors === _errs17){
 if(typeof data5 === "string"){
 if(!pattern14.test(data5)){
-validate74.errors = [{instancePath:instancePath+"/nonce",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
+validate76.errors = [{instancePath:instancePath+"/nonce",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
 return false;
 }
 }
 else {
-validate74.errors = [{instancePath:instancePath+"/nonce",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate76.errors = [{instancePath:instancePath+"/nonce",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -5158,12 +5445,12 @@ const _errs20 = errors;
 if(errors === _errs20){
 if(typeof data6 === "string"){
 if(!pattern11.test(data6)){
-validate74.errors = [{instancePath:instancePath+"/storageHash",schemaPath:"#/components/schemas/Bytes32/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-f]{64}$"},message:"must match pattern \""+"^0x[0-9a-f]{64}$"+"\""}];
+validate76.errors = [{instancePath:instancePath+"/storageHash",schemaPath:"#/components/schemas/Bytes32/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-f]{64}$"},message:"must match pattern \""+"^0x[0-9a-f]{64}$"+"\""}];
 return false;
 }
 }
 else {
-validate74.errors = [{instancePath:instancePath+"/storageHash",schemaPath:"#/components/schemas/Bytes32/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate76.errors = [{instancePath:instancePath+"/storageHash",schemaPath:"#/components/schemas/Bytes32/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -5182,8 +5469,8 @@ var valid8 = true;
 const len1 = data7.length;
 for(let i1=0; i1<len1; i1++){
 const _errs24 = errors;
-if(!(validate75(data7[i1], {instancePath:instancePath+"/storageProof/" + i1,parentData:data7,parentDataProperty:i1,rootData}))){
-vErrors = vErrors === null ? validate75.errors : vErrors.concat(validate75.errors);
+if(!(validate77(data7[i1], {instancePath:instancePath+"/storageProof/" + i1,parentData:data7,parentDataProperty:i1,rootData}))){
+vErrors = vErrors === null ? validate77.errors : vErrors.concat(validate77.errors);
 errors = vErrors.length;
 }
 var valid8 = _errs24 === errors;
@@ -5193,7 +5480,7 @@ break;
 }
 }
 else {
-validate74.errors = [{instancePath:instancePath+"/storageProof",schemaPath:"#/properties/storageProof/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate76.errors = [{instancePath:instancePath+"/storageProof",schemaPath:"#/properties/storageProof/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -5212,31 +5499,31 @@ var valid0 = true;
 }
 }
 else {
-validate74.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate76.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate74.errors = vErrors;
+validate76.errors = vErrors;
 return errors === 0;
 }
 
 
-function validate73(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate75(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
-if(!(validate74(data, {instancePath,parentData,parentDataProperty,rootData}))){
-vErrors = vErrors === null ? validate74.errors : vErrors.concat(validate74.errors);
+if(!(validate76(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate76.errors : vErrors.concat(validate76.errors);
 errors = vErrors.length;
 }
-validate73.errors = vErrors;
+validate75.errors = vErrors;
 return errors === 0;
 }
 
-export const p_eth_getStorageValues_0 = validate78;
-const schema165 = {"$ref":"urn:chain-node:openrpc#/components/schemas/StorageRequests"};
-const schema166 = {"title":"StorageRequests","type":"object","description":"Slots to read, by account address.","propertyNames":{"pattern":"^0x[0-9a-fA-F]{40}$"},"additionalProperties":{"type":"array","items":{"$ref":"#/components/schemas/StorageSlot"}}};
+export const p_eth_getStorageValues_0 = validate80;
+const schema169 = {"$ref":"urn:chain-node:openrpc#/components/schemas/StorageRequests"};
+const schema170 = {"title":"StorageRequests","type":"object","description":"Slots to read, by account address.","propertyNames":{"pattern":"^0x[0-9a-fA-F]{40}$"},"additionalProperties":{"type":"array","items":{"$ref":"#/components/schemas/StorageSlot"}}};
 
-function validate79(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate81(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
@@ -5265,7 +5552,7 @@ else {
 vErrors.push(err1);
 }
 errors++;
-validate79.errors = vErrors;
+validate81.errors = vErrors;
 return false;
 break;
 }
@@ -5285,12 +5572,12 @@ const _errs6 = errors;
 if(errors === _errs6){
 if(typeof data1 === "string"){
 if(!pattern92.test(data1)){
-validate79.errors = [{instancePath:instancePath+"/" + key1.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i0,schemaPath:"#/components/schemas/StorageSlot/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{0,64}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{0,64}$"+"\""}];
+validate81.errors = [{instancePath:instancePath+"/" + key1.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i0,schemaPath:"#/components/schemas/StorageSlot/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{0,64}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{0,64}$"+"\""}];
 return false;
 }
 }
 else {
-validate79.errors = [{instancePath:instancePath+"/" + key1.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i0,schemaPath:"#/components/schemas/StorageSlot/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate81.errors = [{instancePath:instancePath+"/" + key1.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i0,schemaPath:"#/components/schemas/StorageSlot/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -5301,7 +5588,7 @@ break;
 }
 }
 else {
-validate79.errors = [{instancePath:instancePath+"/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/additionalProperties/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate81.errors = [{instancePath:instancePath+"/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/additionalProperties/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -5313,32 +5600,32 @@ break;
 }
 }
 else {
-validate79.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate81.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate79.errors = vErrors;
+validate81.errors = vErrors;
 return errors === 0;
 }
 
 
-function validate78(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate80(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
-if(!(validate79(data, {instancePath,parentData,parentDataProperty,rootData}))){
-vErrors = vErrors === null ? validate79.errors : vErrors.concat(validate79.errors);
+if(!(validate81(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate81.errors : vErrors.concat(validate81.errors);
 errors = vErrors.length;
 }
-validate78.errors = vErrors;
+validate80.errors = vErrors;
 return errors === 0;
 }
 
-export const r_eth_getStorageValues = validate81;
-const schema168 = {"$ref":"urn:chain-node:openrpc#/components/schemas/StorageValues"};
-const schema169 = {"title":"StorageValues","type":"object","description":"The 32-byte value of each requested slot, by account address (lower case), in the order requested.","propertyNames":{"pattern":"^0x[0-9a-f]{40}$"},"additionalProperties":{"type":"array","items":{"$ref":"#/components/schemas/Bytes32"}}};
-const pattern106 = new RegExp("^0x[0-9a-f]{40}$", "u");
+export const r_eth_getStorageValues = validate83;
+const schema172 = {"$ref":"urn:chain-node:openrpc#/components/schemas/StorageValues"};
+const schema173 = {"title":"StorageValues","type":"object","description":"The 32-byte value of each requested slot, by account address (lower case), in the order requested.","propertyNames":{"pattern":"^0x[0-9a-f]{40}$"},"additionalProperties":{"type":"array","items":{"$ref":"#/components/schemas/Bytes32"}}};
+const pattern108 = new RegExp("^0x[0-9a-f]{40}$", "u");
 
-function validate82(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate84(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
@@ -5346,7 +5633,7 @@ if(data && typeof data == "object" && !Array.isArray(data)){
 for(const key0 in data){
 const _errs1 = errors;
 if(typeof key0 === "string"){
-if(!pattern106.test(key0)){
+if(!pattern108.test(key0)){
 const err0 = {instancePath,schemaPath:"#/propertyNames/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-f]{40}$"},message:"must match pattern \""+"^0x[0-9a-f]{40}$"+"\"",propertyName:key0};
 if(vErrors === null){
 vErrors = [err0];
@@ -5367,7 +5654,7 @@ else {
 vErrors.push(err1);
 }
 errors++;
-validate82.errors = vErrors;
+validate84.errors = vErrors;
 return false;
 break;
 }
@@ -5387,12 +5674,12 @@ const _errs6 = errors;
 if(errors === _errs6){
 if(typeof data1 === "string"){
 if(!pattern11.test(data1)){
-validate82.errors = [{instancePath:instancePath+"/" + key1.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i0,schemaPath:"#/components/schemas/Bytes32/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-f]{64}$"},message:"must match pattern \""+"^0x[0-9a-f]{64}$"+"\""}];
+validate84.errors = [{instancePath:instancePath+"/" + key1.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i0,schemaPath:"#/components/schemas/Bytes32/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-f]{64}$"},message:"must match pattern \""+"^0x[0-9a-f]{64}$"+"\""}];
 return false;
 }
 }
 else {
-validate82.errors = [{instancePath:instancePath+"/" + key1.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i0,schemaPath:"#/components/schemas/Bytes32/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate84.errors = [{instancePath:instancePath+"/" + key1.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i0,schemaPath:"#/components/schemas/Bytes32/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -5403,7 +5690,7 @@ break;
 }
 }
 else {
-validate82.errors = [{instancePath:instancePath+"/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/additionalProperties/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate84.errors = [{instancePath:instancePath+"/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/additionalProperties/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -5415,31 +5702,31 @@ break;
 }
 }
 else {
-validate82.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate84.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate82.errors = vErrors;
+validate84.errors = vErrors;
 return errors === 0;
 }
 
 
-function validate81(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate83(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
-if(!(validate82(data, {instancePath,parentData,parentDataProperty,rootData}))){
-vErrors = vErrors === null ? validate82.errors : vErrors.concat(validate82.errors);
+if(!(validate84(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate84.errors : vErrors.concat(validate84.errors);
 errors = vErrors.length;
 }
-validate81.errors = vErrors;
+validate83.errors = vErrors;
 return errors === 0;
 }
 
-export const p_eth_call_0 = validate84;
-const schema171 = {"allOf":[{"$ref":"urn:chain-node:openrpc#/components/schemas/CallObject"},{"required":["to"],"properties":{"to":{"$ref":"urn:chain-node:openrpc#/components/schemas/Address"}}}]};
-const schema172 = {"title":"CallObject","type":"object","description":"Call object of `call` and `estimateGas`. Every field is optional except `to` for `call`. The payload may be given as `data` (the spec's name) or `input` (the newer name clients send); when both are given they must be equal. Unknown fields are ignored.","additionalProperties":true,"properties":{"from":{"$ref":"#/components/schemas/Address","description":"Sender."},"to":{"description":"Target contract or account. Required for `call`; optional for `estimateGas` (absent or null: contract creation).","oneOf":[{"$ref":"#/components/schemas/Address"},{"type":"null"}]},"gas":{"$ref":"#/components/schemas/Quantity","description":"Gas available to the execution. The call consumes no gas, but some execution steps need the value. Defaults to the block gas limit (capped by the node)."},"gasPrice":{"$ref":"#/components/schemas/Quantity","description":"Gas price in wei."},"value":{"$ref":"#/components/schemas/Quantity","description":"Amount sent in wei."},"data":{"$ref":"#/components/schemas/Data","description":"Method signature and encoded arguments (or init code)."},"input":{"$ref":"#/components/schemas/Data","description":"Alias of `data`, accepted as sent by newer clients."}}};
+export const p_eth_call_0 = validate86;
+const schema175 = {"allOf":[{"$ref":"urn:chain-node:openrpc#/components/schemas/CallObject"},{"required":["to"],"properties":{"to":{"$ref":"urn:chain-node:openrpc#/components/schemas/Address"}}}]};
+const schema176 = {"title":"CallObject","type":"object","description":"Call object of `call` and `estimateGas`. Every field is optional except `to` for `call`. The payload may be given as `data` (the spec's name) or `input` (the newer name clients send); when both are given they must be equal. Unknown fields are ignored.","additionalProperties":true,"properties":{"from":{"$ref":"#/components/schemas/Address","description":"Sender."},"to":{"description":"Target contract or account. Required for `call`; optional for `estimateGas` (absent or null: contract creation).","oneOf":[{"$ref":"#/components/schemas/Address"},{"type":"null"}]},"gas":{"$ref":"#/components/schemas/Quantity","description":"Gas available to the execution. The call consumes no gas, but some execution steps need the value. Defaults to the block gas limit (capped by the node)."},"gasPrice":{"$ref":"#/components/schemas/Quantity","description":"Gas price in wei."},"value":{"$ref":"#/components/schemas/Quantity","description":"Amount sent in wei."},"data":{"$ref":"#/components/schemas/Data","description":"Method signature and encoded arguments (or init code)."},"input":{"$ref":"#/components/schemas/Data","description":"Alias of `data`, accepted as sent by newer clients."}}};
 
-function validate85(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate87(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
@@ -5451,12 +5738,12 @@ const _errs3 = errors;
 if(errors === _errs3){
 if(typeof data0 === "string"){
 if(!pattern0.test(data0)){
-validate85.errors = [{instancePath:instancePath+"/from",schemaPath:"#/components/schemas/Address/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{40}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{40}$"+"\""}];
+validate87.errors = [{instancePath:instancePath+"/from",schemaPath:"#/components/schemas/Address/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{40}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{40}$"+"\""}];
 return false;
 }
 }
 else {
-validate85.errors = [{instancePath:instancePath+"/from",schemaPath:"#/components/schemas/Address/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate87.errors = [{instancePath:instancePath+"/from",schemaPath:"#/components/schemas/Address/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -5534,7 +5821,7 @@ else {
 vErrors.push(err3);
 }
 errors++;
-validate85.errors = vErrors;
+validate87.errors = vErrors;
 return false;
 }
 else {
@@ -5561,12 +5848,12 @@ const _errs13 = errors;
 if(errors === _errs13){
 if(typeof data2 === "string"){
 if(!pattern5.test(data2)){
-validate85.errors = [{instancePath:instancePath+"/gas",schemaPath:"#/components/schemas/Quantity/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{1,64}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{1,64}$"+"\""}];
+validate87.errors = [{instancePath:instancePath+"/gas",schemaPath:"#/components/schemas/Quantity/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{1,64}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{1,64}$"+"\""}];
 return false;
 }
 }
 else {
-validate85.errors = [{instancePath:instancePath+"/gas",schemaPath:"#/components/schemas/Quantity/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate87.errors = [{instancePath:instancePath+"/gas",schemaPath:"#/components/schemas/Quantity/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -5583,12 +5870,12 @@ const _errs16 = errors;
 if(errors === _errs16){
 if(typeof data3 === "string"){
 if(!pattern5.test(data3)){
-validate85.errors = [{instancePath:instancePath+"/gasPrice",schemaPath:"#/components/schemas/Quantity/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{1,64}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{1,64}$"+"\""}];
+validate87.errors = [{instancePath:instancePath+"/gasPrice",schemaPath:"#/components/schemas/Quantity/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{1,64}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{1,64}$"+"\""}];
 return false;
 }
 }
 else {
-validate85.errors = [{instancePath:instancePath+"/gasPrice",schemaPath:"#/components/schemas/Quantity/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate87.errors = [{instancePath:instancePath+"/gasPrice",schemaPath:"#/components/schemas/Quantity/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -5605,12 +5892,12 @@ const _errs19 = errors;
 if(errors === _errs19){
 if(typeof data4 === "string"){
 if(!pattern5.test(data4)){
-validate85.errors = [{instancePath:instancePath+"/value",schemaPath:"#/components/schemas/Quantity/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{1,64}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{1,64}$"+"\""}];
+validate87.errors = [{instancePath:instancePath+"/value",schemaPath:"#/components/schemas/Quantity/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{1,64}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{1,64}$"+"\""}];
 return false;
 }
 }
 else {
-validate85.errors = [{instancePath:instancePath+"/value",schemaPath:"#/components/schemas/Quantity/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate87.errors = [{instancePath:instancePath+"/value",schemaPath:"#/components/schemas/Quantity/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -5627,12 +5914,12 @@ const _errs22 = errors;
 if(errors === _errs22){
 if(typeof data5 === "string"){
 if(!pattern9.test(data5)){
-validate85.errors = [{instancePath:instancePath+"/data",schemaPath:"#/components/schemas/Data/pattern",keyword:"pattern",params:{pattern: "^0x([0-9a-fA-F]{2})*$"},message:"must match pattern \""+"^0x([0-9a-fA-F]{2})*$"+"\""}];
+validate87.errors = [{instancePath:instancePath+"/data",schemaPath:"#/components/schemas/Data/pattern",keyword:"pattern",params:{pattern: "^0x([0-9a-fA-F]{2})*$"},message:"must match pattern \""+"^0x([0-9a-fA-F]{2})*$"+"\""}];
 return false;
 }
 }
 else {
-validate85.errors = [{instancePath:instancePath+"/data",schemaPath:"#/components/schemas/Data/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate87.errors = [{instancePath:instancePath+"/data",schemaPath:"#/components/schemas/Data/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -5649,12 +5936,12 @@ const _errs25 = errors;
 if(errors === _errs25){
 if(typeof data6 === "string"){
 if(!pattern9.test(data6)){
-validate85.errors = [{instancePath:instancePath+"/input",schemaPath:"#/components/schemas/Data/pattern",keyword:"pattern",params:{pattern: "^0x([0-9a-fA-F]{2})*$"},message:"must match pattern \""+"^0x([0-9a-fA-F]{2})*$"+"\""}];
+validate87.errors = [{instancePath:instancePath+"/input",schemaPath:"#/components/schemas/Data/pattern",keyword:"pattern",params:{pattern: "^0x([0-9a-fA-F]{2})*$"},message:"must match pattern \""+"^0x([0-9a-fA-F]{2})*$"+"\""}];
 return false;
 }
 }
 else {
-validate85.errors = [{instancePath:instancePath+"/input",schemaPath:"#/components/schemas/Data/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate87.errors = [{instancePath:instancePath+"/input",schemaPath:"#/components/schemas/Data/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -5671,21 +5958,21 @@ var valid0 = true;
 }
 }
 else {
-validate85.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate87.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate85.errors = vErrors;
+validate87.errors = vErrors;
 return errors === 0;
 }
 
 
-function validate84(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate86(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 const _errs0 = errors;
-if(!(validate85(data, {instancePath,parentData,parentDataProperty,rootData}))){
-vErrors = vErrors === null ? validate85.errors : vErrors.concat(validate85.errors);
+if(!(validate87(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate87.errors : vErrors.concat(validate87.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs0 === errors;
@@ -5694,7 +5981,7 @@ const _errs1 = errors;
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.to === undefined) && (missing0 = "to")){
-validate84.errors = [{instancePath,schemaPath:"#/allOf/1/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate86.errors = [{instancePath,schemaPath:"#/allOf/1/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -5704,12 +5991,12 @@ const _errs3 = errors;
 if(errors === _errs3){
 if(typeof data0 === "string"){
 if(!pattern0.test(data0)){
-validate84.errors = [{instancePath:instancePath+"/to",schemaPath:"urn:chain-node:openrpc#/components/schemas/Address/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{40}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{40}$"+"\""}];
+validate86.errors = [{instancePath:instancePath+"/to",schemaPath:"urn:chain-node:openrpc#/components/schemas/Address/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{40}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{40}$"+"\""}];
 return false;
 }
 }
 else {
-validate84.errors = [{instancePath:instancePath+"/to",schemaPath:"urn:chain-node:openrpc#/components/schemas/Address/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate86.errors = [{instancePath:instancePath+"/to",schemaPath:"urn:chain-node:openrpc#/components/schemas/Address/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -5718,14 +6005,14 @@ return false;
 }
 var valid0 = _errs1 === errors;
 }
-validate84.errors = vErrors;
+validate86.errors = vErrors;
 return errors === 0;
 }
 
-export const p_eth_estimateGas_0 = validate87;
-const schema181 = {"$ref":"urn:chain-node:openrpc#/components/schemas/CallObject"};
+export const p_eth_estimateGas_0 = validate89;
+const schema185 = {"$ref":"urn:chain-node:openrpc#/components/schemas/CallObject"};
 
-function validate88(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate90(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
@@ -5737,12 +6024,12 @@ const _errs3 = errors;
 if(errors === _errs3){
 if(typeof data0 === "string"){
 if(!pattern0.test(data0)){
-validate88.errors = [{instancePath:instancePath+"/from",schemaPath:"#/components/schemas/Address/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{40}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{40}$"+"\""}];
+validate90.errors = [{instancePath:instancePath+"/from",schemaPath:"#/components/schemas/Address/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{40}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{40}$"+"\""}];
 return false;
 }
 }
 else {
-validate88.errors = [{instancePath:instancePath+"/from",schemaPath:"#/components/schemas/Address/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate90.errors = [{instancePath:instancePath+"/from",schemaPath:"#/components/schemas/Address/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -5820,7 +6107,7 @@ else {
 vErrors.push(err3);
 }
 errors++;
-validate88.errors = vErrors;
+validate90.errors = vErrors;
 return false;
 }
 else {
@@ -5847,12 +6134,12 @@ const _errs13 = errors;
 if(errors === _errs13){
 if(typeof data2 === "string"){
 if(!pattern5.test(data2)){
-validate88.errors = [{instancePath:instancePath+"/gas",schemaPath:"#/components/schemas/Quantity/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{1,64}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{1,64}$"+"\""}];
+validate90.errors = [{instancePath:instancePath+"/gas",schemaPath:"#/components/schemas/Quantity/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{1,64}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{1,64}$"+"\""}];
 return false;
 }
 }
 else {
-validate88.errors = [{instancePath:instancePath+"/gas",schemaPath:"#/components/schemas/Quantity/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate90.errors = [{instancePath:instancePath+"/gas",schemaPath:"#/components/schemas/Quantity/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -5869,12 +6156,12 @@ const _errs16 = errors;
 if(errors === _errs16){
 if(typeof data3 === "string"){
 if(!pattern5.test(data3)){
-validate88.errors = [{instancePath:instancePath+"/gasPrice",schemaPath:"#/components/schemas/Quantity/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{1,64}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{1,64}$"+"\""}];
+validate90.errors = [{instancePath:instancePath+"/gasPrice",schemaPath:"#/components/schemas/Quantity/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{1,64}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{1,64}$"+"\""}];
 return false;
 }
 }
 else {
-validate88.errors = [{instancePath:instancePath+"/gasPrice",schemaPath:"#/components/schemas/Quantity/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate90.errors = [{instancePath:instancePath+"/gasPrice",schemaPath:"#/components/schemas/Quantity/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -5891,12 +6178,12 @@ const _errs19 = errors;
 if(errors === _errs19){
 if(typeof data4 === "string"){
 if(!pattern5.test(data4)){
-validate88.errors = [{instancePath:instancePath+"/value",schemaPath:"#/components/schemas/Quantity/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{1,64}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{1,64}$"+"\""}];
+validate90.errors = [{instancePath:instancePath+"/value",schemaPath:"#/components/schemas/Quantity/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{1,64}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{1,64}$"+"\""}];
 return false;
 }
 }
 else {
-validate88.errors = [{instancePath:instancePath+"/value",schemaPath:"#/components/schemas/Quantity/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate90.errors = [{instancePath:instancePath+"/value",schemaPath:"#/components/schemas/Quantity/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -5913,12 +6200,12 @@ const _errs22 = errors;
 if(errors === _errs22){
 if(typeof data5 === "string"){
 if(!pattern9.test(data5)){
-validate88.errors = [{instancePath:instancePath+"/data",schemaPath:"#/components/schemas/Data/pattern",keyword:"pattern",params:{pattern: "^0x([0-9a-fA-F]{2})*$"},message:"must match pattern \""+"^0x([0-9a-fA-F]{2})*$"+"\""}];
+validate90.errors = [{instancePath:instancePath+"/data",schemaPath:"#/components/schemas/Data/pattern",keyword:"pattern",params:{pattern: "^0x([0-9a-fA-F]{2})*$"},message:"must match pattern \""+"^0x([0-9a-fA-F]{2})*$"+"\""}];
 return false;
 }
 }
 else {
-validate88.errors = [{instancePath:instancePath+"/data",schemaPath:"#/components/schemas/Data/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate90.errors = [{instancePath:instancePath+"/data",schemaPath:"#/components/schemas/Data/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -5935,12 +6222,12 @@ const _errs25 = errors;
 if(errors === _errs25){
 if(typeof data6 === "string"){
 if(!pattern9.test(data6)){
-validate88.errors = [{instancePath:instancePath+"/input",schemaPath:"#/components/schemas/Data/pattern",keyword:"pattern",params:{pattern: "^0x([0-9a-fA-F]{2})*$"},message:"must match pattern \""+"^0x([0-9a-fA-F]{2})*$"+"\""}];
+validate90.errors = [{instancePath:instancePath+"/input",schemaPath:"#/components/schemas/Data/pattern",keyword:"pattern",params:{pattern: "^0x([0-9a-fA-F]{2})*$"},message:"must match pattern \""+"^0x([0-9a-fA-F]{2})*$"+"\""}];
 return false;
 }
 }
 else {
-validate88.errors = [{instancePath:instancePath+"/input",schemaPath:"#/components/schemas/Data/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate90.errors = [{instancePath:instancePath+"/input",schemaPath:"#/components/schemas/Data/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -5957,30 +6244,30 @@ var valid0 = true;
 }
 }
 else {
-validate88.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate90.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate88.errors = vErrors;
+validate90.errors = vErrors;
 return errors === 0;
 }
 
 
-function validate87(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate89(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
-if(!(validate88(data, {instancePath,parentData,parentDataProperty,rootData}))){
-vErrors = vErrors === null ? validate88.errors : vErrors.concat(validate88.errors);
+if(!(validate90(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate90.errors : vErrors.concat(validate90.errors);
 errors = vErrors.length;
 }
-validate87.errors = vErrors;
+validate89.errors = vErrors;
 return errors === 0;
 }
 
-export const r_eth_getBlockTransactionCountByNumber = validate90;
-const schema190 = {"oneOf":[{"$ref":"urn:chain-node:openrpc#/components/schemas/Uint"},{"type":"null"}]};
+export const r_eth_getBlockTransactionCountByNumber = validate92;
+const schema194 = {"oneOf":[{"$ref":"urn:chain-node:openrpc#/components/schemas/Uint"},{"type":"null"}]};
 
-function validate90(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate92(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 const _errs0 = errors;
@@ -6048,7 +6335,7 @@ else {
 vErrors.push(err3);
 }
 errors++;
-validate90.errors = vErrors;
+validate92.errors = vErrors;
 return false;
 }
 else {
@@ -6062,38 +6349,38 @@ vErrors = null;
 }
 }
 }
-validate90.errors = vErrors;
+validate92.errors = vErrors;
 return errors === 0;
 }
 
-export const p_eth_getTransactionByBlockNumberAndIndex_1 = validate91;
-const schema192 = {"$ref":"urn:chain-node:openrpc#/components/schemas/Quantity"};
+export const p_eth_getTransactionByBlockNumberAndIndex_1 = validate93;
+const schema196 = {"$ref":"urn:chain-node:openrpc#/components/schemas/Quantity"};
 
-function validate91(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate93(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 const _errs0 = errors;
 if(errors === _errs0){
 if(typeof data === "string"){
 if(!pattern5.test(data)){
-validate91.errors = [{instancePath,schemaPath:"urn:chain-node:openrpc#/components/schemas/Quantity/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{1,64}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{1,64}$"+"\""}];
+validate93.errors = [{instancePath,schemaPath:"urn:chain-node:openrpc#/components/schemas/Quantity/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{1,64}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{1,64}$"+"\""}];
 return false;
 }
 }
 else {
-validate91.errors = [{instancePath,schemaPath:"urn:chain-node:openrpc#/components/schemas/Quantity/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate93.errors = [{instancePath,schemaPath:"urn:chain-node:openrpc#/components/schemas/Quantity/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
-validate91.errors = vErrors;
+validate93.errors = vErrors;
 return errors === 0;
 }
 
-export const r_eth_getTransactionByBlockNumberAndIndex = validate92;
-const schema194 = {"$ref":"urn:chain-node:openrpc#/components/schemas/TransactionOrNull"};
-const schema195 = {"title":"TransactionOrNull","description":"A transaction object, or null when no transaction matches.","oneOf":[{"$ref":"#/components/schemas/Transaction"},{"type":"null"}]};
+export const r_eth_getTransactionByBlockNumberAndIndex = validate94;
+const schema198 = {"$ref":"urn:chain-node:openrpc#/components/schemas/TransactionOrNull"};
+const schema199 = {"title":"TransactionOrNull","description":"A transaction object, or null when no transaction matches.","oneOf":[{"$ref":"#/components/schemas/Transaction"},{"type":"null"}]};
 
-function validate93(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate95(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 const _errs0 = errors;
@@ -6140,7 +6427,7 @@ else {
 vErrors.push(err1);
 }
 errors++;
-validate93.errors = vErrors;
+validate95.errors = vErrors;
 return false;
 }
 else {
@@ -6154,26 +6441,26 @@ vErrors = null;
 }
 }
 }
-validate93.errors = vErrors;
+validate95.errors = vErrors;
 return errors === 0;
 }
 
 
-function validate92(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate94(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
-if(!(validate93(data, {instancePath,parentData,parentDataProperty,rootData}))){
-vErrors = vErrors === null ? validate93.errors : vErrors.concat(validate93.errors);
+if(!(validate95(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate95.errors : vErrors.concat(validate95.errors);
 errors = vErrors.length;
 }
-validate92.errors = vErrors;
+validate94.errors = vErrors;
 return errors === 0;
 }
 
-export const r_eth_getRawTransactionByBlockNumberAndIndex = validate96;
-const schema196 = {"oneOf":[{"$ref":"urn:chain-node:openrpc#/components/schemas/Bytes"},{"type":"null"}]};
+export const r_eth_getRawTransactionByBlockNumberAndIndex = validate98;
+const schema200 = {"oneOf":[{"$ref":"urn:chain-node:openrpc#/components/schemas/Bytes"},{"type":"null"}]};
 
-function validate96(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate98(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 const _errs0 = errors;
@@ -6241,7 +6528,7 @@ else {
 vErrors.push(err3);
 }
 errors++;
-validate96.errors = vErrors;
+validate98.errors = vErrors;
 return false;
 }
 else {
@@ -6255,31 +6542,31 @@ vErrors = null;
 }
 }
 }
-validate96.errors = vErrors;
+validate98.errors = vErrors;
 return errors === 0;
 }
 
-export const r_eth_getTransactionReceipt = validate97;
-const schema198 = {"$ref":"urn:chain-node:openrpc#/components/schemas/ReceiptOrNull"};
-const schema199 = {"title":"ReceiptOrNull","description":"A receipt object, or null when no receipt exists (unknown or still pending transaction).","oneOf":[{"$ref":"#/components/schemas/Receipt"},{"type":"null"}]};
-const schema200 = {"title":"Receipt","type":"object","description":"Transaction receipt object. The node always sends `status` (post-Byzantium form), never the pre-Byzantium `root`. Besides the spec's fields it carries `type` and `effectiveGasPrice` (DESIGN D11). A pending transaction has no receipt.","additionalProperties":false,"required":["transactionHash","transactionIndex","blockHash","blockNumber","from","to","cumulativeGasUsed","gasUsed","effectiveGasPrice","contractAddress","logs","logsBloom","status","type"],"properties":{"transactionHash":{"$ref":"#/components/schemas/Bytes32","description":"Transaction hash."},"transactionIndex":{"$ref":"#/components/schemas/Uint","description":"Position of the transaction in the block."},"blockHash":{"$ref":"#/components/schemas/Bytes32","description":"Hash of the block containing the transaction."},"blockNumber":{"$ref":"#/components/schemas/Uint","description":"Block height."},"from":{"$ref":"#/components/schemas/Address","description":"Sender."},"to":{"description":"Recipient. Null for a contract-creation transaction.","oneOf":[{"$ref":"#/components/schemas/Address"},{"type":"null"}]},"cumulativeGasUsed":{"$ref":"#/components/schemas/Uint","description":"Gas consumed in the block up to and including this transaction."},"gasUsed":{"$ref":"#/components/schemas/Uint","description":"Gas consumed by this transaction."},"effectiveGasPrice":{"$ref":"#/components/schemas/Uint","description":"Price per gas actually paid, in wei (DESIGN D11)."},"contractAddress":{"description":"Address of the new contract for a creation transaction, otherwise null.","oneOf":[{"$ref":"#/components/schemas/Address"},{"type":"null"}]},"logs":{"type":"array","items":{"$ref":"#/components/schemas/Log"},"description":"Logs produced by the transaction."},"logsBloom":{"$ref":"#/components/schemas/Bloom","description":"Bloom filter of the transaction's logs."},"status":{"type":"string","enum":["0x1","0x0"],"description":"`0x1` success, `0x0` failure."},"type":{"$ref":"#/components/schemas/TxType","description":"Transaction type (DESIGN D11)."}}};
-const schema211 = {"title":"Log","type":"object","description":"Log object: an event emitted by a contract. For a pending log `logIndex`, `blockNumber`, `blockHash`, `transactionHash` and `transactionIndex` are null.","additionalProperties":false,"required":["removed","logIndex","transactionIndex","transactionHash","blockHash","blockNumber","address","data","topics"],"properties":{"removed":{"type":"boolean","description":"True if the log was removed by a chain reorganisation, false for a valid log."},"logIndex":{"description":"Index of the log in the block. Null for a pending log.","oneOf":[{"$ref":"#/components/schemas/Uint"},{"type":"null"}]},"transactionIndex":{"description":"Index of the transaction in the block. Null for a pending log.","oneOf":[{"$ref":"#/components/schemas/Uint"},{"type":"null"}]},"transactionHash":{"description":"Hash of the transaction that emitted the log. Null for a pending log.","oneOf":[{"$ref":"#/components/schemas/Bytes32"},{"type":"null"}]},"blockHash":{"description":"Hash of the block. Null for a pending log.","oneOf":[{"$ref":"#/components/schemas/Bytes32"},{"type":"null"}]},"blockNumber":{"description":"Block height. Null for a pending log.","oneOf":[{"$ref":"#/components/schemas/Uint"},{"type":"null"}]},"address":{"$ref":"#/components/schemas/Address","description":"Contract that emitted the log."},"data":{"$ref":"#/components/schemas/Bytes","description":"Non-indexed arguments, 32 bytes each."},"topics":{"type":"array","items":{"$ref":"#/components/schemas/Bytes32"},"maxItems":4,"description":"Indexed arguments: 0 to 4 topics of 32 bytes. For the contract language's events the first topic is the event signature unless the event is anonymous."}}};
+export const r_eth_getTransactionReceipt = validate99;
+const schema202 = {"$ref":"urn:chain-node:openrpc#/components/schemas/ReceiptOrNull"};
+const schema203 = {"title":"ReceiptOrNull","description":"A receipt object, or null when no receipt exists (unknown or still pending transaction).","oneOf":[{"$ref":"#/components/schemas/Receipt"},{"type":"null"}]};
+const schema204 = {"title":"Receipt","type":"object","description":"Transaction receipt object. The node always sends `status` (post-Byzantium form), never the pre-Byzantium `root`. Besides the spec's fields it carries `type` and `effectiveGasPrice` (DESIGN D11). A pending transaction has no receipt.","additionalProperties":false,"required":["transactionHash","transactionIndex","blockHash","blockNumber","from","to","cumulativeGasUsed","gasUsed","effectiveGasPrice","contractAddress","logs","logsBloom","status","type"],"properties":{"transactionHash":{"$ref":"#/components/schemas/Bytes32","description":"Transaction hash."},"transactionIndex":{"$ref":"#/components/schemas/Uint","description":"Position of the transaction in the block."},"blockHash":{"$ref":"#/components/schemas/Bytes32","description":"Hash of the block containing the transaction."},"blockNumber":{"$ref":"#/components/schemas/Uint","description":"Block height."},"from":{"$ref":"#/components/schemas/Address","description":"Sender."},"to":{"description":"Recipient. Null for a contract-creation transaction.","oneOf":[{"$ref":"#/components/schemas/Address"},{"type":"null"}]},"cumulativeGasUsed":{"$ref":"#/components/schemas/Uint","description":"Gas consumed in the block up to and including this transaction."},"gasUsed":{"$ref":"#/components/schemas/Uint","description":"Gas consumed by this transaction."},"effectiveGasPrice":{"$ref":"#/components/schemas/Uint","description":"Price per gas actually paid, in wei (DESIGN D11)."},"contractAddress":{"description":"Address of the new contract for a creation transaction, otherwise null.","oneOf":[{"$ref":"#/components/schemas/Address"},{"type":"null"}]},"logs":{"type":"array","items":{"$ref":"#/components/schemas/Log"},"description":"Logs produced by the transaction."},"logsBloom":{"$ref":"#/components/schemas/Bloom","description":"Bloom filter of the transaction's logs."},"status":{"type":"string","enum":["0x1","0x0"],"description":"`0x1` success, `0x0` failure."},"type":{"$ref":"#/components/schemas/TxType","description":"Transaction type (DESIGN D11)."}}};
+const schema215 = {"title":"Log","type":"object","description":"Log object: an event emitted by a contract. For a pending log `logIndex`, `blockNumber`, `blockHash`, `transactionHash` and `transactionIndex` are null.","additionalProperties":false,"required":["removed","logIndex","transactionIndex","transactionHash","blockHash","blockNumber","address","data","topics"],"properties":{"removed":{"type":"boolean","description":"True if the log was removed by a chain reorganisation, false for a valid log."},"logIndex":{"description":"Index of the log in the block. Null for a pending log.","oneOf":[{"$ref":"#/components/schemas/Uint"},{"type":"null"}]},"transactionIndex":{"description":"Index of the transaction in the block. Null for a pending log.","oneOf":[{"$ref":"#/components/schemas/Uint"},{"type":"null"}]},"transactionHash":{"description":"Hash of the transaction that emitted the log. Null for a pending log.","oneOf":[{"$ref":"#/components/schemas/Bytes32"},{"type":"null"}]},"blockHash":{"description":"Hash of the block. Null for a pending log.","oneOf":[{"$ref":"#/components/schemas/Bytes32"},{"type":"null"}]},"blockNumber":{"description":"Block height. Null for a pending log.","oneOf":[{"$ref":"#/components/schemas/Uint"},{"type":"null"}]},"address":{"$ref":"#/components/schemas/Address","description":"Contract that emitted the log."},"data":{"$ref":"#/components/schemas/Bytes","description":"Non-indexed arguments, 32 bytes each."},"topics":{"type":"array","items":{"$ref":"#/components/schemas/Bytes32"},"maxItems":4,"description":"Indexed arguments: 0 to 4 topics of 32 bytes. For the contract language's events the first topic is the event signature unless the event is anonymous."}}};
 
-function validate100(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate102(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((((((((data.removed === undefined) && (missing0 = "removed")) || ((data.logIndex === undefined) && (missing0 = "logIndex"))) || ((data.transactionIndex === undefined) && (missing0 = "transactionIndex"))) || ((data.transactionHash === undefined) && (missing0 = "transactionHash"))) || ((data.blockHash === undefined) && (missing0 = "blockHash"))) || ((data.blockNumber === undefined) && (missing0 = "blockNumber"))) || ((data.address === undefined) && (missing0 = "address"))) || ((data.data === undefined) && (missing0 = "data"))) || ((data.topics === undefined) && (missing0 = "topics"))){
-validate100.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate102.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
-if(!(func2.call(schema211.properties, key0))){
-validate100.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+if(!(func2.call(schema215.properties, key0))){
+validate102.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -6288,7 +6575,7 @@ if(_errs1 === errors){
 if(data.removed !== undefined){
 const _errs2 = errors;
 if(typeof data.removed !== "boolean"){
-validate100.errors = [{instancePath:instancePath+"/removed",schemaPath:"#/properties/removed/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate102.errors = [{instancePath:instancePath+"/removed",schemaPath:"#/properties/removed/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -6365,7 +6652,7 @@ else {
 vErrors.push(err3);
 }
 errors++;
-validate100.errors = vErrors;
+validate102.errors = vErrors;
 return false;
 }
 else {
@@ -6453,7 +6740,7 @@ else {
 vErrors.push(err7);
 }
 errors++;
-validate100.errors = vErrors;
+validate102.errors = vErrors;
 return false;
 }
 else {
@@ -6541,7 +6828,7 @@ else {
 vErrors.push(err11);
 }
 errors++;
-validate100.errors = vErrors;
+validate102.errors = vErrors;
 return false;
 }
 else {
@@ -6629,7 +6916,7 @@ else {
 vErrors.push(err15);
 }
 errors++;
-validate100.errors = vErrors;
+validate102.errors = vErrors;
 return false;
 }
 else {
@@ -6717,7 +7004,7 @@ else {
 vErrors.push(err19);
 }
 errors++;
-validate100.errors = vErrors;
+validate102.errors = vErrors;
 return false;
 }
 else {
@@ -6744,12 +7031,12 @@ const _errs40 = errors;
 if(errors === _errs40){
 if(typeof data6 === "string"){
 if(!pattern0.test(data6)){
-validate100.errors = [{instancePath:instancePath+"/address",schemaPath:"#/components/schemas/Address/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{40}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{40}$"+"\""}];
+validate102.errors = [{instancePath:instancePath+"/address",schemaPath:"#/components/schemas/Address/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{40}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{40}$"+"\""}];
 return false;
 }
 }
 else {
-validate100.errors = [{instancePath:instancePath+"/address",schemaPath:"#/components/schemas/Address/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate102.errors = [{instancePath:instancePath+"/address",schemaPath:"#/components/schemas/Address/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -6766,12 +7053,12 @@ const _errs43 = errors;
 if(errors === _errs43){
 if(typeof data7 === "string"){
 if(!pattern12.test(data7)){
-validate100.errors = [{instancePath:instancePath+"/data",schemaPath:"#/components/schemas/Bytes/pattern",keyword:"pattern",params:{pattern: "^0x([0-9a-f]{2})*$"},message:"must match pattern \""+"^0x([0-9a-f]{2})*$"+"\""}];
+validate102.errors = [{instancePath:instancePath+"/data",schemaPath:"#/components/schemas/Bytes/pattern",keyword:"pattern",params:{pattern: "^0x([0-9a-f]{2})*$"},message:"must match pattern \""+"^0x([0-9a-f]{2})*$"+"\""}];
 return false;
 }
 }
 else {
-validate100.errors = [{instancePath:instancePath+"/data",schemaPath:"#/components/schemas/Bytes/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate102.errors = [{instancePath:instancePath+"/data",schemaPath:"#/components/schemas/Bytes/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -6787,7 +7074,7 @@ const _errs45 = errors;
 if(errors === _errs45){
 if(Array.isArray(data8)){
 if(data8.length > 4){
-validate100.errors = [{instancePath:instancePath+"/topics",schemaPath:"#/properties/topics/maxItems",keyword:"maxItems",params:{limit: 4},message:"must NOT have more than 4 items"}];
+validate102.errors = [{instancePath:instancePath+"/topics",schemaPath:"#/properties/topics/maxItems",keyword:"maxItems",params:{limit: 4},message:"must NOT have more than 4 items"}];
 return false;
 }
 else {
@@ -6800,12 +7087,12 @@ const _errs48 = errors;
 if(errors === _errs48){
 if(typeof data9 === "string"){
 if(!pattern11.test(data9)){
-validate100.errors = [{instancePath:instancePath+"/topics/" + i0,schemaPath:"#/components/schemas/Bytes32/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-f]{64}$"},message:"must match pattern \""+"^0x[0-9a-f]{64}$"+"\""}];
+validate102.errors = [{instancePath:instancePath+"/topics/" + i0,schemaPath:"#/components/schemas/Bytes32/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-f]{64}$"},message:"must match pattern \""+"^0x[0-9a-f]{64}$"+"\""}];
 return false;
 }
 }
 else {
-validate100.errors = [{instancePath:instancePath+"/topics/" + i0,schemaPath:"#/components/schemas/Bytes32/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate102.errors = [{instancePath:instancePath+"/topics/" + i0,schemaPath:"#/components/schemas/Bytes32/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -6817,7 +7104,7 @@ break;
 }
 }
 else {
-validate100.errors = [{instancePath:instancePath+"/topics",schemaPath:"#/properties/topics/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate102.errors = [{instancePath:instancePath+"/topics",schemaPath:"#/properties/topics/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -6838,30 +7125,30 @@ var valid0 = true;
 }
 }
 else {
-validate100.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate102.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate100.errors = vErrors;
+validate102.errors = vErrors;
 return errors === 0;
 }
 
 
-function validate99(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate101(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((((((((((((((data.transactionHash === undefined) && (missing0 = "transactionHash")) || ((data.transactionIndex === undefined) && (missing0 = "transactionIndex"))) || ((data.blockHash === undefined) && (missing0 = "blockHash"))) || ((data.blockNumber === undefined) && (missing0 = "blockNumber"))) || ((data.from === undefined) && (missing0 = "from"))) || ((data.to === undefined) && (missing0 = "to"))) || ((data.cumulativeGasUsed === undefined) && (missing0 = "cumulativeGasUsed"))) || ((data.gasUsed === undefined) && (missing0 = "gasUsed"))) || ((data.effectiveGasPrice === undefined) && (missing0 = "effectiveGasPrice"))) || ((data.contractAddress === undefined) && (missing0 = "contractAddress"))) || ((data.logs === undefined) && (missing0 = "logs"))) || ((data.logsBloom === undefined) && (missing0 = "logsBloom"))) || ((data.status === undefined) && (missing0 = "status"))) || ((data.type === undefined) && (missing0 = "type"))){
-validate99.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate101.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
-if(!(func2.call(schema200.properties, key0))){
-validate99.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+if(!(func2.call(schema204.properties, key0))){
+validate101.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -6874,12 +7161,12 @@ const _errs3 = errors;
 if(errors === _errs3){
 if(typeof data0 === "string"){
 if(!pattern11.test(data0)){
-validate99.errors = [{instancePath:instancePath+"/transactionHash",schemaPath:"#/components/schemas/Bytes32/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-f]{64}$"},message:"must match pattern \""+"^0x[0-9a-f]{64}$"+"\""}];
+validate101.errors = [{instancePath:instancePath+"/transactionHash",schemaPath:"#/components/schemas/Bytes32/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-f]{64}$"},message:"must match pattern \""+"^0x[0-9a-f]{64}$"+"\""}];
 return false;
 }
 }
 else {
-validate99.errors = [{instancePath:instancePath+"/transactionHash",schemaPath:"#/components/schemas/Bytes32/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate101.errors = [{instancePath:instancePath+"/transactionHash",schemaPath:"#/components/schemas/Bytes32/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -6896,12 +7183,12 @@ const _errs6 = errors;
 if(errors === _errs6){
 if(typeof data1 === "string"){
 if(!pattern14.test(data1)){
-validate99.errors = [{instancePath:instancePath+"/transactionIndex",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
+validate101.errors = [{instancePath:instancePath+"/transactionIndex",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
 return false;
 }
 }
 else {
-validate99.errors = [{instancePath:instancePath+"/transactionIndex",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate101.errors = [{instancePath:instancePath+"/transactionIndex",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -6918,12 +7205,12 @@ const _errs9 = errors;
 if(errors === _errs9){
 if(typeof data2 === "string"){
 if(!pattern11.test(data2)){
-validate99.errors = [{instancePath:instancePath+"/blockHash",schemaPath:"#/components/schemas/Bytes32/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-f]{64}$"},message:"must match pattern \""+"^0x[0-9a-f]{64}$"+"\""}];
+validate101.errors = [{instancePath:instancePath+"/blockHash",schemaPath:"#/components/schemas/Bytes32/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-f]{64}$"},message:"must match pattern \""+"^0x[0-9a-f]{64}$"+"\""}];
 return false;
 }
 }
 else {
-validate99.errors = [{instancePath:instancePath+"/blockHash",schemaPath:"#/components/schemas/Bytes32/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate101.errors = [{instancePath:instancePath+"/blockHash",schemaPath:"#/components/schemas/Bytes32/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -6940,12 +7227,12 @@ const _errs12 = errors;
 if(errors === _errs12){
 if(typeof data3 === "string"){
 if(!pattern14.test(data3)){
-validate99.errors = [{instancePath:instancePath+"/blockNumber",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
+validate101.errors = [{instancePath:instancePath+"/blockNumber",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
 return false;
 }
 }
 else {
-validate99.errors = [{instancePath:instancePath+"/blockNumber",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate101.errors = [{instancePath:instancePath+"/blockNumber",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -6962,12 +7249,12 @@ const _errs15 = errors;
 if(errors === _errs15){
 if(typeof data4 === "string"){
 if(!pattern0.test(data4)){
-validate99.errors = [{instancePath:instancePath+"/from",schemaPath:"#/components/schemas/Address/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{40}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{40}$"+"\""}];
+validate101.errors = [{instancePath:instancePath+"/from",schemaPath:"#/components/schemas/Address/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{40}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{40}$"+"\""}];
 return false;
 }
 }
 else {
-validate99.errors = [{instancePath:instancePath+"/from",schemaPath:"#/components/schemas/Address/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate101.errors = [{instancePath:instancePath+"/from",schemaPath:"#/components/schemas/Address/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -7045,7 +7332,7 @@ else {
 vErrors.push(err3);
 }
 errors++;
-validate99.errors = vErrors;
+validate101.errors = vErrors;
 return false;
 }
 else {
@@ -7072,12 +7359,12 @@ const _errs25 = errors;
 if(errors === _errs25){
 if(typeof data6 === "string"){
 if(!pattern14.test(data6)){
-validate99.errors = [{instancePath:instancePath+"/cumulativeGasUsed",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
+validate101.errors = [{instancePath:instancePath+"/cumulativeGasUsed",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
 return false;
 }
 }
 else {
-validate99.errors = [{instancePath:instancePath+"/cumulativeGasUsed",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate101.errors = [{instancePath:instancePath+"/cumulativeGasUsed",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -7094,12 +7381,12 @@ const _errs28 = errors;
 if(errors === _errs28){
 if(typeof data7 === "string"){
 if(!pattern14.test(data7)){
-validate99.errors = [{instancePath:instancePath+"/gasUsed",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
+validate101.errors = [{instancePath:instancePath+"/gasUsed",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
 return false;
 }
 }
 else {
-validate99.errors = [{instancePath:instancePath+"/gasUsed",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate101.errors = [{instancePath:instancePath+"/gasUsed",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -7116,12 +7403,12 @@ const _errs31 = errors;
 if(errors === _errs31){
 if(typeof data8 === "string"){
 if(!pattern14.test(data8)){
-validate99.errors = [{instancePath:instancePath+"/effectiveGasPrice",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
+validate101.errors = [{instancePath:instancePath+"/effectiveGasPrice",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
 return false;
 }
 }
 else {
-validate99.errors = [{instancePath:instancePath+"/effectiveGasPrice",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate101.errors = [{instancePath:instancePath+"/effectiveGasPrice",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -7199,7 +7486,7 @@ else {
 vErrors.push(err7);
 }
 errors++;
-validate99.errors = vErrors;
+validate101.errors = vErrors;
 return false;
 }
 else {
@@ -7228,8 +7515,8 @@ var valid13 = true;
 const len0 = data10.length;
 for(let i0=0; i0<len0; i0++){
 const _errs42 = errors;
-if(!(validate100(data10[i0], {instancePath:instancePath+"/logs/" + i0,parentData:data10,parentDataProperty:i0,rootData}))){
-vErrors = vErrors === null ? validate100.errors : vErrors.concat(validate100.errors);
+if(!(validate102(data10[i0], {instancePath:instancePath+"/logs/" + i0,parentData:data10,parentDataProperty:i0,rootData}))){
+vErrors = vErrors === null ? validate102.errors : vErrors.concat(validate102.errors);
 errors = vErrors.length;
 }
 var valid13 = _errs42 === errors;
@@ -7239,7 +7526,7 @@ break;
 }
 }
 else {
-validate99.errors = [{instancePath:instancePath+"/logs",schemaPath:"#/properties/logs/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate101.errors = [{instancePath:instancePath+"/logs",schemaPath:"#/properties/logs/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -7256,12 +7543,12 @@ const _errs44 = errors;
 if(errors === _errs44){
 if(typeof data12 === "string"){
 if(!pattern53.test(data12)){
-validate99.errors = [{instancePath:instancePath+"/logsBloom",schemaPath:"#/components/schemas/Bloom/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-f]{512}$"},message:"must match pattern \""+"^0x[0-9a-f]{512}$"+"\""}];
+validate101.errors = [{instancePath:instancePath+"/logsBloom",schemaPath:"#/components/schemas/Bloom/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-f]{512}$"},message:"must match pattern \""+"^0x[0-9a-f]{512}$"+"\""}];
 return false;
 }
 }
 else {
-validate99.errors = [{instancePath:instancePath+"/logsBloom",schemaPath:"#/components/schemas/Bloom/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate101.errors = [{instancePath:instancePath+"/logsBloom",schemaPath:"#/components/schemas/Bloom/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -7275,11 +7562,11 @@ if(data.status !== undefined){
 let data13 = data.status;
 const _errs46 = errors;
 if(typeof data13 !== "string"){
-validate99.errors = [{instancePath:instancePath+"/status",schemaPath:"#/properties/status/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate101.errors = [{instancePath:instancePath+"/status",schemaPath:"#/properties/status/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(!((data13 === "0x1") || (data13 === "0x0"))){
-validate99.errors = [{instancePath:instancePath+"/status",schemaPath:"#/properties/status/enum",keyword:"enum",params:{allowedValues: schema200.properties.status.enum},message:"must be equal to one of the allowed values"}];
+validate101.errors = [{instancePath:instancePath+"/status",schemaPath:"#/properties/status/enum",keyword:"enum",params:{allowedValues: schema204.properties.status.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
 var valid0 = _errs46 === errors;
@@ -7295,12 +7582,12 @@ const _errs49 = errors;
 if(errors === _errs49){
 if(typeof data14 === "string"){
 if(!pattern13.test(data14)){
-validate99.errors = [{instancePath:instancePath+"/type",schemaPath:"#/components/schemas/TxType/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]?)$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]?)$"+"\""}];
+validate101.errors = [{instancePath:instancePath+"/type",schemaPath:"#/components/schemas/TxType/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]?)$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]?)$"+"\""}];
 return false;
 }
 }
 else {
-validate99.errors = [{instancePath:instancePath+"/type",schemaPath:"#/components/schemas/TxType/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate101.errors = [{instancePath:instancePath+"/type",schemaPath:"#/components/schemas/TxType/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -7326,24 +7613,24 @@ var valid0 = true;
 }
 }
 else {
-validate99.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate101.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate99.errors = vErrors;
+validate101.errors = vErrors;
 return errors === 0;
 }
 
 
-function validate98(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate100(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 const _errs0 = errors;
 let valid0 = false;
 let passing0 = null;
 const _errs1 = errors;
-if(!(validate99(data, {instancePath,parentData,parentDataProperty,rootData}))){
-vErrors = vErrors === null ? validate99.errors : vErrors.concat(validate99.errors);
+if(!(validate101(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate101.errors : vErrors.concat(validate101.errors);
 errors = vErrors.length;
 }
 var _valid0 = _errs1 === errors;
@@ -7382,7 +7669,7 @@ else {
 vErrors.push(err1);
 }
 errors++;
-validate98.errors = vErrors;
+validate100.errors = vErrors;
 return false;
 }
 else {
@@ -7396,40 +7683,40 @@ vErrors = null;
 }
 }
 }
-validate98.errors = vErrors;
+validate100.errors = vErrors;
 return errors === 0;
 }
 
 
-function validate97(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate99(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
-if(!(validate98(data, {instancePath,parentData,parentDataProperty,rootData}))){
-vErrors = vErrors === null ? validate98.errors : vErrors.concat(validate98.errors);
+if(!(validate100(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate100.errors : vErrors.concat(validate100.errors);
 errors = vErrors.length;
 }
-validate97.errors = vErrors;
+validate99.errors = vErrors;
 return errors === 0;
 }
 
-export const r_eth_getBlockReceipts = validate104;
-const schema222 = {"oneOf":[{"type":"array","items":{"$ref":"urn:chain-node:openrpc#/components/schemas/Receipt"}},{"type":"null"}]};
+export const r_eth_getBlockReceipts = validate106;
+const schema226 = {"oneOf":[{"type":"array","items":{"$ref":"urn:chain-node:openrpc#/components/schemas/Receipt"}},{"type":"null"}]};
 
-function validate105(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate107(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((((((((((((((data.transactionHash === undefined) && (missing0 = "transactionHash")) || ((data.transactionIndex === undefined) && (missing0 = "transactionIndex"))) || ((data.blockHash === undefined) && (missing0 = "blockHash"))) || ((data.blockNumber === undefined) && (missing0 = "blockNumber"))) || ((data.from === undefined) && (missing0 = "from"))) || ((data.to === undefined) && (missing0 = "to"))) || ((data.cumulativeGasUsed === undefined) && (missing0 = "cumulativeGasUsed"))) || ((data.gasUsed === undefined) && (missing0 = "gasUsed"))) || ((data.effectiveGasPrice === undefined) && (missing0 = "effectiveGasPrice"))) || ((data.contractAddress === undefined) && (missing0 = "contractAddress"))) || ((data.logs === undefined) && (missing0 = "logs"))) || ((data.logsBloom === undefined) && (missing0 = "logsBloom"))) || ((data.status === undefined) && (missing0 = "status"))) || ((data.type === undefined) && (missing0 = "type"))){
-validate105.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate107.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
-if(!(func2.call(schema200.properties, key0))){
-validate105.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+if(!(func2.call(schema204.properties, key0))){
+validate107.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -7442,12 +7729,12 @@ const _errs3 = errors;
 if(errors === _errs3){
 if(typeof data0 === "string"){
 if(!pattern11.test(data0)){
-validate105.errors = [{instancePath:instancePath+"/transactionHash",schemaPath:"#/components/schemas/Bytes32/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-f]{64}$"},message:"must match pattern \""+"^0x[0-9a-f]{64}$"+"\""}];
+validate107.errors = [{instancePath:instancePath+"/transactionHash",schemaPath:"#/components/schemas/Bytes32/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-f]{64}$"},message:"must match pattern \""+"^0x[0-9a-f]{64}$"+"\""}];
 return false;
 }
 }
 else {
-validate105.errors = [{instancePath:instancePath+"/transactionHash",schemaPath:"#/components/schemas/Bytes32/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate107.errors = [{instancePath:instancePath+"/transactionHash",schemaPath:"#/components/schemas/Bytes32/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -7464,12 +7751,12 @@ const _errs6 = errors;
 if(errors === _errs6){
 if(typeof data1 === "string"){
 if(!pattern14.test(data1)){
-validate105.errors = [{instancePath:instancePath+"/transactionIndex",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
+validate107.errors = [{instancePath:instancePath+"/transactionIndex",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
 return false;
 }
 }
 else {
-validate105.errors = [{instancePath:instancePath+"/transactionIndex",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate107.errors = [{instancePath:instancePath+"/transactionIndex",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -7486,12 +7773,12 @@ const _errs9 = errors;
 if(errors === _errs9){
 if(typeof data2 === "string"){
 if(!pattern11.test(data2)){
-validate105.errors = [{instancePath:instancePath+"/blockHash",schemaPath:"#/components/schemas/Bytes32/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-f]{64}$"},message:"must match pattern \""+"^0x[0-9a-f]{64}$"+"\""}];
+validate107.errors = [{instancePath:instancePath+"/blockHash",schemaPath:"#/components/schemas/Bytes32/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-f]{64}$"},message:"must match pattern \""+"^0x[0-9a-f]{64}$"+"\""}];
 return false;
 }
 }
 else {
-validate105.errors = [{instancePath:instancePath+"/blockHash",schemaPath:"#/components/schemas/Bytes32/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate107.errors = [{instancePath:instancePath+"/blockHash",schemaPath:"#/components/schemas/Bytes32/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -7508,12 +7795,12 @@ const _errs12 = errors;
 if(errors === _errs12){
 if(typeof data3 === "string"){
 if(!pattern14.test(data3)){
-validate105.errors = [{instancePath:instancePath+"/blockNumber",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
+validate107.errors = [{instancePath:instancePath+"/blockNumber",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
 return false;
 }
 }
 else {
-validate105.errors = [{instancePath:instancePath+"/blockNumber",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate107.errors = [{instancePath:instancePath+"/blockNumber",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -7530,12 +7817,12 @@ const _errs15 = errors;
 if(errors === _errs15){
 if(typeof data4 === "string"){
 if(!pattern0.test(data4)){
-validate105.errors = [{instancePath:instancePath+"/from",schemaPath:"#/components/schemas/Address/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{40}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{40}$"+"\""}];
+validate107.errors = [{instancePath:instancePath+"/from",schemaPath:"#/components/schemas/Address/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{40}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{40}$"+"\""}];
 return false;
 }
 }
 else {
-validate105.errors = [{instancePath:instancePath+"/from",schemaPath:"#/components/schemas/Address/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate107.errors = [{instancePath:instancePath+"/from",schemaPath:"#/components/schemas/Address/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -7613,7 +7900,7 @@ else {
 vErrors.push(err3);
 }
 errors++;
-validate105.errors = vErrors;
+validate107.errors = vErrors;
 return false;
 }
 else {
@@ -7640,12 +7927,12 @@ const _errs25 = errors;
 if(errors === _errs25){
 if(typeof data6 === "string"){
 if(!pattern14.test(data6)){
-validate105.errors = [{instancePath:instancePath+"/cumulativeGasUsed",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
+validate107.errors = [{instancePath:instancePath+"/cumulativeGasUsed",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
 return false;
 }
 }
 else {
-validate105.errors = [{instancePath:instancePath+"/cumulativeGasUsed",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate107.errors = [{instancePath:instancePath+"/cumulativeGasUsed",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -7662,12 +7949,12 @@ const _errs28 = errors;
 if(errors === _errs28){
 if(typeof data7 === "string"){
 if(!pattern14.test(data7)){
-validate105.errors = [{instancePath:instancePath+"/gasUsed",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
+validate107.errors = [{instancePath:instancePath+"/gasUsed",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
 return false;
 }
 }
 else {
-validate105.errors = [{instancePath:instancePath+"/gasUsed",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate107.errors = [{instancePath:instancePath+"/gasUsed",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -7684,12 +7971,12 @@ const _errs31 = errors;
 if(errors === _errs31){
 if(typeof data8 === "string"){
 if(!pattern14.test(data8)){
-validate105.errors = [{instancePath:instancePath+"/effectiveGasPrice",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
+validate107.errors = [{instancePath:instancePath+"/effectiveGasPrice",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
 return false;
 }
 }
 else {
-validate105.errors = [{instancePath:instancePath+"/effectiveGasPrice",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate107.errors = [{instancePath:instancePath+"/effectiveGasPrice",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -7767,7 +8054,7 @@ else {
 vErrors.push(err7);
 }
 errors++;
-validate105.errors = vErrors;
+validate107.errors = vErrors;
 return false;
 }
 else {
@@ -7796,8 +8083,8 @@ var valid13 = true;
 const len0 = data10.length;
 for(let i0=0; i0<len0; i0++){
 const _errs42 = errors;
-if(!(validate100(data10[i0], {instancePath:instancePath+"/logs/" + i0,parentData:data10,parentDataProperty:i0,rootData}))){
-vErrors = vErrors === null ? validate100.errors : vErrors.concat(validate100.errors);
+if(!(validate102(data10[i0], {instancePath:instancePath+"/logs/" + i0,parentData:data10,parentDataProperty:i0,rootData}))){
+vErrors = vErrors === null ? validate102.errors : vErrors.concat(validate102.errors);
 errors = vErrors.length;
 }
 var valid13 = _errs42 === errors;
@@ -7807,7 +8094,7 @@ break;
 }
 }
 else {
-validate105.errors = [{instancePath:instancePath+"/logs",schemaPath:"#/properties/logs/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate107.errors = [{instancePath:instancePath+"/logs",schemaPath:"#/properties/logs/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -7824,12 +8111,12 @@ const _errs44 = errors;
 if(errors === _errs44){
 if(typeof data12 === "string"){
 if(!pattern53.test(data12)){
-validate105.errors = [{instancePath:instancePath+"/logsBloom",schemaPath:"#/components/schemas/Bloom/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-f]{512}$"},message:"must match pattern \""+"^0x[0-9a-f]{512}$"+"\""}];
+validate107.errors = [{instancePath:instancePath+"/logsBloom",schemaPath:"#/components/schemas/Bloom/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-f]{512}$"},message:"must match pattern \""+"^0x[0-9a-f]{512}$"+"\""}];
 return false;
 }
 }
 else {
-validate105.errors = [{instancePath:instancePath+"/logsBloom",schemaPath:"#/components/schemas/Bloom/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate107.errors = [{instancePath:instancePath+"/logsBloom",schemaPath:"#/components/schemas/Bloom/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -7843,11 +8130,11 @@ if(data.status !== undefined){
 let data13 = data.status;
 const _errs46 = errors;
 if(typeof data13 !== "string"){
-validate105.errors = [{instancePath:instancePath+"/status",schemaPath:"#/properties/status/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate107.errors = [{instancePath:instancePath+"/status",schemaPath:"#/properties/status/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(!((data13 === "0x1") || (data13 === "0x0"))){
-validate105.errors = [{instancePath:instancePath+"/status",schemaPath:"#/properties/status/enum",keyword:"enum",params:{allowedValues: schema200.properties.status.enum},message:"must be equal to one of the allowed values"}];
+validate107.errors = [{instancePath:instancePath+"/status",schemaPath:"#/properties/status/enum",keyword:"enum",params:{allowedValues: schema204.properties.status.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
 var valid0 = _errs46 === errors;
@@ -7863,12 +8150,12 @@ const _errs49 = errors;
 if(errors === _errs49){
 if(typeof data14 === "string"){
 if(!pattern13.test(data14)){
-validate105.errors = [{instancePath:instancePath+"/type",schemaPath:"#/components/schemas/TxType/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]?)$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]?)$"+"\""}];
+validate107.errors = [{instancePath:instancePath+"/type",schemaPath:"#/components/schemas/TxType/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]?)$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]?)$"+"\""}];
 return false;
 }
 }
 else {
-validate105.errors = [{instancePath:instancePath+"/type",schemaPath:"#/components/schemas/TxType/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate107.errors = [{instancePath:instancePath+"/type",schemaPath:"#/components/schemas/TxType/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -7894,16 +8181,16 @@ var valid0 = true;
 }
 }
 else {
-validate105.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate107.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate105.errors = vErrors;
+validate107.errors = vErrors;
 return errors === 0;
 }
 
 
-function validate104(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate106(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 const _errs0 = errors;
@@ -7916,8 +8203,8 @@ var valid1 = true;
 const len0 = data.length;
 for(let i0=0; i0<len0; i0++){
 const _errs3 = errors;
-if(!(validate105(data[i0], {instancePath:instancePath+"/" + i0,parentData:data,parentDataProperty:i0,rootData}))){
-vErrors = vErrors === null ? validate105.errors : vErrors.concat(validate105.errors);
+if(!(validate107(data[i0], {instancePath:instancePath+"/" + i0,parentData:data,parentDataProperty:i0,rootData}))){
+vErrors = vErrors === null ? validate107.errors : vErrors.concat(validate107.errors);
 errors = vErrors.length;
 }
 var valid1 = _errs3 === errors;
@@ -7973,7 +8260,7 @@ else {
 vErrors.push(err2);
 }
 errors++;
-validate104.errors = vErrors;
+validate106.errors = vErrors;
 return false;
 }
 else {
@@ -7987,22 +8274,22 @@ vErrors = null;
 }
 }
 }
-validate104.errors = vErrors;
+validate106.errors = vErrors;
 return errors === 0;
 }
 
-export const p_eth_sendTransaction_0 = validate108;
-const schema236 = {"$ref":"urn:chain-node:openrpc#/components/schemas/SendTransactionData"};
-const schema237 = {"title":"SendTransactionData","type":"object","description":"Send-transaction object of `eth_`/`chain_` `sendTransaction` and `signTransaction`, with the payload named `data`. Omitted fields are filled by the node: `nonce` from the pool, `gasPrice` from `gasPrice`, `gas` with the default 1500000000 capped at the chain's per-transaction gas limit (30000000 on a dev chain) (unused gas is returned). `input` is accepted as an alias of `data`; unknown fields are ignored.","additionalProperties":true,"required":["from"],"properties":{"from":{"$ref":"#/components/schemas/Address","description":"Source address; its key must be held by the node and unlocked."},"to":{"description":"Destination; omit (or null) to create a contract.","oneOf":[{"$ref":"#/components/schemas/Address"},{"type":"null"}]},"gas":{"$ref":"#/components/schemas/Quantity","description":"Gas available for execution. Default 1500000000 capped at the chain's per-transaction gas limit (30000000 on a dev chain); unused gas is returned."},"gasPrice":{"$ref":"#/components/schemas/Quantity","description":"Gas price in wei. Default: the node's gas price (`gasPrice`)."},"value":{"$ref":"#/components/schemas/Quantity","description":"Amount sent in wei. Default 0."},"nonce":{"$ref":"#/components/schemas/Quantity","description":"Nonce. Default: the next nonce of the sender in the pool. Reusing the nonce of a pending transaction replaces it."},"data":{"$ref":"#/components/schemas/Data","description":"Payload: encoded method call or contract init code."},"input":{"$ref":"#/components/schemas/Data","description":"Alias of `data` (the `personal_` name); if both are given they must be equal."}}};
+export const p_eth_sendTransaction_0 = validate110;
+const schema240 = {"$ref":"urn:chain-node:openrpc#/components/schemas/SendTransactionData"};
+const schema241 = {"title":"SendTransactionData","type":"object","description":"Send-transaction object of `eth_`/`chain_` `sendTransaction` and `signTransaction`, with the payload named `data`. Omitted fields are filled by the node: `nonce` from the pool, `gasPrice` from `gasPrice`, `gas` with the default 1500000000 capped at the chain's per-transaction gas limit (30000000 on a dev chain) (unused gas is returned). `input` is accepted as an alias of `data`; unknown fields are ignored.","additionalProperties":true,"required":["from"],"properties":{"from":{"$ref":"#/components/schemas/Address","description":"Source address; its key must be held by the node and unlocked."},"to":{"description":"Destination; omit (or null) to create a contract.","oneOf":[{"$ref":"#/components/schemas/Address"},{"type":"null"}]},"gas":{"$ref":"#/components/schemas/Quantity","description":"Gas available for execution. Default 1500000000 capped at the chain's per-transaction gas limit (30000000 on a dev chain); unused gas is returned."},"gasPrice":{"$ref":"#/components/schemas/Quantity","description":"Gas price in wei. Default: the node's gas price (`gasPrice`)."},"value":{"$ref":"#/components/schemas/Quantity","description":"Amount sent in wei. Default 0."},"nonce":{"$ref":"#/components/schemas/Quantity","description":"Nonce. Default: the next nonce of the sender in the pool. Reusing the nonce of a pending transaction replaces it."},"data":{"$ref":"#/components/schemas/Data","description":"Payload: encoded method call or contract init code."},"input":{"$ref":"#/components/schemas/Data","description":"Alias of `data` (the `personal_` name); if both are given they must be equal."}}};
 
-function validate109(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate111(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.from === undefined) && (missing0 = "from")){
-validate109.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate111.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -8013,12 +8300,12 @@ const _errs3 = errors;
 if(errors === _errs3){
 if(typeof data0 === "string"){
 if(!pattern0.test(data0)){
-validate109.errors = [{instancePath:instancePath+"/from",schemaPath:"#/components/schemas/Address/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{40}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{40}$"+"\""}];
+validate111.errors = [{instancePath:instancePath+"/from",schemaPath:"#/components/schemas/Address/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{40}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{40}$"+"\""}];
 return false;
 }
 }
 else {
-validate109.errors = [{instancePath:instancePath+"/from",schemaPath:"#/components/schemas/Address/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate111.errors = [{instancePath:instancePath+"/from",schemaPath:"#/components/schemas/Address/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -8096,7 +8383,7 @@ else {
 vErrors.push(err3);
 }
 errors++;
-validate109.errors = vErrors;
+validate111.errors = vErrors;
 return false;
 }
 else {
@@ -8123,12 +8410,12 @@ const _errs13 = errors;
 if(errors === _errs13){
 if(typeof data2 === "string"){
 if(!pattern5.test(data2)){
-validate109.errors = [{instancePath:instancePath+"/gas",schemaPath:"#/components/schemas/Quantity/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{1,64}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{1,64}$"+"\""}];
+validate111.errors = [{instancePath:instancePath+"/gas",schemaPath:"#/components/schemas/Quantity/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{1,64}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{1,64}$"+"\""}];
 return false;
 }
 }
 else {
-validate109.errors = [{instancePath:instancePath+"/gas",schemaPath:"#/components/schemas/Quantity/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate111.errors = [{instancePath:instancePath+"/gas",schemaPath:"#/components/schemas/Quantity/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -8145,12 +8432,12 @@ const _errs16 = errors;
 if(errors === _errs16){
 if(typeof data3 === "string"){
 if(!pattern5.test(data3)){
-validate109.errors = [{instancePath:instancePath+"/gasPrice",schemaPath:"#/components/schemas/Quantity/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{1,64}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{1,64}$"+"\""}];
+validate111.errors = [{instancePath:instancePath+"/gasPrice",schemaPath:"#/components/schemas/Quantity/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{1,64}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{1,64}$"+"\""}];
 return false;
 }
 }
 else {
-validate109.errors = [{instancePath:instancePath+"/gasPrice",schemaPath:"#/components/schemas/Quantity/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate111.errors = [{instancePath:instancePath+"/gasPrice",schemaPath:"#/components/schemas/Quantity/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -8167,12 +8454,12 @@ const _errs19 = errors;
 if(errors === _errs19){
 if(typeof data4 === "string"){
 if(!pattern5.test(data4)){
-validate109.errors = [{instancePath:instancePath+"/value",schemaPath:"#/components/schemas/Quantity/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{1,64}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{1,64}$"+"\""}];
+validate111.errors = [{instancePath:instancePath+"/value",schemaPath:"#/components/schemas/Quantity/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{1,64}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{1,64}$"+"\""}];
 return false;
 }
 }
 else {
-validate109.errors = [{instancePath:instancePath+"/value",schemaPath:"#/components/schemas/Quantity/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate111.errors = [{instancePath:instancePath+"/value",schemaPath:"#/components/schemas/Quantity/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -8189,12 +8476,12 @@ const _errs22 = errors;
 if(errors === _errs22){
 if(typeof data5 === "string"){
 if(!pattern5.test(data5)){
-validate109.errors = [{instancePath:instancePath+"/nonce",schemaPath:"#/components/schemas/Quantity/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{1,64}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{1,64}$"+"\""}];
+validate111.errors = [{instancePath:instancePath+"/nonce",schemaPath:"#/components/schemas/Quantity/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{1,64}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{1,64}$"+"\""}];
 return false;
 }
 }
 else {
-validate109.errors = [{instancePath:instancePath+"/nonce",schemaPath:"#/components/schemas/Quantity/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate111.errors = [{instancePath:instancePath+"/nonce",schemaPath:"#/components/schemas/Quantity/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -8211,12 +8498,12 @@ const _errs25 = errors;
 if(errors === _errs25){
 if(typeof data6 === "string"){
 if(!pattern9.test(data6)){
-validate109.errors = [{instancePath:instancePath+"/data",schemaPath:"#/components/schemas/Data/pattern",keyword:"pattern",params:{pattern: "^0x([0-9a-fA-F]{2})*$"},message:"must match pattern \""+"^0x([0-9a-fA-F]{2})*$"+"\""}];
+validate111.errors = [{instancePath:instancePath+"/data",schemaPath:"#/components/schemas/Data/pattern",keyword:"pattern",params:{pattern: "^0x([0-9a-fA-F]{2})*$"},message:"must match pattern \""+"^0x([0-9a-fA-F]{2})*$"+"\""}];
 return false;
 }
 }
 else {
-validate109.errors = [{instancePath:instancePath+"/data",schemaPath:"#/components/schemas/Data/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate111.errors = [{instancePath:instancePath+"/data",schemaPath:"#/components/schemas/Data/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -8233,12 +8520,12 @@ const _errs28 = errors;
 if(errors === _errs28){
 if(typeof data7 === "string"){
 if(!pattern9.test(data7)){
-validate109.errors = [{instancePath:instancePath+"/input",schemaPath:"#/components/schemas/Data/pattern",keyword:"pattern",params:{pattern: "^0x([0-9a-fA-F]{2})*$"},message:"must match pattern \""+"^0x([0-9a-fA-F]{2})*$"+"\""}];
+validate111.errors = [{instancePath:instancePath+"/input",schemaPath:"#/components/schemas/Data/pattern",keyword:"pattern",params:{pattern: "^0x([0-9a-fA-F]{2})*$"},message:"must match pattern \""+"^0x([0-9a-fA-F]{2})*$"+"\""}];
 return false;
 }
 }
 else {
-validate109.errors = [{instancePath:instancePath+"/input",schemaPath:"#/components/schemas/Data/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate111.errors = [{instancePath:instancePath+"/input",schemaPath:"#/components/schemas/Data/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -8257,44 +8544,44 @@ var valid0 = true;
 }
 }
 else {
-validate109.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate111.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate109.errors = vErrors;
+validate111.errors = vErrors;
 return errors === 0;
 }
 
 
-function validate108(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate110(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
-if(!(validate109(data, {instancePath,parentData,parentDataProperty,rootData}))){
-vErrors = vErrors === null ? validate109.errors : vErrors.concat(validate109.errors);
+if(!(validate111(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate111.errors : vErrors.concat(validate111.errors);
 errors = vErrors.length;
 }
-validate108.errors = vErrors;
+validate110.errors = vErrors;
 return errors === 0;
 }
 
-export const r_eth_pendingTransactions = validate111;
-const schema246 = {"type":"array","items":{"$ref":"urn:chain-node:openrpc#/components/schemas/Transaction"}};
+export const r_eth_pendingTransactions = validate113;
+const schema250 = {"type":"array","items":{"$ref":"urn:chain-node:openrpc#/components/schemas/Transaction"}};
 
-function validate112(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate114(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((((((((((((((((data.blockHash === undefined) && (missing0 = "blockHash")) || ((data.blockNumber === undefined) && (missing0 = "blockNumber"))) || ((data.blockTimestamp === undefined) && (missing0 = "blockTimestamp"))) || ((data.from === undefined) && (missing0 = "from"))) || ((data.gas === undefined) && (missing0 = "gas"))) || ((data.gasPrice === undefined) && (missing0 = "gasPrice"))) || ((data.hash === undefined) && (missing0 = "hash"))) || ((data.input === undefined) && (missing0 = "input"))) || ((data.nonce === undefined) && (missing0 = "nonce"))) || ((data.to === undefined) && (missing0 = "to"))) || ((data.transactionIndex === undefined) && (missing0 = "transactionIndex"))) || ((data.value === undefined) && (missing0 = "value"))) || ((data.type === undefined) && (missing0 = "type"))) || ((data.v === undefined) && (missing0 = "v"))) || ((data.r === undefined) && (missing0 = "r"))) || ((data.s === undefined) && (missing0 = "s"))){
-validate112.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate114.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
 if(!(func2.call(schema118.properties, key0))){
-validate112.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate114.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -8368,7 +8655,7 @@ else {
 vErrors.push(err3);
 }
 errors++;
-validate112.errors = vErrors;
+validate114.errors = vErrors;
 return false;
 }
 else {
@@ -8456,7 +8743,7 @@ else {
 vErrors.push(err7);
 }
 errors++;
-validate112.errors = vErrors;
+validate114.errors = vErrors;
 return false;
 }
 else {
@@ -8544,7 +8831,7 @@ else {
 vErrors.push(err11);
 }
 errors++;
-validate112.errors = vErrors;
+validate114.errors = vErrors;
 return false;
 }
 else {
@@ -8571,12 +8858,12 @@ const _errs24 = errors;
 if(errors === _errs24){
 if(typeof data3 === "string"){
 if(!pattern0.test(data3)){
-validate112.errors = [{instancePath:instancePath+"/from",schemaPath:"#/components/schemas/Address/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{40}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{40}$"+"\""}];
+validate114.errors = [{instancePath:instancePath+"/from",schemaPath:"#/components/schemas/Address/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{40}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{40}$"+"\""}];
 return false;
 }
 }
 else {
-validate112.errors = [{instancePath:instancePath+"/from",schemaPath:"#/components/schemas/Address/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate114.errors = [{instancePath:instancePath+"/from",schemaPath:"#/components/schemas/Address/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -8593,12 +8880,12 @@ const _errs27 = errors;
 if(errors === _errs27){
 if(typeof data4 === "string"){
 if(!pattern14.test(data4)){
-validate112.errors = [{instancePath:instancePath+"/gas",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
+validate114.errors = [{instancePath:instancePath+"/gas",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
 return false;
 }
 }
 else {
-validate112.errors = [{instancePath:instancePath+"/gas",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate114.errors = [{instancePath:instancePath+"/gas",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -8615,12 +8902,12 @@ const _errs30 = errors;
 if(errors === _errs30){
 if(typeof data5 === "string"){
 if(!pattern14.test(data5)){
-validate112.errors = [{instancePath:instancePath+"/gasPrice",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
+validate114.errors = [{instancePath:instancePath+"/gasPrice",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
 return false;
 }
 }
 else {
-validate112.errors = [{instancePath:instancePath+"/gasPrice",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate114.errors = [{instancePath:instancePath+"/gasPrice",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -8637,12 +8924,12 @@ const _errs33 = errors;
 if(errors === _errs33){
 if(typeof data6 === "string"){
 if(!pattern11.test(data6)){
-validate112.errors = [{instancePath:instancePath+"/hash",schemaPath:"#/components/schemas/Bytes32/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-f]{64}$"},message:"must match pattern \""+"^0x[0-9a-f]{64}$"+"\""}];
+validate114.errors = [{instancePath:instancePath+"/hash",schemaPath:"#/components/schemas/Bytes32/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-f]{64}$"},message:"must match pattern \""+"^0x[0-9a-f]{64}$"+"\""}];
 return false;
 }
 }
 else {
-validate112.errors = [{instancePath:instancePath+"/hash",schemaPath:"#/components/schemas/Bytes32/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate114.errors = [{instancePath:instancePath+"/hash",schemaPath:"#/components/schemas/Bytes32/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -8659,12 +8946,12 @@ const _errs36 = errors;
 if(errors === _errs36){
 if(typeof data7 === "string"){
 if(!pattern12.test(data7)){
-validate112.errors = [{instancePath:instancePath+"/input",schemaPath:"#/components/schemas/Bytes/pattern",keyword:"pattern",params:{pattern: "^0x([0-9a-f]{2})*$"},message:"must match pattern \""+"^0x([0-9a-f]{2})*$"+"\""}];
+validate114.errors = [{instancePath:instancePath+"/input",schemaPath:"#/components/schemas/Bytes/pattern",keyword:"pattern",params:{pattern: "^0x([0-9a-f]{2})*$"},message:"must match pattern \""+"^0x([0-9a-f]{2})*$"+"\""}];
 return false;
 }
 }
 else {
-validate112.errors = [{instancePath:instancePath+"/input",schemaPath:"#/components/schemas/Bytes/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate114.errors = [{instancePath:instancePath+"/input",schemaPath:"#/components/schemas/Bytes/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -8681,12 +8968,12 @@ const _errs39 = errors;
 if(errors === _errs39){
 if(typeof data8 === "string"){
 if(!pattern14.test(data8)){
-validate112.errors = [{instancePath:instancePath+"/nonce",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
+validate114.errors = [{instancePath:instancePath+"/nonce",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
 return false;
 }
 }
 else {
-validate112.errors = [{instancePath:instancePath+"/nonce",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate114.errors = [{instancePath:instancePath+"/nonce",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -8764,7 +9051,7 @@ else {
 vErrors.push(err15);
 }
 errors++;
-validate112.errors = vErrors;
+validate114.errors = vErrors;
 return false;
 }
 else {
@@ -8852,7 +9139,7 @@ else {
 vErrors.push(err19);
 }
 errors++;
-validate112.errors = vErrors;
+validate114.errors = vErrors;
 return false;
 }
 else {
@@ -8879,12 +9166,12 @@ const _errs56 = errors;
 if(errors === _errs56){
 if(typeof data11 === "string"){
 if(!pattern14.test(data11)){
-validate112.errors = [{instancePath:instancePath+"/value",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
+validate114.errors = [{instancePath:instancePath+"/value",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
 return false;
 }
 }
 else {
-validate112.errors = [{instancePath:instancePath+"/value",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate114.errors = [{instancePath:instancePath+"/value",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -8901,12 +9188,12 @@ const _errs59 = errors;
 if(errors === _errs59){
 if(typeof data12 === "string"){
 if(!pattern13.test(data12)){
-validate112.errors = [{instancePath:instancePath+"/type",schemaPath:"#/components/schemas/TxType/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]?)$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]?)$"+"\""}];
+validate114.errors = [{instancePath:instancePath+"/type",schemaPath:"#/components/schemas/TxType/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]?)$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]?)$"+"\""}];
 return false;
 }
 }
 else {
-validate112.errors = [{instancePath:instancePath+"/type",schemaPath:"#/components/schemas/TxType/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate114.errors = [{instancePath:instancePath+"/type",schemaPath:"#/components/schemas/TxType/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -8923,12 +9210,12 @@ const _errs62 = errors;
 if(errors === _errs62){
 if(typeof data13 === "string"){
 if(!pattern14.test(data13)){
-validate112.errors = [{instancePath:instancePath+"/chainId",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
+validate114.errors = [{instancePath:instancePath+"/chainId",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
 return false;
 }
 }
 else {
-validate112.errors = [{instancePath:instancePath+"/chainId",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate114.errors = [{instancePath:instancePath+"/chainId",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -8945,12 +9232,12 @@ const _errs65 = errors;
 if(errors === _errs65){
 if(typeof data14 === "string"){
 if(!pattern14.test(data14)){
-validate112.errors = [{instancePath:instancePath+"/v",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
+validate114.errors = [{instancePath:instancePath+"/v",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
 return false;
 }
 }
 else {
-validate112.errors = [{instancePath:instancePath+"/v",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate114.errors = [{instancePath:instancePath+"/v",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -8967,12 +9254,12 @@ const _errs68 = errors;
 if(errors === _errs68){
 if(typeof data15 === "string"){
 if(!pattern14.test(data15)){
-validate112.errors = [{instancePath:instancePath+"/r",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
+validate114.errors = [{instancePath:instancePath+"/r",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
 return false;
 }
 }
 else {
-validate112.errors = [{instancePath:instancePath+"/r",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate114.errors = [{instancePath:instancePath+"/r",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -8989,12 +9276,12 @@ const _errs71 = errors;
 if(errors === _errs71){
 if(typeof data16 === "string"){
 if(!pattern14.test(data16)){
-validate112.errors = [{instancePath:instancePath+"/s",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
+validate114.errors = [{instancePath:instancePath+"/s",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
 return false;
 }
 }
 else {
-validate112.errors = [{instancePath:instancePath+"/s",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate114.errors = [{instancePath:instancePath+"/s",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -9011,12 +9298,12 @@ const _errs74 = errors;
 if(errors === _errs74){
 if(typeof data17 === "string"){
 if(!pattern14.test(data17)){
-validate112.errors = [{instancePath:instancePath+"/yParity",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
+validate114.errors = [{instancePath:instancePath+"/yParity",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
 return false;
 }
 }
 else {
-validate112.errors = [{instancePath:instancePath+"/yParity",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate114.errors = [{instancePath:instancePath+"/yParity",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -9033,12 +9320,12 @@ const _errs77 = errors;
 if(errors === _errs77){
 if(typeof data18 === "string"){
 if(!pattern14.test(data18)){
-validate112.errors = [{instancePath:instancePath+"/maxFeePerGas",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
+validate114.errors = [{instancePath:instancePath+"/maxFeePerGas",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
 return false;
 }
 }
 else {
-validate112.errors = [{instancePath:instancePath+"/maxFeePerGas",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate114.errors = [{instancePath:instancePath+"/maxFeePerGas",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -9055,12 +9342,12 @@ const _errs80 = errors;
 if(errors === _errs80){
 if(typeof data19 === "string"){
 if(!pattern14.test(data19)){
-validate112.errors = [{instancePath:instancePath+"/maxPriorityFeePerGas",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
+validate114.errors = [{instancePath:instancePath+"/maxPriorityFeePerGas",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
 return false;
 }
 }
 else {
-validate112.errors = [{instancePath:instancePath+"/maxPriorityFeePerGas",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate114.errors = [{instancePath:instancePath+"/maxPriorityFeePerGas",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -9105,16 +9392,16 @@ var valid0 = true;
 }
 }
 else {
-validate112.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate114.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate112.errors = vErrors;
+validate114.errors = vErrors;
 return errors === 0;
 }
 
 
-function validate111(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate113(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
@@ -9123,8 +9410,8 @@ var valid0 = true;
 const len0 = data.length;
 for(let i0=0; i0<len0; i0++){
 const _errs1 = errors;
-if(!(validate112(data[i0], {instancePath:instancePath+"/" + i0,parentData:data,parentDataProperty:i0,rootData}))){
-vErrors = vErrors === null ? validate112.errors : vErrors.concat(validate112.errors);
+if(!(validate114(data[i0], {instancePath:instancePath+"/" + i0,parentData:data,parentDataProperty:i0,rootData}))){
+vErrors = vErrors === null ? validate114.errors : vErrors.concat(validate114.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs1 === errors;
@@ -9134,26 +9421,26 @@ break;
 }
 }
 else {
-validate111.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate113.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
-validate111.errors = vErrors;
+validate113.errors = vErrors;
 return errors === 0;
 }
 
-export const p_eth_resend_0 = validate115;
-const schema268 = {"$ref":"urn:chain-node:openrpc#/components/schemas/ResendTransaction"};
-const schema269 = {"title":"ResendTransaction","type":"object","description":"The pool transaction to replace in `resend`, identified by `from` and `nonce`, with its other fields as sent. The payload may be given as `data` or `input` (`input` is the newer name and is preferred). Unknown fields are ignored.","additionalProperties":true,"required":["from"],"properties":{"from":{"$ref":"#/components/schemas/Address","description":"Sender of the pool transaction; its key must be held by the node and unlocked."},"to":{"description":"Destination of the pool transaction (null for a contract creation).","oneOf":[{"$ref":"#/components/schemas/Address"},{"type":"null"}]},"gas":{"$ref":"#/components/schemas/Quantity","description":"Gas limit of the pool transaction."},"gasPrice":{"$ref":"#/components/schemas/Quantity","description":"Gas price of the pool transaction."},"value":{"$ref":"#/components/schemas/Quantity","description":"Amount of the pool transaction in wei."},"nonce":{"$ref":"#/components/schemas/Quantity","description":"Nonce of the pool transaction to replace."},"data":{"$ref":"#/components/schemas/Data","description":"Payload of the pool transaction (older name)."},"input":{"$ref":"#/components/schemas/Data","description":"Payload of the pool transaction (preferred name)."}}};
+export const p_eth_resend_0 = validate117;
+const schema272 = {"$ref":"urn:chain-node:openrpc#/components/schemas/ResendTransaction"};
+const schema273 = {"title":"ResendTransaction","type":"object","description":"The pool transaction to replace in `resend`, identified by `from` and `nonce`, with its other fields as sent. The payload may be given as `data` or `input` (`input` is the newer name and is preferred). Unknown fields are ignored.","additionalProperties":true,"required":["from"],"properties":{"from":{"$ref":"#/components/schemas/Address","description":"Sender of the pool transaction; its key must be held by the node and unlocked."},"to":{"description":"Destination of the pool transaction (null for a contract creation).","oneOf":[{"$ref":"#/components/schemas/Address"},{"type":"null"}]},"gas":{"$ref":"#/components/schemas/Quantity","description":"Gas limit of the pool transaction."},"gasPrice":{"$ref":"#/components/schemas/Quantity","description":"Gas price of the pool transaction."},"value":{"$ref":"#/components/schemas/Quantity","description":"Amount of the pool transaction in wei."},"nonce":{"$ref":"#/components/schemas/Quantity","description":"Nonce of the pool transaction to replace."},"data":{"$ref":"#/components/schemas/Data","description":"Payload of the pool transaction (older name)."},"input":{"$ref":"#/components/schemas/Data","description":"Payload of the pool transaction (preferred name)."}}};
 
-function validate116(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate118(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.from === undefined) && (missing0 = "from")){
-validate116.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate118.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -9164,12 +9451,12 @@ const _errs3 = errors;
 if(errors === _errs3){
 if(typeof data0 === "string"){
 if(!pattern0.test(data0)){
-validate116.errors = [{instancePath:instancePath+"/from",schemaPath:"#/components/schemas/Address/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{40}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{40}$"+"\""}];
+validate118.errors = [{instancePath:instancePath+"/from",schemaPath:"#/components/schemas/Address/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{40}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{40}$"+"\""}];
 return false;
 }
 }
 else {
-validate116.errors = [{instancePath:instancePath+"/from",schemaPath:"#/components/schemas/Address/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate118.errors = [{instancePath:instancePath+"/from",schemaPath:"#/components/schemas/Address/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -9247,7 +9534,7 @@ else {
 vErrors.push(err3);
 }
 errors++;
-validate116.errors = vErrors;
+validate118.errors = vErrors;
 return false;
 }
 else {
@@ -9274,12 +9561,12 @@ const _errs13 = errors;
 if(errors === _errs13){
 if(typeof data2 === "string"){
 if(!pattern5.test(data2)){
-validate116.errors = [{instancePath:instancePath+"/gas",schemaPath:"#/components/schemas/Quantity/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{1,64}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{1,64}$"+"\""}];
+validate118.errors = [{instancePath:instancePath+"/gas",schemaPath:"#/components/schemas/Quantity/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{1,64}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{1,64}$"+"\""}];
 return false;
 }
 }
 else {
-validate116.errors = [{instancePath:instancePath+"/gas",schemaPath:"#/components/schemas/Quantity/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate118.errors = [{instancePath:instancePath+"/gas",schemaPath:"#/components/schemas/Quantity/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -9296,12 +9583,12 @@ const _errs16 = errors;
 if(errors === _errs16){
 if(typeof data3 === "string"){
 if(!pattern5.test(data3)){
-validate116.errors = [{instancePath:instancePath+"/gasPrice",schemaPath:"#/components/schemas/Quantity/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{1,64}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{1,64}$"+"\""}];
+validate118.errors = [{instancePath:instancePath+"/gasPrice",schemaPath:"#/components/schemas/Quantity/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{1,64}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{1,64}$"+"\""}];
 return false;
 }
 }
 else {
-validate116.errors = [{instancePath:instancePath+"/gasPrice",schemaPath:"#/components/schemas/Quantity/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate118.errors = [{instancePath:instancePath+"/gasPrice",schemaPath:"#/components/schemas/Quantity/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -9318,12 +9605,12 @@ const _errs19 = errors;
 if(errors === _errs19){
 if(typeof data4 === "string"){
 if(!pattern5.test(data4)){
-validate116.errors = [{instancePath:instancePath+"/value",schemaPath:"#/components/schemas/Quantity/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{1,64}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{1,64}$"+"\""}];
+validate118.errors = [{instancePath:instancePath+"/value",schemaPath:"#/components/schemas/Quantity/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{1,64}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{1,64}$"+"\""}];
 return false;
 }
 }
 else {
-validate116.errors = [{instancePath:instancePath+"/value",schemaPath:"#/components/schemas/Quantity/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate118.errors = [{instancePath:instancePath+"/value",schemaPath:"#/components/schemas/Quantity/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -9340,12 +9627,12 @@ const _errs22 = errors;
 if(errors === _errs22){
 if(typeof data5 === "string"){
 if(!pattern5.test(data5)){
-validate116.errors = [{instancePath:instancePath+"/nonce",schemaPath:"#/components/schemas/Quantity/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{1,64}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{1,64}$"+"\""}];
+validate118.errors = [{instancePath:instancePath+"/nonce",schemaPath:"#/components/schemas/Quantity/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{1,64}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{1,64}$"+"\""}];
 return false;
 }
 }
 else {
-validate116.errors = [{instancePath:instancePath+"/nonce",schemaPath:"#/components/schemas/Quantity/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate118.errors = [{instancePath:instancePath+"/nonce",schemaPath:"#/components/schemas/Quantity/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -9362,12 +9649,12 @@ const _errs25 = errors;
 if(errors === _errs25){
 if(typeof data6 === "string"){
 if(!pattern9.test(data6)){
-validate116.errors = [{instancePath:instancePath+"/data",schemaPath:"#/components/schemas/Data/pattern",keyword:"pattern",params:{pattern: "^0x([0-9a-fA-F]{2})*$"},message:"must match pattern \""+"^0x([0-9a-fA-F]{2})*$"+"\""}];
+validate118.errors = [{instancePath:instancePath+"/data",schemaPath:"#/components/schemas/Data/pattern",keyword:"pattern",params:{pattern: "^0x([0-9a-fA-F]{2})*$"},message:"must match pattern \""+"^0x([0-9a-fA-F]{2})*$"+"\""}];
 return false;
 }
 }
 else {
-validate116.errors = [{instancePath:instancePath+"/data",schemaPath:"#/components/schemas/Data/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate118.errors = [{instancePath:instancePath+"/data",schemaPath:"#/components/schemas/Data/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -9384,12 +9671,12 @@ const _errs28 = errors;
 if(errors === _errs28){
 if(typeof data7 === "string"){
 if(!pattern9.test(data7)){
-validate116.errors = [{instancePath:instancePath+"/input",schemaPath:"#/components/schemas/Data/pattern",keyword:"pattern",params:{pattern: "^0x([0-9a-fA-F]{2})*$"},message:"must match pattern \""+"^0x([0-9a-fA-F]{2})*$"+"\""}];
+validate118.errors = [{instancePath:instancePath+"/input",schemaPath:"#/components/schemas/Data/pattern",keyword:"pattern",params:{pattern: "^0x([0-9a-fA-F]{2})*$"},message:"must match pattern \""+"^0x([0-9a-fA-F]{2})*$"+"\""}];
 return false;
 }
 }
 else {
-validate116.errors = [{instancePath:instancePath+"/input",schemaPath:"#/components/schemas/Data/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate118.errors = [{instancePath:instancePath+"/input",schemaPath:"#/components/schemas/Data/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -9408,43 +9695,7 @@ var valid0 = true;
 }
 }
 else {
-validate116.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
-validate116.errors = vErrors;
-return errors === 0;
-}
-
-
-function validate115(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
-let vErrors = null;
-let errors = 0;
-if(!(validate116(data, {instancePath,parentData,parentDataProperty,rootData}))){
-vErrors = vErrors === null ? validate116.errors : vErrors.concat(validate116.errors);
-errors = vErrors.length;
-}
-validate115.errors = vErrors;
-return errors === 0;
-}
-
-export const r_eth_newPendingTransactionFilter = validate118;
-const schema278 = {"$ref":"urn:chain-node:openrpc#/components/schemas/FilterId"};
-const schema279 = {"title":"FilterId","type":"string","pattern":"^0x[0-9a-fA-F]{1,64}$","description":"Filter identifier as 0x-prefixed hex, as returned by `newFilter`, `newBlockFilter` and `newPendingTransactionFilter`. The node issues random ids in canonical quantity form (no leading zeros, lower case), so clients that treat it as data and clients that treat it as a quantity both work; it is accepted back in any case."};
-
-function validate118(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
-let vErrors = null;
-let errors = 0;
-const _errs0 = errors;
-if(errors === _errs0){
-if(typeof data === "string"){
-if(!pattern5.test(data)){
-validate118.errors = [{instancePath,schemaPath:"urn:chain-node:openrpc#/components/schemas/FilterId/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{1,64}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{1,64}$"+"\""}];
-return false;
-}
-}
-else {
-validate118.errors = [{instancePath,schemaPath:"urn:chain-node:openrpc#/components/schemas/FilterId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate118.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -9452,145 +9703,48 @@ validate118.errors = vErrors;
 return errors === 0;
 }
 
-export const p_eth_newFilter_0 = validate119;
-const schema280 = {"$ref":"urn:chain-node:openrpc#/components/schemas/FilterOptions"};
-const schema281 = {"title":"FilterOptions","type":"object","description":"Filter options of `newFilter` and `getLogs`. Both spellings are accepted: the spec's `fromblock`, `toblock`, `blockhash`, `topic` and the camelCase `fromBlock`, `toBlock`, `blockHash`, `topics` that Ethereum clients send (when both spellings of one field are given, the camelCase one wins). `blockHash` (getLogs only) selects the logs of one block and cannot be combined with a block range. The range defaults to `latest`..`latest`. Unknown fields are ignored.","additionalProperties":true,"properties":{"fromBlock":{"$ref":"#/components/schemas/BlockNumberOrTag","description":"First block of the range. Default `latest`."},"toBlock":{"$ref":"#/components/schemas/BlockNumberOrTag","description":"Last block of the range. Default `latest`."},"blockHash":{"$ref":"#/components/schemas/Hash32","description":"Returns only logs of the block with this hash (getLogs)."},"address":{"$ref":"#/components/schemas/FilterAddress","description":"Contract address or addresses that generate the logs."},"topics":{"$ref":"#/components/schemas/FilterTopics","description":"Topic filter."},"fromblock":{"$ref":"#/components/schemas/BlockNumberOrTag","description":"Spec spelling of `fromBlock`."},"toblock":{"$ref":"#/components/schemas/BlockNumberOrTag","description":"Spec spelling of `toBlock`."},"blockhash":{"$ref":"#/components/schemas/Hash32","description":"Spec spelling of `blockHash`."},"topic":{"$ref":"#/components/schemas/FilterTopics","description":"Spec spelling of `topics`."}}};
 
-function validate121(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate117(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
-const _errs0 = errors;
-let valid0 = false;
-let passing0 = null;
-const _errs1 = errors;
-const _errs2 = errors;
-if(errors === _errs2){
-if(typeof data === "string"){
-if(!pattern5.test(data)){
-const err0 = {instancePath,schemaPath:"#/components/schemas/Quantity/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{1,64}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{1,64}$"+"\""};
-if(vErrors === null){
-vErrors = [err0];
+if(!(validate118(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate118.errors : vErrors.concat(validate118.errors);
+errors = vErrors.length;
 }
-else {
-vErrors.push(err0);
-}
-errors++;
-}
-}
-else {
-const err1 = {instancePath,schemaPath:"#/components/schemas/Quantity/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
-errors++;
-}
-}
-var _valid0 = _errs1 === errors;
-if(_valid0){
-valid0 = true;
-passing0 = 0;
-}
-const _errs4 = errors;
-if(typeof data !== "string"){
-const err2 = {instancePath,schemaPath:"#/components/schemas/BlockTag/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
-errors++;
-}
-if(!(((data === "earliest") || (data === "latest")) || (data === "pending"))){
-const err3 = {instancePath,schemaPath:"#/components/schemas/BlockTag/enum",keyword:"enum",params:{allowedValues: schema59.enum},message:"must be equal to one of the allowed values"};
-if(vErrors === null){
-vErrors = [err3];
-}
-else {
-vErrors.push(err3);
-}
-errors++;
-}
-var _valid0 = _errs4 === errors;
-if(_valid0 && valid0){
-valid0 = false;
-passing0 = [passing0, 1];
-}
-else {
-if(_valid0){
-valid0 = true;
-passing0 = 1;
-}
-const _errs7 = errors;
-if(!((typeof data == "number") && (!(data % 1) && !isNaN(data)))){
-const err4 = {instancePath,schemaPath:"#/oneOf/2/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
-if(vErrors === null){
-vErrors = [err4];
-}
-else {
-vErrors.push(err4);
-}
-errors++;
-}
-if(errors === _errs7){
-if(typeof data == "number"){
-if(data < 0 || isNaN(data)){
-const err5 = {instancePath,schemaPath:"#/oneOf/2/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
-if(vErrors === null){
-vErrors = [err5];
-}
-else {
-vErrors.push(err5);
-}
-errors++;
-}
-}
-}
-var _valid0 = _errs7 === errors;
-if(_valid0 && valid0){
-valid0 = false;
-passing0 = [passing0, 2];
-}
-else {
-if(_valid0){
-valid0 = true;
-passing0 = 2;
-}
-}
-}
-if(!valid0){
-const err6 = {instancePath,schemaPath:"#/oneOf",keyword:"oneOf",params:{passingSchemas: passing0},message:"must match exactly one schema in oneOf"};
-if(vErrors === null){
-vErrors = [err6];
-}
-else {
-vErrors.push(err6);
-}
-errors++;
-validate121.errors = vErrors;
-return false;
-}
-else {
-errors = _errs0;
-if(vErrors !== null){
-if(_errs0){
-vErrors.length = _errs0;
-}
-else {
-vErrors = null;
-}
-}
-}
-validate121.errors = vErrors;
+validate117.errors = vErrors;
 return errors === 0;
 }
 
-const schema286 = {"title":"FilterAddress","description":"Contract address or addresses whose logs match; null or absent matches any address.","oneOf":[{"$ref":"#/components/schemas/Address"},{"type":"array","items":{"$ref":"#/components/schemas/Address"}},{"type":"null"}]};
+export const r_eth_newPendingTransactionFilter = validate120;
+const schema282 = {"$ref":"urn:chain-node:openrpc#/components/schemas/FilterId"};
+const schema283 = {"title":"FilterId","type":"string","pattern":"^0x[0-9a-fA-F]{1,64}$","description":"Filter identifier as 0x-prefixed hex, as returned by `newFilter`, `newBlockFilter` and `newPendingTransactionFilter`. The node issues random ids in canonical quantity form (no leading zeros, lower case), so clients that treat it as data and clients that treat it as a quantity both work; it is accepted back in any case."};
 
-function validate124(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate120(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+const _errs0 = errors;
+if(errors === _errs0){
+if(typeof data === "string"){
+if(!pattern5.test(data)){
+validate120.errors = [{instancePath,schemaPath:"urn:chain-node:openrpc#/components/schemas/FilterId/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{1,64}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{1,64}$"+"\""}];
+return false;
+}
+}
+else {
+validate120.errors = [{instancePath,schemaPath:"urn:chain-node:openrpc#/components/schemas/FilterId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+validate120.errors = vErrors;
+return errors === 0;
+}
+
+export const p_eth_newFilter_0 = validate121;
+const schema284 = {"$ref":"urn:chain-node:openrpc#/components/schemas/FilterOptions"};
+const schema285 = {"title":"FilterOptions","type":"object","description":"Filter options of `newFilter` and `getLogs`. Both spellings are accepted: the spec's `fromblock`, `toblock`, `blockhash`, `topic` and the camelCase `fromBlock`, `toBlock`, `blockHash`, `topics` that Ethereum clients send (when both spellings of one field are given, the camelCase one wins). `blockHash` (getLogs only) selects the logs of one block and cannot be combined with a block range. The range defaults to `latest`..`latest`. Unknown fields are ignored.","additionalProperties":true,"properties":{"fromBlock":{"$ref":"#/components/schemas/BlockNumberOrTag","description":"First block of the range. Default `latest`."},"toBlock":{"$ref":"#/components/schemas/BlockNumberOrTag","description":"Last block of the range. Default `latest`."},"blockHash":{"$ref":"#/components/schemas/Hash32","description":"Returns only logs of the block with this hash (getLogs)."},"address":{"$ref":"#/components/schemas/FilterAddress","description":"Contract address or addresses that generate the logs."},"topics":{"$ref":"#/components/schemas/FilterTopics","description":"Topic filter."},"fromblock":{"$ref":"#/components/schemas/BlockNumberOrTag","description":"Spec spelling of `fromBlock`."},"toblock":{"$ref":"#/components/schemas/BlockNumberOrTag","description":"Spec spelling of `toBlock`."},"blockhash":{"$ref":"#/components/schemas/Hash32","description":"Spec spelling of `blockHash`."},"topic":{"$ref":"#/components/schemas/FilterTopics","description":"Spec spelling of `topics`."}}};
+const schema287 = {"title":"FilterAddress","description":"Contract address or addresses whose logs match; null or absent matches any address.","oneOf":[{"$ref":"#/components/schemas/Address"},{"type":"array","items":{"$ref":"#/components/schemas/Address"}},{"type":"null"}]};
+
+function validate125(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 const _errs0 = errors;
@@ -9719,7 +9873,7 @@ else {
 vErrors.push(err6);
 }
 errors++;
-validate124.errors = vErrors;
+validate125.errors = vErrors;
 return false;
 }
 else {
@@ -9733,13 +9887,13 @@ vErrors = null;
 }
 }
 }
-validate124.errors = vErrors;
+validate125.errors = vErrors;
 return errors === 0;
 }
 
-const schema289 = {"title":"FilterTopics","description":"Topic filter, order dependent: entry i constrains topic i. An entry is null (anything), a topic, or an array of topics (any of them). For a log with topics [A, B]: `[]` matches, `[A]` matches, `[null, B]` matches, `[A, B]` matches, `[[A, B], [A, B]]` matches. Null or absent matches any topics.","oneOf":[{"type":"array","items":{"oneOf":[{"type":"null"},{"$ref":"#/components/schemas/Hash32"},{"type":"array","items":{"$ref":"#/components/schemas/Hash32"}}]},"maxItems":4},{"type":"null"}]};
+const schema290 = {"title":"FilterTopics","description":"Topic filter, order dependent: entry i constrains topic i. An entry is null (anything), a topic, or an array of topics (any of them). For a log with topics [A, B]: `[]` matches, `[A]` matches, `[null, B]` matches, `[A, B]` matches, `[[A, B], [A, B]]` matches. Null or absent matches any topics.","oneOf":[{"type":"array","items":{"oneOf":[{"type":"null"},{"$ref":"#/components/schemas/Hash32"},{"type":"array","items":{"$ref":"#/components/schemas/Hash32"}}]},"maxItems":4},{"type":"null"}]};
 
-function validate126(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate127(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 const _errs0 = errors;
@@ -9956,7 +10110,7 @@ else {
 vErrors.push(err10);
 }
 errors++;
-validate126.errors = vErrors;
+validate127.errors = vErrors;
 return false;
 }
 else {
@@ -9970,20 +10124,20 @@ vErrors = null;
 }
 }
 }
-validate126.errors = vErrors;
+validate127.errors = vErrors;
 return errors === 0;
 }
 
 
-function validate120(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate122(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.fromBlock !== undefined){
 const _errs2 = errors;
-if(!(validate121(data.fromBlock, {instancePath:instancePath+"/fromBlock",parentData:data,parentDataProperty:"fromBlock",rootData}))){
-vErrors = vErrors === null ? validate121.errors : vErrors.concat(validate121.errors);
+if(!(validate72(data.fromBlock, {instancePath:instancePath+"/fromBlock",parentData:data,parentDataProperty:"fromBlock",rootData}))){
+vErrors = vErrors === null ? validate72.errors : vErrors.concat(validate72.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs2 === errors;
@@ -9994,8 +10148,8 @@ var valid0 = true;
 if(valid0){
 if(data.toBlock !== undefined){
 const _errs3 = errors;
-if(!(validate121(data.toBlock, {instancePath:instancePath+"/toBlock",parentData:data,parentDataProperty:"toBlock",rootData}))){
-vErrors = vErrors === null ? validate121.errors : vErrors.concat(validate121.errors);
+if(!(validate72(data.toBlock, {instancePath:instancePath+"/toBlock",parentData:data,parentDataProperty:"toBlock",rootData}))){
+vErrors = vErrors === null ? validate72.errors : vErrors.concat(validate72.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs3 === errors;
@@ -10011,12 +10165,12 @@ const _errs5 = errors;
 if(errors === _errs5){
 if(typeof data2 === "string"){
 if(!pattern33.test(data2)){
-validate120.errors = [{instancePath:instancePath+"/blockHash",schemaPath:"#/components/schemas/Hash32/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{64}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{64}$"+"\""}];
+validate122.errors = [{instancePath:instancePath+"/blockHash",schemaPath:"#/components/schemas/Hash32/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{64}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{64}$"+"\""}];
 return false;
 }
 }
 else {
-validate120.errors = [{instancePath:instancePath+"/blockHash",schemaPath:"#/components/schemas/Hash32/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate122.errors = [{instancePath:instancePath+"/blockHash",schemaPath:"#/components/schemas/Hash32/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -10028,8 +10182,8 @@ var valid0 = true;
 if(valid0){
 if(data.address !== undefined){
 const _errs7 = errors;
-if(!(validate124(data.address, {instancePath:instancePath+"/address",parentData:data,parentDataProperty:"address",rootData}))){
-vErrors = vErrors === null ? validate124.errors : vErrors.concat(validate124.errors);
+if(!(validate125(data.address, {instancePath:instancePath+"/address",parentData:data,parentDataProperty:"address",rootData}))){
+vErrors = vErrors === null ? validate125.errors : vErrors.concat(validate125.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs7 === errors;
@@ -10040,8 +10194,8 @@ var valid0 = true;
 if(valid0){
 if(data.topics !== undefined){
 const _errs8 = errors;
-if(!(validate126(data.topics, {instancePath:instancePath+"/topics",parentData:data,parentDataProperty:"topics",rootData}))){
-vErrors = vErrors === null ? validate126.errors : vErrors.concat(validate126.errors);
+if(!(validate127(data.topics, {instancePath:instancePath+"/topics",parentData:data,parentDataProperty:"topics",rootData}))){
+vErrors = vErrors === null ? validate127.errors : vErrors.concat(validate127.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs8 === errors;
@@ -10052,8 +10206,8 @@ var valid0 = true;
 if(valid0){
 if(data.fromblock !== undefined){
 const _errs9 = errors;
-if(!(validate121(data.fromblock, {instancePath:instancePath+"/fromblock",parentData:data,parentDataProperty:"fromblock",rootData}))){
-vErrors = vErrors === null ? validate121.errors : vErrors.concat(validate121.errors);
+if(!(validate72(data.fromblock, {instancePath:instancePath+"/fromblock",parentData:data,parentDataProperty:"fromblock",rootData}))){
+vErrors = vErrors === null ? validate72.errors : vErrors.concat(validate72.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs9 === errors;
@@ -10064,8 +10218,8 @@ var valid0 = true;
 if(valid0){
 if(data.toblock !== undefined){
 const _errs10 = errors;
-if(!(validate121(data.toblock, {instancePath:instancePath+"/toblock",parentData:data,parentDataProperty:"toblock",rootData}))){
-vErrors = vErrors === null ? validate121.errors : vErrors.concat(validate121.errors);
+if(!(validate72(data.toblock, {instancePath:instancePath+"/toblock",parentData:data,parentDataProperty:"toblock",rootData}))){
+vErrors = vErrors === null ? validate72.errors : vErrors.concat(validate72.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs10 === errors;
@@ -10081,12 +10235,12 @@ const _errs12 = errors;
 if(errors === _errs12){
 if(typeof data7 === "string"){
 if(!pattern33.test(data7)){
-validate120.errors = [{instancePath:instancePath+"/blockhash",schemaPath:"#/components/schemas/Hash32/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{64}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{64}$"+"\""}];
+validate122.errors = [{instancePath:instancePath+"/blockhash",schemaPath:"#/components/schemas/Hash32/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{64}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{64}$"+"\""}];
 return false;
 }
 }
 else {
-validate120.errors = [{instancePath:instancePath+"/blockhash",schemaPath:"#/components/schemas/Hash32/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate122.errors = [{instancePath:instancePath+"/blockhash",schemaPath:"#/components/schemas/Hash32/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -10098,8 +10252,8 @@ var valid0 = true;
 if(valid0){
 if(data.topic !== undefined){
 const _errs14 = errors;
-if(!(validate126(data.topic, {instancePath:instancePath+"/topic",parentData:data,parentDataProperty:"topic",rootData}))){
-vErrors = vErrors === null ? validate126.errors : vErrors.concat(validate126.errors);
+if(!(validate127(data.topic, {instancePath:instancePath+"/topic",parentData:data,parentDataProperty:"topic",rootData}))){
+vErrors = vErrors === null ? validate127.errors : vErrors.concat(validate127.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs14 === errors;
@@ -10117,44 +10271,44 @@ var valid0 = true;
 }
 }
 else {
-validate120.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate122.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate120.errors = vErrors;
+validate122.errors = vErrors;
 return errors === 0;
 }
 
 
-function validate119(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate121(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
-if(!(validate120(data, {instancePath,parentData,parentDataProperty,rootData}))){
-vErrors = vErrors === null ? validate120.errors : vErrors.concat(validate120.errors);
+if(!(validate122(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate122.errors : vErrors.concat(validate122.errors);
 errors = vErrors.length;
 }
-validate119.errors = vErrors;
+validate121.errors = vErrors;
 return errors === 0;
 }
 
-export const r_eth_getLogs = validate132;
-const schema293 = {"type":"array","items":{"$ref":"urn:chain-node:openrpc#/components/schemas/Log"}};
+export const r_eth_getLogs = validate133;
+const schema294 = {"type":"array","items":{"$ref":"urn:chain-node:openrpc#/components/schemas/Log"}};
 
-function validate133(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate134(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((((((((data.removed === undefined) && (missing0 = "removed")) || ((data.logIndex === undefined) && (missing0 = "logIndex"))) || ((data.transactionIndex === undefined) && (missing0 = "transactionIndex"))) || ((data.transactionHash === undefined) && (missing0 = "transactionHash"))) || ((data.blockHash === undefined) && (missing0 = "blockHash"))) || ((data.blockNumber === undefined) && (missing0 = "blockNumber"))) || ((data.address === undefined) && (missing0 = "address"))) || ((data.data === undefined) && (missing0 = "data"))) || ((data.topics === undefined) && (missing0 = "topics"))){
-validate133.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate134.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
-if(!(func2.call(schema211.properties, key0))){
-validate133.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+if(!(func2.call(schema215.properties, key0))){
+validate134.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -10163,7 +10317,7 @@ if(_errs1 === errors){
 if(data.removed !== undefined){
 const _errs2 = errors;
 if(typeof data.removed !== "boolean"){
-validate133.errors = [{instancePath:instancePath+"/removed",schemaPath:"#/properties/removed/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate134.errors = [{instancePath:instancePath+"/removed",schemaPath:"#/properties/removed/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -10240,7 +10394,7 @@ else {
 vErrors.push(err3);
 }
 errors++;
-validate133.errors = vErrors;
+validate134.errors = vErrors;
 return false;
 }
 else {
@@ -10328,7 +10482,7 @@ else {
 vErrors.push(err7);
 }
 errors++;
-validate133.errors = vErrors;
+validate134.errors = vErrors;
 return false;
 }
 else {
@@ -10416,7 +10570,7 @@ else {
 vErrors.push(err11);
 }
 errors++;
-validate133.errors = vErrors;
+validate134.errors = vErrors;
 return false;
 }
 else {
@@ -10504,7 +10658,7 @@ else {
 vErrors.push(err15);
 }
 errors++;
-validate133.errors = vErrors;
+validate134.errors = vErrors;
 return false;
 }
 else {
@@ -10592,7 +10746,7 @@ else {
 vErrors.push(err19);
 }
 errors++;
-validate133.errors = vErrors;
+validate134.errors = vErrors;
 return false;
 }
 else {
@@ -10619,12 +10773,12 @@ const _errs40 = errors;
 if(errors === _errs40){
 if(typeof data6 === "string"){
 if(!pattern0.test(data6)){
-validate133.errors = [{instancePath:instancePath+"/address",schemaPath:"#/components/schemas/Address/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{40}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{40}$"+"\""}];
+validate134.errors = [{instancePath:instancePath+"/address",schemaPath:"#/components/schemas/Address/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{40}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{40}$"+"\""}];
 return false;
 }
 }
 else {
-validate133.errors = [{instancePath:instancePath+"/address",schemaPath:"#/components/schemas/Address/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate134.errors = [{instancePath:instancePath+"/address",schemaPath:"#/components/schemas/Address/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -10641,12 +10795,12 @@ const _errs43 = errors;
 if(errors === _errs43){
 if(typeof data7 === "string"){
 if(!pattern12.test(data7)){
-validate133.errors = [{instancePath:instancePath+"/data",schemaPath:"#/components/schemas/Bytes/pattern",keyword:"pattern",params:{pattern: "^0x([0-9a-f]{2})*$"},message:"must match pattern \""+"^0x([0-9a-f]{2})*$"+"\""}];
+validate134.errors = [{instancePath:instancePath+"/data",schemaPath:"#/components/schemas/Bytes/pattern",keyword:"pattern",params:{pattern: "^0x([0-9a-f]{2})*$"},message:"must match pattern \""+"^0x([0-9a-f]{2})*$"+"\""}];
 return false;
 }
 }
 else {
-validate133.errors = [{instancePath:instancePath+"/data",schemaPath:"#/components/schemas/Bytes/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate134.errors = [{instancePath:instancePath+"/data",schemaPath:"#/components/schemas/Bytes/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -10662,7 +10816,7 @@ const _errs45 = errors;
 if(errors === _errs45){
 if(Array.isArray(data8)){
 if(data8.length > 4){
-validate133.errors = [{instancePath:instancePath+"/topics",schemaPath:"#/properties/topics/maxItems",keyword:"maxItems",params:{limit: 4},message:"must NOT have more than 4 items"}];
+validate134.errors = [{instancePath:instancePath+"/topics",schemaPath:"#/properties/topics/maxItems",keyword:"maxItems",params:{limit: 4},message:"must NOT have more than 4 items"}];
 return false;
 }
 else {
@@ -10675,12 +10829,12 @@ const _errs48 = errors;
 if(errors === _errs48){
 if(typeof data9 === "string"){
 if(!pattern11.test(data9)){
-validate133.errors = [{instancePath:instancePath+"/topics/" + i0,schemaPath:"#/components/schemas/Bytes32/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-f]{64}$"},message:"must match pattern \""+"^0x[0-9a-f]{64}$"+"\""}];
+validate134.errors = [{instancePath:instancePath+"/topics/" + i0,schemaPath:"#/components/schemas/Bytes32/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-f]{64}$"},message:"must match pattern \""+"^0x[0-9a-f]{64}$"+"\""}];
 return false;
 }
 }
 else {
-validate133.errors = [{instancePath:instancePath+"/topics/" + i0,schemaPath:"#/components/schemas/Bytes32/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate134.errors = [{instancePath:instancePath+"/topics/" + i0,schemaPath:"#/components/schemas/Bytes32/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -10692,7 +10846,7 @@ break;
 }
 }
 else {
-validate133.errors = [{instancePath:instancePath+"/topics",schemaPath:"#/properties/topics/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate134.errors = [{instancePath:instancePath+"/topics",schemaPath:"#/properties/topics/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -10713,16 +10867,16 @@ var valid0 = true;
 }
 }
 else {
-validate133.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate134.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate133.errors = vErrors;
+validate134.errors = vErrors;
 return errors === 0;
 }
 
 
-function validate132(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate133(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
@@ -10731,8 +10885,8 @@ var valid0 = true;
 const len0 = data.length;
 for(let i0=0; i0<len0; i0++){
 const _errs1 = errors;
-if(!(validate133(data[i0], {instancePath:instancePath+"/" + i0,parentData:data,parentDataProperty:i0,rootData}))){
-vErrors = vErrors === null ? validate133.errors : vErrors.concat(validate133.errors);
+if(!(validate134(data[i0], {instancePath:instancePath+"/" + i0,parentData:data,parentDataProperty:i0,rootData}))){
+vErrors = vErrors === null ? validate134.errors : vErrors.concat(validate134.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs1 === errors;
@@ -10742,19 +10896,19 @@ break;
 }
 }
 else {
-validate132.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate133.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
-validate132.errors = vErrors;
+validate133.errors = vErrors;
 return errors === 0;
 }
 
-export const r_eth_getFilterChanges = validate135;
-const schema303 = {"$ref":"urn:chain-node:openrpc#/components/schemas/FilterChanges"};
-const schema304 = {"title":"FilterChanges","description":"What a filter produced since the last poll: block hashes (new-block filter), transaction hashes (pending-transaction filter) or Log objects (log filter). Empty when nothing new occurred.","anyOf":[{"type":"array","items":{"$ref":"#/components/schemas/Bytes32"},"description":"New block hashes or pending transaction hashes."},{"type":"array","items":{"$ref":"#/components/schemas/Log"},"description":"New logs."}]};
+export const r_eth_getFilterChanges = validate136;
+const schema304 = {"$ref":"urn:chain-node:openrpc#/components/schemas/FilterChanges"};
+const schema305 = {"title":"FilterChanges","description":"What a filter produced since the last poll: block hashes (new-block filter), transaction hashes (pending-transaction filter) or Log objects (log filter). Empty when nothing new occurred.","anyOf":[{"type":"array","items":{"$ref":"#/components/schemas/Bytes32"},"description":"New block hashes or pending transaction hashes."},{"type":"array","items":{"$ref":"#/components/schemas/Log"},"description":"New logs."}]};
 
-function validate136(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate137(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 const _errs0 = errors;
@@ -10819,8 +10973,8 @@ var valid3 = true;
 const len1 = data.length;
 for(let i1=0; i1<len1; i1++){
 const _errs8 = errors;
-if(!(validate100(data[i1], {instancePath:instancePath+"/" + i1,parentData:data,parentDataProperty:i1,rootData}))){
-vErrors = vErrors === null ? validate100.errors : vErrors.concat(validate100.errors);
+if(!(validate102(data[i1], {instancePath:instancePath+"/" + i1,parentData:data,parentDataProperty:i1,rootData}))){
+vErrors = vErrors === null ? validate102.errors : vErrors.concat(validate102.errors);
 errors = vErrors.length;
 }
 var valid3 = _errs8 === errors;
@@ -10852,7 +11006,7 @@ else {
 vErrors.push(err4);
 }
 errors++;
-validate136.errors = vErrors;
+validate137.errors = vErrors;
 return false;
 }
 else {
@@ -10866,87 +11020,87 @@ vErrors = null;
 }
 }
 }
+validate137.errors = vErrors;
+return errors === 0;
+}
+
+
+function validate136(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(!(validate137(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate137.errors : vErrors.concat(validate137.errors);
+errors = vErrors.length;
+}
 validate136.errors = vErrors;
 return errors === 0;
 }
 
+export const p_eth_subscribe_0 = validate140;
+const schema307 = {"$ref":"urn:chain-node:openrpc#/components/schemas/SubscriptionKind"};
+const schema308 = {"title":"SubscriptionKind","type":"string","enum":["newHeads","logs","newPendingTransactions"],"description":"What a subscription delivers: `newHeads` a BlockHeader per new block, `logs` each Log matching the filter options as its block is sealed, `newPendingTransactions` the hash of each transaction that becomes pending."};
 
-function validate135(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
-let vErrors = null;
-let errors = 0;
-if(!(validate136(data, {instancePath,parentData,parentDataProperty,rootData}))){
-vErrors = vErrors === null ? validate136.errors : vErrors.concat(validate136.errors);
-errors = vErrors.length;
-}
-validate135.errors = vErrors;
-return errors === 0;
-}
-
-export const p_eth_subscribe_0 = validate139;
-const schema306 = {"$ref":"urn:chain-node:openrpc#/components/schemas/SubscriptionKind"};
-const schema307 = {"title":"SubscriptionKind","type":"string","enum":["newHeads","logs","newPendingTransactions"],"description":"What a subscription delivers: `newHeads` a BlockHeader per new block, `logs` each Log matching the filter options as its block is sealed, `newPendingTransactions` the hash of each transaction that becomes pending."};
-
-function validate139(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate140(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(typeof data !== "string"){
-validate139.errors = [{instancePath,schemaPath:"urn:chain-node:openrpc#/components/schemas/SubscriptionKind/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate140.errors = [{instancePath,schemaPath:"urn:chain-node:openrpc#/components/schemas/SubscriptionKind/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(!(((data === "newHeads") || (data === "logs")) || (data === "newPendingTransactions"))){
-validate139.errors = [{instancePath,schemaPath:"urn:chain-node:openrpc#/components/schemas/SubscriptionKind/enum",keyword:"enum",params:{allowedValues: schema307.enum},message:"must be equal to one of the allowed values"}];
+validate140.errors = [{instancePath,schemaPath:"urn:chain-node:openrpc#/components/schemas/SubscriptionKind/enum",keyword:"enum",params:{allowedValues: schema308.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
-validate139.errors = vErrors;
+validate140.errors = vErrors;
 return errors === 0;
 }
 
-export const r_eth_subscribe = validate140;
-const schema308 = {"$ref":"urn:chain-node:openrpc#/components/schemas/SubscriptionId"};
-const schema309 = {"title":"SubscriptionId","type":"string","pattern":"^0x[0-9a-fA-F]{1,64}$","description":"Subscription identifier as 0x-prefixed hex: a random 16-byte value in quantity form (no leading zeros, lower case), as geth issues them. Notifications carry it as `params.subscription`. Accepted back in any case."};
+export const r_eth_subscribe = validate141;
+const schema309 = {"$ref":"urn:chain-node:openrpc#/components/schemas/SubscriptionId"};
+const schema310 = {"title":"SubscriptionId","type":"string","pattern":"^0x[0-9a-fA-F]{1,64}$","description":"Subscription identifier as 0x-prefixed hex: a random 16-byte value in quantity form (no leading zeros, lower case), as geth issues them. Notifications carry it as `params.subscription`. Accepted back in any case."};
 
-function validate140(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate141(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 const _errs0 = errors;
 if(errors === _errs0){
 if(typeof data === "string"){
 if(!pattern5.test(data)){
-validate140.errors = [{instancePath,schemaPath:"urn:chain-node:openrpc#/components/schemas/SubscriptionId/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{1,64}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{1,64}$"+"\""}];
+validate141.errors = [{instancePath,schemaPath:"urn:chain-node:openrpc#/components/schemas/SubscriptionId/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{1,64}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{1,64}$"+"\""}];
 return false;
 }
 }
 else {
-validate140.errors = [{instancePath,schemaPath:"urn:chain-node:openrpc#/components/schemas/SubscriptionId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate141.errors = [{instancePath,schemaPath:"urn:chain-node:openrpc#/components/schemas/SubscriptionId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
-validate140.errors = vErrors;
+validate141.errors = vErrors;
 return errors === 0;
 }
 
-export const r_admin_peers = validate141;
-const schema310 = {"type":"array","items":{"$ref":"urn:chain-node:openrpc#/components/schemas/PeerInfo"}};
-const schema311 = {"title":"PeerInfo","type":"object","description":"A peer known at protocol level (`admin_peers`).","additionalProperties":false,"required":["id","name","caps","network","protocols"],"properties":{"id":{"type":"string","description":"Unique node id."},"name":{"type":"string","description":"Client type, version, operating system and custom data."},"caps":{"type":"array","items":{"type":"string","pattern":"^[^/]+/[0-9]+$","description":"Capability of the form `<protocol>/<version>`."},"description":"Protocols advertised by the peer, each `<protocol>/<version>`."},"network":{"$ref":"#/components/schemas/PeerNetwork","description":"Connection facts."},"protocols":{"type":"object","description":"Protocol state keyed by protocol name.","additionalProperties":{"$ref":"#/components/schemas/PeerProtocolInfo"}}}};
-const schema312 = {"title":"PeerNetwork","type":"object","description":"Network facts of a peer connection.","additionalProperties":false,"required":["localAddress","remoteAddress","inbound","trusted","static","consensus"],"properties":{"localAddress":{"type":"string","description":"Local endpoint of the connection (`ip:port`)."},"remoteAddress":{"type":"string","description":"Remote endpoint of the connection (`ip:port`)."},"inbound":{"type":"boolean","description":"True if the peer connected to this node."},"trusted":{"type":"boolean","description":"True for a trusted peer."},"static":{"type":"boolean","description":"True for a static node."},"consensus":{"type":"boolean","description":"True for a consensus node."}}};
-const pattern212 = new RegExp("^[^/]+/[0-9]+$", "u");
-const schema313 = {"title":"PeerProtocolInfo","type":"object","description":"State of one protocol with a peer.","additionalProperties":false,"required":["version","number","head"],"properties":{"version":{"type":"integer","minimum":0,"description":"Protocol version."},"number":{"type":"integer","minimum":0,"description":"Latest block height of the peer."},"head":{"$ref":"#/components/schemas/Bytes32","description":"Hash of the peer's latest block."}}};
+export const r_admin_peers = validate142;
+const schema311 = {"type":"array","items":{"$ref":"urn:chain-node:openrpc#/components/schemas/PeerInfo"}};
+const schema312 = {"title":"PeerInfo","type":"object","description":"A peer known at protocol level (`admin_peers`).","additionalProperties":false,"required":["id","name","caps","network","protocols"],"properties":{"id":{"type":"string","description":"Unique node id."},"name":{"type":"string","description":"Client type, version, operating system and custom data."},"caps":{"type":"array","items":{"type":"string","pattern":"^[^/]+/[0-9]+$","description":"Capability of the form `<protocol>/<version>`."},"description":"Protocols advertised by the peer, each `<protocol>/<version>`."},"network":{"$ref":"#/components/schemas/PeerNetwork","description":"Connection facts."},"protocols":{"type":"object","description":"Protocol state keyed by protocol name.","additionalProperties":{"$ref":"#/components/schemas/PeerProtocolInfo"}}}};
+const schema313 = {"title":"PeerNetwork","type":"object","description":"Network facts of a peer connection.","additionalProperties":false,"required":["localAddress","remoteAddress","inbound","trusted","static","consensus"],"properties":{"localAddress":{"type":"string","description":"Local endpoint of the connection (`ip:port`)."},"remoteAddress":{"type":"string","description":"Remote endpoint of the connection (`ip:port`)."},"inbound":{"type":"boolean","description":"True if the peer connected to this node."},"trusted":{"type":"boolean","description":"True for a trusted peer."},"static":{"type":"boolean","description":"True for a static node."},"consensus":{"type":"boolean","description":"True for a consensus node."}}};
+const pattern213 = new RegExp("^[^/]+/[0-9]+$", "u");
+const schema314 = {"title":"PeerProtocolInfo","type":"object","description":"State of one protocol with a peer.","additionalProperties":false,"required":["version","number","head"],"properties":{"version":{"type":"integer","minimum":0,"description":"Protocol version."},"number":{"type":"integer","minimum":0,"description":"Latest block height of the peer."},"head":{"$ref":"#/components/schemas/Bytes32","description":"Hash of the peer's latest block."}}};
 
-function validate143(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate144(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.version === undefined) && (missing0 = "version")) || ((data.number === undefined) && (missing0 = "number"))) || ((data.head === undefined) && (missing0 = "head"))){
-validate143.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate144.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
 if(!(((key0 === "version") || (key0 === "number")) || (key0 === "head"))){
-validate143.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate144.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -10956,13 +11110,13 @@ if(data.version !== undefined){
 let data0 = data.version;
 const _errs2 = errors;
 if(!((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0)))){
-validate143.errors = [{instancePath:instancePath+"/version",schemaPath:"#/properties/version/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate144.errors = [{instancePath:instancePath+"/version",schemaPath:"#/properties/version/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs2){
 if(typeof data0 == "number"){
 if(data0 < 0 || isNaN(data0)){
-validate143.errors = [{instancePath:instancePath+"/version",schemaPath:"#/properties/version/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate144.errors = [{instancePath:instancePath+"/version",schemaPath:"#/properties/version/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -10977,13 +11131,13 @@ if(data.number !== undefined){
 let data1 = data.number;
 const _errs4 = errors;
 if(!((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1)))){
-validate143.errors = [{instancePath:instancePath+"/number",schemaPath:"#/properties/number/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate144.errors = [{instancePath:instancePath+"/number",schemaPath:"#/properties/number/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs4){
 if(typeof data1 == "number"){
 if(data1 < 0 || isNaN(data1)){
-validate143.errors = [{instancePath:instancePath+"/number",schemaPath:"#/properties/number/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate144.errors = [{instancePath:instancePath+"/number",schemaPath:"#/properties/number/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -11001,12 +11155,12 @@ const _errs7 = errors;
 if(errors === _errs7){
 if(typeof data2 === "string"){
 if(!pattern11.test(data2)){
-validate143.errors = [{instancePath:instancePath+"/head",schemaPath:"#/components/schemas/Bytes32/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-f]{64}$"},message:"must match pattern \""+"^0x[0-9a-f]{64}$"+"\""}];
+validate144.errors = [{instancePath:instancePath+"/head",schemaPath:"#/components/schemas/Bytes32/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-f]{64}$"},message:"must match pattern \""+"^0x[0-9a-f]{64}$"+"\""}];
 return false;
 }
 }
 else {
-validate143.errors = [{instancePath:instancePath+"/head",schemaPath:"#/components/schemas/Bytes32/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate144.errors = [{instancePath:instancePath+"/head",schemaPath:"#/components/schemas/Bytes32/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -11021,30 +11175,30 @@ var valid0 = true;
 }
 }
 else {
-validate143.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate144.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate143.errors = vErrors;
+validate144.errors = vErrors;
 return errors === 0;
 }
 
 
-function validate142(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate143(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((((data.id === undefined) && (missing0 = "id")) || ((data.name === undefined) && (missing0 = "name"))) || ((data.caps === undefined) && (missing0 = "caps"))) || ((data.network === undefined) && (missing0 = "network"))) || ((data.protocols === undefined) && (missing0 = "protocols"))){
-validate142.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate143.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
 if(!(((((key0 === "id") || (key0 === "name")) || (key0 === "caps")) || (key0 === "network")) || (key0 === "protocols"))){
-validate142.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate143.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -11053,7 +11207,7 @@ if(_errs1 === errors){
 if(data.id !== undefined){
 const _errs2 = errors;
 if(typeof data.id !== "string"){
-validate142.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate143.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -11065,7 +11219,7 @@ if(valid0){
 if(data.name !== undefined){
 const _errs4 = errors;
 if(typeof data.name !== "string"){
-validate142.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate143.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs4 === errors;
@@ -11086,13 +11240,13 @@ let data3 = data2[i0];
 const _errs8 = errors;
 if(errors === _errs8){
 if(typeof data3 === "string"){
-if(!pattern212.test(data3)){
-validate142.errors = [{instancePath:instancePath+"/caps/" + i0,schemaPath:"#/properties/caps/items/pattern",keyword:"pattern",params:{pattern: "^[^/]+/[0-9]+$"},message:"must match pattern \""+"^[^/]+/[0-9]+$"+"\""}];
+if(!pattern213.test(data3)){
+validate143.errors = [{instancePath:instancePath+"/caps/" + i0,schemaPath:"#/properties/caps/items/pattern",keyword:"pattern",params:{pattern: "^[^/]+/[0-9]+$"},message:"must match pattern \""+"^[^/]+/[0-9]+$"+"\""}];
 return false;
 }
 }
 else {
-validate142.errors = [{instancePath:instancePath+"/caps/" + i0,schemaPath:"#/properties/caps/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate143.errors = [{instancePath:instancePath+"/caps/" + i0,schemaPath:"#/properties/caps/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -11103,7 +11257,7 @@ break;
 }
 }
 else {
-validate142.errors = [{instancePath:instancePath+"/caps",schemaPath:"#/properties/caps/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate143.errors = [{instancePath:instancePath+"/caps",schemaPath:"#/properties/caps/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -11121,14 +11275,14 @@ if(errors === _errs11){
 if(data4 && typeof data4 == "object" && !Array.isArray(data4)){
 let missing1;
 if(((((((data4.localAddress === undefined) && (missing1 = "localAddress")) || ((data4.remoteAddress === undefined) && (missing1 = "remoteAddress"))) || ((data4.inbound === undefined) && (missing1 = "inbound"))) || ((data4.trusted === undefined) && (missing1 = "trusted"))) || ((data4.static === undefined) && (missing1 = "static"))) || ((data4.consensus === undefined) && (missing1 = "consensus"))){
-validate142.errors = [{instancePath:instancePath+"/network",schemaPath:"#/components/schemas/PeerNetwork/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+validate143.errors = [{instancePath:instancePath+"/network",schemaPath:"#/components/schemas/PeerNetwork/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
 return false;
 }
 else {
 const _errs13 = errors;
 for(const key1 in data4){
 if(!((((((key1 === "localAddress") || (key1 === "remoteAddress")) || (key1 === "inbound")) || (key1 === "trusted")) || (key1 === "static")) || (key1 === "consensus"))){
-validate142.errors = [{instancePath:instancePath+"/network",schemaPath:"#/components/schemas/PeerNetwork/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
+validate143.errors = [{instancePath:instancePath+"/network",schemaPath:"#/components/schemas/PeerNetwork/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -11137,7 +11291,7 @@ if(_errs13 === errors){
 if(data4.localAddress !== undefined){
 const _errs14 = errors;
 if(typeof data4.localAddress !== "string"){
-validate142.errors = [{instancePath:instancePath+"/network/localAddress",schemaPath:"#/components/schemas/PeerNetwork/properties/localAddress/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate143.errors = [{instancePath:instancePath+"/network/localAddress",schemaPath:"#/components/schemas/PeerNetwork/properties/localAddress/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid3 = _errs14 === errors;
@@ -11149,7 +11303,7 @@ if(valid3){
 if(data4.remoteAddress !== undefined){
 const _errs16 = errors;
 if(typeof data4.remoteAddress !== "string"){
-validate142.errors = [{instancePath:instancePath+"/network/remoteAddress",schemaPath:"#/components/schemas/PeerNetwork/properties/remoteAddress/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate143.errors = [{instancePath:instancePath+"/network/remoteAddress",schemaPath:"#/components/schemas/PeerNetwork/properties/remoteAddress/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid3 = _errs16 === errors;
@@ -11161,7 +11315,7 @@ if(valid3){
 if(data4.inbound !== undefined){
 const _errs18 = errors;
 if(typeof data4.inbound !== "boolean"){
-validate142.errors = [{instancePath:instancePath+"/network/inbound",schemaPath:"#/components/schemas/PeerNetwork/properties/inbound/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate143.errors = [{instancePath:instancePath+"/network/inbound",schemaPath:"#/components/schemas/PeerNetwork/properties/inbound/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 var valid3 = _errs18 === errors;
@@ -11173,7 +11327,7 @@ if(valid3){
 if(data4.trusted !== undefined){
 const _errs20 = errors;
 if(typeof data4.trusted !== "boolean"){
-validate142.errors = [{instancePath:instancePath+"/network/trusted",schemaPath:"#/components/schemas/PeerNetwork/properties/trusted/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate143.errors = [{instancePath:instancePath+"/network/trusted",schemaPath:"#/components/schemas/PeerNetwork/properties/trusted/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 var valid3 = _errs20 === errors;
@@ -11185,7 +11339,7 @@ if(valid3){
 if(data4.static !== undefined){
 const _errs22 = errors;
 if(typeof data4.static !== "boolean"){
-validate142.errors = [{instancePath:instancePath+"/network/static",schemaPath:"#/components/schemas/PeerNetwork/properties/static/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate143.errors = [{instancePath:instancePath+"/network/static",schemaPath:"#/components/schemas/PeerNetwork/properties/static/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 var valid3 = _errs22 === errors;
@@ -11197,7 +11351,7 @@ if(valid3){
 if(data4.consensus !== undefined){
 const _errs24 = errors;
 if(typeof data4.consensus !== "boolean"){
-validate142.errors = [{instancePath:instancePath+"/network/consensus",schemaPath:"#/components/schemas/PeerNetwork/properties/consensus/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate143.errors = [{instancePath:instancePath+"/network/consensus",schemaPath:"#/components/schemas/PeerNetwork/properties/consensus/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 var valid3 = _errs24 === errors;
@@ -11214,7 +11368,7 @@ var valid3 = true;
 }
 }
 else {
-validate142.errors = [{instancePath:instancePath+"/network",schemaPath:"#/components/schemas/PeerNetwork/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate143.errors = [{instancePath:instancePath+"/network",schemaPath:"#/components/schemas/PeerNetwork/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -11231,8 +11385,8 @@ if(errors === _errs26){
 if(data11 && typeof data11 == "object" && !Array.isArray(data11)){
 for(const key2 in data11){
 const _errs29 = errors;
-if(!(validate143(data11[key2], {instancePath:instancePath+"/protocols/" + key2.replace(/~/g, "~0").replace(/\//g, "~1"),parentData:data11,parentDataProperty:key2,rootData}))){
-vErrors = vErrors === null ? validate143.errors : vErrors.concat(validate143.errors);
+if(!(validate144(data11[key2], {instancePath:instancePath+"/protocols/" + key2.replace(/~/g, "~0").replace(/\//g, "~1"),parentData:data11,parentDataProperty:key2,rootData}))){
+vErrors = vErrors === null ? validate144.errors : vErrors.concat(validate144.errors);
 errors = vErrors.length;
 }
 var valid4 = _errs29 === errors;
@@ -11242,7 +11396,7 @@ break;
 }
 }
 else {
-validate142.errors = [{instancePath:instancePath+"/protocols",schemaPath:"#/properties/protocols/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate143.errors = [{instancePath:instancePath+"/protocols",schemaPath:"#/properties/protocols/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -11259,16 +11413,16 @@ var valid0 = true;
 }
 }
 else {
-validate142.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate143.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate142.errors = vErrors;
+validate143.errors = vErrors;
 return errors === 0;
 }
 
 
-function validate141(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate142(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
@@ -11277,8 +11431,8 @@ var valid0 = true;
 const len0 = data.length;
 for(let i0=0; i0<len0; i0++){
 const _errs1 = errors;
-if(!(validate142(data[i0], {instancePath:instancePath+"/" + i0,parentData:data,parentDataProperty:i0,rootData}))){
-vErrors = vErrors === null ? validate142.errors : vErrors.concat(validate142.errors);
+if(!(validate143(data[i0], {instancePath:instancePath+"/" + i0,parentData:data,parentDataProperty:i0,rootData}))){
+vErrors = vErrors === null ? validate143.errors : vErrors.concat(validate143.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs1 === errors;
@@ -11288,30 +11442,30 @@ break;
 }
 }
 else {
-validate141.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate142.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
-validate141.errors = vErrors;
+validate142.errors = vErrors;
 return errors === 0;
 }
 
-export const r_admin_nodeInfo = validate146;
-const schema315 = {"$ref":"urn:chain-node:openrpc#/components/schemas/NodeInfo"};
-const schema316 = {"title":"NodeInfo","type":"object","description":"Facts about this node (`admin_nodeInfo`).","additionalProperties":false,"required":["id","name","enode","ip","ports","listenAddr","protocols"],"properties":{"id":{"type":"string","description":"Unique node id (also the cryptographic key identity)."},"name":{"type":"string","description":"Client type, version, operating system and custom data."},"enode":{"type":"string","description":"URL for adding this node as a peer (`enode://<public key>@<ip>:<port>`)."},"ip":{"type":"string","description":"Node IP address."},"ports":{"$ref":"#/components/schemas/NodePorts","description":"Discovery and listener ports."},"listenAddr":{"type":"string","description":"Listen address."},"protocols":{"type":"object","description":"Protocol facts keyed by protocol name.","additionalProperties":{"$ref":"#/components/schemas/NodeProtocolInfo"}}}};
-const schema317 = {"title":"NodePorts","type":"object","description":"Ports of the node.","additionalProperties":false,"required":["discovery","listener"],"properties":{"discovery":{"type":"integer","minimum":0,"maximum":65535,"description":"UDP port of node discovery."},"listener":{"type":"integer","minimum":0,"maximum":65535,"description":"TCP port of the RLPx listener."}}};
-const schema318 = {"title":"NodeProtocolInfo","type":"object","description":"What the node runs of one protocol.","additionalProperties":false,"required":["network","genesis","head","config"],"properties":{"network":{"type":"integer","minimum":0,"description":"Network id."},"genesis":{"$ref":"#/components/schemas/Bytes32","description":"Genesis block hash."},"head":{"$ref":"#/components/schemas/Bytes32","description":"Latest block hash."},"config":{"$ref":"#/components/schemas/ChainConfig","description":"Chain configuration."},"version":{"type":"integer","minimum":0,"description":"Protocol version."}}};
-const schema321 = {"title":"ChainConfig","type":"object","description":"Chain configuration, as in the genesis file (DESIGN D4). Further genesis keys (e.g. `licenseCheck`) are passed through.","additionalProperties":true,"required":["chainId","interpreter","istanbul"],"properties":{"chainId":{"type":"integer","minimum":0,"description":"Chain id."},"interpreter":{"type":"string","description":"VM support setting: `all` means both the wasm virtual machine and the contract-language virtual machine are supported."},"istanbul":{"$ref":"#/components/schemas/IstanbulConfig","description":"Consensus configuration."}}};
-const schema322 = {"title":"IstanbulConfig","type":"object","description":"Istanbul consensus configuration, as in the genesis file (DESIGN D4). Further genesis keys are passed through.","additionalProperties":true,"required":["timeout","period","firstValidatorNode"],"properties":{"timeout":{"type":"integer","minimum":0,"description":"Round timeout in milliseconds."},"period":{"type":"integer","minimum":0,"description":"Block period in seconds."},"policy":{"type":"integer","minimum":0,"description":"Rule for proposer election."},"firstValidatorNode":{"type":"string","description":"First consensus node (an enode URL)."}}};
+export const r_admin_nodeInfo = validate147;
+const schema316 = {"$ref":"urn:chain-node:openrpc#/components/schemas/NodeInfo"};
+const schema317 = {"title":"NodeInfo","type":"object","description":"Facts about this node (`admin_nodeInfo`).","additionalProperties":false,"required":["id","name","enode","ip","ports","listenAddr","protocols"],"properties":{"id":{"type":"string","description":"Unique node id (also the cryptographic key identity)."},"name":{"type":"string","description":"Client type, version, operating system and custom data."},"enode":{"type":"string","description":"URL for adding this node as a peer (`enode://<public key>@<ip>:<port>`)."},"ip":{"type":"string","description":"Node IP address."},"ports":{"$ref":"#/components/schemas/NodePorts","description":"Discovery and listener ports."},"listenAddr":{"type":"string","description":"Listen address."},"protocols":{"type":"object","description":"Protocol facts keyed by protocol name.","additionalProperties":{"$ref":"#/components/schemas/NodeProtocolInfo"}}}};
+const schema318 = {"title":"NodePorts","type":"object","description":"Ports of the node.","additionalProperties":false,"required":["discovery","listener"],"properties":{"discovery":{"type":"integer","minimum":0,"maximum":65535,"description":"UDP port of node discovery."},"listener":{"type":"integer","minimum":0,"maximum":65535,"description":"TCP port of the RLPx listener."}}};
+const schema319 = {"title":"NodeProtocolInfo","type":"object","description":"What the node runs of one protocol.","additionalProperties":false,"required":["network","genesis","head","config"],"properties":{"network":{"type":"integer","minimum":0,"description":"Network id."},"genesis":{"$ref":"#/components/schemas/Bytes32","description":"Genesis block hash."},"head":{"$ref":"#/components/schemas/Bytes32","description":"Latest block hash."},"config":{"$ref":"#/components/schemas/ChainConfig","description":"Chain configuration."},"version":{"type":"integer","minimum":0,"description":"Protocol version."}}};
+const schema322 = {"title":"ChainConfig","type":"object","description":"Chain configuration, as in the genesis file (DESIGN D4). Further genesis keys (e.g. `licenseCheck`) are passed through.","additionalProperties":true,"required":["chainId","interpreter","istanbul"],"properties":{"chainId":{"type":"integer","minimum":0,"description":"Chain id."},"interpreter":{"type":"string","description":"VM support setting: `all` means both the wasm virtual machine and the contract-language virtual machine are supported."},"istanbul":{"$ref":"#/components/schemas/IstanbulConfig","description":"Consensus configuration."}}};
+const schema323 = {"title":"IstanbulConfig","type":"object","description":"Istanbul consensus configuration, as in the genesis file (DESIGN D4). Further genesis keys are passed through.","additionalProperties":true,"required":["timeout","period","firstValidatorNode"],"properties":{"timeout":{"type":"integer","minimum":0,"description":"Round timeout in milliseconds."},"period":{"type":"integer","minimum":0,"description":"Block period in seconds."},"policy":{"type":"integer","minimum":0,"description":"Rule for proposer election."},"firstValidatorNode":{"type":"string","description":"First consensus node (an enode URL)."}}};
 
-function validate149(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate150(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.chainId === undefined) && (missing0 = "chainId")) || ((data.interpreter === undefined) && (missing0 = "interpreter"))) || ((data.istanbul === undefined) && (missing0 = "istanbul"))){
-validate149.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate150.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -11319,13 +11473,13 @@ if(data.chainId !== undefined){
 let data0 = data.chainId;
 const _errs2 = errors;
 if(!((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0)))){
-validate149.errors = [{instancePath:instancePath+"/chainId",schemaPath:"#/properties/chainId/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate150.errors = [{instancePath:instancePath+"/chainId",schemaPath:"#/properties/chainId/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs2){
 if(typeof data0 == "number"){
 if(data0 < 0 || isNaN(data0)){
-validate149.errors = [{instancePath:instancePath+"/chainId",schemaPath:"#/properties/chainId/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate150.errors = [{instancePath:instancePath+"/chainId",schemaPath:"#/properties/chainId/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -11339,7 +11493,7 @@ if(valid0){
 if(data.interpreter !== undefined){
 const _errs4 = errors;
 if(typeof data.interpreter !== "string"){
-validate149.errors = [{instancePath:instancePath+"/interpreter",schemaPath:"#/properties/interpreter/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate150.errors = [{instancePath:instancePath+"/interpreter",schemaPath:"#/properties/interpreter/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs4 === errors;
@@ -11356,7 +11510,7 @@ if(errors === _errs7){
 if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
 let missing1;
 if((((data2.timeout === undefined) && (missing1 = "timeout")) || ((data2.period === undefined) && (missing1 = "period"))) || ((data2.firstValidatorNode === undefined) && (missing1 = "firstValidatorNode"))){
-validate149.errors = [{instancePath:instancePath+"/istanbul",schemaPath:"#/components/schemas/IstanbulConfig/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+validate150.errors = [{instancePath:instancePath+"/istanbul",schemaPath:"#/components/schemas/IstanbulConfig/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
 return false;
 }
 else {
@@ -11364,13 +11518,13 @@ if(data2.timeout !== undefined){
 let data3 = data2.timeout;
 const _errs10 = errors;
 if(!((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3)))){
-validate149.errors = [{instancePath:instancePath+"/istanbul/timeout",schemaPath:"#/components/schemas/IstanbulConfig/properties/timeout/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate150.errors = [{instancePath:instancePath+"/istanbul/timeout",schemaPath:"#/components/schemas/IstanbulConfig/properties/timeout/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs10){
 if(typeof data3 == "number"){
 if(data3 < 0 || isNaN(data3)){
-validate149.errors = [{instancePath:instancePath+"/istanbul/timeout",schemaPath:"#/components/schemas/IstanbulConfig/properties/timeout/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate150.errors = [{instancePath:instancePath+"/istanbul/timeout",schemaPath:"#/components/schemas/IstanbulConfig/properties/timeout/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -11385,13 +11539,13 @@ if(data2.period !== undefined){
 let data4 = data2.period;
 const _errs12 = errors;
 if(!((typeof data4 == "number") && (!(data4 % 1) && !isNaN(data4)))){
-validate149.errors = [{instancePath:instancePath+"/istanbul/period",schemaPath:"#/components/schemas/IstanbulConfig/properties/period/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate150.errors = [{instancePath:instancePath+"/istanbul/period",schemaPath:"#/components/schemas/IstanbulConfig/properties/period/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs12){
 if(typeof data4 == "number"){
 if(data4 < 0 || isNaN(data4)){
-validate149.errors = [{instancePath:instancePath+"/istanbul/period",schemaPath:"#/components/schemas/IstanbulConfig/properties/period/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate150.errors = [{instancePath:instancePath+"/istanbul/period",schemaPath:"#/components/schemas/IstanbulConfig/properties/period/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -11406,13 +11560,13 @@ if(data2.policy !== undefined){
 let data5 = data2.policy;
 const _errs14 = errors;
 if(!((typeof data5 == "number") && (!(data5 % 1) && !isNaN(data5)))){
-validate149.errors = [{instancePath:instancePath+"/istanbul/policy",schemaPath:"#/components/schemas/IstanbulConfig/properties/policy/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate150.errors = [{instancePath:instancePath+"/istanbul/policy",schemaPath:"#/components/schemas/IstanbulConfig/properties/policy/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs14){
 if(typeof data5 == "number"){
 if(data5 < 0 || isNaN(data5)){
-validate149.errors = [{instancePath:instancePath+"/istanbul/policy",schemaPath:"#/components/schemas/IstanbulConfig/properties/policy/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate150.errors = [{instancePath:instancePath+"/istanbul/policy",schemaPath:"#/components/schemas/IstanbulConfig/properties/policy/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -11426,7 +11580,7 @@ if(valid2){
 if(data2.firstValidatorNode !== undefined){
 const _errs16 = errors;
 if(typeof data2.firstValidatorNode !== "string"){
-validate149.errors = [{instancePath:instancePath+"/istanbul/firstValidatorNode",schemaPath:"#/components/schemas/IstanbulConfig/properties/firstValidatorNode/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate150.errors = [{instancePath:instancePath+"/istanbul/firstValidatorNode",schemaPath:"#/components/schemas/IstanbulConfig/properties/firstValidatorNode/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid2 = _errs16 === errors;
@@ -11440,7 +11594,7 @@ var valid2 = true;
 }
 }
 else {
-validate149.errors = [{instancePath:instancePath+"/istanbul",schemaPath:"#/components/schemas/IstanbulConfig/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate150.errors = [{instancePath:instancePath+"/istanbul",schemaPath:"#/components/schemas/IstanbulConfig/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -11448,6 +11602,140 @@ var valid0 = _errs6 === errors;
 }
 else {
 var valid0 = true;
+}
+}
+}
+}
+}
+else {
+validate150.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate150.errors = vErrors;
+return errors === 0;
+}
+
+
+function validate149(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if(((((data.network === undefined) && (missing0 = "network")) || ((data.genesis === undefined) && (missing0 = "genesis"))) || ((data.head === undefined) && (missing0 = "head"))) || ((data.config === undefined) && (missing0 = "config"))){
+validate149.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+const _errs1 = errors;
+for(const key0 in data){
+if(!(((((key0 === "network") || (key0 === "genesis")) || (key0 === "head")) || (key0 === "config")) || (key0 === "version"))){
+validate149.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs1 === errors){
+if(data.network !== undefined){
+let data0 = data.network;
+const _errs2 = errors;
+if(!((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0)))){
+validate149.errors = [{instancePath:instancePath+"/network",schemaPath:"#/properties/network/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+if(errors === _errs2){
+if(typeof data0 == "number"){
+if(data0 < 0 || isNaN(data0)){
+validate149.errors = [{instancePath:instancePath+"/network",schemaPath:"#/properties/network/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+return false;
+}
+}
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.genesis !== undefined){
+let data1 = data.genesis;
+const _errs4 = errors;
+const _errs5 = errors;
+if(errors === _errs5){
+if(typeof data1 === "string"){
+if(!pattern11.test(data1)){
+validate149.errors = [{instancePath:instancePath+"/genesis",schemaPath:"#/components/schemas/Bytes32/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-f]{64}$"},message:"must match pattern \""+"^0x[0-9a-f]{64}$"+"\""}];
+return false;
+}
+}
+else {
+validate149.errors = [{instancePath:instancePath+"/genesis",schemaPath:"#/components/schemas/Bytes32/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid0 = _errs4 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.head !== undefined){
+let data2 = data.head;
+const _errs7 = errors;
+const _errs8 = errors;
+if(errors === _errs8){
+if(typeof data2 === "string"){
+if(!pattern11.test(data2)){
+validate149.errors = [{instancePath:instancePath+"/head",schemaPath:"#/components/schemas/Bytes32/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-f]{64}$"},message:"must match pattern \""+"^0x[0-9a-f]{64}$"+"\""}];
+return false;
+}
+}
+else {
+validate149.errors = [{instancePath:instancePath+"/head",schemaPath:"#/components/schemas/Bytes32/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid0 = _errs7 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.config !== undefined){
+const _errs10 = errors;
+if(!(validate150(data.config, {instancePath:instancePath+"/config",parentData:data,parentDataProperty:"config",rootData}))){
+vErrors = vErrors === null ? validate150.errors : vErrors.concat(validate150.errors);
+errors = vErrors.length;
+}
+var valid0 = _errs10 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.version !== undefined){
+let data4 = data.version;
+const _errs11 = errors;
+if(!((typeof data4 == "number") && (!(data4 % 1) && !isNaN(data4)))){
+validate149.errors = [{instancePath:instancePath+"/version",schemaPath:"#/properties/version/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+if(errors === _errs11){
+if(typeof data4 == "number"){
+if(data4 < 0 || isNaN(data4)){
+validate149.errors = [{instancePath:instancePath+"/version",schemaPath:"#/properties/version/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+return false;
+}
+}
+}
+var valid0 = _errs11 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
 }
 }
 }
@@ -11469,34 +11757,25 @@ let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
-if(((((data.network === undefined) && (missing0 = "network")) || ((data.genesis === undefined) && (missing0 = "genesis"))) || ((data.head === undefined) && (missing0 = "head"))) || ((data.config === undefined) && (missing0 = "config"))){
+if((((((((data.id === undefined) && (missing0 = "id")) || ((data.name === undefined) && (missing0 = "name"))) || ((data.enode === undefined) && (missing0 = "enode"))) || ((data.ip === undefined) && (missing0 = "ip"))) || ((data.ports === undefined) && (missing0 = "ports"))) || ((data.listenAddr === undefined) && (missing0 = "listenAddr"))) || ((data.protocols === undefined) && (missing0 = "protocols"))){
 validate148.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
-if(!(((((key0 === "network") || (key0 === "genesis")) || (key0 === "head")) || (key0 === "config")) || (key0 === "version"))){
+if(!(((((((key0 === "id") || (key0 === "name")) || (key0 === "enode")) || (key0 === "ip")) || (key0 === "ports")) || (key0 === "listenAddr")) || (key0 === "protocols"))){
 validate148.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
 }
 if(_errs1 === errors){
-if(data.network !== undefined){
-let data0 = data.network;
+if(data.id !== undefined){
 const _errs2 = errors;
-if(!((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0)))){
-validate148.errors = [{instancePath:instancePath+"/network",schemaPath:"#/properties/network/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+if(typeof data.id !== "string"){
+validate148.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
-}
-if(errors === _errs2){
-if(typeof data0 == "number"){
-if(data0 < 0 || isNaN(data0)){
-validate148.errors = [{instancePath:instancePath+"/network",schemaPath:"#/properties/network/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
-return false;
-}
-}
 }
 var valid0 = _errs2 === errors;
 }
@@ -11504,21 +11783,11 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.genesis !== undefined){
-let data1 = data.genesis;
+if(data.name !== undefined){
 const _errs4 = errors;
-const _errs5 = errors;
-if(errors === _errs5){
-if(typeof data1 === "string"){
-if(!pattern11.test(data1)){
-validate148.errors = [{instancePath:instancePath+"/genesis",schemaPath:"#/components/schemas/Bytes32/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-f]{64}$"},message:"must match pattern \""+"^0x[0-9a-f]{64}$"+"\""}];
+if(typeof data.name !== "string"){
+validate148.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
-}
-}
-else {
-validate148.errors = [{instancePath:instancePath+"/genesis",schemaPath:"#/components/schemas/Bytes32/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
 }
 var valid0 = _errs4 === errors;
 }
@@ -11526,33 +11795,112 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.head !== undefined){
-let data2 = data.head;
-const _errs7 = errors;
-const _errs8 = errors;
-if(errors === _errs8){
-if(typeof data2 === "string"){
-if(!pattern11.test(data2)){
-validate148.errors = [{instancePath:instancePath+"/head",schemaPath:"#/components/schemas/Bytes32/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-f]{64}$"},message:"must match pattern \""+"^0x[0-9a-f]{64}$"+"\""}];
+if(data.enode !== undefined){
+const _errs6 = errors;
+if(typeof data.enode !== "string"){
+validate148.errors = [{instancePath:instancePath+"/enode",schemaPath:"#/properties/enode/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
-}
-else {
-validate148.errors = [{instancePath:instancePath+"/head",schemaPath:"#/components/schemas/Bytes32/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-var valid0 = _errs7 === errors;
+var valid0 = _errs6 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
-if(data.config !== undefined){
+if(data.ip !== undefined){
+const _errs8 = errors;
+if(typeof data.ip !== "string"){
+validate148.errors = [{instancePath:instancePath+"/ip",schemaPath:"#/properties/ip/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs8 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.ports !== undefined){
+let data4 = data.ports;
 const _errs10 = errors;
-if(!(validate149(data.config, {instancePath:instancePath+"/config",parentData:data,parentDataProperty:"config",rootData}))){
-vErrors = vErrors === null ? validate149.errors : vErrors.concat(validate149.errors);
-errors = vErrors.length;
+const _errs11 = errors;
+if(errors === _errs11){
+if(data4 && typeof data4 == "object" && !Array.isArray(data4)){
+let missing1;
+if(((data4.discovery === undefined) && (missing1 = "discovery")) || ((data4.listener === undefined) && (missing1 = "listener"))){
+validate148.errors = [{instancePath:instancePath+"/ports",schemaPath:"#/components/schemas/NodePorts/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+return false;
+}
+else {
+const _errs13 = errors;
+for(const key1 in data4){
+if(!((key1 === "discovery") || (key1 === "listener"))){
+validate148.errors = [{instancePath:instancePath+"/ports",schemaPath:"#/components/schemas/NodePorts/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs13 === errors){
+if(data4.discovery !== undefined){
+let data5 = data4.discovery;
+const _errs14 = errors;
+if(!((typeof data5 == "number") && (!(data5 % 1) && !isNaN(data5)))){
+validate148.errors = [{instancePath:instancePath+"/ports/discovery",schemaPath:"#/components/schemas/NodePorts/properties/discovery/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+if(errors === _errs14){
+if(typeof data5 == "number"){
+if(data5 > 65535 || isNaN(data5)){
+validate148.errors = [{instancePath:instancePath+"/ports/discovery",schemaPath:"#/components/schemas/NodePorts/properties/discovery/maximum",keyword:"maximum",params:{comparison: "<=", limit: 65535},message:"must be <= 65535"}];
+return false;
+}
+else {
+if(data5 < 0 || isNaN(data5)){
+validate148.errors = [{instancePath:instancePath+"/ports/discovery",schemaPath:"#/components/schemas/NodePorts/properties/discovery/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+return false;
+}
+}
+}
+}
+var valid2 = _errs14 === errors;
+}
+else {
+var valid2 = true;
+}
+if(valid2){
+if(data4.listener !== undefined){
+let data6 = data4.listener;
+const _errs16 = errors;
+if(!((typeof data6 == "number") && (!(data6 % 1) && !isNaN(data6)))){
+validate148.errors = [{instancePath:instancePath+"/ports/listener",schemaPath:"#/components/schemas/NodePorts/properties/listener/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+if(errors === _errs16){
+if(typeof data6 == "number"){
+if(data6 > 65535 || isNaN(data6)){
+validate148.errors = [{instancePath:instancePath+"/ports/listener",schemaPath:"#/components/schemas/NodePorts/properties/listener/maximum",keyword:"maximum",params:{comparison: "<=", limit: 65535},message:"must be <= 65535"}];
+return false;
+}
+else {
+if(data6 < 0 || isNaN(data6)){
+validate148.errors = [{instancePath:instancePath+"/ports/listener",schemaPath:"#/components/schemas/NodePorts/properties/listener/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+return false;
+}
+}
+}
+}
+var valid2 = _errs16 === errors;
+}
+else {
+var valid2 = true;
+}
+}
+}
+}
+}
+else {
+validate148.errors = [{instancePath:instancePath+"/ports",schemaPath:"#/components/schemas/NodePorts/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
 }
 var valid0 = _errs10 === errors;
 }
@@ -11560,25 +11908,46 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.version !== undefined){
-let data4 = data.version;
-const _errs11 = errors;
-if(!((typeof data4 == "number") && (!(data4 % 1) && !isNaN(data4)))){
-validate148.errors = [{instancePath:instancePath+"/version",schemaPath:"#/properties/version/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+if(data.listenAddr !== undefined){
+const _errs18 = errors;
+if(typeof data.listenAddr !== "string"){
+validate148.errors = [{instancePath:instancePath+"/listenAddr",schemaPath:"#/properties/listenAddr/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
-if(errors === _errs11){
-if(typeof data4 == "number"){
-if(data4 < 0 || isNaN(data4)){
-validate148.errors = [{instancePath:instancePath+"/version",schemaPath:"#/properties/version/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
-return false;
-}
-}
-}
-var valid0 = _errs11 === errors;
+var valid0 = _errs18 === errors;
 }
 else {
 var valid0 = true;
+}
+if(valid0){
+if(data.protocols !== undefined){
+let data8 = data.protocols;
+const _errs20 = errors;
+if(errors === _errs20){
+if(data8 && typeof data8 == "object" && !Array.isArray(data8)){
+for(const key2 in data8){
+const _errs23 = errors;
+if(!(validate149(data8[key2], {instancePath:instancePath+"/protocols/" + key2.replace(/~/g, "~0").replace(/\//g, "~1"),parentData:data8,parentDataProperty:key2,rootData}))){
+vErrors = vErrors === null ? validate149.errors : vErrors.concat(validate149.errors);
+errors = vErrors.length;
+}
+var valid3 = _errs23 === errors;
+if(!valid3){
+break;
+}
+}
+}
+else {
+validate148.errors = [{instancePath:instancePath+"/protocols",schemaPath:"#/properties/protocols/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+var valid0 = _errs20 === errors;
+}
+else {
+var valid0 = true;
+}
+}
 }
 }
 }
@@ -11600,236 +11969,21 @@ return errors === 0;
 function validate147(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
-if(errors === 0){
-if(data && typeof data == "object" && !Array.isArray(data)){
-let missing0;
-if((((((((data.id === undefined) && (missing0 = "id")) || ((data.name === undefined) && (missing0 = "name"))) || ((data.enode === undefined) && (missing0 = "enode"))) || ((data.ip === undefined) && (missing0 = "ip"))) || ((data.ports === undefined) && (missing0 = "ports"))) || ((data.listenAddr === undefined) && (missing0 = "listenAddr"))) || ((data.protocols === undefined) && (missing0 = "protocols"))){
-validate147.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
-return false;
-}
-else {
-const _errs1 = errors;
-for(const key0 in data){
-if(!(((((((key0 === "id") || (key0 === "name")) || (key0 === "enode")) || (key0 === "ip")) || (key0 === "ports")) || (key0 === "listenAddr")) || (key0 === "protocols"))){
-validate147.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
-return false;
-break;
-}
-}
-if(_errs1 === errors){
-if(data.id !== undefined){
-const _errs2 = errors;
-if(typeof data.id !== "string"){
-validate147.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-var valid0 = _errs2 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.name !== undefined){
-const _errs4 = errors;
-if(typeof data.name !== "string"){
-validate147.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-var valid0 = _errs4 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.enode !== undefined){
-const _errs6 = errors;
-if(typeof data.enode !== "string"){
-validate147.errors = [{instancePath:instancePath+"/enode",schemaPath:"#/properties/enode/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-var valid0 = _errs6 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.ip !== undefined){
-const _errs8 = errors;
-if(typeof data.ip !== "string"){
-validate147.errors = [{instancePath:instancePath+"/ip",schemaPath:"#/properties/ip/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-var valid0 = _errs8 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.ports !== undefined){
-let data4 = data.ports;
-const _errs10 = errors;
-const _errs11 = errors;
-if(errors === _errs11){
-if(data4 && typeof data4 == "object" && !Array.isArray(data4)){
-let missing1;
-if(((data4.discovery === undefined) && (missing1 = "discovery")) || ((data4.listener === undefined) && (missing1 = "listener"))){
-validate147.errors = [{instancePath:instancePath+"/ports",schemaPath:"#/components/schemas/NodePorts/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
-return false;
-}
-else {
-const _errs13 = errors;
-for(const key1 in data4){
-if(!((key1 === "discovery") || (key1 === "listener"))){
-validate147.errors = [{instancePath:instancePath+"/ports",schemaPath:"#/components/schemas/NodePorts/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
-return false;
-break;
-}
-}
-if(_errs13 === errors){
-if(data4.discovery !== undefined){
-let data5 = data4.discovery;
-const _errs14 = errors;
-if(!((typeof data5 == "number") && (!(data5 % 1) && !isNaN(data5)))){
-validate147.errors = [{instancePath:instancePath+"/ports/discovery",schemaPath:"#/components/schemas/NodePorts/properties/discovery/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
-return false;
-}
-if(errors === _errs14){
-if(typeof data5 == "number"){
-if(data5 > 65535 || isNaN(data5)){
-validate147.errors = [{instancePath:instancePath+"/ports/discovery",schemaPath:"#/components/schemas/NodePorts/properties/discovery/maximum",keyword:"maximum",params:{comparison: "<=", limit: 65535},message:"must be <= 65535"}];
-return false;
-}
-else {
-if(data5 < 0 || isNaN(data5)){
-validate147.errors = [{instancePath:instancePath+"/ports/discovery",schemaPath:"#/components/schemas/NodePorts/properties/discovery/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
-return false;
-}
-}
-}
-}
-var valid2 = _errs14 === errors;
-}
-else {
-var valid2 = true;
-}
-if(valid2){
-if(data4.listener !== undefined){
-let data6 = data4.listener;
-const _errs16 = errors;
-if(!((typeof data6 == "number") && (!(data6 % 1) && !isNaN(data6)))){
-validate147.errors = [{instancePath:instancePath+"/ports/listener",schemaPath:"#/components/schemas/NodePorts/properties/listener/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
-return false;
-}
-if(errors === _errs16){
-if(typeof data6 == "number"){
-if(data6 > 65535 || isNaN(data6)){
-validate147.errors = [{instancePath:instancePath+"/ports/listener",schemaPath:"#/components/schemas/NodePorts/properties/listener/maximum",keyword:"maximum",params:{comparison: "<=", limit: 65535},message:"must be <= 65535"}];
-return false;
-}
-else {
-if(data6 < 0 || isNaN(data6)){
-validate147.errors = [{instancePath:instancePath+"/ports/listener",schemaPath:"#/components/schemas/NodePorts/properties/listener/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
-return false;
-}
-}
-}
-}
-var valid2 = _errs16 === errors;
-}
-else {
-var valid2 = true;
-}
-}
-}
-}
-}
-else {
-validate147.errors = [{instancePath:instancePath+"/ports",schemaPath:"#/components/schemas/NodePorts/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
-var valid0 = _errs10 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.listenAddr !== undefined){
-const _errs18 = errors;
-if(typeof data.listenAddr !== "string"){
-validate147.errors = [{instancePath:instancePath+"/listenAddr",schemaPath:"#/properties/listenAddr/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-var valid0 = _errs18 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.protocols !== undefined){
-let data8 = data.protocols;
-const _errs20 = errors;
-if(errors === _errs20){
-if(data8 && typeof data8 == "object" && !Array.isArray(data8)){
-for(const key2 in data8){
-const _errs23 = errors;
-if(!(validate148(data8[key2], {instancePath:instancePath+"/protocols/" + key2.replace(/~/g, "~0").replace(/\//g, "~1"),parentData:data8,parentDataProperty:key2,rootData}))){
+if(!(validate148(data, {instancePath,parentData,parentDataProperty,rootData}))){
 vErrors = vErrors === null ? validate148.errors : vErrors.concat(validate148.errors);
 errors = vErrors.length;
-}
-var valid3 = _errs23 === errors;
-if(!valid3){
-break;
-}
-}
-}
-else {
-validate147.errors = [{instancePath:instancePath+"/protocols",schemaPath:"#/properties/protocols/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
-var valid0 = _errs20 === errors;
-}
-else {
-var valid0 = true;
-}
-}
-}
-}
-}
-}
-}
-}
-}
-}
-else {
-validate147.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
 }
 validate147.errors = vErrors;
 return errors === 0;
 }
 
+export const r_txpool_content = validate154;
+const schema324 = {"$ref":"urn:chain-node:openrpc#/components/schemas/TxpoolContent"};
+const schema325 = {"title":"TxpoolContent","type":"object","description":"Transactions in the pool (`txpool_content`).","additionalProperties":false,"required":["pending","queued"],"properties":{"pending":{"$ref":"#/components/schemas/TxpoolTransactions","description":"Transactions ready for inclusion in the next blocks."},"queued":{"$ref":"#/components/schemas/TxpoolTransactions","description":"Transactions waiting for a nonce gap to close."}}};
+const schema326 = {"title":"TxpoolTransactions","type":"object","description":"Pool transactions grouped by sender address, then keyed by nonce (a decimal string), ordered by nonce.","propertyNames":{"$ref":"#/components/schemas/Address"},"additionalProperties":{"type":"object","propertyNames":{"type":"string","pattern":"^(0|[1-9][0-9]*)$","description":"Decimal digits without leading zeros. The nonce."},"additionalProperties":{"$ref":"#/components/schemas/Transaction"}}};
+const pattern218 = new RegExp("^(0|[1-9][0-9]*)$", "u");
 
-function validate146(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
-let vErrors = null;
-let errors = 0;
-if(!(validate147(data, {instancePath,parentData,parentDataProperty,rootData}))){
-vErrors = vErrors === null ? validate147.errors : vErrors.concat(validate147.errors);
-errors = vErrors.length;
-}
-validate146.errors = vErrors;
-return errors === 0;
-}
-
-export const r_txpool_content = validate153;
-const schema323 = {"$ref":"urn:chain-node:openrpc#/components/schemas/TxpoolContent"};
-const schema324 = {"title":"TxpoolContent","type":"object","description":"Transactions in the pool (`txpool_content`).","additionalProperties":false,"required":["pending","queued"],"properties":{"pending":{"$ref":"#/components/schemas/TxpoolTransactions","description":"Transactions ready for inclusion in the next blocks."},"queued":{"$ref":"#/components/schemas/TxpoolTransactions","description":"Transactions waiting for a nonce gap to close."}}};
-const schema325 = {"title":"TxpoolTransactions","type":"object","description":"Pool transactions grouped by sender address, then keyed by nonce (a decimal string), ordered by nonce.","propertyNames":{"$ref":"#/components/schemas/Address"},"additionalProperties":{"type":"object","propertyNames":{"type":"string","pattern":"^(0|[1-9][0-9]*)$","description":"Decimal digits without leading zeros. The nonce."},"additionalProperties":{"$ref":"#/components/schemas/Transaction"}}};
-const pattern217 = new RegExp("^(0|[1-9][0-9]*)$", "u");
-
-function validate155(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate156(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
@@ -11871,7 +12025,7 @@ else {
 vErrors.push(err2);
 }
 errors++;
-validate155.errors = vErrors;
+validate156.errors = vErrors;
 return false;
 break;
 }
@@ -11886,7 +12040,7 @@ for(const key2 in data0){
 const _errs7 = errors;
 if(errors === _errs7){
 if(typeof key2 === "string"){
-if(!pattern217.test(key2)){
+if(!pattern218.test(key2)){
 const err3 = {instancePath:instancePath+"/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/additionalProperties/propertyNames/pattern",keyword:"pattern",params:{pattern: "^(0|[1-9][0-9]*)$"},message:"must match pattern \""+"^(0|[1-9][0-9]*)$"+"\"",propertyName:key2};
 if(vErrors === null){
 vErrors = [err3];
@@ -11918,7 +12072,7 @@ else {
 vErrors.push(err5);
 }
 errors++;
-validate155.errors = vErrors;
+validate156.errors = vErrors;
 return false;
 break;
 }
@@ -11938,13 +12092,70 @@ break;
 }
 }
 else {
-validate155.errors = [{instancePath:instancePath+"/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/additionalProperties/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate156.errors = [{instancePath:instancePath+"/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/additionalProperties/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
 var valid2 = _errs5 === errors;
 if(!valid2){
 break;
+}
+}
+}
+}
+else {
+validate156.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate156.errors = vErrors;
+return errors === 0;
+}
+
+
+function validate155(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if(((data.pending === undefined) && (missing0 = "pending")) || ((data.queued === undefined) && (missing0 = "queued"))){
+validate155.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+const _errs1 = errors;
+for(const key0 in data){
+if(!((key0 === "pending") || (key0 === "queued"))){
+validate155.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs1 === errors){
+if(data.pending !== undefined){
+const _errs2 = errors;
+if(!(validate156(data.pending, {instancePath:instancePath+"/pending",parentData:data,parentDataProperty:"pending",rootData}))){
+vErrors = vErrors === null ? validate156.errors : vErrors.concat(validate156.errors);
+errors = vErrors.length;
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.queued !== undefined){
+const _errs3 = errors;
+if(!(validate156(data.queued, {instancePath:instancePath+"/queued",parentData:data,parentDataProperty:"queued",rootData}))){
+vErrors = vErrors === null ? validate156.errors : vErrors.concat(validate156.errors);
+errors = vErrors.length;
+}
+var valid0 = _errs3 === errors;
+}
+else {
+var valid0 = true;
+}
 }
 }
 }
@@ -11962,90 +12173,33 @@ return errors === 0;
 function validate154(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
-if(errors === 0){
-if(data && typeof data == "object" && !Array.isArray(data)){
-let missing0;
-if(((data.pending === undefined) && (missing0 = "pending")) || ((data.queued === undefined) && (missing0 = "queued"))){
-validate154.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
-return false;
-}
-else {
-const _errs1 = errors;
-for(const key0 in data){
-if(!((key0 === "pending") || (key0 === "queued"))){
-validate154.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
-return false;
-break;
-}
-}
-if(_errs1 === errors){
-if(data.pending !== undefined){
-const _errs2 = errors;
-if(!(validate155(data.pending, {instancePath:instancePath+"/pending",parentData:data,parentDataProperty:"pending",rootData}))){
+if(!(validate155(data, {instancePath,parentData,parentDataProperty,rootData}))){
 vErrors = vErrors === null ? validate155.errors : vErrors.concat(validate155.errors);
 errors = vErrors.length;
-}
-var valid0 = _errs2 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.queued !== undefined){
-const _errs3 = errors;
-if(!(validate155(data.queued, {instancePath:instancePath+"/queued",parentData:data,parentDataProperty:"queued",rootData}))){
-vErrors = vErrors === null ? validate155.errors : vErrors.concat(validate155.errors);
-errors = vErrors.length;
-}
-var valid0 = _errs3 === errors;
-}
-else {
-var valid0 = true;
-}
-}
-}
-}
-}
-else {
-validate154.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
 }
 validate154.errors = vErrors;
 return errors === 0;
 }
 
+export const r_txpool_status = validate161;
+const schema328 = {"$ref":"urn:chain-node:openrpc#/components/schemas/TxpoolStatus"};
+const schema329 = {"title":"TxpoolStatus","type":"object","description":"Numbers of transactions in the pool (`txpool_status`).","additionalProperties":false,"required":["pending","queued"],"properties":{"pending":{"$ref":"#/components/schemas/Uint","description":"Number of pending transactions."},"queued":{"$ref":"#/components/schemas/Uint","description":"Number of queued transactions."}}};
 
-function validate153(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
-let vErrors = null;
-let errors = 0;
-if(!(validate154(data, {instancePath,parentData,parentDataProperty,rootData}))){
-vErrors = vErrors === null ? validate154.errors : vErrors.concat(validate154.errors);
-errors = vErrors.length;
-}
-validate153.errors = vErrors;
-return errors === 0;
-}
-
-export const r_txpool_status = validate160;
-const schema327 = {"$ref":"urn:chain-node:openrpc#/components/schemas/TxpoolStatus"};
-const schema328 = {"title":"TxpoolStatus","type":"object","description":"Numbers of transactions in the pool (`txpool_status`).","additionalProperties":false,"required":["pending","queued"],"properties":{"pending":{"$ref":"#/components/schemas/Uint","description":"Number of pending transactions."},"queued":{"$ref":"#/components/schemas/Uint","description":"Number of queued transactions."}}};
-
-function validate161(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate162(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.pending === undefined) && (missing0 = "pending")) || ((data.queued === undefined) && (missing0 = "queued"))){
-validate161.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate162.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
 if(!((key0 === "pending") || (key0 === "queued"))){
-validate161.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate162.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -12058,12 +12212,12 @@ const _errs3 = errors;
 if(errors === _errs3){
 if(typeof data0 === "string"){
 if(!pattern14.test(data0)){
-validate161.errors = [{instancePath:instancePath+"/pending",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
+validate162.errors = [{instancePath:instancePath+"/pending",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
 return false;
 }
 }
 else {
-validate161.errors = [{instancePath:instancePath+"/pending",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate162.errors = [{instancePath:instancePath+"/pending",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -12080,12 +12234,12 @@ const _errs6 = errors;
 if(errors === _errs6){
 if(typeof data1 === "string"){
 if(!pattern14.test(data1)){
-validate161.errors = [{instancePath:instancePath+"/queued",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
+validate162.errors = [{instancePath:instancePath+"/queued",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
 return false;
 }
 }
 else {
-validate161.errors = [{instancePath:instancePath+"/queued",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate162.errors = [{instancePath:instancePath+"/queued",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -12099,32 +12253,32 @@ var valid0 = true;
 }
 }
 else {
-validate161.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate162.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
+}
+validate162.errors = vErrors;
+return errors === 0;
+}
+
+
+function validate161(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(!(validate162(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate162.errors : vErrors.concat(validate162.errors);
+errors = vErrors.length;
 }
 validate161.errors = vErrors;
 return errors === 0;
 }
 
+export const r_txpool_inspect = validate164;
+const schema332 = {"$ref":"urn:chain-node:openrpc#/components/schemas/TxpoolInspect"};
+const schema333 = {"title":"TxpoolInspect","type":"object","description":"Summaries of the transactions in the pool (`txpool_inspect`).","additionalProperties":false,"required":["pending","queued"],"properties":{"pending":{"$ref":"#/components/schemas/TxpoolSummaries","description":"Pending transactions."},"queued":{"$ref":"#/components/schemas/TxpoolSummaries","description":"Queued transactions."}}};
+const schema334 = {"title":"TxpoolSummaries","type":"object","description":"Pool transaction summaries grouped by sender address, then keyed by nonce (a decimal string): `<destination>: <value> wei + <gas> gas × <gasPrice> wei`.","propertyNames":{"$ref":"#/components/schemas/Address"},"additionalProperties":{"type":"object","propertyNames":{"type":"string","pattern":"^(0|[1-9][0-9]*)$","description":"Decimal digits without leading zeros. The nonce."},"additionalProperties":{"type":"string"}}};
 
-function validate160(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
-let vErrors = null;
-let errors = 0;
-if(!(validate161(data, {instancePath,parentData,parentDataProperty,rootData}))){
-vErrors = vErrors === null ? validate161.errors : vErrors.concat(validate161.errors);
-errors = vErrors.length;
-}
-validate160.errors = vErrors;
-return errors === 0;
-}
-
-export const r_txpool_inspect = validate163;
-const schema331 = {"$ref":"urn:chain-node:openrpc#/components/schemas/TxpoolInspect"};
-const schema332 = {"title":"TxpoolInspect","type":"object","description":"Summaries of the transactions in the pool (`txpool_inspect`).","additionalProperties":false,"required":["pending","queued"],"properties":{"pending":{"$ref":"#/components/schemas/TxpoolSummaries","description":"Pending transactions."},"queued":{"$ref":"#/components/schemas/TxpoolSummaries","description":"Queued transactions."}}};
-const schema333 = {"title":"TxpoolSummaries","type":"object","description":"Pool transaction summaries grouped by sender address, then keyed by nonce (a decimal string): `<destination>: <value> wei + <gas> gas × <gasPrice> wei`.","propertyNames":{"$ref":"#/components/schemas/Address"},"additionalProperties":{"type":"object","propertyNames":{"type":"string","pattern":"^(0|[1-9][0-9]*)$","description":"Decimal digits without leading zeros. The nonce."},"additionalProperties":{"type":"string"}}};
-
-function validate165(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate166(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
@@ -12166,7 +12320,7 @@ else {
 vErrors.push(err2);
 }
 errors++;
-validate165.errors = vErrors;
+validate166.errors = vErrors;
 return false;
 break;
 }
@@ -12181,7 +12335,7 @@ for(const key2 in data0){
 const _errs7 = errors;
 if(errors === _errs7){
 if(typeof key2 === "string"){
-if(!pattern217.test(key2)){
+if(!pattern218.test(key2)){
 const err3 = {instancePath:instancePath+"/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/additionalProperties/propertyNames/pattern",keyword:"pattern",params:{pattern: "^(0|[1-9][0-9]*)$"},message:"must match pattern \""+"^(0|[1-9][0-9]*)$"+"\"",propertyName:key2};
 if(vErrors === null){
 vErrors = [err3];
@@ -12213,7 +12367,7 @@ else {
 vErrors.push(err5);
 }
 errors++;
-validate165.errors = vErrors;
+validate166.errors = vErrors;
 return false;
 break;
 }
@@ -12222,7 +12376,7 @@ if(valid3){
 for(const key3 in data0){
 const _errs10 = errors;
 if(typeof data0[key3] !== "string"){
-validate165.errors = [{instancePath:instancePath+"/" + key1.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + key3.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/additionalProperties/additionalProperties/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate166.errors = [{instancePath:instancePath+"/" + key1.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + key3.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/additionalProperties/additionalProperties/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid4 = _errs10 === errors;
@@ -12233,13 +12387,70 @@ break;
 }
 }
 else {
-validate165.errors = [{instancePath:instancePath+"/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/additionalProperties/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate166.errors = [{instancePath:instancePath+"/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/additionalProperties/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
 var valid2 = _errs5 === errors;
 if(!valid2){
 break;
+}
+}
+}
+}
+else {
+validate166.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate166.errors = vErrors;
+return errors === 0;
+}
+
+
+function validate165(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if(((data.pending === undefined) && (missing0 = "pending")) || ((data.queued === undefined) && (missing0 = "queued"))){
+validate165.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+const _errs1 = errors;
+for(const key0 in data){
+if(!((key0 === "pending") || (key0 === "queued"))){
+validate165.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs1 === errors){
+if(data.pending !== undefined){
+const _errs2 = errors;
+if(!(validate166(data.pending, {instancePath:instancePath+"/pending",parentData:data,parentDataProperty:"pending",rootData}))){
+vErrors = vErrors === null ? validate166.errors : vErrors.concat(validate166.errors);
+errors = vErrors.length;
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.queued !== undefined){
+const _errs3 = errors;
+if(!(validate166(data.queued, {instancePath:instancePath+"/queued",parentData:data,parentDataProperty:"queued",rootData}))){
+vErrors = vErrors === null ? validate166.errors : vErrors.concat(validate166.errors);
+errors = vErrors.length;
+}
+var valid0 = _errs3 === errors;
+}
+else {
+var valid0 = true;
+}
 }
 }
 }
@@ -12257,90 +12468,33 @@ return errors === 0;
 function validate164(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
-if(errors === 0){
-if(data && typeof data == "object" && !Array.isArray(data)){
-let missing0;
-if(((data.pending === undefined) && (missing0 = "pending")) || ((data.queued === undefined) && (missing0 = "queued"))){
-validate164.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
-return false;
-}
-else {
-const _errs1 = errors;
-for(const key0 in data){
-if(!((key0 === "pending") || (key0 === "queued"))){
-validate164.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
-return false;
-break;
-}
-}
-if(_errs1 === errors){
-if(data.pending !== undefined){
-const _errs2 = errors;
-if(!(validate165(data.pending, {instancePath:instancePath+"/pending",parentData:data,parentDataProperty:"pending",rootData}))){
+if(!(validate165(data, {instancePath,parentData,parentDataProperty,rootData}))){
 vErrors = vErrors === null ? validate165.errors : vErrors.concat(validate165.errors);
 errors = vErrors.length;
-}
-var valid0 = _errs2 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.queued !== undefined){
-const _errs3 = errors;
-if(!(validate165(data.queued, {instancePath:instancePath+"/queued",parentData:data,parentDataProperty:"queued",rootData}))){
-vErrors = vErrors === null ? validate165.errors : vErrors.concat(validate165.errors);
-errors = vErrors.length;
-}
-var valid0 = _errs3 === errors;
-}
-else {
-var valid0 = true;
-}
-}
-}
-}
-}
-else {
-validate164.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
 }
 validate164.errors = vErrors;
 return errors === 0;
 }
 
+export const r_net_version = validate170;
+const schema336 = {"type":"string","pattern":"^(0|[1-9][0-9]*)$","description":"Decimal digits without leading zeros."};
 
-function validate163(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
-let vErrors = null;
-let errors = 0;
-if(!(validate164(data, {instancePath,parentData,parentDataProperty,rootData}))){
-vErrors = vErrors === null ? validate164.errors : vErrors.concat(validate164.errors);
-errors = vErrors.length;
-}
-validate163.errors = vErrors;
-return errors === 0;
-}
-
-export const r_net_version = validate169;
-const schema335 = {"type":"string","pattern":"^(0|[1-9][0-9]*)$","description":"Decimal digits without leading zeros."};
-
-function validate169(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate170(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(typeof data === "string"){
-if(!pattern217.test(data)){
-validate169.errors = [{instancePath,schemaPath:"#/pattern",keyword:"pattern",params:{pattern: "^(0|[1-9][0-9]*)$"},message:"must match pattern \""+"^(0|[1-9][0-9]*)$"+"\""}];
+if(!pattern218.test(data)){
+validate170.errors = [{instancePath,schemaPath:"#/pattern",keyword:"pattern",params:{pattern: "^(0|[1-9][0-9]*)$"},message:"must match pattern \""+"^(0|[1-9][0-9]*)$"+"\""}];
 return false;
 }
 }
 else {
-validate169.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate170.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
-validate169.errors = vErrors;
+validate170.errors = vErrors;
 return errors === 0;
 }
 

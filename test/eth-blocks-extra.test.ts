@@ -45,6 +45,9 @@ test('eth_getBlockReceipts: the receipts in order, each as eth_getTransactionRec
   assert.equal(receipts.map((r: { type: string }) => r.type), ['0x2', '0x0', '0x2']);
   assert.equal(await node.rpc('eth_getBlockReceipts', [block.hash]), expected, 'by hash');
   assert.equal(await node.rpc('eth_getBlockReceipts', [Number(block.number)]), expected, 'a plain integer (D9)');
+  assert.equal(await node.rpc('eth_getBlockReceipts', [{ blockHash: block.hash, requireCanonical: true }]), expected, "geth's EIP-1898 object by hash");
+  assert.equal(await node.rpc('eth_getBlockReceipts', [{ blockNumber: block.number }]), expected, 'and by number');
+  assert.is(await node.rpc('eth_getBlockReceipts', [{ blockHash: UNKNOWN_HASH }]), null);
   assert.equal(await node.rpc('eth_getBlockReceipts', ['latest']), expected);
   assert.equal(await node.rpc('chain_getBlockReceipts', [block.number]), expected, 'chain_ is the same method');
   assert.equal(await node.rpc('eth_getBlockReceipts', ['earliest']), [], 'genesis: no transactions');
@@ -110,6 +113,9 @@ test('bad input: -32602 naming the parameter', async () => {
     ['eth_getBlockReceipts', [], 'block'],
     ['eth_getBlockReceipts', ['newest'], 'block'],
     ['eth_getBlockReceipts', ['0x' + '1'.repeat(65)], 'block'],
+    ['eth_getBlockReceipts', [{ blockHash: '0x12' }], 'block'],
+    ['eth_getBlockReceipts', [{ hash: block.hash }], 'block'],
+    ['eth_getBlockReceipts', [{ blockNumber: 'newest' }], 'block'],
     ['eth_getUncleCountByBlockHash', ['0x1234'], 'hash'],
     ['eth_getUncleCountByBlockHash', [], 'hash'],
     ['eth_getUncleCountByBlockNumber', ['newest'], 'block'],

@@ -153,6 +153,8 @@ test('an older block: its state proven against its own stateRoot, by number and 
   assert.is(then.storageProof[0].value, '0x2a');
   const byHash = await node.rpc('eth_getProof', [contract, ['0x0'], deployBlock.hash]);
   assert.equal(byHash, then);
+  assert.equal(await node.rpc('eth_getProof', [contract, ['0x0'], { blockHash: deployBlock.hash, requireCanonical: false }]), then, "geth's EIP-1898 object by hash");
+  assert.equal(await node.rpc('eth_getProof', [contract, ['0x0'], { blockNumber: deployBlock.number }]), then, 'and by number');
   const before = await verifiedProof(contract, ['0x0'], '0x0');
   assert.equal([before.nonce, before.codeHash, before.storageProof[0].value], ['0x0', ZERO_HASH, '0x0'], 'at genesis the contract did not exist');
   assert.is((await verifiedProof(contract, ['0x0'], head)).storageProof[0].value, '0x99');
@@ -199,17 +201,24 @@ test('bad input: -32602 naming the parameter; an unknown block: -32000', async (
     ['eth_getStorageValues', [{ [contract]: ['0x' + '1'.repeat(65)] }], 'requests'],
     ['eth_getStorageValues', [[contract]], 'requests'],
     ['eth_getStorageValues', [{ [contract]: ['0x0'] }, 'newest'], 'block'],
+    ['eth_getProof', [contract, [], { blockHash: deployBlock.hash, extra: 1 }], 'block'],
   ];
   for (const [method, params, named] of cases) {
     const { error } = await node.raw(method, params);
     assert.is(error?.code, -32602, `${method} ${JSON.stringify(params).slice(0, 80)}: ${JSON.stringify(error)}`);
     assert.match(error!.message, named, `${method} ${JSON.stringify(params).slice(0, 80)}: ${error!.message}`);
   }
+  // the reason, not a schema dump
+  const badKey = (await node.raw('eth_getStorageValues', [{ '0x1234': ['0x0'] }])).error!;
+  assert.is(badKey.message, 'invalid argument 0 (requests): has the key "0x1234", which must be a 20-byte account address as 0x-prefixed hex');
+  const longSlot = (await node.raw('eth_getProof', [contract, ['0x0', '0x' + '1'.repeat(65)]])).error!;
+  assert.is(longSlot.message, 'invalid argument 1 (storageKeys) at [1]: must be a storage slot as 0x-prefixed hex of 0 to 32 bytes');
   const unknownHash = '0x' + '12'.repeat(32);
   for (const [method, params, message] of [
     ['eth_getProof', [contract, [], unknownHash], 'header for hash not found'],
     ['eth_getProof', [contract, [], '0xffff'], 'header not found'],
     ['eth_getStorageValues', [{ [contract]: ['0x0'] }, unknownHash], 'header for hash not found'],
+    ['eth_getStorageValues', [{ [contract]: ['0x0'] }, { blockHash: unknownHash }], 'header for hash not found'],
   ] as const) {
     const { error } = await node.raw(method, [...params]);
     assert.is(error?.code, -32000, JSON.stringify(error));

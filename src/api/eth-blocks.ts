@@ -5,7 +5,7 @@ import type { ApiContext } from './context.ts';
 import type { BlockRecord } from '../chain/types.ts';
 import { keccak256 } from '../crypto/keccak.ts';
 import { bytesToHex, hexToBytes, quantity } from '../util/hex.ts';
-import { blockHashIn, blockNumberOf, type BlockParam } from './block-param.ts';
+import { blockNumberOf, blockRefOf, type BlockParam, type BlockRef } from './block-param.ts';
 import { formatBlock, formatPendingBlock, formatReceipt, formatTx, NOT_IN_BLOCK } from './format.ts';
 
 export function blockHandlers({ core }: ApiContext) {
@@ -61,11 +61,11 @@ export function blockHandlers({ core }: ApiContext) {
       const b = byHash(hash);
       return b ? quantity(b.txs.length) : null;
     },
-    getBlockReceipts(block: BlockParam) {
-      const hash = blockHashIn(block);
+    getBlockReceipts(block: BlockRef) {
+      const ref = blockRefOf(block);
       // the pending block carries no transactions (formatPendingBlock)
-      if (!hash && blockNumberOf(chain, block) === 'pending') return [];
-      const b = hash ? chain.block(hash) : byNumber(block);
+      if ('number' in ref && blockNumberOf(chain, ref.number) === 'pending') return [];
+      const b = 'hash' in ref ? chain.block(ref.hash) : byNumber(ref.number);
       return b ? blockReceipts(b) : null;
     },
     getUncleCountByBlockNumber(block: BlockParam) {

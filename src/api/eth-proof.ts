@@ -7,7 +7,7 @@ import type { ApiContext } from './context.ts';
 import type { AccountProof } from '../../generated/types.ts';
 import { newTrie } from '../state/state-manager.ts';
 import { bytesToHex, hexToBytes, quantity, ZERO_HASH } from '../util/hex.ts';
-import { stateHeaderOrHash, type BlockParam } from './block-param.ts';
+import { stateHeaderOf, type BlockRef } from './block-param.ts';
 import { invalidParams } from './errors.ts';
 import { storageSlot } from './eth-state.ts';
 
@@ -17,11 +17,11 @@ export const MAX_PROOF_KEYS = 1024;
 export function proofHandlers({ core }: ApiContext) {
   const { chain, state, trieDb, common } = core;
   return {
-    async getProof(address: string, storageKeys: string[], block: BlockParam): Promise<AccountProof> {
+    async getProof(address: string, storageKeys: string[], block: BlockRef): Promise<AccountProof> {
       if (storageKeys.length > MAX_PROOF_KEYS) {
         throw invalidParams(`invalid argument 1 (storageKeys): too many storage keys requested (max ${MAX_PROOF_KEYS}, got ${storageKeys.length})`);
       }
-      const root = stateHeaderOrHash(chain, block).stateRoot;
+      const root = stateHeaderOf(chain, block).stateRoot;
       const addr = hexToBytes(address);
       const view = state.at(root);
       const account = await view.getAccount(addr);

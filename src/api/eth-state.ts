@@ -1,7 +1,7 @@
 // eth_/chain_ account state and chain facts.
 import type { ApiContext } from './context.ts';
 import { bytesToHex, hexToBytes, padLeft, quantity, ZERO_ADDRESS } from '../util/hex.ts';
-import { blockNumberOf, stateHeader, stateHeaderOrHash, type BlockParam } from './block-param.ts';
+import { blockNumberOf, stateHeader, stateHeaderOf, type BlockParam, type BlockRef } from './block-param.ts';
 import { invalidParams } from './errors.ts';
 import type { StorageRequests, StorageValues } from '../../generated/types.ts';
 
@@ -53,12 +53,12 @@ export function stateHandlers({ core }: ApiContext) {
     },
 
     /** geth's GetStorageValues: the 32-byte values of many slots of many accounts at one block. */
-    async getStorageValues(requests: StorageRequests, block: BlockParam): Promise<StorageValues> {
+    async getStorageValues(requests: StorageRequests, block: BlockRef): Promise<StorageValues> {
       const entries = Object.entries(requests);
       const slots = entries.reduce((n, [, keys]) => n + keys.length, 0);
       if (slots === 0) throw invalidParams('invalid argument 0 (requests): empty request: name at least one address and slot');
       if (slots > MAX_STORAGE_VALUES) throw invalidParams(`invalid argument 0 (requests): too many slots (max ${MAX_STORAGE_VALUES}, got ${slots})`);
-      const v = state.at(stateHeaderOrHash(chain, block).stateRoot);
+      const v = state.at(stateHeaderOf(chain, block).stateRoot);
       const out: StorageValues = {};
       for (const [address, keys] of entries) {
         const a = hexToBytes(address);
