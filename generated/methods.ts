@@ -175,5 +175,4 @@ export const patternLabels: Readonly<Record<string, string>> = {
   "^[^/]+/[0-9]+$": "capability of the form `<protocol>/<version>`",
   "^(0|[1-9][0-9]*)$": "decimal digits without leading zeros",
   "^0x[0-9a-f]{0,64}$": "requested key",
-  "^0x[0-9a-f]{40}$": "storage values",
 };
