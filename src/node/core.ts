@@ -196,14 +196,23 @@ export class ChainCore {
     return core;
   }
 
+  /** This node seals blocks (eth_mining): its sealer runs and its key is still one of the head's validators. */
+  get sealing(): boolean {
+    return this.sealer !== undefined && this.isValidator();
+  }
+
   /** Validators named in the head's istanbul extra. */
   validators(): Uint8Array[] {
     return decodeExtra(this.chain.head.header.extraData).validators;
   }
 
-  private startSealing(o: CoreOptions): void {
+  private isValidator(): boolean {
     const me = this.nodeKey.address;
-    if (!this.validators().some((v) => Buffer.compare(v, me) === 0)) {
+    return this.validators().some((v) => Buffer.compare(v, me) === 0);
+  }
+
+  private startSealing(o: CoreOptions): void {
+    if (!this.isValidator()) {
       this.log.info('this node is not a validator of the chain: it serves the chain without sealing');
       return;
     }
