@@ -831,3 +831,74 @@ export interface FeeHistory {
    */
   reward?: Uint[][];
 }
+
+/**
+ * Block selector of execution-apis' `BlockNumberOrTagOrHash`: what `BlockNumberOrTag` accepts, or a block
+ * hash. As geth reads it, a string of 32 bytes (`0x` and 64 hex digits) is a block hash, any shorter quantity
+ * a block number. geth's EIP-1898 objects are accepted too (alloy and Foundry send a hash that way):
+ * `{"blockHash": hash, "requireCanonical": bool}` (every block this node keeps is canonical: istanbul
+ * finality never forks) and `{"blockNumber": number or tag}`.
+ */
+export type BlockNumberOrTagOrHash =
+  | Quantity
+  | BlockTag
+  | number
+  | Hash32
+  | {
+    blockHash: Hash32;
+    /** Whether the block must be canonical: every block this node keeps is, so it changes nothing. */
+    requireCanonical?: boolean;
+  }
+  | {
+    blockNumber: BlockNumberOrTag;
+  };
+
+/**
+ * A storage slot as 0x-prefixed hex of 0 to 32 bytes. execution-apis' `bytesMax32`, read as a quantity: `0x`
+ * and `0x0` are slot 0, shorter keys are left-padded to 32 bytes.
+ */
+export type StorageSlot = string;
+
+/** Proof of one storage slot in the account's storage trie (EIP-1186). */
+export interface StorageProof {
+  /** The requested key: as written when it was 32 bytes, else as a quantity (geth). */
+  key: string;
+  /** Value of the slot (0 for an unset slot). */
+  value: Uint;
+  /**
+   * RLP-encoded trie nodes from the storage root towards the slot (the path that proves it, or proves it
+   * absent). Empty when the account has no storage.
+   */
+  proof: Bytes[];
+}
+
+/**
+ * EIP-1186 account proof: the account's fields and the state-trie nodes that prove them against the block's
+ * `stateRoot`, with the storage proofs against `storageHash`. An absent account is proven absent; its
+ * `codeHash` and `storageHash` are zero (geth).
+ */
+export interface AccountProof {
+  /** The account. */
+  address: Address;
+  /** RLP-encoded state-trie nodes from the state root towards keccak256(address). */
+  accountProof: Bytes[];
+  /** Balance in wei. */
+  balance: Uint;
+  /**
+   * keccak256 of the account's code (of the empty string when it has none; zero when the account does not
+   * exist).
+   */
+  codeHash: Bytes32;
+  /** Nonce. */
+  nonce: Uint;
+  /** Root of the account's storage trie (zero when the account does not exist). */
+  storageHash: Bytes32;
+  /** One proof per requested key, in the order requested. */
+  storageProof: StorageProof[];
+}
+
+/** Slots to read, by account address. */
+export type StorageRequests = Record<string, StorageSlot[]>;
+
+/** The 32-byte value of each requested slot, by account address (lower case), in the order requested. */
+export type StorageValues = Record<string, Bytes32[]>;

@@ -4677,756 +4677,65 @@ validate68.errors = vErrors;
 return errors === 0;
 }
 
-export const p_eth_call_0 = validate69;
-const schema147 = {"allOf":[{"$ref":"urn:chain-node:openrpc#/components/schemas/CallObject"},{"required":["to"],"properties":{"to":{"$ref":"urn:chain-node:openrpc#/components/schemas/Address"}}}]};
-const schema148 = {"title":"CallObject","type":"object","description":"Call object of `call` and `estimateGas`. Every field is optional except `to` for `call`. The payload may be given as `data` (the spec's name) or `input` (the newer name clients send); when both are given they must be equal. Unknown fields are ignored.","additionalProperties":true,"properties":{"from":{"$ref":"#/components/schemas/Address","description":"Sender."},"to":{"description":"Target contract or account. Required for `call`; optional for `estimateGas` (absent or null: contract creation).","oneOf":[{"$ref":"#/components/schemas/Address"},{"type":"null"}]},"gas":{"$ref":"#/components/schemas/Quantity","description":"Gas available to the execution. The call consumes no gas, but some execution steps need the value. Defaults to the block gas limit (capped by the node)."},"gasPrice":{"$ref":"#/components/schemas/Quantity","description":"Gas price in wei."},"value":{"$ref":"#/components/schemas/Quantity","description":"Amount sent in wei."},"data":{"$ref":"#/components/schemas/Data","description":"Method signature and encoded arguments (or init code)."},"input":{"$ref":"#/components/schemas/Data","description":"Alias of `data`, accepted as sent by newer clients."}}};
-
-function validate70(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
-let vErrors = null;
-let errors = 0;
-if(errors === 0){
-if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.from !== undefined){
-let data0 = data.from;
-const _errs2 = errors;
-const _errs3 = errors;
-if(errors === _errs3){
-if(typeof data0 === "string"){
-if(!pattern0.test(data0)){
-validate70.errors = [{instancePath:instancePath+"/from",schemaPath:"#/components/schemas/Address/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{40}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{40}$"+"\""}];
-return false;
-}
-}
-else {
-validate70.errors = [{instancePath:instancePath+"/from",schemaPath:"#/components/schemas/Address/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-var valid0 = _errs2 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.to !== undefined){
-let data1 = data.to;
-const _errs5 = errors;
-const _errs6 = errors;
-let valid2 = false;
-let passing0 = null;
-const _errs7 = errors;
-const _errs8 = errors;
-if(errors === _errs8){
-if(typeof data1 === "string"){
-if(!pattern0.test(data1)){
-const err0 = {instancePath:instancePath+"/to",schemaPath:"#/components/schemas/Address/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{40}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{40}$"+"\""};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
-errors++;
-}
-}
-else {
-const err1 = {instancePath:instancePath+"/to",schemaPath:"#/components/schemas/Address/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
-errors++;
-}
-}
-var _valid0 = _errs7 === errors;
-if(_valid0){
-valid2 = true;
-passing0 = 0;
-}
-const _errs10 = errors;
-if(data1 !== null){
-const err2 = {instancePath:instancePath+"/to",schemaPath:"#/properties/to/oneOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
-errors++;
-}
-var _valid0 = _errs10 === errors;
-if(_valid0 && valid2){
-valid2 = false;
-passing0 = [passing0, 1];
-}
-else {
-if(_valid0){
-valid2 = true;
-passing0 = 1;
-}
-}
-if(!valid2){
-const err3 = {instancePath:instancePath+"/to",schemaPath:"#/properties/to/oneOf",keyword:"oneOf",params:{passingSchemas: passing0},message:"must match exactly one schema in oneOf"};
-if(vErrors === null){
-vErrors = [err3];
-}
-else {
-vErrors.push(err3);
-}
-errors++;
-validate70.errors = vErrors;
-return false;
-}
-else {
-errors = _errs6;
-if(vErrors !== null){
-if(_errs6){
-vErrors.length = _errs6;
-}
-else {
-vErrors = null;
-}
-}
-}
-var valid0 = _errs5 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.gas !== undefined){
-let data2 = data.gas;
-const _errs12 = errors;
-const _errs13 = errors;
-if(errors === _errs13){
-if(typeof data2 === "string"){
-if(!pattern5.test(data2)){
-validate70.errors = [{instancePath:instancePath+"/gas",schemaPath:"#/components/schemas/Quantity/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{1,64}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{1,64}$"+"\""}];
-return false;
-}
-}
-else {
-validate70.errors = [{instancePath:instancePath+"/gas",schemaPath:"#/components/schemas/Quantity/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-var valid0 = _errs12 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.gasPrice !== undefined){
-let data3 = data.gasPrice;
-const _errs15 = errors;
-const _errs16 = errors;
-if(errors === _errs16){
-if(typeof data3 === "string"){
-if(!pattern5.test(data3)){
-validate70.errors = [{instancePath:instancePath+"/gasPrice",schemaPath:"#/components/schemas/Quantity/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{1,64}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{1,64}$"+"\""}];
-return false;
-}
-}
-else {
-validate70.errors = [{instancePath:instancePath+"/gasPrice",schemaPath:"#/components/schemas/Quantity/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-var valid0 = _errs15 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.value !== undefined){
-let data4 = data.value;
-const _errs18 = errors;
-const _errs19 = errors;
-if(errors === _errs19){
-if(typeof data4 === "string"){
-if(!pattern5.test(data4)){
-validate70.errors = [{instancePath:instancePath+"/value",schemaPath:"#/components/schemas/Quantity/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{1,64}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{1,64}$"+"\""}];
-return false;
-}
-}
-else {
-validate70.errors = [{instancePath:instancePath+"/value",schemaPath:"#/components/schemas/Quantity/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-var valid0 = _errs18 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.data !== undefined){
-let data5 = data.data;
-const _errs21 = errors;
-const _errs22 = errors;
-if(errors === _errs22){
-if(typeof data5 === "string"){
-if(!pattern9.test(data5)){
-validate70.errors = [{instancePath:instancePath+"/data",schemaPath:"#/components/schemas/Data/pattern",keyword:"pattern",params:{pattern: "^0x([0-9a-fA-F]{2})*$"},message:"must match pattern \""+"^0x([0-9a-fA-F]{2})*$"+"\""}];
-return false;
-}
-}
-else {
-validate70.errors = [{instancePath:instancePath+"/data",schemaPath:"#/components/schemas/Data/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-var valid0 = _errs21 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.input !== undefined){
-let data6 = data.input;
-const _errs24 = errors;
-const _errs25 = errors;
-if(errors === _errs25){
-if(typeof data6 === "string"){
-if(!pattern9.test(data6)){
-validate70.errors = [{instancePath:instancePath+"/input",schemaPath:"#/components/schemas/Data/pattern",keyword:"pattern",params:{pattern: "^0x([0-9a-fA-F]{2})*$"},message:"must match pattern \""+"^0x([0-9a-fA-F]{2})*$"+"\""}];
-return false;
-}
-}
-else {
-validate70.errors = [{instancePath:instancePath+"/input",schemaPath:"#/components/schemas/Data/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-var valid0 = _errs24 === errors;
-}
-else {
-var valid0 = true;
-}
-}
-}
-}
-}
-}
-}
-}
-else {
-validate70.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
-validate70.errors = vErrors;
-return errors === 0;
-}
-
+export const p_eth_getProof_1 = validate69;
+const schema147 = {"type":"array","items":{"$ref":"urn:chain-node:openrpc#/components/schemas/StorageSlot"}};
+const schema148 = {"title":"StorageSlot","type":"string","pattern":"^0x[0-9a-fA-F]{0,64}$","description":"A storage slot as 0x-prefixed hex of 0 to 32 bytes. execution-apis' `bytesMax32`, read as a quantity: `0x` and `0x0` are slot 0, shorter keys are left-padded to 32 bytes."};
+const pattern92 = new RegExp("^0x[0-9a-fA-F]{0,64}$", "u");
 
 function validate69(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
-const _errs0 = errors;
-if(!(validate70(data, {instancePath,parentData,parentDataProperty,rootData}))){
-vErrors = vErrors === null ? validate70.errors : vErrors.concat(validate70.errors);
-errors = vErrors.length;
-}
-var valid0 = _errs0 === errors;
-if(valid0){
+if(errors === 0){
+if(Array.isArray(data)){
+var valid0 = true;
+const len0 = data.length;
+for(let i0=0; i0<len0; i0++){
+let data0 = data[i0];
 const _errs1 = errors;
-if(data && typeof data == "object" && !Array.isArray(data)){
-let missing0;
-if((data.to === undefined) && (missing0 = "to")){
-validate69.errors = [{instancePath,schemaPath:"#/allOf/1/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
-return false;
-}
-else {
-if(data.to !== undefined){
-let data0 = data.to;
-const _errs3 = errors;
-if(errors === _errs3){
+const _errs2 = errors;
+if(errors === _errs2){
 if(typeof data0 === "string"){
-if(!pattern0.test(data0)){
-validate69.errors = [{instancePath:instancePath+"/to",schemaPath:"urn:chain-node:openrpc#/components/schemas/Address/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{40}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{40}$"+"\""}];
+if(!pattern92.test(data0)){
+validate69.errors = [{instancePath:instancePath+"/" + i0,schemaPath:"urn:chain-node:openrpc#/components/schemas/StorageSlot/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{0,64}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{0,64}$"+"\""}];
 return false;
 }
 }
 else {
-validate69.errors = [{instancePath:instancePath+"/to",schemaPath:"urn:chain-node:openrpc#/components/schemas/Address/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate69.errors = [{instancePath:instancePath+"/" + i0,schemaPath:"urn:chain-node:openrpc#/components/schemas/StorageSlot/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
-}
-}
-}
 }
 }
 var valid0 = _errs1 === errors;
+if(!valid0){
+break;
+}
+}
+}
+else {
+validate69.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+return false;
+}
 }
 validate69.errors = vErrors;
 return errors === 0;
 }
 
-export const p_eth_estimateGas_0 = validate72;
-const schema157 = {"$ref":"urn:chain-node:openrpc#/components/schemas/CallObject"};
-
-function validate73(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
-let vErrors = null;
-let errors = 0;
-if(errors === 0){
-if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.from !== undefined){
-let data0 = data.from;
-const _errs2 = errors;
-const _errs3 = errors;
-if(errors === _errs3){
-if(typeof data0 === "string"){
-if(!pattern0.test(data0)){
-validate73.errors = [{instancePath:instancePath+"/from",schemaPath:"#/components/schemas/Address/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{40}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{40}$"+"\""}];
-return false;
-}
-}
-else {
-validate73.errors = [{instancePath:instancePath+"/from",schemaPath:"#/components/schemas/Address/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-var valid0 = _errs2 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.to !== undefined){
-let data1 = data.to;
-const _errs5 = errors;
-const _errs6 = errors;
-let valid2 = false;
-let passing0 = null;
-const _errs7 = errors;
-const _errs8 = errors;
-if(errors === _errs8){
-if(typeof data1 === "string"){
-if(!pattern0.test(data1)){
-const err0 = {instancePath:instancePath+"/to",schemaPath:"#/components/schemas/Address/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{40}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{40}$"+"\""};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
-errors++;
-}
-}
-else {
-const err1 = {instancePath:instancePath+"/to",schemaPath:"#/components/schemas/Address/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
-errors++;
-}
-}
-var _valid0 = _errs7 === errors;
-if(_valid0){
-valid2 = true;
-passing0 = 0;
-}
-const _errs10 = errors;
-if(data1 !== null){
-const err2 = {instancePath:instancePath+"/to",schemaPath:"#/properties/to/oneOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
-errors++;
-}
-var _valid0 = _errs10 === errors;
-if(_valid0 && valid2){
-valid2 = false;
-passing0 = [passing0, 1];
-}
-else {
-if(_valid0){
-valid2 = true;
-passing0 = 1;
-}
-}
-if(!valid2){
-const err3 = {instancePath:instancePath+"/to",schemaPath:"#/properties/to/oneOf",keyword:"oneOf",params:{passingSchemas: passing0},message:"must match exactly one schema in oneOf"};
-if(vErrors === null){
-vErrors = [err3];
-}
-else {
-vErrors.push(err3);
-}
-errors++;
-validate73.errors = vErrors;
-return false;
-}
-else {
-errors = _errs6;
-if(vErrors !== null){
-if(_errs6){
-vErrors.length = _errs6;
-}
-else {
-vErrors = null;
-}
-}
-}
-var valid0 = _errs5 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.gas !== undefined){
-let data2 = data.gas;
-const _errs12 = errors;
-const _errs13 = errors;
-if(errors === _errs13){
-if(typeof data2 === "string"){
-if(!pattern5.test(data2)){
-validate73.errors = [{instancePath:instancePath+"/gas",schemaPath:"#/components/schemas/Quantity/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{1,64}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{1,64}$"+"\""}];
-return false;
-}
-}
-else {
-validate73.errors = [{instancePath:instancePath+"/gas",schemaPath:"#/components/schemas/Quantity/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-var valid0 = _errs12 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.gasPrice !== undefined){
-let data3 = data.gasPrice;
-const _errs15 = errors;
-const _errs16 = errors;
-if(errors === _errs16){
-if(typeof data3 === "string"){
-if(!pattern5.test(data3)){
-validate73.errors = [{instancePath:instancePath+"/gasPrice",schemaPath:"#/components/schemas/Quantity/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{1,64}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{1,64}$"+"\""}];
-return false;
-}
-}
-else {
-validate73.errors = [{instancePath:instancePath+"/gasPrice",schemaPath:"#/components/schemas/Quantity/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-var valid0 = _errs15 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.value !== undefined){
-let data4 = data.value;
-const _errs18 = errors;
-const _errs19 = errors;
-if(errors === _errs19){
-if(typeof data4 === "string"){
-if(!pattern5.test(data4)){
-validate73.errors = [{instancePath:instancePath+"/value",schemaPath:"#/components/schemas/Quantity/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{1,64}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{1,64}$"+"\""}];
-return false;
-}
-}
-else {
-validate73.errors = [{instancePath:instancePath+"/value",schemaPath:"#/components/schemas/Quantity/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-var valid0 = _errs18 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.data !== undefined){
-let data5 = data.data;
-const _errs21 = errors;
-const _errs22 = errors;
-if(errors === _errs22){
-if(typeof data5 === "string"){
-if(!pattern9.test(data5)){
-validate73.errors = [{instancePath:instancePath+"/data",schemaPath:"#/components/schemas/Data/pattern",keyword:"pattern",params:{pattern: "^0x([0-9a-fA-F]{2})*$"},message:"must match pattern \""+"^0x([0-9a-fA-F]{2})*$"+"\""}];
-return false;
-}
-}
-else {
-validate73.errors = [{instancePath:instancePath+"/data",schemaPath:"#/components/schemas/Data/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-var valid0 = _errs21 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.input !== undefined){
-let data6 = data.input;
-const _errs24 = errors;
-const _errs25 = errors;
-if(errors === _errs25){
-if(typeof data6 === "string"){
-if(!pattern9.test(data6)){
-validate73.errors = [{instancePath:instancePath+"/input",schemaPath:"#/components/schemas/Data/pattern",keyword:"pattern",params:{pattern: "^0x([0-9a-fA-F]{2})*$"},message:"must match pattern \""+"^0x([0-9a-fA-F]{2})*$"+"\""}];
-return false;
-}
-}
-else {
-validate73.errors = [{instancePath:instancePath+"/input",schemaPath:"#/components/schemas/Data/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-var valid0 = _errs24 === errors;
-}
-else {
-var valid0 = true;
-}
-}
-}
-}
-}
-}
-}
-}
-else {
-validate73.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
-validate73.errors = vErrors;
-return errors === 0;
-}
-
+export const p_eth_getProof_2 = validate70;
+const schema149 = {"$ref":"urn:chain-node:openrpc#/components/schemas/BlockNumberOrTagOrHash"};
+const schema150 = {"title":"BlockNumberOrTagOrHash","description":"Block selector of execution-apis' `BlockNumberOrTagOrHash`: what `BlockNumberOrTag` accepts, or a block hash. As geth reads it, a string of 32 bytes (`0x` and 64 hex digits) is a block hash, any shorter quantity a block number. geth's EIP-1898 objects are accepted too (alloy and Foundry send a hash that way): `{\"blockHash\": hash, \"requireCanonical\": bool}` (every block this node keeps is canonical: istanbul finality never forks) and `{\"blockNumber\": number or tag}`.","anyOf":[{"$ref":"#/components/schemas/Quantity"},{"$ref":"#/components/schemas/BlockTag"},{"type":"integer","minimum":0,"description":"Block number as a plain JSON integer (DESIGN D9)."},{"$ref":"#/components/schemas/Hash32"},{"type":"object","description":"EIP-1898: a block by hash.","additionalProperties":false,"required":["blockHash"],"properties":{"blockHash":{"$ref":"#/components/schemas/Hash32"},"requireCanonical":{"type":"boolean","description":"Whether the block must be canonical: every block this node keeps is, so it changes nothing."}}},{"type":"object","description":"EIP-1898: a block by number or tag.","additionalProperties":false,"required":["blockNumber"],"properties":{"blockNumber":{"$ref":"#/components/schemas/BlockNumberOrTag"}}}]};
 
 function validate72(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
-if(!(validate73(data, {instancePath,parentData,parentDataProperty,rootData}))){
-vErrors = vErrors === null ? validate73.errors : vErrors.concat(validate73.errors);
-errors = vErrors.length;
-}
-validate72.errors = vErrors;
-return errors === 0;
-}
-
-export const r_eth_getBlockTransactionCountByNumber = validate75;
-const schema166 = {"oneOf":[{"$ref":"urn:chain-node:openrpc#/components/schemas/Uint"},{"type":"null"}]};
-
-function validate75(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
-let vErrors = null;
-let errors = 0;
 const _errs0 = errors;
 let valid0 = false;
 let passing0 = null;
 const _errs1 = errors;
 const _errs2 = errors;
 if(errors === _errs2){
-if(typeof data === "string"){
-if(!pattern14.test(data)){
-const err0 = {instancePath,schemaPath:"urn:chain-node:openrpc#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
-errors++;
-}
-}
-else {
-const err1 = {instancePath,schemaPath:"urn:chain-node:openrpc#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
-errors++;
-}
-}
-var _valid0 = _errs1 === errors;
-if(_valid0){
-valid0 = true;
-passing0 = 0;
-}
-const _errs4 = errors;
-if(data !== null){
-const err2 = {instancePath,schemaPath:"#/oneOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
-errors++;
-}
-var _valid0 = _errs4 === errors;
-if(_valid0 && valid0){
-valid0 = false;
-passing0 = [passing0, 1];
-}
-else {
-if(_valid0){
-valid0 = true;
-passing0 = 1;
-}
-}
-if(!valid0){
-const err3 = {instancePath,schemaPath:"#/oneOf",keyword:"oneOf",params:{passingSchemas: passing0},message:"must match exactly one schema in oneOf"};
-if(vErrors === null){
-vErrors = [err3];
-}
-else {
-vErrors.push(err3);
-}
-errors++;
-validate75.errors = vErrors;
-return false;
-}
-else {
-errors = _errs0;
-if(vErrors !== null){
-if(_errs0){
-vErrors.length = _errs0;
-}
-else {
-vErrors = null;
-}
-}
-}
-validate75.errors = vErrors;
-return errors === 0;
-}
-
-export const p_eth_getTransactionByBlockNumberAndIndex_1 = validate76;
-const schema168 = {"$ref":"urn:chain-node:openrpc#/components/schemas/Quantity"};
-
-function validate76(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
-let vErrors = null;
-let errors = 0;
-const _errs0 = errors;
-if(errors === _errs0){
 if(typeof data === "string"){
 if(!pattern5.test(data)){
-validate76.errors = [{instancePath,schemaPath:"urn:chain-node:openrpc#/components/schemas/Quantity/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{1,64}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{1,64}$"+"\""}];
-return false;
-}
-}
-else {
-validate76.errors = [{instancePath,schemaPath:"urn:chain-node:openrpc#/components/schemas/Quantity/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-validate76.errors = vErrors;
-return errors === 0;
-}
-
-export const r_eth_getTransactionByBlockNumberAndIndex = validate77;
-const schema170 = {"$ref":"urn:chain-node:openrpc#/components/schemas/TransactionOrNull"};
-const schema171 = {"title":"TransactionOrNull","description":"A transaction object, or null when no transaction matches.","oneOf":[{"$ref":"#/components/schemas/Transaction"},{"type":"null"}]};
-
-function validate78(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
-let vErrors = null;
-let errors = 0;
-const _errs0 = errors;
-let valid0 = false;
-let passing0 = null;
-const _errs1 = errors;
-if(!(validate59(data, {instancePath,parentData,parentDataProperty,rootData}))){
-vErrors = vErrors === null ? validate59.errors : vErrors.concat(validate59.errors);
-errors = vErrors.length;
-}
-var _valid0 = _errs1 === errors;
-if(_valid0){
-valid0 = true;
-passing0 = 0;
-}
-const _errs2 = errors;
-if(data !== null){
-const err0 = {instancePath,schemaPath:"#/oneOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
-errors++;
-}
-var _valid0 = _errs2 === errors;
-if(_valid0 && valid0){
-valid0 = false;
-passing0 = [passing0, 1];
-}
-else {
-if(_valid0){
-valid0 = true;
-passing0 = 1;
-}
-}
-if(!valid0){
-const err1 = {instancePath,schemaPath:"#/oneOf",keyword:"oneOf",params:{passingSchemas: passing0},message:"must match exactly one schema in oneOf"};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
-errors++;
-validate78.errors = vErrors;
-return false;
-}
-else {
-errors = _errs0;
-if(vErrors !== null){
-if(_errs0){
-vErrors.length = _errs0;
-}
-else {
-vErrors = null;
-}
-}
-}
-validate78.errors = vErrors;
-return errors === 0;
-}
-
-
-function validate77(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
-let vErrors = null;
-let errors = 0;
-if(!(validate78(data, {instancePath,parentData,parentDataProperty,rootData}))){
-vErrors = vErrors === null ? validate78.errors : vErrors.concat(validate78.errors);
-errors = vErrors.length;
-}
-validate77.errors = vErrors;
-return errors === 0;
-}
-
-export const r_eth_getRawTransactionByBlockNumberAndIndex = validate81;
-const schema172 = {"oneOf":[{"$ref":"urn:chain-node:openrpc#/components/schemas/Bytes"},{"type":"null"}]};
-
-function validate81(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
-let vErrors = null;
-let errors = 0;
-const _errs0 = errors;
-let valid0 = false;
-let passing0 = null;
-const _errs1 = errors;
-const _errs2 = errors;
-if(errors === _errs2){
-if(typeof data === "string"){
-if(!pattern12.test(data)){
-const err0 = {instancePath,schemaPath:"urn:chain-node:openrpc#/components/schemas/Bytes/pattern",keyword:"pattern",params:{pattern: "^0x([0-9a-f]{2})*$"},message:"must match pattern \""+"^0x([0-9a-f]{2})*$"+"\""};
+const err0 = {instancePath,schemaPath:"#/components/schemas/Quantity/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{1,64}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{1,64}$"+"\""};
 if(vErrors === null){
 vErrors = [err0];
 }
@@ -5437,7 +4746,7 @@ errors++;
 }
 }
 else {
-const err1 = {instancePath,schemaPath:"urn:chain-node:openrpc#/components/schemas/Bytes/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err1 = {instancePath,schemaPath:"#/components/schemas/Quantity/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -5453,13 +4762,23 @@ valid0 = true;
 passing0 = 0;
 }
 const _errs4 = errors;
-if(data !== null){
-const err2 = {instancePath,schemaPath:"#/oneOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+if(typeof data !== "string"){
+const err2 = {instancePath,schemaPath:"#/components/schemas/BlockTag/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err2];
 }
 else {
 vErrors.push(err2);
+}
+errors++;
+}
+if(!(((data === "earliest") || (data === "latest")) || (data === "pending"))){
+const err3 = {instancePath,schemaPath:"#/components/schemas/BlockTag/enum",keyword:"enum",params:{allowedValues: schema59.enum},message:"must be equal to one of the allowed values"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
 }
 errors++;
 }
@@ -5473,172 +4792,9 @@ if(_valid0){
 valid0 = true;
 passing0 = 1;
 }
-}
-if(!valid0){
-const err3 = {instancePath,schemaPath:"#/oneOf",keyword:"oneOf",params:{passingSchemas: passing0},message:"must match exactly one schema in oneOf"};
-if(vErrors === null){
-vErrors = [err3];
-}
-else {
-vErrors.push(err3);
-}
-errors++;
-validate81.errors = vErrors;
-return false;
-}
-else {
-errors = _errs0;
-if(vErrors !== null){
-if(_errs0){
-vErrors.length = _errs0;
-}
-else {
-vErrors = null;
-}
-}
-}
-validate81.errors = vErrors;
-return errors === 0;
-}
-
-export const r_eth_getTransactionReceipt = validate82;
-const schema174 = {"$ref":"urn:chain-node:openrpc#/components/schemas/ReceiptOrNull"};
-const schema175 = {"title":"ReceiptOrNull","description":"A receipt object, or null when no receipt exists (unknown or still pending transaction).","oneOf":[{"$ref":"#/components/schemas/Receipt"},{"type":"null"}]};
-const schema176 = {"title":"Receipt","type":"object","description":"Transaction receipt object. The node always sends `status` (post-Byzantium form), never the pre-Byzantium `root`. Besides the spec's fields it carries `type` and `effectiveGasPrice` (DESIGN D11). A pending transaction has no receipt.","additionalProperties":false,"required":["transactionHash","transactionIndex","blockHash","blockNumber","from","to","cumulativeGasUsed","gasUsed","effectiveGasPrice","contractAddress","logs","logsBloom","status","type"],"properties":{"transactionHash":{"$ref":"#/components/schemas/Bytes32","description":"Transaction hash."},"transactionIndex":{"$ref":"#/components/schemas/Uint","description":"Position of the transaction in the block."},"blockHash":{"$ref":"#/components/schemas/Bytes32","description":"Hash of the block containing the transaction."},"blockNumber":{"$ref":"#/components/schemas/Uint","description":"Block height."},"from":{"$ref":"#/components/schemas/Address","description":"Sender."},"to":{"description":"Recipient. Null for a contract-creation transaction.","oneOf":[{"$ref":"#/components/schemas/Address"},{"type":"null"}]},"cumulativeGasUsed":{"$ref":"#/components/schemas/Uint","description":"Gas consumed in the block up to and including this transaction."},"gasUsed":{"$ref":"#/components/schemas/Uint","description":"Gas consumed by this transaction."},"effectiveGasPrice":{"$ref":"#/components/schemas/Uint","description":"Price per gas actually paid, in wei (DESIGN D11)."},"contractAddress":{"description":"Address of the new contract for a creation transaction, otherwise null.","oneOf":[{"$ref":"#/components/schemas/Address"},{"type":"null"}]},"logs":{"type":"array","items":{"$ref":"#/components/schemas/Log"},"description":"Logs produced by the transaction."},"logsBloom":{"$ref":"#/components/schemas/Bloom","description":"Bloom filter of the transaction's logs."},"status":{"type":"string","enum":["0x1","0x0"],"description":"`0x1` success, `0x0` failure."},"type":{"$ref":"#/components/schemas/TxType","description":"Transaction type (DESIGN D11)."}}};
-const schema187 = {"title":"Log","type":"object","description":"Log object: an event emitted by a contract. For a pending log `logIndex`, `blockNumber`, `blockHash`, `transactionHash` and `transactionIndex` are null.","additionalProperties":false,"required":["removed","logIndex","transactionIndex","transactionHash","blockHash","blockNumber","address","data","topics"],"properties":{"removed":{"type":"boolean","description":"True if the log was removed by a chain reorganisation, false for a valid log."},"logIndex":{"description":"Index of the log in the block. Null for a pending log.","oneOf":[{"$ref":"#/components/schemas/Uint"},{"type":"null"}]},"transactionIndex":{"description":"Index of the transaction in the block. Null for a pending log.","oneOf":[{"$ref":"#/components/schemas/Uint"},{"type":"null"}]},"transactionHash":{"description":"Hash of the transaction that emitted the log. Null for a pending log.","oneOf":[{"$ref":"#/components/schemas/Bytes32"},{"type":"null"}]},"blockHash":{"description":"Hash of the block. Null for a pending log.","oneOf":[{"$ref":"#/components/schemas/Bytes32"},{"type":"null"}]},"blockNumber":{"description":"Block height. Null for a pending log.","oneOf":[{"$ref":"#/components/schemas/Uint"},{"type":"null"}]},"address":{"$ref":"#/components/schemas/Address","description":"Contract that emitted the log."},"data":{"$ref":"#/components/schemas/Bytes","description":"Non-indexed arguments, 32 bytes each."},"topics":{"type":"array","items":{"$ref":"#/components/schemas/Bytes32"},"maxItems":4,"description":"Indexed arguments: 0 to 4 topics of 32 bytes. For the contract language's events the first topic is the event signature unless the event is anonymous."}}};
-
-function validate85(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
-let vErrors = null;
-let errors = 0;
-if(errors === 0){
-if(data && typeof data == "object" && !Array.isArray(data)){
-let missing0;
-if((((((((((data.removed === undefined) && (missing0 = "removed")) || ((data.logIndex === undefined) && (missing0 = "logIndex"))) || ((data.transactionIndex === undefined) && (missing0 = "transactionIndex"))) || ((data.transactionHash === undefined) && (missing0 = "transactionHash"))) || ((data.blockHash === undefined) && (missing0 = "blockHash"))) || ((data.blockNumber === undefined) && (missing0 = "blockNumber"))) || ((data.address === undefined) && (missing0 = "address"))) || ((data.data === undefined) && (missing0 = "data"))) || ((data.topics === undefined) && (missing0 = "topics"))){
-validate85.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
-return false;
-}
-else {
-const _errs1 = errors;
-for(const key0 in data){
-if(!(func2.call(schema187.properties, key0))){
-validate85.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
-return false;
-break;
-}
-}
-if(_errs1 === errors){
-if(data.removed !== undefined){
-const _errs2 = errors;
-if(typeof data.removed !== "boolean"){
-validate85.errors = [{instancePath:instancePath+"/removed",schemaPath:"#/properties/removed/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
-return false;
-}
-var valid0 = _errs2 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.logIndex !== undefined){
-let data1 = data.logIndex;
-const _errs4 = errors;
-const _errs5 = errors;
-let valid1 = false;
-let passing0 = null;
-const _errs6 = errors;
 const _errs7 = errors;
-if(errors === _errs7){
-if(typeof data1 === "string"){
-if(!pattern14.test(data1)){
-const err0 = {instancePath:instancePath+"/logIndex",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
-errors++;
-}
-}
-else {
-const err1 = {instancePath:instancePath+"/logIndex",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
-errors++;
-}
-}
-var _valid0 = _errs6 === errors;
-if(_valid0){
-valid1 = true;
-passing0 = 0;
-}
-const _errs9 = errors;
-if(data1 !== null){
-const err2 = {instancePath:instancePath+"/logIndex",schemaPath:"#/properties/logIndex/oneOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
-errors++;
-}
-var _valid0 = _errs9 === errors;
-if(_valid0 && valid1){
-valid1 = false;
-passing0 = [passing0, 1];
-}
-else {
-if(_valid0){
-valid1 = true;
-passing0 = 1;
-}
-}
-if(!valid1){
-const err3 = {instancePath:instancePath+"/logIndex",schemaPath:"#/properties/logIndex/oneOf",keyword:"oneOf",params:{passingSchemas: passing0},message:"must match exactly one schema in oneOf"};
-if(vErrors === null){
-vErrors = [err3];
-}
-else {
-vErrors.push(err3);
-}
-errors++;
-validate85.errors = vErrors;
-return false;
-}
-else {
-errors = _errs5;
-if(vErrors !== null){
-if(_errs5){
-vErrors.length = _errs5;
-}
-else {
-vErrors = null;
-}
-}
-}
-var valid0 = _errs4 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.transactionIndex !== undefined){
-let data2 = data.transactionIndex;
-const _errs11 = errors;
-const _errs12 = errors;
-let valid3 = false;
-let passing1 = null;
-const _errs13 = errors;
-const _errs14 = errors;
-if(errors === _errs14){
-if(typeof data2 === "string"){
-if(!pattern14.test(data2)){
-const err4 = {instancePath:instancePath+"/transactionIndex",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""};
+if(!((typeof data == "number") && (!(data % 1) && !isNaN(data)))){
+const err4 = {instancePath,schemaPath:"#/oneOf/2/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -5647,9 +4803,10 @@ vErrors.push(err4);
 }
 errors++;
 }
-}
-else {
-const err5 = {instancePath:instancePath+"/transactionIndex",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(errors === _errs7){
+if(typeof data == "number"){
+if(data < 0 || isNaN(data)){
+const err5 = {instancePath,schemaPath:"#/oneOf/2/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -5659,14 +4816,139 @@ vErrors.push(err5);
 errors++;
 }
 }
-var _valid1 = _errs13 === errors;
-if(_valid1){
-valid3 = true;
-passing1 = 0;
 }
-const _errs16 = errors;
-if(data2 !== null){
-const err6 = {instancePath:instancePath+"/transactionIndex",schemaPath:"#/properties/transactionIndex/oneOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+var _valid0 = _errs7 === errors;
+if(_valid0 && valid0){
+valid0 = false;
+passing0 = [passing0, 2];
+}
+else {
+if(_valid0){
+valid0 = true;
+passing0 = 2;
+}
+}
+}
+if(!valid0){
+const err6 = {instancePath,schemaPath:"#/oneOf",keyword:"oneOf",params:{passingSchemas: passing0},message:"must match exactly one schema in oneOf"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+validate72.errors = vErrors;
+return false;
+}
+else {
+errors = _errs0;
+if(vErrors !== null){
+if(_errs0){
+vErrors.length = _errs0;
+}
+else {
+vErrors = null;
+}
+}
+}
+validate72.errors = vErrors;
+return errors === 0;
+}
+
+
+function validate71(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+const _errs0 = errors;
+let valid0 = false;
+const _errs1 = errors;
+const _errs2 = errors;
+if(errors === _errs2){
+if(typeof data === "string"){
+if(!pattern5.test(data)){
+const err0 = {instancePath,schemaPath:"#/components/schemas/Quantity/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{1,64}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{1,64}$"+"\""};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+}
+else {
+const err1 = {instancePath,schemaPath:"#/components/schemas/Quantity/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+var _valid0 = _errs1 === errors;
+valid0 = valid0 || _valid0;
+if(!valid0){
+const _errs4 = errors;
+if(typeof data !== "string"){
+const err2 = {instancePath,schemaPath:"#/components/schemas/BlockTag/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+if(!(((data === "earliest") || (data === "latest")) || (data === "pending"))){
+const err3 = {instancePath,schemaPath:"#/components/schemas/BlockTag/enum",keyword:"enum",params:{allowedValues: schema59.enum},message:"must be equal to one of the allowed values"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+var _valid0 = _errs4 === errors;
+valid0 = valid0 || _valid0;
+if(!valid0){
+const _errs7 = errors;
+if(!((typeof data == "number") && (!(data % 1) && !isNaN(data)))){
+const err4 = {instancePath,schemaPath:"#/anyOf/2/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+if(errors === _errs7){
+if(typeof data == "number"){
+if(data < 0 || isNaN(data)){
+const err5 = {instancePath,schemaPath:"#/anyOf/2/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+}
+}
+var _valid0 = _errs7 === errors;
+valid0 = valid0 || _valid0;
+if(!valid0){
+const _errs9 = errors;
+const _errs10 = errors;
+if(errors === _errs10){
+if(typeof data === "string"){
+if(!pattern33.test(data)){
+const err6 = {instancePath,schemaPath:"#/components/schemas/Hash32/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{64}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{64}$"+"\""};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -5675,19 +4957,9 @@ vErrors.push(err6);
 }
 errors++;
 }
-var _valid1 = _errs16 === errors;
-if(_valid1 && valid3){
-valid3 = false;
-passing1 = [passing1, 1];
 }
 else {
-if(_valid1){
-valid3 = true;
-passing1 = 1;
-}
-}
-if(!valid3){
-const err7 = {instancePath:instancePath+"/transactionIndex",schemaPath:"#/properties/transactionIndex/oneOf",keyword:"oneOf",params:{passingSchemas: passing1},message:"must match exactly one schema in oneOf"};
+const err7 = {instancePath,schemaPath:"#/components/schemas/Hash32/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -5695,38 +4967,17 @@ else {
 vErrors.push(err7);
 }
 errors++;
-validate85.errors = vErrors;
-return false;
-}
-else {
-errors = _errs12;
-if(vErrors !== null){
-if(_errs12){
-vErrors.length = _errs12;
-}
-else {
-vErrors = null;
 }
 }
-}
-var valid0 = _errs11 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.transactionHash !== undefined){
-let data3 = data.transactionHash;
-const _errs18 = errors;
-const _errs19 = errors;
-let valid5 = false;
-let passing2 = null;
-const _errs20 = errors;
-const _errs21 = errors;
-if(errors === _errs21){
-if(typeof data3 === "string"){
-if(!pattern11.test(data3)){
-const err8 = {instancePath:instancePath+"/transactionHash",schemaPath:"#/components/schemas/Bytes32/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-f]{64}$"},message:"must match pattern \""+"^0x[0-9a-f]{64}$"+"\""};
+var _valid0 = _errs9 === errors;
+valid0 = valid0 || _valid0;
+if(!valid0){
+const _errs12 = errors;
+if(errors === _errs12){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((data.blockHash === undefined) && (missing0 = "blockHash")){
+const err8 = {instancePath,schemaPath:"#/anyOf/4/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -5735,9 +4986,11 @@ vErrors.push(err8);
 }
 errors++;
 }
-}
 else {
-const err9 = {instancePath:instancePath+"/transactionHash",schemaPath:"#/components/schemas/Bytes32/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const _errs14 = errors;
+for(const key0 in data){
+if(!((key0 === "blockHash") || (key0 === "requireCanonical"))){
+const err9 = {instancePath,schemaPath:"#/anyOf/4/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -5745,16 +4998,18 @@ else {
 vErrors.push(err9);
 }
 errors++;
+break;
 }
 }
-var _valid2 = _errs20 === errors;
-if(_valid2){
-valid5 = true;
-passing2 = 0;
-}
-const _errs23 = errors;
-if(data3 !== null){
-const err10 = {instancePath:instancePath+"/transactionHash",schemaPath:"#/properties/transactionHash/oneOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+if(_errs14 === errors){
+if(data.blockHash !== undefined){
+let data0 = data.blockHash;
+const _errs15 = errors;
+const _errs16 = errors;
+if(errors === _errs16){
+if(typeof data0 === "string"){
+if(!pattern33.test(data0)){
+const err10 = {instancePath:instancePath+"/blockHash",schemaPath:"#/components/schemas/Hash32/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{64}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{64}$"+"\""};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -5763,19 +5018,9 @@ vErrors.push(err10);
 }
 errors++;
 }
-var _valid2 = _errs23 === errors;
-if(_valid2 && valid5){
-valid5 = false;
-passing2 = [passing2, 1];
 }
 else {
-if(_valid2){
-valid5 = true;
-passing2 = 1;
-}
-}
-if(!valid5){
-const err11 = {instancePath:instancePath+"/transactionHash",schemaPath:"#/properties/transactionHash/oneOf",keyword:"oneOf",params:{passingSchemas: passing2},message:"must match exactly one schema in oneOf"};
+const err11 = {instancePath:instancePath+"/blockHash",schemaPath:"#/components/schemas/Hash32/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -5783,38 +5028,18 @@ else {
 vErrors.push(err11);
 }
 errors++;
-validate85.errors = vErrors;
-return false;
+}
+}
+var valid4 = _errs15 === errors;
 }
 else {
-errors = _errs19;
-if(vErrors !== null){
-if(_errs19){
-vErrors.length = _errs19;
+var valid4 = true;
 }
-else {
-vErrors = null;
-}
-}
-}
-var valid0 = _errs18 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.blockHash !== undefined){
-let data4 = data.blockHash;
-const _errs25 = errors;
-const _errs26 = errors;
-let valid7 = false;
-let passing3 = null;
-const _errs27 = errors;
-const _errs28 = errors;
-if(errors === _errs28){
-if(typeof data4 === "string"){
-if(!pattern11.test(data4)){
-const err12 = {instancePath:instancePath+"/blockHash",schemaPath:"#/components/schemas/Bytes32/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-f]{64}$"},message:"must match pattern \""+"^0x[0-9a-f]{64}$"+"\""};
+if(valid4){
+if(data.requireCanonical !== undefined){
+const _errs18 = errors;
+if(typeof data.requireCanonical !== "boolean"){
+const err12 = {instancePath:instancePath+"/requireCanonical",schemaPath:"#/anyOf/4/properties/requireCanonical/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -5823,9 +5048,17 @@ vErrors.push(err12);
 }
 errors++;
 }
+var valid4 = _errs18 === errors;
 }
 else {
-const err13 = {instancePath:instancePath+"/blockHash",schemaPath:"#/components/schemas/Bytes32/type",keyword:"type",params:{type: "string"},message:"must be string"};
+var valid4 = true;
+}
+}
+}
+}
+}
+else {
+const err13 = {instancePath,schemaPath:"#/anyOf/4/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -5835,14 +5068,15 @@ vErrors.push(err13);
 errors++;
 }
 }
-var _valid3 = _errs27 === errors;
-if(_valid3){
-valid7 = true;
-passing3 = 0;
-}
-const _errs30 = errors;
-if(data4 !== null){
-const err14 = {instancePath:instancePath+"/blockHash",schemaPath:"#/properties/blockHash/oneOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+var _valid0 = _errs12 === errors;
+valid0 = valid0 || _valid0;
+if(!valid0){
+const _errs20 = errors;
+if(errors === _errs20){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing1;
+if((data.blockNumber === undefined) && (missing1 = "blockNumber")){
+const err14 = {instancePath,schemaPath:"#/anyOf/5/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"};
 if(vErrors === null){
 vErrors = [err14];
 }
@@ -5851,19 +5085,11 @@ vErrors.push(err14);
 }
 errors++;
 }
-var _valid3 = _errs30 === errors;
-if(_valid3 && valid7){
-valid7 = false;
-passing3 = [passing3, 1];
-}
 else {
-if(_valid3){
-valid7 = true;
-passing3 = 1;
-}
-}
-if(!valid7){
-const err15 = {instancePath:instancePath+"/blockHash",schemaPath:"#/properties/blockHash/oneOf",keyword:"oneOf",params:{passingSchemas: passing3},message:"must match exactly one schema in oneOf"};
+const _errs22 = errors;
+for(const key1 in data){
+if(!(key1 === "blockNumber")){
+const err15 = {instancePath,schemaPath:"#/anyOf/5/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err15];
 }
@@ -5871,38 +5097,21 @@ else {
 vErrors.push(err15);
 }
 errors++;
-validate85.errors = vErrors;
-return false;
-}
-else {
-errors = _errs26;
-if(vErrors !== null){
-if(_errs26){
-vErrors.length = _errs26;
-}
-else {
-vErrors = null;
+break;
 }
 }
-}
-var valid0 = _errs25 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
+if(_errs22 === errors){
 if(data.blockNumber !== undefined){
-let data5 = data.blockNumber;
-const _errs32 = errors;
-const _errs33 = errors;
-let valid9 = false;
-let passing4 = null;
-const _errs34 = errors;
-const _errs35 = errors;
-if(errors === _errs35){
-if(typeof data5 === "string"){
-if(!pattern14.test(data5)){
-const err16 = {instancePath:instancePath+"/blockNumber",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""};
+if(!(validate72(data.blockNumber, {instancePath:instancePath+"/blockNumber",parentData:data,parentDataProperty:"blockNumber",rootData}))){
+vErrors = vErrors === null ? validate72.errors : vErrors.concat(validate72.errors);
+errors = vErrors.length;
+}
+}
+}
+}
+}
+else {
+const err16 = {instancePath,schemaPath:"#/anyOf/5/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err16];
 }
@@ -5912,8 +5121,15 @@ vErrors.push(err16);
 errors++;
 }
 }
-else {
-const err17 = {instancePath:instancePath+"/blockNumber",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"};
+var _valid0 = _errs20 === errors;
+valid0 = valid0 || _valid0;
+}
+}
+}
+}
+}
+if(!valid0){
+const err17 = {instancePath,schemaPath:"#/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
 if(vErrors === null){
 vErrors = [err17];
 }
@@ -5921,207 +5137,74 @@ else {
 vErrors.push(err17);
 }
 errors++;
-}
-}
-var _valid4 = _errs34 === errors;
-if(_valid4){
-valid9 = true;
-passing4 = 0;
-}
-const _errs37 = errors;
-if(data5 !== null){
-const err18 = {instancePath:instancePath+"/blockNumber",schemaPath:"#/properties/blockNumber/oneOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
-if(vErrors === null){
-vErrors = [err18];
-}
-else {
-vErrors.push(err18);
-}
-errors++;
-}
-var _valid4 = _errs37 === errors;
-if(_valid4 && valid9){
-valid9 = false;
-passing4 = [passing4, 1];
-}
-else {
-if(_valid4){
-valid9 = true;
-passing4 = 1;
-}
-}
-if(!valid9){
-const err19 = {instancePath:instancePath+"/blockNumber",schemaPath:"#/properties/blockNumber/oneOf",keyword:"oneOf",params:{passingSchemas: passing4},message:"must match exactly one schema in oneOf"};
-if(vErrors === null){
-vErrors = [err19];
-}
-else {
-vErrors.push(err19);
-}
-errors++;
-validate85.errors = vErrors;
+validate71.errors = vErrors;
 return false;
 }
 else {
-errors = _errs33;
+errors = _errs0;
 if(vErrors !== null){
-if(_errs33){
-vErrors.length = _errs33;
+if(_errs0){
+vErrors.length = _errs0;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid0 = _errs32 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.address !== undefined){
-let data6 = data.address;
-const _errs39 = errors;
-const _errs40 = errors;
-if(errors === _errs40){
-if(typeof data6 === "string"){
-if(!pattern0.test(data6)){
-validate85.errors = [{instancePath:instancePath+"/address",schemaPath:"#/components/schemas/Address/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{40}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{40}$"+"\""}];
-return false;
-}
-}
-else {
-validate85.errors = [{instancePath:instancePath+"/address",schemaPath:"#/components/schemas/Address/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-var valid0 = _errs39 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.data !== undefined){
-let data7 = data.data;
-const _errs42 = errors;
-const _errs43 = errors;
-if(errors === _errs43){
-if(typeof data7 === "string"){
-if(!pattern12.test(data7)){
-validate85.errors = [{instancePath:instancePath+"/data",schemaPath:"#/components/schemas/Bytes/pattern",keyword:"pattern",params:{pattern: "^0x([0-9a-f]{2})*$"},message:"must match pattern \""+"^0x([0-9a-f]{2})*$"+"\""}];
-return false;
-}
-}
-else {
-validate85.errors = [{instancePath:instancePath+"/data",schemaPath:"#/components/schemas/Bytes/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-var valid0 = _errs42 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.topics !== undefined){
-let data8 = data.topics;
-const _errs45 = errors;
-if(errors === _errs45){
-if(Array.isArray(data8)){
-if(data8.length > 4){
-validate85.errors = [{instancePath:instancePath+"/topics",schemaPath:"#/properties/topics/maxItems",keyword:"maxItems",params:{limit: 4},message:"must NOT have more than 4 items"}];
-return false;
-}
-else {
-var valid13 = true;
-const len0 = data8.length;
-for(let i0=0; i0<len0; i0++){
-let data9 = data8[i0];
-const _errs47 = errors;
-const _errs48 = errors;
-if(errors === _errs48){
-if(typeof data9 === "string"){
-if(!pattern11.test(data9)){
-validate85.errors = [{instancePath:instancePath+"/topics/" + i0,schemaPath:"#/components/schemas/Bytes32/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-f]{64}$"},message:"must match pattern \""+"^0x[0-9a-f]{64}$"+"\""}];
-return false;
-}
-}
-else {
-validate85.errors = [{instancePath:instancePath+"/topics/" + i0,schemaPath:"#/components/schemas/Bytes32/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-var valid13 = _errs47 === errors;
-if(!valid13){
-break;
-}
-}
-}
-}
-else {
-validate85.errors = [{instancePath:instancePath+"/topics",schemaPath:"#/properties/topics/type",keyword:"type",params:{type: "array"},message:"must be array"}];
-return false;
-}
-}
-var valid0 = _errs45 === errors;
-}
-else {
-var valid0 = true;
-}
-}
-}
-}
-}
-}
-}
-}
-}
-}
-}
-}
-else {
-validate85.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
-validate85.errors = vErrors;
+validate71.errors = vErrors;
 return errors === 0;
 }
 
 
-function validate84(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate70(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(!(validate71(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate71.errors : vErrors.concat(validate71.errors);
+errors = vErrors.length;
+}
+validate70.errors = vErrors;
+return errors === 0;
+}
+
+export const r_eth_getProof = validate75;
+const schema158 = {"$ref":"urn:chain-node:openrpc#/components/schemas/AccountProof"};
+const schema159 = {"title":"AccountProof","type":"object","description":"EIP-1186 account proof: the account's fields and the state-trie nodes that prove them against the block's `stateRoot`, with the storage proofs against `storageHash`. An absent account is proven absent; its `codeHash` and `storageHash` are zero (geth).","additionalProperties":false,"required":["address","accountProof","balance","codeHash","nonce","storageHash","storageProof"],"properties":{"address":{"$ref":"#/components/schemas/Address","description":"The account."},"accountProof":{"type":"array","items":{"$ref":"#/components/schemas/Bytes"},"description":"RLP-encoded state-trie nodes from the state root towards keccak256(address)."},"balance":{"$ref":"#/components/schemas/Uint","description":"Balance in wei."},"codeHash":{"$ref":"#/components/schemas/Bytes32","description":"keccak256 of the account's code (of the empty string when it has none; zero when the account does not exist)."},"nonce":{"$ref":"#/components/schemas/Uint","description":"Nonce."},"storageHash":{"$ref":"#/components/schemas/Bytes32","description":"Root of the account's storage trie (zero when the account does not exist)."},"storageProof":{"type":"array","items":{"$ref":"#/components/schemas/StorageProof"},"description":"One proof per requested key, in the order requested."}}};
+const schema166 = {"title":"StorageProof","type":"object","description":"Proof of one storage slot in the account's storage trie (EIP-1186).","additionalProperties":false,"required":["key","value","proof"],"properties":{"key":{"type":"string","pattern":"^0x[0-9a-f]{0,64}$","description":"The requested key: as written when it was 32 bytes, else as a quantity (geth)."},"value":{"$ref":"#/components/schemas/Uint","description":"Value of the slot (0 for an unset slot)."},"proof":{"type":"array","items":{"$ref":"#/components/schemas/Bytes"},"description":"RLP-encoded trie nodes from the storage root towards the slot (the path that proves it, or proves it absent). Empty when the account has no storage."}}};
+const pattern103 = new RegExp("^0x[0-9a-f]{0,64}$", "u");
+
+function validate77(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
-if(((((((((((((((data.transactionHash === undefined) && (missing0 = "transactionHash")) || ((data.transactionIndex === undefined) && (missing0 = "transactionIndex"))) || ((data.blockHash === undefined) && (missing0 = "blockHash"))) || ((data.blockNumber === undefined) && (missing0 = "blockNumber"))) || ((data.from === undefined) && (missing0 = "from"))) || ((data.to === undefined) && (missing0 = "to"))) || ((data.cumulativeGasUsed === undefined) && (missing0 = "cumulativeGasUsed"))) || ((data.gasUsed === undefined) && (missing0 = "gasUsed"))) || ((data.effectiveGasPrice === undefined) && (missing0 = "effectiveGasPrice"))) || ((data.contractAddress === undefined) && (missing0 = "contractAddress"))) || ((data.logs === undefined) && (missing0 = "logs"))) || ((data.logsBloom === undefined) && (missing0 = "logsBloom"))) || ((data.status === undefined) && (missing0 = "status"))) || ((data.type === undefined) && (missing0 = "type"))){
-validate84.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+if((((data.key === undefined) && (missing0 = "key")) || ((data.value === undefined) && (missing0 = "value"))) || ((data.proof === undefined) && (missing0 = "proof"))){
+validate77.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
-if(!(func2.call(schema176.properties, key0))){
-validate84.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+if(!(((key0 === "key") || (key0 === "value")) || (key0 === "proof"))){
+validate77.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
 }
 if(_errs1 === errors){
-if(data.transactionHash !== undefined){
-let data0 = data.transactionHash;
+if(data.key !== undefined){
+let data0 = data.key;
 const _errs2 = errors;
-const _errs3 = errors;
-if(errors === _errs3){
+if(errors === _errs2){
 if(typeof data0 === "string"){
-if(!pattern11.test(data0)){
-validate84.errors = [{instancePath:instancePath+"/transactionHash",schemaPath:"#/components/schemas/Bytes32/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-f]{64}$"},message:"must match pattern \""+"^0x[0-9a-f]{64}$"+"\""}];
+if(!pattern103.test(data0)){
+validate77.errors = [{instancePath:instancePath+"/key",schemaPath:"#/properties/key/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-f]{0,64}$"},message:"must match pattern \""+"^0x[0-9a-f]{0,64}$"+"\""}];
 return false;
 }
 }
 else {
-validate84.errors = [{instancePath:instancePath+"/transactionHash",schemaPath:"#/components/schemas/Bytes32/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate77.errors = [{instancePath:instancePath+"/key",schemaPath:"#/properties/key/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -6131,19 +5214,155 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.transactionIndex !== undefined){
-let data1 = data.transactionIndex;
+if(data.value !== undefined){
+let data1 = data.value;
+const _errs4 = errors;
 const _errs5 = errors;
-const _errs6 = errors;
-if(errors === _errs6){
+if(errors === _errs5){
 if(typeof data1 === "string"){
 if(!pattern14.test(data1)){
-validate84.errors = [{instancePath:instancePath+"/transactionIndex",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
+validate77.errors = [{instancePath:instancePath+"/value",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
 return false;
 }
 }
 else {
-validate84.errors = [{instancePath:instancePath+"/transactionIndex",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate77.errors = [{instancePath:instancePath+"/value",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid0 = _errs4 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.proof !== undefined){
+let data2 = data.proof;
+const _errs7 = errors;
+if(errors === _errs7){
+if(Array.isArray(data2)){
+var valid2 = true;
+const len0 = data2.length;
+for(let i0=0; i0<len0; i0++){
+let data3 = data2[i0];
+const _errs9 = errors;
+const _errs10 = errors;
+if(errors === _errs10){
+if(typeof data3 === "string"){
+if(!pattern12.test(data3)){
+validate77.errors = [{instancePath:instancePath+"/proof/" + i0,schemaPath:"#/components/schemas/Bytes/pattern",keyword:"pattern",params:{pattern: "^0x([0-9a-f]{2})*$"},message:"must match pattern \""+"^0x([0-9a-f]{2})*$"+"\""}];
+return false;
+}
+}
+else {
+validate77.errors = [{instancePath:instancePath+"/proof/" + i0,schemaPath:"#/components/schemas/Bytes/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid2 = _errs9 === errors;
+if(!valid2){
+break;
+}
+}
+}
+else {
+validate77.errors = [{instancePath:instancePath+"/proof",schemaPath:"#/properties/proof/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+return false;
+}
+}
+var valid0 = _errs7 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+}
+else {
+validate77.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate77.errors = vErrors;
+return errors === 0;
+}
+
+
+function validate76(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((((((((data.address === undefined) && (missing0 = "address")) || ((data.accountProof === undefined) && (missing0 = "accountProof"))) || ((data.balance === undefined) && (missing0 = "balance"))) || ((data.codeHash === undefined) && (missing0 = "codeHash"))) || ((data.nonce === undefined) && (missing0 = "nonce"))) || ((data.storageHash === undefined) && (missing0 = "storageHash"))) || ((data.storageProof === undefined) && (missing0 = "storageProof"))){
+validate76.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+const _errs1 = errors;
+for(const key0 in data){
+if(!(((((((key0 === "address") || (key0 === "accountProof")) || (key0 === "balance")) || (key0 === "codeHash")) || (key0 === "nonce")) || (key0 === "storageHash")) || (key0 === "storageProof"))){
+validate76.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs1 === errors){
+if(data.address !== undefined){
+let data0 = data.address;
+const _errs2 = errors;
+const _errs3 = errors;
+if(errors === _errs3){
+if(typeof data0 === "string"){
+if(!pattern0.test(data0)){
+validate76.errors = [{instancePath:instancePath+"/address",schemaPath:"#/components/schemas/Address/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{40}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{40}$"+"\""}];
+return false;
+}
+}
+else {
+validate76.errors = [{instancePath:instancePath+"/address",schemaPath:"#/components/schemas/Address/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.accountProof !== undefined){
+let data1 = data.accountProof;
+const _errs5 = errors;
+if(errors === _errs5){
+if(Array.isArray(data1)){
+var valid2 = true;
+const len0 = data1.length;
+for(let i0=0; i0<len0; i0++){
+let data2 = data1[i0];
+const _errs7 = errors;
+const _errs8 = errors;
+if(errors === _errs8){
+if(typeof data2 === "string"){
+if(!pattern12.test(data2)){
+validate76.errors = [{instancePath:instancePath+"/accountProof/" + i0,schemaPath:"#/components/schemas/Bytes/pattern",keyword:"pattern",params:{pattern: "^0x([0-9a-f]{2})*$"},message:"must match pattern \""+"^0x([0-9a-f]{2})*$"+"\""}];
+return false;
+}
+}
+else {
+validate76.errors = [{instancePath:instancePath+"/accountProof/" + i0,schemaPath:"#/components/schemas/Bytes/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid2 = _errs7 === errors;
+if(!valid2){
+break;
+}
+}
+}
+else {
+validate76.errors = [{instancePath:instancePath+"/accountProof",schemaPath:"#/properties/accountProof/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -6153,84 +5372,169 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.blockHash !== undefined){
-let data2 = data.blockHash;
-const _errs8 = errors;
-const _errs9 = errors;
-if(errors === _errs9){
-if(typeof data2 === "string"){
-if(!pattern11.test(data2)){
-validate84.errors = [{instancePath:instancePath+"/blockHash",schemaPath:"#/components/schemas/Bytes32/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-f]{64}$"},message:"must match pattern \""+"^0x[0-9a-f]{64}$"+"\""}];
-return false;
-}
-}
-else {
-validate84.errors = [{instancePath:instancePath+"/blockHash",schemaPath:"#/components/schemas/Bytes32/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-var valid0 = _errs8 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.blockNumber !== undefined){
-let data3 = data.blockNumber;
+if(data.balance !== undefined){
+let data3 = data.balance;
+const _errs10 = errors;
 const _errs11 = errors;
-const _errs12 = errors;
-if(errors === _errs12){
+if(errors === _errs11){
 if(typeof data3 === "string"){
 if(!pattern14.test(data3)){
-validate84.errors = [{instancePath:instancePath+"/blockNumber",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
+validate76.errors = [{instancePath:instancePath+"/balance",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
 return false;
 }
 }
 else {
-validate84.errors = [{instancePath:instancePath+"/blockNumber",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate76.errors = [{instancePath:instancePath+"/balance",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
-var valid0 = _errs11 === errors;
+var valid0 = _errs10 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
-if(data.from !== undefined){
-let data4 = data.from;
+if(data.codeHash !== undefined){
+let data4 = data.codeHash;
+const _errs13 = errors;
 const _errs14 = errors;
-const _errs15 = errors;
-if(errors === _errs15){
+if(errors === _errs14){
 if(typeof data4 === "string"){
-if(!pattern0.test(data4)){
-validate84.errors = [{instancePath:instancePath+"/from",schemaPath:"#/components/schemas/Address/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{40}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{40}$"+"\""}];
+if(!pattern11.test(data4)){
+validate76.errors = [{instancePath:instancePath+"/codeHash",schemaPath:"#/components/schemas/Bytes32/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-f]{64}$"},message:"must match pattern \""+"^0x[0-9a-f]{64}$"+"\""}];
 return false;
 }
 }
 else {
-validate84.errors = [{instancePath:instancePath+"/from",schemaPath:"#/components/schemas/Address/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate76.errors = [{instancePath:instancePath+"/codeHash",schemaPath:"#/components/schemas/Bytes32/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
-var valid0 = _errs14 === errors;
+var valid0 = _errs13 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
-if(data.to !== undefined){
-let data5 = data.to;
+if(data.nonce !== undefined){
+let data5 = data.nonce;
+const _errs16 = errors;
 const _errs17 = errors;
-const _errs18 = errors;
-let valid6 = false;
-let passing0 = null;
+if(errors === _errs17){
+if(typeof data5 === "string"){
+if(!pattern14.test(data5)){
+validate76.errors = [{instancePath:instancePath+"/nonce",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
+return false;
+}
+}
+else {
+validate76.errors = [{instancePath:instancePath+"/nonce",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid0 = _errs16 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.storageHash !== undefined){
+let data6 = data.storageHash;
 const _errs19 = errors;
 const _errs20 = errors;
 if(errors === _errs20){
-if(typeof data5 === "string"){
-if(!pattern0.test(data5)){
-const err0 = {instancePath:instancePath+"/to",schemaPath:"#/components/schemas/Address/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{40}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{40}$"+"\""};
+if(typeof data6 === "string"){
+if(!pattern11.test(data6)){
+validate76.errors = [{instancePath:instancePath+"/storageHash",schemaPath:"#/components/schemas/Bytes32/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-f]{64}$"},message:"must match pattern \""+"^0x[0-9a-f]{64}$"+"\""}];
+return false;
+}
+}
+else {
+validate76.errors = [{instancePath:instancePath+"/storageHash",schemaPath:"#/components/schemas/Bytes32/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid0 = _errs19 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.storageProof !== undefined){
+let data7 = data.storageProof;
+const _errs22 = errors;
+if(errors === _errs22){
+if(Array.isArray(data7)){
+var valid8 = true;
+const len1 = data7.length;
+for(let i1=0; i1<len1; i1++){
+const _errs24 = errors;
+if(!(validate77(data7[i1], {instancePath:instancePath+"/storageProof/" + i1,parentData:data7,parentDataProperty:i1,rootData}))){
+vErrors = vErrors === null ? validate77.errors : vErrors.concat(validate77.errors);
+errors = vErrors.length;
+}
+var valid8 = _errs24 === errors;
+if(!valid8){
+break;
+}
+}
+}
+else {
+validate76.errors = [{instancePath:instancePath+"/storageProof",schemaPath:"#/properties/storageProof/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+return false;
+}
+}
+var valid0 = _errs22 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+else {
+validate76.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate76.errors = vErrors;
+return errors === 0;
+}
+
+
+function validate75(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(!(validate76(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate76.errors : vErrors.concat(validate76.errors);
+errors = vErrors.length;
+}
+validate75.errors = vErrors;
+return errors === 0;
+}
+
+export const p_eth_getStorageValues_0 = validate80;
+const schema169 = {"$ref":"urn:chain-node:openrpc#/components/schemas/StorageRequests"};
+const schema170 = {"title":"StorageRequests","type":"object","description":"Slots to read, by account address.","propertyNames":{"$ref":"#/components/schemas/Address"},"additionalProperties":{"type":"array","items":{"$ref":"#/components/schemas/StorageSlot"}}};
+
+function validate81(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+for(const key0 in data){
+const _errs1 = errors;
+const _errs2 = errors;
+if(errors === _errs2){
+if(typeof key0 === "string"){
+if(!pattern0.test(key0)){
+const err0 = {instancePath,schemaPath:"#/components/schemas/Address/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{40}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{40}$"+"\"",propertyName:key0};
 if(vErrors === null){
 vErrors = [err0];
 }
@@ -6241,7 +5545,7 @@ errors++;
 }
 }
 else {
-const err1 = {instancePath:instancePath+"/to",schemaPath:"#/components/schemas/Address/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err1 = {instancePath,schemaPath:"#/components/schemas/Address/type",keyword:"type",params:{type: "string"},message:"must be string",propertyName:key0};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -6251,14 +5555,9 @@ vErrors.push(err1);
 errors++;
 }
 }
-var _valid0 = _errs19 === errors;
-if(_valid0){
-valid6 = true;
-passing0 = 0;
-}
-const _errs22 = errors;
-if(data5 !== null){
-const err2 = {instancePath:instancePath+"/to",schemaPath:"#/properties/to/oneOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+var valid0 = _errs1 === errors;
+if(!valid0){
+const err2 = {instancePath,schemaPath:"#/propertyNames",keyword:"propertyNames",params:{propertyName: key0},message:"property name must be valid"};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -6266,303 +5565,163 @@ else {
 vErrors.push(err2);
 }
 errors++;
-}
-var _valid0 = _errs22 === errors;
-if(_valid0 && valid6){
-valid6 = false;
-passing0 = [passing0, 1];
-}
-else {
-if(_valid0){
-valid6 = true;
-passing0 = 1;
-}
-}
-if(!valid6){
-const err3 = {instancePath:instancePath+"/to",schemaPath:"#/properties/to/oneOf",keyword:"oneOf",params:{passingSchemas: passing0},message:"must match exactly one schema in oneOf"};
-if(vErrors === null){
-vErrors = [err3];
-}
-else {
-vErrors.push(err3);
-}
-errors++;
-validate84.errors = vErrors;
+validate81.errors = vErrors;
 return false;
+break;
 }
-else {
-errors = _errs18;
-if(vErrors !== null){
-if(_errs18){
-vErrors.length = _errs18;
-}
-else {
-vErrors = null;
-}
-}
-}
-var valid0 = _errs17 === errors;
-}
-else {
-var valid0 = true;
 }
 if(valid0){
-if(data.cumulativeGasUsed !== undefined){
-let data6 = data.cumulativeGasUsed;
-const _errs24 = errors;
-const _errs25 = errors;
-if(errors === _errs25){
-if(typeof data6 === "string"){
-if(!pattern14.test(data6)){
-validate84.errors = [{instancePath:instancePath+"/cumulativeGasUsed",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
-return false;
-}
-}
-else {
-validate84.errors = [{instancePath:instancePath+"/cumulativeGasUsed",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-var valid0 = _errs24 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.gasUsed !== undefined){
-let data7 = data.gasUsed;
-const _errs27 = errors;
-const _errs28 = errors;
-if(errors === _errs28){
-if(typeof data7 === "string"){
-if(!pattern14.test(data7)){
-validate84.errors = [{instancePath:instancePath+"/gasUsed",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
-return false;
-}
-}
-else {
-validate84.errors = [{instancePath:instancePath+"/gasUsed",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-var valid0 = _errs27 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.effectiveGasPrice !== undefined){
-let data8 = data.effectiveGasPrice;
-const _errs30 = errors;
-const _errs31 = errors;
-if(errors === _errs31){
-if(typeof data8 === "string"){
-if(!pattern14.test(data8)){
-validate84.errors = [{instancePath:instancePath+"/effectiveGasPrice",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
-return false;
-}
-}
-else {
-validate84.errors = [{instancePath:instancePath+"/effectiveGasPrice",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-var valid0 = _errs30 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.contractAddress !== undefined){
-let data9 = data.contractAddress;
-const _errs33 = errors;
-const _errs34 = errors;
-let valid11 = false;
-let passing1 = null;
-const _errs35 = errors;
-const _errs36 = errors;
-if(errors === _errs36){
-if(typeof data9 === "string"){
-if(!pattern0.test(data9)){
-const err4 = {instancePath:instancePath+"/contractAddress",schemaPath:"#/components/schemas/Address/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{40}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{40}$"+"\""};
-if(vErrors === null){
-vErrors = [err4];
-}
-else {
-vErrors.push(err4);
-}
-errors++;
-}
-}
-else {
-const err5 = {instancePath:instancePath+"/contractAddress",schemaPath:"#/components/schemas/Address/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err5];
-}
-else {
-vErrors.push(err5);
-}
-errors++;
-}
-}
-var _valid1 = _errs35 === errors;
-if(_valid1){
-valid11 = true;
-passing1 = 0;
-}
-const _errs38 = errors;
-if(data9 !== null){
-const err6 = {instancePath:instancePath+"/contractAddress",schemaPath:"#/properties/contractAddress/oneOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
-if(vErrors === null){
-vErrors = [err6];
-}
-else {
-vErrors.push(err6);
-}
-errors++;
-}
-var _valid1 = _errs38 === errors;
-if(_valid1 && valid11){
-valid11 = false;
-passing1 = [passing1, 1];
-}
-else {
-if(_valid1){
-valid11 = true;
-passing1 = 1;
-}
-}
-if(!valid11){
-const err7 = {instancePath:instancePath+"/contractAddress",schemaPath:"#/properties/contractAddress/oneOf",keyword:"oneOf",params:{passingSchemas: passing1},message:"must match exactly one schema in oneOf"};
-if(vErrors === null){
-vErrors = [err7];
-}
-else {
-vErrors.push(err7);
-}
-errors++;
-validate84.errors = vErrors;
-return false;
-}
-else {
-errors = _errs34;
-if(vErrors !== null){
-if(_errs34){
-vErrors.length = _errs34;
-}
-else {
-vErrors = null;
-}
-}
-}
-var valid0 = _errs33 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.logs !== undefined){
-let data10 = data.logs;
-const _errs40 = errors;
-if(errors === _errs40){
-if(Array.isArray(data10)){
-var valid13 = true;
-const len0 = data10.length;
+for(const key1 in data){
+let data0 = data[key1];
+const _errs5 = errors;
+if(errors === _errs5){
+if(Array.isArray(data0)){
+var valid3 = true;
+const len0 = data0.length;
 for(let i0=0; i0<len0; i0++){
-const _errs42 = errors;
-if(!(validate85(data10[i0], {instancePath:instancePath+"/logs/" + i0,parentData:data10,parentDataProperty:i0,rootData}))){
-vErrors = vErrors === null ? validate85.errors : vErrors.concat(validate85.errors);
-errors = vErrors.length;
+let data1 = data0[i0];
+const _errs7 = errors;
+const _errs8 = errors;
+if(errors === _errs8){
+if(typeof data1 === "string"){
+if(!pattern92.test(data1)){
+validate81.errors = [{instancePath:instancePath+"/" + key1.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i0,schemaPath:"#/components/schemas/StorageSlot/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{0,64}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{0,64}$"+"\""}];
+return false;
 }
-var valid13 = _errs42 === errors;
-if(!valid13){
+}
+else {
+validate81.errors = [{instancePath:instancePath+"/" + key1.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i0,schemaPath:"#/components/schemas/StorageSlot/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid3 = _errs7 === errors;
+if(!valid3){
 break;
 }
 }
 }
 else {
-validate84.errors = [{instancePath:instancePath+"/logs",schemaPath:"#/properties/logs/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate81.errors = [{instancePath:instancePath+"/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/additionalProperties/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
-var valid0 = _errs40 === errors;
+var valid2 = _errs5 === errors;
+if(!valid2){
+break;
+}
+}
+}
 }
 else {
-var valid0 = true;
+validate81.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate81.errors = vErrors;
+return errors === 0;
+}
+
+
+function validate80(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(!(validate81(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate81.errors : vErrors.concat(validate81.errors);
+errors = vErrors.length;
+}
+validate80.errors = vErrors;
+return errors === 0;
+}
+
+export const r_eth_getStorageValues = validate83;
+const schema173 = {"$ref":"urn:chain-node:openrpc#/components/schemas/StorageValues"};
+const schema174 = {"title":"StorageValues","type":"object","description":"The 32-byte value of each requested slot, by account address (lower case), in the order requested.","propertyNames":{"$ref":"#/components/schemas/Address"},"additionalProperties":{"type":"array","items":{"$ref":"#/components/schemas/Bytes32"}}};
+
+function validate84(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+for(const key0 in data){
+const _errs1 = errors;
+const _errs2 = errors;
+if(errors === _errs2){
+if(typeof key0 === "string"){
+if(!pattern0.test(key0)){
+const err0 = {instancePath,schemaPath:"#/components/schemas/Address/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{40}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{40}$"+"\"",propertyName:key0};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+}
+else {
+const err1 = {instancePath,schemaPath:"#/components/schemas/Address/type",keyword:"type",params:{type: "string"},message:"must be string",propertyName:key0};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+var valid0 = _errs1 === errors;
+if(!valid0){
+const err2 = {instancePath,schemaPath:"#/propertyNames",keyword:"propertyNames",params:{propertyName: key0},message:"property name must be valid"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+validate84.errors = vErrors;
+return false;
+break;
+}
 }
 if(valid0){
-if(data.logsBloom !== undefined){
-let data12 = data.logsBloom;
-const _errs43 = errors;
-const _errs44 = errors;
-if(errors === _errs44){
-if(typeof data12 === "string"){
-if(!pattern53.test(data12)){
-validate84.errors = [{instancePath:instancePath+"/logsBloom",schemaPath:"#/components/schemas/Bloom/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-f]{512}$"},message:"must match pattern \""+"^0x[0-9a-f]{512}$"+"\""}];
+for(const key1 in data){
+let data0 = data[key1];
+const _errs5 = errors;
+if(errors === _errs5){
+if(Array.isArray(data0)){
+var valid3 = true;
+const len0 = data0.length;
+for(let i0=0; i0<len0; i0++){
+let data1 = data0[i0];
+const _errs7 = errors;
+const _errs8 = errors;
+if(errors === _errs8){
+if(typeof data1 === "string"){
+if(!pattern11.test(data1)){
+validate84.errors = [{instancePath:instancePath+"/" + key1.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i0,schemaPath:"#/components/schemas/Bytes32/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-f]{64}$"},message:"must match pattern \""+"^0x[0-9a-f]{64}$"+"\""}];
 return false;
 }
 }
 else {
-validate84.errors = [{instancePath:instancePath+"/logsBloom",schemaPath:"#/components/schemas/Bloom/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate84.errors = [{instancePath:instancePath+"/" + key1.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i0,schemaPath:"#/components/schemas/Bytes32/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
-var valid0 = _errs43 === errors;
+var valid3 = _errs7 === errors;
+if(!valid3){
+break;
 }
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.status !== undefined){
-let data13 = data.status;
-const _errs46 = errors;
-if(typeof data13 !== "string"){
-validate84.errors = [{instancePath:instancePath+"/status",schemaPath:"#/properties/status/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-if(!((data13 === "0x1") || (data13 === "0x0"))){
-validate84.errors = [{instancePath:instancePath+"/status",schemaPath:"#/properties/status/enum",keyword:"enum",params:{allowedValues: schema176.properties.status.enum},message:"must be equal to one of the allowed values"}];
-return false;
-}
-var valid0 = _errs46 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.type !== undefined){
-let data14 = data.type;
-const _errs48 = errors;
-const _errs49 = errors;
-if(errors === _errs49){
-if(typeof data14 === "string"){
-if(!pattern13.test(data14)){
-validate84.errors = [{instancePath:instancePath+"/type",schemaPath:"#/components/schemas/TxType/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]?)$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]?)$"+"\""}];
-return false;
 }
 }
 else {
-validate84.errors = [{instancePath:instancePath+"/type",schemaPath:"#/components/schemas/TxType/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate84.errors = [{instancePath:instancePath+"/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/additionalProperties/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
-var valid0 = _errs48 === errors;
-}
-else {
-var valid0 = true;
-}
-}
-}
-}
-}
-}
-}
-}
-}
-}
-}
-}
-}
+var valid2 = _errs5 === errors;
+if(!valid2){
+break;
 }
 }
 }
@@ -6580,22 +5739,57 @@ return errors === 0;
 function validate83(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
-const _errs0 = errors;
-let valid0 = false;
-let passing0 = null;
-const _errs1 = errors;
 if(!(validate84(data, {instancePath,parentData,parentDataProperty,rootData}))){
 vErrors = vErrors === null ? validate84.errors : vErrors.concat(validate84.errors);
 errors = vErrors.length;
 }
-var _valid0 = _errs1 === errors;
-if(_valid0){
-valid0 = true;
-passing0 = 0;
+validate83.errors = vErrors;
+return errors === 0;
 }
+
+export const p_eth_call_0 = validate86;
+const schema177 = {"allOf":[{"$ref":"urn:chain-node:openrpc#/components/schemas/CallObject"},{"required":["to"],"properties":{"to":{"$ref":"urn:chain-node:openrpc#/components/schemas/Address"}}}]};
+const schema178 = {"title":"CallObject","type":"object","description":"Call object of `call` and `estimateGas`. Every field is optional except `to` for `call`. The payload may be given as `data` (the spec's name) or `input` (the newer name clients send); when both are given they must be equal. Unknown fields are ignored.","additionalProperties":true,"properties":{"from":{"$ref":"#/components/schemas/Address","description":"Sender."},"to":{"description":"Target contract or account. Required for `call`; optional for `estimateGas` (absent or null: contract creation).","oneOf":[{"$ref":"#/components/schemas/Address"},{"type":"null"}]},"gas":{"$ref":"#/components/schemas/Quantity","description":"Gas available to the execution. The call consumes no gas, but some execution steps need the value. Defaults to the block gas limit (capped by the node)."},"gasPrice":{"$ref":"#/components/schemas/Quantity","description":"Gas price in wei."},"value":{"$ref":"#/components/schemas/Quantity","description":"Amount sent in wei."},"data":{"$ref":"#/components/schemas/Data","description":"Method signature and encoded arguments (or init code)."},"input":{"$ref":"#/components/schemas/Data","description":"Alias of `data`, accepted as sent by newer clients."}}};
+
+function validate87(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.from !== undefined){
+let data0 = data.from;
 const _errs2 = errors;
-if(data !== null){
-const err0 = {instancePath,schemaPath:"#/oneOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+const _errs3 = errors;
+if(errors === _errs3){
+if(typeof data0 === "string"){
+if(!pattern0.test(data0)){
+validate87.errors = [{instancePath:instancePath+"/from",schemaPath:"#/components/schemas/Address/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{40}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{40}$"+"\""}];
+return false;
+}
+}
+else {
+validate87.errors = [{instancePath:instancePath+"/from",schemaPath:"#/components/schemas/Address/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.to !== undefined){
+let data1 = data.to;
+const _errs5 = errors;
+const _errs6 = errors;
+let valid2 = false;
+let passing0 = null;
+const _errs7 = errors;
+const _errs8 = errors;
+if(errors === _errs8){
+if(typeof data1 === "string"){
+if(!pattern0.test(data1)){
+const err0 = {instancePath:instancePath+"/to",schemaPath:"#/components/schemas/Address/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{40}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{40}$"+"\""};
 if(vErrors === null){
 vErrors = [err0];
 }
@@ -6604,19 +5798,9 @@ vErrors.push(err0);
 }
 errors++;
 }
-var _valid0 = _errs2 === errors;
-if(_valid0 && valid0){
-valid0 = false;
-passing0 = [passing0, 1];
 }
 else {
-if(_valid0){
-valid0 = true;
-passing0 = 1;
-}
-}
-if(!valid0){
-const err1 = {instancePath,schemaPath:"#/oneOf",keyword:"oneOf",params:{passingSchemas: passing0},message:"must match exactly one schema in oneOf"};
+const err1 = {instancePath:instancePath+"/to",schemaPath:"#/components/schemas/Address/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -6624,51 +5808,240 @@ else {
 vErrors.push(err1);
 }
 errors++;
-validate83.errors = vErrors;
+}
+}
+var _valid0 = _errs7 === errors;
+if(_valid0){
+valid2 = true;
+passing0 = 0;
+}
+const _errs10 = errors;
+if(data1 !== null){
+const err2 = {instancePath:instancePath+"/to",schemaPath:"#/properties/to/oneOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+var _valid0 = _errs10 === errors;
+if(_valid0 && valid2){
+valid2 = false;
+passing0 = [passing0, 1];
+}
+else {
+if(_valid0){
+valid2 = true;
+passing0 = 1;
+}
+}
+if(!valid2){
+const err3 = {instancePath:instancePath+"/to",schemaPath:"#/properties/to/oneOf",keyword:"oneOf",params:{passingSchemas: passing0},message:"must match exactly one schema in oneOf"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+validate87.errors = vErrors;
 return false;
 }
 else {
-errors = _errs0;
+errors = _errs6;
 if(vErrors !== null){
-if(_errs0){
-vErrors.length = _errs0;
+if(_errs6){
+vErrors.length = _errs6;
 }
 else {
 vErrors = null;
 }
 }
 }
-validate83.errors = vErrors;
+var valid0 = _errs5 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.gas !== undefined){
+let data2 = data.gas;
+const _errs12 = errors;
+const _errs13 = errors;
+if(errors === _errs13){
+if(typeof data2 === "string"){
+if(!pattern5.test(data2)){
+validate87.errors = [{instancePath:instancePath+"/gas",schemaPath:"#/components/schemas/Quantity/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{1,64}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{1,64}$"+"\""}];
+return false;
+}
+}
+else {
+validate87.errors = [{instancePath:instancePath+"/gas",schemaPath:"#/components/schemas/Quantity/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid0 = _errs12 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.gasPrice !== undefined){
+let data3 = data.gasPrice;
+const _errs15 = errors;
+const _errs16 = errors;
+if(errors === _errs16){
+if(typeof data3 === "string"){
+if(!pattern5.test(data3)){
+validate87.errors = [{instancePath:instancePath+"/gasPrice",schemaPath:"#/components/schemas/Quantity/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{1,64}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{1,64}$"+"\""}];
+return false;
+}
+}
+else {
+validate87.errors = [{instancePath:instancePath+"/gasPrice",schemaPath:"#/components/schemas/Quantity/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid0 = _errs15 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.value !== undefined){
+let data4 = data.value;
+const _errs18 = errors;
+const _errs19 = errors;
+if(errors === _errs19){
+if(typeof data4 === "string"){
+if(!pattern5.test(data4)){
+validate87.errors = [{instancePath:instancePath+"/value",schemaPath:"#/components/schemas/Quantity/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{1,64}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{1,64}$"+"\""}];
+return false;
+}
+}
+else {
+validate87.errors = [{instancePath:instancePath+"/value",schemaPath:"#/components/schemas/Quantity/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid0 = _errs18 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.data !== undefined){
+let data5 = data.data;
+const _errs21 = errors;
+const _errs22 = errors;
+if(errors === _errs22){
+if(typeof data5 === "string"){
+if(!pattern9.test(data5)){
+validate87.errors = [{instancePath:instancePath+"/data",schemaPath:"#/components/schemas/Data/pattern",keyword:"pattern",params:{pattern: "^0x([0-9a-fA-F]{2})*$"},message:"must match pattern \""+"^0x([0-9a-fA-F]{2})*$"+"\""}];
+return false;
+}
+}
+else {
+validate87.errors = [{instancePath:instancePath+"/data",schemaPath:"#/components/schemas/Data/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid0 = _errs21 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.input !== undefined){
+let data6 = data.input;
+const _errs24 = errors;
+const _errs25 = errors;
+if(errors === _errs25){
+if(typeof data6 === "string"){
+if(!pattern9.test(data6)){
+validate87.errors = [{instancePath:instancePath+"/input",schemaPath:"#/components/schemas/Data/pattern",keyword:"pattern",params:{pattern: "^0x([0-9a-fA-F]{2})*$"},message:"must match pattern \""+"^0x([0-9a-fA-F]{2})*$"+"\""}];
+return false;
+}
+}
+else {
+validate87.errors = [{instancePath:instancePath+"/input",schemaPath:"#/components/schemas/Data/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid0 = _errs24 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+}
+}
+}
+else {
+validate87.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate87.errors = vErrors;
 return errors === 0;
 }
 
 
-function validate82(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate86(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
-if(!(validate83(data, {instancePath,parentData,parentDataProperty,rootData}))){
-vErrors = vErrors === null ? validate83.errors : vErrors.concat(validate83.errors);
+const _errs0 = errors;
+if(!(validate87(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate87.errors : vErrors.concat(validate87.errors);
 errors = vErrors.length;
 }
-validate82.errors = vErrors;
+var valid0 = _errs0 === errors;
+if(valid0){
+const _errs1 = errors;
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((data.to === undefined) && (missing0 = "to")){
+validate86.errors = [{instancePath,schemaPath:"#/allOf/1/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+if(data.to !== undefined){
+let data0 = data.to;
+const _errs3 = errors;
+if(errors === _errs3){
+if(typeof data0 === "string"){
+if(!pattern0.test(data0)){
+validate86.errors = [{instancePath:instancePath+"/to",schemaPath:"urn:chain-node:openrpc#/components/schemas/Address/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{40}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{40}$"+"\""}];
+return false;
+}
+}
+else {
+validate86.errors = [{instancePath:instancePath+"/to",schemaPath:"urn:chain-node:openrpc#/components/schemas/Address/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+}
+}
+}
+var valid0 = _errs1 === errors;
+}
+validate86.errors = vErrors;
 return errors === 0;
 }
 
-export const p_eth_sendTransaction_0 = validate89;
-const schema198 = {"$ref":"urn:chain-node:openrpc#/components/schemas/SendTransactionData"};
-const schema199 = {"title":"SendTransactionData","type":"object","description":"Send-transaction object of `eth_`/`chain_` `sendTransaction` and `signTransaction`, with the payload named `data`. Omitted fields are filled by the node: `nonce` from the pool, `gasPrice` from `gasPrice`, `gas` with the default 1500000000 capped at the chain's per-transaction gas limit (30000000 on a dev chain) (unused gas is returned). `input` is accepted as an alias of `data`; unknown fields are ignored.","additionalProperties":true,"required":["from"],"properties":{"from":{"$ref":"#/components/schemas/Address","description":"Source address; its key must be held by the node and unlocked."},"to":{"description":"Destination; omit (or null) to create a contract.","oneOf":[{"$ref":"#/components/schemas/Address"},{"type":"null"}]},"gas":{"$ref":"#/components/schemas/Quantity","description":"Gas available for execution. Default 1500000000 capped at the chain's per-transaction gas limit (30000000 on a dev chain); unused gas is returned."},"gasPrice":{"$ref":"#/components/schemas/Quantity","description":"Gas price in wei. Default: the node's gas price (`gasPrice`)."},"value":{"$ref":"#/components/schemas/Quantity","description":"Amount sent in wei. Default 0."},"nonce":{"$ref":"#/components/schemas/Quantity","description":"Nonce. Default: the next nonce of the sender in the pool. Reusing the nonce of a pending transaction replaces it."},"data":{"$ref":"#/components/schemas/Data","description":"Payload: encoded method call or contract init code."},"input":{"$ref":"#/components/schemas/Data","description":"Alias of `data` (the `personal_` name); if both are given they must be equal."}}};
+export const p_eth_estimateGas_0 = validate89;
+const schema187 = {"$ref":"urn:chain-node:openrpc#/components/schemas/CallObject"};
 
 function validate90(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
-let missing0;
-if((data.from === undefined) && (missing0 = "from")){
-validate90.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
-return false;
-}
-else {
 if(data.from !== undefined){
 let data0 = data.from;
 const _errs2 = errors;
@@ -6845,35 +6218,13 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.nonce !== undefined){
-let data5 = data.nonce;
+if(data.data !== undefined){
+let data5 = data.data;
 const _errs21 = errors;
 const _errs22 = errors;
 if(errors === _errs22){
 if(typeof data5 === "string"){
-if(!pattern5.test(data5)){
-validate90.errors = [{instancePath:instancePath+"/nonce",schemaPath:"#/components/schemas/Quantity/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{1,64}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{1,64}$"+"\""}];
-return false;
-}
-}
-else {
-validate90.errors = [{instancePath:instancePath+"/nonce",schemaPath:"#/components/schemas/Quantity/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-var valid0 = _errs21 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.data !== undefined){
-let data6 = data.data;
-const _errs24 = errors;
-const _errs25 = errors;
-if(errors === _errs25){
-if(typeof data6 === "string"){
-if(!pattern9.test(data6)){
+if(!pattern9.test(data5)){
 validate90.errors = [{instancePath:instancePath+"/data",schemaPath:"#/components/schemas/Data/pattern",keyword:"pattern",params:{pattern: "^0x([0-9a-fA-F]{2})*$"},message:"must match pattern \""+"^0x([0-9a-fA-F]{2})*$"+"\""}];
 return false;
 }
@@ -6883,19 +6234,19 @@ validate90.errors = [{instancePath:instancePath+"/data",schemaPath:"#/components
 return false;
 }
 }
-var valid0 = _errs24 === errors;
+var valid0 = _errs21 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.input !== undefined){
-let data7 = data.input;
-const _errs27 = errors;
-const _errs28 = errors;
-if(errors === _errs28){
-if(typeof data7 === "string"){
-if(!pattern9.test(data7)){
+let data6 = data.input;
+const _errs24 = errors;
+const _errs25 = errors;
+if(errors === _errs25){
+if(typeof data6 === "string"){
+if(!pattern9.test(data6)){
 validate90.errors = [{instancePath:instancePath+"/input",schemaPath:"#/components/schemas/Data/pattern",keyword:"pattern",params:{pattern: "^0x([0-9a-fA-F]{2})*$"},message:"must match pattern \""+"^0x([0-9a-fA-F]{2})*$"+"\""}];
 return false;
 }
@@ -6905,12 +6256,10 @@ validate90.errors = [{instancePath:instancePath+"/input",schemaPath:"#/component
 return false;
 }
 }
-var valid0 = _errs27 === errors;
+var valid0 = _errs24 === errors;
 }
 else {
 var valid0 = true;
-}
-}
 }
 }
 }
@@ -6940,24 +6289,2324 @@ validate89.errors = vErrors;
 return errors === 0;
 }
 
-export const r_eth_pendingTransactions = validate92;
-const schema208 = {"type":"array","items":{"$ref":"urn:chain-node:openrpc#/components/schemas/Transaction"}};
+export const r_eth_getBlockTransactionCountByNumber = validate92;
+const schema196 = {"oneOf":[{"$ref":"urn:chain-node:openrpc#/components/schemas/Uint"},{"type":"null"}]};
+
+function validate92(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+const _errs0 = errors;
+let valid0 = false;
+let passing0 = null;
+const _errs1 = errors;
+const _errs2 = errors;
+if(errors === _errs2){
+if(typeof data === "string"){
+if(!pattern14.test(data)){
+const err0 = {instancePath,schemaPath:"urn:chain-node:openrpc#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+}
+else {
+const err1 = {instancePath,schemaPath:"urn:chain-node:openrpc#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+var _valid0 = _errs1 === errors;
+if(_valid0){
+valid0 = true;
+passing0 = 0;
+}
+const _errs4 = errors;
+if(data !== null){
+const err2 = {instancePath,schemaPath:"#/oneOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+var _valid0 = _errs4 === errors;
+if(_valid0 && valid0){
+valid0 = false;
+passing0 = [passing0, 1];
+}
+else {
+if(_valid0){
+valid0 = true;
+passing0 = 1;
+}
+}
+if(!valid0){
+const err3 = {instancePath,schemaPath:"#/oneOf",keyword:"oneOf",params:{passingSchemas: passing0},message:"must match exactly one schema in oneOf"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+validate92.errors = vErrors;
+return false;
+}
+else {
+errors = _errs0;
+if(vErrors !== null){
+if(_errs0){
+vErrors.length = _errs0;
+}
+else {
+vErrors = null;
+}
+}
+}
+validate92.errors = vErrors;
+return errors === 0;
+}
+
+export const p_eth_getTransactionByBlockNumberAndIndex_1 = validate93;
+const schema198 = {"$ref":"urn:chain-node:openrpc#/components/schemas/Quantity"};
 
 function validate93(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+const _errs0 = errors;
+if(errors === _errs0){
+if(typeof data === "string"){
+if(!pattern5.test(data)){
+validate93.errors = [{instancePath,schemaPath:"urn:chain-node:openrpc#/components/schemas/Quantity/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{1,64}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{1,64}$"+"\""}];
+return false;
+}
+}
+else {
+validate93.errors = [{instancePath,schemaPath:"urn:chain-node:openrpc#/components/schemas/Quantity/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+validate93.errors = vErrors;
+return errors === 0;
+}
+
+export const r_eth_getTransactionByBlockNumberAndIndex = validate94;
+const schema200 = {"$ref":"urn:chain-node:openrpc#/components/schemas/TransactionOrNull"};
+const schema201 = {"title":"TransactionOrNull","description":"A transaction object, or null when no transaction matches.","oneOf":[{"$ref":"#/components/schemas/Transaction"},{"type":"null"}]};
+
+function validate95(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+const _errs0 = errors;
+let valid0 = false;
+let passing0 = null;
+const _errs1 = errors;
+if(!(validate59(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate59.errors : vErrors.concat(validate59.errors);
+errors = vErrors.length;
+}
+var _valid0 = _errs1 === errors;
+if(_valid0){
+valid0 = true;
+passing0 = 0;
+}
+const _errs2 = errors;
+if(data !== null){
+const err0 = {instancePath,schemaPath:"#/oneOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+var _valid0 = _errs2 === errors;
+if(_valid0 && valid0){
+valid0 = false;
+passing0 = [passing0, 1];
+}
+else {
+if(_valid0){
+valid0 = true;
+passing0 = 1;
+}
+}
+if(!valid0){
+const err1 = {instancePath,schemaPath:"#/oneOf",keyword:"oneOf",params:{passingSchemas: passing0},message:"must match exactly one schema in oneOf"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+validate95.errors = vErrors;
+return false;
+}
+else {
+errors = _errs0;
+if(vErrors !== null){
+if(_errs0){
+vErrors.length = _errs0;
+}
+else {
+vErrors = null;
+}
+}
+}
+validate95.errors = vErrors;
+return errors === 0;
+}
+
+
+function validate94(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(!(validate95(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate95.errors : vErrors.concat(validate95.errors);
+errors = vErrors.length;
+}
+validate94.errors = vErrors;
+return errors === 0;
+}
+
+export const r_eth_getRawTransactionByBlockNumberAndIndex = validate98;
+const schema202 = {"oneOf":[{"$ref":"urn:chain-node:openrpc#/components/schemas/Bytes"},{"type":"null"}]};
+
+function validate98(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+const _errs0 = errors;
+let valid0 = false;
+let passing0 = null;
+const _errs1 = errors;
+const _errs2 = errors;
+if(errors === _errs2){
+if(typeof data === "string"){
+if(!pattern12.test(data)){
+const err0 = {instancePath,schemaPath:"urn:chain-node:openrpc#/components/schemas/Bytes/pattern",keyword:"pattern",params:{pattern: "^0x([0-9a-f]{2})*$"},message:"must match pattern \""+"^0x([0-9a-f]{2})*$"+"\""};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+}
+else {
+const err1 = {instancePath,schemaPath:"urn:chain-node:openrpc#/components/schemas/Bytes/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+var _valid0 = _errs1 === errors;
+if(_valid0){
+valid0 = true;
+passing0 = 0;
+}
+const _errs4 = errors;
+if(data !== null){
+const err2 = {instancePath,schemaPath:"#/oneOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+var _valid0 = _errs4 === errors;
+if(_valid0 && valid0){
+valid0 = false;
+passing0 = [passing0, 1];
+}
+else {
+if(_valid0){
+valid0 = true;
+passing0 = 1;
+}
+}
+if(!valid0){
+const err3 = {instancePath,schemaPath:"#/oneOf",keyword:"oneOf",params:{passingSchemas: passing0},message:"must match exactly one schema in oneOf"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+validate98.errors = vErrors;
+return false;
+}
+else {
+errors = _errs0;
+if(vErrors !== null){
+if(_errs0){
+vErrors.length = _errs0;
+}
+else {
+vErrors = null;
+}
+}
+}
+validate98.errors = vErrors;
+return errors === 0;
+}
+
+export const r_eth_getTransactionReceipt = validate99;
+const schema204 = {"$ref":"urn:chain-node:openrpc#/components/schemas/ReceiptOrNull"};
+const schema205 = {"title":"ReceiptOrNull","description":"A receipt object, or null when no receipt exists (unknown or still pending transaction).","oneOf":[{"$ref":"#/components/schemas/Receipt"},{"type":"null"}]};
+const schema206 = {"title":"Receipt","type":"object","description":"Transaction receipt object. The node always sends `status` (post-Byzantium form), never the pre-Byzantium `root`. Besides the spec's fields it carries `type` and `effectiveGasPrice` (DESIGN D11). A pending transaction has no receipt.","additionalProperties":false,"required":["transactionHash","transactionIndex","blockHash","blockNumber","from","to","cumulativeGasUsed","gasUsed","effectiveGasPrice","contractAddress","logs","logsBloom","status","type"],"properties":{"transactionHash":{"$ref":"#/components/schemas/Bytes32","description":"Transaction hash."},"transactionIndex":{"$ref":"#/components/schemas/Uint","description":"Position of the transaction in the block."},"blockHash":{"$ref":"#/components/schemas/Bytes32","description":"Hash of the block containing the transaction."},"blockNumber":{"$ref":"#/components/schemas/Uint","description":"Block height."},"from":{"$ref":"#/components/schemas/Address","description":"Sender."},"to":{"description":"Recipient. Null for a contract-creation transaction.","oneOf":[{"$ref":"#/components/schemas/Address"},{"type":"null"}]},"cumulativeGasUsed":{"$ref":"#/components/schemas/Uint","description":"Gas consumed in the block up to and including this transaction."},"gasUsed":{"$ref":"#/components/schemas/Uint","description":"Gas consumed by this transaction."},"effectiveGasPrice":{"$ref":"#/components/schemas/Uint","description":"Price per gas actually paid, in wei (DESIGN D11)."},"contractAddress":{"description":"Address of the new contract for a creation transaction, otherwise null.","oneOf":[{"$ref":"#/components/schemas/Address"},{"type":"null"}]},"logs":{"type":"array","items":{"$ref":"#/components/schemas/Log"},"description":"Logs produced by the transaction."},"logsBloom":{"$ref":"#/components/schemas/Bloom","description":"Bloom filter of the transaction's logs."},"status":{"type":"string","enum":["0x1","0x0"],"description":"`0x1` success, `0x0` failure."},"type":{"$ref":"#/components/schemas/TxType","description":"Transaction type (DESIGN D11)."}}};
+const schema217 = {"title":"Log","type":"object","description":"Log object: an event emitted by a contract. For a pending log `logIndex`, `blockNumber`, `blockHash`, `transactionHash` and `transactionIndex` are null.","additionalProperties":false,"required":["removed","logIndex","transactionIndex","transactionHash","blockHash","blockNumber","address","data","topics"],"properties":{"removed":{"type":"boolean","description":"True if the log was removed by a chain reorganisation, false for a valid log."},"logIndex":{"description":"Index of the log in the block. Null for a pending log.","oneOf":[{"$ref":"#/components/schemas/Uint"},{"type":"null"}]},"transactionIndex":{"description":"Index of the transaction in the block. Null for a pending log.","oneOf":[{"$ref":"#/components/schemas/Uint"},{"type":"null"}]},"transactionHash":{"description":"Hash of the transaction that emitted the log. Null for a pending log.","oneOf":[{"$ref":"#/components/schemas/Bytes32"},{"type":"null"}]},"blockHash":{"description":"Hash of the block. Null for a pending log.","oneOf":[{"$ref":"#/components/schemas/Bytes32"},{"type":"null"}]},"blockNumber":{"description":"Block height. Null for a pending log.","oneOf":[{"$ref":"#/components/schemas/Uint"},{"type":"null"}]},"address":{"$ref":"#/components/schemas/Address","description":"Contract that emitted the log."},"data":{"$ref":"#/components/schemas/Bytes","description":"Non-indexed arguments, 32 bytes each."},"topics":{"type":"array","items":{"$ref":"#/components/schemas/Bytes32"},"maxItems":4,"description":"Indexed arguments: 0 to 4 topics of 32 bytes. For the contract language's events the first topic is the event signature unless the event is anonymous."}}};
+
+function validate102(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((((((((((data.removed === undefined) && (missing0 = "removed")) || ((data.logIndex === undefined) && (missing0 = "logIndex"))) || ((data.transactionIndex === undefined) && (missing0 = "transactionIndex"))) || ((data.transactionHash === undefined) && (missing0 = "transactionHash"))) || ((data.blockHash === undefined) && (missing0 = "blockHash"))) || ((data.blockNumber === undefined) && (missing0 = "blockNumber"))) || ((data.address === undefined) && (missing0 = "address"))) || ((data.data === undefined) && (missing0 = "data"))) || ((data.topics === undefined) && (missing0 = "topics"))){
+validate102.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+const _errs1 = errors;
+for(const key0 in data){
+if(!(func2.call(schema217.properties, key0))){
+validate102.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs1 === errors){
+if(data.removed !== undefined){
+const _errs2 = errors;
+if(typeof data.removed !== "boolean"){
+validate102.errors = [{instancePath:instancePath+"/removed",schemaPath:"#/properties/removed/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+return false;
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.logIndex !== undefined){
+let data1 = data.logIndex;
+const _errs4 = errors;
+const _errs5 = errors;
+let valid1 = false;
+let passing0 = null;
+const _errs6 = errors;
+const _errs7 = errors;
+if(errors === _errs7){
+if(typeof data1 === "string"){
+if(!pattern14.test(data1)){
+const err0 = {instancePath:instancePath+"/logIndex",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+}
+else {
+const err1 = {instancePath:instancePath+"/logIndex",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+var _valid0 = _errs6 === errors;
+if(_valid0){
+valid1 = true;
+passing0 = 0;
+}
+const _errs9 = errors;
+if(data1 !== null){
+const err2 = {instancePath:instancePath+"/logIndex",schemaPath:"#/properties/logIndex/oneOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+var _valid0 = _errs9 === errors;
+if(_valid0 && valid1){
+valid1 = false;
+passing0 = [passing0, 1];
+}
+else {
+if(_valid0){
+valid1 = true;
+passing0 = 1;
+}
+}
+if(!valid1){
+const err3 = {instancePath:instancePath+"/logIndex",schemaPath:"#/properties/logIndex/oneOf",keyword:"oneOf",params:{passingSchemas: passing0},message:"must match exactly one schema in oneOf"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+validate102.errors = vErrors;
+return false;
+}
+else {
+errors = _errs5;
+if(vErrors !== null){
+if(_errs5){
+vErrors.length = _errs5;
+}
+else {
+vErrors = null;
+}
+}
+}
+var valid0 = _errs4 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.transactionIndex !== undefined){
+let data2 = data.transactionIndex;
+const _errs11 = errors;
+const _errs12 = errors;
+let valid3 = false;
+let passing1 = null;
+const _errs13 = errors;
+const _errs14 = errors;
+if(errors === _errs14){
+if(typeof data2 === "string"){
+if(!pattern14.test(data2)){
+const err4 = {instancePath:instancePath+"/transactionIndex",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+}
+else {
+const err5 = {instancePath:instancePath+"/transactionIndex",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+}
+var _valid1 = _errs13 === errors;
+if(_valid1){
+valid3 = true;
+passing1 = 0;
+}
+const _errs16 = errors;
+if(data2 !== null){
+const err6 = {instancePath:instancePath+"/transactionIndex",schemaPath:"#/properties/transactionIndex/oneOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+var _valid1 = _errs16 === errors;
+if(_valid1 && valid3){
+valid3 = false;
+passing1 = [passing1, 1];
+}
+else {
+if(_valid1){
+valid3 = true;
+passing1 = 1;
+}
+}
+if(!valid3){
+const err7 = {instancePath:instancePath+"/transactionIndex",schemaPath:"#/properties/transactionIndex/oneOf",keyword:"oneOf",params:{passingSchemas: passing1},message:"must match exactly one schema in oneOf"};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+validate102.errors = vErrors;
+return false;
+}
+else {
+errors = _errs12;
+if(vErrors !== null){
+if(_errs12){
+vErrors.length = _errs12;
+}
+else {
+vErrors = null;
+}
+}
+}
+var valid0 = _errs11 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.transactionHash !== undefined){
+let data3 = data.transactionHash;
+const _errs18 = errors;
+const _errs19 = errors;
+let valid5 = false;
+let passing2 = null;
+const _errs20 = errors;
+const _errs21 = errors;
+if(errors === _errs21){
+if(typeof data3 === "string"){
+if(!pattern11.test(data3)){
+const err8 = {instancePath:instancePath+"/transactionHash",schemaPath:"#/components/schemas/Bytes32/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-f]{64}$"},message:"must match pattern \""+"^0x[0-9a-f]{64}$"+"\""};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+}
+else {
+const err9 = {instancePath:instancePath+"/transactionHash",schemaPath:"#/components/schemas/Bytes32/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
+}
+}
+var _valid2 = _errs20 === errors;
+if(_valid2){
+valid5 = true;
+passing2 = 0;
+}
+const _errs23 = errors;
+if(data3 !== null){
+const err10 = {instancePath:instancePath+"/transactionHash",schemaPath:"#/properties/transactionHash/oneOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+if(vErrors === null){
+vErrors = [err10];
+}
+else {
+vErrors.push(err10);
+}
+errors++;
+}
+var _valid2 = _errs23 === errors;
+if(_valid2 && valid5){
+valid5 = false;
+passing2 = [passing2, 1];
+}
+else {
+if(_valid2){
+valid5 = true;
+passing2 = 1;
+}
+}
+if(!valid5){
+const err11 = {instancePath:instancePath+"/transactionHash",schemaPath:"#/properties/transactionHash/oneOf",keyword:"oneOf",params:{passingSchemas: passing2},message:"must match exactly one schema in oneOf"};
+if(vErrors === null){
+vErrors = [err11];
+}
+else {
+vErrors.push(err11);
+}
+errors++;
+validate102.errors = vErrors;
+return false;
+}
+else {
+errors = _errs19;
+if(vErrors !== null){
+if(_errs19){
+vErrors.length = _errs19;
+}
+else {
+vErrors = null;
+}
+}
+}
+var valid0 = _errs18 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.blockHash !== undefined){
+let data4 = data.blockHash;
+const _errs25 = errors;
+const _errs26 = errors;
+let valid7 = false;
+let passing3 = null;
+const _errs27 = errors;
+const _errs28 = errors;
+if(errors === _errs28){
+if(typeof data4 === "string"){
+if(!pattern11.test(data4)){
+const err12 = {instancePath:instancePath+"/blockHash",schemaPath:"#/components/schemas/Bytes32/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-f]{64}$"},message:"must match pattern \""+"^0x[0-9a-f]{64}$"+"\""};
+if(vErrors === null){
+vErrors = [err12];
+}
+else {
+vErrors.push(err12);
+}
+errors++;
+}
+}
+else {
+const err13 = {instancePath:instancePath+"/blockHash",schemaPath:"#/components/schemas/Bytes32/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err13];
+}
+else {
+vErrors.push(err13);
+}
+errors++;
+}
+}
+var _valid3 = _errs27 === errors;
+if(_valid3){
+valid7 = true;
+passing3 = 0;
+}
+const _errs30 = errors;
+if(data4 !== null){
+const err14 = {instancePath:instancePath+"/blockHash",schemaPath:"#/properties/blockHash/oneOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+if(vErrors === null){
+vErrors = [err14];
+}
+else {
+vErrors.push(err14);
+}
+errors++;
+}
+var _valid3 = _errs30 === errors;
+if(_valid3 && valid7){
+valid7 = false;
+passing3 = [passing3, 1];
+}
+else {
+if(_valid3){
+valid7 = true;
+passing3 = 1;
+}
+}
+if(!valid7){
+const err15 = {instancePath:instancePath+"/blockHash",schemaPath:"#/properties/blockHash/oneOf",keyword:"oneOf",params:{passingSchemas: passing3},message:"must match exactly one schema in oneOf"};
+if(vErrors === null){
+vErrors = [err15];
+}
+else {
+vErrors.push(err15);
+}
+errors++;
+validate102.errors = vErrors;
+return false;
+}
+else {
+errors = _errs26;
+if(vErrors !== null){
+if(_errs26){
+vErrors.length = _errs26;
+}
+else {
+vErrors = null;
+}
+}
+}
+var valid0 = _errs25 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.blockNumber !== undefined){
+let data5 = data.blockNumber;
+const _errs32 = errors;
+const _errs33 = errors;
+let valid9 = false;
+let passing4 = null;
+const _errs34 = errors;
+const _errs35 = errors;
+if(errors === _errs35){
+if(typeof data5 === "string"){
+if(!pattern14.test(data5)){
+const err16 = {instancePath:instancePath+"/blockNumber",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""};
+if(vErrors === null){
+vErrors = [err16];
+}
+else {
+vErrors.push(err16);
+}
+errors++;
+}
+}
+else {
+const err17 = {instancePath:instancePath+"/blockNumber",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err17];
+}
+else {
+vErrors.push(err17);
+}
+errors++;
+}
+}
+var _valid4 = _errs34 === errors;
+if(_valid4){
+valid9 = true;
+passing4 = 0;
+}
+const _errs37 = errors;
+if(data5 !== null){
+const err18 = {instancePath:instancePath+"/blockNumber",schemaPath:"#/properties/blockNumber/oneOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+if(vErrors === null){
+vErrors = [err18];
+}
+else {
+vErrors.push(err18);
+}
+errors++;
+}
+var _valid4 = _errs37 === errors;
+if(_valid4 && valid9){
+valid9 = false;
+passing4 = [passing4, 1];
+}
+else {
+if(_valid4){
+valid9 = true;
+passing4 = 1;
+}
+}
+if(!valid9){
+const err19 = {instancePath:instancePath+"/blockNumber",schemaPath:"#/properties/blockNumber/oneOf",keyword:"oneOf",params:{passingSchemas: passing4},message:"must match exactly one schema in oneOf"};
+if(vErrors === null){
+vErrors = [err19];
+}
+else {
+vErrors.push(err19);
+}
+errors++;
+validate102.errors = vErrors;
+return false;
+}
+else {
+errors = _errs33;
+if(vErrors !== null){
+if(_errs33){
+vErrors.length = _errs33;
+}
+else {
+vErrors = null;
+}
+}
+}
+var valid0 = _errs32 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.address !== undefined){
+let data6 = data.address;
+const _errs39 = errors;
+const _errs40 = errors;
+if(errors === _errs40){
+if(typeof data6 === "string"){
+if(!pattern0.test(data6)){
+validate102.errors = [{instancePath:instancePath+"/address",schemaPath:"#/components/schemas/Address/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{40}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{40}$"+"\""}];
+return false;
+}
+}
+else {
+validate102.errors = [{instancePath:instancePath+"/address",schemaPath:"#/components/schemas/Address/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid0 = _errs39 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.data !== undefined){
+let data7 = data.data;
+const _errs42 = errors;
+const _errs43 = errors;
+if(errors === _errs43){
+if(typeof data7 === "string"){
+if(!pattern12.test(data7)){
+validate102.errors = [{instancePath:instancePath+"/data",schemaPath:"#/components/schemas/Bytes/pattern",keyword:"pattern",params:{pattern: "^0x([0-9a-f]{2})*$"},message:"must match pattern \""+"^0x([0-9a-f]{2})*$"+"\""}];
+return false;
+}
+}
+else {
+validate102.errors = [{instancePath:instancePath+"/data",schemaPath:"#/components/schemas/Bytes/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid0 = _errs42 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.topics !== undefined){
+let data8 = data.topics;
+const _errs45 = errors;
+if(errors === _errs45){
+if(Array.isArray(data8)){
+if(data8.length > 4){
+validate102.errors = [{instancePath:instancePath+"/topics",schemaPath:"#/properties/topics/maxItems",keyword:"maxItems",params:{limit: 4},message:"must NOT have more than 4 items"}];
+return false;
+}
+else {
+var valid13 = true;
+const len0 = data8.length;
+for(let i0=0; i0<len0; i0++){
+let data9 = data8[i0];
+const _errs47 = errors;
+const _errs48 = errors;
+if(errors === _errs48){
+if(typeof data9 === "string"){
+if(!pattern11.test(data9)){
+validate102.errors = [{instancePath:instancePath+"/topics/" + i0,schemaPath:"#/components/schemas/Bytes32/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-f]{64}$"},message:"must match pattern \""+"^0x[0-9a-f]{64}$"+"\""}];
+return false;
+}
+}
+else {
+validate102.errors = [{instancePath:instancePath+"/topics/" + i0,schemaPath:"#/components/schemas/Bytes32/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid13 = _errs47 === errors;
+if(!valid13){
+break;
+}
+}
+}
+}
+else {
+validate102.errors = [{instancePath:instancePath+"/topics",schemaPath:"#/properties/topics/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+return false;
+}
+}
+var valid0 = _errs45 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+else {
+validate102.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate102.errors = vErrors;
+return errors === 0;
+}
+
+
+function validate101(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if(((((((((((((((data.transactionHash === undefined) && (missing0 = "transactionHash")) || ((data.transactionIndex === undefined) && (missing0 = "transactionIndex"))) || ((data.blockHash === undefined) && (missing0 = "blockHash"))) || ((data.blockNumber === undefined) && (missing0 = "blockNumber"))) || ((data.from === undefined) && (missing0 = "from"))) || ((data.to === undefined) && (missing0 = "to"))) || ((data.cumulativeGasUsed === undefined) && (missing0 = "cumulativeGasUsed"))) || ((data.gasUsed === undefined) && (missing0 = "gasUsed"))) || ((data.effectiveGasPrice === undefined) && (missing0 = "effectiveGasPrice"))) || ((data.contractAddress === undefined) && (missing0 = "contractAddress"))) || ((data.logs === undefined) && (missing0 = "logs"))) || ((data.logsBloom === undefined) && (missing0 = "logsBloom"))) || ((data.status === undefined) && (missing0 = "status"))) || ((data.type === undefined) && (missing0 = "type"))){
+validate101.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+const _errs1 = errors;
+for(const key0 in data){
+if(!(func2.call(schema206.properties, key0))){
+validate101.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs1 === errors){
+if(data.transactionHash !== undefined){
+let data0 = data.transactionHash;
+const _errs2 = errors;
+const _errs3 = errors;
+if(errors === _errs3){
+if(typeof data0 === "string"){
+if(!pattern11.test(data0)){
+validate101.errors = [{instancePath:instancePath+"/transactionHash",schemaPath:"#/components/schemas/Bytes32/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-f]{64}$"},message:"must match pattern \""+"^0x[0-9a-f]{64}$"+"\""}];
+return false;
+}
+}
+else {
+validate101.errors = [{instancePath:instancePath+"/transactionHash",schemaPath:"#/components/schemas/Bytes32/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.transactionIndex !== undefined){
+let data1 = data.transactionIndex;
+const _errs5 = errors;
+const _errs6 = errors;
+if(errors === _errs6){
+if(typeof data1 === "string"){
+if(!pattern14.test(data1)){
+validate101.errors = [{instancePath:instancePath+"/transactionIndex",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
+return false;
+}
+}
+else {
+validate101.errors = [{instancePath:instancePath+"/transactionIndex",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid0 = _errs5 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.blockHash !== undefined){
+let data2 = data.blockHash;
+const _errs8 = errors;
+const _errs9 = errors;
+if(errors === _errs9){
+if(typeof data2 === "string"){
+if(!pattern11.test(data2)){
+validate101.errors = [{instancePath:instancePath+"/blockHash",schemaPath:"#/components/schemas/Bytes32/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-f]{64}$"},message:"must match pattern \""+"^0x[0-9a-f]{64}$"+"\""}];
+return false;
+}
+}
+else {
+validate101.errors = [{instancePath:instancePath+"/blockHash",schemaPath:"#/components/schemas/Bytes32/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid0 = _errs8 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.blockNumber !== undefined){
+let data3 = data.blockNumber;
+const _errs11 = errors;
+const _errs12 = errors;
+if(errors === _errs12){
+if(typeof data3 === "string"){
+if(!pattern14.test(data3)){
+validate101.errors = [{instancePath:instancePath+"/blockNumber",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
+return false;
+}
+}
+else {
+validate101.errors = [{instancePath:instancePath+"/blockNumber",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid0 = _errs11 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.from !== undefined){
+let data4 = data.from;
+const _errs14 = errors;
+const _errs15 = errors;
+if(errors === _errs15){
+if(typeof data4 === "string"){
+if(!pattern0.test(data4)){
+validate101.errors = [{instancePath:instancePath+"/from",schemaPath:"#/components/schemas/Address/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{40}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{40}$"+"\""}];
+return false;
+}
+}
+else {
+validate101.errors = [{instancePath:instancePath+"/from",schemaPath:"#/components/schemas/Address/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid0 = _errs14 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.to !== undefined){
+let data5 = data.to;
+const _errs17 = errors;
+const _errs18 = errors;
+let valid6 = false;
+let passing0 = null;
+const _errs19 = errors;
+const _errs20 = errors;
+if(errors === _errs20){
+if(typeof data5 === "string"){
+if(!pattern0.test(data5)){
+const err0 = {instancePath:instancePath+"/to",schemaPath:"#/components/schemas/Address/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{40}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{40}$"+"\""};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+}
+else {
+const err1 = {instancePath:instancePath+"/to",schemaPath:"#/components/schemas/Address/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+var _valid0 = _errs19 === errors;
+if(_valid0){
+valid6 = true;
+passing0 = 0;
+}
+const _errs22 = errors;
+if(data5 !== null){
+const err2 = {instancePath:instancePath+"/to",schemaPath:"#/properties/to/oneOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+var _valid0 = _errs22 === errors;
+if(_valid0 && valid6){
+valid6 = false;
+passing0 = [passing0, 1];
+}
+else {
+if(_valid0){
+valid6 = true;
+passing0 = 1;
+}
+}
+if(!valid6){
+const err3 = {instancePath:instancePath+"/to",schemaPath:"#/properties/to/oneOf",keyword:"oneOf",params:{passingSchemas: passing0},message:"must match exactly one schema in oneOf"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+validate101.errors = vErrors;
+return false;
+}
+else {
+errors = _errs18;
+if(vErrors !== null){
+if(_errs18){
+vErrors.length = _errs18;
+}
+else {
+vErrors = null;
+}
+}
+}
+var valid0 = _errs17 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.cumulativeGasUsed !== undefined){
+let data6 = data.cumulativeGasUsed;
+const _errs24 = errors;
+const _errs25 = errors;
+if(errors === _errs25){
+if(typeof data6 === "string"){
+if(!pattern14.test(data6)){
+validate101.errors = [{instancePath:instancePath+"/cumulativeGasUsed",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
+return false;
+}
+}
+else {
+validate101.errors = [{instancePath:instancePath+"/cumulativeGasUsed",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid0 = _errs24 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.gasUsed !== undefined){
+let data7 = data.gasUsed;
+const _errs27 = errors;
+const _errs28 = errors;
+if(errors === _errs28){
+if(typeof data7 === "string"){
+if(!pattern14.test(data7)){
+validate101.errors = [{instancePath:instancePath+"/gasUsed",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
+return false;
+}
+}
+else {
+validate101.errors = [{instancePath:instancePath+"/gasUsed",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid0 = _errs27 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.effectiveGasPrice !== undefined){
+let data8 = data.effectiveGasPrice;
+const _errs30 = errors;
+const _errs31 = errors;
+if(errors === _errs31){
+if(typeof data8 === "string"){
+if(!pattern14.test(data8)){
+validate101.errors = [{instancePath:instancePath+"/effectiveGasPrice",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
+return false;
+}
+}
+else {
+validate101.errors = [{instancePath:instancePath+"/effectiveGasPrice",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid0 = _errs30 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.contractAddress !== undefined){
+let data9 = data.contractAddress;
+const _errs33 = errors;
+const _errs34 = errors;
+let valid11 = false;
+let passing1 = null;
+const _errs35 = errors;
+const _errs36 = errors;
+if(errors === _errs36){
+if(typeof data9 === "string"){
+if(!pattern0.test(data9)){
+const err4 = {instancePath:instancePath+"/contractAddress",schemaPath:"#/components/schemas/Address/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{40}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{40}$"+"\""};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+}
+else {
+const err5 = {instancePath:instancePath+"/contractAddress",schemaPath:"#/components/schemas/Address/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+}
+var _valid1 = _errs35 === errors;
+if(_valid1){
+valid11 = true;
+passing1 = 0;
+}
+const _errs38 = errors;
+if(data9 !== null){
+const err6 = {instancePath:instancePath+"/contractAddress",schemaPath:"#/properties/contractAddress/oneOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+var _valid1 = _errs38 === errors;
+if(_valid1 && valid11){
+valid11 = false;
+passing1 = [passing1, 1];
+}
+else {
+if(_valid1){
+valid11 = true;
+passing1 = 1;
+}
+}
+if(!valid11){
+const err7 = {instancePath:instancePath+"/contractAddress",schemaPath:"#/properties/contractAddress/oneOf",keyword:"oneOf",params:{passingSchemas: passing1},message:"must match exactly one schema in oneOf"};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+validate101.errors = vErrors;
+return false;
+}
+else {
+errors = _errs34;
+if(vErrors !== null){
+if(_errs34){
+vErrors.length = _errs34;
+}
+else {
+vErrors = null;
+}
+}
+}
+var valid0 = _errs33 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.logs !== undefined){
+let data10 = data.logs;
+const _errs40 = errors;
+if(errors === _errs40){
+if(Array.isArray(data10)){
+var valid13 = true;
+const len0 = data10.length;
+for(let i0=0; i0<len0; i0++){
+const _errs42 = errors;
+if(!(validate102(data10[i0], {instancePath:instancePath+"/logs/" + i0,parentData:data10,parentDataProperty:i0,rootData}))){
+vErrors = vErrors === null ? validate102.errors : vErrors.concat(validate102.errors);
+errors = vErrors.length;
+}
+var valid13 = _errs42 === errors;
+if(!valid13){
+break;
+}
+}
+}
+else {
+validate101.errors = [{instancePath:instancePath+"/logs",schemaPath:"#/properties/logs/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+return false;
+}
+}
+var valid0 = _errs40 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.logsBloom !== undefined){
+let data12 = data.logsBloom;
+const _errs43 = errors;
+const _errs44 = errors;
+if(errors === _errs44){
+if(typeof data12 === "string"){
+if(!pattern53.test(data12)){
+validate101.errors = [{instancePath:instancePath+"/logsBloom",schemaPath:"#/components/schemas/Bloom/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-f]{512}$"},message:"must match pattern \""+"^0x[0-9a-f]{512}$"+"\""}];
+return false;
+}
+}
+else {
+validate101.errors = [{instancePath:instancePath+"/logsBloom",schemaPath:"#/components/schemas/Bloom/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid0 = _errs43 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.status !== undefined){
+let data13 = data.status;
+const _errs46 = errors;
+if(typeof data13 !== "string"){
+validate101.errors = [{instancePath:instancePath+"/status",schemaPath:"#/properties/status/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if(!((data13 === "0x1") || (data13 === "0x0"))){
+validate101.errors = [{instancePath:instancePath+"/status",schemaPath:"#/properties/status/enum",keyword:"enum",params:{allowedValues: schema206.properties.status.enum},message:"must be equal to one of the allowed values"}];
+return false;
+}
+var valid0 = _errs46 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.type !== undefined){
+let data14 = data.type;
+const _errs48 = errors;
+const _errs49 = errors;
+if(errors === _errs49){
+if(typeof data14 === "string"){
+if(!pattern13.test(data14)){
+validate101.errors = [{instancePath:instancePath+"/type",schemaPath:"#/components/schemas/TxType/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]?)$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]?)$"+"\""}];
+return false;
+}
+}
+else {
+validate101.errors = [{instancePath:instancePath+"/type",schemaPath:"#/components/schemas/TxType/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid0 = _errs48 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+else {
+validate101.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate101.errors = vErrors;
+return errors === 0;
+}
+
+
+function validate100(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+const _errs0 = errors;
+let valid0 = false;
+let passing0 = null;
+const _errs1 = errors;
+if(!(validate101(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate101.errors : vErrors.concat(validate101.errors);
+errors = vErrors.length;
+}
+var _valid0 = _errs1 === errors;
+if(_valid0){
+valid0 = true;
+passing0 = 0;
+}
+const _errs2 = errors;
+if(data !== null){
+const err0 = {instancePath,schemaPath:"#/oneOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+var _valid0 = _errs2 === errors;
+if(_valid0 && valid0){
+valid0 = false;
+passing0 = [passing0, 1];
+}
+else {
+if(_valid0){
+valid0 = true;
+passing0 = 1;
+}
+}
+if(!valid0){
+const err1 = {instancePath,schemaPath:"#/oneOf",keyword:"oneOf",params:{passingSchemas: passing0},message:"must match exactly one schema in oneOf"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+validate100.errors = vErrors;
+return false;
+}
+else {
+errors = _errs0;
+if(vErrors !== null){
+if(_errs0){
+vErrors.length = _errs0;
+}
+else {
+vErrors = null;
+}
+}
+}
+validate100.errors = vErrors;
+return errors === 0;
+}
+
+
+function validate99(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(!(validate100(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate100.errors : vErrors.concat(validate100.errors);
+errors = vErrors.length;
+}
+validate99.errors = vErrors;
+return errors === 0;
+}
+
+export const r_eth_getBlockReceipts = validate106;
+const schema228 = {"oneOf":[{"type":"array","items":{"$ref":"urn:chain-node:openrpc#/components/schemas/Receipt"}},{"type":"null"}]};
+
+function validate107(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if(((((((((((((((data.transactionHash === undefined) && (missing0 = "transactionHash")) || ((data.transactionIndex === undefined) && (missing0 = "transactionIndex"))) || ((data.blockHash === undefined) && (missing0 = "blockHash"))) || ((data.blockNumber === undefined) && (missing0 = "blockNumber"))) || ((data.from === undefined) && (missing0 = "from"))) || ((data.to === undefined) && (missing0 = "to"))) || ((data.cumulativeGasUsed === undefined) && (missing0 = "cumulativeGasUsed"))) || ((data.gasUsed === undefined) && (missing0 = "gasUsed"))) || ((data.effectiveGasPrice === undefined) && (missing0 = "effectiveGasPrice"))) || ((data.contractAddress === undefined) && (missing0 = "contractAddress"))) || ((data.logs === undefined) && (missing0 = "logs"))) || ((data.logsBloom === undefined) && (missing0 = "logsBloom"))) || ((data.status === undefined) && (missing0 = "status"))) || ((data.type === undefined) && (missing0 = "type"))){
+validate107.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+const _errs1 = errors;
+for(const key0 in data){
+if(!(func2.call(schema206.properties, key0))){
+validate107.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs1 === errors){
+if(data.transactionHash !== undefined){
+let data0 = data.transactionHash;
+const _errs2 = errors;
+const _errs3 = errors;
+if(errors === _errs3){
+if(typeof data0 === "string"){
+if(!pattern11.test(data0)){
+validate107.errors = [{instancePath:instancePath+"/transactionHash",schemaPath:"#/components/schemas/Bytes32/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-f]{64}$"},message:"must match pattern \""+"^0x[0-9a-f]{64}$"+"\""}];
+return false;
+}
+}
+else {
+validate107.errors = [{instancePath:instancePath+"/transactionHash",schemaPath:"#/components/schemas/Bytes32/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.transactionIndex !== undefined){
+let data1 = data.transactionIndex;
+const _errs5 = errors;
+const _errs6 = errors;
+if(errors === _errs6){
+if(typeof data1 === "string"){
+if(!pattern14.test(data1)){
+validate107.errors = [{instancePath:instancePath+"/transactionIndex",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
+return false;
+}
+}
+else {
+validate107.errors = [{instancePath:instancePath+"/transactionIndex",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid0 = _errs5 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.blockHash !== undefined){
+let data2 = data.blockHash;
+const _errs8 = errors;
+const _errs9 = errors;
+if(errors === _errs9){
+if(typeof data2 === "string"){
+if(!pattern11.test(data2)){
+validate107.errors = [{instancePath:instancePath+"/blockHash",schemaPath:"#/components/schemas/Bytes32/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-f]{64}$"},message:"must match pattern \""+"^0x[0-9a-f]{64}$"+"\""}];
+return false;
+}
+}
+else {
+validate107.errors = [{instancePath:instancePath+"/blockHash",schemaPath:"#/components/schemas/Bytes32/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid0 = _errs8 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.blockNumber !== undefined){
+let data3 = data.blockNumber;
+const _errs11 = errors;
+const _errs12 = errors;
+if(errors === _errs12){
+if(typeof data3 === "string"){
+if(!pattern14.test(data3)){
+validate107.errors = [{instancePath:instancePath+"/blockNumber",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
+return false;
+}
+}
+else {
+validate107.errors = [{instancePath:instancePath+"/blockNumber",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid0 = _errs11 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.from !== undefined){
+let data4 = data.from;
+const _errs14 = errors;
+const _errs15 = errors;
+if(errors === _errs15){
+if(typeof data4 === "string"){
+if(!pattern0.test(data4)){
+validate107.errors = [{instancePath:instancePath+"/from",schemaPath:"#/components/schemas/Address/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{40}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{40}$"+"\""}];
+return false;
+}
+}
+else {
+validate107.errors = [{instancePath:instancePath+"/from",schemaPath:"#/components/schemas/Address/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid0 = _errs14 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.to !== undefined){
+let data5 = data.to;
+const _errs17 = errors;
+const _errs18 = errors;
+let valid6 = false;
+let passing0 = null;
+const _errs19 = errors;
+const _errs20 = errors;
+if(errors === _errs20){
+if(typeof data5 === "string"){
+if(!pattern0.test(data5)){
+const err0 = {instancePath:instancePath+"/to",schemaPath:"#/components/schemas/Address/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{40}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{40}$"+"\""};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+}
+else {
+const err1 = {instancePath:instancePath+"/to",schemaPath:"#/components/schemas/Address/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+var _valid0 = _errs19 === errors;
+if(_valid0){
+valid6 = true;
+passing0 = 0;
+}
+const _errs22 = errors;
+if(data5 !== null){
+const err2 = {instancePath:instancePath+"/to",schemaPath:"#/properties/to/oneOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+var _valid0 = _errs22 === errors;
+if(_valid0 && valid6){
+valid6 = false;
+passing0 = [passing0, 1];
+}
+else {
+if(_valid0){
+valid6 = true;
+passing0 = 1;
+}
+}
+if(!valid6){
+const err3 = {instancePath:instancePath+"/to",schemaPath:"#/properties/to/oneOf",keyword:"oneOf",params:{passingSchemas: passing0},message:"must match exactly one schema in oneOf"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+validate107.errors = vErrors;
+return false;
+}
+else {
+errors = _errs18;
+if(vErrors !== null){
+if(_errs18){
+vErrors.length = _errs18;
+}
+else {
+vErrors = null;
+}
+}
+}
+var valid0 = _errs17 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.cumulativeGasUsed !== undefined){
+let data6 = data.cumulativeGasUsed;
+const _errs24 = errors;
+const _errs25 = errors;
+if(errors === _errs25){
+if(typeof data6 === "string"){
+if(!pattern14.test(data6)){
+validate107.errors = [{instancePath:instancePath+"/cumulativeGasUsed",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
+return false;
+}
+}
+else {
+validate107.errors = [{instancePath:instancePath+"/cumulativeGasUsed",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid0 = _errs24 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.gasUsed !== undefined){
+let data7 = data.gasUsed;
+const _errs27 = errors;
+const _errs28 = errors;
+if(errors === _errs28){
+if(typeof data7 === "string"){
+if(!pattern14.test(data7)){
+validate107.errors = [{instancePath:instancePath+"/gasUsed",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
+return false;
+}
+}
+else {
+validate107.errors = [{instancePath:instancePath+"/gasUsed",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid0 = _errs27 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.effectiveGasPrice !== undefined){
+let data8 = data.effectiveGasPrice;
+const _errs30 = errors;
+const _errs31 = errors;
+if(errors === _errs31){
+if(typeof data8 === "string"){
+if(!pattern14.test(data8)){
+validate107.errors = [{instancePath:instancePath+"/effectiveGasPrice",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
+return false;
+}
+}
+else {
+validate107.errors = [{instancePath:instancePath+"/effectiveGasPrice",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid0 = _errs30 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.contractAddress !== undefined){
+let data9 = data.contractAddress;
+const _errs33 = errors;
+const _errs34 = errors;
+let valid11 = false;
+let passing1 = null;
+const _errs35 = errors;
+const _errs36 = errors;
+if(errors === _errs36){
+if(typeof data9 === "string"){
+if(!pattern0.test(data9)){
+const err4 = {instancePath:instancePath+"/contractAddress",schemaPath:"#/components/schemas/Address/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{40}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{40}$"+"\""};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+}
+else {
+const err5 = {instancePath:instancePath+"/contractAddress",schemaPath:"#/components/schemas/Address/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+}
+var _valid1 = _errs35 === errors;
+if(_valid1){
+valid11 = true;
+passing1 = 0;
+}
+const _errs38 = errors;
+if(data9 !== null){
+const err6 = {instancePath:instancePath+"/contractAddress",schemaPath:"#/properties/contractAddress/oneOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+var _valid1 = _errs38 === errors;
+if(_valid1 && valid11){
+valid11 = false;
+passing1 = [passing1, 1];
+}
+else {
+if(_valid1){
+valid11 = true;
+passing1 = 1;
+}
+}
+if(!valid11){
+const err7 = {instancePath:instancePath+"/contractAddress",schemaPath:"#/properties/contractAddress/oneOf",keyword:"oneOf",params:{passingSchemas: passing1},message:"must match exactly one schema in oneOf"};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+validate107.errors = vErrors;
+return false;
+}
+else {
+errors = _errs34;
+if(vErrors !== null){
+if(_errs34){
+vErrors.length = _errs34;
+}
+else {
+vErrors = null;
+}
+}
+}
+var valid0 = _errs33 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.logs !== undefined){
+let data10 = data.logs;
+const _errs40 = errors;
+if(errors === _errs40){
+if(Array.isArray(data10)){
+var valid13 = true;
+const len0 = data10.length;
+for(let i0=0; i0<len0; i0++){
+const _errs42 = errors;
+if(!(validate102(data10[i0], {instancePath:instancePath+"/logs/" + i0,parentData:data10,parentDataProperty:i0,rootData}))){
+vErrors = vErrors === null ? validate102.errors : vErrors.concat(validate102.errors);
+errors = vErrors.length;
+}
+var valid13 = _errs42 === errors;
+if(!valid13){
+break;
+}
+}
+}
+else {
+validate107.errors = [{instancePath:instancePath+"/logs",schemaPath:"#/properties/logs/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+return false;
+}
+}
+var valid0 = _errs40 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.logsBloom !== undefined){
+let data12 = data.logsBloom;
+const _errs43 = errors;
+const _errs44 = errors;
+if(errors === _errs44){
+if(typeof data12 === "string"){
+if(!pattern53.test(data12)){
+validate107.errors = [{instancePath:instancePath+"/logsBloom",schemaPath:"#/components/schemas/Bloom/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-f]{512}$"},message:"must match pattern \""+"^0x[0-9a-f]{512}$"+"\""}];
+return false;
+}
+}
+else {
+validate107.errors = [{instancePath:instancePath+"/logsBloom",schemaPath:"#/components/schemas/Bloom/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid0 = _errs43 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.status !== undefined){
+let data13 = data.status;
+const _errs46 = errors;
+if(typeof data13 !== "string"){
+validate107.errors = [{instancePath:instancePath+"/status",schemaPath:"#/properties/status/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if(!((data13 === "0x1") || (data13 === "0x0"))){
+validate107.errors = [{instancePath:instancePath+"/status",schemaPath:"#/properties/status/enum",keyword:"enum",params:{allowedValues: schema206.properties.status.enum},message:"must be equal to one of the allowed values"}];
+return false;
+}
+var valid0 = _errs46 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.type !== undefined){
+let data14 = data.type;
+const _errs48 = errors;
+const _errs49 = errors;
+if(errors === _errs49){
+if(typeof data14 === "string"){
+if(!pattern13.test(data14)){
+validate107.errors = [{instancePath:instancePath+"/type",schemaPath:"#/components/schemas/TxType/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]?)$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]?)$"+"\""}];
+return false;
+}
+}
+else {
+validate107.errors = [{instancePath:instancePath+"/type",schemaPath:"#/components/schemas/TxType/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid0 = _errs48 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+else {
+validate107.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate107.errors = vErrors;
+return errors === 0;
+}
+
+
+function validate106(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+const _errs0 = errors;
+let valid0 = false;
+let passing0 = null;
+const _errs1 = errors;
+if(errors === _errs1){
+if(Array.isArray(data)){
+var valid1 = true;
+const len0 = data.length;
+for(let i0=0; i0<len0; i0++){
+const _errs3 = errors;
+if(!(validate107(data[i0], {instancePath:instancePath+"/" + i0,parentData:data,parentDataProperty:i0,rootData}))){
+vErrors = vErrors === null ? validate107.errors : vErrors.concat(validate107.errors);
+errors = vErrors.length;
+}
+var valid1 = _errs3 === errors;
+if(!valid1){
+break;
+}
+}
+}
+else {
+const err0 = {instancePath,schemaPath:"#/oneOf/0/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+}
+var _valid0 = _errs1 === errors;
+if(_valid0){
+valid0 = true;
+passing0 = 0;
+}
+const _errs4 = errors;
+if(data !== null){
+const err1 = {instancePath,schemaPath:"#/oneOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+var _valid0 = _errs4 === errors;
+if(_valid0 && valid0){
+valid0 = false;
+passing0 = [passing0, 1];
+}
+else {
+if(_valid0){
+valid0 = true;
+passing0 = 1;
+}
+}
+if(!valid0){
+const err2 = {instancePath,schemaPath:"#/oneOf",keyword:"oneOf",params:{passingSchemas: passing0},message:"must match exactly one schema in oneOf"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+validate106.errors = vErrors;
+return false;
+}
+else {
+errors = _errs0;
+if(vErrors !== null){
+if(_errs0){
+vErrors.length = _errs0;
+}
+else {
+vErrors = null;
+}
+}
+}
+validate106.errors = vErrors;
+return errors === 0;
+}
+
+export const p_eth_sendTransaction_0 = validate110;
+const schema242 = {"$ref":"urn:chain-node:openrpc#/components/schemas/SendTransactionData"};
+const schema243 = {"title":"SendTransactionData","type":"object","description":"Send-transaction object of `eth_`/`chain_` `sendTransaction` and `signTransaction`, with the payload named `data`. Omitted fields are filled by the node: `nonce` from the pool, `gasPrice` from `gasPrice`, `gas` with the default 1500000000 capped at the chain's per-transaction gas limit (30000000 on a dev chain) (unused gas is returned). `input` is accepted as an alias of `data`; unknown fields are ignored.","additionalProperties":true,"required":["from"],"properties":{"from":{"$ref":"#/components/schemas/Address","description":"Source address; its key must be held by the node and unlocked."},"to":{"description":"Destination; omit (or null) to create a contract.","oneOf":[{"$ref":"#/components/schemas/Address"},{"type":"null"}]},"gas":{"$ref":"#/components/schemas/Quantity","description":"Gas available for execution. Default 1500000000 capped at the chain's per-transaction gas limit (30000000 on a dev chain); unused gas is returned."},"gasPrice":{"$ref":"#/components/schemas/Quantity","description":"Gas price in wei. Default: the node's gas price (`gasPrice`)."},"value":{"$ref":"#/components/schemas/Quantity","description":"Amount sent in wei. Default 0."},"nonce":{"$ref":"#/components/schemas/Quantity","description":"Nonce. Default: the next nonce of the sender in the pool. Reusing the nonce of a pending transaction replaces it."},"data":{"$ref":"#/components/schemas/Data","description":"Payload: encoded method call or contract init code."},"input":{"$ref":"#/components/schemas/Data","description":"Alias of `data` (the `personal_` name); if both are given they must be equal."}}};
+
+function validate111(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((data.from === undefined) && (missing0 = "from")){
+validate111.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+if(data.from !== undefined){
+let data0 = data.from;
+const _errs2 = errors;
+const _errs3 = errors;
+if(errors === _errs3){
+if(typeof data0 === "string"){
+if(!pattern0.test(data0)){
+validate111.errors = [{instancePath:instancePath+"/from",schemaPath:"#/components/schemas/Address/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{40}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{40}$"+"\""}];
+return false;
+}
+}
+else {
+validate111.errors = [{instancePath:instancePath+"/from",schemaPath:"#/components/schemas/Address/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.to !== undefined){
+let data1 = data.to;
+const _errs5 = errors;
+const _errs6 = errors;
+let valid2 = false;
+let passing0 = null;
+const _errs7 = errors;
+const _errs8 = errors;
+if(errors === _errs8){
+if(typeof data1 === "string"){
+if(!pattern0.test(data1)){
+const err0 = {instancePath:instancePath+"/to",schemaPath:"#/components/schemas/Address/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{40}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{40}$"+"\""};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+}
+else {
+const err1 = {instancePath:instancePath+"/to",schemaPath:"#/components/schemas/Address/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+var _valid0 = _errs7 === errors;
+if(_valid0){
+valid2 = true;
+passing0 = 0;
+}
+const _errs10 = errors;
+if(data1 !== null){
+const err2 = {instancePath:instancePath+"/to",schemaPath:"#/properties/to/oneOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+var _valid0 = _errs10 === errors;
+if(_valid0 && valid2){
+valid2 = false;
+passing0 = [passing0, 1];
+}
+else {
+if(_valid0){
+valid2 = true;
+passing0 = 1;
+}
+}
+if(!valid2){
+const err3 = {instancePath:instancePath+"/to",schemaPath:"#/properties/to/oneOf",keyword:"oneOf",params:{passingSchemas: passing0},message:"must match exactly one schema in oneOf"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+validate111.errors = vErrors;
+return false;
+}
+else {
+errors = _errs6;
+if(vErrors !== null){
+if(_errs6){
+vErrors.length = _errs6;
+}
+else {
+vErrors = null;
+}
+}
+}
+var valid0 = _errs5 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.gas !== undefined){
+let data2 = data.gas;
+const _errs12 = errors;
+const _errs13 = errors;
+if(errors === _errs13){
+if(typeof data2 === "string"){
+if(!pattern5.test(data2)){
+validate111.errors = [{instancePath:instancePath+"/gas",schemaPath:"#/components/schemas/Quantity/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{1,64}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{1,64}$"+"\""}];
+return false;
+}
+}
+else {
+validate111.errors = [{instancePath:instancePath+"/gas",schemaPath:"#/components/schemas/Quantity/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid0 = _errs12 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.gasPrice !== undefined){
+let data3 = data.gasPrice;
+const _errs15 = errors;
+const _errs16 = errors;
+if(errors === _errs16){
+if(typeof data3 === "string"){
+if(!pattern5.test(data3)){
+validate111.errors = [{instancePath:instancePath+"/gasPrice",schemaPath:"#/components/schemas/Quantity/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{1,64}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{1,64}$"+"\""}];
+return false;
+}
+}
+else {
+validate111.errors = [{instancePath:instancePath+"/gasPrice",schemaPath:"#/components/schemas/Quantity/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid0 = _errs15 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.value !== undefined){
+let data4 = data.value;
+const _errs18 = errors;
+const _errs19 = errors;
+if(errors === _errs19){
+if(typeof data4 === "string"){
+if(!pattern5.test(data4)){
+validate111.errors = [{instancePath:instancePath+"/value",schemaPath:"#/components/schemas/Quantity/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{1,64}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{1,64}$"+"\""}];
+return false;
+}
+}
+else {
+validate111.errors = [{instancePath:instancePath+"/value",schemaPath:"#/components/schemas/Quantity/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid0 = _errs18 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.nonce !== undefined){
+let data5 = data.nonce;
+const _errs21 = errors;
+const _errs22 = errors;
+if(errors === _errs22){
+if(typeof data5 === "string"){
+if(!pattern5.test(data5)){
+validate111.errors = [{instancePath:instancePath+"/nonce",schemaPath:"#/components/schemas/Quantity/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{1,64}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{1,64}$"+"\""}];
+return false;
+}
+}
+else {
+validate111.errors = [{instancePath:instancePath+"/nonce",schemaPath:"#/components/schemas/Quantity/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid0 = _errs21 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.data !== undefined){
+let data6 = data.data;
+const _errs24 = errors;
+const _errs25 = errors;
+if(errors === _errs25){
+if(typeof data6 === "string"){
+if(!pattern9.test(data6)){
+validate111.errors = [{instancePath:instancePath+"/data",schemaPath:"#/components/schemas/Data/pattern",keyword:"pattern",params:{pattern: "^0x([0-9a-fA-F]{2})*$"},message:"must match pattern \""+"^0x([0-9a-fA-F]{2})*$"+"\""}];
+return false;
+}
+}
+else {
+validate111.errors = [{instancePath:instancePath+"/data",schemaPath:"#/components/schemas/Data/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid0 = _errs24 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.input !== undefined){
+let data7 = data.input;
+const _errs27 = errors;
+const _errs28 = errors;
+if(errors === _errs28){
+if(typeof data7 === "string"){
+if(!pattern9.test(data7)){
+validate111.errors = [{instancePath:instancePath+"/input",schemaPath:"#/components/schemas/Data/pattern",keyword:"pattern",params:{pattern: "^0x([0-9a-fA-F]{2})*$"},message:"must match pattern \""+"^0x([0-9a-fA-F]{2})*$"+"\""}];
+return false;
+}
+}
+else {
+validate111.errors = [{instancePath:instancePath+"/input",schemaPath:"#/components/schemas/Data/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid0 = _errs27 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+else {
+validate111.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate111.errors = vErrors;
+return errors === 0;
+}
+
+
+function validate110(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(!(validate111(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate111.errors : vErrors.concat(validate111.errors);
+errors = vErrors.length;
+}
+validate110.errors = vErrors;
+return errors === 0;
+}
+
+export const r_eth_pendingTransactions = validate113;
+const schema252 = {"type":"array","items":{"$ref":"urn:chain-node:openrpc#/components/schemas/Transaction"}};
+
+function validate114(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((((((((((((((((data.blockHash === undefined) && (missing0 = "blockHash")) || ((data.blockNumber === undefined) && (missing0 = "blockNumber"))) || ((data.blockTimestamp === undefined) && (missing0 = "blockTimestamp"))) || ((data.from === undefined) && (missing0 = "from"))) || ((data.gas === undefined) && (missing0 = "gas"))) || ((data.gasPrice === undefined) && (missing0 = "gasPrice"))) || ((data.hash === undefined) && (missing0 = "hash"))) || ((data.input === undefined) && (missing0 = "input"))) || ((data.nonce === undefined) && (missing0 = "nonce"))) || ((data.to === undefined) && (missing0 = "to"))) || ((data.transactionIndex === undefined) && (missing0 = "transactionIndex"))) || ((data.value === undefined) && (missing0 = "value"))) || ((data.type === undefined) && (missing0 = "type"))) || ((data.v === undefined) && (missing0 = "v"))) || ((data.r === undefined) && (missing0 = "r"))) || ((data.s === undefined) && (missing0 = "s"))){
-validate93.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate114.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
 if(!(func2.call(schema118.properties, key0))){
-validate93.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate114.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -7031,7 +8680,7 @@ else {
 vErrors.push(err3);
 }
 errors++;
-validate93.errors = vErrors;
+validate114.errors = vErrors;
 return false;
 }
 else {
@@ -7119,7 +8768,7 @@ else {
 vErrors.push(err7);
 }
 errors++;
-validate93.errors = vErrors;
+validate114.errors = vErrors;
 return false;
 }
 else {
@@ -7207,7 +8856,7 @@ else {
 vErrors.push(err11);
 }
 errors++;
-validate93.errors = vErrors;
+validate114.errors = vErrors;
 return false;
 }
 else {
@@ -7234,12 +8883,12 @@ const _errs24 = errors;
 if(errors === _errs24){
 if(typeof data3 === "string"){
 if(!pattern0.test(data3)){
-validate93.errors = [{instancePath:instancePath+"/from",schemaPath:"#/components/schemas/Address/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{40}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{40}$"+"\""}];
+validate114.errors = [{instancePath:instancePath+"/from",schemaPath:"#/components/schemas/Address/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{40}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{40}$"+"\""}];
 return false;
 }
 }
 else {
-validate93.errors = [{instancePath:instancePath+"/from",schemaPath:"#/components/schemas/Address/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate114.errors = [{instancePath:instancePath+"/from",schemaPath:"#/components/schemas/Address/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -7256,12 +8905,12 @@ const _errs27 = errors;
 if(errors === _errs27){
 if(typeof data4 === "string"){
 if(!pattern14.test(data4)){
-validate93.errors = [{instancePath:instancePath+"/gas",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
+validate114.errors = [{instancePath:instancePath+"/gas",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
 return false;
 }
 }
 else {
-validate93.errors = [{instancePath:instancePath+"/gas",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate114.errors = [{instancePath:instancePath+"/gas",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -7278,12 +8927,12 @@ const _errs30 = errors;
 if(errors === _errs30){
 if(typeof data5 === "string"){
 if(!pattern14.test(data5)){
-validate93.errors = [{instancePath:instancePath+"/gasPrice",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
+validate114.errors = [{instancePath:instancePath+"/gasPrice",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
 return false;
 }
 }
 else {
-validate93.errors = [{instancePath:instancePath+"/gasPrice",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate114.errors = [{instancePath:instancePath+"/gasPrice",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -7300,12 +8949,12 @@ const _errs33 = errors;
 if(errors === _errs33){
 if(typeof data6 === "string"){
 if(!pattern11.test(data6)){
-validate93.errors = [{instancePath:instancePath+"/hash",schemaPath:"#/components/schemas/Bytes32/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-f]{64}$"},message:"must match pattern \""+"^0x[0-9a-f]{64}$"+"\""}];
+validate114.errors = [{instancePath:instancePath+"/hash",schemaPath:"#/components/schemas/Bytes32/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-f]{64}$"},message:"must match pattern \""+"^0x[0-9a-f]{64}$"+"\""}];
 return false;
 }
 }
 else {
-validate93.errors = [{instancePath:instancePath+"/hash",schemaPath:"#/components/schemas/Bytes32/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate114.errors = [{instancePath:instancePath+"/hash",schemaPath:"#/components/schemas/Bytes32/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -7322,12 +8971,12 @@ const _errs36 = errors;
 if(errors === _errs36){
 if(typeof data7 === "string"){
 if(!pattern12.test(data7)){
-validate93.errors = [{instancePath:instancePath+"/input",schemaPath:"#/components/schemas/Bytes/pattern",keyword:"pattern",params:{pattern: "^0x([0-9a-f]{2})*$"},message:"must match pattern \""+"^0x([0-9a-f]{2})*$"+"\""}];
+validate114.errors = [{instancePath:instancePath+"/input",schemaPath:"#/components/schemas/Bytes/pattern",keyword:"pattern",params:{pattern: "^0x([0-9a-f]{2})*$"},message:"must match pattern \""+"^0x([0-9a-f]{2})*$"+"\""}];
 return false;
 }
 }
 else {
-validate93.errors = [{instancePath:instancePath+"/input",schemaPath:"#/components/schemas/Bytes/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate114.errors = [{instancePath:instancePath+"/input",schemaPath:"#/components/schemas/Bytes/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -7344,12 +8993,12 @@ const _errs39 = errors;
 if(errors === _errs39){
 if(typeof data8 === "string"){
 if(!pattern14.test(data8)){
-validate93.errors = [{instancePath:instancePath+"/nonce",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
+validate114.errors = [{instancePath:instancePath+"/nonce",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
 return false;
 }
 }
 else {
-validate93.errors = [{instancePath:instancePath+"/nonce",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate114.errors = [{instancePath:instancePath+"/nonce",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -7427,7 +9076,7 @@ else {
 vErrors.push(err15);
 }
 errors++;
-validate93.errors = vErrors;
+validate114.errors = vErrors;
 return false;
 }
 else {
@@ -7515,7 +9164,7 @@ else {
 vErrors.push(err19);
 }
 errors++;
-validate93.errors = vErrors;
+validate114.errors = vErrors;
 return false;
 }
 else {
@@ -7542,12 +9191,12 @@ const _errs56 = errors;
 if(errors === _errs56){
 if(typeof data11 === "string"){
 if(!pattern14.test(data11)){
-validate93.errors = [{instancePath:instancePath+"/value",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
+validate114.errors = [{instancePath:instancePath+"/value",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
 return false;
 }
 }
 else {
-validate93.errors = [{instancePath:instancePath+"/value",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate114.errors = [{instancePath:instancePath+"/value",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -7564,12 +9213,12 @@ const _errs59 = errors;
 if(errors === _errs59){
 if(typeof data12 === "string"){
 if(!pattern13.test(data12)){
-validate93.errors = [{instancePath:instancePath+"/type",schemaPath:"#/components/schemas/TxType/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]?)$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]?)$"+"\""}];
+validate114.errors = [{instancePath:instancePath+"/type",schemaPath:"#/components/schemas/TxType/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]?)$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]?)$"+"\""}];
 return false;
 }
 }
 else {
-validate93.errors = [{instancePath:instancePath+"/type",schemaPath:"#/components/schemas/TxType/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate114.errors = [{instancePath:instancePath+"/type",schemaPath:"#/components/schemas/TxType/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -7586,12 +9235,12 @@ const _errs62 = errors;
 if(errors === _errs62){
 if(typeof data13 === "string"){
 if(!pattern14.test(data13)){
-validate93.errors = [{instancePath:instancePath+"/chainId",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
+validate114.errors = [{instancePath:instancePath+"/chainId",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
 return false;
 }
 }
 else {
-validate93.errors = [{instancePath:instancePath+"/chainId",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate114.errors = [{instancePath:instancePath+"/chainId",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -7608,12 +9257,12 @@ const _errs65 = errors;
 if(errors === _errs65){
 if(typeof data14 === "string"){
 if(!pattern14.test(data14)){
-validate93.errors = [{instancePath:instancePath+"/v",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
+validate114.errors = [{instancePath:instancePath+"/v",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
 return false;
 }
 }
 else {
-validate93.errors = [{instancePath:instancePath+"/v",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate114.errors = [{instancePath:instancePath+"/v",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -7630,12 +9279,12 @@ const _errs68 = errors;
 if(errors === _errs68){
 if(typeof data15 === "string"){
 if(!pattern14.test(data15)){
-validate93.errors = [{instancePath:instancePath+"/r",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
+validate114.errors = [{instancePath:instancePath+"/r",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
 return false;
 }
 }
 else {
-validate93.errors = [{instancePath:instancePath+"/r",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate114.errors = [{instancePath:instancePath+"/r",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -7652,12 +9301,12 @@ const _errs71 = errors;
 if(errors === _errs71){
 if(typeof data16 === "string"){
 if(!pattern14.test(data16)){
-validate93.errors = [{instancePath:instancePath+"/s",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
+validate114.errors = [{instancePath:instancePath+"/s",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
 return false;
 }
 }
 else {
-validate93.errors = [{instancePath:instancePath+"/s",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate114.errors = [{instancePath:instancePath+"/s",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -7674,12 +9323,12 @@ const _errs74 = errors;
 if(errors === _errs74){
 if(typeof data17 === "string"){
 if(!pattern14.test(data17)){
-validate93.errors = [{instancePath:instancePath+"/yParity",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
+validate114.errors = [{instancePath:instancePath+"/yParity",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
 return false;
 }
 }
 else {
-validate93.errors = [{instancePath:instancePath+"/yParity",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate114.errors = [{instancePath:instancePath+"/yParity",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -7696,12 +9345,12 @@ const _errs77 = errors;
 if(errors === _errs77){
 if(typeof data18 === "string"){
 if(!pattern14.test(data18)){
-validate93.errors = [{instancePath:instancePath+"/maxFeePerGas",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
+validate114.errors = [{instancePath:instancePath+"/maxFeePerGas",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
 return false;
 }
 }
 else {
-validate93.errors = [{instancePath:instancePath+"/maxFeePerGas",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate114.errors = [{instancePath:instancePath+"/maxFeePerGas",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -7718,12 +9367,12 @@ const _errs80 = errors;
 if(errors === _errs80){
 if(typeof data19 === "string"){
 if(!pattern14.test(data19)){
-validate93.errors = [{instancePath:instancePath+"/maxPriorityFeePerGas",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
+validate114.errors = [{instancePath:instancePath+"/maxPriorityFeePerGas",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
 return false;
 }
 }
 else {
-validate93.errors = [{instancePath:instancePath+"/maxPriorityFeePerGas",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate114.errors = [{instancePath:instancePath+"/maxPriorityFeePerGas",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -7768,16 +9417,16 @@ var valid0 = true;
 }
 }
 else {
-validate93.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate114.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate93.errors = vErrors;
+validate114.errors = vErrors;
 return errors === 0;
 }
 
 
-function validate92(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate113(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
@@ -7786,8 +9435,8 @@ var valid0 = true;
 const len0 = data.length;
 for(let i0=0; i0<len0; i0++){
 const _errs1 = errors;
-if(!(validate93(data[i0], {instancePath:instancePath+"/" + i0,parentData:data,parentDataProperty:i0,rootData}))){
-vErrors = vErrors === null ? validate93.errors : vErrors.concat(validate93.errors);
+if(!(validate114(data[i0], {instancePath:instancePath+"/" + i0,parentData:data,parentDataProperty:i0,rootData}))){
+vErrors = vErrors === null ? validate114.errors : vErrors.concat(validate114.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs1 === errors;
@@ -7797,26 +9446,26 @@ break;
 }
 }
 else {
-validate92.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate113.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
-validate92.errors = vErrors;
+validate113.errors = vErrors;
 return errors === 0;
 }
 
-export const p_eth_resend_0 = validate96;
-const schema230 = {"$ref":"urn:chain-node:openrpc#/components/schemas/ResendTransaction"};
-const schema231 = {"title":"ResendTransaction","type":"object","description":"The pool transaction to replace in `resend`, identified by `from` and `nonce`, with its other fields as sent. The payload may be given as `data` or `input` (`input` is the newer name and is preferred). Unknown fields are ignored.","additionalProperties":true,"required":["from"],"properties":{"from":{"$ref":"#/components/schemas/Address","description":"Sender of the pool transaction; its key must be held by the node and unlocked."},"to":{"description":"Destination of the pool transaction (null for a contract creation).","oneOf":[{"$ref":"#/components/schemas/Address"},{"type":"null"}]},"gas":{"$ref":"#/components/schemas/Quantity","description":"Gas limit of the pool transaction."},"gasPrice":{"$ref":"#/components/schemas/Quantity","description":"Gas price of the pool transaction."},"value":{"$ref":"#/components/schemas/Quantity","description":"Amount of the pool transaction in wei."},"nonce":{"$ref":"#/components/schemas/Quantity","description":"Nonce of the pool transaction to replace."},"data":{"$ref":"#/components/schemas/Data","description":"Payload of the pool transaction (older name)."},"input":{"$ref":"#/components/schemas/Data","description":"Payload of the pool transaction (preferred name)."}}};
+export const p_eth_resend_0 = validate117;
+const schema274 = {"$ref":"urn:chain-node:openrpc#/components/schemas/ResendTransaction"};
+const schema275 = {"title":"ResendTransaction","type":"object","description":"The pool transaction to replace in `resend`, identified by `from` and `nonce`, with its other fields as sent. The payload may be given as `data` or `input` (`input` is the newer name and is preferred). Unknown fields are ignored.","additionalProperties":true,"required":["from"],"properties":{"from":{"$ref":"#/components/schemas/Address","description":"Sender of the pool transaction; its key must be held by the node and unlocked."},"to":{"description":"Destination of the pool transaction (null for a contract creation).","oneOf":[{"$ref":"#/components/schemas/Address"},{"type":"null"}]},"gas":{"$ref":"#/components/schemas/Quantity","description":"Gas limit of the pool transaction."},"gasPrice":{"$ref":"#/components/schemas/Quantity","description":"Gas price of the pool transaction."},"value":{"$ref":"#/components/schemas/Quantity","description":"Amount of the pool transaction in wei."},"nonce":{"$ref":"#/components/schemas/Quantity","description":"Nonce of the pool transaction to replace."},"data":{"$ref":"#/components/schemas/Data","description":"Payload of the pool transaction (older name)."},"input":{"$ref":"#/components/schemas/Data","description":"Payload of the pool transaction (preferred name)."}}};
 
-function validate97(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate118(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.from === undefined) && (missing0 = "from")){
-validate97.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate118.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -7827,12 +9476,12 @@ const _errs3 = errors;
 if(errors === _errs3){
 if(typeof data0 === "string"){
 if(!pattern0.test(data0)){
-validate97.errors = [{instancePath:instancePath+"/from",schemaPath:"#/components/schemas/Address/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{40}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{40}$"+"\""}];
+validate118.errors = [{instancePath:instancePath+"/from",schemaPath:"#/components/schemas/Address/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{40}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{40}$"+"\""}];
 return false;
 }
 }
 else {
-validate97.errors = [{instancePath:instancePath+"/from",schemaPath:"#/components/schemas/Address/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate118.errors = [{instancePath:instancePath+"/from",schemaPath:"#/components/schemas/Address/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -7910,7 +9559,7 @@ else {
 vErrors.push(err3);
 }
 errors++;
-validate97.errors = vErrors;
+validate118.errors = vErrors;
 return false;
 }
 else {
@@ -7937,12 +9586,12 @@ const _errs13 = errors;
 if(errors === _errs13){
 if(typeof data2 === "string"){
 if(!pattern5.test(data2)){
-validate97.errors = [{instancePath:instancePath+"/gas",schemaPath:"#/components/schemas/Quantity/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{1,64}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{1,64}$"+"\""}];
+validate118.errors = [{instancePath:instancePath+"/gas",schemaPath:"#/components/schemas/Quantity/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{1,64}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{1,64}$"+"\""}];
 return false;
 }
 }
 else {
-validate97.errors = [{instancePath:instancePath+"/gas",schemaPath:"#/components/schemas/Quantity/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate118.errors = [{instancePath:instancePath+"/gas",schemaPath:"#/components/schemas/Quantity/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -7959,12 +9608,12 @@ const _errs16 = errors;
 if(errors === _errs16){
 if(typeof data3 === "string"){
 if(!pattern5.test(data3)){
-validate97.errors = [{instancePath:instancePath+"/gasPrice",schemaPath:"#/components/schemas/Quantity/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{1,64}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{1,64}$"+"\""}];
+validate118.errors = [{instancePath:instancePath+"/gasPrice",schemaPath:"#/components/schemas/Quantity/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{1,64}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{1,64}$"+"\""}];
 return false;
 }
 }
 else {
-validate97.errors = [{instancePath:instancePath+"/gasPrice",schemaPath:"#/components/schemas/Quantity/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate118.errors = [{instancePath:instancePath+"/gasPrice",schemaPath:"#/components/schemas/Quantity/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -7981,12 +9630,12 @@ const _errs19 = errors;
 if(errors === _errs19){
 if(typeof data4 === "string"){
 if(!pattern5.test(data4)){
-validate97.errors = [{instancePath:instancePath+"/value",schemaPath:"#/components/schemas/Quantity/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{1,64}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{1,64}$"+"\""}];
+validate118.errors = [{instancePath:instancePath+"/value",schemaPath:"#/components/schemas/Quantity/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{1,64}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{1,64}$"+"\""}];
 return false;
 }
 }
 else {
-validate97.errors = [{instancePath:instancePath+"/value",schemaPath:"#/components/schemas/Quantity/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate118.errors = [{instancePath:instancePath+"/value",schemaPath:"#/components/schemas/Quantity/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -8003,12 +9652,12 @@ const _errs22 = errors;
 if(errors === _errs22){
 if(typeof data5 === "string"){
 if(!pattern5.test(data5)){
-validate97.errors = [{instancePath:instancePath+"/nonce",schemaPath:"#/components/schemas/Quantity/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{1,64}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{1,64}$"+"\""}];
+validate118.errors = [{instancePath:instancePath+"/nonce",schemaPath:"#/components/schemas/Quantity/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{1,64}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{1,64}$"+"\""}];
 return false;
 }
 }
 else {
-validate97.errors = [{instancePath:instancePath+"/nonce",schemaPath:"#/components/schemas/Quantity/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate118.errors = [{instancePath:instancePath+"/nonce",schemaPath:"#/components/schemas/Quantity/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -8025,12 +9674,12 @@ const _errs25 = errors;
 if(errors === _errs25){
 if(typeof data6 === "string"){
 if(!pattern9.test(data6)){
-validate97.errors = [{instancePath:instancePath+"/data",schemaPath:"#/components/schemas/Data/pattern",keyword:"pattern",params:{pattern: "^0x([0-9a-fA-F]{2})*$"},message:"must match pattern \""+"^0x([0-9a-fA-F]{2})*$"+"\""}];
+validate118.errors = [{instancePath:instancePath+"/data",schemaPath:"#/components/schemas/Data/pattern",keyword:"pattern",params:{pattern: "^0x([0-9a-fA-F]{2})*$"},message:"must match pattern \""+"^0x([0-9a-fA-F]{2})*$"+"\""}];
 return false;
 }
 }
 else {
-validate97.errors = [{instancePath:instancePath+"/data",schemaPath:"#/components/schemas/Data/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate118.errors = [{instancePath:instancePath+"/data",schemaPath:"#/components/schemas/Data/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -8047,12 +9696,12 @@ const _errs28 = errors;
 if(errors === _errs28){
 if(typeof data7 === "string"){
 if(!pattern9.test(data7)){
-validate97.errors = [{instancePath:instancePath+"/input",schemaPath:"#/components/schemas/Data/pattern",keyword:"pattern",params:{pattern: "^0x([0-9a-fA-F]{2})*$"},message:"must match pattern \""+"^0x([0-9a-fA-F]{2})*$"+"\""}];
+validate118.errors = [{instancePath:instancePath+"/input",schemaPath:"#/components/schemas/Data/pattern",keyword:"pattern",params:{pattern: "^0x([0-9a-fA-F]{2})*$"},message:"must match pattern \""+"^0x([0-9a-fA-F]{2})*$"+"\""}];
 return false;
 }
 }
 else {
-validate97.errors = [{instancePath:instancePath+"/input",schemaPath:"#/components/schemas/Data/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate118.errors = [{instancePath:instancePath+"/input",schemaPath:"#/components/schemas/Data/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -8071,189 +9720,56 @@ var valid0 = true;
 }
 }
 else {
-validate97.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate118.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate97.errors = vErrors;
+validate118.errors = vErrors;
 return errors === 0;
 }
 
 
-function validate96(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate117(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
-if(!(validate97(data, {instancePath,parentData,parentDataProperty,rootData}))){
-vErrors = vErrors === null ? validate97.errors : vErrors.concat(validate97.errors);
+if(!(validate118(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate118.errors : vErrors.concat(validate118.errors);
 errors = vErrors.length;
 }
-validate96.errors = vErrors;
+validate117.errors = vErrors;
 return errors === 0;
 }
 
-export const r_eth_newPendingTransactionFilter = validate99;
-const schema240 = {"$ref":"urn:chain-node:openrpc#/components/schemas/FilterId"};
-const schema241 = {"title":"FilterId","type":"string","pattern":"^0x[0-9a-fA-F]{1,64}$","description":"Filter identifier as 0x-prefixed hex, as returned by `newFilter`, `newBlockFilter` and `newPendingTransactionFilter`. The node issues random ids in canonical quantity form (no leading zeros, lower case), so clients that treat it as data and clients that treat it as a quantity both work; it is accepted back in any case."};
+export const r_eth_newPendingTransactionFilter = validate120;
+const schema284 = {"$ref":"urn:chain-node:openrpc#/components/schemas/FilterId"};
+const schema285 = {"title":"FilterId","type":"string","pattern":"^0x[0-9a-fA-F]{1,64}$","description":"Filter identifier as 0x-prefixed hex, as returned by `newFilter`, `newBlockFilter` and `newPendingTransactionFilter`. The node issues random ids in canonical quantity form (no leading zeros, lower case), so clients that treat it as data and clients that treat it as a quantity both work; it is accepted back in any case."};
 
-function validate99(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate120(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 const _errs0 = errors;
 if(errors === _errs0){
 if(typeof data === "string"){
 if(!pattern5.test(data)){
-validate99.errors = [{instancePath,schemaPath:"urn:chain-node:openrpc#/components/schemas/FilterId/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{1,64}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{1,64}$"+"\""}];
+validate120.errors = [{instancePath,schemaPath:"urn:chain-node:openrpc#/components/schemas/FilterId/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{1,64}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{1,64}$"+"\""}];
 return false;
 }
 }
 else {
-validate99.errors = [{instancePath,schemaPath:"urn:chain-node:openrpc#/components/schemas/FilterId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate120.errors = [{instancePath,schemaPath:"urn:chain-node:openrpc#/components/schemas/FilterId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
-validate99.errors = vErrors;
+validate120.errors = vErrors;
 return errors === 0;
 }
 
-export const p_eth_newFilter_0 = validate100;
-const schema242 = {"$ref":"urn:chain-node:openrpc#/components/schemas/FilterOptions"};
-const schema243 = {"title":"FilterOptions","type":"object","description":"Filter options of `newFilter` and `getLogs`. Both spellings are accepted: the spec's `fromblock`, `toblock`, `blockhash`, `topic` and the camelCase `fromBlock`, `toBlock`, `blockHash`, `topics` that Ethereum clients send (when both spellings of one field are given, the camelCase one wins). `blockHash` (getLogs only) selects the logs of one block and cannot be combined with a block range. The range defaults to `latest`..`latest`. Unknown fields are ignored.","additionalProperties":true,"properties":{"fromBlock":{"$ref":"#/components/schemas/BlockNumberOrTag","description":"First block of the range. Default `latest`."},"toBlock":{"$ref":"#/components/schemas/BlockNumberOrTag","description":"Last block of the range. Default `latest`."},"blockHash":{"$ref":"#/components/schemas/Hash32","description":"Returns only logs of the block with this hash (getLogs)."},"address":{"$ref":"#/components/schemas/FilterAddress","description":"Contract address or addresses that generate the logs."},"topics":{"$ref":"#/components/schemas/FilterTopics","description":"Topic filter."},"fromblock":{"$ref":"#/components/schemas/BlockNumberOrTag","description":"Spec spelling of `fromBlock`."},"toblock":{"$ref":"#/components/schemas/BlockNumberOrTag","description":"Spec spelling of `toBlock`."},"blockhash":{"$ref":"#/components/schemas/Hash32","description":"Spec spelling of `blockHash`."},"topic":{"$ref":"#/components/schemas/FilterTopics","description":"Spec spelling of `topics`."}}};
+export const p_eth_newFilter_0 = validate121;
+const schema286 = {"$ref":"urn:chain-node:openrpc#/components/schemas/FilterOptions"};
+const schema287 = {"title":"FilterOptions","type":"object","description":"Filter options of `newFilter` and `getLogs`. Both spellings are accepted: the spec's `fromblock`, `toblock`, `blockhash`, `topic` and the camelCase `fromBlock`, `toBlock`, `blockHash`, `topics` that Ethereum clients send (when both spellings of one field are given, the camelCase one wins). `blockHash` (getLogs only) selects the logs of one block and cannot be combined with a block range. The range defaults to `latest`..`latest`. Unknown fields are ignored.","additionalProperties":true,"properties":{"fromBlock":{"$ref":"#/components/schemas/BlockNumberOrTag","description":"First block of the range. Default `latest`."},"toBlock":{"$ref":"#/components/schemas/BlockNumberOrTag","description":"Last block of the range. Default `latest`."},"blockHash":{"$ref":"#/components/schemas/Hash32","description":"Returns only logs of the block with this hash (getLogs)."},"address":{"$ref":"#/components/schemas/FilterAddress","description":"Contract address or addresses that generate the logs."},"topics":{"$ref":"#/components/schemas/FilterTopics","description":"Topic filter."},"fromblock":{"$ref":"#/components/schemas/BlockNumberOrTag","description":"Spec spelling of `fromBlock`."},"toblock":{"$ref":"#/components/schemas/BlockNumberOrTag","description":"Spec spelling of `toBlock`."},"blockhash":{"$ref":"#/components/schemas/Hash32","description":"Spec spelling of `blockHash`."},"topic":{"$ref":"#/components/schemas/FilterTopics","description":"Spec spelling of `topics`."}}};
+const schema289 = {"title":"FilterAddress","description":"Contract address or addresses whose logs match; null or absent matches any address.","oneOf":[{"$ref":"#/components/schemas/Address"},{"type":"array","items":{"$ref":"#/components/schemas/Address"}},{"type":"null"}]};
 
-function validate102(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
-let vErrors = null;
-let errors = 0;
-const _errs0 = errors;
-let valid0 = false;
-let passing0 = null;
-const _errs1 = errors;
-const _errs2 = errors;
-if(errors === _errs2){
-if(typeof data === "string"){
-if(!pattern5.test(data)){
-const err0 = {instancePath,schemaPath:"#/components/schemas/Quantity/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{1,64}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{1,64}$"+"\""};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
-errors++;
-}
-}
-else {
-const err1 = {instancePath,schemaPath:"#/components/schemas/Quantity/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
-errors++;
-}
-}
-var _valid0 = _errs1 === errors;
-if(_valid0){
-valid0 = true;
-passing0 = 0;
-}
-const _errs4 = errors;
-if(typeof data !== "string"){
-const err2 = {instancePath,schemaPath:"#/components/schemas/BlockTag/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
-errors++;
-}
-if(!(((data === "earliest") || (data === "latest")) || (data === "pending"))){
-const err3 = {instancePath,schemaPath:"#/components/schemas/BlockTag/enum",keyword:"enum",params:{allowedValues: schema59.enum},message:"must be equal to one of the allowed values"};
-if(vErrors === null){
-vErrors = [err3];
-}
-else {
-vErrors.push(err3);
-}
-errors++;
-}
-var _valid0 = _errs4 === errors;
-if(_valid0 && valid0){
-valid0 = false;
-passing0 = [passing0, 1];
-}
-else {
-if(_valid0){
-valid0 = true;
-passing0 = 1;
-}
-const _errs7 = errors;
-if(!((typeof data == "number") && (!(data % 1) && !isNaN(data)))){
-const err4 = {instancePath,schemaPath:"#/oneOf/2/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
-if(vErrors === null){
-vErrors = [err4];
-}
-else {
-vErrors.push(err4);
-}
-errors++;
-}
-if(errors === _errs7){
-if(typeof data == "number"){
-if(data < 0 || isNaN(data)){
-const err5 = {instancePath,schemaPath:"#/oneOf/2/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
-if(vErrors === null){
-vErrors = [err5];
-}
-else {
-vErrors.push(err5);
-}
-errors++;
-}
-}
-}
-var _valid0 = _errs7 === errors;
-if(_valid0 && valid0){
-valid0 = false;
-passing0 = [passing0, 2];
-}
-else {
-if(_valid0){
-valid0 = true;
-passing0 = 2;
-}
-}
-}
-if(!valid0){
-const err6 = {instancePath,schemaPath:"#/oneOf",keyword:"oneOf",params:{passingSchemas: passing0},message:"must match exactly one schema in oneOf"};
-if(vErrors === null){
-vErrors = [err6];
-}
-else {
-vErrors.push(err6);
-}
-errors++;
-validate102.errors = vErrors;
-return false;
-}
-else {
-errors = _errs0;
-if(vErrors !== null){
-if(_errs0){
-vErrors.length = _errs0;
-}
-else {
-vErrors = null;
-}
-}
-}
-validate102.errors = vErrors;
-return errors === 0;
-}
-
-const schema248 = {"title":"FilterAddress","description":"Contract address or addresses whose logs match; null or absent matches any address.","oneOf":[{"$ref":"#/components/schemas/Address"},{"type":"array","items":{"$ref":"#/components/schemas/Address"}},{"type":"null"}]};
-
-function validate105(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate125(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 const _errs0 = errors;
@@ -8382,7 +9898,7 @@ else {
 vErrors.push(err6);
 }
 errors++;
-validate105.errors = vErrors;
+validate125.errors = vErrors;
 return false;
 }
 else {
@@ -8396,13 +9912,13 @@ vErrors = null;
 }
 }
 }
-validate105.errors = vErrors;
+validate125.errors = vErrors;
 return errors === 0;
 }
 
-const schema251 = {"title":"FilterTopics","description":"Topic filter, order dependent: entry i constrains topic i. An entry is null (anything), a topic, or an array of topics (any of them). For a log with topics [A, B]: `[]` matches, `[A]` matches, `[null, B]` matches, `[A, B]` matches, `[[A, B], [A, B]]` matches. Null or absent matches any topics.","oneOf":[{"type":"array","items":{"oneOf":[{"type":"null"},{"$ref":"#/components/schemas/Hash32"},{"type":"array","items":{"$ref":"#/components/schemas/Hash32"}}]},"maxItems":4},{"type":"null"}]};
+const schema292 = {"title":"FilterTopics","description":"Topic filter, order dependent: entry i constrains topic i. An entry is null (anything), a topic, or an array of topics (any of them). For a log with topics [A, B]: `[]` matches, `[A]` matches, `[null, B]` matches, `[A, B]` matches, `[[A, B], [A, B]]` matches. Null or absent matches any topics.","oneOf":[{"type":"array","items":{"oneOf":[{"type":"null"},{"$ref":"#/components/schemas/Hash32"},{"type":"array","items":{"$ref":"#/components/schemas/Hash32"}}]},"maxItems":4},{"type":"null"}]};
 
-function validate107(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate127(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 const _errs0 = errors;
@@ -8619,7 +10135,7 @@ else {
 vErrors.push(err10);
 }
 errors++;
-validate107.errors = vErrors;
+validate127.errors = vErrors;
 return false;
 }
 else {
@@ -8633,20 +10149,20 @@ vErrors = null;
 }
 }
 }
-validate107.errors = vErrors;
+validate127.errors = vErrors;
 return errors === 0;
 }
 
 
-function validate101(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate122(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.fromBlock !== undefined){
 const _errs2 = errors;
-if(!(validate102(data.fromBlock, {instancePath:instancePath+"/fromBlock",parentData:data,parentDataProperty:"fromBlock",rootData}))){
-vErrors = vErrors === null ? validate102.errors : vErrors.concat(validate102.errors);
+if(!(validate72(data.fromBlock, {instancePath:instancePath+"/fromBlock",parentData:data,parentDataProperty:"fromBlock",rootData}))){
+vErrors = vErrors === null ? validate72.errors : vErrors.concat(validate72.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs2 === errors;
@@ -8657,8 +10173,8 @@ var valid0 = true;
 if(valid0){
 if(data.toBlock !== undefined){
 const _errs3 = errors;
-if(!(validate102(data.toBlock, {instancePath:instancePath+"/toBlock",parentData:data,parentDataProperty:"toBlock",rootData}))){
-vErrors = vErrors === null ? validate102.errors : vErrors.concat(validate102.errors);
+if(!(validate72(data.toBlock, {instancePath:instancePath+"/toBlock",parentData:data,parentDataProperty:"toBlock",rootData}))){
+vErrors = vErrors === null ? validate72.errors : vErrors.concat(validate72.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs3 === errors;
@@ -8674,12 +10190,12 @@ const _errs5 = errors;
 if(errors === _errs5){
 if(typeof data2 === "string"){
 if(!pattern33.test(data2)){
-validate101.errors = [{instancePath:instancePath+"/blockHash",schemaPath:"#/components/schemas/Hash32/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{64}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{64}$"+"\""}];
+validate122.errors = [{instancePath:instancePath+"/blockHash",schemaPath:"#/components/schemas/Hash32/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{64}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{64}$"+"\""}];
 return false;
 }
 }
 else {
-validate101.errors = [{instancePath:instancePath+"/blockHash",schemaPath:"#/components/schemas/Hash32/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate122.errors = [{instancePath:instancePath+"/blockHash",schemaPath:"#/components/schemas/Hash32/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -8691,8 +10207,8 @@ var valid0 = true;
 if(valid0){
 if(data.address !== undefined){
 const _errs7 = errors;
-if(!(validate105(data.address, {instancePath:instancePath+"/address",parentData:data,parentDataProperty:"address",rootData}))){
-vErrors = vErrors === null ? validate105.errors : vErrors.concat(validate105.errors);
+if(!(validate125(data.address, {instancePath:instancePath+"/address",parentData:data,parentDataProperty:"address",rootData}))){
+vErrors = vErrors === null ? validate125.errors : vErrors.concat(validate125.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs7 === errors;
@@ -8703,8 +10219,8 @@ var valid0 = true;
 if(valid0){
 if(data.topics !== undefined){
 const _errs8 = errors;
-if(!(validate107(data.topics, {instancePath:instancePath+"/topics",parentData:data,parentDataProperty:"topics",rootData}))){
-vErrors = vErrors === null ? validate107.errors : vErrors.concat(validate107.errors);
+if(!(validate127(data.topics, {instancePath:instancePath+"/topics",parentData:data,parentDataProperty:"topics",rootData}))){
+vErrors = vErrors === null ? validate127.errors : vErrors.concat(validate127.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs8 === errors;
@@ -8715,8 +10231,8 @@ var valid0 = true;
 if(valid0){
 if(data.fromblock !== undefined){
 const _errs9 = errors;
-if(!(validate102(data.fromblock, {instancePath:instancePath+"/fromblock",parentData:data,parentDataProperty:"fromblock",rootData}))){
-vErrors = vErrors === null ? validate102.errors : vErrors.concat(validate102.errors);
+if(!(validate72(data.fromblock, {instancePath:instancePath+"/fromblock",parentData:data,parentDataProperty:"fromblock",rootData}))){
+vErrors = vErrors === null ? validate72.errors : vErrors.concat(validate72.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs9 === errors;
@@ -8727,8 +10243,8 @@ var valid0 = true;
 if(valid0){
 if(data.toblock !== undefined){
 const _errs10 = errors;
-if(!(validate102(data.toblock, {instancePath:instancePath+"/toblock",parentData:data,parentDataProperty:"toblock",rootData}))){
-vErrors = vErrors === null ? validate102.errors : vErrors.concat(validate102.errors);
+if(!(validate72(data.toblock, {instancePath:instancePath+"/toblock",parentData:data,parentDataProperty:"toblock",rootData}))){
+vErrors = vErrors === null ? validate72.errors : vErrors.concat(validate72.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs10 === errors;
@@ -8744,12 +10260,12 @@ const _errs12 = errors;
 if(errors === _errs12){
 if(typeof data7 === "string"){
 if(!pattern33.test(data7)){
-validate101.errors = [{instancePath:instancePath+"/blockhash",schemaPath:"#/components/schemas/Hash32/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{64}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{64}$"+"\""}];
+validate122.errors = [{instancePath:instancePath+"/blockhash",schemaPath:"#/components/schemas/Hash32/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{64}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{64}$"+"\""}];
 return false;
 }
 }
 else {
-validate101.errors = [{instancePath:instancePath+"/blockhash",schemaPath:"#/components/schemas/Hash32/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate122.errors = [{instancePath:instancePath+"/blockhash",schemaPath:"#/components/schemas/Hash32/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -8761,8 +10277,8 @@ var valid0 = true;
 if(valid0){
 if(data.topic !== undefined){
 const _errs14 = errors;
-if(!(validate107(data.topic, {instancePath:instancePath+"/topic",parentData:data,parentDataProperty:"topic",rootData}))){
-vErrors = vErrors === null ? validate107.errors : vErrors.concat(validate107.errors);
+if(!(validate127(data.topic, {instancePath:instancePath+"/topic",parentData:data,parentDataProperty:"topic",rootData}))){
+vErrors = vErrors === null ? validate127.errors : vErrors.concat(validate127.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs14 === errors;
@@ -8780,44 +10296,44 @@ var valid0 = true;
 }
 }
 else {
-validate101.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate122.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate101.errors = vErrors;
+validate122.errors = vErrors;
 return errors === 0;
 }
 
 
-function validate100(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate121(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
-if(!(validate101(data, {instancePath,parentData,parentDataProperty,rootData}))){
-vErrors = vErrors === null ? validate101.errors : vErrors.concat(validate101.errors);
+if(!(validate122(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate122.errors : vErrors.concat(validate122.errors);
 errors = vErrors.length;
 }
-validate100.errors = vErrors;
+validate121.errors = vErrors;
 return errors === 0;
 }
 
-export const r_eth_getLogs = validate113;
-const schema255 = {"type":"array","items":{"$ref":"urn:chain-node:openrpc#/components/schemas/Log"}};
+export const r_eth_getLogs = validate133;
+const schema296 = {"type":"array","items":{"$ref":"urn:chain-node:openrpc#/components/schemas/Log"}};
 
-function validate114(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate134(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((((((((data.removed === undefined) && (missing0 = "removed")) || ((data.logIndex === undefined) && (missing0 = "logIndex"))) || ((data.transactionIndex === undefined) && (missing0 = "transactionIndex"))) || ((data.transactionHash === undefined) && (missing0 = "transactionHash"))) || ((data.blockHash === undefined) && (missing0 = "blockHash"))) || ((data.blockNumber === undefined) && (missing0 = "blockNumber"))) || ((data.address === undefined) && (missing0 = "address"))) || ((data.data === undefined) && (missing0 = "data"))) || ((data.topics === undefined) && (missing0 = "topics"))){
-validate114.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate134.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
-if(!(func2.call(schema187.properties, key0))){
-validate114.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+if(!(func2.call(schema217.properties, key0))){
+validate134.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -8826,7 +10342,7 @@ if(_errs1 === errors){
 if(data.removed !== undefined){
 const _errs2 = errors;
 if(typeof data.removed !== "boolean"){
-validate114.errors = [{instancePath:instancePath+"/removed",schemaPath:"#/properties/removed/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate134.errors = [{instancePath:instancePath+"/removed",schemaPath:"#/properties/removed/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -8903,7 +10419,7 @@ else {
 vErrors.push(err3);
 }
 errors++;
-validate114.errors = vErrors;
+validate134.errors = vErrors;
 return false;
 }
 else {
@@ -8991,7 +10507,7 @@ else {
 vErrors.push(err7);
 }
 errors++;
-validate114.errors = vErrors;
+validate134.errors = vErrors;
 return false;
 }
 else {
@@ -9079,7 +10595,7 @@ else {
 vErrors.push(err11);
 }
 errors++;
-validate114.errors = vErrors;
+validate134.errors = vErrors;
 return false;
 }
 else {
@@ -9167,7 +10683,7 @@ else {
 vErrors.push(err15);
 }
 errors++;
-validate114.errors = vErrors;
+validate134.errors = vErrors;
 return false;
 }
 else {
@@ -9255,7 +10771,7 @@ else {
 vErrors.push(err19);
 }
 errors++;
-validate114.errors = vErrors;
+validate134.errors = vErrors;
 return false;
 }
 else {
@@ -9282,12 +10798,12 @@ const _errs40 = errors;
 if(errors === _errs40){
 if(typeof data6 === "string"){
 if(!pattern0.test(data6)){
-validate114.errors = [{instancePath:instancePath+"/address",schemaPath:"#/components/schemas/Address/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{40}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{40}$"+"\""}];
+validate134.errors = [{instancePath:instancePath+"/address",schemaPath:"#/components/schemas/Address/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{40}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{40}$"+"\""}];
 return false;
 }
 }
 else {
-validate114.errors = [{instancePath:instancePath+"/address",schemaPath:"#/components/schemas/Address/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate134.errors = [{instancePath:instancePath+"/address",schemaPath:"#/components/schemas/Address/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -9304,12 +10820,12 @@ const _errs43 = errors;
 if(errors === _errs43){
 if(typeof data7 === "string"){
 if(!pattern12.test(data7)){
-validate114.errors = [{instancePath:instancePath+"/data",schemaPath:"#/components/schemas/Bytes/pattern",keyword:"pattern",params:{pattern: "^0x([0-9a-f]{2})*$"},message:"must match pattern \""+"^0x([0-9a-f]{2})*$"+"\""}];
+validate134.errors = [{instancePath:instancePath+"/data",schemaPath:"#/components/schemas/Bytes/pattern",keyword:"pattern",params:{pattern: "^0x([0-9a-f]{2})*$"},message:"must match pattern \""+"^0x([0-9a-f]{2})*$"+"\""}];
 return false;
 }
 }
 else {
-validate114.errors = [{instancePath:instancePath+"/data",schemaPath:"#/components/schemas/Bytes/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate134.errors = [{instancePath:instancePath+"/data",schemaPath:"#/components/schemas/Bytes/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -9325,7 +10841,7 @@ const _errs45 = errors;
 if(errors === _errs45){
 if(Array.isArray(data8)){
 if(data8.length > 4){
-validate114.errors = [{instancePath:instancePath+"/topics",schemaPath:"#/properties/topics/maxItems",keyword:"maxItems",params:{limit: 4},message:"must NOT have more than 4 items"}];
+validate134.errors = [{instancePath:instancePath+"/topics",schemaPath:"#/properties/topics/maxItems",keyword:"maxItems",params:{limit: 4},message:"must NOT have more than 4 items"}];
 return false;
 }
 else {
@@ -9338,12 +10854,12 @@ const _errs48 = errors;
 if(errors === _errs48){
 if(typeof data9 === "string"){
 if(!pattern11.test(data9)){
-validate114.errors = [{instancePath:instancePath+"/topics/" + i0,schemaPath:"#/components/schemas/Bytes32/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-f]{64}$"},message:"must match pattern \""+"^0x[0-9a-f]{64}$"+"\""}];
+validate134.errors = [{instancePath:instancePath+"/topics/" + i0,schemaPath:"#/components/schemas/Bytes32/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-f]{64}$"},message:"must match pattern \""+"^0x[0-9a-f]{64}$"+"\""}];
 return false;
 }
 }
 else {
-validate114.errors = [{instancePath:instancePath+"/topics/" + i0,schemaPath:"#/components/schemas/Bytes32/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate134.errors = [{instancePath:instancePath+"/topics/" + i0,schemaPath:"#/components/schemas/Bytes32/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -9355,7 +10871,7 @@ break;
 }
 }
 else {
-validate114.errors = [{instancePath:instancePath+"/topics",schemaPath:"#/properties/topics/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate134.errors = [{instancePath:instancePath+"/topics",schemaPath:"#/properties/topics/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -9376,16 +10892,16 @@ var valid0 = true;
 }
 }
 else {
-validate114.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate134.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate114.errors = vErrors;
+validate134.errors = vErrors;
 return errors === 0;
 }
 
 
-function validate113(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate133(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
@@ -9394,8 +10910,8 @@ var valid0 = true;
 const len0 = data.length;
 for(let i0=0; i0<len0; i0++){
 const _errs1 = errors;
-if(!(validate114(data[i0], {instancePath:instancePath+"/" + i0,parentData:data,parentDataProperty:i0,rootData}))){
-vErrors = vErrors === null ? validate114.errors : vErrors.concat(validate114.errors);
+if(!(validate134(data[i0], {instancePath:instancePath+"/" + i0,parentData:data,parentDataProperty:i0,rootData}))){
+vErrors = vErrors === null ? validate134.errors : vErrors.concat(validate134.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs1 === errors;
@@ -9405,19 +10921,19 @@ break;
 }
 }
 else {
-validate113.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate133.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
-validate113.errors = vErrors;
+validate133.errors = vErrors;
 return errors === 0;
 }
 
-export const r_eth_getFilterChanges = validate116;
-const schema265 = {"$ref":"urn:chain-node:openrpc#/components/schemas/FilterChanges"};
-const schema266 = {"title":"FilterChanges","description":"What a filter produced since the last poll: block hashes (new-block filter), transaction hashes (pending-transaction filter) or Log objects (log filter). Empty when nothing new occurred.","anyOf":[{"type":"array","items":{"$ref":"#/components/schemas/Bytes32"},"description":"New block hashes or pending transaction hashes."},{"type":"array","items":{"$ref":"#/components/schemas/Log"},"description":"New logs."}]};
+export const r_eth_getFilterChanges = validate136;
+const schema306 = {"$ref":"urn:chain-node:openrpc#/components/schemas/FilterChanges"};
+const schema307 = {"title":"FilterChanges","description":"What a filter produced since the last poll: block hashes (new-block filter), transaction hashes (pending-transaction filter) or Log objects (log filter). Empty when nothing new occurred.","anyOf":[{"type":"array","items":{"$ref":"#/components/schemas/Bytes32"},"description":"New block hashes or pending transaction hashes."},{"type":"array","items":{"$ref":"#/components/schemas/Log"},"description":"New logs."}]};
 
-function validate117(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate137(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 const _errs0 = errors;
@@ -9482,8 +10998,8 @@ var valid3 = true;
 const len1 = data.length;
 for(let i1=0; i1<len1; i1++){
 const _errs8 = errors;
-if(!(validate85(data[i1], {instancePath:instancePath+"/" + i1,parentData:data,parentDataProperty:i1,rootData}))){
-vErrors = vErrors === null ? validate85.errors : vErrors.concat(validate85.errors);
+if(!(validate102(data[i1], {instancePath:instancePath+"/" + i1,parentData:data,parentDataProperty:i1,rootData}))){
+vErrors = vErrors === null ? validate102.errors : vErrors.concat(validate102.errors);
 errors = vErrors.length;
 }
 var valid3 = _errs8 === errors;
@@ -9515,7 +11031,7 @@ else {
 vErrors.push(err4);
 }
 errors++;
-validate117.errors = vErrors;
+validate137.errors = vErrors;
 return false;
 }
 else {
@@ -9529,87 +11045,87 @@ vErrors = null;
 }
 }
 }
-validate117.errors = vErrors;
+validate137.errors = vErrors;
 return errors === 0;
 }
 
 
-function validate116(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate136(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
-if(!(validate117(data, {instancePath,parentData,parentDataProperty,rootData}))){
-vErrors = vErrors === null ? validate117.errors : vErrors.concat(validate117.errors);
+if(!(validate137(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate137.errors : vErrors.concat(validate137.errors);
 errors = vErrors.length;
 }
-validate116.errors = vErrors;
+validate136.errors = vErrors;
 return errors === 0;
 }
 
-export const p_eth_subscribe_0 = validate120;
-const schema268 = {"$ref":"urn:chain-node:openrpc#/components/schemas/SubscriptionKind"};
-const schema269 = {"title":"SubscriptionKind","type":"string","enum":["newHeads","logs","newPendingTransactions"],"description":"What a subscription delivers: `newHeads` a BlockHeader per new block, `logs` each Log matching the filter options as its block is sealed, `newPendingTransactions` the hash of each transaction that becomes pending."};
+export const p_eth_subscribe_0 = validate140;
+const schema309 = {"$ref":"urn:chain-node:openrpc#/components/schemas/SubscriptionKind"};
+const schema310 = {"title":"SubscriptionKind","type":"string","enum":["newHeads","logs","newPendingTransactions"],"description":"What a subscription delivers: `newHeads` a BlockHeader per new block, `logs` each Log matching the filter options as its block is sealed, `newPendingTransactions` the hash of each transaction that becomes pending."};
 
-function validate120(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate140(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(typeof data !== "string"){
-validate120.errors = [{instancePath,schemaPath:"urn:chain-node:openrpc#/components/schemas/SubscriptionKind/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate140.errors = [{instancePath,schemaPath:"urn:chain-node:openrpc#/components/schemas/SubscriptionKind/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(!(((data === "newHeads") || (data === "logs")) || (data === "newPendingTransactions"))){
-validate120.errors = [{instancePath,schemaPath:"urn:chain-node:openrpc#/components/schemas/SubscriptionKind/enum",keyword:"enum",params:{allowedValues: schema269.enum},message:"must be equal to one of the allowed values"}];
+validate140.errors = [{instancePath,schemaPath:"urn:chain-node:openrpc#/components/schemas/SubscriptionKind/enum",keyword:"enum",params:{allowedValues: schema310.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
-validate120.errors = vErrors;
+validate140.errors = vErrors;
 return errors === 0;
 }
 
-export const r_eth_subscribe = validate121;
-const schema270 = {"$ref":"urn:chain-node:openrpc#/components/schemas/SubscriptionId"};
-const schema271 = {"title":"SubscriptionId","type":"string","pattern":"^0x[0-9a-fA-F]{1,64}$","description":"Subscription identifier as 0x-prefixed hex: a random 16-byte value in quantity form (no leading zeros, lower case), as geth issues them. Notifications carry it as `params.subscription`. Accepted back in any case."};
+export const r_eth_subscribe = validate141;
+const schema311 = {"$ref":"urn:chain-node:openrpc#/components/schemas/SubscriptionId"};
+const schema312 = {"title":"SubscriptionId","type":"string","pattern":"^0x[0-9a-fA-F]{1,64}$","description":"Subscription identifier as 0x-prefixed hex: a random 16-byte value in quantity form (no leading zeros, lower case), as geth issues them. Notifications carry it as `params.subscription`. Accepted back in any case."};
 
-function validate121(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate141(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 const _errs0 = errors;
 if(errors === _errs0){
 if(typeof data === "string"){
 if(!pattern5.test(data)){
-validate121.errors = [{instancePath,schemaPath:"urn:chain-node:openrpc#/components/schemas/SubscriptionId/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{1,64}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{1,64}$"+"\""}];
+validate141.errors = [{instancePath,schemaPath:"urn:chain-node:openrpc#/components/schemas/SubscriptionId/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{1,64}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{1,64}$"+"\""}];
 return false;
 }
 }
 else {
-validate121.errors = [{instancePath,schemaPath:"urn:chain-node:openrpc#/components/schemas/SubscriptionId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate141.errors = [{instancePath,schemaPath:"urn:chain-node:openrpc#/components/schemas/SubscriptionId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
-validate121.errors = vErrors;
+validate141.errors = vErrors;
 return errors === 0;
 }
 
-export const r_admin_peers = validate122;
-const schema272 = {"type":"array","items":{"$ref":"urn:chain-node:openrpc#/components/schemas/PeerInfo"}};
-const schema273 = {"title":"PeerInfo","type":"object","description":"A peer known at protocol level (`admin_peers`).","additionalProperties":false,"required":["id","name","caps","network","protocols"],"properties":{"id":{"type":"string","description":"Unique node id."},"name":{"type":"string","description":"Client type, version, operating system and custom data."},"caps":{"type":"array","items":{"type":"string","pattern":"^[^/]+/[0-9]+$","description":"Capability of the form `<protocol>/<version>`."},"description":"Protocols advertised by the peer, each `<protocol>/<version>`."},"network":{"$ref":"#/components/schemas/PeerNetwork","description":"Connection facts."},"protocols":{"type":"object","description":"Protocol state keyed by protocol name.","additionalProperties":{"$ref":"#/components/schemas/PeerProtocolInfo"}}}};
-const schema274 = {"title":"PeerNetwork","type":"object","description":"Network facts of a peer connection.","additionalProperties":false,"required":["localAddress","remoteAddress","inbound","trusted","static","consensus"],"properties":{"localAddress":{"type":"string","description":"Local endpoint of the connection (`ip:port`)."},"remoteAddress":{"type":"string","description":"Remote endpoint of the connection (`ip:port`)."},"inbound":{"type":"boolean","description":"True if the peer connected to this node."},"trusted":{"type":"boolean","description":"True for a trusted peer."},"static":{"type":"boolean","description":"True for a static node."},"consensus":{"type":"boolean","description":"True for a consensus node."}}};
-const pattern184 = new RegExp("^[^/]+/[0-9]+$", "u");
-const schema275 = {"title":"PeerProtocolInfo","type":"object","description":"State of one protocol with a peer.","additionalProperties":false,"required":["version","number","head"],"properties":{"version":{"type":"integer","minimum":0,"description":"Protocol version."},"number":{"type":"integer","minimum":0,"description":"Latest block height of the peer."},"head":{"$ref":"#/components/schemas/Bytes32","description":"Hash of the peer's latest block."}}};
+export const r_admin_peers = validate142;
+const schema313 = {"type":"array","items":{"$ref":"urn:chain-node:openrpc#/components/schemas/PeerInfo"}};
+const schema314 = {"title":"PeerInfo","type":"object","description":"A peer known at protocol level (`admin_peers`).","additionalProperties":false,"required":["id","name","caps","network","protocols"],"properties":{"id":{"type":"string","description":"Unique node id."},"name":{"type":"string","description":"Client type, version, operating system and custom data."},"caps":{"type":"array","items":{"type":"string","pattern":"^[^/]+/[0-9]+$","description":"Capability of the form `<protocol>/<version>`."},"description":"Protocols advertised by the peer, each `<protocol>/<version>`."},"network":{"$ref":"#/components/schemas/PeerNetwork","description":"Connection facts."},"protocols":{"type":"object","description":"Protocol state keyed by protocol name.","additionalProperties":{"$ref":"#/components/schemas/PeerProtocolInfo"}}}};
+const schema315 = {"title":"PeerNetwork","type":"object","description":"Network facts of a peer connection.","additionalProperties":false,"required":["localAddress","remoteAddress","inbound","trusted","static","consensus"],"properties":{"localAddress":{"type":"string","description":"Local endpoint of the connection (`ip:port`)."},"remoteAddress":{"type":"string","description":"Remote endpoint of the connection (`ip:port`)."},"inbound":{"type":"boolean","description":"True if the peer connected to this node."},"trusted":{"type":"boolean","description":"True for a trusted peer."},"static":{"type":"boolean","description":"True for a static node."},"consensus":{"type":"boolean","description":"True for a consensus node."}}};
+const pattern213 = new RegExp("^[^/]+/[0-9]+$", "u");
+const schema316 = {"title":"PeerProtocolInfo","type":"object","description":"State of one protocol with a peer.","additionalProperties":false,"required":["version","number","head"],"properties":{"version":{"type":"integer","minimum":0,"description":"Protocol version."},"number":{"type":"integer","minimum":0,"description":"Latest block height of the peer."},"head":{"$ref":"#/components/schemas/Bytes32","description":"Hash of the peer's latest block."}}};
 
-function validate124(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate144(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.version === undefined) && (missing0 = "version")) || ((data.number === undefined) && (missing0 = "number"))) || ((data.head === undefined) && (missing0 = "head"))){
-validate124.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate144.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
 if(!(((key0 === "version") || (key0 === "number")) || (key0 === "head"))){
-validate124.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate144.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -9619,13 +11135,13 @@ if(data.version !== undefined){
 let data0 = data.version;
 const _errs2 = errors;
 if(!((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0)))){
-validate124.errors = [{instancePath:instancePath+"/version",schemaPath:"#/properties/version/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate144.errors = [{instancePath:instancePath+"/version",schemaPath:"#/properties/version/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs2){
 if(typeof data0 == "number"){
 if(data0 < 0 || isNaN(data0)){
-validate124.errors = [{instancePath:instancePath+"/version",schemaPath:"#/properties/version/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate144.errors = [{instancePath:instancePath+"/version",schemaPath:"#/properties/version/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -9640,13 +11156,13 @@ if(data.number !== undefined){
 let data1 = data.number;
 const _errs4 = errors;
 if(!((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1)))){
-validate124.errors = [{instancePath:instancePath+"/number",schemaPath:"#/properties/number/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate144.errors = [{instancePath:instancePath+"/number",schemaPath:"#/properties/number/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs4){
 if(typeof data1 == "number"){
 if(data1 < 0 || isNaN(data1)){
-validate124.errors = [{instancePath:instancePath+"/number",schemaPath:"#/properties/number/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate144.errors = [{instancePath:instancePath+"/number",schemaPath:"#/properties/number/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -9664,12 +11180,12 @@ const _errs7 = errors;
 if(errors === _errs7){
 if(typeof data2 === "string"){
 if(!pattern11.test(data2)){
-validate124.errors = [{instancePath:instancePath+"/head",schemaPath:"#/components/schemas/Bytes32/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-f]{64}$"},message:"must match pattern \""+"^0x[0-9a-f]{64}$"+"\""}];
+validate144.errors = [{instancePath:instancePath+"/head",schemaPath:"#/components/schemas/Bytes32/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-f]{64}$"},message:"must match pattern \""+"^0x[0-9a-f]{64}$"+"\""}];
 return false;
 }
 }
 else {
-validate124.errors = [{instancePath:instancePath+"/head",schemaPath:"#/components/schemas/Bytes32/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate144.errors = [{instancePath:instancePath+"/head",schemaPath:"#/components/schemas/Bytes32/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -9684,30 +11200,30 @@ var valid0 = true;
 }
 }
 else {
-validate124.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate144.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate124.errors = vErrors;
+validate144.errors = vErrors;
 return errors === 0;
 }
 
 
-function validate123(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate143(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((((data.id === undefined) && (missing0 = "id")) || ((data.name === undefined) && (missing0 = "name"))) || ((data.caps === undefined) && (missing0 = "caps"))) || ((data.network === undefined) && (missing0 = "network"))) || ((data.protocols === undefined) && (missing0 = "protocols"))){
-validate123.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate143.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
 if(!(((((key0 === "id") || (key0 === "name")) || (key0 === "caps")) || (key0 === "network")) || (key0 === "protocols"))){
-validate123.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate143.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -9716,7 +11232,7 @@ if(_errs1 === errors){
 if(data.id !== undefined){
 const _errs2 = errors;
 if(typeof data.id !== "string"){
-validate123.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate143.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -9728,7 +11244,7 @@ if(valid0){
 if(data.name !== undefined){
 const _errs4 = errors;
 if(typeof data.name !== "string"){
-validate123.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate143.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs4 === errors;
@@ -9749,13 +11265,13 @@ let data3 = data2[i0];
 const _errs8 = errors;
 if(errors === _errs8){
 if(typeof data3 === "string"){
-if(!pattern184.test(data3)){
-validate123.errors = [{instancePath:instancePath+"/caps/" + i0,schemaPath:"#/properties/caps/items/pattern",keyword:"pattern",params:{pattern: "^[^/]+/[0-9]+$"},message:"must match pattern \""+"^[^/]+/[0-9]+$"+"\""}];
+if(!pattern213.test(data3)){
+validate143.errors = [{instancePath:instancePath+"/caps/" + i0,schemaPath:"#/properties/caps/items/pattern",keyword:"pattern",params:{pattern: "^[^/]+/[0-9]+$"},message:"must match pattern \""+"^[^/]+/[0-9]+$"+"\""}];
 return false;
 }
 }
 else {
-validate123.errors = [{instancePath:instancePath+"/caps/" + i0,schemaPath:"#/properties/caps/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate143.errors = [{instancePath:instancePath+"/caps/" + i0,schemaPath:"#/properties/caps/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -9766,7 +11282,7 @@ break;
 }
 }
 else {
-validate123.errors = [{instancePath:instancePath+"/caps",schemaPath:"#/properties/caps/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate143.errors = [{instancePath:instancePath+"/caps",schemaPath:"#/properties/caps/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -9784,14 +11300,14 @@ if(errors === _errs11){
 if(data4 && typeof data4 == "object" && !Array.isArray(data4)){
 let missing1;
 if(((((((data4.localAddress === undefined) && (missing1 = "localAddress")) || ((data4.remoteAddress === undefined) && (missing1 = "remoteAddress"))) || ((data4.inbound === undefined) && (missing1 = "inbound"))) || ((data4.trusted === undefined) && (missing1 = "trusted"))) || ((data4.static === undefined) && (missing1 = "static"))) || ((data4.consensus === undefined) && (missing1 = "consensus"))){
-validate123.errors = [{instancePath:instancePath+"/network",schemaPath:"#/components/schemas/PeerNetwork/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+validate143.errors = [{instancePath:instancePath+"/network",schemaPath:"#/components/schemas/PeerNetwork/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
 return false;
 }
 else {
 const _errs13 = errors;
 for(const key1 in data4){
 if(!((((((key1 === "localAddress") || (key1 === "remoteAddress")) || (key1 === "inbound")) || (key1 === "trusted")) || (key1 === "static")) || (key1 === "consensus"))){
-validate123.errors = [{instancePath:instancePath+"/network",schemaPath:"#/components/schemas/PeerNetwork/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
+validate143.errors = [{instancePath:instancePath+"/network",schemaPath:"#/components/schemas/PeerNetwork/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -9800,7 +11316,7 @@ if(_errs13 === errors){
 if(data4.localAddress !== undefined){
 const _errs14 = errors;
 if(typeof data4.localAddress !== "string"){
-validate123.errors = [{instancePath:instancePath+"/network/localAddress",schemaPath:"#/components/schemas/PeerNetwork/properties/localAddress/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate143.errors = [{instancePath:instancePath+"/network/localAddress",schemaPath:"#/components/schemas/PeerNetwork/properties/localAddress/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid3 = _errs14 === errors;
@@ -9812,7 +11328,7 @@ if(valid3){
 if(data4.remoteAddress !== undefined){
 const _errs16 = errors;
 if(typeof data4.remoteAddress !== "string"){
-validate123.errors = [{instancePath:instancePath+"/network/remoteAddress",schemaPath:"#/components/schemas/PeerNetwork/properties/remoteAddress/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate143.errors = [{instancePath:instancePath+"/network/remoteAddress",schemaPath:"#/components/schemas/PeerNetwork/properties/remoteAddress/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid3 = _errs16 === errors;
@@ -9824,7 +11340,7 @@ if(valid3){
 if(data4.inbound !== undefined){
 const _errs18 = errors;
 if(typeof data4.inbound !== "boolean"){
-validate123.errors = [{instancePath:instancePath+"/network/inbound",schemaPath:"#/components/schemas/PeerNetwork/properties/inbound/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate143.errors = [{instancePath:instancePath+"/network/inbound",schemaPath:"#/components/schemas/PeerNetwork/properties/inbound/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 var valid3 = _errs18 === errors;
@@ -9836,7 +11352,7 @@ if(valid3){
 if(data4.trusted !== undefined){
 const _errs20 = errors;
 if(typeof data4.trusted !== "boolean"){
-validate123.errors = [{instancePath:instancePath+"/network/trusted",schemaPath:"#/components/schemas/PeerNetwork/properties/trusted/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate143.errors = [{instancePath:instancePath+"/network/trusted",schemaPath:"#/components/schemas/PeerNetwork/properties/trusted/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 var valid3 = _errs20 === errors;
@@ -9848,7 +11364,7 @@ if(valid3){
 if(data4.static !== undefined){
 const _errs22 = errors;
 if(typeof data4.static !== "boolean"){
-validate123.errors = [{instancePath:instancePath+"/network/static",schemaPath:"#/components/schemas/PeerNetwork/properties/static/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate143.errors = [{instancePath:instancePath+"/network/static",schemaPath:"#/components/schemas/PeerNetwork/properties/static/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 var valid3 = _errs22 === errors;
@@ -9860,7 +11376,7 @@ if(valid3){
 if(data4.consensus !== undefined){
 const _errs24 = errors;
 if(typeof data4.consensus !== "boolean"){
-validate123.errors = [{instancePath:instancePath+"/network/consensus",schemaPath:"#/components/schemas/PeerNetwork/properties/consensus/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate143.errors = [{instancePath:instancePath+"/network/consensus",schemaPath:"#/components/schemas/PeerNetwork/properties/consensus/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 var valid3 = _errs24 === errors;
@@ -9877,7 +11393,7 @@ var valid3 = true;
 }
 }
 else {
-validate123.errors = [{instancePath:instancePath+"/network",schemaPath:"#/components/schemas/PeerNetwork/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate143.errors = [{instancePath:instancePath+"/network",schemaPath:"#/components/schemas/PeerNetwork/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -9894,8 +11410,8 @@ if(errors === _errs26){
 if(data11 && typeof data11 == "object" && !Array.isArray(data11)){
 for(const key2 in data11){
 const _errs29 = errors;
-if(!(validate124(data11[key2], {instancePath:instancePath+"/protocols/" + key2.replace(/~/g, "~0").replace(/\//g, "~1"),parentData:data11,parentDataProperty:key2,rootData}))){
-vErrors = vErrors === null ? validate124.errors : vErrors.concat(validate124.errors);
+if(!(validate144(data11[key2], {instancePath:instancePath+"/protocols/" + key2.replace(/~/g, "~0").replace(/\//g, "~1"),parentData:data11,parentDataProperty:key2,rootData}))){
+vErrors = vErrors === null ? validate144.errors : vErrors.concat(validate144.errors);
 errors = vErrors.length;
 }
 var valid4 = _errs29 === errors;
@@ -9905,7 +11421,7 @@ break;
 }
 }
 else {
-validate123.errors = [{instancePath:instancePath+"/protocols",schemaPath:"#/properties/protocols/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate143.errors = [{instancePath:instancePath+"/protocols",schemaPath:"#/properties/protocols/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -9922,16 +11438,16 @@ var valid0 = true;
 }
 }
 else {
-validate123.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate143.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate123.errors = vErrors;
+validate143.errors = vErrors;
 return errors === 0;
 }
 
 
-function validate122(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate142(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
@@ -9940,8 +11456,8 @@ var valid0 = true;
 const len0 = data.length;
 for(let i0=0; i0<len0; i0++){
 const _errs1 = errors;
-if(!(validate123(data[i0], {instancePath:instancePath+"/" + i0,parentData:data,parentDataProperty:i0,rootData}))){
-vErrors = vErrors === null ? validate123.errors : vErrors.concat(validate123.errors);
+if(!(validate143(data[i0], {instancePath:instancePath+"/" + i0,parentData:data,parentDataProperty:i0,rootData}))){
+vErrors = vErrors === null ? validate143.errors : vErrors.concat(validate143.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs1 === errors;
@@ -9951,30 +11467,30 @@ break;
 }
 }
 else {
-validate122.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate142.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
-validate122.errors = vErrors;
+validate142.errors = vErrors;
 return errors === 0;
 }
 
-export const r_admin_nodeInfo = validate127;
-const schema277 = {"$ref":"urn:chain-node:openrpc#/components/schemas/NodeInfo"};
-const schema278 = {"title":"NodeInfo","type":"object","description":"Facts about this node (`admin_nodeInfo`).","additionalProperties":false,"required":["id","name","enode","ip","ports","listenAddr","protocols"],"properties":{"id":{"type":"string","description":"Unique node id (also the cryptographic key identity)."},"name":{"type":"string","description":"Client type, version, operating system and custom data."},"enode":{"type":"string","description":"URL for adding this node as a peer (`enode://<public key>@<ip>:<port>`)."},"ip":{"type":"string","description":"Node IP address."},"ports":{"$ref":"#/components/schemas/NodePorts","description":"Discovery and listener ports."},"listenAddr":{"type":"string","description":"Listen address."},"protocols":{"type":"object","description":"Protocol facts keyed by protocol name.","additionalProperties":{"$ref":"#/components/schemas/NodeProtocolInfo"}}}};
-const schema279 = {"title":"NodePorts","type":"object","description":"Ports of the node.","additionalProperties":false,"required":["discovery","listener"],"properties":{"discovery":{"type":"integer","minimum":0,"maximum":65535,"description":"UDP port of node discovery."},"listener":{"type":"integer","minimum":0,"maximum":65535,"description":"TCP port of the RLPx listener."}}};
-const schema280 = {"title":"NodeProtocolInfo","type":"object","description":"What the node runs of one protocol.","additionalProperties":false,"required":["network","genesis","head","config"],"properties":{"network":{"type":"integer","minimum":0,"description":"Network id."},"genesis":{"$ref":"#/components/schemas/Bytes32","description":"Genesis block hash."},"head":{"$ref":"#/components/schemas/Bytes32","description":"Latest block hash."},"config":{"$ref":"#/components/schemas/ChainConfig","description":"Chain configuration."},"version":{"type":"integer","minimum":0,"description":"Protocol version."}}};
-const schema283 = {"title":"ChainConfig","type":"object","description":"Chain configuration, as in the genesis file (DESIGN D4). Further genesis keys (e.g. `licenseCheck`) are passed through.","additionalProperties":true,"required":["chainId","interpreter","istanbul"],"properties":{"chainId":{"type":"integer","minimum":0,"description":"Chain id."},"interpreter":{"type":"string","description":"VM support setting: `all` means both the wasm virtual machine and the contract-language virtual machine are supported."},"istanbul":{"$ref":"#/components/schemas/IstanbulConfig","description":"Consensus configuration."}}};
-const schema284 = {"title":"IstanbulConfig","type":"object","description":"Istanbul consensus configuration, as in the genesis file (DESIGN D4). Further genesis keys are passed through.","additionalProperties":true,"required":["timeout","period","firstValidatorNode"],"properties":{"timeout":{"type":"integer","minimum":0,"description":"Round timeout in milliseconds."},"period":{"type":"integer","minimum":0,"description":"Block period in seconds."},"policy":{"type":"integer","minimum":0,"description":"Rule for proposer election."},"firstValidatorNode":{"type":"string","description":"First consensus node (an enode URL)."}}};
+export const r_admin_nodeInfo = validate147;
+const schema318 = {"$ref":"urn:chain-node:openrpc#/components/schemas/NodeInfo"};
+const schema319 = {"title":"NodeInfo","type":"object","description":"Facts about this node (`admin_nodeInfo`).","additionalProperties":false,"required":["id","name","enode","ip","ports","listenAddr","protocols"],"properties":{"id":{"type":"string","description":"Unique node id (also the cryptographic key identity)."},"name":{"type":"string","description":"Client type, version, operating system and custom data."},"enode":{"type":"string","description":"URL for adding this node as a peer (`enode://<public key>@<ip>:<port>`)."},"ip":{"type":"string","description":"Node IP address."},"ports":{"$ref":"#/components/schemas/NodePorts","description":"Discovery and listener ports."},"listenAddr":{"type":"string","description":"Listen address."},"protocols":{"type":"object","description":"Protocol facts keyed by protocol name.","additionalProperties":{"$ref":"#/components/schemas/NodeProtocolInfo"}}}};
+const schema320 = {"title":"NodePorts","type":"object","description":"Ports of the node.","additionalProperties":false,"required":["discovery","listener"],"properties":{"discovery":{"type":"integer","minimum":0,"maximum":65535,"description":"UDP port of node discovery."},"listener":{"type":"integer","minimum":0,"maximum":65535,"description":"TCP port of the RLPx listener."}}};
+const schema321 = {"title":"NodeProtocolInfo","type":"object","description":"What the node runs of one protocol.","additionalProperties":false,"required":["network","genesis","head","config"],"properties":{"network":{"type":"integer","minimum":0,"description":"Network id."},"genesis":{"$ref":"#/components/schemas/Bytes32","description":"Genesis block hash."},"head":{"$ref":"#/components/schemas/Bytes32","description":"Latest block hash."},"config":{"$ref":"#/components/schemas/ChainConfig","description":"Chain configuration."},"version":{"type":"integer","minimum":0,"description":"Protocol version."}}};
+const schema324 = {"title":"ChainConfig","type":"object","description":"Chain configuration, as in the genesis file (DESIGN D4). Further genesis keys (e.g. `licenseCheck`) are passed through.","additionalProperties":true,"required":["chainId","interpreter","istanbul"],"properties":{"chainId":{"type":"integer","minimum":0,"description":"Chain id."},"interpreter":{"type":"string","description":"VM support setting: `all` means both the wasm virtual machine and the contract-language virtual machine are supported."},"istanbul":{"$ref":"#/components/schemas/IstanbulConfig","description":"Consensus configuration."}}};
+const schema325 = {"title":"IstanbulConfig","type":"object","description":"Istanbul consensus configuration, as in the genesis file (DESIGN D4). Further genesis keys are passed through.","additionalProperties":true,"required":["timeout","period","firstValidatorNode"],"properties":{"timeout":{"type":"integer","minimum":0,"description":"Round timeout in milliseconds."},"period":{"type":"integer","minimum":0,"description":"Block period in seconds."},"policy":{"type":"integer","minimum":0,"description":"Rule for proposer election."},"firstValidatorNode":{"type":"string","description":"First consensus node (an enode URL)."}}};
 
-function validate130(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate150(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.chainId === undefined) && (missing0 = "chainId")) || ((data.interpreter === undefined) && (missing0 = "interpreter"))) || ((data.istanbul === undefined) && (missing0 = "istanbul"))){
-validate130.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate150.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -9982,13 +11498,13 @@ if(data.chainId !== undefined){
 let data0 = data.chainId;
 const _errs2 = errors;
 if(!((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0)))){
-validate130.errors = [{instancePath:instancePath+"/chainId",schemaPath:"#/properties/chainId/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate150.errors = [{instancePath:instancePath+"/chainId",schemaPath:"#/properties/chainId/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs2){
 if(typeof data0 == "number"){
 if(data0 < 0 || isNaN(data0)){
-validate130.errors = [{instancePath:instancePath+"/chainId",schemaPath:"#/properties/chainId/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate150.errors = [{instancePath:instancePath+"/chainId",schemaPath:"#/properties/chainId/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -10002,7 +11518,7 @@ if(valid0){
 if(data.interpreter !== undefined){
 const _errs4 = errors;
 if(typeof data.interpreter !== "string"){
-validate130.errors = [{instancePath:instancePath+"/interpreter",schemaPath:"#/properties/interpreter/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate150.errors = [{instancePath:instancePath+"/interpreter",schemaPath:"#/properties/interpreter/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs4 === errors;
@@ -10019,7 +11535,7 @@ if(errors === _errs7){
 if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
 let missing1;
 if((((data2.timeout === undefined) && (missing1 = "timeout")) || ((data2.period === undefined) && (missing1 = "period"))) || ((data2.firstValidatorNode === undefined) && (missing1 = "firstValidatorNode"))){
-validate130.errors = [{instancePath:instancePath+"/istanbul",schemaPath:"#/components/schemas/IstanbulConfig/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+validate150.errors = [{instancePath:instancePath+"/istanbul",schemaPath:"#/components/schemas/IstanbulConfig/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
 return false;
 }
 else {
@@ -10027,13 +11543,13 @@ if(data2.timeout !== undefined){
 let data3 = data2.timeout;
 const _errs10 = errors;
 if(!((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3)))){
-validate130.errors = [{instancePath:instancePath+"/istanbul/timeout",schemaPath:"#/components/schemas/IstanbulConfig/properties/timeout/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate150.errors = [{instancePath:instancePath+"/istanbul/timeout",schemaPath:"#/components/schemas/IstanbulConfig/properties/timeout/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs10){
 if(typeof data3 == "number"){
 if(data3 < 0 || isNaN(data3)){
-validate130.errors = [{instancePath:instancePath+"/istanbul/timeout",schemaPath:"#/components/schemas/IstanbulConfig/properties/timeout/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate150.errors = [{instancePath:instancePath+"/istanbul/timeout",schemaPath:"#/components/schemas/IstanbulConfig/properties/timeout/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -10048,13 +11564,13 @@ if(data2.period !== undefined){
 let data4 = data2.period;
 const _errs12 = errors;
 if(!((typeof data4 == "number") && (!(data4 % 1) && !isNaN(data4)))){
-validate130.errors = [{instancePath:instancePath+"/istanbul/period",schemaPath:"#/components/schemas/IstanbulConfig/properties/period/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate150.errors = [{instancePath:instancePath+"/istanbul/period",schemaPath:"#/components/schemas/IstanbulConfig/properties/period/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs12){
 if(typeof data4 == "number"){
 if(data4 < 0 || isNaN(data4)){
-validate130.errors = [{instancePath:instancePath+"/istanbul/period",schemaPath:"#/components/schemas/IstanbulConfig/properties/period/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate150.errors = [{instancePath:instancePath+"/istanbul/period",schemaPath:"#/components/schemas/IstanbulConfig/properties/period/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -10069,13 +11585,13 @@ if(data2.policy !== undefined){
 let data5 = data2.policy;
 const _errs14 = errors;
 if(!((typeof data5 == "number") && (!(data5 % 1) && !isNaN(data5)))){
-validate130.errors = [{instancePath:instancePath+"/istanbul/policy",schemaPath:"#/components/schemas/IstanbulConfig/properties/policy/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate150.errors = [{instancePath:instancePath+"/istanbul/policy",schemaPath:"#/components/schemas/IstanbulConfig/properties/policy/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs14){
 if(typeof data5 == "number"){
 if(data5 < 0 || isNaN(data5)){
-validate130.errors = [{instancePath:instancePath+"/istanbul/policy",schemaPath:"#/components/schemas/IstanbulConfig/properties/policy/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate150.errors = [{instancePath:instancePath+"/istanbul/policy",schemaPath:"#/components/schemas/IstanbulConfig/properties/policy/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -10089,7 +11605,7 @@ if(valid2){
 if(data2.firstValidatorNode !== undefined){
 const _errs16 = errors;
 if(typeof data2.firstValidatorNode !== "string"){
-validate130.errors = [{instancePath:instancePath+"/istanbul/firstValidatorNode",schemaPath:"#/components/schemas/IstanbulConfig/properties/firstValidatorNode/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate150.errors = [{instancePath:instancePath+"/istanbul/firstValidatorNode",schemaPath:"#/components/schemas/IstanbulConfig/properties/firstValidatorNode/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid2 = _errs16 === errors;
@@ -10103,7 +11619,7 @@ var valid2 = true;
 }
 }
 else {
-validate130.errors = [{instancePath:instancePath+"/istanbul",schemaPath:"#/components/schemas/IstanbulConfig/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate150.errors = [{instancePath:instancePath+"/istanbul",schemaPath:"#/components/schemas/IstanbulConfig/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -10117,30 +11633,30 @@ var valid0 = true;
 }
 }
 else {
-validate130.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate150.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate130.errors = vErrors;
+validate150.errors = vErrors;
 return errors === 0;
 }
 
 
-function validate129(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate149(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((((data.network === undefined) && (missing0 = "network")) || ((data.genesis === undefined) && (missing0 = "genesis"))) || ((data.head === undefined) && (missing0 = "head"))) || ((data.config === undefined) && (missing0 = "config"))){
-validate129.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate149.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
 if(!(((((key0 === "network") || (key0 === "genesis")) || (key0 === "head")) || (key0 === "config")) || (key0 === "version"))){
-validate129.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate149.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -10150,13 +11666,13 @@ if(data.network !== undefined){
 let data0 = data.network;
 const _errs2 = errors;
 if(!((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0)))){
-validate129.errors = [{instancePath:instancePath+"/network",schemaPath:"#/properties/network/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate149.errors = [{instancePath:instancePath+"/network",schemaPath:"#/properties/network/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs2){
 if(typeof data0 == "number"){
 if(data0 < 0 || isNaN(data0)){
-validate129.errors = [{instancePath:instancePath+"/network",schemaPath:"#/properties/network/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate149.errors = [{instancePath:instancePath+"/network",schemaPath:"#/properties/network/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -10174,12 +11690,12 @@ const _errs5 = errors;
 if(errors === _errs5){
 if(typeof data1 === "string"){
 if(!pattern11.test(data1)){
-validate129.errors = [{instancePath:instancePath+"/genesis",schemaPath:"#/components/schemas/Bytes32/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-f]{64}$"},message:"must match pattern \""+"^0x[0-9a-f]{64}$"+"\""}];
+validate149.errors = [{instancePath:instancePath+"/genesis",schemaPath:"#/components/schemas/Bytes32/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-f]{64}$"},message:"must match pattern \""+"^0x[0-9a-f]{64}$"+"\""}];
 return false;
 }
 }
 else {
-validate129.errors = [{instancePath:instancePath+"/genesis",schemaPath:"#/components/schemas/Bytes32/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate149.errors = [{instancePath:instancePath+"/genesis",schemaPath:"#/components/schemas/Bytes32/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -10196,12 +11712,12 @@ const _errs8 = errors;
 if(errors === _errs8){
 if(typeof data2 === "string"){
 if(!pattern11.test(data2)){
-validate129.errors = [{instancePath:instancePath+"/head",schemaPath:"#/components/schemas/Bytes32/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-f]{64}$"},message:"must match pattern \""+"^0x[0-9a-f]{64}$"+"\""}];
+validate149.errors = [{instancePath:instancePath+"/head",schemaPath:"#/components/schemas/Bytes32/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-f]{64}$"},message:"must match pattern \""+"^0x[0-9a-f]{64}$"+"\""}];
 return false;
 }
 }
 else {
-validate129.errors = [{instancePath:instancePath+"/head",schemaPath:"#/components/schemas/Bytes32/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate149.errors = [{instancePath:instancePath+"/head",schemaPath:"#/components/schemas/Bytes32/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -10213,8 +11729,8 @@ var valid0 = true;
 if(valid0){
 if(data.config !== undefined){
 const _errs10 = errors;
-if(!(validate130(data.config, {instancePath:instancePath+"/config",parentData:data,parentDataProperty:"config",rootData}))){
-vErrors = vErrors === null ? validate130.errors : vErrors.concat(validate130.errors);
+if(!(validate150(data.config, {instancePath:instancePath+"/config",parentData:data,parentDataProperty:"config",rootData}))){
+vErrors = vErrors === null ? validate150.errors : vErrors.concat(validate150.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs10 === errors;
@@ -10227,13 +11743,13 @@ if(data.version !== undefined){
 let data4 = data.version;
 const _errs11 = errors;
 if(!((typeof data4 == "number") && (!(data4 % 1) && !isNaN(data4)))){
-validate129.errors = [{instancePath:instancePath+"/version",schemaPath:"#/properties/version/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate149.errors = [{instancePath:instancePath+"/version",schemaPath:"#/properties/version/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs11){
 if(typeof data4 == "number"){
 if(data4 < 0 || isNaN(data4)){
-validate129.errors = [{instancePath:instancePath+"/version",schemaPath:"#/properties/version/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate149.errors = [{instancePath:instancePath+"/version",schemaPath:"#/properties/version/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -10251,30 +11767,30 @@ var valid0 = true;
 }
 }
 else {
-validate129.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate149.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate129.errors = vErrors;
+validate149.errors = vErrors;
 return errors === 0;
 }
 
 
-function validate128(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate148(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((((((data.id === undefined) && (missing0 = "id")) || ((data.name === undefined) && (missing0 = "name"))) || ((data.enode === undefined) && (missing0 = "enode"))) || ((data.ip === undefined) && (missing0 = "ip"))) || ((data.ports === undefined) && (missing0 = "ports"))) || ((data.listenAddr === undefined) && (missing0 = "listenAddr"))) || ((data.protocols === undefined) && (missing0 = "protocols"))){
-validate128.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate148.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
 if(!(((((((key0 === "id") || (key0 === "name")) || (key0 === "enode")) || (key0 === "ip")) || (key0 === "ports")) || (key0 === "listenAddr")) || (key0 === "protocols"))){
-validate128.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate148.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -10283,7 +11799,7 @@ if(_errs1 === errors){
 if(data.id !== undefined){
 const _errs2 = errors;
 if(typeof data.id !== "string"){
-validate128.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate148.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -10295,7 +11811,7 @@ if(valid0){
 if(data.name !== undefined){
 const _errs4 = errors;
 if(typeof data.name !== "string"){
-validate128.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate148.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs4 === errors;
@@ -10307,7 +11823,7 @@ if(valid0){
 if(data.enode !== undefined){
 const _errs6 = errors;
 if(typeof data.enode !== "string"){
-validate128.errors = [{instancePath:instancePath+"/enode",schemaPath:"#/properties/enode/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate148.errors = [{instancePath:instancePath+"/enode",schemaPath:"#/properties/enode/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs6 === errors;
@@ -10319,7 +11835,7 @@ if(valid0){
 if(data.ip !== undefined){
 const _errs8 = errors;
 if(typeof data.ip !== "string"){
-validate128.errors = [{instancePath:instancePath+"/ip",schemaPath:"#/properties/ip/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate148.errors = [{instancePath:instancePath+"/ip",schemaPath:"#/properties/ip/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs8 === errors;
@@ -10336,14 +11852,14 @@ if(errors === _errs11){
 if(data4 && typeof data4 == "object" && !Array.isArray(data4)){
 let missing1;
 if(((data4.discovery === undefined) && (missing1 = "discovery")) || ((data4.listener === undefined) && (missing1 = "listener"))){
-validate128.errors = [{instancePath:instancePath+"/ports",schemaPath:"#/components/schemas/NodePorts/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+validate148.errors = [{instancePath:instancePath+"/ports",schemaPath:"#/components/schemas/NodePorts/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
 return false;
 }
 else {
 const _errs13 = errors;
 for(const key1 in data4){
 if(!((key1 === "discovery") || (key1 === "listener"))){
-validate128.errors = [{instancePath:instancePath+"/ports",schemaPath:"#/components/schemas/NodePorts/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
+validate148.errors = [{instancePath:instancePath+"/ports",schemaPath:"#/components/schemas/NodePorts/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -10353,18 +11869,18 @@ if(data4.discovery !== undefined){
 let data5 = data4.discovery;
 const _errs14 = errors;
 if(!((typeof data5 == "number") && (!(data5 % 1) && !isNaN(data5)))){
-validate128.errors = [{instancePath:instancePath+"/ports/discovery",schemaPath:"#/components/schemas/NodePorts/properties/discovery/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate148.errors = [{instancePath:instancePath+"/ports/discovery",schemaPath:"#/components/schemas/NodePorts/properties/discovery/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs14){
 if(typeof data5 == "number"){
 if(data5 > 65535 || isNaN(data5)){
-validate128.errors = [{instancePath:instancePath+"/ports/discovery",schemaPath:"#/components/schemas/NodePorts/properties/discovery/maximum",keyword:"maximum",params:{comparison: "<=", limit: 65535},message:"must be <= 65535"}];
+validate148.errors = [{instancePath:instancePath+"/ports/discovery",schemaPath:"#/components/schemas/NodePorts/properties/discovery/maximum",keyword:"maximum",params:{comparison: "<=", limit: 65535},message:"must be <= 65535"}];
 return false;
 }
 else {
 if(data5 < 0 || isNaN(data5)){
-validate128.errors = [{instancePath:instancePath+"/ports/discovery",schemaPath:"#/components/schemas/NodePorts/properties/discovery/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate148.errors = [{instancePath:instancePath+"/ports/discovery",schemaPath:"#/components/schemas/NodePorts/properties/discovery/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -10380,18 +11896,18 @@ if(data4.listener !== undefined){
 let data6 = data4.listener;
 const _errs16 = errors;
 if(!((typeof data6 == "number") && (!(data6 % 1) && !isNaN(data6)))){
-validate128.errors = [{instancePath:instancePath+"/ports/listener",schemaPath:"#/components/schemas/NodePorts/properties/listener/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate148.errors = [{instancePath:instancePath+"/ports/listener",schemaPath:"#/components/schemas/NodePorts/properties/listener/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs16){
 if(typeof data6 == "number"){
 if(data6 > 65535 || isNaN(data6)){
-validate128.errors = [{instancePath:instancePath+"/ports/listener",schemaPath:"#/components/schemas/NodePorts/properties/listener/maximum",keyword:"maximum",params:{comparison: "<=", limit: 65535},message:"must be <= 65535"}];
+validate148.errors = [{instancePath:instancePath+"/ports/listener",schemaPath:"#/components/schemas/NodePorts/properties/listener/maximum",keyword:"maximum",params:{comparison: "<=", limit: 65535},message:"must be <= 65535"}];
 return false;
 }
 else {
 if(data6 < 0 || isNaN(data6)){
-validate128.errors = [{instancePath:instancePath+"/ports/listener",schemaPath:"#/components/schemas/NodePorts/properties/listener/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate148.errors = [{instancePath:instancePath+"/ports/listener",schemaPath:"#/components/schemas/NodePorts/properties/listener/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -10407,7 +11923,7 @@ var valid2 = true;
 }
 }
 else {
-validate128.errors = [{instancePath:instancePath+"/ports",schemaPath:"#/components/schemas/NodePorts/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate148.errors = [{instancePath:instancePath+"/ports",schemaPath:"#/components/schemas/NodePorts/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -10420,7 +11936,7 @@ if(valid0){
 if(data.listenAddr !== undefined){
 const _errs18 = errors;
 if(typeof data.listenAddr !== "string"){
-validate128.errors = [{instancePath:instancePath+"/listenAddr",schemaPath:"#/properties/listenAddr/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate148.errors = [{instancePath:instancePath+"/listenAddr",schemaPath:"#/properties/listenAddr/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs18 === errors;
@@ -10436,8 +11952,8 @@ if(errors === _errs20){
 if(data8 && typeof data8 == "object" && !Array.isArray(data8)){
 for(const key2 in data8){
 const _errs23 = errors;
-if(!(validate129(data8[key2], {instancePath:instancePath+"/protocols/" + key2.replace(/~/g, "~0").replace(/\//g, "~1"),parentData:data8,parentDataProperty:key2,rootData}))){
-vErrors = vErrors === null ? validate129.errors : vErrors.concat(validate129.errors);
+if(!(validate149(data8[key2], {instancePath:instancePath+"/protocols/" + key2.replace(/~/g, "~0").replace(/\//g, "~1"),parentData:data8,parentDataProperty:key2,rootData}))){
+vErrors = vErrors === null ? validate149.errors : vErrors.concat(validate149.errors);
 errors = vErrors.length;
 }
 var valid3 = _errs23 === errors;
@@ -10447,7 +11963,7 @@ break;
 }
 }
 else {
-validate128.errors = [{instancePath:instancePath+"/protocols",schemaPath:"#/properties/protocols/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate148.errors = [{instancePath:instancePath+"/protocols",schemaPath:"#/properties/protocols/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -10466,33 +11982,33 @@ var valid0 = true;
 }
 }
 else {
-validate128.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate148.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate128.errors = vErrors;
+validate148.errors = vErrors;
 return errors === 0;
 }
 
 
-function validate127(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate147(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
-if(!(validate128(data, {instancePath,parentData,parentDataProperty,rootData}))){
-vErrors = vErrors === null ? validate128.errors : vErrors.concat(validate128.errors);
+if(!(validate148(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate148.errors : vErrors.concat(validate148.errors);
 errors = vErrors.length;
 }
-validate127.errors = vErrors;
+validate147.errors = vErrors;
 return errors === 0;
 }
 
-export const r_txpool_content = validate134;
-const schema285 = {"$ref":"urn:chain-node:openrpc#/components/schemas/TxpoolContent"};
-const schema286 = {"title":"TxpoolContent","type":"object","description":"Transactions in the pool (`txpool_content`).","additionalProperties":false,"required":["pending","queued"],"properties":{"pending":{"$ref":"#/components/schemas/TxpoolTransactions","description":"Transactions ready for inclusion in the next blocks."},"queued":{"$ref":"#/components/schemas/TxpoolTransactions","description":"Transactions waiting for a nonce gap to close."}}};
-const schema287 = {"title":"TxpoolTransactions","type":"object","description":"Pool transactions grouped by sender address, then keyed by nonce (a decimal string), ordered by nonce.","propertyNames":{"$ref":"#/components/schemas/Address"},"additionalProperties":{"type":"object","propertyNames":{"type":"string","pattern":"^(0|[1-9][0-9]*)$","description":"Decimal digits without leading zeros. The nonce."},"additionalProperties":{"$ref":"#/components/schemas/Transaction"}}};
-const pattern189 = new RegExp("^(0|[1-9][0-9]*)$", "u");
+export const r_txpool_content = validate154;
+const schema326 = {"$ref":"urn:chain-node:openrpc#/components/schemas/TxpoolContent"};
+const schema327 = {"title":"TxpoolContent","type":"object","description":"Transactions in the pool (`txpool_content`).","additionalProperties":false,"required":["pending","queued"],"properties":{"pending":{"$ref":"#/components/schemas/TxpoolTransactions","description":"Transactions ready for inclusion in the next blocks."},"queued":{"$ref":"#/components/schemas/TxpoolTransactions","description":"Transactions waiting for a nonce gap to close."}}};
+const schema328 = {"title":"TxpoolTransactions","type":"object","description":"Pool transactions grouped by sender address, then keyed by nonce (a decimal string), ordered by nonce.","propertyNames":{"$ref":"#/components/schemas/Address"},"additionalProperties":{"type":"object","propertyNames":{"type":"string","pattern":"^(0|[1-9][0-9]*)$","description":"Decimal digits without leading zeros. The nonce."},"additionalProperties":{"$ref":"#/components/schemas/Transaction"}}};
+const pattern218 = new RegExp("^(0|[1-9][0-9]*)$", "u");
 
-function validate136(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate156(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
@@ -10534,7 +12050,7 @@ else {
 vErrors.push(err2);
 }
 errors++;
-validate136.errors = vErrors;
+validate156.errors = vErrors;
 return false;
 break;
 }
@@ -10549,7 +12065,7 @@ for(const key2 in data0){
 const _errs7 = errors;
 if(errors === _errs7){
 if(typeof key2 === "string"){
-if(!pattern189.test(key2)){
+if(!pattern218.test(key2)){
 const err3 = {instancePath:instancePath+"/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/additionalProperties/propertyNames/pattern",keyword:"pattern",params:{pattern: "^(0|[1-9][0-9]*)$"},message:"must match pattern \""+"^(0|[1-9][0-9]*)$"+"\"",propertyName:key2};
 if(vErrors === null){
 vErrors = [err3];
@@ -10581,7 +12097,7 @@ else {
 vErrors.push(err5);
 }
 errors++;
-validate136.errors = vErrors;
+validate156.errors = vErrors;
 return false;
 break;
 }
@@ -10601,7 +12117,7 @@ break;
 }
 }
 else {
-validate136.errors = [{instancePath:instancePath+"/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/additionalProperties/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate156.errors = [{instancePath:instancePath+"/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/additionalProperties/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -10613,30 +12129,30 @@ break;
 }
 }
 else {
-validate136.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate156.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate136.errors = vErrors;
+validate156.errors = vErrors;
 return errors === 0;
 }
 
 
-function validate135(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate155(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.pending === undefined) && (missing0 = "pending")) || ((data.queued === undefined) && (missing0 = "queued"))){
-validate135.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate155.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
 if(!((key0 === "pending") || (key0 === "queued"))){
-validate135.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate155.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -10644,8 +12160,8 @@ break;
 if(_errs1 === errors){
 if(data.pending !== undefined){
 const _errs2 = errors;
-if(!(validate136(data.pending, {instancePath:instancePath+"/pending",parentData:data,parentDataProperty:"pending",rootData}))){
-vErrors = vErrors === null ? validate136.errors : vErrors.concat(validate136.errors);
+if(!(validate156(data.pending, {instancePath:instancePath+"/pending",parentData:data,parentDataProperty:"pending",rootData}))){
+vErrors = vErrors === null ? validate156.errors : vErrors.concat(validate156.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs2 === errors;
@@ -10656,8 +12172,8 @@ var valid0 = true;
 if(valid0){
 if(data.queued !== undefined){
 const _errs3 = errors;
-if(!(validate136(data.queued, {instancePath:instancePath+"/queued",parentData:data,parentDataProperty:"queued",rootData}))){
-vErrors = vErrors === null ? validate136.errors : vErrors.concat(validate136.errors);
+if(!(validate156(data.queued, {instancePath:instancePath+"/queued",parentData:data,parentDataProperty:"queued",rootData}))){
+vErrors = vErrors === null ? validate156.errors : vErrors.concat(validate156.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs3 === errors;
@@ -10670,45 +12186,45 @@ var valid0 = true;
 }
 }
 else {
-validate135.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate155.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate135.errors = vErrors;
+validate155.errors = vErrors;
 return errors === 0;
 }
 
 
-function validate134(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate154(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
-if(!(validate135(data, {instancePath,parentData,parentDataProperty,rootData}))){
-vErrors = vErrors === null ? validate135.errors : vErrors.concat(validate135.errors);
+if(!(validate155(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate155.errors : vErrors.concat(validate155.errors);
 errors = vErrors.length;
 }
-validate134.errors = vErrors;
+validate154.errors = vErrors;
 return errors === 0;
 }
 
-export const r_txpool_status = validate141;
-const schema289 = {"$ref":"urn:chain-node:openrpc#/components/schemas/TxpoolStatus"};
-const schema290 = {"title":"TxpoolStatus","type":"object","description":"Numbers of transactions in the pool (`txpool_status`).","additionalProperties":false,"required":["pending","queued"],"properties":{"pending":{"$ref":"#/components/schemas/Uint","description":"Number of pending transactions."},"queued":{"$ref":"#/components/schemas/Uint","description":"Number of queued transactions."}}};
+export const r_txpool_status = validate161;
+const schema330 = {"$ref":"urn:chain-node:openrpc#/components/schemas/TxpoolStatus"};
+const schema331 = {"title":"TxpoolStatus","type":"object","description":"Numbers of transactions in the pool (`txpool_status`).","additionalProperties":false,"required":["pending","queued"],"properties":{"pending":{"$ref":"#/components/schemas/Uint","description":"Number of pending transactions."},"queued":{"$ref":"#/components/schemas/Uint","description":"Number of queued transactions."}}};
 
-function validate142(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate162(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.pending === undefined) && (missing0 = "pending")) || ((data.queued === undefined) && (missing0 = "queued"))){
-validate142.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate162.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
 if(!((key0 === "pending") || (key0 === "queued"))){
-validate142.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate162.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -10721,12 +12237,12 @@ const _errs3 = errors;
 if(errors === _errs3){
 if(typeof data0 === "string"){
 if(!pattern14.test(data0)){
-validate142.errors = [{instancePath:instancePath+"/pending",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
+validate162.errors = [{instancePath:instancePath+"/pending",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
 return false;
 }
 }
 else {
-validate142.errors = [{instancePath:instancePath+"/pending",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate162.errors = [{instancePath:instancePath+"/pending",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -10743,12 +12259,12 @@ const _errs6 = errors;
 if(errors === _errs6){
 if(typeof data1 === "string"){
 if(!pattern14.test(data1)){
-validate142.errors = [{instancePath:instancePath+"/queued",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
+validate162.errors = [{instancePath:instancePath+"/queued",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
 return false;
 }
 }
 else {
-validate142.errors = [{instancePath:instancePath+"/queued",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate162.errors = [{instancePath:instancePath+"/queued",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -10762,32 +12278,32 @@ var valid0 = true;
 }
 }
 else {
-validate142.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate162.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate142.errors = vErrors;
+validate162.errors = vErrors;
 return errors === 0;
 }
 
 
-function validate141(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate161(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
-if(!(validate142(data, {instancePath,parentData,parentDataProperty,rootData}))){
-vErrors = vErrors === null ? validate142.errors : vErrors.concat(validate142.errors);
+if(!(validate162(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate162.errors : vErrors.concat(validate162.errors);
 errors = vErrors.length;
 }
-validate141.errors = vErrors;
+validate161.errors = vErrors;
 return errors === 0;
 }
 
-export const r_txpool_inspect = validate144;
-const schema293 = {"$ref":"urn:chain-node:openrpc#/components/schemas/TxpoolInspect"};
-const schema294 = {"title":"TxpoolInspect","type":"object","description":"Summaries of the transactions in the pool (`txpool_inspect`).","additionalProperties":false,"required":["pending","queued"],"properties":{"pending":{"$ref":"#/components/schemas/TxpoolSummaries","description":"Pending transactions."},"queued":{"$ref":"#/components/schemas/TxpoolSummaries","description":"Queued transactions."}}};
-const schema295 = {"title":"TxpoolSummaries","type":"object","description":"Pool transaction summaries grouped by sender address, then keyed by nonce (a decimal string): `<destination>: <value> wei + <gas> gas × <gasPrice> wei`.","propertyNames":{"$ref":"#/components/schemas/Address"},"additionalProperties":{"type":"object","propertyNames":{"type":"string","pattern":"^(0|[1-9][0-9]*)$","description":"Decimal digits without leading zeros. The nonce."},"additionalProperties":{"type":"string"}}};
+export const r_txpool_inspect = validate164;
+const schema334 = {"$ref":"urn:chain-node:openrpc#/components/schemas/TxpoolInspect"};
+const schema335 = {"title":"TxpoolInspect","type":"object","description":"Summaries of the transactions in the pool (`txpool_inspect`).","additionalProperties":false,"required":["pending","queued"],"properties":{"pending":{"$ref":"#/components/schemas/TxpoolSummaries","description":"Pending transactions."},"queued":{"$ref":"#/components/schemas/TxpoolSummaries","description":"Queued transactions."}}};
+const schema336 = {"title":"TxpoolSummaries","type":"object","description":"Pool transaction summaries grouped by sender address, then keyed by nonce (a decimal string): `<destination>: <value> wei + <gas> gas × <gasPrice> wei`.","propertyNames":{"$ref":"#/components/schemas/Address"},"additionalProperties":{"type":"object","propertyNames":{"type":"string","pattern":"^(0|[1-9][0-9]*)$","description":"Decimal digits without leading zeros. The nonce."},"additionalProperties":{"type":"string"}}};
 
-function validate146(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate166(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
@@ -10829,7 +12345,7 @@ else {
 vErrors.push(err2);
 }
 errors++;
-validate146.errors = vErrors;
+validate166.errors = vErrors;
 return false;
 break;
 }
@@ -10844,7 +12360,7 @@ for(const key2 in data0){
 const _errs7 = errors;
 if(errors === _errs7){
 if(typeof key2 === "string"){
-if(!pattern189.test(key2)){
+if(!pattern218.test(key2)){
 const err3 = {instancePath:instancePath+"/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/additionalProperties/propertyNames/pattern",keyword:"pattern",params:{pattern: "^(0|[1-9][0-9]*)$"},message:"must match pattern \""+"^(0|[1-9][0-9]*)$"+"\"",propertyName:key2};
 if(vErrors === null){
 vErrors = [err3];
@@ -10876,7 +12392,7 @@ else {
 vErrors.push(err5);
 }
 errors++;
-validate146.errors = vErrors;
+validate166.errors = vErrors;
 return false;
 break;
 }
@@ -10885,7 +12401,7 @@ if(valid3){
 for(const key3 in data0){
 const _errs10 = errors;
 if(typeof data0[key3] !== "string"){
-validate146.errors = [{instancePath:instancePath+"/" + key1.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + key3.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/additionalProperties/additionalProperties/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate166.errors = [{instancePath:instancePath+"/" + key1.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + key3.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/additionalProperties/additionalProperties/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid4 = _errs10 === errors;
@@ -10896,7 +12412,7 @@ break;
 }
 }
 else {
-validate146.errors = [{instancePath:instancePath+"/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/additionalProperties/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate166.errors = [{instancePath:instancePath+"/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/additionalProperties/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -10908,30 +12424,30 @@ break;
 }
 }
 else {
-validate146.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate166.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate146.errors = vErrors;
+validate166.errors = vErrors;
 return errors === 0;
 }
 
 
-function validate145(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate165(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.pending === undefined) && (missing0 = "pending")) || ((data.queued === undefined) && (missing0 = "queued"))){
-validate145.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate165.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
 if(!((key0 === "pending") || (key0 === "queued"))){
-validate145.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate165.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -10939,8 +12455,8 @@ break;
 if(_errs1 === errors){
 if(data.pending !== undefined){
 const _errs2 = errors;
-if(!(validate146(data.pending, {instancePath:instancePath+"/pending",parentData:data,parentDataProperty:"pending",rootData}))){
-vErrors = vErrors === null ? validate146.errors : vErrors.concat(validate146.errors);
+if(!(validate166(data.pending, {instancePath:instancePath+"/pending",parentData:data,parentDataProperty:"pending",rootData}))){
+vErrors = vErrors === null ? validate166.errors : vErrors.concat(validate166.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs2 === errors;
@@ -10951,8 +12467,8 @@ var valid0 = true;
 if(valid0){
 if(data.queued !== undefined){
 const _errs3 = errors;
-if(!(validate146(data.queued, {instancePath:instancePath+"/queued",parentData:data,parentDataProperty:"queued",rootData}))){
-vErrors = vErrors === null ? validate146.errors : vErrors.concat(validate146.errors);
+if(!(validate166(data.queued, {instancePath:instancePath+"/queued",parentData:data,parentDataProperty:"queued",rootData}))){
+vErrors = vErrors === null ? validate166.errors : vErrors.concat(validate166.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs3 === errors;
@@ -10965,45 +12481,45 @@ var valid0 = true;
 }
 }
 else {
-validate145.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate165.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate145.errors = vErrors;
+validate165.errors = vErrors;
 return errors === 0;
 }
 
 
-function validate144(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate164(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
-if(!(validate145(data, {instancePath,parentData,parentDataProperty,rootData}))){
-vErrors = vErrors === null ? validate145.errors : vErrors.concat(validate145.errors);
+if(!(validate165(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate165.errors : vErrors.concat(validate165.errors);
 errors = vErrors.length;
 }
-validate144.errors = vErrors;
+validate164.errors = vErrors;
 return errors === 0;
 }
 
-export const r_net_version = validate150;
-const schema297 = {"type":"string","pattern":"^(0|[1-9][0-9]*)$","description":"Decimal digits without leading zeros."};
+export const r_net_version = validate170;
+const schema338 = {"type":"string","pattern":"^(0|[1-9][0-9]*)$","description":"Decimal digits without leading zeros."};
 
-function validate150(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate170(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(typeof data === "string"){
-if(!pattern189.test(data)){
-validate150.errors = [{instancePath,schemaPath:"#/pattern",keyword:"pattern",params:{pattern: "^(0|[1-9][0-9]*)$"},message:"must match pattern \""+"^(0|[1-9][0-9]*)$"+"\""}];
+if(!pattern218.test(data)){
+validate170.errors = [{instancePath,schemaPath:"#/pattern",keyword:"pattern",params:{pattern: "^(0|[1-9][0-9]*)$"},message:"must match pattern \""+"^(0|[1-9][0-9]*)$"+"\""}];
 return false;
 }
 }
 else {
-validate150.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate170.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
-validate150.errors = vErrors;
+validate170.errors = vErrors;
 return errors === 0;
 }
 
@@ -11037,6 +12553,9 @@ export const r_eth_maxPriorityFeePerGas = r_eth_gasPrice;
 export const p_eth_feeHistory_1 = p_iris_getSnapshot_0;
 export const r_eth_blobBaseFee = r_eth_gasPrice;
 export const r_eth_protocolVersion = r_eth_gasPrice;
+export const r_eth_coinbase = r_personal_newAccount;
+export const r_eth_mining = r_personal_unlockAccount;
+export const r_eth_hashrate = r_eth_gasPrice;
 export const r_eth_chainId = r_eth_gasPrice;
 export const r_eth_blockNumber = r_eth_gasPrice;
 export const p_eth_getBalance_0 = r_personal_newAccount;
@@ -11054,6 +12573,8 @@ export const p_eth_getCode_1 = p_iris_getSnapshot_0;
 export const p_eth_getStorageAt_0 = r_personal_newAccount;
 export const p_eth_getStorageAt_2 = p_iris_getSnapshot_0;
 export const r_eth_getStorageAt = r_personal_sendTransaction;
+export const p_eth_getProof_0 = r_personal_newAccount;
+export const p_eth_getStorageValues_1 = p_eth_getProof_2;
 export const p_eth_call_1 = p_iris_getSnapshot_0;
 export const r_eth_call = r_eth_getCode;
 export const p_eth_estimateGas_1 = p_iris_getSnapshot_0;
@@ -11078,6 +12599,17 @@ export const r_eth_getTransactionByHash = r_eth_getTransactionByBlockNumberAndIn
 export const p_eth_getRawTransactionByHash_0 = p_iris_getSnapshotAtHash_0;
 export const r_eth_getRawTransactionByHash = r_eth_getRawTransactionByBlockNumberAndIndex;
 export const p_eth_getTransactionReceipt_0 = p_iris_getSnapshotAtHash_0;
+export const p_eth_getBlockReceipts_0 = p_eth_getProof_2;
+export const p_eth_getUncleCountByBlockHash_0 = p_iris_getSnapshotAtHash_0;
+export const r_eth_getUncleCountByBlockHash = r_eth_getBlockTransactionCountByNumber;
+export const p_eth_getUncleCountByBlockNumber_0 = p_iris_getSnapshot_0;
+export const r_eth_getUncleCountByBlockNumber = r_eth_getBlockTransactionCountByNumber;
+export const p_eth_getUncleByBlockHashAndIndex_0 = p_iris_getSnapshotAtHash_0;
+export const p_eth_getUncleByBlockHashAndIndex_1 = p_eth_getTransactionByBlockNumberAndIndex_1;
+export const r_eth_getUncleByBlockHashAndIndex = r_eth_getBlockByNumber;
+export const p_eth_getUncleByBlockNumberAndIndex_0 = p_iris_getSnapshot_0;
+export const p_eth_getUncleByBlockNumberAndIndex_1 = p_eth_getTransactionByBlockNumberAndIndex_1;
+export const r_eth_getUncleByBlockNumberAndIndex = r_eth_getBlockByNumber;
 export const r_eth_sendTransaction = r_personal_sendTransaction;
 export const p_eth_sendRawTransaction_0 = p_personal_sign_0;
 export const r_eth_sendRawTransaction = r_personal_sendTransaction;
@@ -11111,6 +12643,9 @@ export const r_chain_feeHistory = r_eth_feeHistory;
 export const r_chain_blobBaseFee = r_eth_gasPrice;
 export const r_chain_protocolVersion = r_eth_gasPrice;
 export const r_chain_syncing = r_eth_syncing;
+export const r_chain_coinbase = r_personal_newAccount;
+export const r_chain_mining = r_personal_unlockAccount;
+export const r_chain_hashrate = r_eth_gasPrice;
 export const r_chain_chainId = r_eth_gasPrice;
 export const r_chain_blockNumber = r_eth_gasPrice;
 export const p_chain_getBalance_0 = r_personal_newAccount;
@@ -11132,6 +12667,13 @@ export const p_chain_getStorageAt_0 = r_personal_newAccount;
 export const p_chain_getStorageAt_1 = p_eth_getStorageAt_1;
 export const p_chain_getStorageAt_2 = p_iris_getSnapshot_0;
 export const r_chain_getStorageAt = r_personal_sendTransaction;
+export const p_chain_getProof_0 = r_personal_newAccount;
+export const p_chain_getProof_1 = p_eth_getProof_1;
+export const p_chain_getProof_2 = p_eth_getProof_2;
+export const r_chain_getProof = r_eth_getProof;
+export const p_chain_getStorageValues_0 = p_eth_getStorageValues_0;
+export const p_chain_getStorageValues_1 = p_eth_getProof_2;
+export const r_chain_getStorageValues = r_eth_getStorageValues;
 export const p_chain_call_0 = p_eth_call_0;
 export const p_chain_call_1 = p_iris_getSnapshot_0;
 export const r_chain_call = r_eth_getCode;
@@ -11163,6 +12705,18 @@ export const p_chain_getRawTransactionByHash_0 = p_iris_getSnapshotAtHash_0;
 export const r_chain_getRawTransactionByHash = r_eth_getRawTransactionByBlockNumberAndIndex;
 export const p_chain_getTransactionReceipt_0 = p_iris_getSnapshotAtHash_0;
 export const r_chain_getTransactionReceipt = r_eth_getTransactionReceipt;
+export const p_chain_getBlockReceipts_0 = p_eth_getProof_2;
+export const r_chain_getBlockReceipts = r_eth_getBlockReceipts;
+export const p_chain_getUncleCountByBlockHash_0 = p_iris_getSnapshotAtHash_0;
+export const r_chain_getUncleCountByBlockHash = r_eth_getBlockTransactionCountByNumber;
+export const p_chain_getUncleCountByBlockNumber_0 = p_iris_getSnapshot_0;
+export const r_chain_getUncleCountByBlockNumber = r_eth_getBlockTransactionCountByNumber;
+export const p_chain_getUncleByBlockHashAndIndex_0 = p_iris_getSnapshotAtHash_0;
+export const p_chain_getUncleByBlockHashAndIndex_1 = p_eth_getTransactionByBlockNumberAndIndex_1;
+export const r_chain_getUncleByBlockHashAndIndex = r_eth_getBlockByNumber;
+export const p_chain_getUncleByBlockNumberAndIndex_0 = p_iris_getSnapshot_0;
+export const p_chain_getUncleByBlockNumberAndIndex_1 = p_eth_getTransactionByBlockNumberAndIndex_1;
+export const r_chain_getUncleByBlockNumberAndIndex = r_eth_getBlockByNumber;
 export const p_chain_sendTransaction_0 = p_eth_sendTransaction_0;
 export const r_chain_sendTransaction = r_personal_sendTransaction;
 export const p_chain_sendRawTransaction_0 = p_personal_sign_0;

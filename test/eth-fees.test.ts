@@ -2,14 +2,12 @@
 // gas-weighted effective tips, limits), eth_maxPriorityFeePerGas as the tip that gets a dynamic-fee
 // transaction admitted, eth_blobBaseFee as the EVM sees it, answers valid under execution-apis'
 // result schemas, and ethers' fee data and default send working against them.
-import { existsSync, readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { Ajv } from 'ajv';
 import { JsonRpcProvider, Transaction, Wallet } from 'ethers';
 import { mined, startTestNode, testAddress, testKey, type TestNode } from './helpers/node.ts';
 import { closePollingProvider } from './helpers/ethers-provider.ts';
+import { executionApisResults } from './helpers/execution-apis.ts';
 
 const OTHER = testAddress(3);
 
@@ -109,18 +107,8 @@ test('bad input: -32602 naming the parameter; a block beyond the head: -32000', 
 });
 
 test('answers validate against execution-apis result schemas', async () => {
-  // shared/ sits beside the repository (as CI lays it out)
-  const file = fileURLToPath(new URL('../../shared/reference/execution-apis.openrpc.json', import.meta.url));
-  if (!existsSync(file)) {
-    console.log(`  skipped: execution-apis.openrpc.json is not present (it lives in the steering repo's shared/reference)`);
-    return;
-  }
-  const spec = JSON.parse(readFileSync(file, 'utf8'));
-  const ajv = new Ajv({ strict: false });
-  const resultValidator = (name: string) => {
-    const method = spec.methods.find((m: { name: string }) => m.name === name);
-    return ajv.compile({ ...method.result.schema, components: spec.components });
-  };
+  const resultValidator = executionApisResults();
+  if (!resultValidator) return;
   const answers: [string, unknown[]][] = [
     ['eth_feeHistory', ['0x3', 'latest', [0, 50, 100]]],
     ['eth_feeHistory', ['0x2', '0x1']],

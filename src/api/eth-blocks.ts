@@ -1,8 +1,11 @@
 // eth_/chain_ blocks, transactions and receipts by number, hash and index. Unknown → null (spec).
+// Uncles: istanbul blocks have none, so a known block counts 0 and every uncle is null (as geth
+// answers for a block without uncles).
 import type { ApiContext } from './context.ts';
 import type { BlockRecord } from '../chain/types.ts';
+import { keccak256 } from '../crypto/keccak.ts';
 import { bytesToHex, hexToBytes, quantity } from '../util/hex.ts';
-import { blockNumberOf, type BlockParam } from './block-param.ts';
+import { blockNumberOf, blockRefOf, type BlockParam, type BlockRef } from './block-param.ts';
 import { formatBlock, formatPendingBlock, formatReceipt, formatTx, NOT_IN_BLOCK } from './format.ts';
 
 export function blockHandlers({ core }: ApiContext) {
@@ -15,6 +18,15 @@ export function blockHandlers({ core }: ApiContext) {
     return hash && chain.block(hash);
   };
   const byHash = (hash: string): BlockRecord | undefined => chain.block(hexToBytes(hash));
+  /** The receipts of a block in order, as eth_getTransactionReceipt formats each. */
+  const blockReceipts = (b: BlockRecord) => {
+    let firstLog = 0;
+    return chain.receipts(b.hash)!.map((r, i) => {
+      const receipt = formatReceipt(r, keccak256(b.txs[i]!), b.hash, b.header.number, i, firstLog);
+      firstLog += r.logs.length;
+      return receipt;
+    });
+  };
   const txAt = (b: BlockRecord | undefined, index: string) => {
     const i = Number(BigInt(index));
     if (!b || i >= b.txs.length) return null;
@@ -49,6 +61,21 @@ export function blockHandlers({ core }: ApiContext) {
       const b = byHash(hash);
       return b ? quantity(b.txs.length) : null;
     },
+    getBlockReceipts(block: BlockRef) {
+      const ref = blockRefOf(block);
+      // the pending block carries no transactions (formatPendingBlock)
+      if ('number' in ref && blockNumberOf(chain, ref.number) === 'pending') return [];
+      const b = 'hash' in ref ? chain.block(ref.hash) : byNumber(ref.number);
+      return b ? blockReceipts(b) : null;
+    },
+    getUncleCountByBlockNumber(block: BlockParam) {
+      const n = blockNumberOf(chain, block);
+      return n === 'pending' || chain.hashByNumber(n) ? '0x0' : null;
+    },
+    getUncleCountByBlockHash: (hash: string) => (chain.headerByHash(hexToBytes(hash)) ? '0x0' : null),
+    getUncleByBlockNumberAndIndex: () => null,
+    getUncleByBlockHashAndIndex: () => null,
+
     getTransactionByBlockNumberAndIndex: (block: BlockParam, index: string) => txAt(byNumber(block), index),
     getTransactionByBlockHashAndIndex: (hash: string, index: string) => txAt(byHash(hash), index),
     getRawTransactionByBlockNumberAndIndex: (block: BlockParam, index: string) => rawAt(byNumber(block), index),

@@ -40,9 +40,10 @@ export function callHandlers({ core }: ApiContext, limits: CallLimits) {
     return g < limits.gasCap ? g : limits.gasCap;
   };
   // an estimate is for a transaction, which the chain refuses above its per-transaction limit
-  const estimateCap = (gas: bigint | undefined, blockGasLimit: bigint) => {
+  const estimateCap = async (gas: bigint | undefined, blockGasLimit: bigint) => {
     const g = capped(gas, blockGasLimit);
-    return g < core.config.txGasLimit ? g : core.config.txGasLimit;
+    const { txGasLimit } = await core.headParams();
+    return g < txGasLimit ? g : txGasLimit;
   };
   const timeoutMs = limits.evmTimeoutMs ?? DEFAULT_EVM_TIMEOUT_MS;
   const deadline = () => (timeoutMs > 0 ? performance.now() + timeoutMs : Infinity);
@@ -64,7 +65,7 @@ export function callHandlers({ core }: ApiContext, limits: CallLimits) {
     async estimateGas(tx: CallObject, block?: BlockParam) {
       const req = toCallRequest(tx);
       const ctx = contextFor(block ?? 'pending');
-      const cap = estimateCap(req.gas, ctx.gasLimit);
+      const cap = await estimateCap(req.gas, ctx.gasLimit);
       const result = await core.calls.estimate(req, ctx, cap, deadline()).catch(failed);
       if ('gas' in result) return quantity(result.gas);
       if (result.failure.error === 'revert') throw revertError(result.failure.returnValue);

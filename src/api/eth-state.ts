@@ -1,11 +1,20 @@
 // eth_/chain_ account state and chain facts.
 import type { ApiContext } from './context.ts';
-import { bytesToHex, hexToBytes, quantity, ZERO_ADDRESS } from '../util/hex.ts';
-import { blockNumberOf, stateHeader, type BlockParam } from './block-param.ts';
+import { bytesToHex, hexToBytes, padLeft, quantity, ZERO_ADDRESS } from '../util/hex.ts';
+import { blockNumberOf, stateHeader, stateHeaderOf, type BlockParam, type BlockRef } from './block-param.ts';
 import { invalidParams } from './errors.ts';
+import type { StorageRequests, StorageValues } from '../../generated/types.ts';
 
 /** eth protocol version Venachain 1.x (geth 1.8 lineage) reports */
 export const PROTOCOL_VERSION = 63;
+
+/** geth's maxGetStorageSlots: most slots one eth_getStorageValues reads, over all its addresses */
+export const MAX_STORAGE_VALUES = 1024;
+
+/** A storage key as geth decodes it (at most 32 bytes of hex, `0x` is slot 0), left-padded to 32 bytes. */
+export function storageSlot(key: string): Uint8Array {
+  return padLeft(hexToBytes(key), 32);
+}
 
 /** Exact JSON integer (DESIGN D6): a number when it is safe, else a bigint the serializer writes as digits. */
 function exactInt(n: bigint): number | bigint {
@@ -41,6 +50,23 @@ export function stateHandlers({ core }: ApiContext) {
     async getStorageAt(address: string, key: string, block: BlockParam) {
       if (!/^0x[0-9a-fA-F]{1,64}$/.test(key)) throw invalidParams('invalid argument 1 (key): must be a hex storage slot of at most 32 bytes');
       return bytesToHex(await view(block).getStorage(hexToBytes(address), hexToBytes(key)));
+    },
+
+    /** geth's GetStorageValues: the 32-byte values of many slots of many accounts at one block. */
+    async getStorageValues(requests: StorageRequests, block: BlockRef): Promise<StorageValues> {
+      const entries = Object.entries(requests);
+      const slots = entries.reduce((n, [, keys]) => n + keys.length, 0);
+      if (slots === 0) throw invalidParams('invalid argument 0 (requests): empty request: name at least one address and slot');
+      if (slots > MAX_STORAGE_VALUES) throw invalidParams(`invalid argument 0 (requests): too many slots (max ${MAX_STORAGE_VALUES}, got ${slots})`);
+      const v = state.at(stateHeaderOf(chain, block).stateRoot);
+      const out: StorageValues = {};
+      for (const [address, keys] of entries) {
+        const a = hexToBytes(address);
+        const values = [];
+        for (const key of keys) values.push(bytesToHex(await v.getStorage(a, storageSlot(key))));
+        out[bytesToHex(a)] = values;
+      }
+      return out;
     },
 
     async getAccountBaseInfo(address: string, block: BlockParam) {

@@ -103,7 +103,8 @@ export function txSender({ core }: ApiContext) {
     const data = payload(o);
     // the schema bounds the 256-bit fields to 64 hex digits; what it lets through is checked here
     const gasPrice = o.gasPrice != null ? BigInt(o.gasPrice) : core.minGasPrice;
-    const gasLimit = bounded(o.gas, 'gas', MAX_UINT64) ?? (DEFAULT_TX_GAS < core.config.txGasLimit ? DEFAULT_TX_GAS : core.config.txGasLimit);
+    const { txGasLimit } = await core.headParams();
+    const gasLimit = bounded(o.gas, 'gas', MAX_UINT64) ?? (DEFAULT_TX_GAS < txGasLimit ? DEFAULT_TX_GAS : txGasLimit);
     if (gasPrice * gasLimit > MAX_UINT256) throw invalidParams('invalid argument 0 (transaction): gas × gasPrice is over 2^256-1');
     return {
       // EIP-2681: a nonce of 2^64-1 could never be followed by another

@@ -3,6 +3,8 @@ import type { ApiContext } from './context.ts';
 import { stateHandlers } from './eth-state.ts';
 import { feeHandlers } from './eth-fees.ts';
 import { blockHandlers } from './eth-blocks.ts';
+import { sealingHandlers } from './eth-sealing.ts';
+import { proofHandlers } from './eth-proof.ts';
 import { callHandlers, type CallLimits } from './eth-call.ts';
 import { submitHandlers } from './eth-submit.ts';
 import { poolViewHandlers, txpoolHandlers } from './txpool.ts';
@@ -19,6 +21,8 @@ export function buildHandlers(ctx: ApiContext, limits: CallLimits, filterSetup: 
       ...stateHandlers(ctx),
       ...feeHandlers(ctx),
       ...blockHandlers(ctx),
+      ...sealingHandlers(ctx),
+      ...proofHandlers(ctx),
       ...callHandlers(ctx, limits),
       ...submitHandlers(ctx),
       ...poolViewHandlers(ctx),

@@ -16,8 +16,8 @@ export interface ChainConfig {
   interpreter: string;
   /**
    * Most gas one transaction may carry (Venachain's TxGasLimit): the pool refuses more, block
-   * execution treats more as invalid. Genesis `config.txGasLimit`, default Venachain's 1.5e9;
-   * ParameterManagement will govern it once the system contracts exist.
+   * execution treats more as invalid. Genesis `config.txGasLimit`, default Venachain's 1.5e9:
+   * what applies while ParameterManagement's TxGasLimit was never set (src/node/chain-params.ts).
    */
   txGasLimit: bigint;
   istanbul: { timeout: number; period: number; policy: number; firstValidatorNode: string };

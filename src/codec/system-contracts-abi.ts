@@ -76,5 +76,29 @@ export const NODE_MANAGEMENT_ABI = {
 } as const satisfies ContractAbi;
 
 // ---- ParameterManagement (0x1000…0004) ----
+// (Venachain's dedicated setters and getters are "deprecated" in favour of the generic four; vcl
+// still calls them, so both are here.)
 export const PARAMETER_MANAGEMENT_ABI = {
+  setTxGasLimit: { params: ['uint64'], returns: 'int' },
+  getTxGasLimit: { params: [], returns: 'int' },
+  setBlockGasLimit: { params: ['uint64'], returns: 'int' },
+  getBlockGasLimit: { params: [], returns: 'int' },
+  setIsProduceEmptyBlock: { params: ['uint32'], returns: 'int' },
+  getIsProduceEmptyBlock: { params: [], returns: 'int' },
+  setCheckContractDeployPermission: { params: ['uint32'], returns: 'int' },
+  getCheckContractDeployPermission: { params: [], returns: 'int' },
+  setIsTxUseGas: { params: ['uint32'], returns: 'int' },
+  getIsTxUseGas: { params: [], returns: 'int' },
+  setIsApproveDeployedContract: { params: ['uint32'], returns: 'int' },
+  getIsApproveDeployedContract: { params: [], returns: 'int' },
+  setIsBlockUseTrieHash: { params: ['uint32'], returns: 'int' },
+  getIsBlockUseTrieHash: { params: [], returns: 'int' },
+  setGasContractName: { params: ['string'], returns: 'int' },
+  getGasContractName: { params: [], returns: 'string' },
+  setVRFParams: { params: ['string'], returns: 'int' },
+  getVRFParams: { params: [], returns: 'string' },
+  setIntParam: { params: ['string', 'uint64'], returns: 'int' },
+  getIntParam: { params: ['string'], returns: 'int' },
+  setStrParam: { params: ['string', 'string'], returns: 'int' },
+  getStrParam: { params: ['string'], returns: 'string' },
 } as const satisfies ContractAbi;

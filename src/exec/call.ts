@@ -68,9 +68,9 @@ export class CallRunner {
   }
 
   /** `fastViews: false` runs every message on @ethereumjs (the reference, for tests). */
-  static async create(common: Common, trieDb: OverlayTrieDB, hashes: BlockHashSource, reader: StateReader, fastViews = true): Promise<CallRunner> {
+  static async create(common: Common, trieDb: OverlayTrieDB, hashes: BlockHashSource, reader: StateReader, chainTxGasLimit: bigint, fastViews = true): Promise<CallRunner> {
     const state = newStateManager(trieDb, common, undefined, ReadMemoStateManager);
-    const vm = await createEvmVM(common, state, hashes);
+    const vm = await createEvmVM(common, state, hashes, chainTxGasLimit);
     const evm = vm.evm as EngineEVM;
     const views = fastViews ? new ViewCalls(reader, common.chainId(), (code) => evm.claimedElsewhere(code)) : undefined;
     return new CallRunner(common, state, vm, views);

@@ -1,12 +1,15 @@
 // The EVM with one seam: every message's code passes through runInterpreter, which hands code
 // claimed by another engine (the wasm VM, `interpreter: all`, a later change) to that engine and
 // everything else to the EVM. Messages to the native system contracts (src/exec/native), which
-// have no code, are given a marker code in _loadCode that their engine claims. The same seam records which account created each contract
-// (AccountBaseInfo.Creator), including contracts created by contracts. Its execution watch lets I/O
-// run during long messages and bounds them in time (src/exec/execution-watch.ts); its expensive
-// precompile calls run on a thread of its own (src/exec/heavy-precompiles.ts).
+// have no code, are given a marker code in _loadCode that their engine claims; a contract-creation
+// transaction first passes the chain's deploy permission (native/deploy-permission.ts, in
+// _executeCreate: the one place every creation passes, code or not). The same seam records which
+// account created each contract (AccountBaseInfo.Creator), including contracts created by
+// contracts. Its execution watch lets I/O run during long messages and bounds them in time
+// (src/exec/execution-watch.ts); its expensive precompile calls run on a thread of its own
+// (src/exec/heavy-precompiles.ts).
 import { EVM, NobleBN254, type EVMOpts } from '@ethereumjs/evm';
-import type { Message } from '@ethereumjs/evm';
+import type { EVMResult, Message } from '@ethereumjs/evm';
 import type { Address } from '@ethereumjs/util';
 import { ExecutionWatch } from './execution-watch.ts';
 import { BLAKE2F_ADDRESS, blake2f } from './blake2f.ts';
@@ -55,6 +58,15 @@ export class EngineEVM extends EVM {
       return;
     }
     return super._loadCode(message);
+  }
+
+  protected override async _executeCreate(message: Message): Promise<EVMResult> {
+    // a contract-creation transaction (depth 0) may be refused by the chain's deploy permission
+    if (message.depth === 0) {
+      const refused = await this.native?.refuseDeploy(this, message.caller);
+      if (refused !== undefined) return { execResult: refused };
+    }
+    return super._executeCreate(message);
   }
 
   override async runInterpreter(message: Message, opts: Parameters<RunInterpreter>[1] = {}): Promise<InterpreterResult> {

@@ -54,8 +54,9 @@ interface TxOutcome {
   created: Uint8Array | null;
 }
 
-export async function createEvmVM(common: Common, stateManager: CachedMerkleStateManager, hashes: BlockHashSource, engines: readonly CodeEngine[] = []): Promise<VM> {
-  const evm = new EngineEVM({ common, stateManager, blockchain: hashes as never }, systemContracts(), engines);
+/** `chainTxGasLimit`: the genesis' config.txGasLimit (what the system contracts answer while TxGasLimit is unset). */
+export async function createEvmVM(common: Common, stateManager: CachedMerkleStateManager, hashes: BlockHashSource, chainTxGasLimit: bigint, engines: readonly CodeEngine[] = []): Promise<VM> {
+  const evm = new EngineEVM({ common, stateManager, blockchain: hashes as never }, systemContracts(chainTxGasLimit), engines);
   await watchInterpreterSteps(evm);
   return createVM({ common, stateManager, evm });
 }
@@ -92,10 +93,10 @@ export class BlockExecutor {
   ) {}
 
   /** `directTransfers: false` runs plain value transfers through runTx too (the reference, for tests). */
-  static async create(common: Common, trieDb: OverlayTrieDB, headStateRoot: Uint8Array, hashes: BlockHashSource, directTransfers = true): Promise<BlockExecutor> {
+  static async create(common: Common, trieDb: OverlayTrieDB, headStateRoot: Uint8Array, hashes: BlockHashSource, chainTxGasLimit: bigint, directTransfers = true): Promise<BlockExecutor> {
     const state = newStateManager(trieDb, common, headStateRoot);
     state.trackWritten = true; // the pool re-bases the accounts each block wrote (P6)
-    const vm = await createEvmVM(common, state, hashes);
+    const vm = await createEvmVM(common, state, hashes, chainTxGasLimit);
     return new BlockExecutor(common, trieDb, state, vm, directTransfers);
   }
 

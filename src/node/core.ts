@@ -10,6 +10,7 @@ import { OverlayTrieDB } from '../state/trie-db.ts';
 import { StateReader } from '../state/reader.ts';
 import { Chain, type HeadInfo } from '../chain/chain.ts';
 import type { BlockRules } from '../consensus/block-rules.ts';
+import { ChainParamsReader, type ChainParams } from './chain-params.ts';
 import { parseGenesis, readGenesisFile, type ChainConfig } from '../chain/genesis.ts';
 import { buildGenesisBlock } from '../chain/genesis-block.ts';
 import { makeCommon, makeTxCommon } from '../exec/common.ts';
@@ -82,6 +83,8 @@ export class ChainCore {
   private readonly refused = new RecentlyRefused();
   /** every transaction answered with a hash, on disk until mined (item 9); off while it is replayed */
   private journal: TxJournal | undefined;
+  /** ParameterManagement's values in force after a block (the head's: read once per head) */
+  private readonly params: ChainParamsReader;
 
   private constructor(
     readonly datadir: string,
@@ -106,7 +109,9 @@ export class ChainCore {
     private readonly recovery: SignatureRecovery,
     /** --txpool.nolocals: what this node signs is pooled as remote */
     private readonly noLocals: boolean,
-  ) {}
+  ) {
+    this.params = new ChainParamsReader(state, config.txGasLimit);
+  }
 
   static async open(o: CoreOptions): Promise<ChainCore> {
     mkdirSync(o.datadir, { recursive: true });
@@ -156,8 +161,8 @@ export class ChainCore {
     state.setHead(chain.head.header.stateRoot);
     // plain transfers skip runTx only on chains sealed by the clock (P8): with period 0 a block holds
     // what arrived while the previous one was being built, and faster blocks only make them smaller
-    const executor = await BlockExecutor.create(common, trieDb, chain.head.header.stateRoot, hashes, o.directTransfers ?? genesis.config.istanbul.period > 0);
-    const calls = await CallRunner.create(common, trieDb, hashes, state, o.fastViews);
+    const executor = await BlockExecutor.create(common, trieDb, chain.head.header.stateRoot, hashes, genesis.config.txGasLimit, o.directTransfers ?? genesis.config.istanbul.period > 0);
+    const calls = await CallRunner.create(common, trieDb, hashes, state, genesis.config.txGasLimit, o.fastViews);
     const pool = new TxPool(
       {
         // always the current head: the pool re-bases on it after every block
@@ -191,14 +196,23 @@ export class ChainCore {
     return core;
   }
 
+  /** This node seals blocks (eth_mining): its sealer runs and its key is still one of the head's validators. */
+  get sealing(): boolean {
+    return this.sealer !== undefined && this.isValidator();
+  }
+
   /** Validators named in the head's istanbul extra. */
   validators(): Uint8Array[] {
     return decodeExtra(this.chain.head.header.extraData).validators;
   }
 
-  private startSealing(o: CoreOptions): void {
+  private isValidator(): boolean {
     const me = this.nodeKey.address;
-    if (!this.validators().some((v) => Buffer.compare(v, me) === 0)) {
+    return this.validators().some((v) => Buffer.compare(v, me) === 0);
+  }
+
+  private startSealing(o: CoreOptions): void {
+    if (!this.isValidator()) {
       this.log.info('this node is not a validator of the chain: it serves the chain without sealing');
       return;
     }
@@ -218,20 +232,30 @@ export class ChainCore {
   }
 
   /**
-   * The rules of the block on `parent`. Validators: the parent's set carried forward. Gas limits:
-   * the parent's block gas limit and the genesis' per-transaction limit. Empty blocks: --seal.empty.
+   * The rules of the block on `parent`. Validators: NodeManagement's records after the parent
+   * (validator-set.ts). Gas limits and empty blocks: the parameters after the parent
+   * (chain-params.ts); empty blocks also by --seal.empty.
    */
   async blockRules(parent: HeadInfo, sealEmpty: boolean): Promise<BlockRules> {
+    const params = await this.params.after(parent);
     return {
       validators: await validatorsAfter(this.state.at(parent.header.stateRoot), parent.header),
-      txGasLimit: this.config.txGasLimit,
-      gasLimit: parent.header.gasLimit,
-      produceEmpty: sealEmpty,
+      txGasLimit: params.txGasLimit,
+      gasLimit: params.blockGasLimit ?? parent.header.gasLimit,
+      produceEmpty: sealEmpty || params.produceEmpty,
     };
   }
 
-  get admissionRules(): AdmissionRules {
-    return { chainId: this.config.chainId, minGasPrice: this.minGasPrice, blockGasLimit: this.chain.head.header.gasLimit, txGasLimit: this.config.txGasLimit };
+  /** The parameters the next block is built under: what admission, gas estimates and default gas follow. */
+  headParams(): Promise<ChainParams> {
+    return this.params.after(this.chain.head);
+  }
+
+  /** What a transaction is admitted under: the head's parameters (the remembered read: admission is a hot path). */
+  async admissionRules(): Promise<AdmissionRules> {
+    const head = this.chain.head;
+    const params = await this.params.after(head);
+    return { chainId: this.config.chainId, minGasPrice: this.minGasPrice, blockGasLimit: params.blockGasLimit ?? head.header.gasLimit, txGasLimit: params.txGasLimit };
   }
 
   /**
@@ -241,7 +265,7 @@ export class ChainCore {
    */
   async submitRawTransaction(raw: Uint8Array, local = false): Promise<PooledTx> {
     local &&= !this.noLocals;
-    const ptx = await checkStateless(raw, this.common, this.admissionRules, this.refused, this.recovery);
+    const ptx = await checkStateless(raw, this.common, await this.admissionRules(), this.refused, this.recovery);
     if (this.pool.has(ptx.hashHex) || this.chain.txLocation(ptx.hash)) throw new TxRejected(`already known: ${ptx.hashHex}`);
     const overBudget = this.sealer?.overBudget.refusal(ptx.hashHex);
     if (overBudget) throw new TxRejected(overBudget);

@@ -65,6 +65,11 @@ function describeAt(errors: readonly ErrorObject[], at: number, labels: PatternL
   if ((err.keyword === 'oneOf' || err.keyword === 'anyOf') && depth < MAX_DEPTH) return composite(errors, at, labels, depth);
   // `if`/`then` report their own generic error after the branch's: the branch's says more.
   if (err.keyword === 'if' && at > 0 && depth < MAX_DEPTH) return describeAt(errors, at - 1, labels, depth + 1);
+  // `propertyNames` too (generic "property name must be valid"): say which key and why
+  if (err.keyword === 'propertyNames' && at > 0) {
+    const key = shortJson((err.params as Record<string, unknown>)['propertyName']);
+    return { path: renderPath(err.instancePath), message: `has the key ${key}, which ${sentence(errors[at - 1]!, labels)}` };
+  }
   return { path: renderPath(err.instancePath), message: sentence(err, labels) };
 }
 

@@ -287,7 +287,7 @@ function fixtureOver(node: TestNode, ws: Transport, rpc: Rpc, built: Roles, dir:
   return fixture;
 }
 
-/** Role values → fixture values: exact strings (any case), the role addresses inside any string, the block height as a plain integer. */
+/** Role values → fixture values: exact strings (any case), the role addresses inside any string or object key, the block height as a plain integer. */
 function translateValue(value: unknown, exact: ReadonlyMap<string, unknown>, addresses: readonly [string, string][], blockNumber: number): unknown {
   if (typeof value === 'string') {
     for (const [k, v] of exact) if (k.toLowerCase() === value.toLowerCase()) return v;
@@ -298,7 +298,8 @@ function translateValue(value: unknown, exact: ReadonlyMap<string, unknown>, add
   if (value === EXAMPLE.blockNumber) return blockNumber;
   if (Array.isArray(value)) return value.map((v) => translateValue(v, exact, addresses, blockNumber));
   if (value !== null && typeof value === 'object') {
-    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, translateValue(v, exact, addresses, blockNumber)]));
+    // keys too: eth_getStorageValues' requests are keyed by address
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [translateValue(k, exact, addresses, blockNumber), translateValue(v, exact, addresses, blockNumber)]));
   }
   return value;
 }

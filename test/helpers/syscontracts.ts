@@ -2,10 +2,12 @@
 // transaction signed by a key (gas price 0, so an unfunded key can send) or by an account the node
 // has unlocked, waited for; an eth_call decoded as the method returns.
 import { Transaction, Wallet } from 'ethers';
-import { mined, type TestNode } from './node.ts';
+import { mined, NODE_KEY, testAddress, testGenesis, type TestNode } from './node.ts';
 import { decodeReturn, encodeArg, encodeCall, type ParamType } from '../../src/codec/venachain-call.ts';
 import type { ContractAbi } from '../../src/codec/system-contracts-abi.ts';
 import { bytesToHex, hexToBytes } from '../../src/util/hex.ts';
+import { MemorySlots } from '../../src/exec/native/slot-store.ts';
+import { systemState, type RoleName } from '../../src/exec/native/system-state.ts';
 
 export type SysArg = string | bigint | number | object;
 
@@ -41,4 +43,17 @@ export async function sysQuery(
   const res = await node.raw('eth_call', [{ from: o.from, to, data: bytesToHex(sysCallData(abi, method, args)) }, o.block ?? 'latest']);
   if (res.error) return { error: res.error };
   return { value: decodeReturn(2n, abi[method]!.returns, hexToBytes(res.result)) };
+}
+
+/** A test genesis (testGenesis) whose UserManagement storage gives test key i the roles `roles[i]`. */
+export async function sysGenesisWithRoles(roles: Record<number, RoleName[]>): Promise<object> {
+  const genesis = testGenesis(NODE_KEY) as { alloc: Record<string, object> };
+  const slots = new Map<string, MemorySlots>();
+  const state = systemState((address) => {
+    if (!slots.has(address)) slots.set(address, new MemorySlots());
+    return slots.get(address)!;
+  });
+  for (const [i, names] of Object.entries(roles)) for (const role of names) await state.roles.grant(testAddress(Number(i)), role);
+  for (const [address, s] of slots) genesis.alloc[address] = { nonce: '1', storage: s.toAlloc() };
+  return genesis;
 }

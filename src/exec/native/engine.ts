@@ -3,7 +3,7 @@
 // decodes Venachain's call encoding, runs the TypeScript method, charges the flat gas and answers
 // as Venachain does. A failed call reverts: its storage writes and events go with it, eth_call
 // answers its message as a revert reason.
-import { EVMError, type Message } from '@ethereumjs/evm';
+import { EVMError, type ExecResult, type Message } from '@ethereumjs/evm';
 import { Account, Address } from '@ethereumjs/util';
 import type { CodeEngine, EngineEVM } from '../engine-evm.ts';
 import { CallCodecError, decodeArg, decodeCall, encodeEventData, encodeReturn, eventTopic } from '../../codec/venachain-call.ts';
@@ -11,6 +11,7 @@ import { SYSTEM_CALL_GAS, type ArgsOf, type ContractAbi, type MethodSignature, t
 import { bytesToHex, concatBytes, hexToBytes, padLeft } from '../../util/hex.ts';
 import { SlotStore, type Slots } from './slot-store.ts';
 import { systemState, type SystemState } from './system-state.ts';
+import { deployRefusal } from './deploy-permission.ts';
 
 // the table owns the flat gas; exported here too beside the rest of the engine's names
 export { SYSTEM_CALL_GAS };
@@ -27,6 +28,8 @@ export interface NativeCall {
   txType: bigint;
   /** the number of the block the call runs in */
   blockNumber: bigint;
+  /** what the node applies while TxGasLimit / BlockGasLimit were never set: the getters answer the limits in force */
+  unsetLimits: { txGasLimit: bigint; blockGasLimit: bigint };
   /** the three contracts' state, writable (writes in a static call fail the call) */
   state: SystemState;
   /** one log at the contract's address: topics [keccak256(topic)], data RLP([code, message]) */
@@ -93,11 +96,25 @@ class EvmSlots implements Slots {
   }
 }
 
+/** The three contracts' state as the running EVM sees it (writes in a static call fail the call). */
+function evmSystemState(evm: EngineEVM, isStatic: boolean): SystemState {
+  return systemState((a) => new EvmSlots(evm, a, isStatic));
+}
+
+/** A failed message: status 0, its state and logs reverted, `reason` its revert reason. */
+function revert(reason: string, gasUsed: bigint): ExecResult {
+  return { returnValue: revertData(reason), executionGasUsed: gasUsed, exceptionError: new EVMError(EVMError.errorMessages.REVERT) };
+}
+
 export class NativeContracts implements CodeEngine {
   readonly name = 'native';
   private readonly byAddress: Map<string, NativeContract>;
 
-  constructor(contracts: readonly NativeContract[]) {
+  constructor(
+    contracts: readonly NativeContract[],
+    /** the genesis' config.txGasLimit, in force while TxGasLimit was never set */
+    private readonly chainTxGasLimit: bigint,
+  ) {
     this.byAddress = new Map(contracts.map((c) => [c.address.toLowerCase(), c]));
   }
 
@@ -121,7 +138,7 @@ export class NativeContracts implements CodeEngine {
       return { returnValue: new Uint8Array(0), executionGasUsed: message.gasLimit, exceptionError: new EVMError(EVMError.errorMessages.OUT_OF_GAS) };
     }
     const logs: [Uint8Array, Uint8Array[], Uint8Array][] = [];
-    const fail = (reason: string) => ({ returnValue: revertData(reason), executionGasUsed: SYSTEM_CALL_GAS, exceptionError: new EVMError(EVMError.errorMessages.REVERT) });
+    const fail = (reason: string) => revert(reason, SYSTEM_CALL_GAS);
     try {
       const { txType, funcName, args } = decodeCall(data);
       const method = Object.hasOwn(contract.methods, funcName) ? contract.methods[funcName] : undefined;
@@ -137,14 +154,16 @@ export class NativeContracts implements CodeEngine {
         }
       });
       // the transaction's origin and block as the EVM keeps them for the running transaction or call
-      const running = evm as unknown as { _tx?: { origin?: Address }; _block?: { header: { number: bigint } } };
+      const running = evm as unknown as { _tx?: { origin?: Address }; _block?: { header: { number: bigint; gasLimit: bigint } } };
       const origin = running._tx?.origin ?? message.caller;
       const call: NativeCall = {
         caller: bytesToHex(message.caller.bytes),
         origin: bytesToHex(origin.bytes),
         txType,
         blockNumber: running._block?.header.number ?? 0n,
-        state: systemState((a) => new EvmSlots(evm, a, message.isStatic)),
+        // unset, the block gas limit carries on from block to block: this block's is the one in force
+        unsetLimits: { txGasLimit: this.chainTxGasLimit, blockGasLimit: running._block?.header.gasLimit ?? 0n },
+        state: evmSystemState(evm, message.isStatic),
         emit: (topic, code, msg) => logs.push([target.bytes, [eventTopic(topic)], encodeEventData(code, msg)]),
       };
       const result = await method.run(call, values);
@@ -153,5 +172,15 @@ export class NativeContracts implements CodeEngine {
       if (e instanceof NativeCallError || e instanceof CallCodecError) return fail(e.message);
       throw e;
     }
+  }
+
+  /**
+   * The result of a contract-creation transaction of `sender` refused by Venachain's deploy
+   * permission (deploy-permission.ts), or undefined when it may deploy. Nothing is charged beyond
+   * the intrinsic gas, as Venachain charges nothing.
+   */
+  async refuseDeploy(evm: EngineEVM, sender: Address): Promise<ExecResult | undefined> {
+    const refusal = await deployRefusal(evmSystemState(evm, true), bytesToHex(sender.bytes));
+    return refusal === undefined ? undefined : revert(refusal, 0n);
   }
 }

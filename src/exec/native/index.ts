@@ -5,6 +5,7 @@ import { userManagement } from './user-management.ts';
 import { nodeManagement } from './node-management.ts';
 import { parameterManagement } from './parameter-management.ts';
 
-export function systemContracts(): NativeContracts {
-  return new NativeContracts([userManagement, nodeManagement, parameterManagement]);
+/** `chainTxGasLimit`: the genesis' config.txGasLimit, in force while TxGasLimit was never set. */
+export function systemContracts(chainTxGasLimit: bigint): NativeContracts {
+  return new NativeContracts([userManagement, nodeManagement, parameterManagement], chainTxGasLimit);
 }

@@ -180,12 +180,32 @@ export class Nodes {
 
 // ---- ParameterManagement: chain parameters ----
 
+/** Venachain's predefined parameter keys (core/vm/sc_param_manager.go); any other key is a free string parameter. */
+export const PARAM_KEYS = {
+  txGasLimit: 'TxGasLimit',
+  blockGasLimit: 'BlockGasLimit',
+  isProduceEmptyBlock: 'IsProduceEmptyBlock',
+  isCheckContractDeployPermission: 'IsCheckContractDeployPermission',
+  isTxUseGas: 'IsTxUseGas',
+  isApproveDeployedContract: 'IsApproveDeployedContract',
+  isBlockUseTrieHash: 'IsBlockUseTrieHash',
+  isUseDAG: 'IsUseDAG',
+  gasContractName: 'GasContractName',
+  vrfParams: 'VRFParams',
+} as const;
+
 /** Chain parameters in ParameterManagement's storage; a parameter never set reads undefined (its default applies). */
 export class Params {
   constructor(readonly store: SlotStore) {}
 
   async get(key: string): Promise<unknown> {
     return this.store.getJson<unknown>(`param:${key}`);
+  }
+
+  /** An integer parameter (stored as a JSON number: every predefined one is below 2^53). */
+  async getInt(key: string): Promise<bigint | undefined> {
+    const v = await this.get(key);
+    return typeof v === 'number' ? BigInt(v) : undefined;
   }
 
   async set(key: string, value: unknown): Promise<void> {
