@@ -89,6 +89,9 @@ test('sendSystem from an account the node holds: a refused call is status 0 with
     const enodes = await callSystem(devClient, systemCall('NodeManagement', 'getNormalEnodeNodes'));
     assert.is(enodes.data[0]!.PublicKey, nodes.data[0]!.publicKey);
     assert.is(await callSystem(devClient, systemCall('NodeManagement', 'nodesNum', { type: 1, status: 1 })), 1n);
+    // ParameterManagement: integers, and VRFParams' JSON parsed
+    assert.equal(await callSystem(devClient, systemCall('ParameterManagement', 'getVRFParams')), { electionEpoch: 0, nextElectionBlock: 0, validatorCount: 0 });
+    assert.is(await callSystem(devClient, systemCall('ParameterManagement', 'getIsProduceEmptyBlock')), 0n);
   } finally {
     await devClient.close();
     await dev.stop();
