@@ -93,8 +93,9 @@ interface Command {
 
 // ---- writes: send, wait, say what happened ----
 
+/** --json's document: integers as JSON numbers (as decimal strings past 2^53, which a number would round). */
 function json(value: unknown): string {
-  return JSON.stringify(value, (_, v: unknown) => (typeof v === 'bigint' ? v.toString() : v), 2);
+  return JSON.stringify(value, (_, v: unknown) => (typeof v !== 'bigint' ? v : v <= BigInt(Number.MAX_SAFE_INTEGER) && v >= -BigInt(Number.MAX_SAFE_INTEGER) ? Number(v) : v.toString()), 2);
 }
 
 async function write(ctx: Context, call: SystemCall, done: string): Promise<number> {
@@ -326,10 +327,6 @@ function parameter(name: string) {
   return p;
 }
 
-function paramValue(answer: unknown): string {
-  return typeof answer === 'string' ? answer : typeof answer === 'bigint' ? answer.toString() : JSON.stringify(answer);
-}
-
 const paramCommands: Record<string, Command> = {
   set: {
     args: [2, 0],
@@ -345,10 +342,10 @@ const paramCommands: Record<string, Command> = {
     async run(ctx, [name]) {
       const wanted = name === undefined ? systemParameters() : [parameter(name)];
       if (wanted.length === 0) throw new Error('this build of chain-node has no ParameterManagement parameters');
-      const values: Record<string, string> = {};
-      for (const p of wanted) values[p.key] = paramValue(await callSystem(ctx.client, call('ParameterManagement', p.getter)));
+      const values: Record<string, unknown> = {};
+      for (const p of wanted) values[p.key] = await callSystem(ctx.client, call('ParameterManagement', p.getter));
       if (ctx.values.json) ctx.out(json(name === undefined ? values : values[wanted[0]!.key]));
-      else for (const [k, v] of Object.entries(values)) ctx.out(`${k}: ${v}`);
+      else for (const [k, v] of Object.entries(values)) ctx.out(`${k}: ${typeof v === 'object' ? JSON.stringify(v) : String(v)}`);
       return 0;
     },
   },

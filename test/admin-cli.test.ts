@@ -125,7 +125,11 @@ test('parameters: set by the chain admin, read back', async () => {
   succeeded(await admin('param', 'set', 'TxGasLimit', '2000000000'), /^TxGasLimit set to 2000000000 \(block \d+/);
   assert.is(await read('ParameterManagement', 'getTxGasLimit'), 2_000_000_000n);
   succeeded(await adminInProcess('param', 'get', 'txgaslimit', '--rpc', node.url), /^TxGasLimit: 2000000000$/m);
-  succeeded(await adminInProcess('param', 'get', '--rpc', node.url), /^IsProduceEmptyBlock: 0$/m);
+  const all = await adminInProcess('param', 'get', '--rpc', node.url);
+  succeeded(all, /^IsProduceEmptyBlock: 0$/m);
+  assert.match(all.output, /^VRFParams: \{"electionEpoch":0,"nextElectionBlock":0,"validatorCount":0\}$/m);
+  assert.equal(JSON.parse((await adminInProcess('param', 'get', 'VRFParams', '--json', '--rpc', node.url)).output), { electionEpoch: 0, nextElectionBlock: 0, validatorCount: 0 });
+  assert.is(JSON.parse((await adminInProcess('param', 'get', 'TxGasLimit', '--json', '--rpc', node.url)).output), 2_000_000_000);
 });
 
 test('accounts without roles, signing with key files: refused with the contract reason, exit 1, nothing changed', async () => {
@@ -161,6 +165,8 @@ test('bad input: one line naming what is wrong, exit 2 for usage and 1 otherwise
     [['param', 'set', 'TxGasLimit', 'lots'], /TxGasLimit: not an integer/, 2],
     [['node', 'add', 'bad-name', publicKey, '1.2.3.4', '1.2.3.4'], /^failed: .+ \(status 0/m, 1],
     [['node', 'add', 'n4', 'abcd', '1.2.3.4', '1.2.3.4'], /^failed: .*public ?key.* \(status 0/im, 1],
+    [['param', 'set', 'IsProduceEmptyBlock', '7'], /^failed: .*IsProduceEmptyBlock must be 0 or 1.* \(status 0, block/m, 1],
+    [['node', 'delete', 'nobody'], /^failed: .*node not found.* \(status 0, block/m, 1],
     [['node', 'show', 'nobody'], /chain-node admin: .*(not found|no node named "nobody")/, 1],
     [['role', 'set-super-admin', '--keyfile', join(dir, 'missing.json'), '--password-file', passwordFile], /cannot read the key file .*missing\.json: no such file or directory \(ENOENT\)/, 1],
     [['role', 'set-super-admin', '--keyfile', keyFile(0), '--password-file', wrongPasswordFile], /could not decrypt key with given password/, 1],
