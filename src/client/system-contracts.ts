@@ -266,7 +266,8 @@ export async function systemOutcome(client: SystemClient, call: SystemCall, rece
   const events = receipt.logs.map(decodeSystemEvent).filter((e): e is SystemEvent => e !== undefined);
   const failing = events.find((e) => e.code !== 0n);
   if (receipt.status === '0x1') return { receipt, ok: failing === undefined, events, reason: failing?.message };
-  // a failed call keeps no logs: the reason is what the same call answers on the state it ran on
+  // a failed call keeps no logs: the reason is what the same call answers on the state before its
+  // block — the state it ran on, unless an earlier transaction of the same block changed it
   let reason = 'the call failed, though it succeeds on the state before its block';
   try {
     await client.eth.call({ from: receipt.from, to: call.to, data: call.data }, toQuantity(fromQuantity(receipt.blockNumber) - 1n));
