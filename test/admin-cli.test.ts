@@ -2,13 +2,16 @@
 // admin and chain admin, the node itself is registered as node0) and the real CLI in child
 // processes — roles granted, listed and revoked; a node added, promoted, listed, shown and deleted;
 // a parameter set and read; a key file of an account without roles refused with the contract's
-// reason; bad input answered with one line and an exit code, never a stack. What the CLI says is
+// reason; a key file's password asked on a terminal; bad input answered with one line and an exit
+// code, never a stack. What the CLI says is
 // checked against the contracts' state read through JSON-RPC. Every write runs the CLI as a
 // process; reads and the bad-input table run the same command in this process (a CLI process costs
 // ~0.8 s of CPU from the sources), against the same node process.
+import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { Wallet } from 'ethers';
@@ -20,6 +23,7 @@ import { runAdminCommand } from '../src/admin-command.ts';
 import { publicKeyOf, randomPrivateKey } from '../src/crypto/secp256k1.ts';
 import { bytesToHex } from '../src/util/hex.ts';
 
+const CLI = fileURLToPath(new URL('../src/cli.ts', import.meta.url));
 const dir = mkdtempSync(join(tmpdir(), 'chain-node-admin-cli-'));
 let node: NodeProcess;
 let dev: string;
@@ -147,6 +151,30 @@ test('accounts without roles, signing with key files: refused with the contract 
   assert.not.ok((await read('NodeManagement', 'getAllNodes')).data.some((n: { name: string }) => n.name === 'node2'));
   assert.is(await read('ParameterManagement', 'getIsProduceEmptyBlock'), 0n);
   assert.equal(await read('UserManagement', 'getRolesByAddress', testAddress(2)), []);
+});
+
+test('without --password-file the password is asked on the terminal, and not echoed', async () => {
+  // `script` gives the CLI a pseudo-terminal (util-linux)
+  const cli = [process.execPath, '--import', 'tsx', CLI, 'admin', 'role', 'set-super-admin', '--keyfile', keyFile(0), '--rpc', node.url].map((a) => `'${a}'`).join(' ');
+  const child = spawn('script', ['-qec', cli, '/dev/null'], { stdio: ['pipe', 'pipe', 'pipe'] });
+  let output = '';
+  let typed = false;
+  child.stdout.on('data', (d) => {
+    output += d;
+    if (!typed && output.includes(`password for ${keyFile(0)}: `)) {
+      typed = true;
+      child.stdin.write('outsider pw\r');
+    }
+  });
+  child.stderr.on('data', (d) => (output += d));
+  const timer = setTimeout(() => child.kill('SIGKILL'), 20_000);
+  const exit = await new Promise((resolve) => child.on('close', resolve));
+  clearTimeout(timer);
+  assert.ok(typed, output);
+  // signed with the key the password opened: the contract's refusal, not a password error
+  assert.match(output, /failed: Already Set SuperAdmin \(status 0, block \d+/);
+  assert.not.match(output, /outsider pw/);
+  assert.is(exit, 1);
 });
 
 test('bad input: one line naming what is wrong, exit 2 for usage and 1 otherwise, never a stack', async () => {
