@@ -3,10 +3,10 @@
 // processes — roles granted, listed and revoked; a node added, promoted, listed, shown and deleted;
 // a parameter set and read; a key file of an account without roles refused with the contract's
 // reason; a key file's password asked on a terminal; bad input answered with one line and an exit
-// code, never a stack. What the CLI says is
-// checked against the contracts' state read through JSON-RPC. Every write runs the CLI as a
-// process; reads and the bad-input table run the same command in this process (a CLI process costs
-// ~0.8 s of CPU from the sources), against the same node process.
+// code, never a stack. What the CLI says is checked against the contracts' state read through
+// JSON-RPC. Every write runs the CLI as a process; reads and the bad-input table run the same
+// command in this process (a CLI process costs ~0.5–0.8 s of CPU from the sources), against the
+// same node process.
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
