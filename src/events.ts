@@ -12,6 +12,7 @@ type Listener<T> = (event: T) => void;
 export class ChainEvents {
   private readonly blockListeners: Listener<NewBlockEvent>[] = [];
   private readonly txListeners: Listener<PooledTx>[] = [];
+  private readonly submittedListeners: Listener<PooledTx>[] = [];
 
   onBlock(fn: Listener<NewBlockEvent>): () => void {
     return add(this.blockListeners, fn);
@@ -19,6 +20,15 @@ export class ChainEvents {
 
   onPendingTx(fn: Listener<PooledTx>): () => void {
     return add(this.txListeners, fn);
+  }
+
+  /** Transactions admitted through this node's RPC (or replayed from its journal): what it sends to peers. */
+  onSubmittedTx(fn: Listener<PooledTx>): () => void {
+    return add(this.submittedListeners, fn);
+  }
+
+  emitSubmittedTx(ptx: PooledTx): void {
+    for (const fn of this.submittedListeners) fn(ptx);
   }
 
   emitBlock(e: NewBlockEvent): void {

@@ -30,7 +30,8 @@ export const EMPTY_UNCLES_HASH = Buffer.from('1dcc4de8dec75d7aab85b567b6ccd41ad3
 /** keccak256(rlp('')): root of an empty trie */
 export const EMPTY_TRIE_ROOT = Buffer.from('56e81f171bcc55a6ff8345e692c0f86e5b48e01b996cadc001622fb5e363b421', 'hex');
 
-function fields(h: Header, extra: Uint8Array): Uint8Array[] {
+/** The header's RLP items (a block's wire form nests them, src/chain/block-codec.ts). */
+export function headerFields(h: Header, extra: Uint8Array = h.extraData): Uint8Array[] {
   return [
     h.parentHash, h.sha3Uncles, h.miner, h.stateRoot, h.transactionsRoot, h.receiptsRoot, h.logsBloom,
     bigIntToBytes(h.difficulty), bigIntToBytes(h.number), bigIntToBytes(h.gasLimit), bigIntToBytes(h.gasUsed),
@@ -39,12 +40,26 @@ function fields(h: Header, extra: Uint8Array): Uint8Array[] {
 }
 
 export function encodeHeader(h: Header): Uint8Array {
-  return RLP.encode(fields(h, h.extraData));
+  return RLP.encode(headerFields(h, h.extraData));
 }
 
 export function decodeHeader(bytes: Uint8Array): Header {
-  const f = RLP.decode(bytes) as Uint8Array[];
-  if (!Array.isArray(f) || f.length !== 16) throw new Error('invalid header encoding');
+  return headerFromFields(RLP.decode(bytes) as unknown, false);
+}
+
+/** Byte lengths a well-formed header's fields have (undefined: any; integers are at most 32 bytes). */
+const FIELD_BYTES = [32, 32, 20, 32, 32, 32, 256, -32, -32, -32, -32, -32, undefined, 32, 8, -32];
+
+/** A header from its RLP items; `strict` (input from peers): throws on anything but 16 byte strings of the right lengths. */
+export function headerFromFields(items: unknown, strict = true): Header {
+  if (!Array.isArray(items) || items.length !== 16) throw new Error('invalid header encoding: not a list of 16 fields');
+  const f = items as Uint8Array[];
+  for (let i = 0; strict && i < 16; i++) {
+    const item = f[i];
+    const want = FIELD_BYTES[i];
+    if (!(item instanceof Uint8Array)) throw new Error(`invalid header encoding: field ${i} is a list`);
+    if (want !== undefined && (want > 0 ? item.length !== want : item.length > -want)) throw new Error(`invalid header encoding: field ${i} has ${item.length} bytes`);
+  }
   return {
     parentHash: f[0]!, sha3Uncles: f[1]!, miner: f[2]!, stateRoot: f[3]!, transactionsRoot: f[4]!,
     receiptsRoot: f[5]!, logsBloom: f[6]!, difficulty: bytesToBigInt(f[7]!), number: bytesToBigInt(f[8]!),
@@ -55,10 +70,10 @@ export function decodeHeader(bytes: Uint8Array): Header {
 
 /** Block hash: committed seals excluded (istanbul). */
 export function headerHash(h: Header): Uint8Array {
-  return keccak256(RLP.encode(fields(h, filteredExtra(h.extraData, true))));
+  return keccak256(RLP.encode(headerFields(h, filteredExtra(h.extraData, true))));
 }
 
 /** What the proposer signs: both seals excluded. */
 export function headerSigHash(h: Header): Uint8Array {
-  return keccak256(RLP.encode(fields(h, filteredExtra(h.extraData, false))));
+  return keccak256(RLP.encode(headerFields(h, filteredExtra(h.extraData, false))));
 }

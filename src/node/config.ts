@@ -59,7 +59,10 @@ export interface NodeConfig {
   evmTimeoutMs?: number;
   /** most execution time one transaction may take in a block this node proposes, ms (--miner.txtimeout; 0: none; default 5 s) */
   txBudgetMs?: number;
+  /** the p2p listening port (--p2p.port; 0 = a free port) */
   p2pPort: number;
+  /** the network (src/p2p); absent: none (tests that run one node) — the command line always has one */
+  p2p?: P2pConfig;
   /** pool limits (--txpool.*); what is left out keeps geth's default */
   txpool?: Partial<TxPoolConfig>;
   /** the transaction journal, a file in the datadir or an absolute path; '' turns it off (--txpool.journal; default transactions.rlp) */
@@ -79,6 +82,18 @@ export interface NodeConfig {
   /** not a flag: whether eth_call / estimateGas use the view interpreter (default: on, A17); tests compare both */
   fastViews?: boolean;
 }
+
+export interface P2pConfig {
+  /** listen address (--p2p.addr; default: 127.0.0.1 on a dev chain, 0.0.0.0 on a genesis-file chain) */
+  addr?: string;
+  /** enode URLs or multiaddrs dialled at start and redialled when they drop (--bootnodes) */
+  bootnodes: string[];
+  /** most connected peers (--maxpeers) */
+  maxPeers: number;
+}
+
+/** Venachain's (and the dev genesis') p2p port: node k of its scripts listens on 16791 + k. */
+export const DEFAULT_P2P_PORT = 16791;
 
 export const FLAGS = {
   datadir: { type: 'string', default: './data', help: 'data directory (chain, keystore, node key)' },
@@ -105,6 +120,11 @@ export const FLAGS = {
   'rpc.filter.maxperconnection': { type: 'string', default: '1000', help: 'most filters, and separately subscriptions, one WebSocket connection may hold' },
   'rpc.filter.maxperaddress': { type: 'string', default: '2000', help: 'most filters, and separately subscriptions, one client IP address may hold over HTTP and all its WebSockets (loopback clients are one address)' },
   'rpc.checkresults': { type: 'string', help: 'validate results against openrpc.json (true|false; default true on dev chains)' },
+  'p2p.port': { type: 'string', default: String(DEFAULT_P2P_PORT), help: 'p2p listening port (0 picks a free port)' },
+  'p2p.addr': { type: 'string', help: 'p2p listening address (default 127.0.0.1 on a dev chain, 0.0.0.0 on a genesis-file chain)' },
+  bootnodes: { type: 'string', default: '', help: 'peers dialled at start and redialled when they drop, comma-separated: enode://<128 hex>@ip:port URLs or multiaddrs with /p2p/<peer id> (the genesis firstValidatorNode is always one)' },
+  maxpeers: { type: 'string', default: '50', help: 'most connected peers' },
+  nodiscover: { type: 'boolean', default: false, help: 'accepted for Venachain scripts: the node never runs discovery (peers are bootnodes, static peers and NodeManagement\'s registered nodes)' },
   verbosity: { type: 'string', default: '3', help: 'log level 0-4 (silent, error, warn, info, debug)' },
   gasprice: { type: 'string', default: '0', help: 'minimum gas price in wei (also what eth_gasPrice reports)' },
   'txpool.pricebump': { type: 'string', default: String(DEFAULT_TXPOOL_CONFIG.priceBump), help: 'percent a replacement (same sender and nonce) must raise the gas price by' },
@@ -185,7 +205,12 @@ export function parseFlags(argv: string[]): NodeConfig | 'help' {
     gasCap: BigInt(int(String(v['rpc.gascap']), 'rpc.gascap', 21000)),
     evmTimeoutMs: durationMs(String(v['rpc.evmtimeout']), 'rpc.evmtimeout'),
     txBudgetMs: durationMs(String(v['miner.txtimeout']), 'miner.txtimeout'),
-    p2pPort: 0,
+    p2pPort: int(String(v['p2p.port']), 'p2p.port'),
+    p2p: {
+      addr: v['p2p.addr'] === undefined ? undefined : p2pAddr(String(v['p2p.addr'])),
+      bootnodes: list(String(v.bootnodes)),
+      maxPeers: int(String(v.maxpeers), 'maxpeers'),
+    },
     txpool: {
       priceBump: int(String(v['txpool.pricebump']), 'txpool.pricebump', 1),
       accountSlots: int(String(v['txpool.accountslots']), 'txpool.accountslots', 1),
@@ -207,6 +232,11 @@ export function parseFlags(argv: string[]): NodeConfig | 'help' {
       maxFiltersPerAddress: int(String(v['rpc.filter.maxperaddress']), 'rpc.filter.maxperaddress', 1),
     },
   };
+}
+
+function p2pAddr(v: string): string {
+  if (isIP(v) === 0) throw new ConfigError(`--p2p.addr must be an IP address, got "${v}"`);
+  return v;
 }
 
 /** A comma-separated flag's items, blanks dropped. */

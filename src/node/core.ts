@@ -20,7 +20,8 @@ import { blockHashSource } from '../exec/block-hashes.ts';
 import { TxPool } from '../txpool/pool.ts';
 import { DEFAULT_REJOURNAL_MS, DEFAULT_TX_JOURNAL, type TxPoolConfig } from '../txpool/config.ts';
 import { readJournal, TxJournal, type JournalRecord } from '../txpool/journal.ts';
-import { checkState, checkStateless, RecentlyRefused, TxRejected, type AdmissionRules } from '../txpool/admission.ts';
+import { checkState, checkStateless, RecentlyRefused, TxMalformed, TxRejected, type AdmissionRules } from '../txpool/admission.ts';
+import type { TxOutcome } from '../p2p/chain-door.ts';
 import type { PooledTx } from '../txpool/pooled-tx.ts';
 import { recoveryHere, startRecoveryThreads, type SignatureRecovery } from '../crypto/signature-recovery.ts';
 import { Sealer } from '../consensus/sealer.ts';
@@ -279,7 +280,30 @@ export class ChainCore {
     // the answer waits for the journal's write (of the admissions of its event-loop turn together);
     // a transaction the node signed also for the sync: its sender has no signed copy to send again
     await this.journal?.append({ raw: ptx.raw, local: this.pool.isLocal(ptx.senderHex) }, local);
+    this.events.emitSubmittedTx(ptx);
     return ptx;
+  }
+
+  /**
+   * A transaction a peer sent: the admission of submitRawTransaction, as a remote transaction that
+   * this node's journal never keeps (its sender's node answered it and journals it). `invalid`: the
+   * peer sent something no node would take (TxMalformed); `ignored`: valid but not taken here.
+   */
+  async receiveRemoteTransaction(raw: Uint8Array): Promise<TxOutcome> {
+    let ptx: PooledTx;
+    try {
+      ptx = await checkStateless(raw, this.common, await this.admissionRules(), this.refused, this.recovery);
+      if (this.pool.has(ptx.hashHex) || this.chain.txLocation(ptx.hash)) return { kind: 'ignored', reason: 'already known' };
+      const overBudget = this.sealer?.overBudget.refusal(ptx.hashHex);
+      if (overBudget) return { kind: 'ignored', reason: overBudget };
+      ptx.fromPeer = true;
+      await checkState(ptx, this.state.at(this.chain.head.header.stateRoot));
+      await this.pool.add(ptx, { local: false });
+    } catch (e) {
+      if (!(e instanceof TxRejected)) throw e;
+      return { kind: e instanceof TxMalformed ? 'invalid' : 'ignored', reason: e.message };
+    }
+    return { kind: 'added' };
   }
 
   /**
@@ -304,13 +328,13 @@ export class ChainCore {
     }
   }
 
-  /** What the journal holds: every pooled transaction (each came through this node's RPC: there is no gossip). */
+  /** What the journal holds: every pooled transaction that came through this node's RPC (peers' are theirs to keep). */
   private *journalContents(): Generator<JournalRecord> {
     const { pending, queued } = this.pool.listing();
     for (const bySender of [pending, queued]) {
       for (const [sender, txs] of bySender) {
         const local = this.pool.isLocal(sender);
-        for (const ptx of txs) yield { raw: ptx.raw, local };
+        for (const ptx of txs) if (!ptx.fromPeer) yield { raw: ptx.raw, local };
       }
     }
   }

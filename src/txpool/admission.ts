@@ -19,6 +19,9 @@ export interface AdmissionRules {
 
 export class TxRejected extends Error {}
 
+/** Refused for what the transaction is, whatever the state: not a transaction, a bad signature, another chain, too big. A peer that sends it is at fault. */
+export class TxMalformed extends TxRejected {}
+
 /** Chain id a signed serialization claims, read before full decoding so the error names it. */
 function claimedChainId(raw: Uint8Array): bigint | undefined {
   try {
@@ -40,8 +43,8 @@ function claimedChainId(raw: Uint8Array): bigint | undefined {
  * the sender is recovered by `recovery` (default: on this thread).
  */
 export async function checkStateless(raw: Uint8Array, common: Common, rules: AdmissionRules, refused?: RecentlyRefused, recovery: SignatureRecovery = recoveryHere): Promise<PooledTx> {
-  if (raw.length === 0) throw new TxRejected('invalid transaction: empty input');
-  if (raw.length > MAX_TX_BYTES) throw new TxRejected(`oversized data: transaction size ${raw.length} exceeds the limit of ${MAX_TX_BYTES} bytes`);
+  if (raw.length === 0) throw new TxMalformed('invalid transaction: empty input');
+  if (raw.length > MAX_TX_BYTES) throw new TxMalformed(`oversized data: transaction size ${raw.length} exceeds the limit of ${MAX_TX_BYTES} bytes`);
   let ptx = refused?.take(raw);
   if (!ptx) {
     try {
@@ -51,9 +54,9 @@ export async function checkStateless(raw: Uint8Array, common: Common, rules: Adm
       // the decoder refuses a chain id other than ours; only then is the encoding read again, to name it
       const claimed = claimedChainId(raw);
       if (claimed !== undefined && claimed !== rules.chainId) {
-        throw new TxRejected(`invalid chain id: transaction is signed for chain ${claimed}, this chain is ${rules.chainId}`);
+        throw new TxMalformed(`invalid chain id: transaction is signed for chain ${claimed}, this chain is ${rules.chainId}`);
       }
-      throw new TxRejected(e.message);
+      throw new TxMalformed(e.message);
     }
   }
   const minGas = ptx.tx.getMinimumGasLimit();

@@ -24,6 +24,8 @@ export interface PooledTx {
   /** gasLimit × gasPrice + value: what the sender's balance must cover */
   readonly cost: bigint;
   readonly arrivedAt: number;
+  /** sent by a peer, not through this node's RPC: this node's journal does not keep it */
+  fromPeer?: true;
 }
 
 export class TxDecodeError extends Error {}

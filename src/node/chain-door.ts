@@ -1,0 +1,82 @@
+// The chain side of the network's door (src/p2p/chain-door.ts): what peers may ask of this node's
+// chain and what it tells them, over ChainCore. Transactions and blocks cross it as bytes.
+import type { ChainDoor, ChainHead, ImportOutcome, NetworkNodeRecord, SyncProgress, TxOutcome } from '../p2p/chain-door.ts';
+import type { ChainCore } from './core.ts';
+import { encodeBlock } from '../chain/block-codec.ts';
+import { NODE_MANAGEMENT, systemStateAt } from '../exec/native/system-state.ts';
+import { bytesToHex, hexToBytes } from '../util/hex.ts';
+
+const NODE_MANAGEMENT_BYTES = hexToBytes(NODE_MANAGEMENT);
+
+export class CoreChainDoor implements ChainDoor {
+  readonly networkId: bigint;
+  readonly genesisHash: Uint8Array;
+  /** what eth_syncing answers (undefined: in step) */
+  syncing: SyncProgress | undefined;
+
+  constructor(private readonly core: ChainCore) {
+    this.networkId = core.config.chainId;
+    this.genesisHash = core.chain.genesis.hash;
+  }
+
+  head(): ChainHead {
+    const { header, hash } = this.core.chain.head;
+    return { number: header.number, hash };
+  }
+
+  blocks(from: bigint, count: number, maxBytes: number): Uint8Array[] {
+    const { chain } = this.core;
+    const out: Uint8Array[] = [];
+    let bytes = 0;
+    for (let n = from; out.length < count && n <= chain.headNumber && (out.length === 0 || bytes < maxBytes); n++) {
+      const block = chain.block(chain.hashByNumber(n)!)!;
+      const encoded = encodeBlock(block.header, block.txs);
+      bytes += encoded.length;
+      out.push(encoded);
+    }
+    return out;
+  }
+
+  importBlocks(_encoded: readonly Uint8Array[]): Promise<ImportOutcome> {
+    // built by the block-import change (issue 21): verify seals, execute, compare roots, commit
+    return Promise.resolve({ imported: 0, refused: { index: 0, reason: 'block import is not built yet', peerFault: false } });
+  }
+
+  async receiveTransaction(raw: Uint8Array): Promise<TxOutcome> {
+    return this.core.receiveRemoteTransaction(raw);
+  }
+
+  onNewBlock(listener: (block: { number: bigint; hash: Uint8Array; encoded: Uint8Array }) => void): void {
+    this.core.events.onBlock(({ block }) => listener({ number: block.header.number, hash: block.hash, encoded: encodeBlock(block.header, block.txs) }));
+  }
+
+  onLocalTransaction(listener: (raw: Uint8Array) => void): void {
+    this.core.events.onSubmittedTx((ptx) => listener(ptx.raw));
+  }
+
+  async nodeRecords(): Promise<NetworkNodeRecord[]> {
+    const records = await systemStateAt(this.core.state.at(this.core.chain.head.header.stateRoot)).nodes.all();
+    return records.map(({ name, publicKey, type, status, externalIP, p2pPort }) => ({ name, publicKey, type, status, externalIP, p2pPort }));
+  }
+
+  onNodeRecordsChanged(listener: () => void): void {
+    // NodeManagement's storage root moves exactly when a block changed its records
+    let root: string | undefined;
+    const rootAtHead = async () => {
+      const account = await this.core.state.at(this.core.chain.head.header.stateRoot).getAccount(NODE_MANAGEMENT_BYTES);
+      return account === undefined ? '' : bytesToHex(account.storageRoot);
+    };
+    void rootAtHead().then((r) => (root ??= r));
+    this.core.events.onBlock(() => {
+      void rootAtHead().then((r) => {
+        if (r === root) return;
+        root = r;
+        listener();
+      });
+    });
+  }
+
+  setSyncing(progress: SyncProgress | undefined): void {
+    this.syncing = progress;
+  }
+}

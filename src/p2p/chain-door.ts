@@ -1,0 +1,70 @@
+// The one door between the network (src/p2p) and the chain core: what the network may ask of the
+// chain and hear from it. The core knows nothing of libp2p; the network knows nothing of the
+// core's modules. src/node/chain-door.ts implements it over ChainCore; the network only holds
+// this interface. Blocks cross it encoded (src/chain/block-codec.ts), transactions as their
+// signed serialization: the network moves bytes, the chain decides what they mean.
+
+export interface ChainHead {
+  number: bigint;
+  hash: Uint8Array;
+}
+
+/** Why a block was not imported. `peerFault`: the block is wrong (bad seal, root, encoding…) — its sender is penalised; otherwise (e.g. unknown parent) it may simply be early. */
+export interface BlockRefusal {
+  /** index in the batch of the block refused; those before it were imported */
+  index: number;
+  reason: string;
+  peerFault: boolean;
+}
+
+export interface ImportOutcome {
+  /** blocks imported (a block already in the chain counts as imported) */
+  imported: number;
+  refused?: BlockRefusal;
+}
+
+/** What became of a transaction a peer sent. `invalid`: a fault of its sender (bad encoding or signature, wrong chain) — penalise; `ignored`: fine but not taken (known, nonce too low, pool full…) — do not relay. */
+export type TxOutcome = { kind: 'added' } | { kind: 'ignored'; reason: string } | { kind: 'invalid'; reason: string };
+
+/** A NodeManagement record as the network needs it (admission, dialling consensus nodes). */
+export interface NetworkNodeRecord {
+  name: string;
+  /** 128 hex digits, no 0x: the node key's public point without its 0x04 prefix */
+  publicKey: string;
+  /** 1 consensus, 2 observer, 3 light */
+  type: number;
+  /** 1 normal, 2 deleted */
+  status: number;
+  externalIP: string;
+  p2pPort: number;
+}
+
+/** eth_syncing's object (Venachain: startingBlock, currentBlock, highestBlock, pulledStates, knownStates). */
+export interface SyncProgress {
+  startingBlock: bigint;
+  currentBlock: bigint;
+  highestBlock: bigint;
+}
+
+export interface ChainDoor {
+  /** checked in the handshake with the genesis hash: peers on another network are refused */
+  readonly networkId: bigint;
+  readonly genesisHash: Uint8Array;
+  head(): ChainHead;
+  /** Encoded blocks from `from` on, at most `count` of them and about `maxBytes` together (at least one if it exists): what a peer's range request gets. */
+  blocks(from: bigint, count: number, maxBytes: number): Uint8Array[];
+  /** Verifies, executes and commits encoded blocks in order (each on its parent); stops at the first refused. */
+  importBlocks(encoded: readonly Uint8Array[]): Promise<ImportOutcome>;
+  /** A transaction a peer sent: admitted to the pool as a remote transaction (never journaled by this node). */
+  receiveTransaction(raw: Uint8Array): Promise<TxOutcome>;
+  /** Each block that becomes the head (sealed here or imported), encoded: to announce it. */
+  onNewBlock(listener: (block: { number: bigint; hash: Uint8Array; encoded: Uint8Array }) => void): void;
+  /** Each transaction admitted through this node's RPC: to send to peers (those received from peers are relayed by the gossip itself). */
+  onLocalTransaction(listener: (raw: Uint8Array) => void): void;
+  /** NodeManagement's records at the head. */
+  nodeRecords(): Promise<NetworkNodeRecord[]>;
+  /** Called after a block that changed NodeManagement's records becomes the head. */
+  onNodeRecordsChanged(listener: () => void): void;
+  /** What eth_syncing answers: a progress while a sync runs, undefined when in step. */
+  setSyncing(progress: SyncProgress | undefined): void;
+}

@@ -1,0 +1,21 @@
+// What the block sync (src/p2p/sync.ts) needs of the connected peers, implemented by the libp2p
+// host (src/p2p/host.ts): their heads from the handshake and announcements, range requests, and a
+// way to punish a peer that served a bad block.
+import type { ChainHead } from './chain-door.ts';
+
+export interface PeerHead {
+  /** libp2p peer id (text) */
+  id: string;
+  head: ChainHead;
+}
+
+export interface PeerSet {
+  /** connected peers that passed the handshake, with the head each last told us */
+  peers(): PeerHead[];
+  /** A peer's head moved (handshake, a block announcement): a sync may be due. */
+  onPeerHead(listener: (peer: PeerHead) => void): void;
+  /** Encoded blocks `from`…, at most `count` (the peer may send fewer; none when it has none). Rejects on a transport failure or a malformed answer (the peer is then penalised by the host). */
+  requestBlocks(peerId: string, from: bigint, count: number): Promise<Uint8Array[]>;
+  /** The peer sent something wrong (a block refused with peerFault): lower its score, drop it when it goes on. */
+  penalise(peerId: string, reason: string): void;
+}
