@@ -35,7 +35,7 @@ const keyFile = (i: number) => join(dir, `outsider-${i}.json`);
 const outsider = (i: number) => ['--keyfile', keyFile(i), '--password-file', passwordFile];
 
 test.before(async () => {
-  node = await spawnNode(['--datadir', join(dir, 'data'), '--http.port', '0', '--dev.period', '0']);
+  node = await spawnNode(['--datadir', join(dir, 'data'), '--http.port', '0', '--p2p.port', '0', '--dev.period', '0']);
   [dev] = await rpcCall(node.url, 'eth_accounts');
   for (let i = 0; i < 3; i++) writeFileSync(keyFile(i), await cheapKeyFile(new Wallet(testKey(OUTSIDER + i)), 'outsider pw'));
   writeFileSync(passwordFile, 'outsider pw\n');

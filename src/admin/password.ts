@@ -3,8 +3,9 @@
 export function readPassword(prompt: string): Promise<string> {
   const input = process.stdin;
   if (!input.isTTY) return Promise.reject(new Error('--keyfile needs --password-file when stdin is not a terminal'));
-  process.stderr.write(prompt);
+  // no echo before the prompt shows: a password typed ahead of it must not appear either
   input.setRawMode(true);
+  process.stderr.write(prompt);
   input.resume();
   input.setEncoding('utf8');
   return new Promise((resolve, reject) => {
