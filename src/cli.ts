@@ -47,8 +47,8 @@ async function main(): Promise<void> {
   try {
     node = await startNode(config);
   } catch (e) {
-    // the operator's to fix (a file, a port, the database): said in words, without a stack
-    if (e instanceof GenesisError || e instanceof StoreError || (e as NodeJS.ErrnoException).code === 'EADDRINUSE') {
+    // the operator's to fix (a file, a port, the database, an account to unlock): said in words, without a stack
+    if (e instanceof GenesisError || e instanceof StoreError || e instanceof ConfigError || (e as NodeJS.ErrnoException).code === 'EADDRINUSE') {
       process.stderr.write(`chain-node: ${(e as Error).message}\n`);
       process.exit(1);
     }

@@ -54,6 +54,10 @@ export interface NodeConfig {
   devPeriod: number;
   lightKdf: boolean;
   allowInsecureUnlock: boolean;
+  /** keystore accounts unlocked at start, for the life of the process (--unlock; geth's flag) */
+  unlock?: string[];
+  /** the passwords of `unlock`, one a line in its order (--password; geth's flag; absent: empty passwords) */
+  passwordFile?: string;
   gasCap: bigint;
   /** most time one eth_call / eth_estimateGas may take, ms (--rpc.evmtimeout; 0: none; default 5 s) */
   evmTimeoutMs?: number;
@@ -141,6 +145,8 @@ export const FLAGS = {
   'seal.empty': { type: 'boolean', default: false, help: 'seal empty blocks every period' },
   'dev.period': { type: 'string', default: '1', help: 'block period in seconds of a new dev chain (0: seal when transactions arrive)' },
   lightkdf: { type: 'boolean', default: false, help: 'cheap scrypt for new key files (tests and dev only)' },
+  unlock: { type: 'string', default: '', help: 'keystore accounts unlocked at start until the node stops, comma-separated addresses (passwords from --password)' },
+  password: { type: 'string', help: "file of --unlock's passwords, one a line in the same order, the last line serving the accounts beyond it (default: empty passwords)" },
   'allow-insecure-unlock': { type: 'boolean', default: false, help: 'on a non-loopback HTTP listener: allow personal_unlockAccount and password signing, and unlock the dev account' },
   help: { type: 'boolean', default: false, help: 'print the flags' },
 } as const;
@@ -177,6 +183,13 @@ export function parseFlags(argv: string[]): NodeConfig | 'help' {
   const transport = String(v['http.transport']);
   if (transport !== 'auto' && transport !== 'uws' && transport !== 'node') throw new ConfigError(`--http.transport must be auto, uws or node, got "${transport}"`);
   const genesisFile = v.genesis as string | undefined;
+  const unlock = list(String(v.unlock));
+  for (const a of unlock) if (!/^0x[0-9a-fA-F]{40}$/.test(a)) throw new ConfigError(`--unlock: "${a}" is not an address (0x and 40 hex digits)`);
+  // geth's rule, as for personal_unlockAccount: a key unlocked behind a listener others can reach signs for anyone there
+  if (unlock.length > 0 && !isLoopback(addr) && v['allow-insecure-unlock'] !== true) {
+    throw new ConfigError(`--unlock with HTTP listening on ${addr}, not loopback, needs --allow-insecure-unlock: anyone who reaches it could sign with the account`);
+  }
+  const passwordFile = v.password as string | undefined;
   return {
     datadir: resolve(String(v.datadir)),
     genesisFile: genesisFile ? resolve(genesisFile) : undefined,
@@ -202,6 +215,8 @@ export function parseFlags(argv: string[]): NodeConfig | 'help' {
     devPeriod: int(String(v['dev.period']), 'dev.period'),
     lightKdf: v.lightkdf === true,
     allowInsecureUnlock: v['allow-insecure-unlock'] === true,
+    unlock,
+    passwordFile: passwordFile ? resolve(passwordFile) : undefined,
     gasCap: BigInt(int(String(v['rpc.gascap']), 'rpc.gascap', 21000)),
     evmTimeoutMs: durationMs(String(v['rpc.evmtimeout']), 'rpc.evmtimeout'),
     txBudgetMs: durationMs(String(v['miner.txtimeout']), 'miner.txtimeout'),

@@ -13,6 +13,7 @@ import type { ThreadStats } from '../rpc/thread-protocol.ts';
 import { HEAD_CACHED_METHODS } from '../../generated/head-cached.ts';
 import { availableParallelism } from 'node:os';
 import { docsPageRoutes } from './docs-page.ts';
+import { unlockAccounts } from './unlock-accounts.ts';
 import { methods, patternLabels } from '../../generated/methods.ts';
 import type { Handlers } from '../../generated/handlers.ts';
 
@@ -71,6 +72,14 @@ export async function startNode(config: NodeConfig, log: Logger = createLogger(c
     // geth's unlock rule: a key unlocked behind a listener others can reach signs for anyone there
     unlockDevAccount: loopback || config.allowInsecureUnlock,
   });
+  if (config.unlock?.length) {
+    try {
+      await unlockAccounts(core.keystore, config.unlock, config.passwordFile);
+    } catch (e) {
+      await core.close();
+      throw e;
+    }
+  }
   if (core.devAccount && !loopback) {
     if (config.allowInsecureUnlock) log.warn(`dev account ${core.devAccount} is unlocked while HTTP listens on ${config.http.addr}, not loopback (--allow-insecure-unlock): anyone who reaches it can sign with it`);
     else log.info(`dev account ${core.devAccount} stays locked: HTTP listens on ${config.http.addr}, not loopback (--allow-insecure-unlock unlocks it)`);
