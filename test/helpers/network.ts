@@ -2,10 +2,15 @@
 // process on free ports in a temp dir, read through what it prints, stopped by SIGTERM as a user
 // stops it. Nodes a test restarts itself (from their printed `command`) are its own to stop.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { decryptKey, type KeyFileV3 } from '../../src/accounts/keystore-v3.ts';
+import { signLegacyTx } from '../../src/accounts/signing.ts';
+import { makeTxCommon } from '../../src/exec/common.ts';
+import { bytesToHex, hexToBytes } from '../../src/util/hex.ts';
+import { rpcCall } from './process.ts';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const COMMAND = join(ROOT, 'src', 'network-command.ts');
@@ -100,3 +105,44 @@ export async function until<T>(what: string, check: () => Promise<T | undefined 
   }
 }
 
+
+/** The network's funded account's private key, from its key file in node 1's keystore (empty password). */
+export async function fundedKey(dir: string): Promise<Uint8Array> {
+  const keystore = join(dir, 'node-1', 'keystore');
+  const [file] = readdirSync(keystore);
+  return decryptKey(JSON.parse(readFileSync(join(keystore, file!), 'utf8')) as KeyFileV3, '');
+}
+
+/** A signed 1-wei transfer on the network's chain (id 300): raw hex and hash. */
+export function signedTransfer(key: Uint8Array, nonce: bigint, to: string): { raw: string; hash: string } {
+  const tx = signLegacyTx({ nonce, gasPrice: 0n, gasLimit: 21_000n, to: hexToBytes(to), value: 1n, data: new Uint8Array(0) }, key, makeTxCommon(300n));
+  return { raw: bytesToHex(tx.serialize()), hash: bytesToHex(tx.hash()) };
+}
+
+export interface RestartedNode {
+  child: ChildProcess;
+  output(): string;
+  /** SIGTERM; resolves once it has exited */
+  stop(): Promise<void>;
+}
+
+/** Starts a node again alone, from its printed `command` run from the project root, as a user would; resolves once it answers. */
+export async function restartNode(node: NetworkNode): Promise<RestartedNode> {
+  const [command, ...args] = node.command;
+  const child = spawn(command!, args, { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  child.stdout!.on('data', (d) => (out += d));
+  child.stderr!.on('data', (d) => (out += d));
+  const exited = new Promise<void>((done) => child.on('exit', () => done()));
+  const stop = async () => {
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+    await exited;
+  };
+  try {
+    await until(`node ${node.node} to answer again`, async () => child.exitCode === null && (await rpcCall(node.http, 'eth_blockNumber')) !== undefined);
+  } catch (e) {
+    await stop();
+    throw new Error(`${(e as Error).message}\n${out}`);
+  }
+  return { child, output: () => out, stop };
+}

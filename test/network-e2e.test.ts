@@ -1,0 +1,93 @@
+// A network of real processes on loopback, made by `npm run network` (test/helpers/network.ts):
+// 1 validator + 3 followers connect, a transaction sent to a follower is mined and its receipt is on
+// every node, every node has the same block at every height, a follower SIGKILLed and restarted
+// catches up, and a 5th node added by a re-run with --nodes 5 syncs and then follows.
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { cleanUp, fundedKey, networkDir, restartNode, runNetwork, signedTransfer, until, type NetworkNode, type NetworkRun, type RestartedNode } from './helpers/network.ts';
+import { rpcCall } from './helpers/process.ts';
+
+const SINK = '0x' + '5e'.repeat(20);
+
+const head = async (n: NetworkNode) => BigInt(await rpcCall(n.http, 'eth_blockNumber'));
+const hashAt = async (n: NetworkNode, h: bigint) => (await rpcCall(n.http, 'eth_getBlockByNumber', ['0x' + h.toString(16), false]))?.hash as string | undefined;
+
+/** Resolves once `node` holds the receipt of `hash`, with the block it names. */
+const receiptOn = (node: NetworkNode, hash: string) => until(`the receipt of ${hash} on node ${node.node}`, () => rpcCall(node.http, 'eth_getTransactionReceipt', [hash]));
+
+/** Resolves once `node` has `other`'s head block (same number, same hash). */
+async function caughtUp(node: NetworkNode, other: NetworkNode, timeoutMs = 20_000): Promise<void> {
+  await until(
+    `node ${node.node} to reach node ${other.node}'s head`,
+    async () => {
+      const target = await head(other);
+      return (await head(node)) >= target && (await hashAt(node, target)) === (await hashAt(other, target));
+    },
+    timeoutMs,
+  );
+}
+
+async function sameChain(nodes: NetworkNode[]): Promise<bigint> {
+  const top = (await Promise.all(nodes.map(head))).reduce((a, b) => (a < b ? a : b));
+  for (let h = 0n; h <= top; h++) {
+    const hashes = await Promise.all(nodes.map((n) => hashAt(n, h)));
+    assert.ok(hashes[0], `block ${h} on node 1`);
+    assert.equal(hashes, nodes.map(() => hashes[0]), `the same block ${h} on every node`);
+  }
+  return top;
+}
+
+test('1 validator + 3 followers: connected, a follower\'s transaction mined everywhere, one chain, a killed follower catches up, a 5th node syncs and follows', async () => {
+  const dir = networkDir();
+  let run: NetworkRun | undefined;
+  let restarted: RestartedNode | undefined;
+  try {
+    run = await runNetwork(dir, ['--nodes', '4']);
+    const nodes = run.nodes;
+    const [validator, f1, f2, f3] = nodes as [NetworkNode, NetworkNode, NetworkNode, NetworkNode];
+    await until('the validator to have 3 peers and each follower one', async () => {
+      const counts = await Promise.all(nodes.map(async (n) => Number(await rpcCall(n.http, 'net_peerCount'))));
+      return counts[0]! >= 3 && counts.every((c) => c >= 1);
+    });
+
+    const key = await fundedKey(dir);
+    let nonce = 0n;
+    const send = async (to: NetworkNode) => {
+      const tx = signedTransfer(key, nonce++, SINK);
+      assert.is(await rpcCall(to.http, 'eth_sendRawTransaction', [tx.raw]), tx.hash);
+      return tx.hash;
+    };
+    const hash = await send(f2);
+    const receipts = await Promise.all(nodes.map((n) => receiptOn(n, hash)));
+    assert.is(receipts[0].status, '0x1');
+    assert.equal(receipts.map((r) => r.blockHash), nodes.map(() => receipts[0].blockHash), 'one block holds it on every node');
+    assert.ok((await sameChain(nodes)) >= BigInt(receipts[0].blockNumber));
+
+    // a follower killed outright misses blocks, then catches up from its datadir
+    process.kill(f1.pid, 'SIGKILL');
+    await until('node 2 to be gone', async () => (await rpcCall(f1.http, 'eth_blockNumber').then(() => false, () => true)));
+    const missed = [await send(f3), await send(validator)];
+    await Promise.all(missed.map((h) => receiptOn(validator, h)));
+    restarted = await restartNode(f1);
+    await caughtUp(f1, validator);
+    for (const h of missed) assert.ok(await rpcCall(f1.http, 'eth_getTransactionReceipt', [h]), 'the restarted follower has the blocks it missed');
+    await restarted.stop();
+    restarted = undefined;
+    assert.is(await run.stop(), 0);
+
+    // a re-run with one more node: registered, it syncs the chain, then follows new blocks
+    run = await runNetwork(dir, ['--nodes', '5']);
+    const fifth = run.nodes[4]!;
+    assert.is(run.nodes.length, 5);
+    await caughtUp(fifth, run.nodes[0]!);
+    const late = await send(fifth);
+    const onFifth = await receiptOn(fifth, late);
+    assert.is(onFifth.blockHash, (await receiptOn(run.nodes[0]!, late)).blockHash);
+    await sameChain(run.nodes);
+  } finally {
+    await restarted?.stop();
+    await cleanUp(run, dir);
+  }
+});
+
+test.run();
