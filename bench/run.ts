@@ -22,6 +22,7 @@ import { installPeers, peers, type Mining } from './peers/peers.ts';
 import { markdown, OURS, ratio, type Cell, type Report, type Row } from './report.ts';
 import { renderChart } from './chart.ts';
 import { poolBench } from './pool.ts';
+import { networkBench } from './network.ts';
 import { awaitDelivery, subscribeNewHeads, type Subscribers } from './fanout.ts';
 import { nodeKeyFrom, enodeUrl } from '../src/node-key.ts';
 import { addressOf } from '../src/crypto/secp256k1.ts';
@@ -448,6 +449,9 @@ async function main(): Promise<void> {
       table.more.push({ short: r.name, label: `pool admission, in-process: ${r.name}`, unit: 'tx/s', better: 'higher', compare: false, cells: { [OURS]: m ? { value: Number(m[1]!.replace(/,/g, '')), text: r.extra || undefined } : { text: `${r.value} ${r.extra}` } } });
       log(`  ${r.name}: ${r.value}`);
     }
+    // after the single-node rows, so that its 4 nodes compete with nothing (bench/network.ts)
+    log('[chain-node] a local network of 4 nodes (bench/network.ts)');
+    table.more.push(...(await networkBench(quick, log)));
   } finally {
     for (const target of targets) target.cleanup?.();
   }
