@@ -25,7 +25,7 @@ const USAGE = `usage: npm run network -- [--nodes N] [--validators V] [--period 
 
   --nodes N          nodes in the network (default: as many as DIR has, else 4); more than DIR has adds nodes
   --validators V     how many of them validate (default 1; only 1 until multi-validator consensus lands)
-  --period S         block period in seconds of a new network (default 1)
+  --period S         block period in seconds of a new network (default 1; an existing one keeps its own)
   --dir DIR          where the network lives (default ./network); an existing one is restarted
   --http.port BASE   node k serves JSON-RPC on BASE + k - 1 (default ${DEFAULT_HTTP_PORT}; 0: free ports)
   --p2p.port BASE    node k listens for peers on BASE + k - 1 (default ${DEFAULT_P2P_PORT}; 0: free ports)
@@ -76,7 +76,7 @@ function parseOptions(argv: string[]): NetworkOptions | 'help' {
   return {
     nodes,
     validators,
-    period: count(values.period, 'period', 1, 0, 3600),
+    period: values.period === undefined ? undefined : count(values.period, 'period', 1, 0, 3600),
     dir,
     httpBase: count(values['http.port'], 'http.port', DEFAULT_HTTP_PORT, 0, 65535),
     p2pBase: count(values['p2p.port'], 'p2p.port', DEFAULT_P2P_PORT, 0, 65535),

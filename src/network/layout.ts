@@ -20,8 +20,8 @@ const FUNDED_BALANCE = 10n ** 27n;
 export interface NetworkOptions {
   nodes: number;
   validators: number;
-  /** block period in seconds (the genesis' istanbul.period) */
-  period: number;
+  /** block period in seconds (the genesis' istanbul.period); absent: the network's, 1 for a new one */
+  period?: number;
   dir: string;
   /** node k's HTTP port is httpBase + k − 1; 0: free ports */
   httpBase: number;
@@ -50,9 +50,7 @@ export interface NodeSlot {
 }
 
 export interface NetworkLayout {
-  dir: string;
   genesisFile: string;
-  period: number;
   account: string;
   /** node 1's file of the account's password (empty) */
   passwordFile: string;
@@ -126,7 +124,7 @@ export async function prepareLayout(o: NetworkOptions): Promise<NetworkLayout> {
   let file: NetworkFile;
   if (existsSync(networkFile)) {
     file = readNetworkFile(networkFile);
-    if (file.period !== o.period) throw new NetworkSetupError(`the network in ${dir} was made with --period ${file.period}: a chain's period is in its genesis (use another --dir for ${o.period})`);
+    if (o.period !== undefined && file.period !== o.period) throw new NetworkSetupError(`the network in ${dir} was made with --period ${file.period}: a chain's period is in its genesis (use another --dir for ${o.period})`);
     if (o.nodes > file.ports.length) {
       file.ports.push(...(await portsFor(file.ports.length + 1, o.nodes - file.ports.length, o)));
       writeAtomic(networkFile, JSON.stringify(file, null, 2) + '\n');
@@ -138,7 +136,7 @@ export async function prepareLayout(o: NetworkOptions): Promise<NetworkLayout> {
     // light scrypt, as the dev account's: the password is empty, a high cost would only slow every start
     const account = await new Keystore(join(dir, 'node-1', 'keystore'), true).newAccount('');
     writeFileSync(passwordFile, '', { mode: 0o600 });
-    file = { period: o.period, account, ports };
+    file = { period: o.period ?? 1, account, ports };
     // first, right after the account: what follows is made again by a run this one leaves unfinished
     writeAtomic(networkFile, JSON.stringify(file, null, 2) + '\n');
   }
@@ -148,6 +146,6 @@ export async function prepareLayout(o: NetworkOptions): Promise<NetworkLayout> {
     const key = loadOrCreateNodeKey(datadir);
     return { index: i + 1, name: `node${i + 1}`, datadir, key, httpPort: http, p2pPort: p2p, enode: enodeUrl(key, NETWORK_HOST, p2p) };
   });
-  if (!existsSync(genesisFile)) writeAtomic(genesisFile, JSON.stringify(genesis(nodes[0]!, file.account, o.period), null, 2) + '\n');
-  return { dir, genesisFile, period: file.period, account: file.account, passwordFile, nodes };
+  if (!existsSync(genesisFile)) writeAtomic(genesisFile, JSON.stringify(genesis(nodes[0]!, file.account, file.period), null, 2) + '\n');
+  return { genesisFile, account: file.account, passwordFile, nodes };
 }
