@@ -1,13 +1,15 @@
 // eth_signTypedData_v4 / chain_signTypedData_v4 and personal_signTypedData against a real node:
 // signatures equal to ethers' (Wallet.signTypedData, an independent EIP-712 implementation) on the
-// EIP-712 spec's Mail example and on typed data with arrays, fixed arrays, nested and recursive
-// structs and every atomic type; recovered by ethers' verifyTypedData; sent as an object and as
-// JSON text; and bad typed data refused with -32602 naming the argument and the reason.
+// EIP-712 spec's Mail example and on typed data with arrays, fixed arrays, nested structs and
+// every atomic type, and a recursive struct checked against EIP-712's definitions; recovered by ethers' verifyTypedData; sent as an object and as JSON text; a
+// password refused over an exposed listener (geth's insecure-unlock rule); and bad typed data
+// refused with -32602 naming the argument and the reason.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { Wallet, verifyTypedData, type TypedDataField } from 'ethers';
+import { AbiCoder, TypedDataEncoder, Wallet, concat, keccak256, recoverAddress, toUtf8Bytes, verifyTypedData, type TypedDataField } from 'ethers';
 import { startTestNode, testKey, type TestNode } from './helpers/node.ts';
 import { importKey } from './helpers/accounts.ts';
+import { ALL_NAMESPACES } from '../src/node/config.ts';
 
 const PW = 'typed data password';
 const wallet = new Wallet(testKey(0));
@@ -146,6 +148,30 @@ test('arrays, fixed arrays, nested and recursive structs, every atomic type, an 
   // the same data with EIP712Domain declared: the same digest
   const declared = { ...GROUP, types: { ...GROUP.types, EIP712Domain: MAIL.types.EIP712Domain.concat({ name: 'salt', type: 'bytes32' }) } };
   assert.is(await node.rpc('eth_signTypedData_v4', [A, declared]), expected);
+});
+
+test('a recursive struct (which ethers refuses) signs the digest EIP-712 defines for it', async () => {
+  type Tree = { value: number; children: Tree[] };
+  const root: Tree = { value: 1, children: [{ value: 2, children: [] }, { value: 3, children: [{ value: 4, children: [] }] }] };
+  const data = { types: { Node: [{ name: 'value', type: 'uint256' }, { name: 'children', type: 'Node[]' }] }, primaryType: 'Node', domain: { name: 'Trees', chainId: 300 }, message: root };
+  // written out from EIP-712's definitions: hashStruct(s) = keccak256(typeHash ‖ encodeData(s)), an array is the keccak256 of its members' encodings
+  const typeHash = keccak256(toUtf8Bytes('Node(uint256 value,Node[] children)'));
+  const hashNode = (n: Tree): string => keccak256(AbiCoder.defaultAbiCoder().encode(['bytes32', 'uint256', 'bytes32'], [typeHash, n.value, keccak256(concat(n.children.map(hashNode)))]));
+  const digest = keccak256(concat(['0x1901', TypedDataEncoder.hashDomain(data.domain), hashNode(root)]));
+  const signature = await node.rpc('eth_signTypedData_v4', [A, data]);
+  assert.is(recoverAddress(digest, signature).toLowerCase(), A);
+});
+
+test('signing with a password over a non-loopback HTTP listener is refused unless --allow-insecure-unlock', async () => {
+  const exposed = await startTestNode({ config: { http: { addr: '0.0.0.0', port: 0, api: [...ALL_NAMESPACES], corsDomains: [], maxBodyBytes: 1 << 20, maxBatch: 100 } } });
+  try {
+    const address = await importKey(exposed, testKey(1), PW);
+    const r = await exposed.raw('personal_signTypedData', [MAIL, address, PW]);
+    assert.is(r.error?.code, -32000);
+    assert.match(r.error!.message, /signing with a password over HTTP access is forbidden.*--allow-insecure-unlock/);
+  } finally {
+    await exposed.stop();
+  }
 });
 
 test('bad typed data: -32602 naming the argument, where and why', async () => {
