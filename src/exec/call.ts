@@ -141,7 +141,7 @@ export class CallRunner {
   traceAccesses(req: CallRequest, ctx: CallContext, gasLimit: bigint, declared: AccessMap, deadline = Infinity): Promise<AccessTrace> {
     const run = this.queue.then(() => this.runOnEvm(req, ctx, gasLimit, deadline, declared));
     this.queue = run.catch(() => undefined);
-    return run as Promise<AccessTrace>;
+    return run;
   }
 
   private async runNow(req: CallRequest, ctx: CallContext, gasLimit: bigint, deadline: number): Promise<CallOutcome> {
@@ -149,7 +149,7 @@ export class CallRunner {
   }
 
   /** With `declared`, the journal reports what the message accesses (its own record, kept for EIP-2929 gas anyway). */
-  private async runOnEvm(req: CallRequest, ctx: CallContext, gasLimit: bigint, deadline: number, declared?: AccessMap): Promise<Omit<AccessTrace, 'accessed'> & { accessed?: AccessMap }> {
+  private async runOnEvm(req: CallRequest, ctx: CallContext, gasLimit: bigint, deadline: number, declared?: AccessMap): Promise<AccessTrace> {
     // its time ran out while calls before it ran
     if (performance.now() > deadline) throw new CallTimeout();
     if (this.root === undefined || Buffer.compare(this.root, ctx.stateRoot) !== 0) {
@@ -183,7 +183,7 @@ export class CallRunner {
           executionGasUsed: ex.executionGasUsed,
           error: ex.exceptionError?.error,
         },
-        accessed: evm.journal.accessList,
+        accessed: evm.journal.accessList ?? new Map(),
         gasRefund: ex.gasRefund ?? 0n,
         created: res.createdAddress?.bytes,
       };
@@ -215,8 +215,9 @@ export class CallRunner {
   }
 
   /**
-   * The intrinsic gas of a transaction carrying this message, and the least gas limit such a
-   * transaction may have (the intrinsic gas or EIP-7623's calldata floor, whichever is higher).
+   * The intrinsic gas of a transaction carrying this message (with `accessList`: an EIP-2930 one,
+   * which pays for the list), and the least gas limit such a transaction may have (the intrinsic
+   * gas or EIP-7623's calldata floor, whichever is higher).
    */
   txGas(req: CallRequest, accessList?: AccessListBytes): { intrinsic: bigint; minimum: bigint } {
     // on the shared transaction Common: with the VM's own, createTx deep-copies it (~120 µs)
