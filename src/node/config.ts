@@ -7,7 +7,7 @@ import type { LedgerTransports } from '../accounts/ledger.ts';
 import type { LogLimits } from '../filters/limits.ts';
 import type { TransportChoice } from '../rpc/server.ts';
 
-export const ALL_NAMESPACES = ['personal', 'iris', 'eth', 'chain', 'admin', 'txpool', 'net', 'web3'] as const;
+export const ALL_NAMESPACES = ['personal', 'iris', 'eth', 'chain', 'admin', 'txpool', 'net', 'web3', 'debug'] as const;
 /**
  * What a listener others can reach serves unless --http.api says otherwise: geth's eth,net,web3,
  * plus chain, the spec's alias of eth (the same handlers, so nothing eth does not already expose).
