@@ -192,4 +192,5 @@ export const patternLabels: Readonly<Record<string, string>> = {
   "^(0|[1-9][0-9]*)$": "decimal digits without leading zeros",
   "^0x[0-9a-f]{0,64}$": "requested key",
   "^([0-9]+(\\.[0-9]+)?(ms|s|m|h))+$": "go duration bounding each transaction's trace (default",
+  "^0x[0-9a-f]{40}$": "prestate",
 };

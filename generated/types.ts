@@ -1048,22 +1048,26 @@ export interface TxpoolContentFrom {
 /**
  * Options of a trace (geth's TraceConfig; execution-apis' TraceConfig). Without `tracer` the struct logger
  * runs and `disableStack`, `disableStorage`, `enableMemory`, `enableReturnData` and `limit` shape its steps;
- * `tracer` names a built-in tracer (`callTracer`) and `tracerConfig` configures it. `timeout` (a Go duration:
- * `300ms`, `5s`, `1m`) bounds each transaction's trace instead of `--rpc.evmtimeout`. Unknown fields (geth's
- * `reexec`, `debug`) are accepted and change nothing.
+ * `tracer` names a built-in tracer (`callTracer`, `prestateTracer`) and `tracerConfig` configures it.
+ * `timeout` (a Go duration: `300ms`, `5s`, `1m`) bounds each transaction's trace instead of
+ * `--rpc.evmtimeout`. Unknown fields (geth's `reexec`, `debug`) are accepted and change nothing.
  */
 export interface TraceConfig {
   /**
-   * Empty or absent: the struct logger. `callTracer`: the call tree. Any other name is an error (no
-   * JavaScript tracers).
+   * Empty or absent: the struct logger. `callTracer`: the call tree. `prestateTracer`: the accounts the
+   * transaction touched, as they were before it. Any other name is an error (no JavaScript tracers).
    */
   tracer?: string;
   /**
    * callTracer: `onlyTopCall` (the transaction's own frame only), `withLog` (the logs each frame emitted).
+   * prestateTracer: `diffMode` (what changed: `pre` and `post`), `disableCode`, `disableStorage`.
    */
   tracerConfig?: {
     onlyTopCall?: boolean;
     withLog?: boolean;
+    diffMode?: boolean;
+    disableCode?: boolean;
+    disableStorage?: boolean;
   };
   /** Go duration bounding each transaction's trace (default: `--rpc.evmtimeout`). */
   timeout?: string;
@@ -1144,8 +1148,35 @@ export interface CallFrame {
   value?: Uint;
 }
 
-/** A transaction's trace: the struct logger's steps, or callTracer's call tree. */
-export type TraceResult = StructLogTrace | CallFrame;
+/**
+ * An account in prestateTracer's answer (geth's shape): balance, then code, nonce (a number) and the storage
+ * slots read or written, each left out when empty or zero (in `post`: when unchanged).
+ */
+export interface PrestateAccount {
+  balance?: Uint;
+  code?: Bytes;
+  nonce?: number;
+  storage?: Record<string, Bytes32>;
+}
+
+/**
+ * prestateTracer's answer: every account the transaction touched (sender, recipient, coinbase, call targets,
+ * accounts read by BALANCE/EXTCODE*\/SELFDESTRUCT, created contracts), by address, as it was before the
+ * transaction.
+ */
+export type Prestate = Record<string, PrestateAccount>;
+
+/**
+ * prestateTracer's answer with `diffMode`: `pre`, the changed accounts as they were (only the changed slots;
+ * a created account is absent), and `post`, what changed in them (a cleared slot is absent).
+ */
+export interface PrestateDiff {
+  post: Prestate;
+  pre: Prestate;
+}
+
+/** A transaction's trace: the struct logger's steps, callTracer's call tree, or prestateTracer's accounts. */
+export type TraceResult = StructLogTrace | CallFrame | Prestate | PrestateDiff;
 
 /** One transaction's trace in a block trace. */
 export interface BlockTraceEntry {

@@ -13745,7 +13745,7 @@ return errors === 0;
 
 export const p_debug_traceTransaction_1 = validate198;
 const schema377 = {"$ref":"urn:chain-node:openrpc#/components/schemas/TraceConfig"};
-const schema378 = {"title":"TraceConfig","type":"object","description":"Options of a trace (geth's TraceConfig; execution-apis' TraceConfig). Without `tracer` the struct logger runs and `disableStack`, `disableStorage`, `enableMemory`, `enableReturnData` and `limit` shape its steps; `tracer` names a built-in tracer (`callTracer`) and `tracerConfig` configures it. `timeout` (a Go duration: `300ms`, `5s`, `1m`) bounds each transaction's trace instead of `--rpc.evmtimeout`. Unknown fields (geth's `reexec`, `debug`) are accepted and change nothing.","additionalProperties":true,"properties":{"tracer":{"type":"string","description":"Empty or absent: the struct logger. `callTracer`: the call tree. Any other name is an error (no JavaScript tracers)."},"tracerConfig":{"type":"object","additionalProperties":true,"description":"callTracer: `onlyTopCall` (the transaction's own frame only), `withLog` (the logs each frame emitted).","properties":{"onlyTopCall":{"type":"boolean"},"withLog":{"type":"boolean"}}},"timeout":{"type":"string","pattern":"^([0-9]+(\\.[0-9]+)?(ms|s|m|h))+$","description":"Go duration bounding each transaction's trace (default: `--rpc.evmtimeout`)."},"disableStorage":{"type":"boolean"},"disableStack":{"type":"boolean"},"enableMemory":{"type":"boolean"},"enableReturnData":{"type":"boolean"},"limit":{"type":"integer","minimum":0,"description":"Most struct log entries recorded (0: no limit); execution goes on past it."},"debug":{"type":"boolean"}}};
+const schema378 = {"title":"TraceConfig","type":"object","description":"Options of a trace (geth's TraceConfig; execution-apis' TraceConfig). Without `tracer` the struct logger runs and `disableStack`, `disableStorage`, `enableMemory`, `enableReturnData` and `limit` shape its steps; `tracer` names a built-in tracer (`callTracer`, `prestateTracer`) and `tracerConfig` configures it. `timeout` (a Go duration: `300ms`, `5s`, `1m`) bounds each transaction's trace instead of `--rpc.evmtimeout`. Unknown fields (geth's `reexec`, `debug`) are accepted and change nothing.","additionalProperties":true,"properties":{"tracer":{"type":"string","description":"Empty or absent: the struct logger. `callTracer`: the call tree. `prestateTracer`: the accounts the transaction touched, as they were before it. Any other name is an error (no JavaScript tracers)."},"tracerConfig":{"type":"object","additionalProperties":true,"description":"callTracer: `onlyTopCall` (the transaction's own frame only), `withLog` (the logs each frame emitted). prestateTracer: `diffMode` (what changed: `pre` and `post`), `disableCode`, `disableStorage`.","properties":{"onlyTopCall":{"type":"boolean"},"withLog":{"type":"boolean"},"diffMode":{"type":"boolean"},"disableCode":{"type":"boolean"},"disableStorage":{"type":"boolean"}}},"timeout":{"type":"string","pattern":"^([0-9]+(\\.[0-9]+)?(ms|s|m|h))+$","description":"Go duration bounding each transaction's trace (default: `--rpc.evmtimeout`)."},"disableStorage":{"type":"boolean"},"disableStack":{"type":"boolean"},"enableMemory":{"type":"boolean"},"enableReturnData":{"type":"boolean"},"limit":{"type":"integer","minimum":0,"description":"Most struct log entries recorded (0: no limit); execution goes on past it."},"debug":{"type":"boolean"}}};
 const pattern247 = new RegExp("^([0-9]+(\\.[0-9]+)?(ms|s|m|h))+$", "u");
 
 function validate198(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
@@ -13794,6 +13794,45 @@ var valid2 = _errs10 === errors;
 else {
 var valid2 = true;
 }
+if(valid2){
+if(data1.diffMode !== undefined){
+const _errs12 = errors;
+if(typeof data1.diffMode !== "boolean"){
+validate198.errors = [{instancePath:instancePath+"/tracerConfig/diffMode",schemaPath:"urn:chain-node:openrpc#/components/schemas/TraceConfig/properties/tracerConfig/properties/diffMode/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+return false;
+}
+var valid2 = _errs12 === errors;
+}
+else {
+var valid2 = true;
+}
+if(valid2){
+if(data1.disableCode !== undefined){
+const _errs14 = errors;
+if(typeof data1.disableCode !== "boolean"){
+validate198.errors = [{instancePath:instancePath+"/tracerConfig/disableCode",schemaPath:"urn:chain-node:openrpc#/components/schemas/TraceConfig/properties/tracerConfig/properties/disableCode/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+return false;
+}
+var valid2 = _errs14 === errors;
+}
+else {
+var valid2 = true;
+}
+if(valid2){
+if(data1.disableStorage !== undefined){
+const _errs16 = errors;
+if(typeof data1.disableStorage !== "boolean"){
+validate198.errors = [{instancePath:instancePath+"/tracerConfig/disableStorage",schemaPath:"urn:chain-node:openrpc#/components/schemas/TraceConfig/properties/tracerConfig/properties/disableStorage/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+return false;
+}
+var valid2 = _errs16 === errors;
+}
+else {
+var valid2 = true;
+}
+}
+}
+}
 }
 }
 else {
@@ -13808,11 +13847,11 @@ var valid1 = true;
 }
 if(valid1){
 if(data.timeout !== undefined){
-let data4 = data.timeout;
-const _errs12 = errors;
-if(errors === _errs12){
-if(typeof data4 === "string"){
-if(!pattern247.test(data4)){
+let data7 = data.timeout;
+const _errs18 = errors;
+if(errors === _errs18){
+if(typeof data7 === "string"){
+if(!pattern247.test(data7)){
 validate198.errors = [{instancePath:instancePath+"/timeout",schemaPath:"urn:chain-node:openrpc#/components/schemas/TraceConfig/properties/timeout/pattern",keyword:"pattern",params:{pattern: "^([0-9]+(\\.[0-9]+)?(ms|s|m|h))+$"},message:"must match pattern \""+"^([0-9]+(\\.[0-9]+)?(ms|s|m|h))+$"+"\""}];
 return false;
 }
@@ -13822,52 +13861,16 @@ validate198.errors = [{instancePath:instancePath+"/timeout",schemaPath:"urn:chai
 return false;
 }
 }
-var valid1 = _errs12 === errors;
-}
-else {
-var valid1 = true;
-}
-if(valid1){
-if(data.disableStorage !== undefined){
-const _errs14 = errors;
-if(typeof data.disableStorage !== "boolean"){
-validate198.errors = [{instancePath:instancePath+"/disableStorage",schemaPath:"urn:chain-node:openrpc#/components/schemas/TraceConfig/properties/disableStorage/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
-return false;
-}
-var valid1 = _errs14 === errors;
-}
-else {
-var valid1 = true;
-}
-if(valid1){
-if(data.disableStack !== undefined){
-const _errs16 = errors;
-if(typeof data.disableStack !== "boolean"){
-validate198.errors = [{instancePath:instancePath+"/disableStack",schemaPath:"urn:chain-node:openrpc#/components/schemas/TraceConfig/properties/disableStack/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
-return false;
-}
-var valid1 = _errs16 === errors;
-}
-else {
-var valid1 = true;
-}
-if(valid1){
-if(data.enableMemory !== undefined){
-const _errs18 = errors;
-if(typeof data.enableMemory !== "boolean"){
-validate198.errors = [{instancePath:instancePath+"/enableMemory",schemaPath:"urn:chain-node:openrpc#/components/schemas/TraceConfig/properties/enableMemory/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
-return false;
-}
 var valid1 = _errs18 === errors;
 }
 else {
 var valid1 = true;
 }
 if(valid1){
-if(data.enableReturnData !== undefined){
+if(data.disableStorage !== undefined){
 const _errs20 = errors;
-if(typeof data.enableReturnData !== "boolean"){
-validate198.errors = [{instancePath:instancePath+"/enableReturnData",schemaPath:"urn:chain-node:openrpc#/components/schemas/TraceConfig/properties/enableReturnData/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+if(typeof data.disableStorage !== "boolean"){
+validate198.errors = [{instancePath:instancePath+"/disableStorage",schemaPath:"urn:chain-node:openrpc#/components/schemas/TraceConfig/properties/disableStorage/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 var valid1 = _errs20 === errors;
@@ -13876,20 +13879,11 @@ else {
 var valid1 = true;
 }
 if(valid1){
-if(data.limit !== undefined){
-let data9 = data.limit;
+if(data.disableStack !== undefined){
 const _errs22 = errors;
-if(!((typeof data9 == "number") && (!(data9 % 1) && !isNaN(data9)))){
-validate198.errors = [{instancePath:instancePath+"/limit",schemaPath:"urn:chain-node:openrpc#/components/schemas/TraceConfig/properties/limit/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+if(typeof data.disableStack !== "boolean"){
+validate198.errors = [{instancePath:instancePath+"/disableStack",schemaPath:"urn:chain-node:openrpc#/components/schemas/TraceConfig/properties/disableStack/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
-}
-if(errors === _errs22){
-if(typeof data9 == "number"){
-if(data9 < 0 || isNaN(data9)){
-validate198.errors = [{instancePath:instancePath+"/limit",schemaPath:"urn:chain-node:openrpc#/components/schemas/TraceConfig/properties/limit/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
-return false;
-}
-}
 }
 var valid1 = _errs22 === errors;
 }
@@ -13897,13 +13891,58 @@ else {
 var valid1 = true;
 }
 if(valid1){
-if(data.debug !== undefined){
+if(data.enableMemory !== undefined){
 const _errs24 = errors;
+if(typeof data.enableMemory !== "boolean"){
+validate198.errors = [{instancePath:instancePath+"/enableMemory",schemaPath:"urn:chain-node:openrpc#/components/schemas/TraceConfig/properties/enableMemory/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+return false;
+}
+var valid1 = _errs24 === errors;
+}
+else {
+var valid1 = true;
+}
+if(valid1){
+if(data.enableReturnData !== undefined){
+const _errs26 = errors;
+if(typeof data.enableReturnData !== "boolean"){
+validate198.errors = [{instancePath:instancePath+"/enableReturnData",schemaPath:"urn:chain-node:openrpc#/components/schemas/TraceConfig/properties/enableReturnData/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+return false;
+}
+var valid1 = _errs26 === errors;
+}
+else {
+var valid1 = true;
+}
+if(valid1){
+if(data.limit !== undefined){
+let data12 = data.limit;
+const _errs28 = errors;
+if(!((typeof data12 == "number") && (!(data12 % 1) && !isNaN(data12)))){
+validate198.errors = [{instancePath:instancePath+"/limit",schemaPath:"urn:chain-node:openrpc#/components/schemas/TraceConfig/properties/limit/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+if(errors === _errs28){
+if(typeof data12 == "number"){
+if(data12 < 0 || isNaN(data12)){
+validate198.errors = [{instancePath:instancePath+"/limit",schemaPath:"urn:chain-node:openrpc#/components/schemas/TraceConfig/properties/limit/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+return false;
+}
+}
+}
+var valid1 = _errs28 === errors;
+}
+else {
+var valid1 = true;
+}
+if(valid1){
+if(data.debug !== undefined){
+const _errs30 = errors;
 if(typeof data.debug !== "boolean"){
 validate198.errors = [{instancePath:instancePath+"/debug",schemaPath:"urn:chain-node:openrpc#/components/schemas/TraceConfig/properties/debug/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
-var valid1 = _errs24 === errors;
+var valid1 = _errs30 === errors;
 }
 else {
 var valid1 = true;
@@ -13928,7 +13967,7 @@ return errors === 0;
 
 export const r_debug_traceTransaction = validate199;
 const schema379 = {"$ref":"urn:chain-node:openrpc#/components/schemas/TraceResult"};
-const schema380 = {"title":"TraceResult","description":"A transaction's trace: the struct logger's steps, or callTracer's call tree.","oneOf":[{"$ref":"#/components/schemas/StructLogTrace"},{"$ref":"#/components/schemas/CallFrame"}]};
+const schema380 = {"title":"TraceResult","description":"A transaction's trace: the struct logger's steps, callTracer's call tree, or prestateTracer's accounts.","oneOf":[{"$ref":"#/components/schemas/StructLogTrace"},{"$ref":"#/components/schemas/CallFrame"},{"$ref":"#/components/schemas/Prestate"},{"$ref":"#/components/schemas/PrestateDiff"}]};
 const schema381 = {"title":"StructLogTrace","type":"object","description":"The struct logger's answer (execution-apis' OpcodeTransactionTrace): gas the transaction used, whether it failed, what it returned (the revert data when it reverted) and its steps.","additionalProperties":false,"required":["gas","failed","returnValue","structLogs"],"properties":{"gas":{"type":"integer","minimum":0},"failed":{"type":"boolean"},"returnValue":{"$ref":"#/components/schemas/Bytes"},"structLogs":{"type":"array","items":{"$ref":"#/components/schemas/StructLog"}}}};
 const schema383 = {"title":"StructLog","type":"object","description":"One opcode step (geth's struct logger; execution-apis' StructLog): program counter, opcode, gas before it, its cost (a call's includes the gas it hands the callee), depth (1: the transaction's frame), and unless disabled the stack (bottom first), the memory as 32-byte words, the last call's return data, and at SLOAD/SSTORE the slots the contract touched so far.","additionalProperties":false,"required":["pc","op","gas","gasCost","depth"],"properties":{"pc":{"type":"integer","minimum":0},"op":{"type":"string"},"gas":{"type":"integer","minimum":0},"gasCost":{"type":"integer","minimum":0},"depth":{"type":"integer","minimum":1},"error":{"type":"string"},"refund":{"type":"integer","minimum":0},"stack":{"type":"array","items":{"$ref":"#/components/schemas/Uint"}},"memory":{"type":"array","items":{"$ref":"#/components/schemas/Bytes32"}},"returnData":{"$ref":"#/components/schemas/Bytes"},"storage":{"type":"object","additionalProperties":{"$ref":"#/components/schemas/Bytes32"}}}};
 
@@ -14804,6 +14843,256 @@ validate205.errors = vErrors;
 return errors === 0;
 }
 
+const schema401 = {"title":"Prestate","type":"object","description":"prestateTracer's answer: every account the transaction touched (sender, recipient, coinbase, call targets, accounts read by BALANCE/EXTCODE*/SELFDESTRUCT, created contracts), by address, as it was before the transaction.","propertyNames":{"pattern":"^0x[0-9a-f]{40}$"},"additionalProperties":{"$ref":"#/components/schemas/PrestateAccount"}};
+const pattern264 = new RegExp("^0x[0-9a-f]{40}$", "u");
+const schema402 = {"title":"PrestateAccount","type":"object","description":"An account in prestateTracer's answer (geth's shape): balance, then code, nonce (a number) and the storage slots read or written, each left out when empty or zero (in `post`: when unchanged).","additionalProperties":false,"properties":{"balance":{"$ref":"#/components/schemas/Uint"},"code":{"$ref":"#/components/schemas/Bytes"},"nonce":{"type":"integer","minimum":0},"storage":{"type":"object","additionalProperties":{"$ref":"#/components/schemas/Bytes32"}}}};
+
+function validate210(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+const _errs1 = errors;
+for(const key0 in data){
+if(!((((key0 === "balance") || (key0 === "code")) || (key0 === "nonce")) || (key0 === "storage"))){
+validate210.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs1 === errors){
+if(data.balance !== undefined){
+let data0 = data.balance;
+const _errs2 = errors;
+const _errs3 = errors;
+if(errors === _errs3){
+if(typeof data0 === "string"){
+if(!pattern14.test(data0)){
+validate210.errors = [{instancePath:instancePath+"/balance",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
+return false;
+}
+}
+else {
+validate210.errors = [{instancePath:instancePath+"/balance",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.code !== undefined){
+let data1 = data.code;
+const _errs5 = errors;
+const _errs6 = errors;
+if(errors === _errs6){
+if(typeof data1 === "string"){
+if(!pattern12.test(data1)){
+validate210.errors = [{instancePath:instancePath+"/code",schemaPath:"#/components/schemas/Bytes/pattern",keyword:"pattern",params:{pattern: "^0x([0-9a-f]{2})*$"},message:"must match pattern \""+"^0x([0-9a-f]{2})*$"+"\""}];
+return false;
+}
+}
+else {
+validate210.errors = [{instancePath:instancePath+"/code",schemaPath:"#/components/schemas/Bytes/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid0 = _errs5 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.nonce !== undefined){
+let data2 = data.nonce;
+const _errs8 = errors;
+if(!((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2)))){
+validate210.errors = [{instancePath:instancePath+"/nonce",schemaPath:"#/properties/nonce/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+if(errors === _errs8){
+if(typeof data2 == "number"){
+if(data2 < 0 || isNaN(data2)){
+validate210.errors = [{instancePath:instancePath+"/nonce",schemaPath:"#/properties/nonce/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+return false;
+}
+}
+}
+var valid0 = _errs8 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.storage !== undefined){
+let data3 = data.storage;
+const _errs10 = errors;
+if(errors === _errs10){
+if(data3 && typeof data3 == "object" && !Array.isArray(data3)){
+for(const key1 in data3){
+let data4 = data3[key1];
+const _errs13 = errors;
+const _errs14 = errors;
+if(errors === _errs14){
+if(typeof data4 === "string"){
+if(!pattern11.test(data4)){
+validate210.errors = [{instancePath:instancePath+"/storage/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/components/schemas/Bytes32/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-f]{64}$"},message:"must match pattern \""+"^0x[0-9a-f]{64}$"+"\""}];
+return false;
+}
+}
+else {
+validate210.errors = [{instancePath:instancePath+"/storage/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/components/schemas/Bytes32/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid3 = _errs13 === errors;
+if(!valid3){
+break;
+}
+}
+}
+else {
+validate210.errors = [{instancePath:instancePath+"/storage",schemaPath:"#/properties/storage/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+var valid0 = _errs10 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+}
+else {
+validate210.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate210.errors = vErrors;
+return errors === 0;
+}
+
+
+function validate209(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+for(const key0 in data){
+const _errs1 = errors;
+if(typeof key0 === "string"){
+if(!pattern264.test(key0)){
+const err0 = {instancePath,schemaPath:"#/propertyNames/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-f]{40}$"},message:"must match pattern \""+"^0x[0-9a-f]{40}$"+"\"",propertyName:key0};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+}
+var valid0 = _errs1 === errors;
+if(!valid0){
+const err1 = {instancePath,schemaPath:"#/propertyNames",keyword:"propertyNames",params:{propertyName: key0},message:"property name must be valid"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+validate209.errors = vErrors;
+return false;
+break;
+}
+}
+if(valid0){
+for(const key1 in data){
+const _errs3 = errors;
+if(!(validate210(data[key1], {instancePath:instancePath+"/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),parentData:data,parentDataProperty:key1,rootData}))){
+vErrors = vErrors === null ? validate210.errors : vErrors.concat(validate210.errors);
+errors = vErrors.length;
+}
+var valid1 = _errs3 === errors;
+if(!valid1){
+break;
+}
+}
+}
+}
+else {
+validate209.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate209.errors = vErrors;
+return errors === 0;
+}
+
+const schema406 = {"title":"PrestateDiff","type":"object","description":"prestateTracer's answer with `diffMode`: `pre`, the changed accounts as they were (only the changed slots; a created account is absent), and `post`, what changed in them (a cleared slot is absent).","additionalProperties":false,"required":["post","pre"],"properties":{"post":{"$ref":"#/components/schemas/Prestate"},"pre":{"$ref":"#/components/schemas/Prestate"}}};
+
+function validate213(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if(((data.post === undefined) && (missing0 = "post")) || ((data.pre === undefined) && (missing0 = "pre"))){
+validate213.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+const _errs1 = errors;
+for(const key0 in data){
+if(!((key0 === "post") || (key0 === "pre"))){
+validate213.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs1 === errors){
+if(data.post !== undefined){
+const _errs2 = errors;
+if(!(validate209(data.post, {instancePath:instancePath+"/post",parentData:data,parentDataProperty:"post",rootData}))){
+vErrors = vErrors === null ? validate209.errors : vErrors.concat(validate209.errors);
+errors = vErrors.length;
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.pre !== undefined){
+const _errs3 = errors;
+if(!(validate209(data.pre, {instancePath:instancePath+"/pre",parentData:data,parentDataProperty:"pre",rootData}))){
+vErrors = vErrors === null ? validate209.errors : vErrors.concat(validate209.errors);
+errors = vErrors.length;
+}
+var valid0 = _errs3 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+else {
+validate213.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate213.errors = vErrors;
+return errors === 0;
+}
+
 
 function validate200(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -14835,6 +15124,38 @@ else {
 if(_valid0){
 valid0 = true;
 passing0 = 1;
+}
+const _errs3 = errors;
+if(!(validate209(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate209.errors : vErrors.concat(validate209.errors);
+errors = vErrors.length;
+}
+var _valid0 = _errs3 === errors;
+if(_valid0 && valid0){
+valid0 = false;
+passing0 = [passing0, 2];
+}
+else {
+if(_valid0){
+valid0 = true;
+passing0 = 2;
+}
+const _errs4 = errors;
+if(!(validate213(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate213.errors : vErrors.concat(validate213.errors);
+errors = vErrors.length;
+}
+var _valid0 = _errs4 === errors;
+if(_valid0 && valid0){
+valid0 = false;
+passing0 = [passing0, 3];
+}
+else {
+if(_valid0){
+valid0 = true;
+passing0 = 3;
+}
+}
 }
 }
 if(!valid0){
@@ -14876,11 +15197,11 @@ validate199.errors = vErrors;
 return errors === 0;
 }
 
-export const r_debug_traceBlockByNumber = validate210;
-const schema401 = {"type":"array","items":{"$ref":"urn:chain-node:openrpc#/components/schemas/BlockTraceEntry"}};
-const schema402 = {"title":"BlockTraceEntry","type":"object","description":"One transaction's trace in a block trace.","additionalProperties":false,"required":["txHash","result"],"properties":{"txHash":{"$ref":"#/components/schemas/Hash32"},"result":{"$ref":"#/components/schemas/TraceResult"}}};
+export const r_debug_traceBlockByNumber = validate218;
+const schema407 = {"type":"array","items":{"$ref":"urn:chain-node:openrpc#/components/schemas/BlockTraceEntry"}};
+const schema408 = {"title":"BlockTraceEntry","type":"object","description":"One transaction's trace in a block trace.","additionalProperties":false,"required":["txHash","result"],"properties":{"txHash":{"$ref":"#/components/schemas/Hash32"},"result":{"$ref":"#/components/schemas/TraceResult"}}};
 
-function validate212(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate220(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 const _errs0 = errors;
@@ -14911,6 +15232,38 @@ if(_valid0){
 valid0 = true;
 passing0 = 1;
 }
+const _errs3 = errors;
+if(!(validate209(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate209.errors : vErrors.concat(validate209.errors);
+errors = vErrors.length;
+}
+var _valid0 = _errs3 === errors;
+if(_valid0 && valid0){
+valid0 = false;
+passing0 = [passing0, 2];
+}
+else {
+if(_valid0){
+valid0 = true;
+passing0 = 2;
+}
+const _errs4 = errors;
+if(!(validate213(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate213.errors : vErrors.concat(validate213.errors);
+errors = vErrors.length;
+}
+var _valid0 = _errs4 === errors;
+if(_valid0 && valid0){
+valid0 = false;
+passing0 = [passing0, 3];
+}
+else {
+if(_valid0){
+valid0 = true;
+passing0 = 3;
+}
+}
+}
 }
 if(!valid0){
 const err0 = {instancePath,schemaPath:"#/oneOf",keyword:"oneOf",params:{passingSchemas: passing0},message:"must match exactly one schema in oneOf"};
@@ -14921,7 +15274,7 @@ else {
 vErrors.push(err0);
 }
 errors++;
-validate212.errors = vErrors;
+validate220.errors = vErrors;
 return false;
 }
 else {
@@ -14935,26 +15288,26 @@ vErrors = null;
 }
 }
 }
-validate212.errors = vErrors;
+validate220.errors = vErrors;
 return errors === 0;
 }
 
 
-function validate211(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate219(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.txHash === undefined) && (missing0 = "txHash")) || ((data.result === undefined) && (missing0 = "result"))){
-validate211.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate219.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
 if(!((key0 === "txHash") || (key0 === "result"))){
-validate211.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate219.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -14967,12 +15320,12 @@ const _errs3 = errors;
 if(errors === _errs3){
 if(typeof data0 === "string"){
 if(!pattern33.test(data0)){
-validate211.errors = [{instancePath:instancePath+"/txHash",schemaPath:"#/components/schemas/Hash32/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{64}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{64}$"+"\""}];
+validate219.errors = [{instancePath:instancePath+"/txHash",schemaPath:"#/components/schemas/Hash32/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{64}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{64}$"+"\""}];
 return false;
 }
 }
 else {
-validate211.errors = [{instancePath:instancePath+"/txHash",schemaPath:"#/components/schemas/Hash32/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate219.errors = [{instancePath:instancePath+"/txHash",schemaPath:"#/components/schemas/Hash32/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -14984,8 +15337,8 @@ var valid0 = true;
 if(valid0){
 if(data.result !== undefined){
 const _errs5 = errors;
-if(!(validate212(data.result, {instancePath:instancePath+"/result",parentData:data,parentDataProperty:"result",rootData}))){
-vErrors = vErrors === null ? validate212.errors : vErrors.concat(validate212.errors);
+if(!(validate220(data.result, {instancePath:instancePath+"/result",parentData:data,parentDataProperty:"result",rootData}))){
+vErrors = vErrors === null ? validate220.errors : vErrors.concat(validate220.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs5 === errors;
@@ -14998,16 +15351,16 @@ var valid0 = true;
 }
 }
 else {
-validate211.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate219.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate211.errors = vErrors;
+validate219.errors = vErrors;
 return errors === 0;
 }
 
 
-function validate210(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate218(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
@@ -15016,8 +15369,8 @@ var valid0 = true;
 const len0 = data.length;
 for(let i0=0; i0<len0; i0++){
 const _errs1 = errors;
-if(!(validate211(data[i0], {instancePath:instancePath+"/" + i0,parentData:data,parentDataProperty:i0,rootData}))){
-vErrors = vErrors === null ? validate211.errors : vErrors.concat(validate211.errors);
+if(!(validate219(data[i0], {instancePath:instancePath+"/" + i0,parentData:data,parentDataProperty:i0,rootData}))){
+vErrors = vErrors === null ? validate219.errors : vErrors.concat(validate219.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs1 === errors;
@@ -15027,11 +15380,11 @@ break;
 }
 }
 else {
-validate210.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate218.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
-validate210.errors = vErrors;
+validate218.errors = vErrors;
 return errors === 0;
 }
 

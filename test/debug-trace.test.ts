@@ -158,6 +158,35 @@ test('callTracer: nested calls with types, gas, output, the revert reason, the c
   assert.is(boom.gas, '0x186a0');
 });
 
+test('prestateTracer: the touched accounts as they were before the transaction, and diffMode', async () => {
+  const block = await node.rpc('eth_getBlockByNumber', [runReceipt.blockNumber, false]);
+  const top = await node.rpc('debug_traceTransaction', [runHash, { tracer: 'callTracer' }]);
+  const created = top.calls[2].to;
+  const [parentCode, childCode] = [await node.rpc('eth_getCode', [parent, 'latest']), await node.rpc('eth_getCode', [child, 'latest'])];
+  const pre = await node.rpc('debug_traceTransaction', [runHash, { tracer: 'prestateTracer' }]);
+  assert.equal(pre, {
+    [sender]: { balance: toBeHex(10n ** 24n), nonce: 1 },
+    [parent]: { balance: '0x0', code: parentCode, nonce: 2, storage: { [toBeHex(0, 32)]: toBeHex(BigInt(child), 32), [toBeHex(1, 32)]: toBeHex(0, 32) } },
+    [child]: { balance: '0x0', code: childCode, nonce: 1, storage: { [toBeHex(0, 32)]: toBeHex(0, 32) } },
+    [block.miner]: { balance: '0x0' },
+    [created]: { balance: '0x0' },
+  });
+  const diff = await node.rpc('debug_traceTransaction', [runHash, { tracer: 'prestateTracer', tracerConfig: { diffMode: true } }]);
+  assert.equal(diff, {
+    post: {
+      [sender]: { nonce: 2 },
+      [parent]: { nonce: 3, storage: { [toBeHex(1, 32)]: toBeHex(10, 32) } },
+      [child]: { storage: { [toBeHex(0, 32)]: toBeHex(5, 32) } },
+      [created]: { code: childCode, nonce: 1 },
+    },
+    pre: {
+      [sender]: { balance: toBeHex(10n ** 24n), nonce: 1 },
+      [parent]: { balance: '0x0', code: parentCode, nonce: 2, storage: { [toBeHex(1, 32)]: toBeHex(0, 32) } },
+      [child]: { balance: '0x0', code: childCode, nonce: 1, storage: { [toBeHex(0, 32)]: toBeHex(0, 32) } },
+    },
+  });
+});
+
 test('traceBlockByNumber and traceBlockByHash: every transaction of the block, as traceTransaction traces it', async () => {
   const options = { tracer: 'callTracer' };
   const byNumber = await node.rpc('debug_traceBlockByNumber', [runReceipt.blockNumber, options]);

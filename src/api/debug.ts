@@ -22,6 +22,7 @@ import { callContext, cappedGas, DEFAULT_EVM_TIMEOUT_MS, type CallLimits } from 
 import { blockHandlers } from './eth-blocks.ts';
 import { StructLogger } from './struct-logger.ts';
 import { CallTracer } from './call-tracer.ts';
+import { PrestateTracer } from './prestate-tracer.ts';
 
 /** The first byte of an RLP list: a legacy transaction is one, a typed one an opaque envelope. */
 const RLP_LIST = 0xc0;
@@ -37,7 +38,8 @@ function tracerFor(options: TraceConfig | undefined, argument: string): EvmTrace
   const name = options?.tracer ?? '';
   if (name === '') return new StructLogger(options);
   if (name === 'callTracer') return new CallTracer(options?.tracerConfig);
-  throw invalidParams(`invalid argument ${argument}: unknown tracer "${name.slice(0, 40)}" (built in: callTracer; none for the struct logger)`);
+  if (name === 'prestateTracer') return new PrestateTracer(options?.tracerConfig);
+  throw invalidParams(`invalid argument ${argument}: unknown tracer "${name.slice(0, 40)}" (built in: callTracer, prestateTracer; none for the struct logger)`);
 }
 
 export function debugHandlers(ctx: ApiContext, limits: CallLimits) {

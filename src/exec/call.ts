@@ -77,14 +77,31 @@ export function gasAfterRefund(spent: bigint, refund: bigint): bigint {
   return spent - (refund < cap ? refund : cap);
 }
 
-/** Hands the EVM's events to the tracer until the returned function detaches it. */
-function attach(vm: VM, tracer: EvmTracer): () => void {
+/**
+ * Hands the EVM's events to the tracer until the returned function detaches it (again: a no-op);
+ * that function returns what a tracer's state-reading step threw (the EVM's emitter cannot carry it).
+ */
+function attach(vm: VM, tracer: EvmTracer): () => unknown {
   const evm = vm.evm as EngineEVM;
+  let failure: unknown;
   // halted like an expired deadline, so every frame unwinds through @ethereumjs's own reverts
-  const step = (e: InterpreterStep) => {
-    tracer.step?.(e);
-    if (tracer.tooLarge !== undefined) evm.executionWatch.halt();
+  const halt = () => {
+    if (tracer.tooLarge !== undefined || failure !== undefined) evm.executionWatch.halt();
   };
+  // the emitter awaits a listener that takes a second argument (its resolve) and no other
+  const step = tracer.readsState
+    ? (e: InterpreterStep, resolve?: () => void) => {
+        (tracer.step!(e) as Promise<void>)
+          .catch((err: unknown) => void (failure ??= err))
+          .finally(() => {
+            halt();
+            resolve?.();
+          });
+      }
+    : (e: InterpreterStep) => {
+        tracer.step?.(e);
+        halt();
+      };
   const enter = (m: Message) => tracer.enter?.(m);
   const exit = (r: EVMResult) => tracer.exit?.(r);
   evm.events.on('step', step);
@@ -94,6 +111,7 @@ function attach(vm: VM, tracer: EvmTracer): () => void {
     evm.events.off('step', step);
     evm.events.off('beforeMessage', enter);
     evm.events.off('afterMessage', exit);
+    return failure;
   };
 }
 
@@ -207,17 +225,22 @@ export class CallRunner {
       for (let i = 0; i < raws.length; i++) {
         const tx = createTxFromRLP(raws[i]!, { common: this.txCommon });
         const tracer = tracers[i];
+        await tracer?.start?.(this.state, [tx.getSenderAddress().bytes, ...(tx.to ? [tx.to.bytes] : []), ctx.coinbase]);
         const detach = tracer && attach(this.vm, tracer);
         watch.limit({ deadline: performance.now() + timeoutMs });
         let result;
+        let failure: unknown;
         try {
           result = await runTx(this.vm, { tx, block, blockGasUsed, skipHardForkValidation: true, skipBlockGasLimitValidation: true });
         } finally {
-          detach?.();
           watch.unlimit();
+          failure = detach?.();
         }
+        if (failure !== undefined) throw failure;
         if (tracer?.tooLarge !== undefined) throw new TraceTooLarge(tracer.tooLarge);
         if (watch.expired) throw new CallTimeout();
+        const created = evm.takeCreations().map(([address]) => address.bytes);
+        await tracer?.end?.(this.state, created);
         blockGasUsed += result.totalGasSpent;
         const ex = result.execResult;
         if (tracer) ends.push({ gasUsed: result.totalGasSpent, gasLimit: tx.gasLimit, returnValue: ex.returnValue, error: ex.exceptionError?.error });
@@ -260,6 +283,8 @@ export class CallRunner {
     const watch = evm.executionWatch;
     await evm.journal.checkpoint();
     if (declared) this.warmAsTransaction(req, ctx, declared);
+    const from = req.from ?? new Uint8Array(20);
+    await tracer?.start?.(this.state, [from, ...(req.to ? [req.to] : []), ctx.coinbase]);
     const detach = tracer && attach(this.vm, tracer);
     watch.limit({ deadline });
     try {
@@ -273,8 +298,11 @@ export class CallRunner {
         gasLimit,
         gasPrice: req.gasPrice ?? 0n,
       });
+      const failure = detach?.();
+      if (failure !== undefined) throw failure;
       if (tracer?.tooLarge !== undefined) throw new TraceTooLarge(tracer.tooLarge);
       if (watch.expired) throw new CallTimeout();
+      await tracer?.end?.(this.state, evm.takeCreations().map(([address]) => address.bytes));
       const ex = res.execResult;
       return {
         outcome: {

@@ -3,6 +3,7 @@
 // only record: they never change execution, and one that records too much asks the runner to stop
 // (`tooLarge`) rather than grow without bound.
 import type { EVMResult, InterpreterStep, Message } from '@ethereumjs/evm';
+import type { StateManagerInterface } from '@ethereumjs/common';
 
 /** The transaction's end as geth's tracers see it (OnTxEnd). */
 export interface TxEnd {
@@ -16,9 +17,15 @@ export interface TxEnd {
 }
 
 export interface EvmTracer {
-  step?(step: InterpreterStep): void;
+  /** true: `step` returns a promise the EVM waits for (it reads state); false keeps steps synchronous (faster) */
+  readonly readsState?: boolean;
+  /** before the transaction changes anything: the accounts it starts from (sender, recipient, coinbase; geth's OnTxStart) */
+  start?(state: StateManagerInterface, accounts: Uint8Array[]): Promise<void>;
+  step?(step: InterpreterStep): void | Promise<void>;
   enter?(message: Message): void;
   exit?(result: EVMResult): void;
+  /** after the transaction ran, on the state it left (before the runner discards it), with the contracts it created */
+  end?(state: StateManagerInterface, created: Uint8Array[]): Promise<void>;
   /** set by the tracer once its output passed its byte cap: the runner halts execution, the API answers the reason */
   tooLarge?: string;
   /** the tracer's answer, in geth's shape */
