@@ -857,7 +857,7 @@ export interface DebugApi {
    * (DESIGN D9) or a block hash.
    * @returns RLP of the header.
    * @example
-   *   await client.debug.getRawHeader("0x1b4") // → "0xf90100"
+   *   await client.debug.getRawHeader("0x1b4")
    */
   getRawHeader(block: BlockNumberOrTagOrHash): Promise<Bytes>;
 
@@ -867,7 +867,7 @@ export interface DebugApi {
    * (DESIGN D9) or a block hash.
    * @returns RLP of the block.
    * @example
-   *   await client.debug.getRawBlock("0x1b4") // → "0xf90200"
+   *   await client.debug.getRawBlock("0x1b4")
    */
   getRawBlock(block: BlockNumberOrTagOrHash): Promise<Bytes>;
 
@@ -884,7 +884,7 @@ export interface DebugApi {
    * (DESIGN D9) or a block hash.
    * @returns One encoded receipt per transaction, in block order.
    * @example
-   *   await client.debug.getRawReceipts("0x1b4") // → ["0xf901090182520880c0","0xf901090182520880c0"]
+   *   await client.debug.getRawReceipts("0x1b4")
    */
   getRawReceipts(block: BlockNumberOrTagOrHash): Promise<Bytes[]>;
 
