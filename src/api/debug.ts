@@ -83,8 +83,8 @@ export function debugHandlers(ctx: ApiContext, limits: CallLimits) {
   };
 
   const traceBlock = async (b: BlockRecord, options: TraceConfig | undefined): Promise<BlockTraceEntry[]> => {
-    const tracers = b.txs.map(() => tracerFor(options, '2 (options)'));
-    const ends = await core.calls.replay(replayContext(b), b.txs, tracers, timeoutOf(options, '2 (options)')).catch(traceFailed);
+    const tracers = b.txs.map(() => tracerFor(options, '1 (options)'));
+    const ends = await core.calls.replay(replayContext(b), b.txs, tracers, timeoutOf(options, '1 (options)')).catch(traceFailed);
     return ends.map((end, i) => ({ txHash: bytesToHex(b.txHashes?.[i] ?? keccak256(b.txs[i]!)), result: tracers[i]!.result(end) as TraceResult }));
   };
 

@@ -290,8 +290,8 @@ export class CallRunner {
     try {
       const res = await evm.runCall({
         block,
-        caller: new Address(req.from ?? new Uint8Array(20)),
-        origin: new Address(req.from ?? new Uint8Array(20)),
+        caller: new Address(from),
+        origin: new Address(from),
         to: req.to ? new Address(req.to) : undefined,
         data: req.data ?? new Uint8Array(0),
         value: req.value ?? 0n,
