@@ -62,7 +62,9 @@ export class StructLogger implements EvmTracer {
       } else if (op === 'SLOAD') this.pendingLoad = { log, slots, slot };
     }
     if (e.gasRefund > 0n) log.refund = Number(e.gasRefund);
-    this.bytes += 80 + op.length + (log.stack?.length ?? 0) * 24 + (log.memory?.length ?? 0) * 69 + (log.returnData?.length ?? 0) + (log.storage ? Object.keys(log.storage).length * 140 : 0);
+    // the entry's JSON length, near enough: fixed fields, then each string with its quotes and comma
+    this.bytes += 72 + op.length + (log.returnData?.length ?? 0) + (log.memory?.length ?? 0) * 69 + (log.storage ? Object.keys(log.storage).length * 138 : 0);
+    for (const item of log.stack ?? []) this.bytes += item.length + 3;
     if (this.bytes > MAX_TRACE_BYTES) {
       this.tooLarge = `trace exceeds ${MAX_TRACE_BYTES} bytes of struct logs at step ${this.logs.length}: use limit, disableStack, disableStorage or a narrower trace`;
       return;
