@@ -125,6 +125,18 @@ test('struct logger: a reverted transaction is failed with its revert data', asy
   assert.is(trace.structLogs.at(-1).op, 'REVERT');
 });
 
+test('out of gas: the failing step names the fault, as the failed frame does', async () => {
+  const call = { to: parent, data: parentAbi.encodeFunctionData('spin', [1000]), gas: '0x7530' };
+  const logs = await node.rpc('debug_traceCall', [call, 'latest']);
+  assert.is(logs.failed, true);
+  assert.is(logs.returnValue, '0x');
+  assert.is(logs.gas, 30000);
+  assert.is(logs.structLogs.at(-1).error, 'out of gas');
+  assert.is(logs.structLogs.filter((l: any) => l.error).length, 1);
+  const top = await node.rpc('debug_traceCall', [call, 'latest', { tracer: 'callTracer' }]);
+  assert.equal({ error: top.error, gasUsed: top.gasUsed, output: top.output }, { error: 'out of gas', gasUsed: '0x7530', output: undefined });
+});
+
 test('callTracer: nested calls with types, gas, output, the revert reason, the created contract and logs', async () => {
   const top = await node.rpc('debug_traceTransaction', [runHash, { tracer: 'callTracer', tracerConfig: { withLog: true } }]);
   const tx = await node.rpc('eth_getTransactionByHash', [runHash]);
