@@ -269,6 +269,10 @@ test('bad input: unknown transaction, block or tracer, a bad timeout, the genesi
   assert.match((await node.raw('debug_traceBlockByHash', ['0x' + '34'.repeat(32)])).error!.message, /block 0x3434.* not found/);
   assert.match((await node.raw('debug_getRawBlock', ['0xffff'])).error!.message, /block #65535 not found/);
   assert.is((await node.raw('debug_traceCall', [{ to: parent }, 'latest', { limit: -1 }])).error!.code, -32602);
+  // LOG0 of 2^256-1 bytes (PUSH32 size, PUSH1 0, LOG0) as init code: a failed step, not a failed trace
+  const hugeLog = { data: '0x7f' + 'ff'.repeat(32) + '6000a0' };
+  assert.is((await node.rpc('debug_traceCall', [hugeLog, 'latest', { tracer: 'callTracer', tracerConfig: { withLog: true } }])).error, 'out of gas');
+  assert.is((await node.rpc('debug_traceCall', [hugeLog, 'latest', { enableMemory: true }])).structLogs.at(-1).error, 'out of gas');
 });
 
 test('a heavy trace ends with the timeout or the output cap while the node keeps answering', async () => {

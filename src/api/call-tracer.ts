@@ -52,11 +52,13 @@ export class CallTracer implements EvmTracer {
 
   step(e: InterpreterStep): void {
     this.lastOp = e.opcode.name;
-    if (!this.options.withLog || !e.opcode.name.startsWith('LOG') || this.recording(e.depth) === undefined) return;
-    const frame = this.recording(e.depth)!;
+    if (!this.options.withLog || !e.opcode.name.startsWith('LOG')) return;
+    const frame = this.recording(e.depth);
     const stack = e.stack;
     const offset = Number(stack[stack.length - 1] ?? 0n);
     const size = Number(stack[stack.length - 2] ?? 0n);
+    // a log this large cannot pay for its memory: the step fails, and there is nothing to record
+    if (frame === undefined || size > MAX_TRACE_BYTES) return;
     const topics: string[] = [];
     for (let i = 0; i < Number(e.opcode.name.slice(3)); i++) topics.push(`0x${(stack[stack.length - 3 - i] ?? 0n).toString(16).padStart(64, '0')}`);
     // memory not yet grown to cover the data reads as zeros, as the opcode will
