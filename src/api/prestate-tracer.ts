@@ -7,7 +7,7 @@ import type { InterpreterStep } from '@ethereumjs/evm';
 import type { StateManagerInterface } from '@ethereumjs/common';
 import { Address } from '@ethereumjs/util';
 import { bytesToHex, hexToBytes, padLeft, quantity } from '../util/hex.ts';
-import type { EvmTracer } from '../exec/tracer.ts';
+import { MAX_TRACE_BYTES, type EvmTracer } from '../exec/tracer.ts';
 
 export interface PrestateTracerOptions {
   diffMode?: boolean;
@@ -41,6 +41,8 @@ const addressOf = (n: bigint) => `0x${(n & ((1n << 160n) - 1n)).toString(16).pad
 
 export class PrestateTracer implements EvmTracer {
   readonly readsState = true;
+  tooLarge?: string;
+  private bytes = 0;
   private readonly pre = new Map<string, AccountState>();
   private readonly created = new Set<string>();
   private post: Map<string, AccountState> | undefined;
@@ -114,13 +116,24 @@ export class PrestateTracer implements EvmTracer {
   /** The account as it was when the transaction first touched it (before any change of its own). */
   private async lookup(state: StateManagerInterface, address: string): Promise<AccountState> {
     let a = this.pre.get(address);
-    if (!a) this.pre.set(address, (a = await read(state, address)));
+    if (!a) {
+      this.pre.set(address, (a = await read(state, address)));
+      // shown twice at most (diffMode's pre and post)
+      this.grow(2 * (120 + (this.options.disableCode ? 0 : a.code.length * 2)));
+    }
     return a;
   }
 
   private async lookupSlot(state: StateManagerInterface, address: string, slot: string): Promise<void> {
     const a = await this.lookup(state, address);
-    if (!a.storage.has(slot)) a.storage.set(slot, bytesToWord(await state.getStorage(new Address(hexToBytes(address)), hexToBytes(slot))));
+    if (a.storage.has(slot)) return;
+    a.storage.set(slot, bytesToWord(await state.getStorage(new Address(hexToBytes(address)), hexToBytes(slot))));
+    if (!this.options.disableStorage) this.grow(2 * 140);
+  }
+
+  private grow(bytes: number): void {
+    this.bytes += bytes;
+    if (this.bytes > MAX_TRACE_BYTES && this.tooLarge === undefined) this.tooLarge = `trace exceeds ${MAX_TRACE_BYTES} bytes of accounts: use disableCode, disableStorage or a narrower trace`;
   }
 }
 
