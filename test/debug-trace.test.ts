@@ -183,6 +183,8 @@ test('prestateTracer: the touched accounts as they were before the transaction, 
     [block.miner]: { balance: '0x0' },
     [created]: { balance: '0x0' },
   });
+  const bare = await node.rpc('debug_traceTransaction', [runHash, { tracer: 'prestateTracer', tracerConfig: { disableCode: true, disableStorage: true } }]);
+  assert.equal(bare[parent], { balance: '0x0', nonce: 2 });
   const diff = await node.rpc('debug_traceTransaction', [runHash, { tracer: 'prestateTracer', tracerConfig: { diffMode: true } }]);
   assert.equal(diff, {
     post: {

@@ -58,8 +58,9 @@ export class PrestateTracer implements EvmTracer {
     const stack = e.stack;
     const top = stack[stack.length - 1];
     if (top === undefined) return;
-    if (op === 'SLOAD' || op === 'SSTORE') await this.lookupSlot(e.stateManager, e.address.toString(), word(top));
-    else if (TOP_ADDRESS.has(op)) await this.lookup(e.stateManager, addressOf(top));
+    if (op === 'SLOAD' || op === 'SSTORE') {
+      if (!this.options.disableStorage) await this.lookupSlot(e.stateManager, e.address.toString(), word(top));
+    } else if (TOP_ADDRESS.has(op)) await this.lookup(e.stateManager, addressOf(top));
     else if (CALLS.has(op) && stack.length > 1) await this.lookup(e.stateManager, addressOf(stack[stack.length - 2]!));
   }
 
@@ -109,7 +110,7 @@ export class PrestateTracer implements EvmTracer {
     const out: PrestateAccount = { balance: quantity(a.balance) };
     if (!this.options.disableCode && a.code.length > 0) out.code = bytesToHex(a.code);
     if (a.nonce > 0n) out.nonce = Number(a.nonce);
-    if (!this.options.disableStorage && a.storage.size > 0) out.storage = Object.fromEntries(a.storage);
+    if (a.storage.size > 0) out.storage = Object.fromEntries(a.storage);
     return out;
   }
 
@@ -128,7 +129,7 @@ export class PrestateTracer implements EvmTracer {
     const a = await this.lookup(state, address);
     if (a.storage.has(slot)) return;
     a.storage.set(slot, bytesToWord(await state.getStorage(new Address(hexToBytes(address)), hexToBytes(slot))));
-    if (!this.options.disableStorage) this.grow(2 * 140);
+    this.grow(2 * 140);
   }
 
   private grow(bytes: number): void {
