@@ -101,6 +101,7 @@ export class StructLogger implements EvmTracer {
     if (value === undefined || e.depth + 1 !== load.log.depth) return;
     load.slots.set(load.slot, word(value));
     load.log.storage = Object.fromEntries(load.slots);
+    this.bytes += load.slots.size * 138;
   }
 
   result(end: TxEnd) {
