@@ -1,11 +1,12 @@
 // Propagation over a local network of 4 nodes (1 validator, 3 followers) made by `npm run network`:
 // the time from eth_sendRawTransaction on a follower to the transaction's receipt on every node,
 // median and p99. Transactions go one at a time, each to the next follower in turn, so each is
-// timed alone: forwarded to the validator, sealed, the block announced and imported by every node.
+// timed alone: forwarded to the validator, sealed, the block announced and imported by every node;
+// each is sent at a random point of the block period.
 // Two networks: blocks by the clock (1 s, what `npm run network` makes), where the wait for the
 // next block dominates, and sealing when a transaction arrives (period 0), which leaves the wire.
 //   node --import tsx bench/network.ts [--quick]     (npm run bench runs it too)
-import { fundedKey, networkDir, runNetwork, signedTransfer, cleanUp, until, type NetworkNode, type NetworkRun } from '../test/helpers/network.ts';
+import { fundedKey, networkDir, nextNonce, runNetwork, signedTransfer, cleanUp, until, type NetworkNode, type NetworkRun } from '../test/helpers/network.ts';
 import { rpcCall } from '../test/helpers/process.ts';
 import { OURS, type Row } from './report.ts';
 
@@ -42,10 +43,14 @@ async function latencies(period: number, samples: number): Promise<number[]> {
     const key = await fundedKey(dir);
     const followers = nodes.slice(1);
     const ms: number[] = [];
-    // nonce 0 warms every path (first forward, first import) and is not counted
-    for (let nonce = 0; nonce <= samples; nonce++) {
-      const t = await timeToEveryNode(nodes, followers[nonce % followers.length]!, signedTransfer(key, BigInt(nonce), SINK));
-      if (nonce > 0) ms.push(t);
+    const first = await nextNonce(nodes[0]!, key);
+    // the first transaction warms every path (first forward, first import) and is not counted
+    for (let i = 0; i <= samples; i++) {
+      // a random point of the block period, as transactions arrive: sent right after the previous
+      // receipt, each would wait a whole period for the next block
+      await new Promise((r) => setTimeout(r, Math.random() * period * 1000));
+      const t = await timeToEveryNode(nodes, followers[i % followers.length]!, signedTransfer(key, first + BigInt(i), SINK));
+      if (i > 0) ms.push(t);
     }
     return ms.sort((a, b) => a - b);
   } finally {

@@ -4,7 +4,7 @@
 // catches up, and a 5th node added by a re-run with --nodes 5 syncs and then follows.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { cleanUp, fundedKey, networkDir, restartNode, runNetwork, signedTransfer, until, type NetworkNode, type NetworkRun, type RestartedNode } from './helpers/network.ts';
+import { cleanUp, fundedKey, networkDir, nextNonce, restartNode, runNetwork, signedTransfer, until, type NetworkNode, type NetworkRun, type RestartedNode } from './helpers/network.ts';
 import { rpcCall } from './helpers/process.ts';
 
 const SINK = '0x' + '5e'.repeat(20);
@@ -51,7 +51,7 @@ test('1 validator + 3 followers: connected, a follower\'s transaction mined ever
     });
 
     const key = await fundedKey(dir);
-    let nonce = 0n;
+    let nonce = await nextNonce(validator, key);
     const send = async (to: NetworkNode) => {
       const tx = signedTransfer(key, nonce++, SINK);
       assert.is(await rpcCall(to.http, 'eth_sendRawTransaction', [tx.raw]), tx.hash);
@@ -80,6 +80,7 @@ test('1 validator + 3 followers: connected, a follower\'s transaction mined ever
     const fifth = run.nodes[4]!;
     assert.is(run.nodes.length, 5);
     await caughtUp(fifth, run.nodes[0]!);
+    nonce = await nextNonce(run.nodes[0]!, key); // node 5's registration came from the same account
     const late = await send(fifth);
     const onFifth = await receiptOn(fifth, late);
     assert.is(onFifth.blockHash, (await receiptOn(run.nodes[0]!, late)).blockHash);

@@ -9,6 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { decryptKey, type KeyFileV3 } from '../../src/accounts/keystore-v3.ts';
 import { signLegacyTx } from '../../src/accounts/signing.ts';
 import { makeTxCommon } from '../../src/exec/common.ts';
+import { addressOf } from '../../src/crypto/secp256k1.ts';
 import { bytesToHex, hexToBytes } from '../../src/util/hex.ts';
 import { rpcCall } from './process.ts';
 
@@ -111,6 +112,11 @@ export async function fundedKey(dir: string): Promise<Uint8Array> {
   const keystore = join(dir, 'node-1', 'keystore');
   const [file] = readdirSync(keystore);
   return decryptKey(JSON.parse(readFileSync(join(keystore, file!), 'utf8')) as KeyFileV3, '');
+}
+
+/** The funded account's next nonce on `node` (its governance transactions came first). */
+export async function nextNonce(node: NetworkNode, key: Uint8Array): Promise<bigint> {
+  return BigInt(await rpcCall(node.http, 'eth_getTransactionCount', [bytesToHex(addressOf(key)), 'pending']));
 }
 
 /** A signed 1-wei transfer on the network's chain (id 300): raw hex and hash. */
