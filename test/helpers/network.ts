@@ -145,7 +145,8 @@ export async function restartNode(node: NetworkNode): Promise<RestartedNode> {
     await exited;
   };
   try {
-    await until(`node ${node.node} to answer again`, async () => child.exitCode === null && (await rpcCall(node.http, 'eth_blockNumber')) !== undefined);
+    const gone = exited.then(() => Promise.reject(new Error(`node ${node.node} exited (${child.exitCode ?? child.signalCode}) instead of answering`)));
+    await Promise.race([until(`node ${node.node} to answer again`, async () => (await rpcCall(node.http, 'eth_blockNumber')) !== undefined), gone]);
   } catch (e) {
     await stop();
     throw new Error(`${(e as Error).message}\n${out}`);
