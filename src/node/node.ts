@@ -1,6 +1,8 @@
 // startNode: the chain core plus the JSON-RPC server in front of it. Used by the CLI and by tests
 // (which start real nodes on random loopback ports with real LMDB in a temp dir).
 import { ChainCore } from './core.ts';
+import { CoreChainDoor } from './chain-door.ts';
+import { startNetwork, type NetworkHost } from '../p2p/host.ts';
 import { createLogger, type Logger } from './logger.ts';
 import { isLoopback, type NodeConfig } from './config.ts';
 import { buildHandlers } from '../api/index.ts';
@@ -75,6 +77,23 @@ export async function startNode(config: NodeConfig, log: Logger = createLogger(c
     if (config.allowInsecureUnlock) log.warn(`dev account ${core.devAccount} is unlocked while HTTP listens on ${config.http.addr}, not loopback (--allow-insecure-unlock): anyone who reaches it can sign with it`);
     else log.info(`dev account ${core.devAccount} stays locked: HTTP listens on ${config.http.addr}, not loopback (--allow-insecure-unlock unlocks it)`);
   }
+  let network: NetworkHost | undefined;
+  if (config.p2p) {
+    try {
+      network = await startNetwork({
+        key: core.nodeKey,
+        // a dev chain (the one with a dev account) is a developer's own: its peers are on this machine
+        config: { ...config.p2p, addr: config.p2p.addr ?? (core.devAccount ? '127.0.0.1' : '0.0.0.0'), port: config.p2pPort },
+        door: new CoreChainDoor(core),
+        firstValidatorNode: core.config.istanbul.firstValidatorNode,
+        name: clientVersion(pkg.version),
+        log,
+      });
+    } catch (e) {
+      await core.close();
+      throw e;
+    }
+  }
   const handlers = buildHandlers(
     {
       core,
@@ -84,6 +103,7 @@ export async function startNode(config: NodeConfig, log: Logger = createLogger(c
       httpHost: config.http.addr,
       httpLoopback: loopback,
       allowInsecureUnlock: config.allowInsecureUnlock,
+      network,
     },
     { gasCap: config.gasCap, evmTimeoutMs: config.evmTimeoutMs },
     { limits: config.logs, log },
@@ -123,6 +143,7 @@ export async function startNode(config: NodeConfig, log: Logger = createLogger(c
       log,
     });
   } catch (e) {
+    await network?.close();
     await core.close();
     throw e;
   }
@@ -137,6 +158,7 @@ export async function startNode(config: NodeConfig, log: Logger = createLogger(c
     close() {
       closing ??= (async () => {
         await server.close();
+        await network?.close();
         await core.close();
       })();
       return closing;
