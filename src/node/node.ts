@@ -51,6 +51,12 @@ export async function startNode(config: NodeConfig, log: Logger = createLogger(c
   // a port another process holds is reported before a new datadir, node key and dev keystore are
   // created for a node that cannot serve (port 0 is always free)
   if (config.http.port !== 0) await claimPort(config.http.addr, config.http.port);
+  if (config.p2p && config.p2pPort !== 0) {
+    // libp2p's own failure to listen is an unhandled 'error' event: the port is claimed first, named in the message
+    await claimPort(config.p2p.addr ?? '0.0.0.0', config.p2pPort).catch((e: NodeJS.ErrnoException) => {
+      throw Object.assign(new Error(`p2p port (--p2p.port): ${e.message}`), { code: e.code });
+    });
+  }
   const core = await ChainCore.open({
     datadir: config.datadir,
     genesisFile: config.genesisFile,

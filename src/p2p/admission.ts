@@ -21,8 +21,10 @@ export class Admission {
   private readonly statics = new Map<string, Multiaddr>();
   /** peer ids of the records with status 1 */
   private registered = new Set<string>();
-  /** consensus records with status 1 and an address, by peer id */
-  private consensus = new Map<string, Multiaddr>();
+  /** peer ids of the consensus records with status 1 */
+  private consensus = new Set<string>();
+  /** where to dial those of them that name an address */
+  private consensusAddrs = new Map<string, Multiaddr>();
 
   constructor(private readonly selfId: string) {}
 
@@ -50,7 +52,8 @@ export class Admission {
   /** NodeManagement's records at the head; a record whose key is not a curve point is skipped */
   setRecords(records: readonly NetworkNodeRecord[]): void {
     const registered = new Set<string>();
-    const consensus = new Map<string, Multiaddr>();
+    const consensus = new Set<string>();
+    const consensusAddrs = new Map<string, Multiaddr>();
     for (const r of records) {
       if (r.status !== STATUS_NORMAL) continue;
       let id: string;
@@ -60,9 +63,11 @@ export class Admission {
         continue;
       }
       registered.add(id);
-      if (r.type === TYPE_CONSENSUS && id !== this.selfId && r.p2pPort > 0 && r.externalIP !== '') {
+      if (r.type !== TYPE_CONSENSUS) continue;
+      consensus.add(id);
+      if (id !== this.selfId && r.p2pPort > 0 && r.externalIP !== '') {
         try {
-          consensus.set(id, multiaddr(`${tcpAddr(r.externalIP, r.p2pPort)}/p2p/${id}`));
+          consensusAddrs.set(id, multiaddr(`${tcpAddr(r.externalIP, r.p2pPort)}/p2p/${id}`));
         } catch {
           // an externalIP that is no IP address: nothing to dial
         }
@@ -70,12 +75,13 @@ export class Admission {
     }
     this.registered = registered;
     this.consensus = consensus;
+    this.consensusAddrs = consensusAddrs;
   }
 
   /** every peer this node keeps connected, by peer id */
   targets(): Map<string, DialTarget> {
     const out = new Map<string, DialTarget>();
-    for (const [id, addr] of this.consensus) out.set(id, { addr, static: false });
+    for (const [id, addr] of this.consensusAddrs) out.set(id, { addr, static: false });
     for (const [id, addr] of this.statics) out.set(id, { addr, static: true });
     return out;
   }
