@@ -6,7 +6,6 @@ import { keccak256 } from '../crypto/keccak.ts';
 import { enodeUrl } from '../node-key.ts';
 import { PROTOCOL_VERSION } from './eth-state.ts';
 import { invalidParams } from './errors.ts';
-import { parsePeerAddress } from '../p2p/peer-address.ts';
 
 export function clientVersion(version: string): string {
   return `chain-node/v${version}/${platform()}-${arch()}/node${process.versions.node}`;
@@ -64,17 +63,19 @@ export function adminHandlers(ctx: ApiContext) {
       };
     },
     async addPeer(url: string) {
-      checkPeerAddress(url);
+      await checkPeerAddress(url);
       return ctx.network ? ctx.network.addPeer(url) : false;
     },
     async removePeer(url: string) {
-      checkPeerAddress(url);
+      await checkPeerAddress(url);
       return ctx.network ? ctx.network.removePeer(url) : false;
     },
   };
 }
 
-function checkPeerAddress(url: string): void {
+async function checkPeerAddress(url: string): Promise<void> {
+  // loaded when first asked: libp2p's ESM-only packages cannot be require()d, which is how the tests load the sources (uvu -r tsx)
+  const { parsePeerAddress } = await import('../p2p/peer-address.ts');
   try {
     parsePeerAddress(url);
   } catch (e) {

@@ -2,7 +2,7 @@
 // (which start real nodes on random loopback ports with real LMDB in a temp dir).
 import { ChainCore } from './core.ts';
 import { CoreChainDoor } from './chain-door.ts';
-import { startNetwork, type NetworkHost } from '../p2p/host.ts';
+import type { NetworkHost } from '../p2p/host.ts';
 import { createLogger, type Logger } from './logger.ts';
 import { isLoopback, type NodeConfig } from './config.ts';
 import { buildHandlers } from '../api/index.ts';
@@ -41,6 +41,8 @@ export interface RunningNode {
   readonly port: number;
   readonly core: ChainCore;
   readonly devAccount: string | undefined;
+  /** the peer-to-peer network (config.p2p); undefined when the node runs none */
+  readonly network: NetworkHost | undefined;
   /** What each RPC serving thread has answered itself and handed over (A19); empty without threads. */
   rpcThreadStats(): Promise<ThreadStats[]>;
   close(): Promise<void>;
@@ -86,6 +88,8 @@ export async function startNode(config: NodeConfig, log: Logger = createLogger(c
   let network: NetworkHost | undefined;
   if (config.p2p) {
     try {
+      // loaded only for a node with a network: libp2p's ESM-only packages cannot be require()d, which is how the tests load the sources (uvu -r tsx)
+      const { startNetwork } = await import('../p2p/host.ts');
       network = await startNetwork({
         key: core.nodeKey,
         // a dev chain (the one with a dev account) is a developer's own: its peers are on this machine
@@ -160,6 +164,7 @@ export async function startNode(config: NodeConfig, log: Logger = createLogger(c
     port: server.port,
     core,
     devAccount: core.devAccount,
+    network,
     rpcThreadStats: () => server.threadStats(),
     close() {
       closing ??= (async () => {

@@ -64,8 +64,12 @@ export async function startNetwork(o: NetworkOptions): Promise<NetworkHost> {
   const headListeners: ((peer: PeerHead) => void)[] = [];
   const faults = new PeerFaults((id, reason) => {
     log.info(`p2p: peer ${id} refused for a while: ${reason}`);
-    void libp2p?.hangUp(peerIdFromString(id)).catch(() => {});
+    disconnect(peerIdFromString(id), reason);
   });
+  // aborted, not closed: a graceful close waits for the peer to end its streams (gossipsub's never end)
+  const disconnect = (peer: PeerId, reason: string) => {
+    for (const connection of libp2p.getConnections(peer)) connection.abort(new Error(reason));
+  };
   const fault = (peer: PeerId | string, reason: string) => {
     log.debug(`p2p: fault of ${peer}: ${reason}`);
     faults.fault(peer.toString(), reason);
@@ -127,7 +131,7 @@ export async function startNetwork(o: NetworkOptions): Promise<NetworkHost> {
     for (const peer of libp2p.getPeers()) {
       if (!admission.admits(peer.toString())) {
         log.info(`p2p: peer ${peer} has no NodeManagement record in force any more: disconnected`);
-        void libp2p.hangUp(peer).catch(() => {});
+        disconnect(peer, 'no NodeManagement record in force');
       }
     }
   };
@@ -253,7 +257,7 @@ export async function startNetwork(o: NetworkOptions): Promise<NetworkHost> {
         return false;
       }
       const known = admission.removeStatic(address.peerId.toString());
-      if (!admission.admits(address.peerId.toString()) || known) await libp2p.hangUp(address.peerId).catch(() => {});
+      if (known) disconnect(address.peerId, 'removed (admin_removePeer)');
       return known;
     },
     peers: () => [...handshaked].map(([id, p]) => ({ id, head: p.head })),
