@@ -82,7 +82,17 @@ export function startGossip(pubsub: GossipSub, door: ChainDoor, hooks: GossipHoo
     for (const data of held.splice(0)) publish(topics.txs, data, true);
   });
   door.onLocalTransaction((raw) => publish(topics.txs, raw, true));
-  door.onNewBlock((block) => publish(topics.blocks, encodeBlockGossip(block), false));
+  // blocks committed in one turn (a sync's batch) are announced by the last of them: peers only need the head
+  let newest: Parameters<typeof encodeBlockGossip>[0] | undefined;
+  door.onNewBlock((block) => {
+    if (newest === undefined) {
+      setImmediate(() => {
+        publish(topics.blocks, encodeBlockGossip(newest!), false);
+        newest = undefined;
+      });
+    }
+    newest = block;
+  });
   pubsub.subscribe(topics.txs);
   pubsub.subscribe(topics.blocks);
 }

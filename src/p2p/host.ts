@@ -58,8 +58,6 @@ export async function startNetwork(o: NetworkOptions): Promise<NetworkHost> {
   const { door, log } = o;
   const privateKey = privateKeyFromRaw(o.key.privateKey);
   let libp2p!: Libp2p<{ pubsub: GossipSub }>;
-  // filled in once libp2p runs; the gater reads them from the first connection on
-  let selfId = '';
   const handshaked = new Map<string, HandshakedPeer>();
   const headListeners: ((peer: PeerHead) => void)[] = [];
   const faults = new PeerFaults((id, reason) => {
@@ -107,7 +105,7 @@ export async function startNetwork(o: NetworkOptions): Promise<NetworkHost> {
     },
     start: false,
   });
-  selfId = libp2p.peerId.toString();
+  const selfId = libp2p.peerId.toString();
   const admission = new Admission(selfId);
 
   function admitsInbound(id: string): boolean {
@@ -158,7 +156,7 @@ export async function startNetwork(o: NetworkOptions): Promise<NetworkHost> {
   const handshakeFailed = (connection: Connection, e: unknown) => {
     if (isPeerFault(e)) fault(connection.remotePeer, `handshake: ${(e as Error).message}`);
     else log.debug(`p2p: handshake with ${connection.remotePeer} failed: ${(e as Error).message}`);
-    void connection.close().catch(() => {});
+    connection.abort(new Error('handshake failed'));
   };
   await serveStatus(libp2p, localStatus, handshakeDone, handshakeFailed);
   await serveBlockRanges(libp2p, door, fault);
@@ -170,7 +168,7 @@ export async function startNetwork(o: NetworkOptions): Promise<NetworkHost> {
     }
     // an inbound peer that never sends its status holds a connection for nothing
     setTimeout(() => {
-      if (connection.status === 'open' && !handshaked.has(connection.remotePeer.toString())) void connection.close().catch(() => {});
+      if (connection.status === 'open' && !handshaked.has(connection.remotePeer.toString())) connection.abort(new Error('no handshake'));
     }, HANDSHAKE_TIMEOUT_MS).unref();
   });
   libp2p.addEventListener('peer:disconnect', ({ detail: peer }) => handshaked.delete(peer.toString()));
@@ -206,27 +204,30 @@ export async function startNetwork(o: NetworkOptions): Promise<NetworkHost> {
     },
     peerCount: () => handshaked.size,
     adminPeers(): PeerInfo[] {
-      const out: PeerInfo[] = [];
-      for (const connection of libp2p.getConnections()) {
-        const id = connection.remotePeer.toString();
-        if (out.some((p) => p.network.remoteAddress === endpoint(connection))) continue;
+      return libp2p.getPeers().flatMap((peer) => {
+        // two nodes that dialled each other at once hold two connections: the peer is listed once
+        const connection = libp2p.getConnections(peer)[0];
+        if (!connection) return [];
+        const id = peer.toString();
         const p = handshaked.get(id);
-        out.push({
-          id: nodeIdOfPeerId(connection.remotePeer) ?? id,
-          name: p?.name ?? '',
-          caps: [`${CHAIN_PROTOCOL.name}/${CHAIN_PROTOCOL.version}`],
-          network: {
-            localAddress: `${ip}:${port}`,
-            remoteAddress: endpoint(connection),
-            inbound: connection.direction === 'inbound',
-            trusted: false,
-            static: admission.isStatic(id),
-            consensus: admission.isConsensus(id),
+        return [
+          {
+            id: nodeIdOfPeerId(peer) ?? id,
+            name: p?.name ?? '',
+            caps: [`${CHAIN_PROTOCOL.name}/${CHAIN_PROTOCOL.version}`],
+            network: {
+              // libp2p does not tell a connection's local port: the listener's address stands for it
+              localAddress: `${ip}:${port}`,
+              remoteAddress: endpoint(connection),
+              inbound: connection.direction === 'inbound',
+              trusted: false,
+              static: admission.isStatic(id),
+              consensus: admission.isConsensus(id),
+            },
+            protocols: { [CHAIN_PROTOCOL.name]: p ? { version: CHAIN_PROTOCOL.version, number: Number(p.head.number), head: bytesToHex(p.head.hash) } : 'handshake' },
           },
-          protocols: { [CHAIN_PROTOCOL.name]: p ? { version: CHAIN_PROTOCOL.version, number: Number(p.head.number), head: bytesToHex(p.head.hash) } : 'handshake' },
-        });
-      }
-      return out;
+        ];
+      });
     },
     nodeInfo(): LocalNodeInfo {
       return {
