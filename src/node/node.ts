@@ -85,6 +85,8 @@ export async function startNode(config: NodeConfig, log: Logger = createLogger(c
     if (config.allowInsecureUnlock) log.warn(`dev account ${core.devAccount} is unlocked while HTTP listens on ${config.http.addr}, not loopback (--allow-insecure-unlock): anyone who reaches it can sign with it`);
     else log.info(`dev account ${core.devAccount} stays locked: HTTP listens on ${config.http.addr}, not loopback (--allow-insecure-unlock unlocks it)`);
   }
+  // what the network may ask of the chain (src/p2p/chain-door.ts)
+  const door = new CoreChainDoor(core);
   let network: NetworkHost | undefined;
   if (config.p2p) {
     try {
@@ -94,7 +96,7 @@ export async function startNode(config: NodeConfig, log: Logger = createLogger(c
         key: core.nodeKey,
         // a dev chain (the one with a dev account) is a developer's own: its peers are on this machine
         config: { ...config.p2p, addr: config.p2p.addr ?? (core.devAccount ? '127.0.0.1' : '0.0.0.0'), port: config.p2pPort },
-        door: new CoreChainDoor(core),
+        door,
         firstValidatorNode: core.config.istanbul.firstValidatorNode,
         name: clientVersion(pkg.version),
         log,
