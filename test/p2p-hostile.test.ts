@@ -151,6 +151,14 @@ test('an honest peer: its handshake head reaches the PeerSet, and it gets blocks
   }
   const want = await Promise.all([1, 2, 3].map(async (n) => (await node.rpc('eth_getBlockByNumber', ['0x' + n.toString(16), false])).hash));
   assert.equal(got, want, 'blocks 1–3: all the node has from 1 on');
+
+  // a block far ahead, announced: not fetched by gossip, but the peer's new head reaches the sync
+  const topics = wire.topicsOf(genesisHash);
+  await until('the node\'s subscription', () => peer.services.pubsub.getSubscribers(topics.blocks).length > 0);
+  await peer.services.pubsub.publish(topics.blocks, wire.encodeBlockGossip({ number: 1000n, hash: new Uint8Array(32).fill(9), encoded: new Uint8Array(4 * 1024 * 1024) }));
+  await until('the announced head', () => heads.includes(`${peer.peerId} 1000`));
+  const { head } = node.network!.peers().find((p) => p.id === peer.peerId.toString())!;
+  assert.equal([head.number, bytesToHex(head.hash)], [1000n, bytesToHex(new Uint8Array(32).fill(9))]);
   assert.is(await node.rpc('admin_removePeer', [peer.getMultiaddrs()[0]!.toString()]), true);
   await until('the removed peer to be disconnected', () => node.network!.peerCount() === 0 && peer.getConnections().length === 0);
 });
