@@ -105,7 +105,7 @@ contract Token {
 const QUEUED_NONCE = 1000;
 /** Namespaces whose examples run against their own filters, subscriptions and resend targets. */
 const ETH_LIKE = ['eth', 'chain'] as const;
-const SIGNS_AS_A = new Set(['sendTransaction', 'sign', 'signTransaction', 'resend']);
+const SIGNS_AS_A = new Set(['sendTransaction', 'sign', 'signTransaction', 'signTypedData_v4', 'resend']);
 
 export interface Fixture {
   readonly node: TestNode;
