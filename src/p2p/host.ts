@@ -191,10 +191,10 @@ export async function startNetwork(o: NetworkOptions): Promise<NetworkHost> {
   }, DIAL_INTERVAL_MS);
 
   const listenAddrs = libp2p.getMultiaddrs();
-  const tcpPort = (listenAddrs[0]?.getComponents().find((c) => c.name === 'tcp')?.value) ?? String(o.config.port);
-  const port = Number(tcpPort);
+  const port = Number(listenAddrs[0] ? tcpPortOf(listenAddrs[0]) : o.config.port);
+  // listening on every interface: the enode names the first that is not loopback
   const ip = o.config.addr === '0.0.0.0' || o.config.addr === '::' ? (listenAddrs.map(ipOf).find((a) => a !== undefined && !a.startsWith('127.')) ?? '127.0.0.1') : o.config.addr;
-  const enode = `enode://${o.key.id}@${ip.includes(':') ? `[${ip}]` : ip}:${port}`;
+  const enode = `enode://${o.key.id}@${hostPort(ip, port)}`;
   log.info(`p2p: listening on ${o.config.addr}:${port}, ${enode}, peer id ${selfId}`);
 
   let closed = false;
@@ -217,7 +217,7 @@ export async function startNetwork(o: NetworkOptions): Promise<NetworkHost> {
             caps: [`${CHAIN_PROTOCOL.name}/${CHAIN_PROTOCOL.version}`],
             network: {
               // libp2p does not tell a connection's local port: the listener's address stands for it
-              localAddress: `${ip}:${port}`,
+              localAddress: hostPort(ip, port),
               remoteAddress: endpoint(connection),
               inbound: connection.direction === 'inbound',
               trusted: false,
@@ -235,7 +235,7 @@ export async function startNetwork(o: NetworkOptions): Promise<NetworkHost> {
         enode,
         ip,
         ports: { discovery: 0, listener: port },
-        listenAddr: `${o.config.addr.includes(':') ? `[${o.config.addr}]` : o.config.addr}:${port}`,
+        listenAddr: hostPort(o.config.addr, port),
         multiaddrs: libp2p.getMultiaddrs().map(String),
         peerId: selfId,
       };
@@ -288,8 +288,15 @@ function ipOf(addr: { getComponents(): { name: string; value?: string }[] }): st
   return addr.getComponents().find((c) => c.name === 'ip4' || c.name === 'ip6')?.value;
 }
 
-function endpoint(connection: Connection): string {
-  const ip = ipOf(connection.remoteAddr) ?? '';
-  const port = connection.remoteAddr.getComponents().find((c) => c.name === 'tcp')?.value ?? '0';
+function tcpPortOf(addr: { getComponents(): { name: string; value?: string }[] }): string {
+  return addr.getComponents().find((c) => c.name === 'tcp')?.value ?? '0';
+}
+
+/** `ip:port`, an IPv6 address in brackets (as enode URLs and admin_peers write them) */
+function hostPort(ip: string, port: number | string): string {
   return `${ip.includes(':') ? `[${ip}]` : ip}:${port}`;
+}
+
+function endpoint(connection: Connection): string {
+  return hostPort(ipOf(connection.remoteAddr) ?? '', tcpPortOf(connection.remoteAddr));
 }

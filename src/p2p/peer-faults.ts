@@ -10,14 +10,14 @@ export class PeerFaults {
   private readonly points = new Map<string, { count: number; since: number }>();
   private readonly bans = new Map<string, number>();
 
-  /** `onBan`: disconnect the peer (the host's hang-up). */
-  constructor(private readonly onBan: (peerId: string, reason: string) => void, private readonly banMs = BAN_MS) {}
+  /** `onBan`: the host disconnects the peer. */
+  constructor(private readonly onBan: (peerId: string, reason: string) => void) {}
 
   /** Counts a fault; bans the peer at the limit. */
   fault(peerId: string, reason: string): void {
     const now = Date.now();
     const p = this.points.get(peerId);
-    const entry = p && now - p.since < this.banMs ? p : { count: 0, since: now };
+    const entry = p && now - p.since < BAN_MS ? p : { count: 0, since: now };
     entry.count++;
     this.points.set(peerId, entry);
     if (entry.count >= FAULT_LIMIT) this.ban(peerId, `${entry.count} faults, the last: ${reason}`);
@@ -25,7 +25,7 @@ export class PeerFaults {
 
   ban(peerId: string, reason: string): void {
     this.points.delete(peerId);
-    this.bans.set(peerId, Date.now() + this.banMs);
+    this.bans.set(peerId, Date.now() + BAN_MS);
     this.onBan(peerId, reason);
   }
 
@@ -35,10 +35,5 @@ export class PeerFaults {
     if (Date.now() < until) return true;
     this.bans.delete(peerId);
     return false;
-  }
-
-  /** faults counted and not yet forgiven (admin and tests) */
-  count(peerId: string): number {
-    return this.points.get(peerId)?.count ?? 0;
   }
 }
