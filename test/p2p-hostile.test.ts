@@ -40,6 +40,7 @@ let node: TestNode;
 let genesisHash: Uint8Array;
 let nodeAddr: string;
 const peers: Peer[] = [];
+const sentWhileAlone: string[] = [];
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -119,22 +120,27 @@ test.before(async () => {
   wire = await import('../src/p2p/wire.ts');
   lib = await loadLibp2p();
   node = await startTestNode({ config: { p2p: { addr: '127.0.0.1', bootnodes: [], maxPeers: 10 }, p2pPort: 0, devPeriod: 0 } });
-  // three blocks to serve by range
+  // three blocks to serve by range; their transactions were sent while the node had no peer
   const wallet = new Wallet(testKey(0));
   for (let nonce = 0; nonce < 3; nonce++) {
     const raw = await wallet.signTransaction(Transaction.from({ to: '0x' + '5'.repeat(40), value: 1n, nonce, gasLimit: 21000, gasPrice: 0n, chainId: 300, type: 0 }));
     const hash = await node.rpc('eth_sendRawTransaction', [raw]);
+    sentWhileAlone.push(raw);
     await until('the transfer to be mined', () => node.rpc('eth_getTransactionReceipt', [hash]).then((r) => r ?? undefined));
   }
   genesisHash = hexToBytes((await node.rpc('eth_getBlockByNumber', ['0x0', false])).hash);
   nodeAddr = node.network!.nodeInfo().multiaddrs[0]!;
 });
 
-test('an honest peer: its handshake head reaches the PeerSet, and it gets blocks by range', async () => {
+test('an honest peer: its handshake head reaches the PeerSet, it gets the transactions sent before it came, and blocks by range', async () => {
   const heads: string[] = [];
   node.network!.onPeerHead((p) => heads.push(`${p.id} ${p.head.number}`));
   const peer = await hostilePeer();
+  const gossiped: string[] = [];
+  peer.services.pubsub.addEventListener('message', ({ detail }) => gossiped.push(bytesToHex(detail.data)));
   await admitted(peer);
+  await until('the held transactions', () => gossiped.length === 3);
+  assert.equal(gossiped.sort(), [...sentWhileAlone].sort());
   assert.ok(heads.includes(`${peer.peerId} 42`));
   const [info] = await node.rpc('admin_peers');
   assert.equal(info.protocols.chain, { version: 1, number: 42, head: bytesToHex(new Uint8Array(32).fill(42)) });

@@ -9,8 +9,10 @@ import { decodeBlock } from '../chain/block-codec.ts';
 import { decodeBlockGossip, encodeBlockGossip, topicsOf } from './wire.ts';
 import type { Logger } from '../node/logger.ts';
 
-/** Local transactions kept while no peer listens on the topic (a node just started), sent when one does. */
-const MAX_HELD_TXS = 4096;
+/** Local transactions kept while no peer listens on the topic (a node just started), sent when one does: at most this many bytes, the oldest dropped first… */
+const MAX_HELD_BYTES = 4 * 1024 * 1024;
+/** …and none older than this: a lone node's old transactions are mined, and would only be ignored */
+const MAX_HELD_MS = 60_000;
 
 export interface GossipHooks {
   fault(peer: PeerId, reason: string): void;
@@ -66,28 +68,35 @@ export function startGossip(pubsub: GossipSub, door: ChainDoor, hooks: GossipHoo
     return TopicValidatorResult.Ignore;
   });
 
-  // publish() throws while no peer is subscribed (a fresh node's first seconds): transactions wait
-  // for the first subscriber; blocks do not (a peer that missed one fetches it by range)
-  const held: Uint8Array[] = [];
-  const publish = (topic: string, data: Uint8Array, hold: boolean) => {
-    pubsub.publish(topic, data).catch((e: Error) => {
-      if (hold && e.message.includes('NoPeersSubscribedToTopic')) {
-        if (held.length >= MAX_HELD_TXS) held.shift();
-        held.push(data);
-      } else log.debug(`p2p: publish on ${topic} failed: ${e.message}`);
-    });
+  // publish() throws while no peer is subscribed (a fresh node's first seconds, a lone node):
+  // transactions wait for the first subscriber; blocks do not (a peer that missed one fetches it by range)
+  const held: { raw: Uint8Array; at: number }[] = [];
+  let heldBytes = 0;
+  const hold = (raw: Uint8Array) => {
+    held.push({ raw, at: Date.now() });
+    for (heldBytes += raw.length; heldBytes > MAX_HELD_BYTES; ) heldBytes -= held.shift()!.raw.length;
+  };
+  const publish = (topic: string, data: Uint8Array) => {
+    pubsub.publish(topic, data).catch((e: Error) => log.debug(`p2p: publish on ${topic} failed: ${e.message}`));
+  };
+  const publishTx = (raw: Uint8Array) => {
+    // asked first: a lone node (a dev chain) would otherwise pay for a thrown error per transaction
+    if (pubsub.getSubscribers(topics.txs).length === 0) hold(raw);
+    else publish(topics.txs, raw);
   };
   pubsub.addEventListener('subscription-change', () => {
     if (held.length === 0 || pubsub.getSubscribers(topics.txs).length === 0) return;
-    for (const data of held.splice(0)) publish(topics.txs, data, true);
+    const since = Date.now() - MAX_HELD_MS;
+    for (const { raw, at } of held.splice(0)) if (at >= since) publish(topics.txs, raw);
+    heldBytes = 0;
   });
-  door.onLocalTransaction((raw) => publish(topics.txs, raw, true));
+  door.onLocalTransaction(publishTx);
   // blocks committed in one turn (a sync's batch) are announced by the last of them: peers only need the head
   let newest: Parameters<typeof encodeBlockGossip>[0] | undefined;
   door.onNewBlock((block) => {
     if (newest === undefined) {
       setImmediate(() => {
-        publish(topics.blocks, encodeBlockGossip(newest!), false);
+        if (pubsub.getSubscribers(topics.blocks).length > 0) publish(topics.blocks, encodeBlockGossip(newest!));
         newest = undefined;
       });
     }
