@@ -242,6 +242,21 @@ test('a malformed range answer: requestBlocks rejects, and the server is dropped
   await refused(peer);
 });
 
+test('garbage on gossipsub\'s own stream: the node keeps serving, its chain unchanged', async () => {
+  const before = await chainSnapshot();
+  const peer = await hostilePeer();
+  await admitted(peer);
+  for (let i = 0; i < 3; i++) {
+    // gossipsub reads it and drops what does not decode; it does not end the stream, so it is not waited for
+    const stream = await peer.dialProtocol(lib.multiaddr(nodeAddr), '/meshsub/1.2.0');
+    stream.send(new Uint8Array([0x05, 0xff, 0xff, 0xff, 0xff, 0xff, ...randomBytes(64)]));
+    stream.abort(new Error('done'));
+  }
+  await sleep(200);
+  assert.match(await node.rpc('eth_blockNumber'), /^0x/);
+  assert.is(await chainSnapshot(), before);
+});
+
 test('garbage before the noise handshake: the connection is closed, the node keeps serving', async () => {
   const port = node.network!.nodeInfo().ports.listener;
   const socket = connect(port, '127.0.0.1');

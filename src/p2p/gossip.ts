@@ -13,6 +13,8 @@ import type { Logger } from '../node/logger.ts';
 const MAX_HELD_BYTES = 4 * 1024 * 1024;
 /** …and none older than this: a lone node's old transactions are mined, and would only be ignored */
 const MAX_HELD_MS = 60_000;
+/** how long after a peer subscribes the held transactions are sent */
+const HELD_FLUSH_DELAY_MS = 1000;
 
 export interface GossipHooks {
   fault(peer: PeerId, reason: string): void;
@@ -84,11 +86,18 @@ export function startGossip(pubsub: GossipSub, door: ChainDoor, hooks: GossipHoo
     if (pubsub.getSubscribers(topics.txs).length === 0) hold(raw);
     else publish(topics.txs, raw);
   };
+  // a peer's subscription can arrive before this node's own stream to it is open, and a message
+  // published then reaches nobody and cannot be published again (its id is seen): hence the wait
+  let flushing: NodeJS.Timeout | undefined;
   pubsub.addEventListener('subscription-change', () => {
-    if (held.length === 0 || pubsub.getSubscribers(topics.txs).length === 0) return;
-    const since = Date.now() - MAX_HELD_MS;
-    for (const { raw, at } of held.splice(0)) if (at >= since) publish(topics.txs, raw);
-    heldBytes = 0;
+    if (held.length === 0 || flushing || pubsub.getSubscribers(topics.txs).length === 0) return;
+    flushing = setTimeout(() => {
+      flushing = undefined;
+      const since = Date.now() - MAX_HELD_MS;
+      for (const { raw, at } of held.splice(0)) if (at >= since) publish(topics.txs, raw);
+      heldBytes = 0;
+    }, HELD_FLUSH_DELAY_MS);
+    flushing.unref();
   });
   door.onLocalTransaction(publishTx);
   // blocks committed in one turn (a sync's batch) are announced by the last of them: peers only need the head
