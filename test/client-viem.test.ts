@@ -67,11 +67,13 @@ test('estimateFeesPerGas, estimateMaxPriorityFeePerGas, getFeeHistory', async ()
 test('sendTransaction from a local account, waitForTransactionReceipt; with type eip1559 an EIP-1559 transaction', async () => {
   const to = testAddress(3) as `0x${string}`;
   const before = await pub.getBalance({ address: to });
-  // viem fills a local account's transaction through eth_fillTransaction, which answers what the
-  // node's Venachain sendTransaction fills (legacy, the default gas): viem then sends that
-  const plain = await pub.waitForTransactionReceipt({ hash: await wallet().sendTransaction({ to, value: parseEther('1') }), pollingInterval: 10 });
+  // viem fills a local account's transaction through eth_fillTransaction (legacy here, the gas
+  // estimated as geth does): viem then sends that
+  const plainHash = await wallet().sendTransaction({ to, value: parseEther('1') });
+  const plain = await pub.waitForTransactionReceipt({ hash: plainHash, pollingInterval: 10 });
   assert.is(plain.status, 'success');
   assert.is(plain.gasUsed, 21_000n);
+  assert.is((await pub.getTransaction({ hash: plainHash })).gas, 21_000n, 'the gas limit viem sent is the estimate, not 1.5e9');
   const hash = await wallet().sendTransaction({ to, value: parseEther('1'), type: 'eip1559' });
   const receipt = await pub.waitForTransactionReceipt({ hash, pollingInterval: 10 });
   assert.is(receipt.status, 'success');
