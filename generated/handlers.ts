@@ -31,6 +31,7 @@ import type {
   Signature65,
   SignedTransaction,
   Snapshot,
+  StateOverrides,
   StorageKey,
   StorageRequests,
   StorageSlot,
@@ -250,6 +251,9 @@ export interface EthHandlers {
    * @param transaction Call object; `to` is required.
    * @param block Block whose state is read: a quantity, `earliest`, `latest`, `pending` or a plain integer
    * (DESIGN D9). Default `latest`.
+   * @param stateOverrides Accounts to override for this call only (geth's third parameter): balance, nonce,
+   * code, `state` or `stateDiff`, `movePrecompileToAddress`. A call with overrides always runs on @ethereumjs
+   * and is never answered from, nor stored in, the call-result cache.
    * @returns Return value of the executed contract.
    */
   call(
@@ -257,6 +261,7 @@ export interface EthHandlers {
       to: Address;
     },
     block: BlockNumberOrTag | undefined,
+    stateOverrides: StateOverrides | undefined,
     ctx: CallContext,
   ): Awaitable<Bytes>;
 
@@ -264,11 +269,15 @@ export interface EthHandlers {
    * eth_estimateGas, chain_estimateGas: Estimates the gas a transaction needs.
    * @param transaction Call object; all fields optional.
    * @param block Block whose state the estimate runs against. Default `pending`.
+   * @param stateOverrides Accounts to override for this call only (geth's third parameter): balance, nonce,
+   * code, `state` or `stateDiff`, `movePrecompileToAddress`. A call with overrides always runs on @ethereumjs
+   * and is never answered from, nor stored in, the call-result cache.
    * @returns Gas estimate.
    */
   estimateGas(
     transaction: CallObject,
     block: BlockNumberOrTag | undefined,
+    stateOverrides: StateOverrides | undefined,
     ctx: CallContext,
   ): Awaitable<Uint>;
 

@@ -1183,3 +1183,43 @@ export interface BlockTraceEntry {
   txHash: Hash32;
   result: TraceResult;
 }
+
+/**
+ * A 32-byte storage key or value as 0x-prefixed hex of exactly 64 digits (geth's common.Hash); any case is
+ * accepted.
+ */
+export type StorageWord = string;
+
+/** Storage slots and the 32-byte values they are given, by slot (execution-apis' AccountStorage). */
+export type StorageOverride = Record<string, StorageWord>;
+
+/**
+ * What a call sees of one account instead of its real state (geth's OverrideAccount). Every field is
+ * optional. `state` replaces the whole storage (slots not listed read zero), `stateDiff` sets the listed
+ * slots and keeps the others; both together are refused. `movePrecompileToAddress` (only on a precompile's
+ * address) moves the precompile there, so the address can be given code that wraps it. Unknown fields are
+ * ignored.
+ */
+export interface AccountOverride {
+  /** Balance in wei. */
+  balance?: Quantity;
+  /** Nonce (at most 2^64 - 1). */
+  nonce?: Quantity;
+  /** Code (runtime bytecode); `0x` removes the code. */
+  code?: Data;
+  /** The whole storage: every slot not listed reads zero. */
+  state?: StorageOverride;
+  /** Slots to set; the others keep their values. */
+  stateDiff?: StorageOverride;
+  /**
+   * Moves this address's precompile to the given address (which must not be overridden otherwise), before
+   * `code` is set here.
+   */
+  movePrecompileToAddress?: Address;
+}
+
+/**
+ * Account overrides by address (geth's StateOverride, execution-apis' StateOverrides): applied to the call's
+ * copy of the state before it runs, and gone with it. The real state is never changed.
+ */
+export type StateOverrides = Record<string, AccountOverride>;

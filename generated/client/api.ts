@@ -31,6 +31,7 @@ import type {
   Signature65,
   SignedTransaction,
   Snapshot,
+  StateOverrides,
   StorageKey,
   StorageRequests,
   StorageSlot,
@@ -251,6 +252,9 @@ export interface EthApi {
    * @param transaction Call object; `to` is required.
    * @param block Block whose state is read: a quantity, `earliest`, `latest`, `pending` or a plain integer
    * (DESIGN D9). Default `latest`.
+   * @param stateOverrides Accounts to override for this call only (geth's third parameter): balance, nonce,
+   * code, `state` or `stateDiff`, `movePrecompileToAddress`. A call with overrides always runs on @ethereumjs
+   * and is never answered from, nor stored in, the call-result cache.
    * @returns Return value of the executed contract.
    */
   call(
@@ -258,15 +262,23 @@ export interface EthApi {
       to: Address;
     },
     block?: BlockNumberOrTag,
+    stateOverrides?: StateOverrides,
   ): Promise<Bytes>;
 
   /**
    * eth_estimateGas, chain_estimateGas: Estimates the gas a transaction needs.
    * @param transaction Call object; all fields optional.
    * @param block Block whose state the estimate runs against. Default `pending`.
+   * @param stateOverrides Accounts to override for this call only (geth's third parameter): balance, nonce,
+   * code, `state` or `stateDiff`, `movePrecompileToAddress`. A call with overrides always runs on @ethereumjs
+   * and is never answered from, nor stored in, the call-result cache.
    * @returns Gas estimate.
    */
-  estimateGas(transaction: CallObject, block?: BlockNumberOrTag): Promise<Uint>;
+  estimateGas(
+    transaction: CallObject,
+    block?: BlockNumberOrTag,
+    stateOverrides?: StateOverrides,
+  ): Promise<Uint>;
 
   /**
    * eth_createAccessList, chain_createAccessList: Returns the EIP-2930 access list a transaction would need,

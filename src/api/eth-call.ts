@@ -7,7 +7,8 @@ import { blockNumberOf, blockRefOf, stateHeaderOf, type BlockRef } from './block
 import { toCallRequest, type CallObject } from './call-object.ts';
 import { revertError, serverError, translate } from './errors.ts';
 import { accessListEntries, declaredAccessList, findAccessList } from './access-list.ts';
-import type { AccessListEntry, AccessListResult } from '../../generated/types.ts';
+import type { AccessListEntry, AccessListResult, StateOverrides } from '../../generated/types.ts';
+import { toStateOverrides } from './state-override-param.ts';
 
 export interface CallLimits {
   /** most gas a call or an estimate may burn (geth's --rpc.gascap); keeps one request from stalling the node */
@@ -61,10 +62,11 @@ export function callHandlers({ core }: ApiContext, limits: CallLimits) {
   };
 
   return {
-    async call(tx: CallObject, block: BlockRef) {
+    async call(tx: CallObject, block: BlockRef, stateOverrides?: StateOverrides | null) {
       const req = toCallRequest(tx);
+      const overrides = toStateOverrides(stateOverrides, core.calls.precompileAddresses());
       const ctx = contextFor(block);
-      const out = await core.calls.call(req, ctx, capped(req.gas, ctx.gasLimit), deadline()).catch(failed);
+      const out = await core.calls.call(req, ctx, capped(req.gas, ctx.gasLimit), deadline(), overrides).catch(failed);
       if (out.success) return bytesToHex(out.returnValue);
       if (out.error === 'revert') throw revertError(out.returnValue);
       throw serverError(`execution failed: ${out.error}`);
@@ -80,11 +82,12 @@ export function callHandlers({ core }: ApiContext, limits: CallLimits) {
       return { accessList: accessListEntries(found.list), gasUsed: quantity(found.gasUsed), ...(error !== undefined ? { error } : {}) };
     },
 
-    async estimateGas(tx: CallObject, block?: BlockRef) {
+    async estimateGas(tx: CallObject, block?: BlockRef, stateOverrides?: StateOverrides | null) {
       const req = toCallRequest(tx);
+      const overrides = toStateOverrides(stateOverrides, core.calls.precompileAddresses());
       const ctx = contextFor(block ?? 'pending');
       const cap = await estimateCap(req.gas, ctx.gasLimit);
-      const result = await core.calls.estimate(req, ctx, cap, deadline()).catch(failed);
+      const result = await core.calls.estimate(req, ctx, cap, deadline(), overrides).catch(failed);
       if ('gas' in result) return quantity(result.gas);
       if (result.failure.error === 'revert') throw revertError(result.failure.returnValue);
       throw serverError(`gas required exceeds allowance (${cap}): ${result.failure.error}`);
