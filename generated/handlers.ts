@@ -30,6 +30,8 @@ import type {
   SendTransactionInput,
   Signature65,
   SignedTransaction,
+  SimulatePayload,
+  SimulatedBlock,
   Snapshot,
   StateOverrides,
   StorageKey,
@@ -280,6 +282,20 @@ export interface EthHandlers {
     stateOverrides: StateOverrides | undefined,
     ctx: CallContext,
   ): Awaitable<Uint>;
+
+  /**
+   * eth_simulateV1, chain_simulateV1: Simulates blocks of calls with block and state overrides
+   * (execution-apis eth_simulateV1).
+   * @param payload The blocks to simulate and the options.
+   * @param block The base block whose state the first simulated block builds on: a quantity, a tag, a plain
+   * integer or a block hash. Default `latest`.
+   * @returns The simulated blocks, gaps filled, in order.
+   */
+  simulateV1(
+    payload: SimulatePayload,
+    block: BlockNumberOrTagOrHash | undefined,
+    ctx: CallContext,
+  ): Awaitable<SimulatedBlock[]>;
 
   /**
    * eth_createAccessList, chain_createAccessList: Returns the EIP-2930 access list a transaction would need,

@@ -6856,34 +6856,628 @@ validate103.errors = vErrors;
 return errors === 0;
 }
 
-export const r_eth_createAccessList = validate107;
-const schema211 = {"$ref":"urn:chain-node:openrpc#/components/schemas/AccessListResult"};
-const schema212 = {"title":"AccessListResult","type":"object","description":"Answer of `createAccessList` (geth's shape).","additionalProperties":false,"required":["accessList","gasUsed"],"properties":{"accessList":{"$ref":"#/components/schemas/AccessList","description":"Addresses and storage slots the transaction accesses, in ascending order. The sender, the recipient (or the created contract) and the precompiles are warm in every transaction and are listed only with slots of theirs that were accessed."},"gasUsed":{"$ref":"#/components/schemas/Uint","description":"Gas a transaction carrying this list would use: intrinsic gas (the list's own cost included) plus execution, less the refund, at least EIP-7623's calldata floor."},"error":{"type":"string","description":"Present when the execution failed: `execution reverted`, `out of gas`, … The list is still what the failed run accessed."}}};
+export const p_eth_simulateV1_0 = validate107;
+const schema211 = {"$ref":"urn:chain-node:openrpc#/components/schemas/SimulatePayload"};
+const schema212 = {"title":"SimulatePayload","type":"object","description":"What eth_simulateV1 runs (execution-apis' EthSimulatePayload).","additionalProperties":true,"required":["blockStateCalls"],"properties":{"blockStateCalls":{"type":"array","items":{"$ref":"#/components/schemas/BlockStateCall"},"description":"The blocks, in order (at most 256 block numbers after the base block)."},"traceTransfers":{"type":"boolean","description":"Report every ETH move as an ERC-20 Transfer log from 0xeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeee. Default false."},"validation":{"type":"boolean","description":"Check each call as a transaction: nonce, fees against the base fee, balance for gas and value. Default false (as eth_call)."},"returnFullTransactions":{"type":"boolean","description":"Full transaction objects in `transactions` instead of hashes. Default false."}}};
+const schema213 = {"title":"BlockStateCall","type":"object","description":"One simulated block: its context, its state overrides (applied before its calls, kept by the blocks after it) and its calls.","additionalProperties":true,"properties":{"blockOverrides":{"$ref":"#/components/schemas/BlockOverrides"},"stateOverrides":{"$ref":"#/components/schemas/StateOverrides"},"calls":{"type":"array","items":{"$ref":"#/components/schemas/SimulateCall"},"description":"The block's calls, run in order, each on the state the one before left."}}};
+const schema214 = {"title":"BlockOverrides","type":"object","description":"Fields of a simulated block's context (execution-apis' BlockOverrides). Unknown fields are ignored.","additionalProperties":true,"properties":{"number":{"$ref":"#/components/schemas/Quantity","description":"Block number: greater than the block before's (default: one more); a gap is filled with empty blocks."},"time":{"$ref":"#/components/schemas/Quantity","description":"Timestamp: not below the block before's (default: 12 more)."},"gasLimit":{"$ref":"#/components/schemas/Quantity","description":"Block gas limit (default: the base block's)."},"feeRecipient":{"$ref":"#/components/schemas/Address","description":"Coinbase (default: this node's address, as for eth_call)."},"prevRandao":{"$ref":"#/components/schemas/Quantity","description":"PREVRANDAO's value (default: the istanbul digest every block of this chain carries)."},"baseFeePerGas":{"$ref":"#/components/schemas/Quantity","description":"Base fee (default 0, as every block of this chain)."},"withdrawals":{"type":"array","description":"Accepted and ignored: this chain has no withdrawals."},"blobBaseFee":{"$ref":"#/components/schemas/Quantity","description":"Accepted and ignored: this chain has no blobs."}}};
 
-function validate108(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate110(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
-let missing0;
-if(((data.accessList === undefined) && (missing0 = "accessList")) || ((data.gasUsed === undefined) && (missing0 = "gasUsed"))){
-validate108.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+if(data.number !== undefined){
+let data0 = data.number;
+const _errs2 = errors;
+const _errs3 = errors;
+if(errors === _errs3){
+if(typeof data0 === "string"){
+if(!pattern5.test(data0)){
+validate110.errors = [{instancePath:instancePath+"/number",schemaPath:"#/components/schemas/Quantity/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{1,64}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{1,64}$"+"\""}];
 return false;
 }
+}
 else {
-const _errs1 = errors;
+validate110.errors = [{instancePath:instancePath+"/number",schemaPath:"#/components/schemas/Quantity/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.time !== undefined){
+let data1 = data.time;
+const _errs5 = errors;
+const _errs6 = errors;
+if(errors === _errs6){
+if(typeof data1 === "string"){
+if(!pattern5.test(data1)){
+validate110.errors = [{instancePath:instancePath+"/time",schemaPath:"#/components/schemas/Quantity/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{1,64}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{1,64}$"+"\""}];
+return false;
+}
+}
+else {
+validate110.errors = [{instancePath:instancePath+"/time",schemaPath:"#/components/schemas/Quantity/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid0 = _errs5 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.gasLimit !== undefined){
+let data2 = data.gasLimit;
+const _errs8 = errors;
+const _errs9 = errors;
+if(errors === _errs9){
+if(typeof data2 === "string"){
+if(!pattern5.test(data2)){
+validate110.errors = [{instancePath:instancePath+"/gasLimit",schemaPath:"#/components/schemas/Quantity/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{1,64}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{1,64}$"+"\""}];
+return false;
+}
+}
+else {
+validate110.errors = [{instancePath:instancePath+"/gasLimit",schemaPath:"#/components/schemas/Quantity/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid0 = _errs8 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.feeRecipient !== undefined){
+let data3 = data.feeRecipient;
+const _errs11 = errors;
+const _errs12 = errors;
+if(errors === _errs12){
+if(typeof data3 === "string"){
+if(!pattern0.test(data3)){
+validate110.errors = [{instancePath:instancePath+"/feeRecipient",schemaPath:"#/components/schemas/Address/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{40}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{40}$"+"\""}];
+return false;
+}
+}
+else {
+validate110.errors = [{instancePath:instancePath+"/feeRecipient",schemaPath:"#/components/schemas/Address/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid0 = _errs11 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.prevRandao !== undefined){
+let data4 = data.prevRandao;
+const _errs14 = errors;
+const _errs15 = errors;
+if(errors === _errs15){
+if(typeof data4 === "string"){
+if(!pattern5.test(data4)){
+validate110.errors = [{instancePath:instancePath+"/prevRandao",schemaPath:"#/components/schemas/Quantity/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{1,64}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{1,64}$"+"\""}];
+return false;
+}
+}
+else {
+validate110.errors = [{instancePath:instancePath+"/prevRandao",schemaPath:"#/components/schemas/Quantity/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid0 = _errs14 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.baseFeePerGas !== undefined){
+let data5 = data.baseFeePerGas;
+const _errs17 = errors;
+const _errs18 = errors;
+if(errors === _errs18){
+if(typeof data5 === "string"){
+if(!pattern5.test(data5)){
+validate110.errors = [{instancePath:instancePath+"/baseFeePerGas",schemaPath:"#/components/schemas/Quantity/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{1,64}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{1,64}$"+"\""}];
+return false;
+}
+}
+else {
+validate110.errors = [{instancePath:instancePath+"/baseFeePerGas",schemaPath:"#/components/schemas/Quantity/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid0 = _errs17 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.withdrawals !== undefined){
+const _errs20 = errors;
+if(!(Array.isArray(data.withdrawals))){
+validate110.errors = [{instancePath:instancePath+"/withdrawals",schemaPath:"#/properties/withdrawals/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+return false;
+}
+var valid0 = _errs20 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.blobBaseFee !== undefined){
+let data7 = data.blobBaseFee;
+const _errs22 = errors;
+const _errs23 = errors;
+if(errors === _errs23){
+if(typeof data7 === "string"){
+if(!pattern5.test(data7)){
+validate110.errors = [{instancePath:instancePath+"/blobBaseFee",schemaPath:"#/components/schemas/Quantity/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{1,64}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{1,64}$"+"\""}];
+return false;
+}
+}
+else {
+validate110.errors = [{instancePath:instancePath+"/blobBaseFee",schemaPath:"#/components/schemas/Quantity/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid0 = _errs22 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+}
+}
+}
+}
+else {
+validate110.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate110.errors = vErrors;
+return errors === 0;
+}
+
+
+function validate112(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
 for(const key0 in data){
-if(!(((key0 === "accessList") || (key0 === "gasUsed")) || (key0 === "error"))){
-validate108.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+const _errs1 = errors;
+const _errs2 = errors;
+if(errors === _errs2){
+if(typeof key0 === "string"){
+if(!pattern0.test(key0)){
+const err0 = {instancePath,schemaPath:"#/components/schemas/Address/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{40}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{40}$"+"\"",propertyName:key0};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+}
+else {
+const err1 = {instancePath,schemaPath:"#/components/schemas/Address/type",keyword:"type",params:{type: "string"},message:"must be string",propertyName:key0};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+var valid0 = _errs1 === errors;
+if(!valid0){
+const err2 = {instancePath,schemaPath:"#/propertyNames",keyword:"propertyNames",params:{propertyName: key0},message:"property name must be valid"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+validate112.errors = vErrors;
 return false;
 break;
 }
 }
-if(_errs1 === errors){
-if(data.accessList !== undefined){
+if(valid0){
+for(const key1 in data){
+const _errs5 = errors;
+if(!(validate97(data[key1], {instancePath:instancePath+"/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),parentData:data,parentDataProperty:key1,rootData}))){
+vErrors = vErrors === null ? validate97.errors : vErrors.concat(validate97.errors);
+errors = vErrors.length;
+}
+var valid2 = _errs5 === errors;
+if(!valid2){
+break;
+}
+}
+}
+}
+else {
+validate112.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate112.errors = vErrors;
+return errors === 0;
+}
+
+const schema224 = {"title":"SimulateCall","description":"A call of a simulated block: a call object (`to` absent: a contract creation) with the transaction fields a simulation reads. It runs as a legacy transaction, as EIP-2930 with `accessList`, or as EIP-1559 when a 1559 fee is given. Unknown fields (`type`, blob fields) are ignored.","allOf":[{"$ref":"#/components/schemas/CallObject"},{"type":"object","properties":{"nonce":{"$ref":"#/components/schemas/Quantity","description":"Nonce (default: the sender's). With validation on it must be the sender's."},"maxFeePerGas":{"$ref":"#/components/schemas/Quantity","description":"EIP-1559 fee cap."},"maxPriorityFeePerGas":{"$ref":"#/components/schemas/Quantity","description":"EIP-1559 tip cap."}}}]};
+
+function validate116(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.from !== undefined){
+let data0 = data.from;
 const _errs2 = errors;
+const _errs3 = errors;
+if(errors === _errs3){
+if(typeof data0 === "string"){
+if(!pattern0.test(data0)){
+validate116.errors = [{instancePath:instancePath+"/from",schemaPath:"#/components/schemas/Address/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{40}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{40}$"+"\""}];
+return false;
+}
+}
+else {
+validate116.errors = [{instancePath:instancePath+"/from",schemaPath:"#/components/schemas/Address/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.to !== undefined){
+let data1 = data.to;
+const _errs5 = errors;
+const _errs6 = errors;
+let valid2 = false;
+let passing0 = null;
+const _errs7 = errors;
+const _errs8 = errors;
+if(errors === _errs8){
+if(typeof data1 === "string"){
+if(!pattern0.test(data1)){
+const err0 = {instancePath:instancePath+"/to",schemaPath:"#/components/schemas/Address/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{40}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{40}$"+"\""};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+}
+else {
+const err1 = {instancePath:instancePath+"/to",schemaPath:"#/components/schemas/Address/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+var _valid0 = _errs7 === errors;
+if(_valid0){
+valid2 = true;
+passing0 = 0;
+}
+const _errs10 = errors;
+if(data1 !== null){
+const err2 = {instancePath:instancePath+"/to",schemaPath:"#/properties/to/oneOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+var _valid0 = _errs10 === errors;
+if(_valid0 && valid2){
+valid2 = false;
+passing0 = [passing0, 1];
+}
+else {
+if(_valid0){
+valid2 = true;
+passing0 = 1;
+}
+}
+if(!valid2){
+const err3 = {instancePath:instancePath+"/to",schemaPath:"#/properties/to/oneOf",keyword:"oneOf",params:{passingSchemas: passing0},message:"must match exactly one schema in oneOf"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+validate116.errors = vErrors;
+return false;
+}
+else {
+errors = _errs6;
+if(vErrors !== null){
+if(_errs6){
+vErrors.length = _errs6;
+}
+else {
+vErrors = null;
+}
+}
+}
+var valid0 = _errs5 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.gas !== undefined){
+let data2 = data.gas;
+const _errs12 = errors;
+const _errs13 = errors;
+if(errors === _errs13){
+if(typeof data2 === "string"){
+if(!pattern5.test(data2)){
+validate116.errors = [{instancePath:instancePath+"/gas",schemaPath:"#/components/schemas/Quantity/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{1,64}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{1,64}$"+"\""}];
+return false;
+}
+}
+else {
+validate116.errors = [{instancePath:instancePath+"/gas",schemaPath:"#/components/schemas/Quantity/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid0 = _errs12 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.gasPrice !== undefined){
+let data3 = data.gasPrice;
+const _errs15 = errors;
+const _errs16 = errors;
+if(errors === _errs16){
+if(typeof data3 === "string"){
+if(!pattern5.test(data3)){
+validate116.errors = [{instancePath:instancePath+"/gasPrice",schemaPath:"#/components/schemas/Quantity/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{1,64}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{1,64}$"+"\""}];
+return false;
+}
+}
+else {
+validate116.errors = [{instancePath:instancePath+"/gasPrice",schemaPath:"#/components/schemas/Quantity/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid0 = _errs15 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.value !== undefined){
+let data4 = data.value;
+const _errs18 = errors;
+const _errs19 = errors;
+if(errors === _errs19){
+if(typeof data4 === "string"){
+if(!pattern5.test(data4)){
+validate116.errors = [{instancePath:instancePath+"/value",schemaPath:"#/components/schemas/Quantity/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{1,64}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{1,64}$"+"\""}];
+return false;
+}
+}
+else {
+validate116.errors = [{instancePath:instancePath+"/value",schemaPath:"#/components/schemas/Quantity/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid0 = _errs18 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.data !== undefined){
+let data5 = data.data;
+const _errs21 = errors;
+const _errs22 = errors;
+if(errors === _errs22){
+if(typeof data5 === "string"){
+if(!pattern9.test(data5)){
+validate116.errors = [{instancePath:instancePath+"/data",schemaPath:"#/components/schemas/Data/pattern",keyword:"pattern",params:{pattern: "^0x([0-9a-fA-F]{2})*$"},message:"must match pattern \""+"^0x([0-9a-fA-F]{2})*$"+"\""}];
+return false;
+}
+}
+else {
+validate116.errors = [{instancePath:instancePath+"/data",schemaPath:"#/components/schemas/Data/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid0 = _errs21 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.input !== undefined){
+let data6 = data.input;
+const _errs24 = errors;
+const _errs25 = errors;
+if(errors === _errs25){
+if(typeof data6 === "string"){
+if(!pattern9.test(data6)){
+validate116.errors = [{instancePath:instancePath+"/input",schemaPath:"#/components/schemas/Data/pattern",keyword:"pattern",params:{pattern: "^0x([0-9a-fA-F]{2})*$"},message:"must match pattern \""+"^0x([0-9a-fA-F]{2})*$"+"\""}];
+return false;
+}
+}
+else {
+validate116.errors = [{instancePath:instancePath+"/input",schemaPath:"#/components/schemas/Data/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid0 = _errs24 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.accessList !== undefined){
+const _errs27 = errors;
 if(!(validate65(data.accessList, {instancePath:instancePath+"/accessList",parentData:data,parentDataProperty:"accessList",rootData}))){
 vErrors = vErrors === null ? validate65.errors : vErrors.concat(validate65.errors);
+errors = vErrors.length;
+}
+var valid0 = _errs27 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+}
+}
+}
+}
+else {
+validate116.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate116.errors = vErrors;
+return errors === 0;
+}
+
+
+function validate115(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+const _errs0 = errors;
+if(!(validate116(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate116.errors : vErrors.concat(validate116.errors);
+errors = vErrors.length;
+}
+var valid0 = _errs0 === errors;
+if(valid0){
+const _errs1 = errors;
+if(errors === _errs1){
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.nonce !== undefined){
+let data0 = data.nonce;
+const _errs3 = errors;
+const _errs4 = errors;
+if(errors === _errs4){
+if(typeof data0 === "string"){
+if(!pattern5.test(data0)){
+validate115.errors = [{instancePath:instancePath+"/nonce",schemaPath:"#/components/schemas/Quantity/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{1,64}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{1,64}$"+"\""}];
+return false;
+}
+}
+else {
+validate115.errors = [{instancePath:instancePath+"/nonce",schemaPath:"#/components/schemas/Quantity/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid1 = _errs3 === errors;
+}
+else {
+var valid1 = true;
+}
+if(valid1){
+if(data.maxFeePerGas !== undefined){
+let data1 = data.maxFeePerGas;
+const _errs6 = errors;
+const _errs7 = errors;
+if(errors === _errs7){
+if(typeof data1 === "string"){
+if(!pattern5.test(data1)){
+validate115.errors = [{instancePath:instancePath+"/maxFeePerGas",schemaPath:"#/components/schemas/Quantity/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{1,64}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{1,64}$"+"\""}];
+return false;
+}
+}
+else {
+validate115.errors = [{instancePath:instancePath+"/maxFeePerGas",schemaPath:"#/components/schemas/Quantity/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid1 = _errs6 === errors;
+}
+else {
+var valid1 = true;
+}
+if(valid1){
+if(data.maxPriorityFeePerGas !== undefined){
+let data2 = data.maxPriorityFeePerGas;
+const _errs9 = errors;
+const _errs10 = errors;
+if(errors === _errs10){
+if(typeof data2 === "string"){
+if(!pattern5.test(data2)){
+validate115.errors = [{instancePath:instancePath+"/maxPriorityFeePerGas",schemaPath:"#/components/schemas/Quantity/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{1,64}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{1,64}$"+"\""}];
+return false;
+}
+}
+else {
+validate115.errors = [{instancePath:instancePath+"/maxPriorityFeePerGas",schemaPath:"#/components/schemas/Quantity/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid1 = _errs9 === errors;
+}
+else {
+var valid1 = true;
+}
+}
+}
+}
+else {
+validate115.errors = [{instancePath,schemaPath:"#/allOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+var valid0 = _errs1 === errors;
+}
+validate115.errors = vErrors;
+return errors === 0;
+}
+
+
+function validate109(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.blockOverrides !== undefined){
+const _errs2 = errors;
+if(!(validate110(data.blockOverrides, {instancePath:instancePath+"/blockOverrides",parentData:data,parentDataProperty:"blockOverrides",rootData}))){
+vErrors = vErrors === null ? validate110.errors : vErrors.concat(validate110.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs2 === errors;
@@ -6892,21 +7486,11 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.gasUsed !== undefined){
-let data1 = data.gasUsed;
+if(data.stateOverrides !== undefined){
 const _errs3 = errors;
-const _errs4 = errors;
-if(errors === _errs4){
-if(typeof data1 === "string"){
-if(!pattern14.test(data1)){
-validate108.errors = [{instancePath:instancePath+"/gasUsed",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
-return false;
-}
-}
-else {
-validate108.errors = [{instancePath:instancePath+"/gasUsed",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
+if(!(validate112(data.stateOverrides, {instancePath:instancePath+"/stateOverrides",parentData:data,parentDataProperty:"stateOverrides",rootData}))){
+vErrors = vErrors === null ? validate112.errors : vErrors.concat(validate112.errors);
+errors = vErrors.length;
 }
 var valid0 = _errs3 === errors;
 }
@@ -6914,13 +7498,120 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.error !== undefined){
+if(data.calls !== undefined){
+let data2 = data.calls;
+const _errs4 = errors;
+if(errors === _errs4){
+if(Array.isArray(data2)){
+var valid1 = true;
+const len0 = data2.length;
+for(let i0=0; i0<len0; i0++){
 const _errs6 = errors;
-if(typeof data.error !== "string"){
-validate108.errors = [{instancePath:instancePath+"/error",schemaPath:"#/properties/error/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+if(!(validate115(data2[i0], {instancePath:instancePath+"/calls/" + i0,parentData:data2,parentDataProperty:i0,rootData}))){
+vErrors = vErrors === null ? validate115.errors : vErrors.concat(validate115.errors);
+errors = vErrors.length;
+}
+var valid1 = _errs6 === errors;
+if(!valid1){
+break;
+}
+}
+}
+else {
+validate109.errors = [{instancePath:instancePath+"/calls",schemaPath:"#/properties/calls/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
-var valid0 = _errs6 === errors;
+}
+var valid0 = _errs4 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+else {
+validate109.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate109.errors = vErrors;
+return errors === 0;
+}
+
+
+function validate108(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((data.blockStateCalls === undefined) && (missing0 = "blockStateCalls")){
+validate108.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+if(data.blockStateCalls !== undefined){
+let data0 = data.blockStateCalls;
+const _errs2 = errors;
+if(errors === _errs2){
+if(Array.isArray(data0)){
+var valid1 = true;
+const len0 = data0.length;
+for(let i0=0; i0<len0; i0++){
+const _errs4 = errors;
+if(!(validate109(data0[i0], {instancePath:instancePath+"/blockStateCalls/" + i0,parentData:data0,parentDataProperty:i0,rootData}))){
+vErrors = vErrors === null ? validate109.errors : vErrors.concat(validate109.errors);
+errors = vErrors.length;
+}
+var valid1 = _errs4 === errors;
+if(!valid1){
+break;
+}
+}
+}
+else {
+validate108.errors = [{instancePath:instancePath+"/blockStateCalls",schemaPath:"#/properties/blockStateCalls/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+return false;
+}
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.traceTransfers !== undefined){
+const _errs5 = errors;
+if(typeof data.traceTransfers !== "boolean"){
+validate108.errors = [{instancePath:instancePath+"/traceTransfers",schemaPath:"#/properties/traceTransfers/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+return false;
+}
+var valid0 = _errs5 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.validation !== undefined){
+const _errs7 = errors;
+if(typeof data.validation !== "boolean"){
+validate108.errors = [{instancePath:instancePath+"/validation",schemaPath:"#/properties/validation/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+return false;
+}
+var valid0 = _errs7 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.returnFullTransactions !== undefined){
+const _errs9 = errors;
+if(typeof data.returnFullTransactions !== "boolean"){
+validate108.errors = [{instancePath:instancePath+"/returnFullTransactions",schemaPath:"#/properties/returnFullTransactions/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+return false;
+}
+var valid0 = _errs9 === errors;
 }
 else {
 var valid0 = true;
@@ -6951,309 +7642,27 @@ validate107.errors = vErrors;
 return errors === 0;
 }
 
-export const r_eth_getBlockTransactionCountByNumber = validate111;
-const schema214 = {"oneOf":[{"$ref":"urn:chain-node:openrpc#/components/schemas/Uint"},{"type":"null"}]};
+export const r_eth_simulateV1 = validate122;
+const schema236 = {"type":"array","items":{"$ref":"urn:chain-node:openrpc#/components/schemas/SimulatedBlock"}};
+const schema237 = {"title":"SimulatedBlock","type":"object","description":"A simulated block: a block object (hash, parent hash, roots of its transactions and receipts, logs bloom and gas used computed as for a real block; `stateRoot` is zero, the simulated state is not hashed) and the outcome of each call. Transactions are unsigned: their hashes are keccak256 of the unsigned encoding, and v, r, s are 0.","additionalProperties":false,"required":["number","hash","parentHash","nonce","mixHash","sha3Uncles","logsBloom","transactionsRoot","stateRoot","receiptsRoot","miner","difficulty","totalDifficulty","extraData","size","gasLimit","gasUsed","timestamp","baseFeePerGas","uncles","transactions","calls"],"properties":{"number":{"description":"Block height. Null for the pending block.","oneOf":[{"$ref":"#/components/schemas/Uint"},{"type":"null"}]},"hash":{"description":"Block hash. Null for the pending block.","oneOf":[{"$ref":"#/components/schemas/Bytes32"},{"type":"null"}]},"parentHash":{"$ref":"#/components/schemas/Bytes32","description":"Hash of the parent block."},"nonce":{"description":"Block nonce, 8 bytes (always zero under istanbul consensus). The spec lists it as a quantity; it is sent as 8-byte data, the form Ethereum clients and the execution-apis description expect. Null for the pending block.","oneOf":[{"$ref":"#/components/schemas/Bytes8"},{"type":"null"}]},"mixHash":{"description":"Mix hash (the istanbul digest). Null for the pending block.","oneOf":[{"$ref":"#/components/schemas/Bytes32"},{"type":"null"}]},"sha3Uncles":{"$ref":"#/components/schemas/Bytes32","description":"Hash of the (always empty) uncle list (DESIGN D11)."},"logsBloom":{"description":"Bloom filter of the block's logs. Null for the pending block.","oneOf":[{"$ref":"#/components/schemas/Bloom"},{"type":"null"}]},"transactionsRoot":{"$ref":"#/components/schemas/Bytes32","description":"Root of the transactions tree."},"stateRoot":{"$ref":"#/components/schemas/Bytes32","description":"Root of the state tree."},"receiptsRoot":{"$ref":"#/components/schemas/Bytes32","description":"Root of the receipts tree."},"miner":{"$ref":"#/components/schemas/Address","description":"Account that receives the block reward (the proposing validator)."},"difficulty":{"$ref":"#/components/schemas/Uint","description":"Always `0x1` (DESIGN D11)."},"totalDifficulty":{"$ref":"#/components/schemas/Uint","description":"Sum of the difficulties up to and including this block: the height + 1 (DESIGN D11)."},"extraData":{"$ref":"#/components/schemas/Bytes","description":"Extra block data (istanbul: 32-byte vanity followed by the RLP of validators, seal and committed seals)."},"size":{"$ref":"#/components/schemas/Uint","description":"Block size in bytes."},"gasLimit":{"$ref":"#/components/schemas/Uint","description":"Maximum gas allowed in the block."},"gasUsed":{"$ref":"#/components/schemas/Uint","description":"Total gas used by all transactions in the block."},"timestamp":{"$ref":"#/components/schemas/Uint","description":"Block timestamp (Unix seconds)."},"baseFeePerGas":{"$ref":"#/components/schemas/Uint","description":"Base fee per gas: always `0x0` (DESIGN D12)."},"uncles":{"type":"array","items":{"$ref":"#/components/schemas/Bytes32"},"description":"Uncle hashes: always empty (DESIGN D11)."},"transactions":{"description":"Transaction hashes, or full transaction objects when the request's `fullTransactions` flag is true.","anyOf":[{"type":"array","items":{"$ref":"#/components/schemas/Bytes32"},"description":"Transaction hashes."},{"type":"array","items":{"$ref":"#/components/schemas/Transaction"},"description":"Full transaction objects."}]},"calls":{"type":"array","items":{"$ref":"#/components/schemas/SimulatedCallResult"},"description":"The outcome of each call, in order."}}};
+const schema259 = {"title":"SimulatedCallResult","type":"object","description":"The outcome of one simulated call (execution-apis' CallResultSuccess / CallResultFailure).","additionalProperties":false,"required":["status","returnData","gasUsed","logs"],"properties":{"status":{"type":"string","enum":["0x0","0x1"],"description":"`0x1` success, `0x0` failure."},"returnData":{"$ref":"#/components/schemas/Bytes","description":"Return or revert data."},"gasUsed":{"$ref":"#/components/schemas/Uint","description":"Gas the call used as a transaction (intrinsic gas included, refund taken off)."},"logs":{"type":"array","items":{"$ref":"#/components/schemas/Log"},"description":"Its logs (none when it failed), with the simulated block's hash and number."},"error":{"type":"object","description":"Why it failed: code 3 `execution reverted…` with the revert data, or -32015 `vm execution error: …`.","additionalProperties":false,"required":["code","message"],"properties":{"code":{"type":"integer"},"message":{"type":"string"},"data":{"$ref":"#/components/schemas/Bytes"}}}}};
+const schema262 = {"title":"Log","type":"object","description":"Log object: an event emitted by a contract. For a pending log `logIndex`, `blockNumber`, `blockHash`, `transactionHash` and `transactionIndex` are null.","additionalProperties":false,"required":["removed","logIndex","transactionIndex","transactionHash","blockHash","blockNumber","address","data","topics"],"properties":{"removed":{"type":"boolean","description":"True if the log was removed by a chain reorganisation, false for a valid log."},"logIndex":{"description":"Index of the log in the block. Null for a pending log.","oneOf":[{"$ref":"#/components/schemas/Uint"},{"type":"null"}]},"transactionIndex":{"description":"Index of the transaction in the block. Null for a pending log.","oneOf":[{"$ref":"#/components/schemas/Uint"},{"type":"null"}]},"transactionHash":{"description":"Hash of the transaction that emitted the log. Null for a pending log.","oneOf":[{"$ref":"#/components/schemas/Bytes32"},{"type":"null"}]},"blockHash":{"description":"Hash of the block. Null for a pending log.","oneOf":[{"$ref":"#/components/schemas/Bytes32"},{"type":"null"}]},"blockNumber":{"description":"Block height. Null for a pending log.","oneOf":[{"$ref":"#/components/schemas/Uint"},{"type":"null"}]},"address":{"$ref":"#/components/schemas/Address","description":"Contract that emitted the log."},"data":{"$ref":"#/components/schemas/Bytes","description":"Non-indexed arguments, 32 bytes each."},"topics":{"type":"array","items":{"$ref":"#/components/schemas/Bytes32"},"maxItems":4,"description":"Indexed arguments: 0 to 4 topics of 32 bytes. For the contract language's events the first topic is the event signature unless the event is anonymous."}}};
 
-function validate111(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
-let vErrors = null;
-let errors = 0;
-const _errs0 = errors;
-let valid0 = false;
-let passing0 = null;
-const _errs1 = errors;
-const _errs2 = errors;
-if(errors === _errs2){
-if(typeof data === "string"){
-if(!pattern14.test(data)){
-const err0 = {instancePath,schemaPath:"urn:chain-node:openrpc#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
-errors++;
-}
-}
-else {
-const err1 = {instancePath,schemaPath:"urn:chain-node:openrpc#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
-errors++;
-}
-}
-var _valid0 = _errs1 === errors;
-if(_valid0){
-valid0 = true;
-passing0 = 0;
-}
-const _errs4 = errors;
-if(data !== null){
-const err2 = {instancePath,schemaPath:"#/oneOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
-errors++;
-}
-var _valid0 = _errs4 === errors;
-if(_valid0 && valid0){
-valid0 = false;
-passing0 = [passing0, 1];
-}
-else {
-if(_valid0){
-valid0 = true;
-passing0 = 1;
-}
-}
-if(!valid0){
-const err3 = {instancePath,schemaPath:"#/oneOf",keyword:"oneOf",params:{passingSchemas: passing0},message:"must match exactly one schema in oneOf"};
-if(vErrors === null){
-vErrors = [err3];
-}
-else {
-vErrors.push(err3);
-}
-errors++;
-validate111.errors = vErrors;
-return false;
-}
-else {
-errors = _errs0;
-if(vErrors !== null){
-if(_errs0){
-vErrors.length = _errs0;
-}
-else {
-vErrors = null;
-}
-}
-}
-validate111.errors = vErrors;
-return errors === 0;
-}
-
-export const p_eth_getTransactionByBlockNumberAndIndex_1 = validate112;
-const schema216 = {"$ref":"urn:chain-node:openrpc#/components/schemas/Quantity"};
-
-function validate112(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
-let vErrors = null;
-let errors = 0;
-const _errs0 = errors;
-if(errors === _errs0){
-if(typeof data === "string"){
-if(!pattern5.test(data)){
-validate112.errors = [{instancePath,schemaPath:"urn:chain-node:openrpc#/components/schemas/Quantity/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{1,64}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{1,64}$"+"\""}];
-return false;
-}
-}
-else {
-validate112.errors = [{instancePath,schemaPath:"urn:chain-node:openrpc#/components/schemas/Quantity/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-validate112.errors = vErrors;
-return errors === 0;
-}
-
-export const r_eth_getTransactionByBlockNumberAndIndex = validate113;
-const schema218 = {"$ref":"urn:chain-node:openrpc#/components/schemas/TransactionOrNull"};
-const schema219 = {"title":"TransactionOrNull","description":"A transaction object, or null when no transaction matches.","oneOf":[{"$ref":"#/components/schemas/Transaction"},{"type":"null"}]};
-
-function validate114(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
-let vErrors = null;
-let errors = 0;
-const _errs0 = errors;
-let valid0 = false;
-let passing0 = null;
-const _errs1 = errors;
-if(!(validate64(data, {instancePath,parentData,parentDataProperty,rootData}))){
-vErrors = vErrors === null ? validate64.errors : vErrors.concat(validate64.errors);
-errors = vErrors.length;
-}
-var _valid0 = _errs1 === errors;
-if(_valid0){
-valid0 = true;
-passing0 = 0;
-}
-const _errs2 = errors;
-if(data !== null){
-const err0 = {instancePath,schemaPath:"#/oneOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
-errors++;
-}
-var _valid0 = _errs2 === errors;
-if(_valid0 && valid0){
-valid0 = false;
-passing0 = [passing0, 1];
-}
-else {
-if(_valid0){
-valid0 = true;
-passing0 = 1;
-}
-}
-if(!valid0){
-const err1 = {instancePath,schemaPath:"#/oneOf",keyword:"oneOf",params:{passingSchemas: passing0},message:"must match exactly one schema in oneOf"};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
-errors++;
-validate114.errors = vErrors;
-return false;
-}
-else {
-errors = _errs0;
-if(vErrors !== null){
-if(_errs0){
-vErrors.length = _errs0;
-}
-else {
-vErrors = null;
-}
-}
-}
-validate114.errors = vErrors;
-return errors === 0;
-}
-
-
-function validate113(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
-let vErrors = null;
-let errors = 0;
-if(!(validate114(data, {instancePath,parentData,parentDataProperty,rootData}))){
-vErrors = vErrors === null ? validate114.errors : vErrors.concat(validate114.errors);
-errors = vErrors.length;
-}
-validate113.errors = vErrors;
-return errors === 0;
-}
-
-export const r_eth_getRawTransactionByBlockNumberAndIndex = validate117;
-const schema220 = {"oneOf":[{"$ref":"urn:chain-node:openrpc#/components/schemas/Bytes"},{"type":"null"}]};
-
-function validate117(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
-let vErrors = null;
-let errors = 0;
-const _errs0 = errors;
-let valid0 = false;
-let passing0 = null;
-const _errs1 = errors;
-const _errs2 = errors;
-if(errors === _errs2){
-if(typeof data === "string"){
-if(!pattern12.test(data)){
-const err0 = {instancePath,schemaPath:"urn:chain-node:openrpc#/components/schemas/Bytes/pattern",keyword:"pattern",params:{pattern: "^0x([0-9a-f]{2})*$"},message:"must match pattern \""+"^0x([0-9a-f]{2})*$"+"\""};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
-errors++;
-}
-}
-else {
-const err1 = {instancePath,schemaPath:"urn:chain-node:openrpc#/components/schemas/Bytes/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
-errors++;
-}
-}
-var _valid0 = _errs1 === errors;
-if(_valid0){
-valid0 = true;
-passing0 = 0;
-}
-const _errs4 = errors;
-if(data !== null){
-const err2 = {instancePath,schemaPath:"#/oneOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
-errors++;
-}
-var _valid0 = _errs4 === errors;
-if(_valid0 && valid0){
-valid0 = false;
-passing0 = [passing0, 1];
-}
-else {
-if(_valid0){
-valid0 = true;
-passing0 = 1;
-}
-}
-if(!valid0){
-const err3 = {instancePath,schemaPath:"#/oneOf",keyword:"oneOf",params:{passingSchemas: passing0},message:"must match exactly one schema in oneOf"};
-if(vErrors === null){
-vErrors = [err3];
-}
-else {
-vErrors.push(err3);
-}
-errors++;
-validate117.errors = vErrors;
-return false;
-}
-else {
-errors = _errs0;
-if(vErrors !== null){
-if(_errs0){
-vErrors.length = _errs0;
-}
-else {
-vErrors = null;
-}
-}
-}
-validate117.errors = vErrors;
-return errors === 0;
-}
-
-export const r_eth_getTransactionReceipt = validate118;
-const schema222 = {"$ref":"urn:chain-node:openrpc#/components/schemas/ReceiptOrNull"};
-const schema223 = {"title":"ReceiptOrNull","description":"A receipt object, or null when no receipt exists (unknown or still pending transaction).","oneOf":[{"$ref":"#/components/schemas/Receipt"},{"type":"null"}]};
-const schema224 = {"title":"Receipt","type":"object","description":"Transaction receipt object. The node always sends `status` (post-Byzantium form), never the pre-Byzantium `root`. Besides the spec's fields it carries `type` and `effectiveGasPrice` (DESIGN D11). A pending transaction has no receipt.","additionalProperties":false,"required":["transactionHash","transactionIndex","blockHash","blockNumber","from","to","cumulativeGasUsed","gasUsed","effectiveGasPrice","contractAddress","logs","logsBloom","status","type"],"properties":{"transactionHash":{"$ref":"#/components/schemas/Bytes32","description":"Transaction hash."},"transactionIndex":{"$ref":"#/components/schemas/Uint","description":"Position of the transaction in the block."},"blockHash":{"$ref":"#/components/schemas/Bytes32","description":"Hash of the block containing the transaction."},"blockNumber":{"$ref":"#/components/schemas/Uint","description":"Block height."},"from":{"$ref":"#/components/schemas/Address","description":"Sender."},"to":{"description":"Recipient. Null for a contract-creation transaction.","oneOf":[{"$ref":"#/components/schemas/Address"},{"type":"null"}]},"cumulativeGasUsed":{"$ref":"#/components/schemas/Uint","description":"Gas consumed in the block up to and including this transaction."},"gasUsed":{"$ref":"#/components/schemas/Uint","description":"Gas consumed by this transaction."},"effectiveGasPrice":{"$ref":"#/components/schemas/Uint","description":"Price per gas actually paid, in wei (DESIGN D11)."},"contractAddress":{"description":"Address of the new contract for a creation transaction, otherwise null.","oneOf":[{"$ref":"#/components/schemas/Address"},{"type":"null"}]},"logs":{"type":"array","items":{"$ref":"#/components/schemas/Log"},"description":"Logs produced by the transaction."},"logsBloom":{"$ref":"#/components/schemas/Bloom","description":"Bloom filter of the transaction's logs."},"status":{"type":"string","enum":["0x1","0x0"],"description":"`0x1` success, `0x0` failure."},"type":{"$ref":"#/components/schemas/TxType","description":"Transaction type (DESIGN D11)."}}};
-const schema235 = {"title":"Log","type":"object","description":"Log object: an event emitted by a contract. For a pending log `logIndex`, `blockNumber`, `blockHash`, `transactionHash` and `transactionIndex` are null.","additionalProperties":false,"required":["removed","logIndex","transactionIndex","transactionHash","blockHash","blockNumber","address","data","topics"],"properties":{"removed":{"type":"boolean","description":"True if the log was removed by a chain reorganisation, false for a valid log."},"logIndex":{"description":"Index of the log in the block. Null for a pending log.","oneOf":[{"$ref":"#/components/schemas/Uint"},{"type":"null"}]},"transactionIndex":{"description":"Index of the transaction in the block. Null for a pending log.","oneOf":[{"$ref":"#/components/schemas/Uint"},{"type":"null"}]},"transactionHash":{"description":"Hash of the transaction that emitted the log. Null for a pending log.","oneOf":[{"$ref":"#/components/schemas/Bytes32"},{"type":"null"}]},"blockHash":{"description":"Hash of the block. Null for a pending log.","oneOf":[{"$ref":"#/components/schemas/Bytes32"},{"type":"null"}]},"blockNumber":{"description":"Block height. Null for a pending log.","oneOf":[{"$ref":"#/components/schemas/Uint"},{"type":"null"}]},"address":{"$ref":"#/components/schemas/Address","description":"Contract that emitted the log."},"data":{"$ref":"#/components/schemas/Bytes","description":"Non-indexed arguments, 32 bytes each."},"topics":{"type":"array","items":{"$ref":"#/components/schemas/Bytes32"},"maxItems":4,"description":"Indexed arguments: 0 to 4 topics of 32 bytes. For the contract language's events the first topic is the event signature unless the event is anonymous."}}};
-
-function validate121(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate126(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((((((((data.removed === undefined) && (missing0 = "removed")) || ((data.logIndex === undefined) && (missing0 = "logIndex"))) || ((data.transactionIndex === undefined) && (missing0 = "transactionIndex"))) || ((data.transactionHash === undefined) && (missing0 = "transactionHash"))) || ((data.blockHash === undefined) && (missing0 = "blockHash"))) || ((data.blockNumber === undefined) && (missing0 = "blockNumber"))) || ((data.address === undefined) && (missing0 = "address"))) || ((data.data === undefined) && (missing0 = "data"))) || ((data.topics === undefined) && (missing0 = "topics"))){
-validate121.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate126.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
-if(!(func2.call(schema235.properties, key0))){
-validate121.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+if(!(func2.call(schema262.properties, key0))){
+validate126.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -7262,7 +7671,7 @@ if(_errs1 === errors){
 if(data.removed !== undefined){
 const _errs2 = errors;
 if(typeof data.removed !== "boolean"){
-validate121.errors = [{instancePath:instancePath+"/removed",schemaPath:"#/properties/removed/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate126.errors = [{instancePath:instancePath+"/removed",schemaPath:"#/properties/removed/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -7339,7 +7748,7 @@ else {
 vErrors.push(err3);
 }
 errors++;
-validate121.errors = vErrors;
+validate126.errors = vErrors;
 return false;
 }
 else {
@@ -7427,7 +7836,7 @@ else {
 vErrors.push(err7);
 }
 errors++;
-validate121.errors = vErrors;
+validate126.errors = vErrors;
 return false;
 }
 else {
@@ -7515,7 +7924,7 @@ else {
 vErrors.push(err11);
 }
 errors++;
-validate121.errors = vErrors;
+validate126.errors = vErrors;
 return false;
 }
 else {
@@ -7603,7 +8012,7 @@ else {
 vErrors.push(err15);
 }
 errors++;
-validate121.errors = vErrors;
+validate126.errors = vErrors;
 return false;
 }
 else {
@@ -7691,7 +8100,7 @@ else {
 vErrors.push(err19);
 }
 errors++;
-validate121.errors = vErrors;
+validate126.errors = vErrors;
 return false;
 }
 else {
@@ -7718,12 +8127,12 @@ const _errs40 = errors;
 if(errors === _errs40){
 if(typeof data6 === "string"){
 if(!pattern0.test(data6)){
-validate121.errors = [{instancePath:instancePath+"/address",schemaPath:"#/components/schemas/Address/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{40}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{40}$"+"\""}];
+validate126.errors = [{instancePath:instancePath+"/address",schemaPath:"#/components/schemas/Address/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{40}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{40}$"+"\""}];
 return false;
 }
 }
 else {
-validate121.errors = [{instancePath:instancePath+"/address",schemaPath:"#/components/schemas/Address/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate126.errors = [{instancePath:instancePath+"/address",schemaPath:"#/components/schemas/Address/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -7740,12 +8149,12 @@ const _errs43 = errors;
 if(errors === _errs43){
 if(typeof data7 === "string"){
 if(!pattern12.test(data7)){
-validate121.errors = [{instancePath:instancePath+"/data",schemaPath:"#/components/schemas/Bytes/pattern",keyword:"pattern",params:{pattern: "^0x([0-9a-f]{2})*$"},message:"must match pattern \""+"^0x([0-9a-f]{2})*$"+"\""}];
+validate126.errors = [{instancePath:instancePath+"/data",schemaPath:"#/components/schemas/Bytes/pattern",keyword:"pattern",params:{pattern: "^0x([0-9a-f]{2})*$"},message:"must match pattern \""+"^0x([0-9a-f]{2})*$"+"\""}];
 return false;
 }
 }
 else {
-validate121.errors = [{instancePath:instancePath+"/data",schemaPath:"#/components/schemas/Bytes/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate126.errors = [{instancePath:instancePath+"/data",schemaPath:"#/components/schemas/Bytes/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -7761,7 +8170,7 @@ const _errs45 = errors;
 if(errors === _errs45){
 if(Array.isArray(data8)){
 if(data8.length > 4){
-validate121.errors = [{instancePath:instancePath+"/topics",schemaPath:"#/properties/topics/maxItems",keyword:"maxItems",params:{limit: 4},message:"must NOT have more than 4 items"}];
+validate126.errors = [{instancePath:instancePath+"/topics",schemaPath:"#/properties/topics/maxItems",keyword:"maxItems",params:{limit: 4},message:"must NOT have more than 4 items"}];
 return false;
 }
 else {
@@ -7774,12 +8183,12 @@ const _errs48 = errors;
 if(errors === _errs48){
 if(typeof data9 === "string"){
 if(!pattern11.test(data9)){
-validate121.errors = [{instancePath:instancePath+"/topics/" + i0,schemaPath:"#/components/schemas/Bytes32/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-f]{64}$"},message:"must match pattern \""+"^0x[0-9a-f]{64}$"+"\""}];
+validate126.errors = [{instancePath:instancePath+"/topics/" + i0,schemaPath:"#/components/schemas/Bytes32/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-f]{64}$"},message:"must match pattern \""+"^0x[0-9a-f]{64}$"+"\""}];
 return false;
 }
 }
 else {
-validate121.errors = [{instancePath:instancePath+"/topics/" + i0,schemaPath:"#/components/schemas/Bytes32/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate126.errors = [{instancePath:instancePath+"/topics/" + i0,schemaPath:"#/components/schemas/Bytes32/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -7791,7 +8200,7 @@ break;
 }
 }
 else {
-validate121.errors = [{instancePath:instancePath+"/topics",schemaPath:"#/properties/topics/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate126.errors = [{instancePath:instancePath+"/topics",schemaPath:"#/properties/topics/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -7812,50 +8221,45 @@ var valid0 = true;
 }
 }
 else {
-validate121.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate126.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate121.errors = vErrors;
+validate126.errors = vErrors;
 return errors === 0;
 }
 
 
-function validate120(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate125(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
-if(((((((((((((((data.transactionHash === undefined) && (missing0 = "transactionHash")) || ((data.transactionIndex === undefined) && (missing0 = "transactionIndex"))) || ((data.blockHash === undefined) && (missing0 = "blockHash"))) || ((data.blockNumber === undefined) && (missing0 = "blockNumber"))) || ((data.from === undefined) && (missing0 = "from"))) || ((data.to === undefined) && (missing0 = "to"))) || ((data.cumulativeGasUsed === undefined) && (missing0 = "cumulativeGasUsed"))) || ((data.gasUsed === undefined) && (missing0 = "gasUsed"))) || ((data.effectiveGasPrice === undefined) && (missing0 = "effectiveGasPrice"))) || ((data.contractAddress === undefined) && (missing0 = "contractAddress"))) || ((data.logs === undefined) && (missing0 = "logs"))) || ((data.logsBloom === undefined) && (missing0 = "logsBloom"))) || ((data.status === undefined) && (missing0 = "status"))) || ((data.type === undefined) && (missing0 = "type"))){
-validate120.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+if(((((data.status === undefined) && (missing0 = "status")) || ((data.returnData === undefined) && (missing0 = "returnData"))) || ((data.gasUsed === undefined) && (missing0 = "gasUsed"))) || ((data.logs === undefined) && (missing0 = "logs"))){
+validate125.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
-if(!(func2.call(schema224.properties, key0))){
-validate120.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+if(!(((((key0 === "status") || (key0 === "returnData")) || (key0 === "gasUsed")) || (key0 === "logs")) || (key0 === "error"))){
+validate125.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
 }
 if(_errs1 === errors){
-if(data.transactionHash !== undefined){
-let data0 = data.transactionHash;
+if(data.status !== undefined){
+let data0 = data.status;
 const _errs2 = errors;
-const _errs3 = errors;
-if(errors === _errs3){
-if(typeof data0 === "string"){
-if(!pattern11.test(data0)){
-validate120.errors = [{instancePath:instancePath+"/transactionHash",schemaPath:"#/components/schemas/Bytes32/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-f]{64}$"},message:"must match pattern \""+"^0x[0-9a-f]{64}$"+"\""}];
+if(typeof data0 !== "string"){
+validate125.errors = [{instancePath:instancePath+"/status",schemaPath:"#/properties/status/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
-}
-else {
-validate120.errors = [{instancePath:instancePath+"/transactionHash",schemaPath:"#/components/schemas/Bytes32/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+if(!((data0 === "0x0") || (data0 === "0x1"))){
+validate125.errors = [{instancePath:instancePath+"/status",schemaPath:"#/properties/status/enum",keyword:"enum",params:{allowedValues: schema259.properties.status.enum},message:"must be equal to one of the allowed values"}];
 return false;
-}
 }
 var valid0 = _errs2 === errors;
 }
@@ -7863,106 +8267,210 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.transactionIndex !== undefined){
-let data1 = data.transactionIndex;
+if(data.returnData !== undefined){
+let data1 = data.returnData;
+const _errs4 = errors;
 const _errs5 = errors;
-const _errs6 = errors;
-if(errors === _errs6){
+if(errors === _errs5){
 if(typeof data1 === "string"){
-if(!pattern14.test(data1)){
-validate120.errors = [{instancePath:instancePath+"/transactionIndex",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
+if(!pattern12.test(data1)){
+validate125.errors = [{instancePath:instancePath+"/returnData",schemaPath:"#/components/schemas/Bytes/pattern",keyword:"pattern",params:{pattern: "^0x([0-9a-f]{2})*$"},message:"must match pattern \""+"^0x([0-9a-f]{2})*$"+"\""}];
 return false;
 }
 }
 else {
-validate120.errors = [{instancePath:instancePath+"/transactionIndex",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate125.errors = [{instancePath:instancePath+"/returnData",schemaPath:"#/components/schemas/Bytes/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
-var valid0 = _errs5 === errors;
+var valid0 = _errs4 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
-if(data.blockHash !== undefined){
-let data2 = data.blockHash;
+if(data.gasUsed !== undefined){
+let data2 = data.gasUsed;
+const _errs7 = errors;
 const _errs8 = errors;
-const _errs9 = errors;
-if(errors === _errs9){
+if(errors === _errs8){
 if(typeof data2 === "string"){
-if(!pattern11.test(data2)){
-validate120.errors = [{instancePath:instancePath+"/blockHash",schemaPath:"#/components/schemas/Bytes32/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-f]{64}$"},message:"must match pattern \""+"^0x[0-9a-f]{64}$"+"\""}];
+if(!pattern14.test(data2)){
+validate125.errors = [{instancePath:instancePath+"/gasUsed",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
 return false;
 }
 }
 else {
-validate120.errors = [{instancePath:instancePath+"/blockHash",schemaPath:"#/components/schemas/Bytes32/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate125.errors = [{instancePath:instancePath+"/gasUsed",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
-var valid0 = _errs8 === errors;
+var valid0 = _errs7 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
-if(data.blockNumber !== undefined){
-let data3 = data.blockNumber;
-const _errs11 = errors;
+if(data.logs !== undefined){
+let data3 = data.logs;
+const _errs10 = errors;
+if(errors === _errs10){
+if(Array.isArray(data3)){
+var valid3 = true;
+const len0 = data3.length;
+for(let i0=0; i0<len0; i0++){
 const _errs12 = errors;
-if(errors === _errs12){
-if(typeof data3 === "string"){
-if(!pattern14.test(data3)){
-validate120.errors = [{instancePath:instancePath+"/blockNumber",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
-return false;
+if(!(validate126(data3[i0], {instancePath:instancePath+"/logs/" + i0,parentData:data3,parentDataProperty:i0,rootData}))){
+vErrors = vErrors === null ? validate126.errors : vErrors.concat(validate126.errors);
+errors = vErrors.length;
+}
+var valid3 = _errs12 === errors;
+if(!valid3){
+break;
+}
 }
 }
 else {
-validate120.errors = [{instancePath:instancePath+"/blockNumber",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate125.errors = [{instancePath:instancePath+"/logs",schemaPath:"#/properties/logs/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
-var valid0 = _errs11 === errors;
+var valid0 = _errs10 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
-if(data.from !== undefined){
-let data4 = data.from;
-const _errs14 = errors;
+if(data.error !== undefined){
+let data5 = data.error;
+const _errs13 = errors;
+if(errors === _errs13){
+if(data5 && typeof data5 == "object" && !Array.isArray(data5)){
+let missing1;
+if(((data5.code === undefined) && (missing1 = "code")) || ((data5.message === undefined) && (missing1 = "message"))){
+validate125.errors = [{instancePath:instancePath+"/error",schemaPath:"#/properties/error/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+return false;
+}
+else {
 const _errs15 = errors;
-if(errors === _errs15){
-if(typeof data4 === "string"){
-if(!pattern0.test(data4)){
-validate120.errors = [{instancePath:instancePath+"/from",schemaPath:"#/components/schemas/Address/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{40}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{40}$"+"\""}];
+for(const key1 in data5){
+if(!(((key1 === "code") || (key1 === "message")) || (key1 === "data"))){
+validate125.errors = [{instancePath:instancePath+"/error",schemaPath:"#/properties/error/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs15 === errors){
+if(data5.code !== undefined){
+let data6 = data5.code;
+const _errs16 = errors;
+if(!((typeof data6 == "number") && (!(data6 % 1) && !isNaN(data6)))){
+validate125.errors = [{instancePath:instancePath+"/error/code",schemaPath:"#/properties/error/properties/code/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+var valid4 = _errs16 === errors;
+}
+else {
+var valid4 = true;
+}
+if(valid4){
+if(data5.message !== undefined){
+const _errs18 = errors;
+if(typeof data5.message !== "string"){
+validate125.errors = [{instancePath:instancePath+"/error/message",schemaPath:"#/properties/error/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid4 = _errs18 === errors;
+}
+else {
+var valid4 = true;
+}
+if(valid4){
+if(data5.data !== undefined){
+let data8 = data5.data;
+const _errs20 = errors;
+const _errs21 = errors;
+if(errors === _errs21){
+if(typeof data8 === "string"){
+if(!pattern12.test(data8)){
+validate125.errors = [{instancePath:instancePath+"/error/data",schemaPath:"#/components/schemas/Bytes/pattern",keyword:"pattern",params:{pattern: "^0x([0-9a-f]{2})*$"},message:"must match pattern \""+"^0x([0-9a-f]{2})*$"+"\""}];
 return false;
 }
 }
 else {
-validate120.errors = [{instancePath:instancePath+"/from",schemaPath:"#/components/schemas/Address/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate125.errors = [{instancePath:instancePath+"/error/data",schemaPath:"#/components/schemas/Bytes/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
-var valid0 = _errs14 === errors;
+var valid4 = _errs20 === errors;
+}
+else {
+var valid4 = true;
+}
+}
+}
+}
+}
+}
+else {
+validate125.errors = [{instancePath:instancePath+"/error",schemaPath:"#/properties/error/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+var valid0 = _errs13 === errors;
 }
 else {
 var valid0 = true;
 }
-if(valid0){
-if(data.to !== undefined){
-let data5 = data.to;
-const _errs17 = errors;
-const _errs18 = errors;
-let valid6 = false;
+}
+}
+}
+}
+}
+}
+}
+else {
+validate125.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate125.errors = vErrors;
+return errors === 0;
+}
+
+
+function validate123(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if(((((((((((((((((((((((data.number === undefined) && (missing0 = "number")) || ((data.hash === undefined) && (missing0 = "hash"))) || ((data.parentHash === undefined) && (missing0 = "parentHash"))) || ((data.nonce === undefined) && (missing0 = "nonce"))) || ((data.mixHash === undefined) && (missing0 = "mixHash"))) || ((data.sha3Uncles === undefined) && (missing0 = "sha3Uncles"))) || ((data.logsBloom === undefined) && (missing0 = "logsBloom"))) || ((data.transactionsRoot === undefined) && (missing0 = "transactionsRoot"))) || ((data.stateRoot === undefined) && (missing0 = "stateRoot"))) || ((data.receiptsRoot === undefined) && (missing0 = "receiptsRoot"))) || ((data.miner === undefined) && (missing0 = "miner"))) || ((data.difficulty === undefined) && (missing0 = "difficulty"))) || ((data.totalDifficulty === undefined) && (missing0 = "totalDifficulty"))) || ((data.extraData === undefined) && (missing0 = "extraData"))) || ((data.size === undefined) && (missing0 = "size"))) || ((data.gasLimit === undefined) && (missing0 = "gasLimit"))) || ((data.gasUsed === undefined) && (missing0 = "gasUsed"))) || ((data.timestamp === undefined) && (missing0 = "timestamp"))) || ((data.baseFeePerGas === undefined) && (missing0 = "baseFeePerGas"))) || ((data.uncles === undefined) && (missing0 = "uncles"))) || ((data.transactions === undefined) && (missing0 = "transactions"))) || ((data.calls === undefined) && (missing0 = "calls"))){
+validate123.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+const _errs1 = errors;
+for(const key0 in data){
+if(!(func2.call(schema237.properties, key0))){
+validate123.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs1 === errors){
+if(data.number !== undefined){
+let data0 = data.number;
+const _errs2 = errors;
+const _errs3 = errors;
+let valid1 = false;
 let passing0 = null;
-const _errs19 = errors;
-const _errs20 = errors;
-if(errors === _errs20){
-if(typeof data5 === "string"){
-if(!pattern0.test(data5)){
-const err0 = {instancePath:instancePath+"/to",schemaPath:"#/components/schemas/Address/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{40}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{40}$"+"\""};
+const _errs4 = errors;
+const _errs5 = errors;
+if(errors === _errs5){
+if(typeof data0 === "string"){
+if(!pattern14.test(data0)){
+const err0 = {instancePath:instancePath+"/number",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""};
 if(vErrors === null){
 vErrors = [err0];
 }
@@ -7973,7 +8481,7 @@ errors++;
 }
 }
 else {
-const err1 = {instancePath:instancePath+"/to",schemaPath:"#/components/schemas/Address/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err1 = {instancePath:instancePath+"/number",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -7983,14 +8491,14 @@ vErrors.push(err1);
 errors++;
 }
 }
-var _valid0 = _errs19 === errors;
+var _valid0 = _errs4 === errors;
 if(_valid0){
-valid6 = true;
+valid1 = true;
 passing0 = 0;
 }
-const _errs22 = errors;
-if(data5 !== null){
-const err2 = {instancePath:instancePath+"/to",schemaPath:"#/properties/to/oneOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+const _errs7 = errors;
+if(data0 !== null){
+const err2 = {instancePath:instancePath+"/number",schemaPath:"#/properties/number/oneOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -7999,19 +8507,19 @@ vErrors.push(err2);
 }
 errors++;
 }
-var _valid0 = _errs22 === errors;
-if(_valid0 && valid6){
-valid6 = false;
+var _valid0 = _errs7 === errors;
+if(_valid0 && valid1){
+valid1 = false;
 passing0 = [passing0, 1];
 }
 else {
 if(_valid0){
-valid6 = true;
+valid1 = true;
 passing0 = 1;
 }
 }
-if(!valid6){
-const err3 = {instancePath:instancePath+"/to",schemaPath:"#/properties/to/oneOf",keyword:"oneOf",params:{passingSchemas: passing0},message:"must match exactly one schema in oneOf"};
+if(!valid1){
+const err3 = {instancePath:instancePath+"/number",schemaPath:"#/properties/number/oneOf",keyword:"oneOf",params:{passingSchemas: passing0},message:"must match exactly one schema in oneOf"};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -8019,104 +8527,38 @@ else {
 vErrors.push(err3);
 }
 errors++;
-validate120.errors = vErrors;
+validate123.errors = vErrors;
 return false;
 }
 else {
-errors = _errs18;
+errors = _errs3;
 if(vErrors !== null){
-if(_errs18){
-vErrors.length = _errs18;
+if(_errs3){
+vErrors.length = _errs3;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid0 = _errs17 === errors;
+var valid0 = _errs2 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
-if(data.cumulativeGasUsed !== undefined){
-let data6 = data.cumulativeGasUsed;
-const _errs24 = errors;
-const _errs25 = errors;
-if(errors === _errs25){
-if(typeof data6 === "string"){
-if(!pattern14.test(data6)){
-validate120.errors = [{instancePath:instancePath+"/cumulativeGasUsed",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
-return false;
-}
-}
-else {
-validate120.errors = [{instancePath:instancePath+"/cumulativeGasUsed",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-var valid0 = _errs24 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.gasUsed !== undefined){
-let data7 = data.gasUsed;
-const _errs27 = errors;
-const _errs28 = errors;
-if(errors === _errs28){
-if(typeof data7 === "string"){
-if(!pattern14.test(data7)){
-validate120.errors = [{instancePath:instancePath+"/gasUsed",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
-return false;
-}
-}
-else {
-validate120.errors = [{instancePath:instancePath+"/gasUsed",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-var valid0 = _errs27 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.effectiveGasPrice !== undefined){
-let data8 = data.effectiveGasPrice;
-const _errs30 = errors;
-const _errs31 = errors;
-if(errors === _errs31){
-if(typeof data8 === "string"){
-if(!pattern14.test(data8)){
-validate120.errors = [{instancePath:instancePath+"/effectiveGasPrice",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
-return false;
-}
-}
-else {
-validate120.errors = [{instancePath:instancePath+"/effectiveGasPrice",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-var valid0 = _errs30 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.contractAddress !== undefined){
-let data9 = data.contractAddress;
-const _errs33 = errors;
-const _errs34 = errors;
-let valid11 = false;
+if(data.hash !== undefined){
+let data1 = data.hash;
+const _errs9 = errors;
+const _errs10 = errors;
+let valid3 = false;
 let passing1 = null;
-const _errs35 = errors;
-const _errs36 = errors;
-if(errors === _errs36){
-if(typeof data9 === "string"){
-if(!pattern0.test(data9)){
-const err4 = {instancePath:instancePath+"/contractAddress",schemaPath:"#/components/schemas/Address/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{40}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{40}$"+"\""};
+const _errs11 = errors;
+const _errs12 = errors;
+if(errors === _errs12){
+if(typeof data1 === "string"){
+if(!pattern11.test(data1)){
+const err4 = {instancePath:instancePath+"/hash",schemaPath:"#/components/schemas/Bytes32/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-f]{64}$"},message:"must match pattern \""+"^0x[0-9a-f]{64}$"+"\""};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -8127,7 +8569,7 @@ errors++;
 }
 }
 else {
-const err5 = {instancePath:instancePath+"/contractAddress",schemaPath:"#/components/schemas/Address/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err5 = {instancePath:instancePath+"/hash",schemaPath:"#/components/schemas/Bytes32/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -8137,14 +8579,14 @@ vErrors.push(err5);
 errors++;
 }
 }
-var _valid1 = _errs35 === errors;
+var _valid1 = _errs11 === errors;
 if(_valid1){
-valid11 = true;
+valid3 = true;
 passing1 = 0;
 }
-const _errs38 = errors;
-if(data9 !== null){
-const err6 = {instancePath:instancePath+"/contractAddress",schemaPath:"#/properties/contractAddress/oneOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+const _errs14 = errors;
+if(data1 !== null){
+const err6 = {instancePath:instancePath+"/hash",schemaPath:"#/properties/hash/oneOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -8153,19 +8595,19 @@ vErrors.push(err6);
 }
 errors++;
 }
-var _valid1 = _errs38 === errors;
-if(_valid1 && valid11){
-valid11 = false;
+var _valid1 = _errs14 === errors;
+if(_valid1 && valid3){
+valid3 = false;
 passing1 = [passing1, 1];
 }
 else {
 if(_valid1){
-valid11 = true;
+valid3 = true;
 passing1 = 1;
 }
 }
-if(!valid11){
-const err7 = {instancePath:instancePath+"/contractAddress",schemaPath:"#/properties/contractAddress/oneOf",keyword:"oneOf",params:{passingSchemas: passing1},message:"must match exactly one schema in oneOf"};
+if(!valid3){
+const err7 = {instancePath:instancePath+"/hash",schemaPath:"#/properties/hash/oneOf",keyword:"oneOf",params:{passingSchemas: passing1},message:"must match exactly one schema in oneOf"};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -8173,18 +8615,238 @@ else {
 vErrors.push(err7);
 }
 errors++;
-validate120.errors = vErrors;
+validate123.errors = vErrors;
 return false;
 }
 else {
-errors = _errs34;
+errors = _errs10;
 if(vErrors !== null){
-if(_errs34){
-vErrors.length = _errs34;
+if(_errs10){
+vErrors.length = _errs10;
 }
 else {
 vErrors = null;
 }
+}
+}
+var valid0 = _errs9 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.parentHash !== undefined){
+let data2 = data.parentHash;
+const _errs16 = errors;
+const _errs17 = errors;
+if(errors === _errs17){
+if(typeof data2 === "string"){
+if(!pattern11.test(data2)){
+validate123.errors = [{instancePath:instancePath+"/parentHash",schemaPath:"#/components/schemas/Bytes32/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-f]{64}$"},message:"must match pattern \""+"^0x[0-9a-f]{64}$"+"\""}];
+return false;
+}
+}
+else {
+validate123.errors = [{instancePath:instancePath+"/parentHash",schemaPath:"#/components/schemas/Bytes32/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid0 = _errs16 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.nonce !== undefined){
+let data3 = data.nonce;
+const _errs19 = errors;
+const _errs20 = errors;
+let valid6 = false;
+let passing2 = null;
+const _errs21 = errors;
+const _errs22 = errors;
+if(errors === _errs22){
+if(typeof data3 === "string"){
+if(!pattern50.test(data3)){
+const err8 = {instancePath:instancePath+"/nonce",schemaPath:"#/components/schemas/Bytes8/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-f]{16}$"},message:"must match pattern \""+"^0x[0-9a-f]{16}$"+"\""};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+}
+else {
+const err9 = {instancePath:instancePath+"/nonce",schemaPath:"#/components/schemas/Bytes8/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
+}
+}
+var _valid2 = _errs21 === errors;
+if(_valid2){
+valid6 = true;
+passing2 = 0;
+}
+const _errs24 = errors;
+if(data3 !== null){
+const err10 = {instancePath:instancePath+"/nonce",schemaPath:"#/properties/nonce/oneOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+if(vErrors === null){
+vErrors = [err10];
+}
+else {
+vErrors.push(err10);
+}
+errors++;
+}
+var _valid2 = _errs24 === errors;
+if(_valid2 && valid6){
+valid6 = false;
+passing2 = [passing2, 1];
+}
+else {
+if(_valid2){
+valid6 = true;
+passing2 = 1;
+}
+}
+if(!valid6){
+const err11 = {instancePath:instancePath+"/nonce",schemaPath:"#/properties/nonce/oneOf",keyword:"oneOf",params:{passingSchemas: passing2},message:"must match exactly one schema in oneOf"};
+if(vErrors === null){
+vErrors = [err11];
+}
+else {
+vErrors.push(err11);
+}
+errors++;
+validate123.errors = vErrors;
+return false;
+}
+else {
+errors = _errs20;
+if(vErrors !== null){
+if(_errs20){
+vErrors.length = _errs20;
+}
+else {
+vErrors = null;
+}
+}
+}
+var valid0 = _errs19 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.mixHash !== undefined){
+let data4 = data.mixHash;
+const _errs26 = errors;
+const _errs27 = errors;
+let valid8 = false;
+let passing3 = null;
+const _errs28 = errors;
+const _errs29 = errors;
+if(errors === _errs29){
+if(typeof data4 === "string"){
+if(!pattern11.test(data4)){
+const err12 = {instancePath:instancePath+"/mixHash",schemaPath:"#/components/schemas/Bytes32/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-f]{64}$"},message:"must match pattern \""+"^0x[0-9a-f]{64}$"+"\""};
+if(vErrors === null){
+vErrors = [err12];
+}
+else {
+vErrors.push(err12);
+}
+errors++;
+}
+}
+else {
+const err13 = {instancePath:instancePath+"/mixHash",schemaPath:"#/components/schemas/Bytes32/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err13];
+}
+else {
+vErrors.push(err13);
+}
+errors++;
+}
+}
+var _valid3 = _errs28 === errors;
+if(_valid3){
+valid8 = true;
+passing3 = 0;
+}
+const _errs31 = errors;
+if(data4 !== null){
+const err14 = {instancePath:instancePath+"/mixHash",schemaPath:"#/properties/mixHash/oneOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+if(vErrors === null){
+vErrors = [err14];
+}
+else {
+vErrors.push(err14);
+}
+errors++;
+}
+var _valid3 = _errs31 === errors;
+if(_valid3 && valid8){
+valid8 = false;
+passing3 = [passing3, 1];
+}
+else {
+if(_valid3){
+valid8 = true;
+passing3 = 1;
+}
+}
+if(!valid8){
+const err15 = {instancePath:instancePath+"/mixHash",schemaPath:"#/properties/mixHash/oneOf",keyword:"oneOf",params:{passingSchemas: passing3},message:"must match exactly one schema in oneOf"};
+if(vErrors === null){
+vErrors = [err15];
+}
+else {
+vErrors.push(err15);
+}
+errors++;
+validate123.errors = vErrors;
+return false;
+}
+else {
+errors = _errs27;
+if(vErrors !== null){
+if(_errs27){
+vErrors.length = _errs27;
+}
+else {
+vErrors = null;
+}
+}
+}
+var valid0 = _errs26 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.sha3Uncles !== undefined){
+let data5 = data.sha3Uncles;
+const _errs33 = errors;
+const _errs34 = errors;
+if(errors === _errs34){
+if(typeof data5 === "string"){
+if(!pattern11.test(data5)){
+validate123.errors = [{instancePath:instancePath+"/sha3Uncles",schemaPath:"#/components/schemas/Bytes32/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-f]{64}$"},message:"must match pattern \""+"^0x[0-9a-f]{64}$"+"\""}];
+return false;
+}
+}
+else {
+validate123.errors = [{instancePath:instancePath+"/sha3Uncles",schemaPath:"#/components/schemas/Bytes32/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
 }
 }
 var valid0 = _errs33 === errors;
@@ -8193,49 +8855,107 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.logs !== undefined){
-let data10 = data.logs;
-const _errs40 = errors;
-if(errors === _errs40){
-if(Array.isArray(data10)){
-var valid13 = true;
-const len0 = data10.length;
-for(let i0=0; i0<len0; i0++){
-const _errs42 = errors;
-if(!(validate121(data10[i0], {instancePath:instancePath+"/logs/" + i0,parentData:data10,parentDataProperty:i0,rootData}))){
-vErrors = vErrors === null ? validate121.errors : vErrors.concat(validate121.errors);
-errors = vErrors.length;
+if(data.logsBloom !== undefined){
+let data6 = data.logsBloom;
+const _errs36 = errors;
+const _errs37 = errors;
+let valid11 = false;
+let passing4 = null;
+const _errs38 = errors;
+const _errs39 = errors;
+if(errors === _errs39){
+if(typeof data6 === "string"){
+if(!pattern53.test(data6)){
+const err16 = {instancePath:instancePath+"/logsBloom",schemaPath:"#/components/schemas/Bloom/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-f]{512}$"},message:"must match pattern \""+"^0x[0-9a-f]{512}$"+"\""};
+if(vErrors === null){
+vErrors = [err16];
 }
-var valid13 = _errs42 === errors;
-if(!valid13){
-break;
+else {
+vErrors.push(err16);
 }
+errors++;
 }
 }
 else {
-validate120.errors = [{instancePath:instancePath+"/logs",schemaPath:"#/properties/logs/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+const err17 = {instancePath:instancePath+"/logsBloom",schemaPath:"#/components/schemas/Bloom/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err17];
+}
+else {
+vErrors.push(err17);
+}
+errors++;
+}
+}
+var _valid4 = _errs38 === errors;
+if(_valid4){
+valid11 = true;
+passing4 = 0;
+}
+const _errs41 = errors;
+if(data6 !== null){
+const err18 = {instancePath:instancePath+"/logsBloom",schemaPath:"#/properties/logsBloom/oneOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+if(vErrors === null){
+vErrors = [err18];
+}
+else {
+vErrors.push(err18);
+}
+errors++;
+}
+var _valid4 = _errs41 === errors;
+if(_valid4 && valid11){
+valid11 = false;
+passing4 = [passing4, 1];
+}
+else {
+if(_valid4){
+valid11 = true;
+passing4 = 1;
+}
+}
+if(!valid11){
+const err19 = {instancePath:instancePath+"/logsBloom",schemaPath:"#/properties/logsBloom/oneOf",keyword:"oneOf",params:{passingSchemas: passing4},message:"must match exactly one schema in oneOf"};
+if(vErrors === null){
+vErrors = [err19];
+}
+else {
+vErrors.push(err19);
+}
+errors++;
+validate123.errors = vErrors;
 return false;
 }
+else {
+errors = _errs37;
+if(vErrors !== null){
+if(_errs37){
+vErrors.length = _errs37;
 }
-var valid0 = _errs40 === errors;
+else {
+vErrors = null;
+}
+}
+}
+var valid0 = _errs36 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
-if(data.logsBloom !== undefined){
-let data12 = data.logsBloom;
+if(data.transactionsRoot !== undefined){
+let data7 = data.transactionsRoot;
 const _errs43 = errors;
 const _errs44 = errors;
 if(errors === _errs44){
-if(typeof data12 === "string"){
-if(!pattern53.test(data12)){
-validate120.errors = [{instancePath:instancePath+"/logsBloom",schemaPath:"#/components/schemas/Bloom/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-f]{512}$"},message:"must match pattern \""+"^0x[0-9a-f]{512}$"+"\""}];
+if(typeof data7 === "string"){
+if(!pattern11.test(data7)){
+validate123.errors = [{instancePath:instancePath+"/transactionsRoot",schemaPath:"#/components/schemas/Bytes32/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-f]{64}$"},message:"must match pattern \""+"^0x[0-9a-f]{64}$"+"\""}];
 return false;
 }
 }
 else {
-validate120.errors = [{instancePath:instancePath+"/logsBloom",schemaPath:"#/components/schemas/Bloom/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate123.errors = [{instancePath:instancePath+"/transactionsRoot",schemaPath:"#/components/schemas/Bytes32/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -8245,16 +8965,21 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.status !== undefined){
-let data13 = data.status;
+if(data.stateRoot !== undefined){
+let data8 = data.stateRoot;
 const _errs46 = errors;
-if(typeof data13 !== "string"){
-validate120.errors = [{instancePath:instancePath+"/status",schemaPath:"#/properties/status/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+const _errs47 = errors;
+if(errors === _errs47){
+if(typeof data8 === "string"){
+if(!pattern11.test(data8)){
+validate123.errors = [{instancePath:instancePath+"/stateRoot",schemaPath:"#/components/schemas/Bytes32/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-f]{64}$"},message:"must match pattern \""+"^0x[0-9a-f]{64}$"+"\""}];
 return false;
 }
-if(!((data13 === "0x1") || (data13 === "0x0"))){
-validate120.errors = [{instancePath:instancePath+"/status",schemaPath:"#/properties/status/enum",keyword:"enum",params:{allowedValues: schema224.properties.status.enum},message:"must be equal to one of the allowed values"}];
+}
+else {
+validate123.errors = [{instancePath:instancePath+"/stateRoot",schemaPath:"#/components/schemas/Bytes32/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
+}
 }
 var valid0 = _errs46 === errors;
 }
@@ -8262,23 +8987,409 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.type !== undefined){
-let data14 = data.type;
-const _errs48 = errors;
+if(data.receiptsRoot !== undefined){
+let data9 = data.receiptsRoot;
 const _errs49 = errors;
-if(errors === _errs49){
-if(typeof data14 === "string"){
-if(!pattern13.test(data14)){
-validate120.errors = [{instancePath:instancePath+"/type",schemaPath:"#/components/schemas/TxType/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]?)$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]?)$"+"\""}];
+const _errs50 = errors;
+if(errors === _errs50){
+if(typeof data9 === "string"){
+if(!pattern11.test(data9)){
+validate123.errors = [{instancePath:instancePath+"/receiptsRoot",schemaPath:"#/components/schemas/Bytes32/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-f]{64}$"},message:"must match pattern \""+"^0x[0-9a-f]{64}$"+"\""}];
 return false;
 }
 }
 else {
-validate120.errors = [{instancePath:instancePath+"/type",schemaPath:"#/components/schemas/TxType/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate123.errors = [{instancePath:instancePath+"/receiptsRoot",schemaPath:"#/components/schemas/Bytes32/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
-var valid0 = _errs48 === errors;
+var valid0 = _errs49 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.miner !== undefined){
+let data10 = data.miner;
+const _errs52 = errors;
+const _errs53 = errors;
+if(errors === _errs53){
+if(typeof data10 === "string"){
+if(!pattern0.test(data10)){
+validate123.errors = [{instancePath:instancePath+"/miner",schemaPath:"#/components/schemas/Address/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{40}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{40}$"+"\""}];
+return false;
+}
+}
+else {
+validate123.errors = [{instancePath:instancePath+"/miner",schemaPath:"#/components/schemas/Address/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid0 = _errs52 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.difficulty !== undefined){
+let data11 = data.difficulty;
+const _errs55 = errors;
+const _errs56 = errors;
+if(errors === _errs56){
+if(typeof data11 === "string"){
+if(!pattern14.test(data11)){
+validate123.errors = [{instancePath:instancePath+"/difficulty",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
+return false;
+}
+}
+else {
+validate123.errors = [{instancePath:instancePath+"/difficulty",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid0 = _errs55 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.totalDifficulty !== undefined){
+let data12 = data.totalDifficulty;
+const _errs58 = errors;
+const _errs59 = errors;
+if(errors === _errs59){
+if(typeof data12 === "string"){
+if(!pattern14.test(data12)){
+validate123.errors = [{instancePath:instancePath+"/totalDifficulty",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
+return false;
+}
+}
+else {
+validate123.errors = [{instancePath:instancePath+"/totalDifficulty",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid0 = _errs58 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.extraData !== undefined){
+let data13 = data.extraData;
+const _errs61 = errors;
+const _errs62 = errors;
+if(errors === _errs62){
+if(typeof data13 === "string"){
+if(!pattern12.test(data13)){
+validate123.errors = [{instancePath:instancePath+"/extraData",schemaPath:"#/components/schemas/Bytes/pattern",keyword:"pattern",params:{pattern: "^0x([0-9a-f]{2})*$"},message:"must match pattern \""+"^0x([0-9a-f]{2})*$"+"\""}];
+return false;
+}
+}
+else {
+validate123.errors = [{instancePath:instancePath+"/extraData",schemaPath:"#/components/schemas/Bytes/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid0 = _errs61 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.size !== undefined){
+let data14 = data.size;
+const _errs64 = errors;
+const _errs65 = errors;
+if(errors === _errs65){
+if(typeof data14 === "string"){
+if(!pattern14.test(data14)){
+validate123.errors = [{instancePath:instancePath+"/size",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
+return false;
+}
+}
+else {
+validate123.errors = [{instancePath:instancePath+"/size",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid0 = _errs64 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.gasLimit !== undefined){
+let data15 = data.gasLimit;
+const _errs67 = errors;
+const _errs68 = errors;
+if(errors === _errs68){
+if(typeof data15 === "string"){
+if(!pattern14.test(data15)){
+validate123.errors = [{instancePath:instancePath+"/gasLimit",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
+return false;
+}
+}
+else {
+validate123.errors = [{instancePath:instancePath+"/gasLimit",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid0 = _errs67 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.gasUsed !== undefined){
+let data16 = data.gasUsed;
+const _errs70 = errors;
+const _errs71 = errors;
+if(errors === _errs71){
+if(typeof data16 === "string"){
+if(!pattern14.test(data16)){
+validate123.errors = [{instancePath:instancePath+"/gasUsed",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
+return false;
+}
+}
+else {
+validate123.errors = [{instancePath:instancePath+"/gasUsed",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid0 = _errs70 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.timestamp !== undefined){
+let data17 = data.timestamp;
+const _errs73 = errors;
+const _errs74 = errors;
+if(errors === _errs74){
+if(typeof data17 === "string"){
+if(!pattern14.test(data17)){
+validate123.errors = [{instancePath:instancePath+"/timestamp",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
+return false;
+}
+}
+else {
+validate123.errors = [{instancePath:instancePath+"/timestamp",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid0 = _errs73 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.baseFeePerGas !== undefined){
+let data18 = data.baseFeePerGas;
+const _errs76 = errors;
+const _errs77 = errors;
+if(errors === _errs77){
+if(typeof data18 === "string"){
+if(!pattern14.test(data18)){
+validate123.errors = [{instancePath:instancePath+"/baseFeePerGas",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
+return false;
+}
+}
+else {
+validate123.errors = [{instancePath:instancePath+"/baseFeePerGas",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid0 = _errs76 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.uncles !== undefined){
+let data19 = data.uncles;
+const _errs79 = errors;
+if(errors === _errs79){
+if(Array.isArray(data19)){
+var valid25 = true;
+const len0 = data19.length;
+for(let i0=0; i0<len0; i0++){
+let data20 = data19[i0];
+const _errs81 = errors;
+const _errs82 = errors;
+if(errors === _errs82){
+if(typeof data20 === "string"){
+if(!pattern11.test(data20)){
+validate123.errors = [{instancePath:instancePath+"/uncles/" + i0,schemaPath:"#/components/schemas/Bytes32/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-f]{64}$"},message:"must match pattern \""+"^0x[0-9a-f]{64}$"+"\""}];
+return false;
+}
+}
+else {
+validate123.errors = [{instancePath:instancePath+"/uncles/" + i0,schemaPath:"#/components/schemas/Bytes32/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid25 = _errs81 === errors;
+if(!valid25){
+break;
+}
+}
+}
+else {
+validate123.errors = [{instancePath:instancePath+"/uncles",schemaPath:"#/properties/uncles/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+return false;
+}
+}
+var valid0 = _errs79 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.transactions !== undefined){
+let data21 = data.transactions;
+const _errs84 = errors;
+const _errs85 = errors;
+let valid27 = false;
+const _errs86 = errors;
+if(errors === _errs86){
+if(Array.isArray(data21)){
+var valid28 = true;
+const len1 = data21.length;
+for(let i1=0; i1<len1; i1++){
+let data22 = data21[i1];
+const _errs88 = errors;
+const _errs89 = errors;
+if(errors === _errs89){
+if(typeof data22 === "string"){
+if(!pattern11.test(data22)){
+const err20 = {instancePath:instancePath+"/transactions/" + i1,schemaPath:"#/components/schemas/Bytes32/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-f]{64}$"},message:"must match pattern \""+"^0x[0-9a-f]{64}$"+"\""};
+if(vErrors === null){
+vErrors = [err20];
+}
+else {
+vErrors.push(err20);
+}
+errors++;
+}
+}
+else {
+const err21 = {instancePath:instancePath+"/transactions/" + i1,schemaPath:"#/components/schemas/Bytes32/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err21];
+}
+else {
+vErrors.push(err21);
+}
+errors++;
+}
+}
+var valid28 = _errs88 === errors;
+if(!valid28){
+break;
+}
+}
+}
+else {
+const err22 = {instancePath:instancePath+"/transactions",schemaPath:"#/properties/transactions/anyOf/0/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err22];
+}
+else {
+vErrors.push(err22);
+}
+errors++;
+}
+}
+var _valid5 = _errs86 === errors;
+valid27 = valid27 || _valid5;
+if(!valid27){
+const _errs91 = errors;
+if(errors === _errs91){
+if(Array.isArray(data21)){
+var valid30 = true;
+const len2 = data21.length;
+for(let i2=0; i2<len2; i2++){
+const _errs93 = errors;
+if(!(validate64(data21[i2], {instancePath:instancePath+"/transactions/" + i2,parentData:data21,parentDataProperty:i2,rootData}))){
+vErrors = vErrors === null ? validate64.errors : vErrors.concat(validate64.errors);
+errors = vErrors.length;
+}
+var valid30 = _errs93 === errors;
+if(!valid30){
+break;
+}
+}
+}
+else {
+const err23 = {instancePath:instancePath+"/transactions",schemaPath:"#/properties/transactions/anyOf/1/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err23];
+}
+else {
+vErrors.push(err23);
+}
+errors++;
+}
+}
+var _valid5 = _errs91 === errors;
+valid27 = valid27 || _valid5;
+}
+if(!valid27){
+const err24 = {instancePath:instancePath+"/transactions",schemaPath:"#/properties/transactions/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(vErrors === null){
+vErrors = [err24];
+}
+else {
+vErrors.push(err24);
+}
+errors++;
+validate123.errors = vErrors;
+return false;
+}
+else {
+errors = _errs85;
+if(vErrors !== null){
+if(_errs85){
+vErrors.length = _errs85;
+}
+else {
+vErrors = null;
+}
+}
+}
+var valid0 = _errs84 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.calls !== undefined){
+let data24 = data.calls;
+const _errs94 = errors;
+if(errors === _errs94){
+if(Array.isArray(data24)){
+var valid31 = true;
+const len3 = data24.length;
+for(let i3=0; i3<len3; i3++){
+const _errs96 = errors;
+if(!(validate125(data24[i3], {instancePath:instancePath+"/calls/" + i3,parentData:data24,parentDataProperty:i3,rootData}))){
+vErrors = vErrors === null ? validate125.errors : vErrors.concat(validate125.errors);
+errors = vErrors.length;
+}
+var valid31 = _errs96 === errors;
+if(!valid31){
+break;
+}
+}
+}
+else {
+validate123.errors = [{instancePath:instancePath+"/calls",schemaPath:"#/properties/calls/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+return false;
+}
+}
+var valid0 = _errs94 === errors;
 }
 else {
 var valid0 = true;
@@ -8299,25 +9410,272 @@ var valid0 = true;
 }
 }
 }
+}
+}
+}
+}
+}
+}
+}
+}
 else {
-validate120.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate123.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate120.errors = vErrors;
+validate123.errors = vErrors;
 return errors === 0;
 }
 
 
-function validate119(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate122(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(Array.isArray(data)){
+var valid0 = true;
+const len0 = data.length;
+for(let i0=0; i0<len0; i0++){
+const _errs1 = errors;
+if(!(validate123(data[i0], {instancePath:instancePath+"/" + i0,parentData:data,parentDataProperty:i0,rootData}))){
+vErrors = vErrors === null ? validate123.errors : vErrors.concat(validate123.errors);
+errors = vErrors.length;
+}
+var valid0 = _errs1 === errors;
+if(!valid0){
+break;
+}
+}
+}
+else {
+validate122.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+return false;
+}
+}
+validate122.errors = vErrors;
+return errors === 0;
+}
+
+export const r_eth_createAccessList = validate130;
+const schema272 = {"$ref":"urn:chain-node:openrpc#/components/schemas/AccessListResult"};
+const schema273 = {"title":"AccessListResult","type":"object","description":"Answer of `createAccessList` (geth's shape).","additionalProperties":false,"required":["accessList","gasUsed"],"properties":{"accessList":{"$ref":"#/components/schemas/AccessList","description":"Addresses and storage slots the transaction accesses, in ascending order. The sender, the recipient (or the created contract) and the precompiles are warm in every transaction and are listed only with slots of theirs that were accessed."},"gasUsed":{"$ref":"#/components/schemas/Uint","description":"Gas a transaction carrying this list would use: intrinsic gas (the list's own cost included) plus execution, less the refund, at least EIP-7623's calldata floor."},"error":{"type":"string","description":"Present when the execution failed: `execution reverted`, `out of gas`, … The list is still what the failed run accessed."}}};
+
+function validate131(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if(((data.accessList === undefined) && (missing0 = "accessList")) || ((data.gasUsed === undefined) && (missing0 = "gasUsed"))){
+validate131.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+const _errs1 = errors;
+for(const key0 in data){
+if(!(((key0 === "accessList") || (key0 === "gasUsed")) || (key0 === "error"))){
+validate131.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs1 === errors){
+if(data.accessList !== undefined){
+const _errs2 = errors;
+if(!(validate65(data.accessList, {instancePath:instancePath+"/accessList",parentData:data,parentDataProperty:"accessList",rootData}))){
+vErrors = vErrors === null ? validate65.errors : vErrors.concat(validate65.errors);
+errors = vErrors.length;
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.gasUsed !== undefined){
+let data1 = data.gasUsed;
+const _errs3 = errors;
+const _errs4 = errors;
+if(errors === _errs4){
+if(typeof data1 === "string"){
+if(!pattern14.test(data1)){
+validate131.errors = [{instancePath:instancePath+"/gasUsed",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
+return false;
+}
+}
+else {
+validate131.errors = [{instancePath:instancePath+"/gasUsed",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid0 = _errs3 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.error !== undefined){
+const _errs6 = errors;
+if(typeof data.error !== "string"){
+validate131.errors = [{instancePath:instancePath+"/error",schemaPath:"#/properties/error/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs6 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+}
+else {
+validate131.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate131.errors = vErrors;
+return errors === 0;
+}
+
+
+function validate130(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(!(validate131(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate131.errors : vErrors.concat(validate131.errors);
+errors = vErrors.length;
+}
+validate130.errors = vErrors;
+return errors === 0;
+}
+
+export const r_eth_getBlockTransactionCountByNumber = validate134;
+const schema275 = {"oneOf":[{"$ref":"urn:chain-node:openrpc#/components/schemas/Uint"},{"type":"null"}]};
+
+function validate134(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 const _errs0 = errors;
 let valid0 = false;
 let passing0 = null;
 const _errs1 = errors;
-if(!(validate120(data, {instancePath,parentData,parentDataProperty,rootData}))){
-vErrors = vErrors === null ? validate120.errors : vErrors.concat(validate120.errors);
+const _errs2 = errors;
+if(errors === _errs2){
+if(typeof data === "string"){
+if(!pattern14.test(data)){
+const err0 = {instancePath,schemaPath:"urn:chain-node:openrpc#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+}
+else {
+const err1 = {instancePath,schemaPath:"urn:chain-node:openrpc#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+var _valid0 = _errs1 === errors;
+if(_valid0){
+valid0 = true;
+passing0 = 0;
+}
+const _errs4 = errors;
+if(data !== null){
+const err2 = {instancePath,schemaPath:"#/oneOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+var _valid0 = _errs4 === errors;
+if(_valid0 && valid0){
+valid0 = false;
+passing0 = [passing0, 1];
+}
+else {
+if(_valid0){
+valid0 = true;
+passing0 = 1;
+}
+}
+if(!valid0){
+const err3 = {instancePath,schemaPath:"#/oneOf",keyword:"oneOf",params:{passingSchemas: passing0},message:"must match exactly one schema in oneOf"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+validate134.errors = vErrors;
+return false;
+}
+else {
+errors = _errs0;
+if(vErrors !== null){
+if(_errs0){
+vErrors.length = _errs0;
+}
+else {
+vErrors = null;
+}
+}
+}
+validate134.errors = vErrors;
+return errors === 0;
+}
+
+export const p_eth_getTransactionByBlockNumberAndIndex_1 = validate135;
+const schema277 = {"$ref":"urn:chain-node:openrpc#/components/schemas/Quantity"};
+
+function validate135(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+const _errs0 = errors;
+if(errors === _errs0){
+if(typeof data === "string"){
+if(!pattern5.test(data)){
+validate135.errors = [{instancePath,schemaPath:"urn:chain-node:openrpc#/components/schemas/Quantity/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{1,64}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{1,64}$"+"\""}];
+return false;
+}
+}
+else {
+validate135.errors = [{instancePath,schemaPath:"urn:chain-node:openrpc#/components/schemas/Quantity/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+validate135.errors = vErrors;
+return errors === 0;
+}
+
+export const r_eth_getTransactionByBlockNumberAndIndex = validate136;
+const schema279 = {"$ref":"urn:chain-node:openrpc#/components/schemas/TransactionOrNull"};
+const schema280 = {"title":"TransactionOrNull","description":"A transaction object, or null when no transaction matches.","oneOf":[{"$ref":"#/components/schemas/Transaction"},{"type":"null"}]};
+
+function validate137(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+const _errs0 = errors;
+let valid0 = false;
+let passing0 = null;
+const _errs1 = errors;
+if(!(validate64(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate64.errors : vErrors.concat(validate64.errors);
 errors = vErrors.length;
 }
 var _valid0 = _errs1 === errors;
@@ -8356,7 +9714,7 @@ else {
 vErrors.push(err1);
 }
 errors++;
-validate119.errors = vErrors;
+validate137.errors = vErrors;
 return false;
 }
 else {
@@ -8370,40 +9728,131 @@ vErrors = null;
 }
 }
 }
-validate119.errors = vErrors;
+validate137.errors = vErrors;
 return errors === 0;
 }
 
 
-function validate118(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate136(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
-if(!(validate119(data, {instancePath,parentData,parentDataProperty,rootData}))){
-vErrors = vErrors === null ? validate119.errors : vErrors.concat(validate119.errors);
+if(!(validate137(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate137.errors : vErrors.concat(validate137.errors);
 errors = vErrors.length;
 }
-validate118.errors = vErrors;
+validate136.errors = vErrors;
 return errors === 0;
 }
 
-export const r_eth_getBlockReceipts = validate125;
-const schema246 = {"oneOf":[{"type":"array","items":{"$ref":"urn:chain-node:openrpc#/components/schemas/Receipt"}},{"type":"null"}]};
+export const r_eth_getRawTransactionByBlockNumberAndIndex = validate140;
+const schema281 = {"oneOf":[{"$ref":"urn:chain-node:openrpc#/components/schemas/Bytes"},{"type":"null"}]};
 
-function validate126(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate140(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+const _errs0 = errors;
+let valid0 = false;
+let passing0 = null;
+const _errs1 = errors;
+const _errs2 = errors;
+if(errors === _errs2){
+if(typeof data === "string"){
+if(!pattern12.test(data)){
+const err0 = {instancePath,schemaPath:"urn:chain-node:openrpc#/components/schemas/Bytes/pattern",keyword:"pattern",params:{pattern: "^0x([0-9a-f]{2})*$"},message:"must match pattern \""+"^0x([0-9a-f]{2})*$"+"\""};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+}
+else {
+const err1 = {instancePath,schemaPath:"urn:chain-node:openrpc#/components/schemas/Bytes/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+var _valid0 = _errs1 === errors;
+if(_valid0){
+valid0 = true;
+passing0 = 0;
+}
+const _errs4 = errors;
+if(data !== null){
+const err2 = {instancePath,schemaPath:"#/oneOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+var _valid0 = _errs4 === errors;
+if(_valid0 && valid0){
+valid0 = false;
+passing0 = [passing0, 1];
+}
+else {
+if(_valid0){
+valid0 = true;
+passing0 = 1;
+}
+}
+if(!valid0){
+const err3 = {instancePath,schemaPath:"#/oneOf",keyword:"oneOf",params:{passingSchemas: passing0},message:"must match exactly one schema in oneOf"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+validate140.errors = vErrors;
+return false;
+}
+else {
+errors = _errs0;
+if(vErrors !== null){
+if(_errs0){
+vErrors.length = _errs0;
+}
+else {
+vErrors = null;
+}
+}
+}
+validate140.errors = vErrors;
+return errors === 0;
+}
+
+export const r_eth_getTransactionReceipt = validate141;
+const schema283 = {"$ref":"urn:chain-node:openrpc#/components/schemas/ReceiptOrNull"};
+const schema284 = {"title":"ReceiptOrNull","description":"A receipt object, or null when no receipt exists (unknown or still pending transaction).","oneOf":[{"$ref":"#/components/schemas/Receipt"},{"type":"null"}]};
+const schema285 = {"title":"Receipt","type":"object","description":"Transaction receipt object. The node always sends `status` (post-Byzantium form), never the pre-Byzantium `root`. Besides the spec's fields it carries `type` and `effectiveGasPrice` (DESIGN D11). A pending transaction has no receipt.","additionalProperties":false,"required":["transactionHash","transactionIndex","blockHash","blockNumber","from","to","cumulativeGasUsed","gasUsed","effectiveGasPrice","contractAddress","logs","logsBloom","status","type"],"properties":{"transactionHash":{"$ref":"#/components/schemas/Bytes32","description":"Transaction hash."},"transactionIndex":{"$ref":"#/components/schemas/Uint","description":"Position of the transaction in the block."},"blockHash":{"$ref":"#/components/schemas/Bytes32","description":"Hash of the block containing the transaction."},"blockNumber":{"$ref":"#/components/schemas/Uint","description":"Block height."},"from":{"$ref":"#/components/schemas/Address","description":"Sender."},"to":{"description":"Recipient. Null for a contract-creation transaction.","oneOf":[{"$ref":"#/components/schemas/Address"},{"type":"null"}]},"cumulativeGasUsed":{"$ref":"#/components/schemas/Uint","description":"Gas consumed in the block up to and including this transaction."},"gasUsed":{"$ref":"#/components/schemas/Uint","description":"Gas consumed by this transaction."},"effectiveGasPrice":{"$ref":"#/components/schemas/Uint","description":"Price per gas actually paid, in wei (DESIGN D11)."},"contractAddress":{"description":"Address of the new contract for a creation transaction, otherwise null.","oneOf":[{"$ref":"#/components/schemas/Address"},{"type":"null"}]},"logs":{"type":"array","items":{"$ref":"#/components/schemas/Log"},"description":"Logs produced by the transaction."},"logsBloom":{"$ref":"#/components/schemas/Bloom","description":"Bloom filter of the transaction's logs."},"status":{"type":"string","enum":["0x1","0x0"],"description":"`0x1` success, `0x0` failure."},"type":{"$ref":"#/components/schemas/TxType","description":"Transaction type (DESIGN D11)."}}};
+
+function validate143(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((((((((((((((data.transactionHash === undefined) && (missing0 = "transactionHash")) || ((data.transactionIndex === undefined) && (missing0 = "transactionIndex"))) || ((data.blockHash === undefined) && (missing0 = "blockHash"))) || ((data.blockNumber === undefined) && (missing0 = "blockNumber"))) || ((data.from === undefined) && (missing0 = "from"))) || ((data.to === undefined) && (missing0 = "to"))) || ((data.cumulativeGasUsed === undefined) && (missing0 = "cumulativeGasUsed"))) || ((data.gasUsed === undefined) && (missing0 = "gasUsed"))) || ((data.effectiveGasPrice === undefined) && (missing0 = "effectiveGasPrice"))) || ((data.contractAddress === undefined) && (missing0 = "contractAddress"))) || ((data.logs === undefined) && (missing0 = "logs"))) || ((data.logsBloom === undefined) && (missing0 = "logsBloom"))) || ((data.status === undefined) && (missing0 = "status"))) || ((data.type === undefined) && (missing0 = "type"))){
-validate126.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate143.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
-if(!(func2.call(schema224.properties, key0))){
-validate126.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+if(!(func2.call(schema285.properties, key0))){
+validate143.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -8416,12 +9865,12 @@ const _errs3 = errors;
 if(errors === _errs3){
 if(typeof data0 === "string"){
 if(!pattern11.test(data0)){
-validate126.errors = [{instancePath:instancePath+"/transactionHash",schemaPath:"#/components/schemas/Bytes32/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-f]{64}$"},message:"must match pattern \""+"^0x[0-9a-f]{64}$"+"\""}];
+validate143.errors = [{instancePath:instancePath+"/transactionHash",schemaPath:"#/components/schemas/Bytes32/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-f]{64}$"},message:"must match pattern \""+"^0x[0-9a-f]{64}$"+"\""}];
 return false;
 }
 }
 else {
-validate126.errors = [{instancePath:instancePath+"/transactionHash",schemaPath:"#/components/schemas/Bytes32/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate143.errors = [{instancePath:instancePath+"/transactionHash",schemaPath:"#/components/schemas/Bytes32/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -8438,12 +9887,12 @@ const _errs6 = errors;
 if(errors === _errs6){
 if(typeof data1 === "string"){
 if(!pattern14.test(data1)){
-validate126.errors = [{instancePath:instancePath+"/transactionIndex",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
+validate143.errors = [{instancePath:instancePath+"/transactionIndex",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
 return false;
 }
 }
 else {
-validate126.errors = [{instancePath:instancePath+"/transactionIndex",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate143.errors = [{instancePath:instancePath+"/transactionIndex",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -8460,12 +9909,12 @@ const _errs9 = errors;
 if(errors === _errs9){
 if(typeof data2 === "string"){
 if(!pattern11.test(data2)){
-validate126.errors = [{instancePath:instancePath+"/blockHash",schemaPath:"#/components/schemas/Bytes32/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-f]{64}$"},message:"must match pattern \""+"^0x[0-9a-f]{64}$"+"\""}];
+validate143.errors = [{instancePath:instancePath+"/blockHash",schemaPath:"#/components/schemas/Bytes32/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-f]{64}$"},message:"must match pattern \""+"^0x[0-9a-f]{64}$"+"\""}];
 return false;
 }
 }
 else {
-validate126.errors = [{instancePath:instancePath+"/blockHash",schemaPath:"#/components/schemas/Bytes32/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate143.errors = [{instancePath:instancePath+"/blockHash",schemaPath:"#/components/schemas/Bytes32/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -8482,12 +9931,12 @@ const _errs12 = errors;
 if(errors === _errs12){
 if(typeof data3 === "string"){
 if(!pattern14.test(data3)){
-validate126.errors = [{instancePath:instancePath+"/blockNumber",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
+validate143.errors = [{instancePath:instancePath+"/blockNumber",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
 return false;
 }
 }
 else {
-validate126.errors = [{instancePath:instancePath+"/blockNumber",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate143.errors = [{instancePath:instancePath+"/blockNumber",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -8504,12 +9953,12 @@ const _errs15 = errors;
 if(errors === _errs15){
 if(typeof data4 === "string"){
 if(!pattern0.test(data4)){
-validate126.errors = [{instancePath:instancePath+"/from",schemaPath:"#/components/schemas/Address/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{40}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{40}$"+"\""}];
+validate143.errors = [{instancePath:instancePath+"/from",schemaPath:"#/components/schemas/Address/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{40}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{40}$"+"\""}];
 return false;
 }
 }
 else {
-validate126.errors = [{instancePath:instancePath+"/from",schemaPath:"#/components/schemas/Address/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate143.errors = [{instancePath:instancePath+"/from",schemaPath:"#/components/schemas/Address/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -8587,7 +10036,7 @@ else {
 vErrors.push(err3);
 }
 errors++;
-validate126.errors = vErrors;
+validate143.errors = vErrors;
 return false;
 }
 else {
@@ -8614,12 +10063,12 @@ const _errs25 = errors;
 if(errors === _errs25){
 if(typeof data6 === "string"){
 if(!pattern14.test(data6)){
-validate126.errors = [{instancePath:instancePath+"/cumulativeGasUsed",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
+validate143.errors = [{instancePath:instancePath+"/cumulativeGasUsed",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
 return false;
 }
 }
 else {
-validate126.errors = [{instancePath:instancePath+"/cumulativeGasUsed",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate143.errors = [{instancePath:instancePath+"/cumulativeGasUsed",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -8636,12 +10085,12 @@ const _errs28 = errors;
 if(errors === _errs28){
 if(typeof data7 === "string"){
 if(!pattern14.test(data7)){
-validate126.errors = [{instancePath:instancePath+"/gasUsed",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
+validate143.errors = [{instancePath:instancePath+"/gasUsed",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
 return false;
 }
 }
 else {
-validate126.errors = [{instancePath:instancePath+"/gasUsed",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate143.errors = [{instancePath:instancePath+"/gasUsed",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -8658,12 +10107,12 @@ const _errs31 = errors;
 if(errors === _errs31){
 if(typeof data8 === "string"){
 if(!pattern14.test(data8)){
-validate126.errors = [{instancePath:instancePath+"/effectiveGasPrice",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
+validate143.errors = [{instancePath:instancePath+"/effectiveGasPrice",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
 return false;
 }
 }
 else {
-validate126.errors = [{instancePath:instancePath+"/effectiveGasPrice",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate143.errors = [{instancePath:instancePath+"/effectiveGasPrice",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -8741,7 +10190,7 @@ else {
 vErrors.push(err7);
 }
 errors++;
-validate126.errors = vErrors;
+validate143.errors = vErrors;
 return false;
 }
 else {
@@ -8770,8 +10219,8 @@ var valid13 = true;
 const len0 = data10.length;
 for(let i0=0; i0<len0; i0++){
 const _errs42 = errors;
-if(!(validate121(data10[i0], {instancePath:instancePath+"/logs/" + i0,parentData:data10,parentDataProperty:i0,rootData}))){
-vErrors = vErrors === null ? validate121.errors : vErrors.concat(validate121.errors);
+if(!(validate126(data10[i0], {instancePath:instancePath+"/logs/" + i0,parentData:data10,parentDataProperty:i0,rootData}))){
+vErrors = vErrors === null ? validate126.errors : vErrors.concat(validate126.errors);
 errors = vErrors.length;
 }
 var valid13 = _errs42 === errors;
@@ -8781,7 +10230,7 @@ break;
 }
 }
 else {
-validate126.errors = [{instancePath:instancePath+"/logs",schemaPath:"#/properties/logs/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate143.errors = [{instancePath:instancePath+"/logs",schemaPath:"#/properties/logs/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -8798,12 +10247,12 @@ const _errs44 = errors;
 if(errors === _errs44){
 if(typeof data12 === "string"){
 if(!pattern53.test(data12)){
-validate126.errors = [{instancePath:instancePath+"/logsBloom",schemaPath:"#/components/schemas/Bloom/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-f]{512}$"},message:"must match pattern \""+"^0x[0-9a-f]{512}$"+"\""}];
+validate143.errors = [{instancePath:instancePath+"/logsBloom",schemaPath:"#/components/schemas/Bloom/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-f]{512}$"},message:"must match pattern \""+"^0x[0-9a-f]{512}$"+"\""}];
 return false;
 }
 }
 else {
-validate126.errors = [{instancePath:instancePath+"/logsBloom",schemaPath:"#/components/schemas/Bloom/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate143.errors = [{instancePath:instancePath+"/logsBloom",schemaPath:"#/components/schemas/Bloom/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -8817,11 +10266,11 @@ if(data.status !== undefined){
 let data13 = data.status;
 const _errs46 = errors;
 if(typeof data13 !== "string"){
-validate126.errors = [{instancePath:instancePath+"/status",schemaPath:"#/properties/status/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate143.errors = [{instancePath:instancePath+"/status",schemaPath:"#/properties/status/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(!((data13 === "0x1") || (data13 === "0x0"))){
-validate126.errors = [{instancePath:instancePath+"/status",schemaPath:"#/properties/status/enum",keyword:"enum",params:{allowedValues: schema224.properties.status.enum},message:"must be equal to one of the allowed values"}];
+validate143.errors = [{instancePath:instancePath+"/status",schemaPath:"#/properties/status/enum",keyword:"enum",params:{allowedValues: schema285.properties.status.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
 var valid0 = _errs46 === errors;
@@ -8837,12 +10286,12 @@ const _errs49 = errors;
 if(errors === _errs49){
 if(typeof data14 === "string"){
 if(!pattern13.test(data14)){
-validate126.errors = [{instancePath:instancePath+"/type",schemaPath:"#/components/schemas/TxType/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]?)$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]?)$"+"\""}];
+validate143.errors = [{instancePath:instancePath+"/type",schemaPath:"#/components/schemas/TxType/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]?)$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]?)$"+"\""}];
 return false;
 }
 }
 else {
-validate126.errors = [{instancePath:instancePath+"/type",schemaPath:"#/components/schemas/TxType/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate143.errors = [{instancePath:instancePath+"/type",schemaPath:"#/components/schemas/TxType/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -8868,16 +10317,584 @@ var valid0 = true;
 }
 }
 else {
-validate126.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate143.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate126.errors = vErrors;
+validate143.errors = vErrors;
 return errors === 0;
 }
 
 
-function validate125(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate142(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+const _errs0 = errors;
+let valid0 = false;
+let passing0 = null;
+const _errs1 = errors;
+if(!(validate143(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate143.errors : vErrors.concat(validate143.errors);
+errors = vErrors.length;
+}
+var _valid0 = _errs1 === errors;
+if(_valid0){
+valid0 = true;
+passing0 = 0;
+}
+const _errs2 = errors;
+if(data !== null){
+const err0 = {instancePath,schemaPath:"#/oneOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+var _valid0 = _errs2 === errors;
+if(_valid0 && valid0){
+valid0 = false;
+passing0 = [passing0, 1];
+}
+else {
+if(_valid0){
+valid0 = true;
+passing0 = 1;
+}
+}
+if(!valid0){
+const err1 = {instancePath,schemaPath:"#/oneOf",keyword:"oneOf",params:{passingSchemas: passing0},message:"must match exactly one schema in oneOf"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+validate142.errors = vErrors;
+return false;
+}
+else {
+errors = _errs0;
+if(vErrors !== null){
+if(_errs0){
+vErrors.length = _errs0;
+}
+else {
+vErrors = null;
+}
+}
+}
+validate142.errors = vErrors;
+return errors === 0;
+}
+
+
+function validate141(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(!(validate142(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate142.errors : vErrors.concat(validate142.errors);
+errors = vErrors.length;
+}
+validate141.errors = vErrors;
+return errors === 0;
+}
+
+export const r_eth_getBlockReceipts = validate147;
+const schema298 = {"oneOf":[{"type":"array","items":{"$ref":"urn:chain-node:openrpc#/components/schemas/Receipt"}},{"type":"null"}]};
+
+function validate148(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if(((((((((((((((data.transactionHash === undefined) && (missing0 = "transactionHash")) || ((data.transactionIndex === undefined) && (missing0 = "transactionIndex"))) || ((data.blockHash === undefined) && (missing0 = "blockHash"))) || ((data.blockNumber === undefined) && (missing0 = "blockNumber"))) || ((data.from === undefined) && (missing0 = "from"))) || ((data.to === undefined) && (missing0 = "to"))) || ((data.cumulativeGasUsed === undefined) && (missing0 = "cumulativeGasUsed"))) || ((data.gasUsed === undefined) && (missing0 = "gasUsed"))) || ((data.effectiveGasPrice === undefined) && (missing0 = "effectiveGasPrice"))) || ((data.contractAddress === undefined) && (missing0 = "contractAddress"))) || ((data.logs === undefined) && (missing0 = "logs"))) || ((data.logsBloom === undefined) && (missing0 = "logsBloom"))) || ((data.status === undefined) && (missing0 = "status"))) || ((data.type === undefined) && (missing0 = "type"))){
+validate148.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+const _errs1 = errors;
+for(const key0 in data){
+if(!(func2.call(schema285.properties, key0))){
+validate148.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs1 === errors){
+if(data.transactionHash !== undefined){
+let data0 = data.transactionHash;
+const _errs2 = errors;
+const _errs3 = errors;
+if(errors === _errs3){
+if(typeof data0 === "string"){
+if(!pattern11.test(data0)){
+validate148.errors = [{instancePath:instancePath+"/transactionHash",schemaPath:"#/components/schemas/Bytes32/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-f]{64}$"},message:"must match pattern \""+"^0x[0-9a-f]{64}$"+"\""}];
+return false;
+}
+}
+else {
+validate148.errors = [{instancePath:instancePath+"/transactionHash",schemaPath:"#/components/schemas/Bytes32/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.transactionIndex !== undefined){
+let data1 = data.transactionIndex;
+const _errs5 = errors;
+const _errs6 = errors;
+if(errors === _errs6){
+if(typeof data1 === "string"){
+if(!pattern14.test(data1)){
+validate148.errors = [{instancePath:instancePath+"/transactionIndex",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
+return false;
+}
+}
+else {
+validate148.errors = [{instancePath:instancePath+"/transactionIndex",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid0 = _errs5 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.blockHash !== undefined){
+let data2 = data.blockHash;
+const _errs8 = errors;
+const _errs9 = errors;
+if(errors === _errs9){
+if(typeof data2 === "string"){
+if(!pattern11.test(data2)){
+validate148.errors = [{instancePath:instancePath+"/blockHash",schemaPath:"#/components/schemas/Bytes32/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-f]{64}$"},message:"must match pattern \""+"^0x[0-9a-f]{64}$"+"\""}];
+return false;
+}
+}
+else {
+validate148.errors = [{instancePath:instancePath+"/blockHash",schemaPath:"#/components/schemas/Bytes32/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid0 = _errs8 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.blockNumber !== undefined){
+let data3 = data.blockNumber;
+const _errs11 = errors;
+const _errs12 = errors;
+if(errors === _errs12){
+if(typeof data3 === "string"){
+if(!pattern14.test(data3)){
+validate148.errors = [{instancePath:instancePath+"/blockNumber",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
+return false;
+}
+}
+else {
+validate148.errors = [{instancePath:instancePath+"/blockNumber",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid0 = _errs11 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.from !== undefined){
+let data4 = data.from;
+const _errs14 = errors;
+const _errs15 = errors;
+if(errors === _errs15){
+if(typeof data4 === "string"){
+if(!pattern0.test(data4)){
+validate148.errors = [{instancePath:instancePath+"/from",schemaPath:"#/components/schemas/Address/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{40}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{40}$"+"\""}];
+return false;
+}
+}
+else {
+validate148.errors = [{instancePath:instancePath+"/from",schemaPath:"#/components/schemas/Address/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid0 = _errs14 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.to !== undefined){
+let data5 = data.to;
+const _errs17 = errors;
+const _errs18 = errors;
+let valid6 = false;
+let passing0 = null;
+const _errs19 = errors;
+const _errs20 = errors;
+if(errors === _errs20){
+if(typeof data5 === "string"){
+if(!pattern0.test(data5)){
+const err0 = {instancePath:instancePath+"/to",schemaPath:"#/components/schemas/Address/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{40}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{40}$"+"\""};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+}
+else {
+const err1 = {instancePath:instancePath+"/to",schemaPath:"#/components/schemas/Address/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+var _valid0 = _errs19 === errors;
+if(_valid0){
+valid6 = true;
+passing0 = 0;
+}
+const _errs22 = errors;
+if(data5 !== null){
+const err2 = {instancePath:instancePath+"/to",schemaPath:"#/properties/to/oneOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+var _valid0 = _errs22 === errors;
+if(_valid0 && valid6){
+valid6 = false;
+passing0 = [passing0, 1];
+}
+else {
+if(_valid0){
+valid6 = true;
+passing0 = 1;
+}
+}
+if(!valid6){
+const err3 = {instancePath:instancePath+"/to",schemaPath:"#/properties/to/oneOf",keyword:"oneOf",params:{passingSchemas: passing0},message:"must match exactly one schema in oneOf"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+validate148.errors = vErrors;
+return false;
+}
+else {
+errors = _errs18;
+if(vErrors !== null){
+if(_errs18){
+vErrors.length = _errs18;
+}
+else {
+vErrors = null;
+}
+}
+}
+var valid0 = _errs17 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.cumulativeGasUsed !== undefined){
+let data6 = data.cumulativeGasUsed;
+const _errs24 = errors;
+const _errs25 = errors;
+if(errors === _errs25){
+if(typeof data6 === "string"){
+if(!pattern14.test(data6)){
+validate148.errors = [{instancePath:instancePath+"/cumulativeGasUsed",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
+return false;
+}
+}
+else {
+validate148.errors = [{instancePath:instancePath+"/cumulativeGasUsed",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid0 = _errs24 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.gasUsed !== undefined){
+let data7 = data.gasUsed;
+const _errs27 = errors;
+const _errs28 = errors;
+if(errors === _errs28){
+if(typeof data7 === "string"){
+if(!pattern14.test(data7)){
+validate148.errors = [{instancePath:instancePath+"/gasUsed",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
+return false;
+}
+}
+else {
+validate148.errors = [{instancePath:instancePath+"/gasUsed",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid0 = _errs27 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.effectiveGasPrice !== undefined){
+let data8 = data.effectiveGasPrice;
+const _errs30 = errors;
+const _errs31 = errors;
+if(errors === _errs31){
+if(typeof data8 === "string"){
+if(!pattern14.test(data8)){
+validate148.errors = [{instancePath:instancePath+"/effectiveGasPrice",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
+return false;
+}
+}
+else {
+validate148.errors = [{instancePath:instancePath+"/effectiveGasPrice",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid0 = _errs30 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.contractAddress !== undefined){
+let data9 = data.contractAddress;
+const _errs33 = errors;
+const _errs34 = errors;
+let valid11 = false;
+let passing1 = null;
+const _errs35 = errors;
+const _errs36 = errors;
+if(errors === _errs36){
+if(typeof data9 === "string"){
+if(!pattern0.test(data9)){
+const err4 = {instancePath:instancePath+"/contractAddress",schemaPath:"#/components/schemas/Address/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{40}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{40}$"+"\""};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+}
+else {
+const err5 = {instancePath:instancePath+"/contractAddress",schemaPath:"#/components/schemas/Address/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+}
+var _valid1 = _errs35 === errors;
+if(_valid1){
+valid11 = true;
+passing1 = 0;
+}
+const _errs38 = errors;
+if(data9 !== null){
+const err6 = {instancePath:instancePath+"/contractAddress",schemaPath:"#/properties/contractAddress/oneOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+var _valid1 = _errs38 === errors;
+if(_valid1 && valid11){
+valid11 = false;
+passing1 = [passing1, 1];
+}
+else {
+if(_valid1){
+valid11 = true;
+passing1 = 1;
+}
+}
+if(!valid11){
+const err7 = {instancePath:instancePath+"/contractAddress",schemaPath:"#/properties/contractAddress/oneOf",keyword:"oneOf",params:{passingSchemas: passing1},message:"must match exactly one schema in oneOf"};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+validate148.errors = vErrors;
+return false;
+}
+else {
+errors = _errs34;
+if(vErrors !== null){
+if(_errs34){
+vErrors.length = _errs34;
+}
+else {
+vErrors = null;
+}
+}
+}
+var valid0 = _errs33 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.logs !== undefined){
+let data10 = data.logs;
+const _errs40 = errors;
+if(errors === _errs40){
+if(Array.isArray(data10)){
+var valid13 = true;
+const len0 = data10.length;
+for(let i0=0; i0<len0; i0++){
+const _errs42 = errors;
+if(!(validate126(data10[i0], {instancePath:instancePath+"/logs/" + i0,parentData:data10,parentDataProperty:i0,rootData}))){
+vErrors = vErrors === null ? validate126.errors : vErrors.concat(validate126.errors);
+errors = vErrors.length;
+}
+var valid13 = _errs42 === errors;
+if(!valid13){
+break;
+}
+}
+}
+else {
+validate148.errors = [{instancePath:instancePath+"/logs",schemaPath:"#/properties/logs/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+return false;
+}
+}
+var valid0 = _errs40 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.logsBloom !== undefined){
+let data12 = data.logsBloom;
+const _errs43 = errors;
+const _errs44 = errors;
+if(errors === _errs44){
+if(typeof data12 === "string"){
+if(!pattern53.test(data12)){
+validate148.errors = [{instancePath:instancePath+"/logsBloom",schemaPath:"#/components/schemas/Bloom/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-f]{512}$"},message:"must match pattern \""+"^0x[0-9a-f]{512}$"+"\""}];
+return false;
+}
+}
+else {
+validate148.errors = [{instancePath:instancePath+"/logsBloom",schemaPath:"#/components/schemas/Bloom/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid0 = _errs43 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.status !== undefined){
+let data13 = data.status;
+const _errs46 = errors;
+if(typeof data13 !== "string"){
+validate148.errors = [{instancePath:instancePath+"/status",schemaPath:"#/properties/status/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if(!((data13 === "0x1") || (data13 === "0x0"))){
+validate148.errors = [{instancePath:instancePath+"/status",schemaPath:"#/properties/status/enum",keyword:"enum",params:{allowedValues: schema285.properties.status.enum},message:"must be equal to one of the allowed values"}];
+return false;
+}
+var valid0 = _errs46 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.type !== undefined){
+let data14 = data.type;
+const _errs48 = errors;
+const _errs49 = errors;
+if(errors === _errs49){
+if(typeof data14 === "string"){
+if(!pattern13.test(data14)){
+validate148.errors = [{instancePath:instancePath+"/type",schemaPath:"#/components/schemas/TxType/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]?)$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]?)$"+"\""}];
+return false;
+}
+}
+else {
+validate148.errors = [{instancePath:instancePath+"/type",schemaPath:"#/components/schemas/TxType/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid0 = _errs48 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+else {
+validate148.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate148.errors = vErrors;
+return errors === 0;
+}
+
+
+function validate147(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 const _errs0 = errors;
@@ -8890,8 +10907,8 @@ var valid1 = true;
 const len0 = data.length;
 for(let i0=0; i0<len0; i0++){
 const _errs3 = errors;
-if(!(validate126(data[i0], {instancePath:instancePath+"/" + i0,parentData:data,parentDataProperty:i0,rootData}))){
-vErrors = vErrors === null ? validate126.errors : vErrors.concat(validate126.errors);
+if(!(validate148(data[i0], {instancePath:instancePath+"/" + i0,parentData:data,parentDataProperty:i0,rootData}))){
+vErrors = vErrors === null ? validate148.errors : vErrors.concat(validate148.errors);
 errors = vErrors.length;
 }
 var valid1 = _errs3 === errors;
@@ -8947,7 +10964,7 @@ else {
 vErrors.push(err2);
 }
 errors++;
-validate125.errors = vErrors;
+validate147.errors = vErrors;
 return false;
 }
 else {
@@ -8961,22 +10978,22 @@ vErrors = null;
 }
 }
 }
-validate125.errors = vErrors;
+validate147.errors = vErrors;
 return errors === 0;
 }
 
-export const p_eth_sendTransaction_0 = validate129;
-const schema260 = {"$ref":"urn:chain-node:openrpc#/components/schemas/SendTransactionData"};
-const schema261 = {"title":"SendTransactionData","type":"object","description":"Send-transaction object of `eth_`/`chain_` `sendTransaction` and `signTransaction`, with the payload named `data`. Omitted fields are filled by the node: `nonce` from the pool, `gasPrice` from `gasPrice`, `gas` with the default 1500000000 capped at the chain's per-transaction gas limit (30000000 on a dev chain) (unused gas is returned). `input` is accepted as an alias of `data`; unknown fields are ignored.","additionalProperties":true,"required":["from"],"properties":{"from":{"$ref":"#/components/schemas/Address","description":"Source address; its key must be held by the node and unlocked."},"to":{"description":"Destination; omit (or null) to create a contract.","oneOf":[{"$ref":"#/components/schemas/Address"},{"type":"null"}]},"gas":{"$ref":"#/components/schemas/Quantity","description":"Gas available for execution. Default 1500000000 capped at the chain's per-transaction gas limit (30000000 on a dev chain); unused gas is returned."},"gasPrice":{"$ref":"#/components/schemas/Quantity","description":"Gas price in wei. Default: the node's gas price (`gasPrice`)."},"value":{"$ref":"#/components/schemas/Quantity","description":"Amount sent in wei. Default 0."},"nonce":{"$ref":"#/components/schemas/Quantity","description":"Nonce. Default: the next nonce of the sender in the pool. Reusing the nonce of a pending transaction replaces it."},"data":{"$ref":"#/components/schemas/Data","description":"Payload: encoded method call or contract init code."},"input":{"$ref":"#/components/schemas/Data","description":"Alias of `data` (the `personal_` name); if both are given they must be equal."}}};
+export const p_eth_sendTransaction_0 = validate151;
+const schema312 = {"$ref":"urn:chain-node:openrpc#/components/schemas/SendTransactionData"};
+const schema313 = {"title":"SendTransactionData","type":"object","description":"Send-transaction object of `eth_`/`chain_` `sendTransaction` and `signTransaction`, with the payload named `data`. Omitted fields are filled by the node: `nonce` from the pool, `gasPrice` from `gasPrice`, `gas` with the default 1500000000 capped at the chain's per-transaction gas limit (30000000 on a dev chain) (unused gas is returned). `input` is accepted as an alias of `data`; unknown fields are ignored.","additionalProperties":true,"required":["from"],"properties":{"from":{"$ref":"#/components/schemas/Address","description":"Source address; its key must be held by the node and unlocked."},"to":{"description":"Destination; omit (or null) to create a contract.","oneOf":[{"$ref":"#/components/schemas/Address"},{"type":"null"}]},"gas":{"$ref":"#/components/schemas/Quantity","description":"Gas available for execution. Default 1500000000 capped at the chain's per-transaction gas limit (30000000 on a dev chain); unused gas is returned."},"gasPrice":{"$ref":"#/components/schemas/Quantity","description":"Gas price in wei. Default: the node's gas price (`gasPrice`)."},"value":{"$ref":"#/components/schemas/Quantity","description":"Amount sent in wei. Default 0."},"nonce":{"$ref":"#/components/schemas/Quantity","description":"Nonce. Default: the next nonce of the sender in the pool. Reusing the nonce of a pending transaction replaces it."},"data":{"$ref":"#/components/schemas/Data","description":"Payload: encoded method call or contract init code."},"input":{"$ref":"#/components/schemas/Data","description":"Alias of `data` (the `personal_` name); if both are given they must be equal."}}};
 
-function validate130(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate152(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.from === undefined) && (missing0 = "from")){
-validate130.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate152.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -8987,12 +11004,12 @@ const _errs3 = errors;
 if(errors === _errs3){
 if(typeof data0 === "string"){
 if(!pattern0.test(data0)){
-validate130.errors = [{instancePath:instancePath+"/from",schemaPath:"#/components/schemas/Address/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{40}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{40}$"+"\""}];
+validate152.errors = [{instancePath:instancePath+"/from",schemaPath:"#/components/schemas/Address/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{40}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{40}$"+"\""}];
 return false;
 }
 }
 else {
-validate130.errors = [{instancePath:instancePath+"/from",schemaPath:"#/components/schemas/Address/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate152.errors = [{instancePath:instancePath+"/from",schemaPath:"#/components/schemas/Address/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -9070,7 +11087,7 @@ else {
 vErrors.push(err3);
 }
 errors++;
-validate130.errors = vErrors;
+validate152.errors = vErrors;
 return false;
 }
 else {
@@ -9097,12 +11114,12 @@ const _errs13 = errors;
 if(errors === _errs13){
 if(typeof data2 === "string"){
 if(!pattern5.test(data2)){
-validate130.errors = [{instancePath:instancePath+"/gas",schemaPath:"#/components/schemas/Quantity/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{1,64}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{1,64}$"+"\""}];
+validate152.errors = [{instancePath:instancePath+"/gas",schemaPath:"#/components/schemas/Quantity/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{1,64}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{1,64}$"+"\""}];
 return false;
 }
 }
 else {
-validate130.errors = [{instancePath:instancePath+"/gas",schemaPath:"#/components/schemas/Quantity/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate152.errors = [{instancePath:instancePath+"/gas",schemaPath:"#/components/schemas/Quantity/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -9119,12 +11136,12 @@ const _errs16 = errors;
 if(errors === _errs16){
 if(typeof data3 === "string"){
 if(!pattern5.test(data3)){
-validate130.errors = [{instancePath:instancePath+"/gasPrice",schemaPath:"#/components/schemas/Quantity/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{1,64}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{1,64}$"+"\""}];
+validate152.errors = [{instancePath:instancePath+"/gasPrice",schemaPath:"#/components/schemas/Quantity/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{1,64}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{1,64}$"+"\""}];
 return false;
 }
 }
 else {
-validate130.errors = [{instancePath:instancePath+"/gasPrice",schemaPath:"#/components/schemas/Quantity/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate152.errors = [{instancePath:instancePath+"/gasPrice",schemaPath:"#/components/schemas/Quantity/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -9141,12 +11158,12 @@ const _errs19 = errors;
 if(errors === _errs19){
 if(typeof data4 === "string"){
 if(!pattern5.test(data4)){
-validate130.errors = [{instancePath:instancePath+"/value",schemaPath:"#/components/schemas/Quantity/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{1,64}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{1,64}$"+"\""}];
+validate152.errors = [{instancePath:instancePath+"/value",schemaPath:"#/components/schemas/Quantity/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{1,64}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{1,64}$"+"\""}];
 return false;
 }
 }
 else {
-validate130.errors = [{instancePath:instancePath+"/value",schemaPath:"#/components/schemas/Quantity/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate152.errors = [{instancePath:instancePath+"/value",schemaPath:"#/components/schemas/Quantity/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -9163,12 +11180,12 @@ const _errs22 = errors;
 if(errors === _errs22){
 if(typeof data5 === "string"){
 if(!pattern5.test(data5)){
-validate130.errors = [{instancePath:instancePath+"/nonce",schemaPath:"#/components/schemas/Quantity/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{1,64}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{1,64}$"+"\""}];
+validate152.errors = [{instancePath:instancePath+"/nonce",schemaPath:"#/components/schemas/Quantity/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{1,64}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{1,64}$"+"\""}];
 return false;
 }
 }
 else {
-validate130.errors = [{instancePath:instancePath+"/nonce",schemaPath:"#/components/schemas/Quantity/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate152.errors = [{instancePath:instancePath+"/nonce",schemaPath:"#/components/schemas/Quantity/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -9185,12 +11202,12 @@ const _errs25 = errors;
 if(errors === _errs25){
 if(typeof data6 === "string"){
 if(!pattern9.test(data6)){
-validate130.errors = [{instancePath:instancePath+"/data",schemaPath:"#/components/schemas/Data/pattern",keyword:"pattern",params:{pattern: "^0x([0-9a-fA-F]{2})*$"},message:"must match pattern \""+"^0x([0-9a-fA-F]{2})*$"+"\""}];
+validate152.errors = [{instancePath:instancePath+"/data",schemaPath:"#/components/schemas/Data/pattern",keyword:"pattern",params:{pattern: "^0x([0-9a-fA-F]{2})*$"},message:"must match pattern \""+"^0x([0-9a-fA-F]{2})*$"+"\""}];
 return false;
 }
 }
 else {
-validate130.errors = [{instancePath:instancePath+"/data",schemaPath:"#/components/schemas/Data/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate152.errors = [{instancePath:instancePath+"/data",schemaPath:"#/components/schemas/Data/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -9207,12 +11224,12 @@ const _errs28 = errors;
 if(errors === _errs28){
 if(typeof data7 === "string"){
 if(!pattern9.test(data7)){
-validate130.errors = [{instancePath:instancePath+"/input",schemaPath:"#/components/schemas/Data/pattern",keyword:"pattern",params:{pattern: "^0x([0-9a-fA-F]{2})*$"},message:"must match pattern \""+"^0x([0-9a-fA-F]{2})*$"+"\""}];
+validate152.errors = [{instancePath:instancePath+"/input",schemaPath:"#/components/schemas/Data/pattern",keyword:"pattern",params:{pattern: "^0x([0-9a-fA-F]{2})*$"},message:"must match pattern \""+"^0x([0-9a-fA-F]{2})*$"+"\""}];
 return false;
 }
 }
 else {
-validate130.errors = [{instancePath:instancePath+"/input",schemaPath:"#/components/schemas/Data/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate152.errors = [{instancePath:instancePath+"/input",schemaPath:"#/components/schemas/Data/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -9231,31 +11248,31 @@ var valid0 = true;
 }
 }
 else {
-validate130.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate152.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate130.errors = vErrors;
+validate152.errors = vErrors;
 return errors === 0;
 }
 
 
-function validate129(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate151(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
-if(!(validate130(data, {instancePath,parentData,parentDataProperty,rootData}))){
-vErrors = vErrors === null ? validate130.errors : vErrors.concat(validate130.errors);
+if(!(validate152(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate152.errors : vErrors.concat(validate152.errors);
 errors = vErrors.length;
 }
-validate129.errors = vErrors;
+validate151.errors = vErrors;
 return errors === 0;
 }
 
-export const p_eth_fillTransaction_0 = validate132;
-const schema270 = {"$ref":"urn:chain-node:openrpc#/components/schemas/FillTransactionData"};
-const schema271 = {"title":"FillTransactionData","type":"object","description":"Transaction object of `fillTransaction`: the fields of `sendTransaction`'s, every one optional. Omitted fields are filled as `sendTransaction` fills them: `nonce` from the pool, `gasPrice` from `gasPrice`, `gas` with the default 1500000000 capped at the chain's per-transaction gas limit (30000000 on a dev chain). `input` is accepted as an alias of `data`; unknown fields (EIP-1559 fee caps, `accessList`, `type`) are ignored: the node fills legacy transactions, the kind it signs (DESIGN D10).","additionalProperties":true,"properties":{"from":{"$ref":"#/components/schemas/Address","description":"Sender, whose next nonce is filled in. Any address: no key is needed. Default: the zero address (geth)."},"to":{"description":"Destination; omit (or null) to create a contract.","oneOf":[{"$ref":"#/components/schemas/Address"},{"type":"null"}]},"gas":{"$ref":"#/components/schemas/Quantity","description":"Gas available for execution. Default 1500000000 capped at the chain's per-transaction gas limit (30000000 on a dev chain); unused gas is returned."},"gasPrice":{"$ref":"#/components/schemas/Quantity","description":"Gas price in wei. Default: the node's gas price (`gasPrice`)."},"value":{"$ref":"#/components/schemas/Quantity","description":"Amount sent in wei. Default 0."},"nonce":{"$ref":"#/components/schemas/Quantity","description":"Nonce. Default: the next nonce of the sender in the pool. Reusing the nonce of a pending transaction replaces it."},"data":{"$ref":"#/components/schemas/Data","description":"Payload: encoded method call or contract init code."},"input":{"$ref":"#/components/schemas/Data","description":"Alias of `data` (the `personal_` name); if both are given they must be equal."}}};
+export const p_eth_fillTransaction_0 = validate154;
+const schema322 = {"$ref":"urn:chain-node:openrpc#/components/schemas/FillTransactionData"};
+const schema323 = {"title":"FillTransactionData","type":"object","description":"Transaction object of `fillTransaction`: the fields of `sendTransaction`'s, every one optional. Omitted fields are filled as `sendTransaction` fills them: `nonce` from the pool, `gasPrice` from `gasPrice`, `gas` with the default 1500000000 capped at the chain's per-transaction gas limit (30000000 on a dev chain). `input` is accepted as an alias of `data`; unknown fields (EIP-1559 fee caps, `accessList`, `type`) are ignored: the node fills legacy transactions, the kind it signs (DESIGN D10).","additionalProperties":true,"properties":{"from":{"$ref":"#/components/schemas/Address","description":"Sender, whose next nonce is filled in. Any address: no key is needed. Default: the zero address (geth)."},"to":{"description":"Destination; omit (or null) to create a contract.","oneOf":[{"$ref":"#/components/schemas/Address"},{"type":"null"}]},"gas":{"$ref":"#/components/schemas/Quantity","description":"Gas available for execution. Default 1500000000 capped at the chain's per-transaction gas limit (30000000 on a dev chain); unused gas is returned."},"gasPrice":{"$ref":"#/components/schemas/Quantity","description":"Gas price in wei. Default: the node's gas price (`gasPrice`)."},"value":{"$ref":"#/components/schemas/Quantity","description":"Amount sent in wei. Default 0."},"nonce":{"$ref":"#/components/schemas/Quantity","description":"Nonce. Default: the next nonce of the sender in the pool. Reusing the nonce of a pending transaction replaces it."},"data":{"$ref":"#/components/schemas/Data","description":"Payload: encoded method call or contract init code."},"input":{"$ref":"#/components/schemas/Data","description":"Alias of `data` (the `personal_` name); if both are given they must be equal."}}};
 
-function validate133(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate155(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
@@ -9267,12 +11284,12 @@ const _errs3 = errors;
 if(errors === _errs3){
 if(typeof data0 === "string"){
 if(!pattern0.test(data0)){
-validate133.errors = [{instancePath:instancePath+"/from",schemaPath:"#/components/schemas/Address/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{40}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{40}$"+"\""}];
+validate155.errors = [{instancePath:instancePath+"/from",schemaPath:"#/components/schemas/Address/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{40}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{40}$"+"\""}];
 return false;
 }
 }
 else {
-validate133.errors = [{instancePath:instancePath+"/from",schemaPath:"#/components/schemas/Address/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate155.errors = [{instancePath:instancePath+"/from",schemaPath:"#/components/schemas/Address/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -9350,7 +11367,7 @@ else {
 vErrors.push(err3);
 }
 errors++;
-validate133.errors = vErrors;
+validate155.errors = vErrors;
 return false;
 }
 else {
@@ -9377,12 +11394,12 @@ const _errs13 = errors;
 if(errors === _errs13){
 if(typeof data2 === "string"){
 if(!pattern5.test(data2)){
-validate133.errors = [{instancePath:instancePath+"/gas",schemaPath:"#/components/schemas/Quantity/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{1,64}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{1,64}$"+"\""}];
+validate155.errors = [{instancePath:instancePath+"/gas",schemaPath:"#/components/schemas/Quantity/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{1,64}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{1,64}$"+"\""}];
 return false;
 }
 }
 else {
-validate133.errors = [{instancePath:instancePath+"/gas",schemaPath:"#/components/schemas/Quantity/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate155.errors = [{instancePath:instancePath+"/gas",schemaPath:"#/components/schemas/Quantity/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -9399,12 +11416,12 @@ const _errs16 = errors;
 if(errors === _errs16){
 if(typeof data3 === "string"){
 if(!pattern5.test(data3)){
-validate133.errors = [{instancePath:instancePath+"/gasPrice",schemaPath:"#/components/schemas/Quantity/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{1,64}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{1,64}$"+"\""}];
+validate155.errors = [{instancePath:instancePath+"/gasPrice",schemaPath:"#/components/schemas/Quantity/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{1,64}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{1,64}$"+"\""}];
 return false;
 }
 }
 else {
-validate133.errors = [{instancePath:instancePath+"/gasPrice",schemaPath:"#/components/schemas/Quantity/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate155.errors = [{instancePath:instancePath+"/gasPrice",schemaPath:"#/components/schemas/Quantity/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -9421,12 +11438,12 @@ const _errs19 = errors;
 if(errors === _errs19){
 if(typeof data4 === "string"){
 if(!pattern5.test(data4)){
-validate133.errors = [{instancePath:instancePath+"/value",schemaPath:"#/components/schemas/Quantity/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{1,64}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{1,64}$"+"\""}];
+validate155.errors = [{instancePath:instancePath+"/value",schemaPath:"#/components/schemas/Quantity/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{1,64}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{1,64}$"+"\""}];
 return false;
 }
 }
 else {
-validate133.errors = [{instancePath:instancePath+"/value",schemaPath:"#/components/schemas/Quantity/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate155.errors = [{instancePath:instancePath+"/value",schemaPath:"#/components/schemas/Quantity/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -9443,12 +11460,12 @@ const _errs22 = errors;
 if(errors === _errs22){
 if(typeof data5 === "string"){
 if(!pattern5.test(data5)){
-validate133.errors = [{instancePath:instancePath+"/nonce",schemaPath:"#/components/schemas/Quantity/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{1,64}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{1,64}$"+"\""}];
+validate155.errors = [{instancePath:instancePath+"/nonce",schemaPath:"#/components/schemas/Quantity/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{1,64}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{1,64}$"+"\""}];
 return false;
 }
 }
 else {
-validate133.errors = [{instancePath:instancePath+"/nonce",schemaPath:"#/components/schemas/Quantity/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate155.errors = [{instancePath:instancePath+"/nonce",schemaPath:"#/components/schemas/Quantity/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -9465,12 +11482,12 @@ const _errs25 = errors;
 if(errors === _errs25){
 if(typeof data6 === "string"){
 if(!pattern9.test(data6)){
-validate133.errors = [{instancePath:instancePath+"/data",schemaPath:"#/components/schemas/Data/pattern",keyword:"pattern",params:{pattern: "^0x([0-9a-fA-F]{2})*$"},message:"must match pattern \""+"^0x([0-9a-fA-F]{2})*$"+"\""}];
+validate155.errors = [{instancePath:instancePath+"/data",schemaPath:"#/components/schemas/Data/pattern",keyword:"pattern",params:{pattern: "^0x([0-9a-fA-F]{2})*$"},message:"must match pattern \""+"^0x([0-9a-fA-F]{2})*$"+"\""}];
 return false;
 }
 }
 else {
-validate133.errors = [{instancePath:instancePath+"/data",schemaPath:"#/components/schemas/Data/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate155.errors = [{instancePath:instancePath+"/data",schemaPath:"#/components/schemas/Data/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -9487,12 +11504,12 @@ const _errs28 = errors;
 if(errors === _errs28){
 if(typeof data7 === "string"){
 if(!pattern9.test(data7)){
-validate133.errors = [{instancePath:instancePath+"/input",schemaPath:"#/components/schemas/Data/pattern",keyword:"pattern",params:{pattern: "^0x([0-9a-fA-F]{2})*$"},message:"must match pattern \""+"^0x([0-9a-fA-F]{2})*$"+"\""}];
+validate155.errors = [{instancePath:instancePath+"/input",schemaPath:"#/components/schemas/Data/pattern",keyword:"pattern",params:{pattern: "^0x([0-9a-fA-F]{2})*$"},message:"must match pattern \""+"^0x([0-9a-fA-F]{2})*$"+"\""}];
 return false;
 }
 }
 else {
-validate133.errors = [{instancePath:instancePath+"/input",schemaPath:"#/components/schemas/Data/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate155.errors = [{instancePath:instancePath+"/input",schemaPath:"#/components/schemas/Data/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -9510,46 +11527,46 @@ var valid0 = true;
 }
 }
 else {
-validate133.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate155.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate133.errors = vErrors;
+validate155.errors = vErrors;
 return errors === 0;
 }
 
 
-function validate132(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate154(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
-if(!(validate133(data, {instancePath,parentData,parentDataProperty,rootData}))){
-vErrors = vErrors === null ? validate133.errors : vErrors.concat(validate133.errors);
+if(!(validate155(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate155.errors : vErrors.concat(validate155.errors);
 errors = vErrors.length;
 }
-validate132.errors = vErrors;
+validate154.errors = vErrors;
 return errors === 0;
 }
 
-export const r_eth_fillTransaction = validate135;
-const schema280 = {"$ref":"urn:chain-node:openrpc#/components/schemas/FilledTransaction"};
-const schema281 = {"title":"FilledTransaction","type":"object","description":"The transaction `fillTransaction` filled, not signed: sign it (for `chainId`, EIP-155) and submit it with `sendRawTransaction`.","additionalProperties":false,"required":["raw","tx"],"properties":{"raw":{"$ref":"#/components/schemas/Bytes","description":"RLP of the unsigned transaction: [nonce, gasPrice, gas, to, value, input, 0, 0, 0] (geth)."},"tx":{"$ref":"#/components/schemas/FilledTransactionFields","description":"The transaction's fields."}}};
-const schema283 = {"title":"FilledTransactionFields","type":"object","description":"Fields of a filled, unsigned legacy transaction (EIP-155: signed for `chainId`).","additionalProperties":false,"required":["type","chainId","nonce","gasPrice","gas","to","value","input","hash","v","r","s"],"properties":{"type":{"$ref":"#/components/schemas/TxType","description":"Transaction type: `0x0` (legacy) (DESIGN D10, D11)."},"chainId":{"$ref":"#/components/schemas/Uint","description":"Chain id the transaction is signed for (DESIGN D11)."},"nonce":{"$ref":"#/components/schemas/Uint","description":"Nonce."},"gasPrice":{"$ref":"#/components/schemas/Uint","description":"Gas price in wei."},"gas":{"$ref":"#/components/schemas/Uint","description":"Gas limit."},"to":{"description":"Destination; null for a contract creation.","oneOf":[{"$ref":"#/components/schemas/Address"},{"type":"null"}]},"value":{"$ref":"#/components/schemas/Uint","description":"Amount in wei."},"input":{"$ref":"#/components/schemas/Bytes","description":"Payload."},"hash":{"$ref":"#/components/schemas/Bytes32","description":"keccak256 of `raw` (geth shows it; the transaction's hash once signed differs)."},"v":{"$ref":"#/components/schemas/Uint","description":"Signature V: `0x0`, not signed."},"r":{"$ref":"#/components/schemas/Uint","description":"Signature R: `0x0`, not signed."},"s":{"$ref":"#/components/schemas/Uint","description":"Signature S: `0x0`, not signed."}}};
+export const r_eth_fillTransaction = validate157;
+const schema332 = {"$ref":"urn:chain-node:openrpc#/components/schemas/FilledTransaction"};
+const schema333 = {"title":"FilledTransaction","type":"object","description":"The transaction `fillTransaction` filled, not signed: sign it (for `chainId`, EIP-155) and submit it with `sendRawTransaction`.","additionalProperties":false,"required":["raw","tx"],"properties":{"raw":{"$ref":"#/components/schemas/Bytes","description":"RLP of the unsigned transaction: [nonce, gasPrice, gas, to, value, input, 0, 0, 0] (geth)."},"tx":{"$ref":"#/components/schemas/FilledTransactionFields","description":"The transaction's fields."}}};
+const schema335 = {"title":"FilledTransactionFields","type":"object","description":"Fields of a filled, unsigned legacy transaction (EIP-155: signed for `chainId`).","additionalProperties":false,"required":["type","chainId","nonce","gasPrice","gas","to","value","input","hash","v","r","s"],"properties":{"type":{"$ref":"#/components/schemas/TxType","description":"Transaction type: `0x0` (legacy) (DESIGN D10, D11)."},"chainId":{"$ref":"#/components/schemas/Uint","description":"Chain id the transaction is signed for (DESIGN D11)."},"nonce":{"$ref":"#/components/schemas/Uint","description":"Nonce."},"gasPrice":{"$ref":"#/components/schemas/Uint","description":"Gas price in wei."},"gas":{"$ref":"#/components/schemas/Uint","description":"Gas limit."},"to":{"description":"Destination; null for a contract creation.","oneOf":[{"$ref":"#/components/schemas/Address"},{"type":"null"}]},"value":{"$ref":"#/components/schemas/Uint","description":"Amount in wei."},"input":{"$ref":"#/components/schemas/Bytes","description":"Payload."},"hash":{"$ref":"#/components/schemas/Bytes32","description":"keccak256 of `raw` (geth shows it; the transaction's hash once signed differs)."},"v":{"$ref":"#/components/schemas/Uint","description":"Signature V: `0x0`, not signed."},"r":{"$ref":"#/components/schemas/Uint","description":"Signature R: `0x0`, not signed."},"s":{"$ref":"#/components/schemas/Uint","description":"Signature S: `0x0`, not signed."}}};
 
-function validate137(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate159(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((((((((((((data.type === undefined) && (missing0 = "type")) || ((data.chainId === undefined) && (missing0 = "chainId"))) || ((data.nonce === undefined) && (missing0 = "nonce"))) || ((data.gasPrice === undefined) && (missing0 = "gasPrice"))) || ((data.gas === undefined) && (missing0 = "gas"))) || ((data.to === undefined) && (missing0 = "to"))) || ((data.value === undefined) && (missing0 = "value"))) || ((data.input === undefined) && (missing0 = "input"))) || ((data.hash === undefined) && (missing0 = "hash"))) || ((data.v === undefined) && (missing0 = "v"))) || ((data.r === undefined) && (missing0 = "r"))) || ((data.s === undefined) && (missing0 = "s"))){
-validate137.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate159.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
-if(!(func2.call(schema283.properties, key0))){
-validate137.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+if(!(func2.call(schema335.properties, key0))){
+validate159.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -9562,12 +11579,12 @@ const _errs3 = errors;
 if(errors === _errs3){
 if(typeof data0 === "string"){
 if(!pattern13.test(data0)){
-validate137.errors = [{instancePath:instancePath+"/type",schemaPath:"#/components/schemas/TxType/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]?)$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]?)$"+"\""}];
+validate159.errors = [{instancePath:instancePath+"/type",schemaPath:"#/components/schemas/TxType/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]?)$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]?)$"+"\""}];
 return false;
 }
 }
 else {
-validate137.errors = [{instancePath:instancePath+"/type",schemaPath:"#/components/schemas/TxType/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate159.errors = [{instancePath:instancePath+"/type",schemaPath:"#/components/schemas/TxType/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -9584,12 +11601,12 @@ const _errs6 = errors;
 if(errors === _errs6){
 if(typeof data1 === "string"){
 if(!pattern14.test(data1)){
-validate137.errors = [{instancePath:instancePath+"/chainId",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
+validate159.errors = [{instancePath:instancePath+"/chainId",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
 return false;
 }
 }
 else {
-validate137.errors = [{instancePath:instancePath+"/chainId",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate159.errors = [{instancePath:instancePath+"/chainId",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -9606,12 +11623,12 @@ const _errs9 = errors;
 if(errors === _errs9){
 if(typeof data2 === "string"){
 if(!pattern14.test(data2)){
-validate137.errors = [{instancePath:instancePath+"/nonce",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
+validate159.errors = [{instancePath:instancePath+"/nonce",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
 return false;
 }
 }
 else {
-validate137.errors = [{instancePath:instancePath+"/nonce",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate159.errors = [{instancePath:instancePath+"/nonce",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -9628,12 +11645,12 @@ const _errs12 = errors;
 if(errors === _errs12){
 if(typeof data3 === "string"){
 if(!pattern14.test(data3)){
-validate137.errors = [{instancePath:instancePath+"/gasPrice",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
+validate159.errors = [{instancePath:instancePath+"/gasPrice",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
 return false;
 }
 }
 else {
-validate137.errors = [{instancePath:instancePath+"/gasPrice",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate159.errors = [{instancePath:instancePath+"/gasPrice",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -9650,12 +11667,12 @@ const _errs15 = errors;
 if(errors === _errs15){
 if(typeof data4 === "string"){
 if(!pattern14.test(data4)){
-validate137.errors = [{instancePath:instancePath+"/gas",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
+validate159.errors = [{instancePath:instancePath+"/gas",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
 return false;
 }
 }
 else {
-validate137.errors = [{instancePath:instancePath+"/gas",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate159.errors = [{instancePath:instancePath+"/gas",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -9733,7 +11750,7 @@ else {
 vErrors.push(err3);
 }
 errors++;
-validate137.errors = vErrors;
+validate159.errors = vErrors;
 return false;
 }
 else {
@@ -9760,12 +11777,12 @@ const _errs25 = errors;
 if(errors === _errs25){
 if(typeof data6 === "string"){
 if(!pattern14.test(data6)){
-validate137.errors = [{instancePath:instancePath+"/value",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
+validate159.errors = [{instancePath:instancePath+"/value",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
 return false;
 }
 }
 else {
-validate137.errors = [{instancePath:instancePath+"/value",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate159.errors = [{instancePath:instancePath+"/value",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -9782,12 +11799,12 @@ const _errs28 = errors;
 if(errors === _errs28){
 if(typeof data7 === "string"){
 if(!pattern12.test(data7)){
-validate137.errors = [{instancePath:instancePath+"/input",schemaPath:"#/components/schemas/Bytes/pattern",keyword:"pattern",params:{pattern: "^0x([0-9a-f]{2})*$"},message:"must match pattern \""+"^0x([0-9a-f]{2})*$"+"\""}];
+validate159.errors = [{instancePath:instancePath+"/input",schemaPath:"#/components/schemas/Bytes/pattern",keyword:"pattern",params:{pattern: "^0x([0-9a-f]{2})*$"},message:"must match pattern \""+"^0x([0-9a-f]{2})*$"+"\""}];
 return false;
 }
 }
 else {
-validate137.errors = [{instancePath:instancePath+"/input",schemaPath:"#/components/schemas/Bytes/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate159.errors = [{instancePath:instancePath+"/input",schemaPath:"#/components/schemas/Bytes/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -9804,12 +11821,12 @@ const _errs31 = errors;
 if(errors === _errs31){
 if(typeof data8 === "string"){
 if(!pattern11.test(data8)){
-validate137.errors = [{instancePath:instancePath+"/hash",schemaPath:"#/components/schemas/Bytes32/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-f]{64}$"},message:"must match pattern \""+"^0x[0-9a-f]{64}$"+"\""}];
+validate159.errors = [{instancePath:instancePath+"/hash",schemaPath:"#/components/schemas/Bytes32/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-f]{64}$"},message:"must match pattern \""+"^0x[0-9a-f]{64}$"+"\""}];
 return false;
 }
 }
 else {
-validate137.errors = [{instancePath:instancePath+"/hash",schemaPath:"#/components/schemas/Bytes32/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate159.errors = [{instancePath:instancePath+"/hash",schemaPath:"#/components/schemas/Bytes32/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -9826,12 +11843,12 @@ const _errs34 = errors;
 if(errors === _errs34){
 if(typeof data9 === "string"){
 if(!pattern14.test(data9)){
-validate137.errors = [{instancePath:instancePath+"/v",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
+validate159.errors = [{instancePath:instancePath+"/v",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
 return false;
 }
 }
 else {
-validate137.errors = [{instancePath:instancePath+"/v",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate159.errors = [{instancePath:instancePath+"/v",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -9848,12 +11865,12 @@ const _errs37 = errors;
 if(errors === _errs37){
 if(typeof data10 === "string"){
 if(!pattern14.test(data10)){
-validate137.errors = [{instancePath:instancePath+"/r",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
+validate159.errors = [{instancePath:instancePath+"/r",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
 return false;
 }
 }
 else {
-validate137.errors = [{instancePath:instancePath+"/r",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate159.errors = [{instancePath:instancePath+"/r",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -9870,12 +11887,12 @@ const _errs40 = errors;
 if(errors === _errs40){
 if(typeof data11 === "string"){
 if(!pattern14.test(data11)){
-validate137.errors = [{instancePath:instancePath+"/s",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
+validate159.errors = [{instancePath:instancePath+"/s",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
 return false;
 }
 }
 else {
-validate137.errors = [{instancePath:instancePath+"/s",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate159.errors = [{instancePath:instancePath+"/s",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -9899,30 +11916,30 @@ var valid0 = true;
 }
 }
 else {
-validate137.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate159.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate137.errors = vErrors;
+validate159.errors = vErrors;
 return errors === 0;
 }
 
 
-function validate136(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate158(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.raw === undefined) && (missing0 = "raw")) || ((data.tx === undefined) && (missing0 = "tx"))){
-validate136.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate158.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
 if(!((key0 === "raw") || (key0 === "tx"))){
-validate136.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate158.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -9935,12 +11952,12 @@ const _errs3 = errors;
 if(errors === _errs3){
 if(typeof data0 === "string"){
 if(!pattern12.test(data0)){
-validate136.errors = [{instancePath:instancePath+"/raw",schemaPath:"#/components/schemas/Bytes/pattern",keyword:"pattern",params:{pattern: "^0x([0-9a-f]{2})*$"},message:"must match pattern \""+"^0x([0-9a-f]{2})*$"+"\""}];
+validate158.errors = [{instancePath:instancePath+"/raw",schemaPath:"#/components/schemas/Bytes/pattern",keyword:"pattern",params:{pattern: "^0x([0-9a-f]{2})*$"},message:"must match pattern \""+"^0x([0-9a-f]{2})*$"+"\""}];
 return false;
 }
 }
 else {
-validate136.errors = [{instancePath:instancePath+"/raw",schemaPath:"#/components/schemas/Bytes/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate158.errors = [{instancePath:instancePath+"/raw",schemaPath:"#/components/schemas/Bytes/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -9952,8 +11969,8 @@ var valid0 = true;
 if(valid0){
 if(data.tx !== undefined){
 const _errs5 = errors;
-if(!(validate137(data.tx, {instancePath:instancePath+"/tx",parentData:data,parentDataProperty:"tx",rootData}))){
-vErrors = vErrors === null ? validate137.errors : vErrors.concat(validate137.errors);
+if(!(validate159(data.tx, {instancePath:instancePath+"/tx",parentData:data,parentDataProperty:"tx",rootData}))){
+vErrors = vErrors === null ? validate159.errors : vErrors.concat(validate159.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs5 === errors;
@@ -9966,44 +11983,44 @@ var valid0 = true;
 }
 }
 else {
-validate136.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate158.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate136.errors = vErrors;
+validate158.errors = vErrors;
 return errors === 0;
 }
 
 
-function validate135(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate157(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
-if(!(validate136(data, {instancePath,parentData,parentDataProperty,rootData}))){
-vErrors = vErrors === null ? validate136.errors : vErrors.concat(validate136.errors);
+if(!(validate158(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate158.errors : vErrors.concat(validate158.errors);
 errors = vErrors.length;
 }
-validate135.errors = vErrors;
+validate157.errors = vErrors;
 return errors === 0;
 }
 
-export const r_eth_pendingTransactions = validate140;
-const schema296 = {"type":"array","items":{"$ref":"urn:chain-node:openrpc#/components/schemas/Transaction"}};
+export const r_eth_pendingTransactions = validate162;
+const schema348 = {"type":"array","items":{"$ref":"urn:chain-node:openrpc#/components/schemas/Transaction"}};
 
-function validate141(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate163(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((((((((((((((((data.blockHash === undefined) && (missing0 = "blockHash")) || ((data.blockNumber === undefined) && (missing0 = "blockNumber"))) || ((data.blockTimestamp === undefined) && (missing0 = "blockTimestamp"))) || ((data.from === undefined) && (missing0 = "from"))) || ((data.gas === undefined) && (missing0 = "gas"))) || ((data.gasPrice === undefined) && (missing0 = "gasPrice"))) || ((data.hash === undefined) && (missing0 = "hash"))) || ((data.input === undefined) && (missing0 = "input"))) || ((data.nonce === undefined) && (missing0 = "nonce"))) || ((data.to === undefined) && (missing0 = "to"))) || ((data.transactionIndex === undefined) && (missing0 = "transactionIndex"))) || ((data.value === undefined) && (missing0 = "value"))) || ((data.type === undefined) && (missing0 = "type"))) || ((data.v === undefined) && (missing0 = "v"))) || ((data.r === undefined) && (missing0 = "r"))) || ((data.s === undefined) && (missing0 = "s"))){
-validate141.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate163.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
 if(!(func2.call(schema122.properties, key0))){
-validate141.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate163.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -10077,7 +12094,7 @@ else {
 vErrors.push(err3);
 }
 errors++;
-validate141.errors = vErrors;
+validate163.errors = vErrors;
 return false;
 }
 else {
@@ -10165,7 +12182,7 @@ else {
 vErrors.push(err7);
 }
 errors++;
-validate141.errors = vErrors;
+validate163.errors = vErrors;
 return false;
 }
 else {
@@ -10253,7 +12270,7 @@ else {
 vErrors.push(err11);
 }
 errors++;
-validate141.errors = vErrors;
+validate163.errors = vErrors;
 return false;
 }
 else {
@@ -10280,12 +12297,12 @@ const _errs24 = errors;
 if(errors === _errs24){
 if(typeof data3 === "string"){
 if(!pattern0.test(data3)){
-validate141.errors = [{instancePath:instancePath+"/from",schemaPath:"#/components/schemas/Address/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{40}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{40}$"+"\""}];
+validate163.errors = [{instancePath:instancePath+"/from",schemaPath:"#/components/schemas/Address/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{40}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{40}$"+"\""}];
 return false;
 }
 }
 else {
-validate141.errors = [{instancePath:instancePath+"/from",schemaPath:"#/components/schemas/Address/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate163.errors = [{instancePath:instancePath+"/from",schemaPath:"#/components/schemas/Address/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -10302,12 +12319,12 @@ const _errs27 = errors;
 if(errors === _errs27){
 if(typeof data4 === "string"){
 if(!pattern14.test(data4)){
-validate141.errors = [{instancePath:instancePath+"/gas",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
+validate163.errors = [{instancePath:instancePath+"/gas",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
 return false;
 }
 }
 else {
-validate141.errors = [{instancePath:instancePath+"/gas",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate163.errors = [{instancePath:instancePath+"/gas",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -10324,12 +12341,12 @@ const _errs30 = errors;
 if(errors === _errs30){
 if(typeof data5 === "string"){
 if(!pattern14.test(data5)){
-validate141.errors = [{instancePath:instancePath+"/gasPrice",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
+validate163.errors = [{instancePath:instancePath+"/gasPrice",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
 return false;
 }
 }
 else {
-validate141.errors = [{instancePath:instancePath+"/gasPrice",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate163.errors = [{instancePath:instancePath+"/gasPrice",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -10346,12 +12363,12 @@ const _errs33 = errors;
 if(errors === _errs33){
 if(typeof data6 === "string"){
 if(!pattern11.test(data6)){
-validate141.errors = [{instancePath:instancePath+"/hash",schemaPath:"#/components/schemas/Bytes32/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-f]{64}$"},message:"must match pattern \""+"^0x[0-9a-f]{64}$"+"\""}];
+validate163.errors = [{instancePath:instancePath+"/hash",schemaPath:"#/components/schemas/Bytes32/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-f]{64}$"},message:"must match pattern \""+"^0x[0-9a-f]{64}$"+"\""}];
 return false;
 }
 }
 else {
-validate141.errors = [{instancePath:instancePath+"/hash",schemaPath:"#/components/schemas/Bytes32/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate163.errors = [{instancePath:instancePath+"/hash",schemaPath:"#/components/schemas/Bytes32/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -10368,12 +12385,12 @@ const _errs36 = errors;
 if(errors === _errs36){
 if(typeof data7 === "string"){
 if(!pattern12.test(data7)){
-validate141.errors = [{instancePath:instancePath+"/input",schemaPath:"#/components/schemas/Bytes/pattern",keyword:"pattern",params:{pattern: "^0x([0-9a-f]{2})*$"},message:"must match pattern \""+"^0x([0-9a-f]{2})*$"+"\""}];
+validate163.errors = [{instancePath:instancePath+"/input",schemaPath:"#/components/schemas/Bytes/pattern",keyword:"pattern",params:{pattern: "^0x([0-9a-f]{2})*$"},message:"must match pattern \""+"^0x([0-9a-f]{2})*$"+"\""}];
 return false;
 }
 }
 else {
-validate141.errors = [{instancePath:instancePath+"/input",schemaPath:"#/components/schemas/Bytes/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate163.errors = [{instancePath:instancePath+"/input",schemaPath:"#/components/schemas/Bytes/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -10390,12 +12407,12 @@ const _errs39 = errors;
 if(errors === _errs39){
 if(typeof data8 === "string"){
 if(!pattern14.test(data8)){
-validate141.errors = [{instancePath:instancePath+"/nonce",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
+validate163.errors = [{instancePath:instancePath+"/nonce",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
 return false;
 }
 }
 else {
-validate141.errors = [{instancePath:instancePath+"/nonce",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate163.errors = [{instancePath:instancePath+"/nonce",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -10473,7 +12490,7 @@ else {
 vErrors.push(err15);
 }
 errors++;
-validate141.errors = vErrors;
+validate163.errors = vErrors;
 return false;
 }
 else {
@@ -10561,7 +12578,7 @@ else {
 vErrors.push(err19);
 }
 errors++;
-validate141.errors = vErrors;
+validate163.errors = vErrors;
 return false;
 }
 else {
@@ -10588,12 +12605,12 @@ const _errs56 = errors;
 if(errors === _errs56){
 if(typeof data11 === "string"){
 if(!pattern14.test(data11)){
-validate141.errors = [{instancePath:instancePath+"/value",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
+validate163.errors = [{instancePath:instancePath+"/value",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
 return false;
 }
 }
 else {
-validate141.errors = [{instancePath:instancePath+"/value",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate163.errors = [{instancePath:instancePath+"/value",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -10610,12 +12627,12 @@ const _errs59 = errors;
 if(errors === _errs59){
 if(typeof data12 === "string"){
 if(!pattern13.test(data12)){
-validate141.errors = [{instancePath:instancePath+"/type",schemaPath:"#/components/schemas/TxType/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]?)$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]?)$"+"\""}];
+validate163.errors = [{instancePath:instancePath+"/type",schemaPath:"#/components/schemas/TxType/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]?)$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]?)$"+"\""}];
 return false;
 }
 }
 else {
-validate141.errors = [{instancePath:instancePath+"/type",schemaPath:"#/components/schemas/TxType/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate163.errors = [{instancePath:instancePath+"/type",schemaPath:"#/components/schemas/TxType/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -10632,12 +12649,12 @@ const _errs62 = errors;
 if(errors === _errs62){
 if(typeof data13 === "string"){
 if(!pattern14.test(data13)){
-validate141.errors = [{instancePath:instancePath+"/chainId",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
+validate163.errors = [{instancePath:instancePath+"/chainId",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
 return false;
 }
 }
 else {
-validate141.errors = [{instancePath:instancePath+"/chainId",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate163.errors = [{instancePath:instancePath+"/chainId",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -10654,12 +12671,12 @@ const _errs65 = errors;
 if(errors === _errs65){
 if(typeof data14 === "string"){
 if(!pattern14.test(data14)){
-validate141.errors = [{instancePath:instancePath+"/v",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
+validate163.errors = [{instancePath:instancePath+"/v",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
 return false;
 }
 }
 else {
-validate141.errors = [{instancePath:instancePath+"/v",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate163.errors = [{instancePath:instancePath+"/v",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -10676,12 +12693,12 @@ const _errs68 = errors;
 if(errors === _errs68){
 if(typeof data15 === "string"){
 if(!pattern14.test(data15)){
-validate141.errors = [{instancePath:instancePath+"/r",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
+validate163.errors = [{instancePath:instancePath+"/r",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
 return false;
 }
 }
 else {
-validate141.errors = [{instancePath:instancePath+"/r",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate163.errors = [{instancePath:instancePath+"/r",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -10698,12 +12715,12 @@ const _errs71 = errors;
 if(errors === _errs71){
 if(typeof data16 === "string"){
 if(!pattern14.test(data16)){
-validate141.errors = [{instancePath:instancePath+"/s",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
+validate163.errors = [{instancePath:instancePath+"/s",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
 return false;
 }
 }
 else {
-validate141.errors = [{instancePath:instancePath+"/s",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate163.errors = [{instancePath:instancePath+"/s",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -10720,12 +12737,12 @@ const _errs74 = errors;
 if(errors === _errs74){
 if(typeof data17 === "string"){
 if(!pattern14.test(data17)){
-validate141.errors = [{instancePath:instancePath+"/yParity",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
+validate163.errors = [{instancePath:instancePath+"/yParity",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
 return false;
 }
 }
 else {
-validate141.errors = [{instancePath:instancePath+"/yParity",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate163.errors = [{instancePath:instancePath+"/yParity",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -10742,12 +12759,12 @@ const _errs77 = errors;
 if(errors === _errs77){
 if(typeof data18 === "string"){
 if(!pattern14.test(data18)){
-validate141.errors = [{instancePath:instancePath+"/maxFeePerGas",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
+validate163.errors = [{instancePath:instancePath+"/maxFeePerGas",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
 return false;
 }
 }
 else {
-validate141.errors = [{instancePath:instancePath+"/maxFeePerGas",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate163.errors = [{instancePath:instancePath+"/maxFeePerGas",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -10764,12 +12781,12 @@ const _errs80 = errors;
 if(errors === _errs80){
 if(typeof data19 === "string"){
 if(!pattern14.test(data19)){
-validate141.errors = [{instancePath:instancePath+"/maxPriorityFeePerGas",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
+validate163.errors = [{instancePath:instancePath+"/maxPriorityFeePerGas",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
 return false;
 }
 }
 else {
-validate141.errors = [{instancePath:instancePath+"/maxPriorityFeePerGas",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate163.errors = [{instancePath:instancePath+"/maxPriorityFeePerGas",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -10814,16 +12831,16 @@ var valid0 = true;
 }
 }
 else {
-validate141.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate163.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate141.errors = vErrors;
+validate163.errors = vErrors;
 return errors === 0;
 }
 
 
-function validate140(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate162(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
@@ -10832,8 +12849,8 @@ var valid0 = true;
 const len0 = data.length;
 for(let i0=0; i0<len0; i0++){
 const _errs1 = errors;
-if(!(validate141(data[i0], {instancePath:instancePath+"/" + i0,parentData:data,parentDataProperty:i0,rootData}))){
-vErrors = vErrors === null ? validate141.errors : vErrors.concat(validate141.errors);
+if(!(validate163(data[i0], {instancePath:instancePath+"/" + i0,parentData:data,parentDataProperty:i0,rootData}))){
+vErrors = vErrors === null ? validate163.errors : vErrors.concat(validate163.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs1 === errors;
@@ -10843,26 +12860,26 @@ break;
 }
 }
 else {
-validate140.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate162.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
-validate140.errors = vErrors;
+validate162.errors = vErrors;
 return errors === 0;
 }
 
-export const p_eth_resend_0 = validate144;
-const schema318 = {"$ref":"urn:chain-node:openrpc#/components/schemas/ResendTransaction"};
-const schema319 = {"title":"ResendTransaction","type":"object","description":"The pool transaction to replace in `resend`, identified by `from` and `nonce`, with its other fields as sent. The payload may be given as `data` or `input` (`input` is the newer name and is preferred). Unknown fields are ignored.","additionalProperties":true,"required":["from"],"properties":{"from":{"$ref":"#/components/schemas/Address","description":"Sender of the pool transaction; its key must be held by the node and unlocked."},"to":{"description":"Destination of the pool transaction (null for a contract creation).","oneOf":[{"$ref":"#/components/schemas/Address"},{"type":"null"}]},"gas":{"$ref":"#/components/schemas/Quantity","description":"Gas limit of the pool transaction."},"gasPrice":{"$ref":"#/components/schemas/Quantity","description":"Gas price of the pool transaction."},"value":{"$ref":"#/components/schemas/Quantity","description":"Amount of the pool transaction in wei."},"nonce":{"$ref":"#/components/schemas/Quantity","description":"Nonce of the pool transaction to replace."},"data":{"$ref":"#/components/schemas/Data","description":"Payload of the pool transaction (older name)."},"input":{"$ref":"#/components/schemas/Data","description":"Payload of the pool transaction (preferred name)."}}};
+export const p_eth_resend_0 = validate166;
+const schema370 = {"$ref":"urn:chain-node:openrpc#/components/schemas/ResendTransaction"};
+const schema371 = {"title":"ResendTransaction","type":"object","description":"The pool transaction to replace in `resend`, identified by `from` and `nonce`, with its other fields as sent. The payload may be given as `data` or `input` (`input` is the newer name and is preferred). Unknown fields are ignored.","additionalProperties":true,"required":["from"],"properties":{"from":{"$ref":"#/components/schemas/Address","description":"Sender of the pool transaction; its key must be held by the node and unlocked."},"to":{"description":"Destination of the pool transaction (null for a contract creation).","oneOf":[{"$ref":"#/components/schemas/Address"},{"type":"null"}]},"gas":{"$ref":"#/components/schemas/Quantity","description":"Gas limit of the pool transaction."},"gasPrice":{"$ref":"#/components/schemas/Quantity","description":"Gas price of the pool transaction."},"value":{"$ref":"#/components/schemas/Quantity","description":"Amount of the pool transaction in wei."},"nonce":{"$ref":"#/components/schemas/Quantity","description":"Nonce of the pool transaction to replace."},"data":{"$ref":"#/components/schemas/Data","description":"Payload of the pool transaction (older name)."},"input":{"$ref":"#/components/schemas/Data","description":"Payload of the pool transaction (preferred name)."}}};
 
-function validate145(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate167(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.from === undefined) && (missing0 = "from")){
-validate145.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate167.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -10873,12 +12890,12 @@ const _errs3 = errors;
 if(errors === _errs3){
 if(typeof data0 === "string"){
 if(!pattern0.test(data0)){
-validate145.errors = [{instancePath:instancePath+"/from",schemaPath:"#/components/schemas/Address/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{40}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{40}$"+"\""}];
+validate167.errors = [{instancePath:instancePath+"/from",schemaPath:"#/components/schemas/Address/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{40}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{40}$"+"\""}];
 return false;
 }
 }
 else {
-validate145.errors = [{instancePath:instancePath+"/from",schemaPath:"#/components/schemas/Address/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate167.errors = [{instancePath:instancePath+"/from",schemaPath:"#/components/schemas/Address/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -10956,7 +12973,7 @@ else {
 vErrors.push(err3);
 }
 errors++;
-validate145.errors = vErrors;
+validate167.errors = vErrors;
 return false;
 }
 else {
@@ -10983,12 +13000,12 @@ const _errs13 = errors;
 if(errors === _errs13){
 if(typeof data2 === "string"){
 if(!pattern5.test(data2)){
-validate145.errors = [{instancePath:instancePath+"/gas",schemaPath:"#/components/schemas/Quantity/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{1,64}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{1,64}$"+"\""}];
+validate167.errors = [{instancePath:instancePath+"/gas",schemaPath:"#/components/schemas/Quantity/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{1,64}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{1,64}$"+"\""}];
 return false;
 }
 }
 else {
-validate145.errors = [{instancePath:instancePath+"/gas",schemaPath:"#/components/schemas/Quantity/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate167.errors = [{instancePath:instancePath+"/gas",schemaPath:"#/components/schemas/Quantity/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -11005,12 +13022,12 @@ const _errs16 = errors;
 if(errors === _errs16){
 if(typeof data3 === "string"){
 if(!pattern5.test(data3)){
-validate145.errors = [{instancePath:instancePath+"/gasPrice",schemaPath:"#/components/schemas/Quantity/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{1,64}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{1,64}$"+"\""}];
+validate167.errors = [{instancePath:instancePath+"/gasPrice",schemaPath:"#/components/schemas/Quantity/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{1,64}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{1,64}$"+"\""}];
 return false;
 }
 }
 else {
-validate145.errors = [{instancePath:instancePath+"/gasPrice",schemaPath:"#/components/schemas/Quantity/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate167.errors = [{instancePath:instancePath+"/gasPrice",schemaPath:"#/components/schemas/Quantity/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -11027,12 +13044,12 @@ const _errs19 = errors;
 if(errors === _errs19){
 if(typeof data4 === "string"){
 if(!pattern5.test(data4)){
-validate145.errors = [{instancePath:instancePath+"/value",schemaPath:"#/components/schemas/Quantity/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{1,64}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{1,64}$"+"\""}];
+validate167.errors = [{instancePath:instancePath+"/value",schemaPath:"#/components/schemas/Quantity/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{1,64}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{1,64}$"+"\""}];
 return false;
 }
 }
 else {
-validate145.errors = [{instancePath:instancePath+"/value",schemaPath:"#/components/schemas/Quantity/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate167.errors = [{instancePath:instancePath+"/value",schemaPath:"#/components/schemas/Quantity/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -11049,12 +13066,12 @@ const _errs22 = errors;
 if(errors === _errs22){
 if(typeof data5 === "string"){
 if(!pattern5.test(data5)){
-validate145.errors = [{instancePath:instancePath+"/nonce",schemaPath:"#/components/schemas/Quantity/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{1,64}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{1,64}$"+"\""}];
+validate167.errors = [{instancePath:instancePath+"/nonce",schemaPath:"#/components/schemas/Quantity/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{1,64}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{1,64}$"+"\""}];
 return false;
 }
 }
 else {
-validate145.errors = [{instancePath:instancePath+"/nonce",schemaPath:"#/components/schemas/Quantity/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate167.errors = [{instancePath:instancePath+"/nonce",schemaPath:"#/components/schemas/Quantity/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -11071,12 +13088,12 @@ const _errs25 = errors;
 if(errors === _errs25){
 if(typeof data6 === "string"){
 if(!pattern9.test(data6)){
-validate145.errors = [{instancePath:instancePath+"/data",schemaPath:"#/components/schemas/Data/pattern",keyword:"pattern",params:{pattern: "^0x([0-9a-fA-F]{2})*$"},message:"must match pattern \""+"^0x([0-9a-fA-F]{2})*$"+"\""}];
+validate167.errors = [{instancePath:instancePath+"/data",schemaPath:"#/components/schemas/Data/pattern",keyword:"pattern",params:{pattern: "^0x([0-9a-fA-F]{2})*$"},message:"must match pattern \""+"^0x([0-9a-fA-F]{2})*$"+"\""}];
 return false;
 }
 }
 else {
-validate145.errors = [{instancePath:instancePath+"/data",schemaPath:"#/components/schemas/Data/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate167.errors = [{instancePath:instancePath+"/data",schemaPath:"#/components/schemas/Data/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -11093,12 +13110,12 @@ const _errs28 = errors;
 if(errors === _errs28){
 if(typeof data7 === "string"){
 if(!pattern9.test(data7)){
-validate145.errors = [{instancePath:instancePath+"/input",schemaPath:"#/components/schemas/Data/pattern",keyword:"pattern",params:{pattern: "^0x([0-9a-fA-F]{2})*$"},message:"must match pattern \""+"^0x([0-9a-fA-F]{2})*$"+"\""}];
+validate167.errors = [{instancePath:instancePath+"/input",schemaPath:"#/components/schemas/Data/pattern",keyword:"pattern",params:{pattern: "^0x([0-9a-fA-F]{2})*$"},message:"must match pattern \""+"^0x([0-9a-fA-F]{2})*$"+"\""}];
 return false;
 }
 }
 else {
-validate145.errors = [{instancePath:instancePath+"/input",schemaPath:"#/components/schemas/Data/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate167.errors = [{instancePath:instancePath+"/input",schemaPath:"#/components/schemas/Data/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -11117,56 +13134,56 @@ var valid0 = true;
 }
 }
 else {
-validate145.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate167.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate145.errors = vErrors;
+validate167.errors = vErrors;
 return errors === 0;
 }
 
 
-function validate144(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate166(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
-if(!(validate145(data, {instancePath,parentData,parentDataProperty,rootData}))){
-vErrors = vErrors === null ? validate145.errors : vErrors.concat(validate145.errors);
+if(!(validate167(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate167.errors : vErrors.concat(validate167.errors);
 errors = vErrors.length;
 }
-validate144.errors = vErrors;
+validate166.errors = vErrors;
 return errors === 0;
 }
 
-export const r_eth_newPendingTransactionFilter = validate147;
-const schema328 = {"$ref":"urn:chain-node:openrpc#/components/schemas/FilterId"};
-const schema329 = {"title":"FilterId","type":"string","pattern":"^0x[0-9a-fA-F]{1,64}$","description":"Filter identifier as 0x-prefixed hex, as returned by `newFilter`, `newBlockFilter` and `newPendingTransactionFilter`. The node issues random ids in canonical quantity form (no leading zeros, lower case), so clients that treat it as data and clients that treat it as a quantity both work; it is accepted back in any case."};
+export const r_eth_newPendingTransactionFilter = validate169;
+const schema380 = {"$ref":"urn:chain-node:openrpc#/components/schemas/FilterId"};
+const schema381 = {"title":"FilterId","type":"string","pattern":"^0x[0-9a-fA-F]{1,64}$","description":"Filter identifier as 0x-prefixed hex, as returned by `newFilter`, `newBlockFilter` and `newPendingTransactionFilter`. The node issues random ids in canonical quantity form (no leading zeros, lower case), so clients that treat it as data and clients that treat it as a quantity both work; it is accepted back in any case."};
 
-function validate147(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate169(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 const _errs0 = errors;
 if(errors === _errs0){
 if(typeof data === "string"){
 if(!pattern5.test(data)){
-validate147.errors = [{instancePath,schemaPath:"urn:chain-node:openrpc#/components/schemas/FilterId/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{1,64}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{1,64}$"+"\""}];
+validate169.errors = [{instancePath,schemaPath:"urn:chain-node:openrpc#/components/schemas/FilterId/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{1,64}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{1,64}$"+"\""}];
 return false;
 }
 }
 else {
-validate147.errors = [{instancePath,schemaPath:"urn:chain-node:openrpc#/components/schemas/FilterId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate169.errors = [{instancePath,schemaPath:"urn:chain-node:openrpc#/components/schemas/FilterId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
-validate147.errors = vErrors;
+validate169.errors = vErrors;
 return errors === 0;
 }
 
-export const p_eth_newFilter_0 = validate148;
-const schema330 = {"$ref":"urn:chain-node:openrpc#/components/schemas/FilterOptions"};
-const schema331 = {"title":"FilterOptions","type":"object","description":"Filter options of `newFilter` and `getLogs`. Both spellings are accepted: the spec's `fromblock`, `toblock`, `blockhash`, `topic` and the camelCase `fromBlock`, `toBlock`, `blockHash`, `topics` that Ethereum clients send (when both spellings of one field are given, the camelCase one wins). `blockHash` (getLogs only) selects the logs of one block and cannot be combined with a block range. The range defaults to `latest`..`latest`. Unknown fields are ignored.","additionalProperties":true,"properties":{"fromBlock":{"$ref":"#/components/schemas/BlockNumberOrTag","description":"First block of the range. Default `latest`."},"toBlock":{"$ref":"#/components/schemas/BlockNumberOrTag","description":"Last block of the range. Default `latest`."},"blockHash":{"$ref":"#/components/schemas/Hash32","description":"Returns only logs of the block with this hash (getLogs)."},"address":{"$ref":"#/components/schemas/FilterAddress","description":"Contract address or addresses that generate the logs."},"topics":{"$ref":"#/components/schemas/FilterTopics","description":"Topic filter."},"fromblock":{"$ref":"#/components/schemas/BlockNumberOrTag","description":"Spec spelling of `fromBlock`."},"toblock":{"$ref":"#/components/schemas/BlockNumberOrTag","description":"Spec spelling of `toBlock`."},"blockhash":{"$ref":"#/components/schemas/Hash32","description":"Spec spelling of `blockHash`."},"topic":{"$ref":"#/components/schemas/FilterTopics","description":"Spec spelling of `topics`."}}};
-const schema333 = {"title":"FilterAddress","description":"Contract address or addresses whose logs match; null or absent matches any address.","oneOf":[{"$ref":"#/components/schemas/Address"},{"type":"array","items":{"$ref":"#/components/schemas/Address"}},{"type":"null"}]};
+export const p_eth_newFilter_0 = validate170;
+const schema382 = {"$ref":"urn:chain-node:openrpc#/components/schemas/FilterOptions"};
+const schema383 = {"title":"FilterOptions","type":"object","description":"Filter options of `newFilter` and `getLogs`. Both spellings are accepted: the spec's `fromblock`, `toblock`, `blockhash`, `topic` and the camelCase `fromBlock`, `toBlock`, `blockHash`, `topics` that Ethereum clients send (when both spellings of one field are given, the camelCase one wins). `blockHash` (getLogs only) selects the logs of one block and cannot be combined with a block range. The range defaults to `latest`..`latest`. Unknown fields are ignored.","additionalProperties":true,"properties":{"fromBlock":{"$ref":"#/components/schemas/BlockNumberOrTag","description":"First block of the range. Default `latest`."},"toBlock":{"$ref":"#/components/schemas/BlockNumberOrTag","description":"Last block of the range. Default `latest`."},"blockHash":{"$ref":"#/components/schemas/Hash32","description":"Returns only logs of the block with this hash (getLogs)."},"address":{"$ref":"#/components/schemas/FilterAddress","description":"Contract address or addresses that generate the logs."},"topics":{"$ref":"#/components/schemas/FilterTopics","description":"Topic filter."},"fromblock":{"$ref":"#/components/schemas/BlockNumberOrTag","description":"Spec spelling of `fromBlock`."},"toblock":{"$ref":"#/components/schemas/BlockNumberOrTag","description":"Spec spelling of `toBlock`."},"blockhash":{"$ref":"#/components/schemas/Hash32","description":"Spec spelling of `blockHash`."},"topic":{"$ref":"#/components/schemas/FilterTopics","description":"Spec spelling of `topics`."}}};
+const schema385 = {"title":"FilterAddress","description":"Contract address or addresses whose logs match; null or absent matches any address.","oneOf":[{"$ref":"#/components/schemas/Address"},{"type":"array","items":{"$ref":"#/components/schemas/Address"}},{"type":"null"}]};
 
-function validate152(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate174(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 const _errs0 = errors;
@@ -11295,7 +13312,7 @@ else {
 vErrors.push(err6);
 }
 errors++;
-validate152.errors = vErrors;
+validate174.errors = vErrors;
 return false;
 }
 else {
@@ -11309,13 +13326,13 @@ vErrors = null;
 }
 }
 }
-validate152.errors = vErrors;
+validate174.errors = vErrors;
 return errors === 0;
 }
 
-const schema336 = {"title":"FilterTopics","description":"Topic filter, order dependent: entry i constrains topic i. An entry is null (anything), a topic, or an array of topics (any of them). For a log with topics [A, B]: `[]` matches, `[A]` matches, `[null, B]` matches, `[A, B]` matches, `[[A, B], [A, B]]` matches. Null or absent matches any topics.","oneOf":[{"type":"array","items":{"oneOf":[{"type":"null"},{"$ref":"#/components/schemas/Hash32"},{"type":"array","items":{"$ref":"#/components/schemas/Hash32"}}]},"maxItems":4},{"type":"null"}]};
+const schema388 = {"title":"FilterTopics","description":"Topic filter, order dependent: entry i constrains topic i. An entry is null (anything), a topic, or an array of topics (any of them). For a log with topics [A, B]: `[]` matches, `[A]` matches, `[null, B]` matches, `[A, B]` matches, `[[A, B], [A, B]]` matches. Null or absent matches any topics.","oneOf":[{"type":"array","items":{"oneOf":[{"type":"null"},{"$ref":"#/components/schemas/Hash32"},{"type":"array","items":{"$ref":"#/components/schemas/Hash32"}}]},"maxItems":4},{"type":"null"}]};
 
-function validate154(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate176(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 const _errs0 = errors;
@@ -11532,7 +13549,7 @@ else {
 vErrors.push(err10);
 }
 errors++;
-validate154.errors = vErrors;
+validate176.errors = vErrors;
 return false;
 }
 else {
@@ -11546,12 +13563,12 @@ vErrors = null;
 }
 }
 }
-validate154.errors = vErrors;
+validate176.errors = vErrors;
 return errors === 0;
 }
 
 
-function validate149(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate171(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
@@ -11587,12 +13604,12 @@ const _errs5 = errors;
 if(errors === _errs5){
 if(typeof data2 === "string"){
 if(!pattern33.test(data2)){
-validate149.errors = [{instancePath:instancePath+"/blockHash",schemaPath:"#/components/schemas/Hash32/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{64}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{64}$"+"\""}];
+validate171.errors = [{instancePath:instancePath+"/blockHash",schemaPath:"#/components/schemas/Hash32/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{64}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{64}$"+"\""}];
 return false;
 }
 }
 else {
-validate149.errors = [{instancePath:instancePath+"/blockHash",schemaPath:"#/components/schemas/Hash32/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate171.errors = [{instancePath:instancePath+"/blockHash",schemaPath:"#/components/schemas/Hash32/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -11604,8 +13621,8 @@ var valid0 = true;
 if(valid0){
 if(data.address !== undefined){
 const _errs7 = errors;
-if(!(validate152(data.address, {instancePath:instancePath+"/address",parentData:data,parentDataProperty:"address",rootData}))){
-vErrors = vErrors === null ? validate152.errors : vErrors.concat(validate152.errors);
+if(!(validate174(data.address, {instancePath:instancePath+"/address",parentData:data,parentDataProperty:"address",rootData}))){
+vErrors = vErrors === null ? validate174.errors : vErrors.concat(validate174.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs7 === errors;
@@ -11616,8 +13633,8 @@ var valid0 = true;
 if(valid0){
 if(data.topics !== undefined){
 const _errs8 = errors;
-if(!(validate154(data.topics, {instancePath:instancePath+"/topics",parentData:data,parentDataProperty:"topics",rootData}))){
-vErrors = vErrors === null ? validate154.errors : vErrors.concat(validate154.errors);
+if(!(validate176(data.topics, {instancePath:instancePath+"/topics",parentData:data,parentDataProperty:"topics",rootData}))){
+vErrors = vErrors === null ? validate176.errors : vErrors.concat(validate176.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs8 === errors;
@@ -11657,12 +13674,12 @@ const _errs12 = errors;
 if(errors === _errs12){
 if(typeof data7 === "string"){
 if(!pattern33.test(data7)){
-validate149.errors = [{instancePath:instancePath+"/blockhash",schemaPath:"#/components/schemas/Hash32/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{64}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{64}$"+"\""}];
+validate171.errors = [{instancePath:instancePath+"/blockhash",schemaPath:"#/components/schemas/Hash32/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{64}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{64}$"+"\""}];
 return false;
 }
 }
 else {
-validate149.errors = [{instancePath:instancePath+"/blockhash",schemaPath:"#/components/schemas/Hash32/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate171.errors = [{instancePath:instancePath+"/blockhash",schemaPath:"#/components/schemas/Hash32/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -11674,8 +13691,8 @@ var valid0 = true;
 if(valid0){
 if(data.topic !== undefined){
 const _errs14 = errors;
-if(!(validate154(data.topic, {instancePath:instancePath+"/topic",parentData:data,parentDataProperty:"topic",rootData}))){
-vErrors = vErrors === null ? validate154.errors : vErrors.concat(validate154.errors);
+if(!(validate176(data.topic, {instancePath:instancePath+"/topic",parentData:data,parentDataProperty:"topic",rootData}))){
+vErrors = vErrors === null ? validate176.errors : vErrors.concat(validate176.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs14 === errors;
@@ -11693,44 +13710,44 @@ var valid0 = true;
 }
 }
 else {
-validate149.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate171.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate149.errors = vErrors;
+validate171.errors = vErrors;
 return errors === 0;
 }
 
 
-function validate148(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate170(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
-if(!(validate149(data, {instancePath,parentData,parentDataProperty,rootData}))){
-vErrors = vErrors === null ? validate149.errors : vErrors.concat(validate149.errors);
+if(!(validate171(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate171.errors : vErrors.concat(validate171.errors);
 errors = vErrors.length;
 }
-validate148.errors = vErrors;
+validate170.errors = vErrors;
 return errors === 0;
 }
 
-export const r_eth_getLogs = validate160;
-const schema340 = {"type":"array","items":{"$ref":"urn:chain-node:openrpc#/components/schemas/Log"}};
+export const r_eth_getLogs = validate182;
+const schema392 = {"type":"array","items":{"$ref":"urn:chain-node:openrpc#/components/schemas/Log"}};
 
-function validate161(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate183(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((((((((data.removed === undefined) && (missing0 = "removed")) || ((data.logIndex === undefined) && (missing0 = "logIndex"))) || ((data.transactionIndex === undefined) && (missing0 = "transactionIndex"))) || ((data.transactionHash === undefined) && (missing0 = "transactionHash"))) || ((data.blockHash === undefined) && (missing0 = "blockHash"))) || ((data.blockNumber === undefined) && (missing0 = "blockNumber"))) || ((data.address === undefined) && (missing0 = "address"))) || ((data.data === undefined) && (missing0 = "data"))) || ((data.topics === undefined) && (missing0 = "topics"))){
-validate161.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate183.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
-if(!(func2.call(schema235.properties, key0))){
-validate161.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+if(!(func2.call(schema262.properties, key0))){
+validate183.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -11739,7 +13756,7 @@ if(_errs1 === errors){
 if(data.removed !== undefined){
 const _errs2 = errors;
 if(typeof data.removed !== "boolean"){
-validate161.errors = [{instancePath:instancePath+"/removed",schemaPath:"#/properties/removed/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate183.errors = [{instancePath:instancePath+"/removed",schemaPath:"#/properties/removed/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -11816,7 +13833,7 @@ else {
 vErrors.push(err3);
 }
 errors++;
-validate161.errors = vErrors;
+validate183.errors = vErrors;
 return false;
 }
 else {
@@ -11904,7 +13921,7 @@ else {
 vErrors.push(err7);
 }
 errors++;
-validate161.errors = vErrors;
+validate183.errors = vErrors;
 return false;
 }
 else {
@@ -11992,7 +14009,7 @@ else {
 vErrors.push(err11);
 }
 errors++;
-validate161.errors = vErrors;
+validate183.errors = vErrors;
 return false;
 }
 else {
@@ -12080,7 +14097,7 @@ else {
 vErrors.push(err15);
 }
 errors++;
-validate161.errors = vErrors;
+validate183.errors = vErrors;
 return false;
 }
 else {
@@ -12168,7 +14185,7 @@ else {
 vErrors.push(err19);
 }
 errors++;
-validate161.errors = vErrors;
+validate183.errors = vErrors;
 return false;
 }
 else {
@@ -12195,12 +14212,12 @@ const _errs40 = errors;
 if(errors === _errs40){
 if(typeof data6 === "string"){
 if(!pattern0.test(data6)){
-validate161.errors = [{instancePath:instancePath+"/address",schemaPath:"#/components/schemas/Address/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{40}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{40}$"+"\""}];
+validate183.errors = [{instancePath:instancePath+"/address",schemaPath:"#/components/schemas/Address/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{40}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{40}$"+"\""}];
 return false;
 }
 }
 else {
-validate161.errors = [{instancePath:instancePath+"/address",schemaPath:"#/components/schemas/Address/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate183.errors = [{instancePath:instancePath+"/address",schemaPath:"#/components/schemas/Address/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -12217,12 +14234,12 @@ const _errs43 = errors;
 if(errors === _errs43){
 if(typeof data7 === "string"){
 if(!pattern12.test(data7)){
-validate161.errors = [{instancePath:instancePath+"/data",schemaPath:"#/components/schemas/Bytes/pattern",keyword:"pattern",params:{pattern: "^0x([0-9a-f]{2})*$"},message:"must match pattern \""+"^0x([0-9a-f]{2})*$"+"\""}];
+validate183.errors = [{instancePath:instancePath+"/data",schemaPath:"#/components/schemas/Bytes/pattern",keyword:"pattern",params:{pattern: "^0x([0-9a-f]{2})*$"},message:"must match pattern \""+"^0x([0-9a-f]{2})*$"+"\""}];
 return false;
 }
 }
 else {
-validate161.errors = [{instancePath:instancePath+"/data",schemaPath:"#/components/schemas/Bytes/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate183.errors = [{instancePath:instancePath+"/data",schemaPath:"#/components/schemas/Bytes/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -12238,7 +14255,7 @@ const _errs45 = errors;
 if(errors === _errs45){
 if(Array.isArray(data8)){
 if(data8.length > 4){
-validate161.errors = [{instancePath:instancePath+"/topics",schemaPath:"#/properties/topics/maxItems",keyword:"maxItems",params:{limit: 4},message:"must NOT have more than 4 items"}];
+validate183.errors = [{instancePath:instancePath+"/topics",schemaPath:"#/properties/topics/maxItems",keyword:"maxItems",params:{limit: 4},message:"must NOT have more than 4 items"}];
 return false;
 }
 else {
@@ -12251,12 +14268,12 @@ const _errs48 = errors;
 if(errors === _errs48){
 if(typeof data9 === "string"){
 if(!pattern11.test(data9)){
-validate161.errors = [{instancePath:instancePath+"/topics/" + i0,schemaPath:"#/components/schemas/Bytes32/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-f]{64}$"},message:"must match pattern \""+"^0x[0-9a-f]{64}$"+"\""}];
+validate183.errors = [{instancePath:instancePath+"/topics/" + i0,schemaPath:"#/components/schemas/Bytes32/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-f]{64}$"},message:"must match pattern \""+"^0x[0-9a-f]{64}$"+"\""}];
 return false;
 }
 }
 else {
-validate161.errors = [{instancePath:instancePath+"/topics/" + i0,schemaPath:"#/components/schemas/Bytes32/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate183.errors = [{instancePath:instancePath+"/topics/" + i0,schemaPath:"#/components/schemas/Bytes32/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -12268,7 +14285,7 @@ break;
 }
 }
 else {
-validate161.errors = [{instancePath:instancePath+"/topics",schemaPath:"#/properties/topics/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate183.errors = [{instancePath:instancePath+"/topics",schemaPath:"#/properties/topics/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -12289,16 +14306,16 @@ var valid0 = true;
 }
 }
 else {
-validate161.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate183.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate161.errors = vErrors;
+validate183.errors = vErrors;
 return errors === 0;
 }
 
 
-function validate160(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate182(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
@@ -12307,8 +14324,8 @@ var valid0 = true;
 const len0 = data.length;
 for(let i0=0; i0<len0; i0++){
 const _errs1 = errors;
-if(!(validate161(data[i0], {instancePath:instancePath+"/" + i0,parentData:data,parentDataProperty:i0,rootData}))){
-vErrors = vErrors === null ? validate161.errors : vErrors.concat(validate161.errors);
+if(!(validate183(data[i0], {instancePath:instancePath+"/" + i0,parentData:data,parentDataProperty:i0,rootData}))){
+vErrors = vErrors === null ? validate183.errors : vErrors.concat(validate183.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs1 === errors;
@@ -12318,19 +14335,19 @@ break;
 }
 }
 else {
-validate160.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate182.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
-validate160.errors = vErrors;
+validate182.errors = vErrors;
 return errors === 0;
 }
 
-export const r_eth_getFilterChanges = validate163;
-const schema350 = {"$ref":"urn:chain-node:openrpc#/components/schemas/FilterChanges"};
-const schema351 = {"title":"FilterChanges","description":"What a filter produced since the last poll: block hashes (new-block filter), transaction hashes (pending-transaction filter) or Log objects (log filter). Empty when nothing new occurred.","anyOf":[{"type":"array","items":{"$ref":"#/components/schemas/Bytes32"},"description":"New block hashes or pending transaction hashes."},{"type":"array","items":{"$ref":"#/components/schemas/Log"},"description":"New logs."}]};
+export const r_eth_getFilterChanges = validate185;
+const schema402 = {"$ref":"urn:chain-node:openrpc#/components/schemas/FilterChanges"};
+const schema403 = {"title":"FilterChanges","description":"What a filter produced since the last poll: block hashes (new-block filter), transaction hashes (pending-transaction filter) or Log objects (log filter). Empty when nothing new occurred.","anyOf":[{"type":"array","items":{"$ref":"#/components/schemas/Bytes32"},"description":"New block hashes or pending transaction hashes."},{"type":"array","items":{"$ref":"#/components/schemas/Log"},"description":"New logs."}]};
 
-function validate164(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate186(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 const _errs0 = errors;
@@ -12395,8 +14412,8 @@ var valid3 = true;
 const len1 = data.length;
 for(let i1=0; i1<len1; i1++){
 const _errs8 = errors;
-if(!(validate121(data[i1], {instancePath:instancePath+"/" + i1,parentData:data,parentDataProperty:i1,rootData}))){
-vErrors = vErrors === null ? validate121.errors : vErrors.concat(validate121.errors);
+if(!(validate126(data[i1], {instancePath:instancePath+"/" + i1,parentData:data,parentDataProperty:i1,rootData}))){
+vErrors = vErrors === null ? validate126.errors : vErrors.concat(validate126.errors);
 errors = vErrors.length;
 }
 var valid3 = _errs8 === errors;
@@ -12428,7 +14445,7 @@ else {
 vErrors.push(err4);
 }
 errors++;
-validate164.errors = vErrors;
+validate186.errors = vErrors;
 return false;
 }
 else {
@@ -12442,87 +14459,87 @@ vErrors = null;
 }
 }
 }
-validate164.errors = vErrors;
+validate186.errors = vErrors;
 return errors === 0;
 }
 
 
-function validate163(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate185(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
-if(!(validate164(data, {instancePath,parentData,parentDataProperty,rootData}))){
-vErrors = vErrors === null ? validate164.errors : vErrors.concat(validate164.errors);
+if(!(validate186(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate186.errors : vErrors.concat(validate186.errors);
 errors = vErrors.length;
 }
-validate163.errors = vErrors;
+validate185.errors = vErrors;
 return errors === 0;
 }
 
-export const p_eth_subscribe_0 = validate167;
-const schema353 = {"$ref":"urn:chain-node:openrpc#/components/schemas/SubscriptionKind"};
-const schema354 = {"title":"SubscriptionKind","type":"string","enum":["newHeads","logs","newPendingTransactions"],"description":"What a subscription delivers: `newHeads` a BlockHeader per new block, `logs` each Log matching the filter options as its block is sealed, `newPendingTransactions` the hash of each transaction that becomes pending."};
+export const p_eth_subscribe_0 = validate189;
+const schema405 = {"$ref":"urn:chain-node:openrpc#/components/schemas/SubscriptionKind"};
+const schema406 = {"title":"SubscriptionKind","type":"string","enum":["newHeads","logs","newPendingTransactions"],"description":"What a subscription delivers: `newHeads` a BlockHeader per new block, `logs` each Log matching the filter options as its block is sealed, `newPendingTransactions` the hash of each transaction that becomes pending."};
 
-function validate167(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate189(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(typeof data !== "string"){
-validate167.errors = [{instancePath,schemaPath:"urn:chain-node:openrpc#/components/schemas/SubscriptionKind/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate189.errors = [{instancePath,schemaPath:"urn:chain-node:openrpc#/components/schemas/SubscriptionKind/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(!(((data === "newHeads") || (data === "logs")) || (data === "newPendingTransactions"))){
-validate167.errors = [{instancePath,schemaPath:"urn:chain-node:openrpc#/components/schemas/SubscriptionKind/enum",keyword:"enum",params:{allowedValues: schema354.enum},message:"must be equal to one of the allowed values"}];
+validate189.errors = [{instancePath,schemaPath:"urn:chain-node:openrpc#/components/schemas/SubscriptionKind/enum",keyword:"enum",params:{allowedValues: schema406.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
-validate167.errors = vErrors;
+validate189.errors = vErrors;
 return errors === 0;
 }
 
-export const r_eth_subscribe = validate168;
-const schema355 = {"$ref":"urn:chain-node:openrpc#/components/schemas/SubscriptionId"};
-const schema356 = {"title":"SubscriptionId","type":"string","pattern":"^0x[0-9a-fA-F]{1,64}$","description":"Subscription identifier as 0x-prefixed hex: a random 16-byte value in quantity form (no leading zeros, lower case), as geth issues them. Notifications carry it as `params.subscription`. Accepted back in any case."};
+export const r_eth_subscribe = validate190;
+const schema407 = {"$ref":"urn:chain-node:openrpc#/components/schemas/SubscriptionId"};
+const schema408 = {"title":"SubscriptionId","type":"string","pattern":"^0x[0-9a-fA-F]{1,64}$","description":"Subscription identifier as 0x-prefixed hex: a random 16-byte value in quantity form (no leading zeros, lower case), as geth issues them. Notifications carry it as `params.subscription`. Accepted back in any case."};
 
-function validate168(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate190(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 const _errs0 = errors;
 if(errors === _errs0){
 if(typeof data === "string"){
 if(!pattern5.test(data)){
-validate168.errors = [{instancePath,schemaPath:"urn:chain-node:openrpc#/components/schemas/SubscriptionId/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{1,64}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{1,64}$"+"\""}];
+validate190.errors = [{instancePath,schemaPath:"urn:chain-node:openrpc#/components/schemas/SubscriptionId/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{1,64}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{1,64}$"+"\""}];
 return false;
 }
 }
 else {
-validate168.errors = [{instancePath,schemaPath:"urn:chain-node:openrpc#/components/schemas/SubscriptionId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate190.errors = [{instancePath,schemaPath:"urn:chain-node:openrpc#/components/schemas/SubscriptionId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
-validate168.errors = vErrors;
+validate190.errors = vErrors;
 return errors === 0;
 }
 
-export const r_admin_peers = validate169;
-const schema357 = {"type":"array","items":{"$ref":"urn:chain-node:openrpc#/components/schemas/PeerInfo"}};
-const schema358 = {"title":"PeerInfo","type":"object","description":"A peer known at protocol level (`admin_peers`).","additionalProperties":false,"required":["id","name","caps","network","protocols"],"properties":{"id":{"type":"string","description":"Unique node id."},"name":{"type":"string","description":"Client type, version, operating system and custom data."},"caps":{"type":"array","items":{"type":"string","pattern":"^[^/]+/[0-9]+$","description":"Capability of the form `<protocol>/<version>`."},"description":"Protocols advertised by the peer, each `<protocol>/<version>`."},"network":{"$ref":"#/components/schemas/PeerNetwork","description":"Connection facts."},"protocols":{"type":"object","description":"Protocol state keyed by protocol name.","additionalProperties":{"$ref":"#/components/schemas/PeerProtocolInfo"}}}};
-const schema359 = {"title":"PeerNetwork","type":"object","description":"Network facts of a peer connection.","additionalProperties":false,"required":["localAddress","remoteAddress","inbound","trusted","static","consensus"],"properties":{"localAddress":{"type":"string","description":"Local endpoint of the connection (`ip:port`)."},"remoteAddress":{"type":"string","description":"Remote endpoint of the connection (`ip:port`)."},"inbound":{"type":"boolean","description":"True if the peer connected to this node."},"trusted":{"type":"boolean","description":"True for a trusted peer."},"static":{"type":"boolean","description":"True for a static node."},"consensus":{"type":"boolean","description":"True for a consensus node."}}};
-const pattern242 = new RegExp("^[^/]+/[0-9]+$", "u");
-const schema360 = {"title":"PeerProtocolInfo","type":"object","description":"State of one protocol with a peer.","additionalProperties":false,"required":["version","number","head"],"properties":{"version":{"type":"integer","minimum":0,"description":"Protocol version."},"number":{"type":"integer","minimum":0,"description":"Latest block height of the peer."},"head":{"$ref":"#/components/schemas/Bytes32","description":"Hash of the peer's latest block."}}};
+export const r_admin_peers = validate191;
+const schema409 = {"type":"array","items":{"$ref":"urn:chain-node:openrpc#/components/schemas/PeerInfo"}};
+const schema410 = {"title":"PeerInfo","type":"object","description":"A peer known at protocol level (`admin_peers`).","additionalProperties":false,"required":["id","name","caps","network","protocols"],"properties":{"id":{"type":"string","description":"Unique node id."},"name":{"type":"string","description":"Client type, version, operating system and custom data."},"caps":{"type":"array","items":{"type":"string","pattern":"^[^/]+/[0-9]+$","description":"Capability of the form `<protocol>/<version>`."},"description":"Protocols advertised by the peer, each `<protocol>/<version>`."},"network":{"$ref":"#/components/schemas/PeerNetwork","description":"Connection facts."},"protocols":{"type":"object","description":"Protocol state keyed by protocol name.","additionalProperties":{"$ref":"#/components/schemas/PeerProtocolInfo"}}}};
+const schema411 = {"title":"PeerNetwork","type":"object","description":"Network facts of a peer connection.","additionalProperties":false,"required":["localAddress","remoteAddress","inbound","trusted","static","consensus"],"properties":{"localAddress":{"type":"string","description":"Local endpoint of the connection (`ip:port`)."},"remoteAddress":{"type":"string","description":"Remote endpoint of the connection (`ip:port`)."},"inbound":{"type":"boolean","description":"True if the peer connected to this node."},"trusted":{"type":"boolean","description":"True for a trusted peer."},"static":{"type":"boolean","description":"True for a static node."},"consensus":{"type":"boolean","description":"True for a consensus node."}}};
+const pattern284 = new RegExp("^[^/]+/[0-9]+$", "u");
+const schema412 = {"title":"PeerProtocolInfo","type":"object","description":"State of one protocol with a peer.","additionalProperties":false,"required":["version","number","head"],"properties":{"version":{"type":"integer","minimum":0,"description":"Protocol version."},"number":{"type":"integer","minimum":0,"description":"Latest block height of the peer."},"head":{"$ref":"#/components/schemas/Bytes32","description":"Hash of the peer's latest block."}}};
 
-function validate171(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate193(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.version === undefined) && (missing0 = "version")) || ((data.number === undefined) && (missing0 = "number"))) || ((data.head === undefined) && (missing0 = "head"))){
-validate171.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate193.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
 if(!(((key0 === "version") || (key0 === "number")) || (key0 === "head"))){
-validate171.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate193.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -12532,13 +14549,13 @@ if(data.version !== undefined){
 let data0 = data.version;
 const _errs2 = errors;
 if(!((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0)))){
-validate171.errors = [{instancePath:instancePath+"/version",schemaPath:"#/properties/version/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate193.errors = [{instancePath:instancePath+"/version",schemaPath:"#/properties/version/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs2){
 if(typeof data0 == "number"){
 if(data0 < 0 || isNaN(data0)){
-validate171.errors = [{instancePath:instancePath+"/version",schemaPath:"#/properties/version/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate193.errors = [{instancePath:instancePath+"/version",schemaPath:"#/properties/version/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -12553,13 +14570,13 @@ if(data.number !== undefined){
 let data1 = data.number;
 const _errs4 = errors;
 if(!((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1)))){
-validate171.errors = [{instancePath:instancePath+"/number",schemaPath:"#/properties/number/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate193.errors = [{instancePath:instancePath+"/number",schemaPath:"#/properties/number/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs4){
 if(typeof data1 == "number"){
 if(data1 < 0 || isNaN(data1)){
-validate171.errors = [{instancePath:instancePath+"/number",schemaPath:"#/properties/number/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate193.errors = [{instancePath:instancePath+"/number",schemaPath:"#/properties/number/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -12577,12 +14594,12 @@ const _errs7 = errors;
 if(errors === _errs7){
 if(typeof data2 === "string"){
 if(!pattern11.test(data2)){
-validate171.errors = [{instancePath:instancePath+"/head",schemaPath:"#/components/schemas/Bytes32/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-f]{64}$"},message:"must match pattern \""+"^0x[0-9a-f]{64}$"+"\""}];
+validate193.errors = [{instancePath:instancePath+"/head",schemaPath:"#/components/schemas/Bytes32/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-f]{64}$"},message:"must match pattern \""+"^0x[0-9a-f]{64}$"+"\""}];
 return false;
 }
 }
 else {
-validate171.errors = [{instancePath:instancePath+"/head",schemaPath:"#/components/schemas/Bytes32/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate193.errors = [{instancePath:instancePath+"/head",schemaPath:"#/components/schemas/Bytes32/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -12597,30 +14614,30 @@ var valid0 = true;
 }
 }
 else {
-validate171.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate193.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate171.errors = vErrors;
+validate193.errors = vErrors;
 return errors === 0;
 }
 
 
-function validate170(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate192(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((((data.id === undefined) && (missing0 = "id")) || ((data.name === undefined) && (missing0 = "name"))) || ((data.caps === undefined) && (missing0 = "caps"))) || ((data.network === undefined) && (missing0 = "network"))) || ((data.protocols === undefined) && (missing0 = "protocols"))){
-validate170.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate192.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
 if(!(((((key0 === "id") || (key0 === "name")) || (key0 === "caps")) || (key0 === "network")) || (key0 === "protocols"))){
-validate170.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate192.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -12629,7 +14646,7 @@ if(_errs1 === errors){
 if(data.id !== undefined){
 const _errs2 = errors;
 if(typeof data.id !== "string"){
-validate170.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate192.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -12641,7 +14658,7 @@ if(valid0){
 if(data.name !== undefined){
 const _errs4 = errors;
 if(typeof data.name !== "string"){
-validate170.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate192.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs4 === errors;
@@ -12662,13 +14679,13 @@ let data3 = data2[i0];
 const _errs8 = errors;
 if(errors === _errs8){
 if(typeof data3 === "string"){
-if(!pattern242.test(data3)){
-validate170.errors = [{instancePath:instancePath+"/caps/" + i0,schemaPath:"#/properties/caps/items/pattern",keyword:"pattern",params:{pattern: "^[^/]+/[0-9]+$"},message:"must match pattern \""+"^[^/]+/[0-9]+$"+"\""}];
+if(!pattern284.test(data3)){
+validate192.errors = [{instancePath:instancePath+"/caps/" + i0,schemaPath:"#/properties/caps/items/pattern",keyword:"pattern",params:{pattern: "^[^/]+/[0-9]+$"},message:"must match pattern \""+"^[^/]+/[0-9]+$"+"\""}];
 return false;
 }
 }
 else {
-validate170.errors = [{instancePath:instancePath+"/caps/" + i0,schemaPath:"#/properties/caps/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate192.errors = [{instancePath:instancePath+"/caps/" + i0,schemaPath:"#/properties/caps/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -12679,7 +14696,7 @@ break;
 }
 }
 else {
-validate170.errors = [{instancePath:instancePath+"/caps",schemaPath:"#/properties/caps/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate192.errors = [{instancePath:instancePath+"/caps",schemaPath:"#/properties/caps/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -12697,14 +14714,14 @@ if(errors === _errs11){
 if(data4 && typeof data4 == "object" && !Array.isArray(data4)){
 let missing1;
 if(((((((data4.localAddress === undefined) && (missing1 = "localAddress")) || ((data4.remoteAddress === undefined) && (missing1 = "remoteAddress"))) || ((data4.inbound === undefined) && (missing1 = "inbound"))) || ((data4.trusted === undefined) && (missing1 = "trusted"))) || ((data4.static === undefined) && (missing1 = "static"))) || ((data4.consensus === undefined) && (missing1 = "consensus"))){
-validate170.errors = [{instancePath:instancePath+"/network",schemaPath:"#/components/schemas/PeerNetwork/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+validate192.errors = [{instancePath:instancePath+"/network",schemaPath:"#/components/schemas/PeerNetwork/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
 return false;
 }
 else {
 const _errs13 = errors;
 for(const key1 in data4){
 if(!((((((key1 === "localAddress") || (key1 === "remoteAddress")) || (key1 === "inbound")) || (key1 === "trusted")) || (key1 === "static")) || (key1 === "consensus"))){
-validate170.errors = [{instancePath:instancePath+"/network",schemaPath:"#/components/schemas/PeerNetwork/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
+validate192.errors = [{instancePath:instancePath+"/network",schemaPath:"#/components/schemas/PeerNetwork/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -12713,7 +14730,7 @@ if(_errs13 === errors){
 if(data4.localAddress !== undefined){
 const _errs14 = errors;
 if(typeof data4.localAddress !== "string"){
-validate170.errors = [{instancePath:instancePath+"/network/localAddress",schemaPath:"#/components/schemas/PeerNetwork/properties/localAddress/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate192.errors = [{instancePath:instancePath+"/network/localAddress",schemaPath:"#/components/schemas/PeerNetwork/properties/localAddress/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid3 = _errs14 === errors;
@@ -12725,7 +14742,7 @@ if(valid3){
 if(data4.remoteAddress !== undefined){
 const _errs16 = errors;
 if(typeof data4.remoteAddress !== "string"){
-validate170.errors = [{instancePath:instancePath+"/network/remoteAddress",schemaPath:"#/components/schemas/PeerNetwork/properties/remoteAddress/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate192.errors = [{instancePath:instancePath+"/network/remoteAddress",schemaPath:"#/components/schemas/PeerNetwork/properties/remoteAddress/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid3 = _errs16 === errors;
@@ -12737,7 +14754,7 @@ if(valid3){
 if(data4.inbound !== undefined){
 const _errs18 = errors;
 if(typeof data4.inbound !== "boolean"){
-validate170.errors = [{instancePath:instancePath+"/network/inbound",schemaPath:"#/components/schemas/PeerNetwork/properties/inbound/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate192.errors = [{instancePath:instancePath+"/network/inbound",schemaPath:"#/components/schemas/PeerNetwork/properties/inbound/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 var valid3 = _errs18 === errors;
@@ -12749,7 +14766,7 @@ if(valid3){
 if(data4.trusted !== undefined){
 const _errs20 = errors;
 if(typeof data4.trusted !== "boolean"){
-validate170.errors = [{instancePath:instancePath+"/network/trusted",schemaPath:"#/components/schemas/PeerNetwork/properties/trusted/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate192.errors = [{instancePath:instancePath+"/network/trusted",schemaPath:"#/components/schemas/PeerNetwork/properties/trusted/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 var valid3 = _errs20 === errors;
@@ -12761,7 +14778,7 @@ if(valid3){
 if(data4.static !== undefined){
 const _errs22 = errors;
 if(typeof data4.static !== "boolean"){
-validate170.errors = [{instancePath:instancePath+"/network/static",schemaPath:"#/components/schemas/PeerNetwork/properties/static/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate192.errors = [{instancePath:instancePath+"/network/static",schemaPath:"#/components/schemas/PeerNetwork/properties/static/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 var valid3 = _errs22 === errors;
@@ -12773,7 +14790,7 @@ if(valid3){
 if(data4.consensus !== undefined){
 const _errs24 = errors;
 if(typeof data4.consensus !== "boolean"){
-validate170.errors = [{instancePath:instancePath+"/network/consensus",schemaPath:"#/components/schemas/PeerNetwork/properties/consensus/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate192.errors = [{instancePath:instancePath+"/network/consensus",schemaPath:"#/components/schemas/PeerNetwork/properties/consensus/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 var valid3 = _errs24 === errors;
@@ -12790,7 +14807,7 @@ var valid3 = true;
 }
 }
 else {
-validate170.errors = [{instancePath:instancePath+"/network",schemaPath:"#/components/schemas/PeerNetwork/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate192.errors = [{instancePath:instancePath+"/network",schemaPath:"#/components/schemas/PeerNetwork/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -12807,8 +14824,8 @@ if(errors === _errs26){
 if(data11 && typeof data11 == "object" && !Array.isArray(data11)){
 for(const key2 in data11){
 const _errs29 = errors;
-if(!(validate171(data11[key2], {instancePath:instancePath+"/protocols/" + key2.replace(/~/g, "~0").replace(/\//g, "~1"),parentData:data11,parentDataProperty:key2,rootData}))){
-vErrors = vErrors === null ? validate171.errors : vErrors.concat(validate171.errors);
+if(!(validate193(data11[key2], {instancePath:instancePath+"/protocols/" + key2.replace(/~/g, "~0").replace(/\//g, "~1"),parentData:data11,parentDataProperty:key2,rootData}))){
+vErrors = vErrors === null ? validate193.errors : vErrors.concat(validate193.errors);
 errors = vErrors.length;
 }
 var valid4 = _errs29 === errors;
@@ -12818,7 +14835,7 @@ break;
 }
 }
 else {
-validate170.errors = [{instancePath:instancePath+"/protocols",schemaPath:"#/properties/protocols/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate192.errors = [{instancePath:instancePath+"/protocols",schemaPath:"#/properties/protocols/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -12835,16 +14852,16 @@ var valid0 = true;
 }
 }
 else {
-validate170.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate192.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate170.errors = vErrors;
+validate192.errors = vErrors;
 return errors === 0;
 }
 
 
-function validate169(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate191(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
@@ -12853,8 +14870,8 @@ var valid0 = true;
 const len0 = data.length;
 for(let i0=0; i0<len0; i0++){
 const _errs1 = errors;
-if(!(validate170(data[i0], {instancePath:instancePath+"/" + i0,parentData:data,parentDataProperty:i0,rootData}))){
-vErrors = vErrors === null ? validate170.errors : vErrors.concat(validate170.errors);
+if(!(validate192(data[i0], {instancePath:instancePath+"/" + i0,parentData:data,parentDataProperty:i0,rootData}))){
+vErrors = vErrors === null ? validate192.errors : vErrors.concat(validate192.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs1 === errors;
@@ -12864,30 +14881,30 @@ break;
 }
 }
 else {
-validate169.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate191.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
-validate169.errors = vErrors;
+validate191.errors = vErrors;
 return errors === 0;
 }
 
-export const r_admin_nodeInfo = validate174;
-const schema362 = {"$ref":"urn:chain-node:openrpc#/components/schemas/NodeInfo"};
-const schema363 = {"title":"NodeInfo","type":"object","description":"Facts about this node (`admin_nodeInfo`).","additionalProperties":false,"required":["id","name","enode","ip","ports","listenAddr","protocols"],"properties":{"id":{"type":"string","description":"Unique node id (also the cryptographic key identity)."},"name":{"type":"string","description":"Client type, version, operating system and custom data."},"enode":{"type":"string","description":"URL for adding this node as a peer (`enode://<public key>@<ip>:<port>`)."},"ip":{"type":"string","description":"Node IP address."},"ports":{"$ref":"#/components/schemas/NodePorts","description":"Discovery and listener ports."},"listenAddr":{"type":"string","description":"Listen address."},"protocols":{"type":"object","description":"Protocol facts keyed by protocol name.","additionalProperties":{"$ref":"#/components/schemas/NodeProtocolInfo"}}}};
-const schema364 = {"title":"NodePorts","type":"object","description":"Ports of the node.","additionalProperties":false,"required":["discovery","listener"],"properties":{"discovery":{"type":"integer","minimum":0,"maximum":65535,"description":"UDP port of node discovery."},"listener":{"type":"integer","minimum":0,"maximum":65535,"description":"TCP port of the RLPx listener."}}};
-const schema365 = {"title":"NodeProtocolInfo","type":"object","description":"What the node runs of one protocol.","additionalProperties":false,"required":["network","genesis","head","config"],"properties":{"network":{"type":"integer","minimum":0,"description":"Network id."},"genesis":{"$ref":"#/components/schemas/Bytes32","description":"Genesis block hash."},"head":{"$ref":"#/components/schemas/Bytes32","description":"Latest block hash."},"config":{"$ref":"#/components/schemas/ChainConfig","description":"Chain configuration."},"version":{"type":"integer","minimum":0,"description":"Protocol version."}}};
-const schema368 = {"title":"ChainConfig","type":"object","description":"Chain configuration, as in the genesis file (DESIGN D4). Further genesis keys (e.g. `licenseCheck`) are passed through.","additionalProperties":true,"required":["chainId","interpreter","istanbul"],"properties":{"chainId":{"type":"integer","minimum":0,"description":"Chain id."},"interpreter":{"type":"string","description":"VM support setting: `all` means both the wasm virtual machine and the contract-language virtual machine are supported."},"istanbul":{"$ref":"#/components/schemas/IstanbulConfig","description":"Consensus configuration."}}};
-const schema369 = {"title":"IstanbulConfig","type":"object","description":"Istanbul consensus configuration, as in the genesis file (DESIGN D4). Further genesis keys are passed through.","additionalProperties":true,"required":["timeout","period","firstValidatorNode"],"properties":{"timeout":{"type":"integer","minimum":0,"description":"Round timeout in milliseconds."},"period":{"type":"integer","minimum":0,"description":"Block period in seconds."},"policy":{"type":"integer","minimum":0,"description":"Rule for proposer election."},"firstValidatorNode":{"type":"string","description":"First consensus node (an enode URL)."}}};
+export const r_admin_nodeInfo = validate196;
+const schema414 = {"$ref":"urn:chain-node:openrpc#/components/schemas/NodeInfo"};
+const schema415 = {"title":"NodeInfo","type":"object","description":"Facts about this node (`admin_nodeInfo`).","additionalProperties":false,"required":["id","name","enode","ip","ports","listenAddr","protocols"],"properties":{"id":{"type":"string","description":"Unique node id (also the cryptographic key identity)."},"name":{"type":"string","description":"Client type, version, operating system and custom data."},"enode":{"type":"string","description":"URL for adding this node as a peer (`enode://<public key>@<ip>:<port>`)."},"ip":{"type":"string","description":"Node IP address."},"ports":{"$ref":"#/components/schemas/NodePorts","description":"Discovery and listener ports."},"listenAddr":{"type":"string","description":"Listen address."},"protocols":{"type":"object","description":"Protocol facts keyed by protocol name.","additionalProperties":{"$ref":"#/components/schemas/NodeProtocolInfo"}}}};
+const schema416 = {"title":"NodePorts","type":"object","description":"Ports of the node.","additionalProperties":false,"required":["discovery","listener"],"properties":{"discovery":{"type":"integer","minimum":0,"maximum":65535,"description":"UDP port of node discovery."},"listener":{"type":"integer","minimum":0,"maximum":65535,"description":"TCP port of the RLPx listener."}}};
+const schema417 = {"title":"NodeProtocolInfo","type":"object","description":"What the node runs of one protocol.","additionalProperties":false,"required":["network","genesis","head","config"],"properties":{"network":{"type":"integer","minimum":0,"description":"Network id."},"genesis":{"$ref":"#/components/schemas/Bytes32","description":"Genesis block hash."},"head":{"$ref":"#/components/schemas/Bytes32","description":"Latest block hash."},"config":{"$ref":"#/components/schemas/ChainConfig","description":"Chain configuration."},"version":{"type":"integer","minimum":0,"description":"Protocol version."}}};
+const schema420 = {"title":"ChainConfig","type":"object","description":"Chain configuration, as in the genesis file (DESIGN D4). Further genesis keys (e.g. `licenseCheck`) are passed through.","additionalProperties":true,"required":["chainId","interpreter","istanbul"],"properties":{"chainId":{"type":"integer","minimum":0,"description":"Chain id."},"interpreter":{"type":"string","description":"VM support setting: `all` means both the wasm virtual machine and the contract-language virtual machine are supported."},"istanbul":{"$ref":"#/components/schemas/IstanbulConfig","description":"Consensus configuration."}}};
+const schema421 = {"title":"IstanbulConfig","type":"object","description":"Istanbul consensus configuration, as in the genesis file (DESIGN D4). Further genesis keys are passed through.","additionalProperties":true,"required":["timeout","period","firstValidatorNode"],"properties":{"timeout":{"type":"integer","minimum":0,"description":"Round timeout in milliseconds."},"period":{"type":"integer","minimum":0,"description":"Block period in seconds."},"policy":{"type":"integer","minimum":0,"description":"Rule for proposer election."},"firstValidatorNode":{"type":"string","description":"First consensus node (an enode URL)."}}};
 
-function validate177(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate199(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.chainId === undefined) && (missing0 = "chainId")) || ((data.interpreter === undefined) && (missing0 = "interpreter"))) || ((data.istanbul === undefined) && (missing0 = "istanbul"))){
-validate177.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate199.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -12895,13 +14912,13 @@ if(data.chainId !== undefined){
 let data0 = data.chainId;
 const _errs2 = errors;
 if(!((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0)))){
-validate177.errors = [{instancePath:instancePath+"/chainId",schemaPath:"#/properties/chainId/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate199.errors = [{instancePath:instancePath+"/chainId",schemaPath:"#/properties/chainId/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs2){
 if(typeof data0 == "number"){
 if(data0 < 0 || isNaN(data0)){
-validate177.errors = [{instancePath:instancePath+"/chainId",schemaPath:"#/properties/chainId/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate199.errors = [{instancePath:instancePath+"/chainId",schemaPath:"#/properties/chainId/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -12915,7 +14932,7 @@ if(valid0){
 if(data.interpreter !== undefined){
 const _errs4 = errors;
 if(typeof data.interpreter !== "string"){
-validate177.errors = [{instancePath:instancePath+"/interpreter",schemaPath:"#/properties/interpreter/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate199.errors = [{instancePath:instancePath+"/interpreter",schemaPath:"#/properties/interpreter/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs4 === errors;
@@ -12932,7 +14949,7 @@ if(errors === _errs7){
 if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
 let missing1;
 if((((data2.timeout === undefined) && (missing1 = "timeout")) || ((data2.period === undefined) && (missing1 = "period"))) || ((data2.firstValidatorNode === undefined) && (missing1 = "firstValidatorNode"))){
-validate177.errors = [{instancePath:instancePath+"/istanbul",schemaPath:"#/components/schemas/IstanbulConfig/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+validate199.errors = [{instancePath:instancePath+"/istanbul",schemaPath:"#/components/schemas/IstanbulConfig/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
 return false;
 }
 else {
@@ -12940,13 +14957,13 @@ if(data2.timeout !== undefined){
 let data3 = data2.timeout;
 const _errs10 = errors;
 if(!((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3)))){
-validate177.errors = [{instancePath:instancePath+"/istanbul/timeout",schemaPath:"#/components/schemas/IstanbulConfig/properties/timeout/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate199.errors = [{instancePath:instancePath+"/istanbul/timeout",schemaPath:"#/components/schemas/IstanbulConfig/properties/timeout/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs10){
 if(typeof data3 == "number"){
 if(data3 < 0 || isNaN(data3)){
-validate177.errors = [{instancePath:instancePath+"/istanbul/timeout",schemaPath:"#/components/schemas/IstanbulConfig/properties/timeout/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate199.errors = [{instancePath:instancePath+"/istanbul/timeout",schemaPath:"#/components/schemas/IstanbulConfig/properties/timeout/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -12961,13 +14978,13 @@ if(data2.period !== undefined){
 let data4 = data2.period;
 const _errs12 = errors;
 if(!((typeof data4 == "number") && (!(data4 % 1) && !isNaN(data4)))){
-validate177.errors = [{instancePath:instancePath+"/istanbul/period",schemaPath:"#/components/schemas/IstanbulConfig/properties/period/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate199.errors = [{instancePath:instancePath+"/istanbul/period",schemaPath:"#/components/schemas/IstanbulConfig/properties/period/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs12){
 if(typeof data4 == "number"){
 if(data4 < 0 || isNaN(data4)){
-validate177.errors = [{instancePath:instancePath+"/istanbul/period",schemaPath:"#/components/schemas/IstanbulConfig/properties/period/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate199.errors = [{instancePath:instancePath+"/istanbul/period",schemaPath:"#/components/schemas/IstanbulConfig/properties/period/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -12982,13 +14999,13 @@ if(data2.policy !== undefined){
 let data5 = data2.policy;
 const _errs14 = errors;
 if(!((typeof data5 == "number") && (!(data5 % 1) && !isNaN(data5)))){
-validate177.errors = [{instancePath:instancePath+"/istanbul/policy",schemaPath:"#/components/schemas/IstanbulConfig/properties/policy/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate199.errors = [{instancePath:instancePath+"/istanbul/policy",schemaPath:"#/components/schemas/IstanbulConfig/properties/policy/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs14){
 if(typeof data5 == "number"){
 if(data5 < 0 || isNaN(data5)){
-validate177.errors = [{instancePath:instancePath+"/istanbul/policy",schemaPath:"#/components/schemas/IstanbulConfig/properties/policy/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate199.errors = [{instancePath:instancePath+"/istanbul/policy",schemaPath:"#/components/schemas/IstanbulConfig/properties/policy/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -13002,7 +15019,7 @@ if(valid2){
 if(data2.firstValidatorNode !== undefined){
 const _errs16 = errors;
 if(typeof data2.firstValidatorNode !== "string"){
-validate177.errors = [{instancePath:instancePath+"/istanbul/firstValidatorNode",schemaPath:"#/components/schemas/IstanbulConfig/properties/firstValidatorNode/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate199.errors = [{instancePath:instancePath+"/istanbul/firstValidatorNode",schemaPath:"#/components/schemas/IstanbulConfig/properties/firstValidatorNode/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid2 = _errs16 === errors;
@@ -13016,7 +15033,7 @@ var valid2 = true;
 }
 }
 else {
-validate177.errors = [{instancePath:instancePath+"/istanbul",schemaPath:"#/components/schemas/IstanbulConfig/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate199.errors = [{instancePath:instancePath+"/istanbul",schemaPath:"#/components/schemas/IstanbulConfig/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -13030,30 +15047,30 @@ var valid0 = true;
 }
 }
 else {
-validate177.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate199.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate177.errors = vErrors;
+validate199.errors = vErrors;
 return errors === 0;
 }
 
 
-function validate176(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate198(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((((data.network === undefined) && (missing0 = "network")) || ((data.genesis === undefined) && (missing0 = "genesis"))) || ((data.head === undefined) && (missing0 = "head"))) || ((data.config === undefined) && (missing0 = "config"))){
-validate176.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate198.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
 if(!(((((key0 === "network") || (key0 === "genesis")) || (key0 === "head")) || (key0 === "config")) || (key0 === "version"))){
-validate176.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate198.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -13063,13 +15080,13 @@ if(data.network !== undefined){
 let data0 = data.network;
 const _errs2 = errors;
 if(!((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0)))){
-validate176.errors = [{instancePath:instancePath+"/network",schemaPath:"#/properties/network/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate198.errors = [{instancePath:instancePath+"/network",schemaPath:"#/properties/network/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs2){
 if(typeof data0 == "number"){
 if(data0 < 0 || isNaN(data0)){
-validate176.errors = [{instancePath:instancePath+"/network",schemaPath:"#/properties/network/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate198.errors = [{instancePath:instancePath+"/network",schemaPath:"#/properties/network/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -13087,12 +15104,12 @@ const _errs5 = errors;
 if(errors === _errs5){
 if(typeof data1 === "string"){
 if(!pattern11.test(data1)){
-validate176.errors = [{instancePath:instancePath+"/genesis",schemaPath:"#/components/schemas/Bytes32/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-f]{64}$"},message:"must match pattern \""+"^0x[0-9a-f]{64}$"+"\""}];
+validate198.errors = [{instancePath:instancePath+"/genesis",schemaPath:"#/components/schemas/Bytes32/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-f]{64}$"},message:"must match pattern \""+"^0x[0-9a-f]{64}$"+"\""}];
 return false;
 }
 }
 else {
-validate176.errors = [{instancePath:instancePath+"/genesis",schemaPath:"#/components/schemas/Bytes32/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate198.errors = [{instancePath:instancePath+"/genesis",schemaPath:"#/components/schemas/Bytes32/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -13109,12 +15126,12 @@ const _errs8 = errors;
 if(errors === _errs8){
 if(typeof data2 === "string"){
 if(!pattern11.test(data2)){
-validate176.errors = [{instancePath:instancePath+"/head",schemaPath:"#/components/schemas/Bytes32/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-f]{64}$"},message:"must match pattern \""+"^0x[0-9a-f]{64}$"+"\""}];
+validate198.errors = [{instancePath:instancePath+"/head",schemaPath:"#/components/schemas/Bytes32/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-f]{64}$"},message:"must match pattern \""+"^0x[0-9a-f]{64}$"+"\""}];
 return false;
 }
 }
 else {
-validate176.errors = [{instancePath:instancePath+"/head",schemaPath:"#/components/schemas/Bytes32/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate198.errors = [{instancePath:instancePath+"/head",schemaPath:"#/components/schemas/Bytes32/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -13126,8 +15143,8 @@ var valid0 = true;
 if(valid0){
 if(data.config !== undefined){
 const _errs10 = errors;
-if(!(validate177(data.config, {instancePath:instancePath+"/config",parentData:data,parentDataProperty:"config",rootData}))){
-vErrors = vErrors === null ? validate177.errors : vErrors.concat(validate177.errors);
+if(!(validate199(data.config, {instancePath:instancePath+"/config",parentData:data,parentDataProperty:"config",rootData}))){
+vErrors = vErrors === null ? validate199.errors : vErrors.concat(validate199.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs10 === errors;
@@ -13140,13 +15157,13 @@ if(data.version !== undefined){
 let data4 = data.version;
 const _errs11 = errors;
 if(!((typeof data4 == "number") && (!(data4 % 1) && !isNaN(data4)))){
-validate176.errors = [{instancePath:instancePath+"/version",schemaPath:"#/properties/version/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate198.errors = [{instancePath:instancePath+"/version",schemaPath:"#/properties/version/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs11){
 if(typeof data4 == "number"){
 if(data4 < 0 || isNaN(data4)){
-validate176.errors = [{instancePath:instancePath+"/version",schemaPath:"#/properties/version/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate198.errors = [{instancePath:instancePath+"/version",schemaPath:"#/properties/version/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -13164,30 +15181,30 @@ var valid0 = true;
 }
 }
 else {
-validate176.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate198.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate176.errors = vErrors;
+validate198.errors = vErrors;
 return errors === 0;
 }
 
 
-function validate175(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate197(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((((((data.id === undefined) && (missing0 = "id")) || ((data.name === undefined) && (missing0 = "name"))) || ((data.enode === undefined) && (missing0 = "enode"))) || ((data.ip === undefined) && (missing0 = "ip"))) || ((data.ports === undefined) && (missing0 = "ports"))) || ((data.listenAddr === undefined) && (missing0 = "listenAddr"))) || ((data.protocols === undefined) && (missing0 = "protocols"))){
-validate175.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate197.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
 if(!(((((((key0 === "id") || (key0 === "name")) || (key0 === "enode")) || (key0 === "ip")) || (key0 === "ports")) || (key0 === "listenAddr")) || (key0 === "protocols"))){
-validate175.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate197.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -13196,7 +15213,7 @@ if(_errs1 === errors){
 if(data.id !== undefined){
 const _errs2 = errors;
 if(typeof data.id !== "string"){
-validate175.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate197.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -13208,7 +15225,7 @@ if(valid0){
 if(data.name !== undefined){
 const _errs4 = errors;
 if(typeof data.name !== "string"){
-validate175.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate197.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs4 === errors;
@@ -13220,7 +15237,7 @@ if(valid0){
 if(data.enode !== undefined){
 const _errs6 = errors;
 if(typeof data.enode !== "string"){
-validate175.errors = [{instancePath:instancePath+"/enode",schemaPath:"#/properties/enode/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate197.errors = [{instancePath:instancePath+"/enode",schemaPath:"#/properties/enode/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs6 === errors;
@@ -13232,7 +15249,7 @@ if(valid0){
 if(data.ip !== undefined){
 const _errs8 = errors;
 if(typeof data.ip !== "string"){
-validate175.errors = [{instancePath:instancePath+"/ip",schemaPath:"#/properties/ip/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate197.errors = [{instancePath:instancePath+"/ip",schemaPath:"#/properties/ip/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs8 === errors;
@@ -13249,14 +15266,14 @@ if(errors === _errs11){
 if(data4 && typeof data4 == "object" && !Array.isArray(data4)){
 let missing1;
 if(((data4.discovery === undefined) && (missing1 = "discovery")) || ((data4.listener === undefined) && (missing1 = "listener"))){
-validate175.errors = [{instancePath:instancePath+"/ports",schemaPath:"#/components/schemas/NodePorts/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+validate197.errors = [{instancePath:instancePath+"/ports",schemaPath:"#/components/schemas/NodePorts/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
 return false;
 }
 else {
 const _errs13 = errors;
 for(const key1 in data4){
 if(!((key1 === "discovery") || (key1 === "listener"))){
-validate175.errors = [{instancePath:instancePath+"/ports",schemaPath:"#/components/schemas/NodePorts/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
+validate197.errors = [{instancePath:instancePath+"/ports",schemaPath:"#/components/schemas/NodePorts/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -13266,18 +15283,18 @@ if(data4.discovery !== undefined){
 let data5 = data4.discovery;
 const _errs14 = errors;
 if(!((typeof data5 == "number") && (!(data5 % 1) && !isNaN(data5)))){
-validate175.errors = [{instancePath:instancePath+"/ports/discovery",schemaPath:"#/components/schemas/NodePorts/properties/discovery/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate197.errors = [{instancePath:instancePath+"/ports/discovery",schemaPath:"#/components/schemas/NodePorts/properties/discovery/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs14){
 if(typeof data5 == "number"){
 if(data5 > 65535 || isNaN(data5)){
-validate175.errors = [{instancePath:instancePath+"/ports/discovery",schemaPath:"#/components/schemas/NodePorts/properties/discovery/maximum",keyword:"maximum",params:{comparison: "<=", limit: 65535},message:"must be <= 65535"}];
+validate197.errors = [{instancePath:instancePath+"/ports/discovery",schemaPath:"#/components/schemas/NodePorts/properties/discovery/maximum",keyword:"maximum",params:{comparison: "<=", limit: 65535},message:"must be <= 65535"}];
 return false;
 }
 else {
 if(data5 < 0 || isNaN(data5)){
-validate175.errors = [{instancePath:instancePath+"/ports/discovery",schemaPath:"#/components/schemas/NodePorts/properties/discovery/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate197.errors = [{instancePath:instancePath+"/ports/discovery",schemaPath:"#/components/schemas/NodePorts/properties/discovery/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -13293,18 +15310,18 @@ if(data4.listener !== undefined){
 let data6 = data4.listener;
 const _errs16 = errors;
 if(!((typeof data6 == "number") && (!(data6 % 1) && !isNaN(data6)))){
-validate175.errors = [{instancePath:instancePath+"/ports/listener",schemaPath:"#/components/schemas/NodePorts/properties/listener/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate197.errors = [{instancePath:instancePath+"/ports/listener",schemaPath:"#/components/schemas/NodePorts/properties/listener/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs16){
 if(typeof data6 == "number"){
 if(data6 > 65535 || isNaN(data6)){
-validate175.errors = [{instancePath:instancePath+"/ports/listener",schemaPath:"#/components/schemas/NodePorts/properties/listener/maximum",keyword:"maximum",params:{comparison: "<=", limit: 65535},message:"must be <= 65535"}];
+validate197.errors = [{instancePath:instancePath+"/ports/listener",schemaPath:"#/components/schemas/NodePorts/properties/listener/maximum",keyword:"maximum",params:{comparison: "<=", limit: 65535},message:"must be <= 65535"}];
 return false;
 }
 else {
 if(data6 < 0 || isNaN(data6)){
-validate175.errors = [{instancePath:instancePath+"/ports/listener",schemaPath:"#/components/schemas/NodePorts/properties/listener/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate197.errors = [{instancePath:instancePath+"/ports/listener",schemaPath:"#/components/schemas/NodePorts/properties/listener/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -13320,7 +15337,7 @@ var valid2 = true;
 }
 }
 else {
-validate175.errors = [{instancePath:instancePath+"/ports",schemaPath:"#/components/schemas/NodePorts/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate197.errors = [{instancePath:instancePath+"/ports",schemaPath:"#/components/schemas/NodePorts/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -13333,7 +15350,7 @@ if(valid0){
 if(data.listenAddr !== undefined){
 const _errs18 = errors;
 if(typeof data.listenAddr !== "string"){
-validate175.errors = [{instancePath:instancePath+"/listenAddr",schemaPath:"#/properties/listenAddr/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate197.errors = [{instancePath:instancePath+"/listenAddr",schemaPath:"#/properties/listenAddr/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs18 === errors;
@@ -13349,8 +15366,8 @@ if(errors === _errs20){
 if(data8 && typeof data8 == "object" && !Array.isArray(data8)){
 for(const key2 in data8){
 const _errs23 = errors;
-if(!(validate176(data8[key2], {instancePath:instancePath+"/protocols/" + key2.replace(/~/g, "~0").replace(/\//g, "~1"),parentData:data8,parentDataProperty:key2,rootData}))){
-vErrors = vErrors === null ? validate176.errors : vErrors.concat(validate176.errors);
+if(!(validate198(data8[key2], {instancePath:instancePath+"/protocols/" + key2.replace(/~/g, "~0").replace(/\//g, "~1"),parentData:data8,parentDataProperty:key2,rootData}))){
+vErrors = vErrors === null ? validate198.errors : vErrors.concat(validate198.errors);
 errors = vErrors.length;
 }
 var valid3 = _errs23 === errors;
@@ -13360,7 +15377,7 @@ break;
 }
 }
 else {
-validate175.errors = [{instancePath:instancePath+"/protocols",schemaPath:"#/properties/protocols/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate197.errors = [{instancePath:instancePath+"/protocols",schemaPath:"#/properties/protocols/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -13379,34 +15396,34 @@ var valid0 = true;
 }
 }
 else {
-validate175.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate197.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate175.errors = vErrors;
+validate197.errors = vErrors;
 return errors === 0;
 }
 
 
-function validate174(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate196(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
-if(!(validate175(data, {instancePath,parentData,parentDataProperty,rootData}))){
-vErrors = vErrors === null ? validate175.errors : vErrors.concat(validate175.errors);
+if(!(validate197(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate197.errors : vErrors.concat(validate197.errors);
 errors = vErrors.length;
 }
-validate174.errors = vErrors;
+validate196.errors = vErrors;
 return errors === 0;
 }
 
-export const r_txpool_content = validate181;
-const schema370 = {"$ref":"urn:chain-node:openrpc#/components/schemas/TxpoolContent"};
-const schema371 = {"title":"TxpoolContent","type":"object","description":"Transactions in the pool (`txpool_content`).","additionalProperties":false,"required":["pending","queued"],"properties":{"pending":{"$ref":"#/components/schemas/TxpoolTransactions","description":"Transactions ready for inclusion in the next blocks."},"queued":{"$ref":"#/components/schemas/TxpoolTransactions","description":"Transactions waiting for a nonce gap to close."}}};
-const schema372 = {"title":"TxpoolTransactions","type":"object","description":"Pool transactions grouped by sender address, then keyed by nonce (a decimal string), ordered by nonce.","propertyNames":{"$ref":"#/components/schemas/Address"},"additionalProperties":{"$ref":"#/components/schemas/TxpoolTransactionsByNonce"}};
-const schema374 = {"title":"TxpoolTransactionsByNonce","description":"One sender's pool transactions keyed by nonce (a decimal string), ordered by nonce.","type":"object","propertyNames":{"type":"string","pattern":"^(0|[1-9][0-9]*)$","description":"Decimal digits without leading zeros. The nonce."},"additionalProperties":{"$ref":"#/components/schemas/Transaction"}};
-const pattern247 = new RegExp("^(0|[1-9][0-9]*)$", "u");
+export const r_txpool_content = validate203;
+const schema422 = {"$ref":"urn:chain-node:openrpc#/components/schemas/TxpoolContent"};
+const schema423 = {"title":"TxpoolContent","type":"object","description":"Transactions in the pool (`txpool_content`).","additionalProperties":false,"required":["pending","queued"],"properties":{"pending":{"$ref":"#/components/schemas/TxpoolTransactions","description":"Transactions ready for inclusion in the next blocks."},"queued":{"$ref":"#/components/schemas/TxpoolTransactions","description":"Transactions waiting for a nonce gap to close."}}};
+const schema424 = {"title":"TxpoolTransactions","type":"object","description":"Pool transactions grouped by sender address, then keyed by nonce (a decimal string), ordered by nonce.","propertyNames":{"$ref":"#/components/schemas/Address"},"additionalProperties":{"$ref":"#/components/schemas/TxpoolTransactionsByNonce"}};
+const schema426 = {"title":"TxpoolTransactionsByNonce","description":"One sender's pool transactions keyed by nonce (a decimal string), ordered by nonce.","type":"object","propertyNames":{"type":"string","pattern":"^(0|[1-9][0-9]*)$","description":"Decimal digits without leading zeros. The nonce."},"additionalProperties":{"$ref":"#/components/schemas/Transaction"}};
+const pattern289 = new RegExp("^(0|[1-9][0-9]*)$", "u");
 
-function validate184(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate206(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
@@ -13415,7 +15432,7 @@ for(const key0 in data){
 const _errs1 = errors;
 if(errors === _errs1){
 if(typeof key0 === "string"){
-if(!pattern247.test(key0)){
+if(!pattern289.test(key0)){
 const err0 = {instancePath,schemaPath:"#/propertyNames/pattern",keyword:"pattern",params:{pattern: "^(0|[1-9][0-9]*)$"},message:"must match pattern \""+"^(0|[1-9][0-9]*)$"+"\"",propertyName:key0};
 if(vErrors === null){
 vErrors = [err0];
@@ -13447,7 +15464,7 @@ else {
 vErrors.push(err2);
 }
 errors++;
-validate184.errors = vErrors;
+validate206.errors = vErrors;
 return false;
 break;
 }
@@ -13467,16 +15484,16 @@ break;
 }
 }
 else {
-validate184.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate206.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate184.errors = vErrors;
+validate206.errors = vErrors;
 return errors === 0;
 }
 
 
-function validate183(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate205(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
@@ -13518,7 +15535,7 @@ else {
 vErrors.push(err2);
 }
 errors++;
-validate183.errors = vErrors;
+validate205.errors = vErrors;
 return false;
 break;
 }
@@ -13526,8 +15543,8 @@ break;
 if(valid0){
 for(const key1 in data){
 const _errs5 = errors;
-if(!(validate184(data[key1], {instancePath:instancePath+"/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),parentData:data,parentDataProperty:key1,rootData}))){
-vErrors = vErrors === null ? validate184.errors : vErrors.concat(validate184.errors);
+if(!(validate206(data[key1], {instancePath:instancePath+"/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),parentData:data,parentDataProperty:key1,rootData}))){
+vErrors = vErrors === null ? validate206.errors : vErrors.concat(validate206.errors);
 errors = vErrors.length;
 }
 var valid2 = _errs5 === errors;
@@ -13538,30 +15555,30 @@ break;
 }
 }
 else {
-validate183.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate205.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate183.errors = vErrors;
+validate205.errors = vErrors;
 return errors === 0;
 }
 
 
-function validate182(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate204(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.pending === undefined) && (missing0 = "pending")) || ((data.queued === undefined) && (missing0 = "queued"))){
-validate182.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate204.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
 if(!((key0 === "pending") || (key0 === "queued"))){
-validate182.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate204.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -13569,8 +15586,8 @@ break;
 if(_errs1 === errors){
 if(data.pending !== undefined){
 const _errs2 = errors;
-if(!(validate183(data.pending, {instancePath:instancePath+"/pending",parentData:data,parentDataProperty:"pending",rootData}))){
-vErrors = vErrors === null ? validate183.errors : vErrors.concat(validate183.errors);
+if(!(validate205(data.pending, {instancePath:instancePath+"/pending",parentData:data,parentDataProperty:"pending",rootData}))){
+vErrors = vErrors === null ? validate205.errors : vErrors.concat(validate205.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs2 === errors;
@@ -13581,8 +15598,8 @@ var valid0 = true;
 if(valid0){
 if(data.queued !== undefined){
 const _errs3 = errors;
-if(!(validate183(data.queued, {instancePath:instancePath+"/queued",parentData:data,parentDataProperty:"queued",rootData}))){
-vErrors = vErrors === null ? validate183.errors : vErrors.concat(validate183.errors);
+if(!(validate205(data.queued, {instancePath:instancePath+"/queued",parentData:data,parentDataProperty:"queued",rootData}))){
+vErrors = vErrors === null ? validate205.errors : vErrors.concat(validate205.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs3 === errors;
@@ -13595,45 +15612,45 @@ var valid0 = true;
 }
 }
 else {
-validate182.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate204.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate182.errors = vErrors;
+validate204.errors = vErrors;
 return errors === 0;
 }
 
 
-function validate181(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate203(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
-if(!(validate182(data, {instancePath,parentData,parentDataProperty,rootData}))){
-vErrors = vErrors === null ? validate182.errors : vErrors.concat(validate182.errors);
+if(!(validate204(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate204.errors : vErrors.concat(validate204.errors);
 errors = vErrors.length;
 }
-validate181.errors = vErrors;
+validate203.errors = vErrors;
 return errors === 0;
 }
 
-export const r_txpool_contentFrom = validate190;
-const schema375 = {"$ref":"urn:chain-node:openrpc#/components/schemas/TxpoolContentFrom"};
-const schema376 = {"title":"TxpoolContentFrom","type":"object","description":"One sender's transactions in the pool (`txpool_contentFrom`).","additionalProperties":false,"required":["pending","queued"],"properties":{"pending":{"$ref":"#/components/schemas/TxpoolTransactionsByNonce","description":"Transactions ready for inclusion in the next blocks."},"queued":{"$ref":"#/components/schemas/TxpoolTransactionsByNonce","description":"Transactions waiting for a nonce gap to close."}}};
+export const r_txpool_contentFrom = validate212;
+const schema427 = {"$ref":"urn:chain-node:openrpc#/components/schemas/TxpoolContentFrom"};
+const schema428 = {"title":"TxpoolContentFrom","type":"object","description":"One sender's transactions in the pool (`txpool_contentFrom`).","additionalProperties":false,"required":["pending","queued"],"properties":{"pending":{"$ref":"#/components/schemas/TxpoolTransactionsByNonce","description":"Transactions ready for inclusion in the next blocks."},"queued":{"$ref":"#/components/schemas/TxpoolTransactionsByNonce","description":"Transactions waiting for a nonce gap to close."}}};
 
-function validate191(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate213(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.pending === undefined) && (missing0 = "pending")) || ((data.queued === undefined) && (missing0 = "queued"))){
-validate191.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate213.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
 if(!((key0 === "pending") || (key0 === "queued"))){
-validate191.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate213.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -13641,8 +15658,8 @@ break;
 if(_errs1 === errors){
 if(data.pending !== undefined){
 const _errs2 = errors;
-if(!(validate184(data.pending, {instancePath:instancePath+"/pending",parentData:data,parentDataProperty:"pending",rootData}))){
-vErrors = vErrors === null ? validate184.errors : vErrors.concat(validate184.errors);
+if(!(validate206(data.pending, {instancePath:instancePath+"/pending",parentData:data,parentDataProperty:"pending",rootData}))){
+vErrors = vErrors === null ? validate206.errors : vErrors.concat(validate206.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs2 === errors;
@@ -13653,8 +15670,8 @@ var valid0 = true;
 if(valid0){
 if(data.queued !== undefined){
 const _errs3 = errors;
-if(!(validate184(data.queued, {instancePath:instancePath+"/queued",parentData:data,parentDataProperty:"queued",rootData}))){
-vErrors = vErrors === null ? validate184.errors : vErrors.concat(validate184.errors);
+if(!(validate206(data.queued, {instancePath:instancePath+"/queued",parentData:data,parentDataProperty:"queued",rootData}))){
+vErrors = vErrors === null ? validate206.errors : vErrors.concat(validate206.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs3 === errors;
@@ -13667,45 +15684,45 @@ var valid0 = true;
 }
 }
 else {
-validate191.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate213.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate191.errors = vErrors;
+validate213.errors = vErrors;
 return errors === 0;
 }
 
 
-function validate190(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate212(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
-if(!(validate191(data, {instancePath,parentData,parentDataProperty,rootData}))){
-vErrors = vErrors === null ? validate191.errors : vErrors.concat(validate191.errors);
+if(!(validate213(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate213.errors : vErrors.concat(validate213.errors);
 errors = vErrors.length;
 }
-validate190.errors = vErrors;
+validate212.errors = vErrors;
 return errors === 0;
 }
 
-export const r_txpool_status = validate195;
-const schema377 = {"$ref":"urn:chain-node:openrpc#/components/schemas/TxpoolStatus"};
-const schema378 = {"title":"TxpoolStatus","type":"object","description":"Numbers of transactions in the pool (`txpool_status`).","additionalProperties":false,"required":["pending","queued"],"properties":{"pending":{"$ref":"#/components/schemas/Uint","description":"Number of pending transactions."},"queued":{"$ref":"#/components/schemas/Uint","description":"Number of queued transactions."}}};
+export const r_txpool_status = validate217;
+const schema429 = {"$ref":"urn:chain-node:openrpc#/components/schemas/TxpoolStatus"};
+const schema430 = {"title":"TxpoolStatus","type":"object","description":"Numbers of transactions in the pool (`txpool_status`).","additionalProperties":false,"required":["pending","queued"],"properties":{"pending":{"$ref":"#/components/schemas/Uint","description":"Number of pending transactions."},"queued":{"$ref":"#/components/schemas/Uint","description":"Number of queued transactions."}}};
 
-function validate196(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate218(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.pending === undefined) && (missing0 = "pending")) || ((data.queued === undefined) && (missing0 = "queued"))){
-validate196.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate218.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
 if(!((key0 === "pending") || (key0 === "queued"))){
-validate196.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate218.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -13718,12 +15735,12 @@ const _errs3 = errors;
 if(errors === _errs3){
 if(typeof data0 === "string"){
 if(!pattern14.test(data0)){
-validate196.errors = [{instancePath:instancePath+"/pending",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
+validate218.errors = [{instancePath:instancePath+"/pending",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
 return false;
 }
 }
 else {
-validate196.errors = [{instancePath:instancePath+"/pending",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate218.errors = [{instancePath:instancePath+"/pending",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -13740,12 +15757,12 @@ const _errs6 = errors;
 if(errors === _errs6){
 if(typeof data1 === "string"){
 if(!pattern14.test(data1)){
-validate196.errors = [{instancePath:instancePath+"/queued",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
+validate218.errors = [{instancePath:instancePath+"/queued",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
 return false;
 }
 }
 else {
-validate196.errors = [{instancePath:instancePath+"/queued",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate218.errors = [{instancePath:instancePath+"/queued",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -13759,32 +15776,32 @@ var valid0 = true;
 }
 }
 else {
-validate196.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate218.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate196.errors = vErrors;
+validate218.errors = vErrors;
 return errors === 0;
 }
 
 
-function validate195(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate217(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
-if(!(validate196(data, {instancePath,parentData,parentDataProperty,rootData}))){
-vErrors = vErrors === null ? validate196.errors : vErrors.concat(validate196.errors);
+if(!(validate218(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate218.errors : vErrors.concat(validate218.errors);
 errors = vErrors.length;
 }
-validate195.errors = vErrors;
+validate217.errors = vErrors;
 return errors === 0;
 }
 
-export const r_txpool_inspect = validate198;
-const schema381 = {"$ref":"urn:chain-node:openrpc#/components/schemas/TxpoolInspect"};
-const schema382 = {"title":"TxpoolInspect","type":"object","description":"Summaries of the transactions in the pool (`txpool_inspect`).","additionalProperties":false,"required":["pending","queued"],"properties":{"pending":{"$ref":"#/components/schemas/TxpoolSummaries","description":"Pending transactions."},"queued":{"$ref":"#/components/schemas/TxpoolSummaries","description":"Queued transactions."}}};
-const schema383 = {"title":"TxpoolSummaries","type":"object","description":"Pool transaction summaries grouped by sender address, then keyed by nonce (a decimal string): `<destination>: <value> wei + <gas> gas × <gasPrice> wei`.","propertyNames":{"$ref":"#/components/schemas/Address"},"additionalProperties":{"type":"object","propertyNames":{"type":"string","pattern":"^(0|[1-9][0-9]*)$","description":"Decimal digits without leading zeros. The nonce."},"additionalProperties":{"type":"string"}}};
+export const r_txpool_inspect = validate220;
+const schema433 = {"$ref":"urn:chain-node:openrpc#/components/schemas/TxpoolInspect"};
+const schema434 = {"title":"TxpoolInspect","type":"object","description":"Summaries of the transactions in the pool (`txpool_inspect`).","additionalProperties":false,"required":["pending","queued"],"properties":{"pending":{"$ref":"#/components/schemas/TxpoolSummaries","description":"Pending transactions."},"queued":{"$ref":"#/components/schemas/TxpoolSummaries","description":"Queued transactions."}}};
+const schema435 = {"title":"TxpoolSummaries","type":"object","description":"Pool transaction summaries grouped by sender address, then keyed by nonce (a decimal string): `<destination>: <value> wei + <gas> gas × <gasPrice> wei`.","propertyNames":{"$ref":"#/components/schemas/Address"},"additionalProperties":{"type":"object","propertyNames":{"type":"string","pattern":"^(0|[1-9][0-9]*)$","description":"Decimal digits without leading zeros. The nonce."},"additionalProperties":{"type":"string"}}};
 
-function validate200(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate222(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
@@ -13826,7 +15843,7 @@ else {
 vErrors.push(err2);
 }
 errors++;
-validate200.errors = vErrors;
+validate222.errors = vErrors;
 return false;
 break;
 }
@@ -13841,7 +15858,7 @@ for(const key2 in data0){
 const _errs7 = errors;
 if(errors === _errs7){
 if(typeof key2 === "string"){
-if(!pattern247.test(key2)){
+if(!pattern289.test(key2)){
 const err3 = {instancePath:instancePath+"/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/additionalProperties/propertyNames/pattern",keyword:"pattern",params:{pattern: "^(0|[1-9][0-9]*)$"},message:"must match pattern \""+"^(0|[1-9][0-9]*)$"+"\"",propertyName:key2};
 if(vErrors === null){
 vErrors = [err3];
@@ -13873,7 +15890,7 @@ else {
 vErrors.push(err5);
 }
 errors++;
-validate200.errors = vErrors;
+validate222.errors = vErrors;
 return false;
 break;
 }
@@ -13882,7 +15899,7 @@ if(valid3){
 for(const key3 in data0){
 const _errs10 = errors;
 if(typeof data0[key3] !== "string"){
-validate200.errors = [{instancePath:instancePath+"/" + key1.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + key3.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/additionalProperties/additionalProperties/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate222.errors = [{instancePath:instancePath+"/" + key1.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + key3.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/additionalProperties/additionalProperties/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid4 = _errs10 === errors;
@@ -13893,7 +15910,7 @@ break;
 }
 }
 else {
-validate200.errors = [{instancePath:instancePath+"/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/additionalProperties/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate222.errors = [{instancePath:instancePath+"/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/additionalProperties/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -13905,30 +15922,30 @@ break;
 }
 }
 else {
-validate200.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate222.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate200.errors = vErrors;
+validate222.errors = vErrors;
 return errors === 0;
 }
 
 
-function validate199(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate221(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.pending === undefined) && (missing0 = "pending")) || ((data.queued === undefined) && (missing0 = "queued"))){
-validate199.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate221.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
 if(!((key0 === "pending") || (key0 === "queued"))){
-validate199.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate221.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -13936,8 +15953,8 @@ break;
 if(_errs1 === errors){
 if(data.pending !== undefined){
 const _errs2 = errors;
-if(!(validate200(data.pending, {instancePath:instancePath+"/pending",parentData:data,parentDataProperty:"pending",rootData}))){
-vErrors = vErrors === null ? validate200.errors : vErrors.concat(validate200.errors);
+if(!(validate222(data.pending, {instancePath:instancePath+"/pending",parentData:data,parentDataProperty:"pending",rootData}))){
+vErrors = vErrors === null ? validate222.errors : vErrors.concat(validate222.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs2 === errors;
@@ -13948,8 +15965,8 @@ var valid0 = true;
 if(valid0){
 if(data.queued !== undefined){
 const _errs3 = errors;
-if(!(validate200(data.queued, {instancePath:instancePath+"/queued",parentData:data,parentDataProperty:"queued",rootData}))){
-vErrors = vErrors === null ? validate200.errors : vErrors.concat(validate200.errors);
+if(!(validate222(data.queued, {instancePath:instancePath+"/queued",parentData:data,parentDataProperty:"queued",rootData}))){
+vErrors = vErrors === null ? validate222.errors : vErrors.concat(validate222.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs3 === errors;
@@ -13962,52 +15979,52 @@ var valid0 = true;
 }
 }
 else {
-validate199.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate221.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate199.errors = vErrors;
+validate221.errors = vErrors;
 return errors === 0;
 }
 
 
-function validate198(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate220(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
-if(!(validate199(data, {instancePath,parentData,parentDataProperty,rootData}))){
-vErrors = vErrors === null ? validate199.errors : vErrors.concat(validate199.errors);
+if(!(validate221(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate221.errors : vErrors.concat(validate221.errors);
 errors = vErrors.length;
 }
-validate198.errors = vErrors;
+validate220.errors = vErrors;
 return errors === 0;
 }
 
-export const r_net_version = validate204;
-const schema385 = {"type":"string","pattern":"^(0|[1-9][0-9]*)$","description":"Decimal digits without leading zeros."};
+export const r_net_version = validate226;
+const schema437 = {"type":"string","pattern":"^(0|[1-9][0-9]*)$","description":"Decimal digits without leading zeros."};
 
-function validate204(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate226(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(typeof data === "string"){
-if(!pattern247.test(data)){
-validate204.errors = [{instancePath,schemaPath:"#/pattern",keyword:"pattern",params:{pattern: "^(0|[1-9][0-9]*)$"},message:"must match pattern \""+"^(0|[1-9][0-9]*)$"+"\""}];
+if(!pattern289.test(data)){
+validate226.errors = [{instancePath,schemaPath:"#/pattern",keyword:"pattern",params:{pattern: "^(0|[1-9][0-9]*)$"},message:"must match pattern \""+"^(0|[1-9][0-9]*)$"+"\""}];
 return false;
 }
 }
 else {
-validate204.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate226.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
-validate204.errors = vErrors;
+validate226.errors = vErrors;
 return errors === 0;
 }
 
-export const r_debug_getRawReceipts = validate205;
-const schema386 = {"type":"array","items":{"$ref":"urn:chain-node:openrpc#/components/schemas/Bytes"}};
+export const r_debug_getRawReceipts = validate227;
+const schema438 = {"type":"array","items":{"$ref":"urn:chain-node:openrpc#/components/schemas/Bytes"}};
 
-function validate205(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate227(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
@@ -14021,12 +16038,12 @@ const _errs2 = errors;
 if(errors === _errs2){
 if(typeof data0 === "string"){
 if(!pattern12.test(data0)){
-validate205.errors = [{instancePath:instancePath+"/" + i0,schemaPath:"urn:chain-node:openrpc#/components/schemas/Bytes/pattern",keyword:"pattern",params:{pattern: "^0x([0-9a-f]{2})*$"},message:"must match pattern \""+"^0x([0-9a-f]{2})*$"+"\""}];
+validate227.errors = [{instancePath:instancePath+"/" + i0,schemaPath:"urn:chain-node:openrpc#/components/schemas/Bytes/pattern",keyword:"pattern",params:{pattern: "^0x([0-9a-f]{2})*$"},message:"must match pattern \""+"^0x([0-9a-f]{2})*$"+"\""}];
 return false;
 }
 }
 else {
-validate205.errors = [{instancePath:instancePath+"/" + i0,schemaPath:"urn:chain-node:openrpc#/components/schemas/Bytes/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate227.errors = [{instancePath:instancePath+"/" + i0,schemaPath:"urn:chain-node:openrpc#/components/schemas/Bytes/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -14037,20 +16054,20 @@ break;
 }
 }
 else {
-validate205.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate227.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
-validate205.errors = vErrors;
+validate227.errors = vErrors;
 return errors === 0;
 }
 
-export const p_debug_traceTransaction_1 = validate206;
-const schema388 = {"$ref":"urn:chain-node:openrpc#/components/schemas/TraceConfig"};
-const schema389 = {"title":"TraceConfig","type":"object","description":"Options of a trace (geth's TraceConfig; execution-apis' TraceConfig). Without `tracer` the struct logger runs and `disableStack`, `disableStorage`, `enableMemory`, `enableReturnData` and `limit` shape its steps; `tracer` names a built-in tracer (`callTracer`, `prestateTracer`) and `tracerConfig` configures it. `timeout` (a Go duration: `300ms`, `5s`, `1m`) bounds each transaction's trace instead of `--rpc.evmtimeout`. Unknown fields (geth's `reexec`, `debug`) are accepted and change nothing.","additionalProperties":true,"properties":{"tracer":{"type":"string","description":"Empty or absent: the struct logger. `callTracer`: the call tree. `prestateTracer`: the accounts the transaction touched, as they were before it. Any other name is an error (no JavaScript tracers)."},"tracerConfig":{"type":"object","additionalProperties":true,"description":"callTracer: `onlyTopCall` (the transaction's own frame only), `withLog` (the logs each frame emitted). prestateTracer: `diffMode` (what changed: `pre` and `post`), `disableCode`, `disableStorage`.","properties":{"onlyTopCall":{"type":"boolean"},"withLog":{"type":"boolean"},"diffMode":{"type":"boolean"},"disableCode":{"type":"boolean"},"disableStorage":{"type":"boolean"}}},"timeout":{"type":"string","pattern":"^([0-9]+(\\.[0-9]+)?(ms|s|m|h))+$","description":"Go duration bounding each transaction's trace (default: `--rpc.evmtimeout`)."},"disableStorage":{"type":"boolean"},"disableStack":{"type":"boolean"},"enableMemory":{"type":"boolean"},"enableReturnData":{"type":"boolean"},"limit":{"type":"integer","minimum":0,"description":"Most struct log entries recorded (0: no limit); execution goes on past it."},"debug":{"type":"boolean"}}};
-const pattern254 = new RegExp("^([0-9]+(\\.[0-9]+)?(ms|s|m|h))+$", "u");
+export const p_debug_traceTransaction_1 = validate228;
+const schema440 = {"$ref":"urn:chain-node:openrpc#/components/schemas/TraceConfig"};
+const schema441 = {"title":"TraceConfig","type":"object","description":"Options of a trace (geth's TraceConfig; execution-apis' TraceConfig). Without `tracer` the struct logger runs and `disableStack`, `disableStorage`, `enableMemory`, `enableReturnData` and `limit` shape its steps; `tracer` names a built-in tracer (`callTracer`, `prestateTracer`) and `tracerConfig` configures it. `timeout` (a Go duration: `300ms`, `5s`, `1m`) bounds each transaction's trace instead of `--rpc.evmtimeout`. Unknown fields (geth's `reexec`, `debug`) are accepted and change nothing.","additionalProperties":true,"properties":{"tracer":{"type":"string","description":"Empty or absent: the struct logger. `callTracer`: the call tree. `prestateTracer`: the accounts the transaction touched, as they were before it. Any other name is an error (no JavaScript tracers)."},"tracerConfig":{"type":"object","additionalProperties":true,"description":"callTracer: `onlyTopCall` (the transaction's own frame only), `withLog` (the logs each frame emitted). prestateTracer: `diffMode` (what changed: `pre` and `post`), `disableCode`, `disableStorage`.","properties":{"onlyTopCall":{"type":"boolean"},"withLog":{"type":"boolean"},"diffMode":{"type":"boolean"},"disableCode":{"type":"boolean"},"disableStorage":{"type":"boolean"}}},"timeout":{"type":"string","pattern":"^([0-9]+(\\.[0-9]+)?(ms|s|m|h))+$","description":"Go duration bounding each transaction's trace (default: `--rpc.evmtimeout`)."},"disableStorage":{"type":"boolean"},"disableStack":{"type":"boolean"},"enableMemory":{"type":"boolean"},"enableReturnData":{"type":"boolean"},"limit":{"type":"integer","minimum":0,"description":"Most struct log entries recorded (0: no limit); execution goes on past it."},"debug":{"type":"boolean"}}};
+const pattern296 = new RegExp("^([0-9]+(\\.[0-9]+)?(ms|s|m|h))+$", "u");
 
-function validate206(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate228(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 const _errs0 = errors;
@@ -14059,7 +16076,7 @@ if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.tracer !== undefined){
 const _errs3 = errors;
 if(typeof data.tracer !== "string"){
-validate206.errors = [{instancePath:instancePath+"/tracer",schemaPath:"urn:chain-node:openrpc#/components/schemas/TraceConfig/properties/tracer/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate228.errors = [{instancePath:instancePath+"/tracer",schemaPath:"urn:chain-node:openrpc#/components/schemas/TraceConfig/properties/tracer/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid1 = _errs3 === errors;
@@ -14076,7 +16093,7 @@ if(data1 && typeof data1 == "object" && !Array.isArray(data1)){
 if(data1.onlyTopCall !== undefined){
 const _errs8 = errors;
 if(typeof data1.onlyTopCall !== "boolean"){
-validate206.errors = [{instancePath:instancePath+"/tracerConfig/onlyTopCall",schemaPath:"urn:chain-node:openrpc#/components/schemas/TraceConfig/properties/tracerConfig/properties/onlyTopCall/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate228.errors = [{instancePath:instancePath+"/tracerConfig/onlyTopCall",schemaPath:"urn:chain-node:openrpc#/components/schemas/TraceConfig/properties/tracerConfig/properties/onlyTopCall/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 var valid2 = _errs8 === errors;
@@ -14088,7 +16105,7 @@ if(valid2){
 if(data1.withLog !== undefined){
 const _errs10 = errors;
 if(typeof data1.withLog !== "boolean"){
-validate206.errors = [{instancePath:instancePath+"/tracerConfig/withLog",schemaPath:"urn:chain-node:openrpc#/components/schemas/TraceConfig/properties/tracerConfig/properties/withLog/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate228.errors = [{instancePath:instancePath+"/tracerConfig/withLog",schemaPath:"urn:chain-node:openrpc#/components/schemas/TraceConfig/properties/tracerConfig/properties/withLog/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 var valid2 = _errs10 === errors;
@@ -14100,7 +16117,7 @@ if(valid2){
 if(data1.diffMode !== undefined){
 const _errs12 = errors;
 if(typeof data1.diffMode !== "boolean"){
-validate206.errors = [{instancePath:instancePath+"/tracerConfig/diffMode",schemaPath:"urn:chain-node:openrpc#/components/schemas/TraceConfig/properties/tracerConfig/properties/diffMode/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate228.errors = [{instancePath:instancePath+"/tracerConfig/diffMode",schemaPath:"urn:chain-node:openrpc#/components/schemas/TraceConfig/properties/tracerConfig/properties/diffMode/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 var valid2 = _errs12 === errors;
@@ -14112,7 +16129,7 @@ if(valid2){
 if(data1.disableCode !== undefined){
 const _errs14 = errors;
 if(typeof data1.disableCode !== "boolean"){
-validate206.errors = [{instancePath:instancePath+"/tracerConfig/disableCode",schemaPath:"urn:chain-node:openrpc#/components/schemas/TraceConfig/properties/tracerConfig/properties/disableCode/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate228.errors = [{instancePath:instancePath+"/tracerConfig/disableCode",schemaPath:"urn:chain-node:openrpc#/components/schemas/TraceConfig/properties/tracerConfig/properties/disableCode/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 var valid2 = _errs14 === errors;
@@ -14124,7 +16141,7 @@ if(valid2){
 if(data1.disableStorage !== undefined){
 const _errs16 = errors;
 if(typeof data1.disableStorage !== "boolean"){
-validate206.errors = [{instancePath:instancePath+"/tracerConfig/disableStorage",schemaPath:"urn:chain-node:openrpc#/components/schemas/TraceConfig/properties/tracerConfig/properties/disableStorage/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate228.errors = [{instancePath:instancePath+"/tracerConfig/disableStorage",schemaPath:"urn:chain-node:openrpc#/components/schemas/TraceConfig/properties/tracerConfig/properties/disableStorage/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 var valid2 = _errs16 === errors;
@@ -14138,7 +16155,7 @@ var valid2 = true;
 }
 }
 else {
-validate206.errors = [{instancePath:instancePath+"/tracerConfig",schemaPath:"urn:chain-node:openrpc#/components/schemas/TraceConfig/properties/tracerConfig/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate228.errors = [{instancePath:instancePath+"/tracerConfig",schemaPath:"urn:chain-node:openrpc#/components/schemas/TraceConfig/properties/tracerConfig/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -14153,13 +16170,13 @@ let data7 = data.timeout;
 const _errs18 = errors;
 if(errors === _errs18){
 if(typeof data7 === "string"){
-if(!pattern254.test(data7)){
-validate206.errors = [{instancePath:instancePath+"/timeout",schemaPath:"urn:chain-node:openrpc#/components/schemas/TraceConfig/properties/timeout/pattern",keyword:"pattern",params:{pattern: "^([0-9]+(\\.[0-9]+)?(ms|s|m|h))+$"},message:"must match pattern \""+"^([0-9]+(\\.[0-9]+)?(ms|s|m|h))+$"+"\""}];
+if(!pattern296.test(data7)){
+validate228.errors = [{instancePath:instancePath+"/timeout",schemaPath:"urn:chain-node:openrpc#/components/schemas/TraceConfig/properties/timeout/pattern",keyword:"pattern",params:{pattern: "^([0-9]+(\\.[0-9]+)?(ms|s|m|h))+$"},message:"must match pattern \""+"^([0-9]+(\\.[0-9]+)?(ms|s|m|h))+$"+"\""}];
 return false;
 }
 }
 else {
-validate206.errors = [{instancePath:instancePath+"/timeout",schemaPath:"urn:chain-node:openrpc#/components/schemas/TraceConfig/properties/timeout/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate228.errors = [{instancePath:instancePath+"/timeout",schemaPath:"urn:chain-node:openrpc#/components/schemas/TraceConfig/properties/timeout/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -14172,7 +16189,7 @@ if(valid1){
 if(data.disableStorage !== undefined){
 const _errs20 = errors;
 if(typeof data.disableStorage !== "boolean"){
-validate206.errors = [{instancePath:instancePath+"/disableStorage",schemaPath:"urn:chain-node:openrpc#/components/schemas/TraceConfig/properties/disableStorage/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate228.errors = [{instancePath:instancePath+"/disableStorage",schemaPath:"urn:chain-node:openrpc#/components/schemas/TraceConfig/properties/disableStorage/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 var valid1 = _errs20 === errors;
@@ -14184,7 +16201,7 @@ if(valid1){
 if(data.disableStack !== undefined){
 const _errs22 = errors;
 if(typeof data.disableStack !== "boolean"){
-validate206.errors = [{instancePath:instancePath+"/disableStack",schemaPath:"urn:chain-node:openrpc#/components/schemas/TraceConfig/properties/disableStack/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate228.errors = [{instancePath:instancePath+"/disableStack",schemaPath:"urn:chain-node:openrpc#/components/schemas/TraceConfig/properties/disableStack/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 var valid1 = _errs22 === errors;
@@ -14196,7 +16213,7 @@ if(valid1){
 if(data.enableMemory !== undefined){
 const _errs24 = errors;
 if(typeof data.enableMemory !== "boolean"){
-validate206.errors = [{instancePath:instancePath+"/enableMemory",schemaPath:"urn:chain-node:openrpc#/components/schemas/TraceConfig/properties/enableMemory/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate228.errors = [{instancePath:instancePath+"/enableMemory",schemaPath:"urn:chain-node:openrpc#/components/schemas/TraceConfig/properties/enableMemory/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 var valid1 = _errs24 === errors;
@@ -14208,7 +16225,7 @@ if(valid1){
 if(data.enableReturnData !== undefined){
 const _errs26 = errors;
 if(typeof data.enableReturnData !== "boolean"){
-validate206.errors = [{instancePath:instancePath+"/enableReturnData",schemaPath:"urn:chain-node:openrpc#/components/schemas/TraceConfig/properties/enableReturnData/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate228.errors = [{instancePath:instancePath+"/enableReturnData",schemaPath:"urn:chain-node:openrpc#/components/schemas/TraceConfig/properties/enableReturnData/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 var valid1 = _errs26 === errors;
@@ -14221,13 +16238,13 @@ if(data.limit !== undefined){
 let data12 = data.limit;
 const _errs28 = errors;
 if(!((typeof data12 == "number") && (!(data12 % 1) && !isNaN(data12)))){
-validate206.errors = [{instancePath:instancePath+"/limit",schemaPath:"urn:chain-node:openrpc#/components/schemas/TraceConfig/properties/limit/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate228.errors = [{instancePath:instancePath+"/limit",schemaPath:"urn:chain-node:openrpc#/components/schemas/TraceConfig/properties/limit/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs28){
 if(typeof data12 == "number"){
 if(data12 < 0 || isNaN(data12)){
-validate206.errors = [{instancePath:instancePath+"/limit",schemaPath:"urn:chain-node:openrpc#/components/schemas/TraceConfig/properties/limit/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate228.errors = [{instancePath:instancePath+"/limit",schemaPath:"urn:chain-node:openrpc#/components/schemas/TraceConfig/properties/limit/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -14241,7 +16258,7 @@ if(valid1){
 if(data.debug !== undefined){
 const _errs30 = errors;
 if(typeof data.debug !== "boolean"){
-validate206.errors = [{instancePath:instancePath+"/debug",schemaPath:"urn:chain-node:openrpc#/components/schemas/TraceConfig/properties/debug/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate228.errors = [{instancePath:instancePath+"/debug",schemaPath:"urn:chain-node:openrpc#/components/schemas/TraceConfig/properties/debug/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 var valid1 = _errs30 === errors;
@@ -14259,35 +16276,35 @@ var valid1 = true;
 }
 }
 else {
-validate206.errors = [{instancePath,schemaPath:"urn:chain-node:openrpc#/components/schemas/TraceConfig/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate228.errors = [{instancePath,schemaPath:"urn:chain-node:openrpc#/components/schemas/TraceConfig/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate206.errors = vErrors;
+validate228.errors = vErrors;
 return errors === 0;
 }
 
-export const r_debug_traceTransaction = validate207;
-const schema390 = {"$ref":"urn:chain-node:openrpc#/components/schemas/TraceResult"};
-const schema391 = {"title":"TraceResult","description":"A transaction's trace: the struct logger's steps, callTracer's call tree, or prestateTracer's accounts.","oneOf":[{"$ref":"#/components/schemas/StructLogTrace"},{"$ref":"#/components/schemas/CallFrame"},{"$ref":"#/components/schemas/Prestate"},{"$ref":"#/components/schemas/PrestateDiff"}]};
-const schema392 = {"title":"StructLogTrace","type":"object","description":"The struct logger's answer (execution-apis' OpcodeTransactionTrace): gas the transaction used, whether it failed, what it returned (the revert data when it reverted) and its steps.","additionalProperties":false,"required":["gas","failed","returnValue","structLogs"],"properties":{"gas":{"type":"integer","minimum":0},"failed":{"type":"boolean"},"returnValue":{"$ref":"#/components/schemas/Bytes"},"structLogs":{"type":"array","items":{"$ref":"#/components/schemas/StructLog"}}}};
-const schema394 = {"title":"StructLog","type":"object","description":"One opcode step (geth's struct logger; execution-apis' StructLog): program counter, opcode, gas before it, its cost (a call's includes the gas it hands the callee), depth (1: the transaction's frame), and unless disabled the stack (bottom first), the memory as 32-byte words, the last call's return data, and at SLOAD/SSTORE the slots the contract touched so far.","additionalProperties":false,"required":["pc","op","gas","gasCost","depth"],"properties":{"pc":{"type":"integer","minimum":0},"op":{"type":"string"},"gas":{"type":"integer","minimum":0},"gasCost":{"type":"integer","minimum":0},"depth":{"type":"integer","minimum":1},"error":{"type":"string"},"refund":{"type":"integer","minimum":0},"stack":{"type":"array","items":{"$ref":"#/components/schemas/Uint"}},"memory":{"type":"array","items":{"$ref":"#/components/schemas/Bytes32"}},"returnData":{"$ref":"#/components/schemas/Bytes"},"storage":{"type":"object","additionalProperties":{"$ref":"#/components/schemas/Bytes32"}}}};
+export const r_debug_traceTransaction = validate229;
+const schema442 = {"$ref":"urn:chain-node:openrpc#/components/schemas/TraceResult"};
+const schema443 = {"title":"TraceResult","description":"A transaction's trace: the struct logger's steps, callTracer's call tree, or prestateTracer's accounts.","oneOf":[{"$ref":"#/components/schemas/StructLogTrace"},{"$ref":"#/components/schemas/CallFrame"},{"$ref":"#/components/schemas/Prestate"},{"$ref":"#/components/schemas/PrestateDiff"}]};
+const schema444 = {"title":"StructLogTrace","type":"object","description":"The struct logger's answer (execution-apis' OpcodeTransactionTrace): gas the transaction used, whether it failed, what it returned (the revert data when it reverted) and its steps.","additionalProperties":false,"required":["gas","failed","returnValue","structLogs"],"properties":{"gas":{"type":"integer","minimum":0},"failed":{"type":"boolean"},"returnValue":{"$ref":"#/components/schemas/Bytes"},"structLogs":{"type":"array","items":{"$ref":"#/components/schemas/StructLog"}}}};
+const schema446 = {"title":"StructLog","type":"object","description":"One opcode step (geth's struct logger; execution-apis' StructLog): program counter, opcode, gas before it, its cost (a call's includes the gas it hands the callee), depth (1: the transaction's frame), and unless disabled the stack (bottom first), the memory as 32-byte words, the last call's return data, and at SLOAD/SSTORE the slots the contract touched so far.","additionalProperties":false,"required":["pc","op","gas","gasCost","depth"],"properties":{"pc":{"type":"integer","minimum":0},"op":{"type":"string"},"gas":{"type":"integer","minimum":0},"gasCost":{"type":"integer","minimum":0},"depth":{"type":"integer","minimum":1},"error":{"type":"string"},"refund":{"type":"integer","minimum":0},"stack":{"type":"array","items":{"$ref":"#/components/schemas/Uint"}},"memory":{"type":"array","items":{"$ref":"#/components/schemas/Bytes32"}},"returnData":{"$ref":"#/components/schemas/Bytes"},"storage":{"type":"object","additionalProperties":{"$ref":"#/components/schemas/Bytes32"}}}};
 
-function validate210(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate232(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((((data.pc === undefined) && (missing0 = "pc")) || ((data.op === undefined) && (missing0 = "op"))) || ((data.gas === undefined) && (missing0 = "gas"))) || ((data.gasCost === undefined) && (missing0 = "gasCost"))) || ((data.depth === undefined) && (missing0 = "depth"))){
-validate210.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate232.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
-if(!(func2.call(schema394.properties, key0))){
-validate210.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+if(!(func2.call(schema446.properties, key0))){
+validate232.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -14297,13 +16314,13 @@ if(data.pc !== undefined){
 let data0 = data.pc;
 const _errs2 = errors;
 if(!((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0)))){
-validate210.errors = [{instancePath:instancePath+"/pc",schemaPath:"#/properties/pc/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate232.errors = [{instancePath:instancePath+"/pc",schemaPath:"#/properties/pc/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs2){
 if(typeof data0 == "number"){
 if(data0 < 0 || isNaN(data0)){
-validate210.errors = [{instancePath:instancePath+"/pc",schemaPath:"#/properties/pc/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate232.errors = [{instancePath:instancePath+"/pc",schemaPath:"#/properties/pc/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -14317,7 +16334,7 @@ if(valid0){
 if(data.op !== undefined){
 const _errs4 = errors;
 if(typeof data.op !== "string"){
-validate210.errors = [{instancePath:instancePath+"/op",schemaPath:"#/properties/op/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate232.errors = [{instancePath:instancePath+"/op",schemaPath:"#/properties/op/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs4 === errors;
@@ -14330,13 +16347,13 @@ if(data.gas !== undefined){
 let data2 = data.gas;
 const _errs6 = errors;
 if(!((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2)))){
-validate210.errors = [{instancePath:instancePath+"/gas",schemaPath:"#/properties/gas/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate232.errors = [{instancePath:instancePath+"/gas",schemaPath:"#/properties/gas/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs6){
 if(typeof data2 == "number"){
 if(data2 < 0 || isNaN(data2)){
-validate210.errors = [{instancePath:instancePath+"/gas",schemaPath:"#/properties/gas/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate232.errors = [{instancePath:instancePath+"/gas",schemaPath:"#/properties/gas/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -14351,13 +16368,13 @@ if(data.gasCost !== undefined){
 let data3 = data.gasCost;
 const _errs8 = errors;
 if(!((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3)))){
-validate210.errors = [{instancePath:instancePath+"/gasCost",schemaPath:"#/properties/gasCost/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate232.errors = [{instancePath:instancePath+"/gasCost",schemaPath:"#/properties/gasCost/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs8){
 if(typeof data3 == "number"){
 if(data3 < 0 || isNaN(data3)){
-validate210.errors = [{instancePath:instancePath+"/gasCost",schemaPath:"#/properties/gasCost/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate232.errors = [{instancePath:instancePath+"/gasCost",schemaPath:"#/properties/gasCost/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -14372,13 +16389,13 @@ if(data.depth !== undefined){
 let data4 = data.depth;
 const _errs10 = errors;
 if(!((typeof data4 == "number") && (!(data4 % 1) && !isNaN(data4)))){
-validate210.errors = [{instancePath:instancePath+"/depth",schemaPath:"#/properties/depth/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate232.errors = [{instancePath:instancePath+"/depth",schemaPath:"#/properties/depth/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs10){
 if(typeof data4 == "number"){
 if(data4 < 1 || isNaN(data4)){
-validate210.errors = [{instancePath:instancePath+"/depth",schemaPath:"#/properties/depth/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+validate232.errors = [{instancePath:instancePath+"/depth",schemaPath:"#/properties/depth/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
 }
 }
@@ -14392,7 +16409,7 @@ if(valid0){
 if(data.error !== undefined){
 const _errs12 = errors;
 if(typeof data.error !== "string"){
-validate210.errors = [{instancePath:instancePath+"/error",schemaPath:"#/properties/error/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate232.errors = [{instancePath:instancePath+"/error",schemaPath:"#/properties/error/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs12 === errors;
@@ -14405,13 +16422,13 @@ if(data.refund !== undefined){
 let data6 = data.refund;
 const _errs14 = errors;
 if(!((typeof data6 == "number") && (!(data6 % 1) && !isNaN(data6)))){
-validate210.errors = [{instancePath:instancePath+"/refund",schemaPath:"#/properties/refund/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate232.errors = [{instancePath:instancePath+"/refund",schemaPath:"#/properties/refund/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs14){
 if(typeof data6 == "number"){
 if(data6 < 0 || isNaN(data6)){
-validate210.errors = [{instancePath:instancePath+"/refund",schemaPath:"#/properties/refund/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate232.errors = [{instancePath:instancePath+"/refund",schemaPath:"#/properties/refund/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -14436,12 +16453,12 @@ const _errs19 = errors;
 if(errors === _errs19){
 if(typeof data8 === "string"){
 if(!pattern14.test(data8)){
-validate210.errors = [{instancePath:instancePath+"/stack/" + i0,schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
+validate232.errors = [{instancePath:instancePath+"/stack/" + i0,schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
 return false;
 }
 }
 else {
-validate210.errors = [{instancePath:instancePath+"/stack/" + i0,schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate232.errors = [{instancePath:instancePath+"/stack/" + i0,schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -14452,7 +16469,7 @@ break;
 }
 }
 else {
-validate210.errors = [{instancePath:instancePath+"/stack",schemaPath:"#/properties/stack/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate232.errors = [{instancePath:instancePath+"/stack",schemaPath:"#/properties/stack/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -14476,12 +16493,12 @@ const _errs24 = errors;
 if(errors === _errs24){
 if(typeof data10 === "string"){
 if(!pattern11.test(data10)){
-validate210.errors = [{instancePath:instancePath+"/memory/" + i1,schemaPath:"#/components/schemas/Bytes32/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-f]{64}$"},message:"must match pattern \""+"^0x[0-9a-f]{64}$"+"\""}];
+validate232.errors = [{instancePath:instancePath+"/memory/" + i1,schemaPath:"#/components/schemas/Bytes32/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-f]{64}$"},message:"must match pattern \""+"^0x[0-9a-f]{64}$"+"\""}];
 return false;
 }
 }
 else {
-validate210.errors = [{instancePath:instancePath+"/memory/" + i1,schemaPath:"#/components/schemas/Bytes32/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate232.errors = [{instancePath:instancePath+"/memory/" + i1,schemaPath:"#/components/schemas/Bytes32/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -14492,7 +16509,7 @@ break;
 }
 }
 else {
-validate210.errors = [{instancePath:instancePath+"/memory",schemaPath:"#/properties/memory/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate232.errors = [{instancePath:instancePath+"/memory",schemaPath:"#/properties/memory/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -14509,12 +16526,12 @@ const _errs27 = errors;
 if(errors === _errs27){
 if(typeof data11 === "string"){
 if(!pattern12.test(data11)){
-validate210.errors = [{instancePath:instancePath+"/returnData",schemaPath:"#/components/schemas/Bytes/pattern",keyword:"pattern",params:{pattern: "^0x([0-9a-f]{2})*$"},message:"must match pattern \""+"^0x([0-9a-f]{2})*$"+"\""}];
+validate232.errors = [{instancePath:instancePath+"/returnData",schemaPath:"#/components/schemas/Bytes/pattern",keyword:"pattern",params:{pattern: "^0x([0-9a-f]{2})*$"},message:"must match pattern \""+"^0x([0-9a-f]{2})*$"+"\""}];
 return false;
 }
 }
 else {
-validate210.errors = [{instancePath:instancePath+"/returnData",schemaPath:"#/components/schemas/Bytes/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate232.errors = [{instancePath:instancePath+"/returnData",schemaPath:"#/components/schemas/Bytes/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -14536,12 +16553,12 @@ const _errs33 = errors;
 if(errors === _errs33){
 if(typeof data13 === "string"){
 if(!pattern11.test(data13)){
-validate210.errors = [{instancePath:instancePath+"/storage/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/components/schemas/Bytes32/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-f]{64}$"},message:"must match pattern \""+"^0x[0-9a-f]{64}$"+"\""}];
+validate232.errors = [{instancePath:instancePath+"/storage/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/components/schemas/Bytes32/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-f]{64}$"},message:"must match pattern \""+"^0x[0-9a-f]{64}$"+"\""}];
 return false;
 }
 }
 else {
-validate210.errors = [{instancePath:instancePath+"/storage/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/components/schemas/Bytes32/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate232.errors = [{instancePath:instancePath+"/storage/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/components/schemas/Bytes32/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -14552,7 +16569,7 @@ break;
 }
 }
 else {
-validate210.errors = [{instancePath:instancePath+"/storage",schemaPath:"#/properties/storage/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate232.errors = [{instancePath:instancePath+"/storage",schemaPath:"#/properties/storage/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -14575,30 +16592,30 @@ var valid0 = true;
 }
 }
 else {
-validate210.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate232.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate210.errors = vErrors;
+validate232.errors = vErrors;
 return errors === 0;
 }
 
 
-function validate209(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate231(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((((data.gas === undefined) && (missing0 = "gas")) || ((data.failed === undefined) && (missing0 = "failed"))) || ((data.returnValue === undefined) && (missing0 = "returnValue"))) || ((data.structLogs === undefined) && (missing0 = "structLogs"))){
-validate209.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate231.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
 if(!((((key0 === "gas") || (key0 === "failed")) || (key0 === "returnValue")) || (key0 === "structLogs"))){
-validate209.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate231.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -14608,13 +16625,13 @@ if(data.gas !== undefined){
 let data0 = data.gas;
 const _errs2 = errors;
 if(!((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0)))){
-validate209.errors = [{instancePath:instancePath+"/gas",schemaPath:"#/properties/gas/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate231.errors = [{instancePath:instancePath+"/gas",schemaPath:"#/properties/gas/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs2){
 if(typeof data0 == "number"){
 if(data0 < 0 || isNaN(data0)){
-validate209.errors = [{instancePath:instancePath+"/gas",schemaPath:"#/properties/gas/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate231.errors = [{instancePath:instancePath+"/gas",schemaPath:"#/properties/gas/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -14628,7 +16645,7 @@ if(valid0){
 if(data.failed !== undefined){
 const _errs4 = errors;
 if(typeof data.failed !== "boolean"){
-validate209.errors = [{instancePath:instancePath+"/failed",schemaPath:"#/properties/failed/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate231.errors = [{instancePath:instancePath+"/failed",schemaPath:"#/properties/failed/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 var valid0 = _errs4 === errors;
@@ -14644,12 +16661,12 @@ const _errs7 = errors;
 if(errors === _errs7){
 if(typeof data2 === "string"){
 if(!pattern12.test(data2)){
-validate209.errors = [{instancePath:instancePath+"/returnValue",schemaPath:"#/components/schemas/Bytes/pattern",keyword:"pattern",params:{pattern: "^0x([0-9a-f]{2})*$"},message:"must match pattern \""+"^0x([0-9a-f]{2})*$"+"\""}];
+validate231.errors = [{instancePath:instancePath+"/returnValue",schemaPath:"#/components/schemas/Bytes/pattern",keyword:"pattern",params:{pattern: "^0x([0-9a-f]{2})*$"},message:"must match pattern \""+"^0x([0-9a-f]{2})*$"+"\""}];
 return false;
 }
 }
 else {
-validate209.errors = [{instancePath:instancePath+"/returnValue",schemaPath:"#/components/schemas/Bytes/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate231.errors = [{instancePath:instancePath+"/returnValue",schemaPath:"#/components/schemas/Bytes/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -14668,8 +16685,8 @@ var valid2 = true;
 const len0 = data3.length;
 for(let i0=0; i0<len0; i0++){
 const _errs11 = errors;
-if(!(validate210(data3[i0], {instancePath:instancePath+"/structLogs/" + i0,parentData:data3,parentDataProperty:i0,rootData}))){
-vErrors = vErrors === null ? validate210.errors : vErrors.concat(validate210.errors);
+if(!(validate232(data3[i0], {instancePath:instancePath+"/structLogs/" + i0,parentData:data3,parentDataProperty:i0,rootData}))){
+vErrors = vErrors === null ? validate232.errors : vErrors.concat(validate232.errors);
 errors = vErrors.length;
 }
 var valid2 = _errs11 === errors;
@@ -14679,7 +16696,7 @@ break;
 }
 }
 else {
-validate209.errors = [{instancePath:instancePath+"/structLogs",schemaPath:"#/properties/structLogs/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate231.errors = [{instancePath:instancePath+"/structLogs",schemaPath:"#/properties/structLogs/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -14695,32 +16712,32 @@ var valid0 = true;
 }
 }
 else {
-validate209.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate231.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate209.errors = vErrors;
+validate231.errors = vErrors;
 return errors === 0;
 }
 
-const schema399 = {"title":"CallFrame","type":"object","description":"callTracer's call frame (geth's shape): the opcode that made it (`CALL`, `STATICCALL`, `DELEGATECALL`, `CALLCODE`, `CREATE`, `CREATE2`; the transaction's own frame `CALL` or `CREATE`), caller, callee (the created contract for a create that succeeded), gas given and used (the transaction's frame: its gas limit and the receipt's gasUsed), input, output, the error of a failed frame with the decoded revert reason, the frames it called and, with `withLog`, its logs. `value` is absent for STATICCALL.","additionalProperties":false,"required":["type","from","gas","gasUsed","input"],"properties":{"type":{"type":"string","enum":["CALL","CALLCODE","DELEGATECALL","STATICCALL","CREATE","CREATE2"]},"from":{"$ref":"#/components/schemas/Address"},"gas":{"$ref":"#/components/schemas/Uint"},"gasUsed":{"$ref":"#/components/schemas/Uint"},"to":{"$ref":"#/components/schemas/Address"},"input":{"$ref":"#/components/schemas/Bytes"},"output":{"$ref":"#/components/schemas/Bytes"},"error":{"type":"string"},"revertReason":{"type":"string"},"calls":{"type":"array","description":"The frames this frame called, each of this same shape (validated one level deep: codegen does not follow recursive schemas).","items":{"type":"object"}},"logs":{"type":"array","items":{"$ref":"#/components/schemas/CallFrameLog"}},"value":{"$ref":"#/components/schemas/Uint"}}};
-const schema406 = {"title":"CallFrameLog","type":"object","description":"A log a call frame emitted (callTracer `withLog`); `position`: how many of the frame's calls came before it.","additionalProperties":false,"required":["address","topics","data","position"],"properties":{"address":{"$ref":"#/components/schemas/Address"},"topics":{"type":"array","items":{"$ref":"#/components/schemas/Bytes32"}},"data":{"$ref":"#/components/schemas/Bytes"},"position":{"$ref":"#/components/schemas/Uint"}}};
+const schema451 = {"title":"CallFrame","type":"object","description":"callTracer's call frame (geth's shape): the opcode that made it (`CALL`, `STATICCALL`, `DELEGATECALL`, `CALLCODE`, `CREATE`, `CREATE2`; the transaction's own frame `CALL` or `CREATE`), caller, callee (the created contract for a create that succeeded), gas given and used (the transaction's frame: its gas limit and the receipt's gasUsed), input, output, the error of a failed frame with the decoded revert reason, the frames it called and, with `withLog`, its logs. `value` is absent for STATICCALL.","additionalProperties":false,"required":["type","from","gas","gasUsed","input"],"properties":{"type":{"type":"string","enum":["CALL","CALLCODE","DELEGATECALL","STATICCALL","CREATE","CREATE2"]},"from":{"$ref":"#/components/schemas/Address"},"gas":{"$ref":"#/components/schemas/Uint"},"gasUsed":{"$ref":"#/components/schemas/Uint"},"to":{"$ref":"#/components/schemas/Address"},"input":{"$ref":"#/components/schemas/Bytes"},"output":{"$ref":"#/components/schemas/Bytes"},"error":{"type":"string"},"revertReason":{"type":"string"},"calls":{"type":"array","description":"The frames this frame called, each of this same shape (validated one level deep: codegen does not follow recursive schemas).","items":{"type":"object"}},"logs":{"type":"array","items":{"$ref":"#/components/schemas/CallFrameLog"}},"value":{"$ref":"#/components/schemas/Uint"}}};
+const schema458 = {"title":"CallFrameLog","type":"object","description":"A log a call frame emitted (callTracer `withLog`); `position`: how many of the frame's calls came before it.","additionalProperties":false,"required":["address","topics","data","position"],"properties":{"address":{"$ref":"#/components/schemas/Address"},"topics":{"type":"array","items":{"$ref":"#/components/schemas/Bytes32"}},"data":{"$ref":"#/components/schemas/Bytes"},"position":{"$ref":"#/components/schemas/Uint"}}};
 
-function validate214(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate236(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((((data.address === undefined) && (missing0 = "address")) || ((data.topics === undefined) && (missing0 = "topics"))) || ((data.data === undefined) && (missing0 = "data"))) || ((data.position === undefined) && (missing0 = "position"))){
-validate214.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate236.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
 if(!((((key0 === "address") || (key0 === "topics")) || (key0 === "data")) || (key0 === "position"))){
-validate214.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate236.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -14733,12 +16750,12 @@ const _errs3 = errors;
 if(errors === _errs3){
 if(typeof data0 === "string"){
 if(!pattern0.test(data0)){
-validate214.errors = [{instancePath:instancePath+"/address",schemaPath:"#/components/schemas/Address/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{40}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{40}$"+"\""}];
+validate236.errors = [{instancePath:instancePath+"/address",schemaPath:"#/components/schemas/Address/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{40}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{40}$"+"\""}];
 return false;
 }
 }
 else {
-validate214.errors = [{instancePath:instancePath+"/address",schemaPath:"#/components/schemas/Address/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate236.errors = [{instancePath:instancePath+"/address",schemaPath:"#/components/schemas/Address/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -14762,12 +16779,12 @@ const _errs8 = errors;
 if(errors === _errs8){
 if(typeof data2 === "string"){
 if(!pattern11.test(data2)){
-validate214.errors = [{instancePath:instancePath+"/topics/" + i0,schemaPath:"#/components/schemas/Bytes32/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-f]{64}$"},message:"must match pattern \""+"^0x[0-9a-f]{64}$"+"\""}];
+validate236.errors = [{instancePath:instancePath+"/topics/" + i0,schemaPath:"#/components/schemas/Bytes32/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-f]{64}$"},message:"must match pattern \""+"^0x[0-9a-f]{64}$"+"\""}];
 return false;
 }
 }
 else {
-validate214.errors = [{instancePath:instancePath+"/topics/" + i0,schemaPath:"#/components/schemas/Bytes32/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate236.errors = [{instancePath:instancePath+"/topics/" + i0,schemaPath:"#/components/schemas/Bytes32/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -14778,7 +16795,7 @@ break;
 }
 }
 else {
-validate214.errors = [{instancePath:instancePath+"/topics",schemaPath:"#/properties/topics/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate236.errors = [{instancePath:instancePath+"/topics",schemaPath:"#/properties/topics/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -14795,12 +16812,12 @@ const _errs11 = errors;
 if(errors === _errs11){
 if(typeof data3 === "string"){
 if(!pattern12.test(data3)){
-validate214.errors = [{instancePath:instancePath+"/data",schemaPath:"#/components/schemas/Bytes/pattern",keyword:"pattern",params:{pattern: "^0x([0-9a-f]{2})*$"},message:"must match pattern \""+"^0x([0-9a-f]{2})*$"+"\""}];
+validate236.errors = [{instancePath:instancePath+"/data",schemaPath:"#/components/schemas/Bytes/pattern",keyword:"pattern",params:{pattern: "^0x([0-9a-f]{2})*$"},message:"must match pattern \""+"^0x([0-9a-f]{2})*$"+"\""}];
 return false;
 }
 }
 else {
-validate214.errors = [{instancePath:instancePath+"/data",schemaPath:"#/components/schemas/Bytes/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate236.errors = [{instancePath:instancePath+"/data",schemaPath:"#/components/schemas/Bytes/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -14817,12 +16834,12 @@ const _errs14 = errors;
 if(errors === _errs14){
 if(typeof data4 === "string"){
 if(!pattern14.test(data4)){
-validate214.errors = [{instancePath:instancePath+"/position",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
+validate236.errors = [{instancePath:instancePath+"/position",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
 return false;
 }
 }
 else {
-validate214.errors = [{instancePath:instancePath+"/position",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate236.errors = [{instancePath:instancePath+"/position",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -14838,30 +16855,30 @@ var valid0 = true;
 }
 }
 else {
-validate214.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate236.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate214.errors = vErrors;
+validate236.errors = vErrors;
 return errors === 0;
 }
 
 
-function validate213(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate235(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((((data.type === undefined) && (missing0 = "type")) || ((data.from === undefined) && (missing0 = "from"))) || ((data.gas === undefined) && (missing0 = "gas"))) || ((data.gasUsed === undefined) && (missing0 = "gasUsed"))) || ((data.input === undefined) && (missing0 = "input"))){
-validate213.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate235.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
-if(!(func2.call(schema399.properties, key0))){
-validate213.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+if(!(func2.call(schema451.properties, key0))){
+validate235.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -14871,11 +16888,11 @@ if(data.type !== undefined){
 let data0 = data.type;
 const _errs2 = errors;
 if(typeof data0 !== "string"){
-validate213.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate235.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(!((((((data0 === "CALL") || (data0 === "CALLCODE")) || (data0 === "DELEGATECALL")) || (data0 === "STATICCALL")) || (data0 === "CREATE")) || (data0 === "CREATE2"))){
-validate213.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/enum",keyword:"enum",params:{allowedValues: schema399.properties.type.enum},message:"must be equal to one of the allowed values"}];
+validate235.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/enum",keyword:"enum",params:{allowedValues: schema451.properties.type.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -14891,12 +16908,12 @@ const _errs5 = errors;
 if(errors === _errs5){
 if(typeof data1 === "string"){
 if(!pattern0.test(data1)){
-validate213.errors = [{instancePath:instancePath+"/from",schemaPath:"#/components/schemas/Address/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{40}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{40}$"+"\""}];
+validate235.errors = [{instancePath:instancePath+"/from",schemaPath:"#/components/schemas/Address/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{40}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{40}$"+"\""}];
 return false;
 }
 }
 else {
-validate213.errors = [{instancePath:instancePath+"/from",schemaPath:"#/components/schemas/Address/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate235.errors = [{instancePath:instancePath+"/from",schemaPath:"#/components/schemas/Address/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -14913,12 +16930,12 @@ const _errs8 = errors;
 if(errors === _errs8){
 if(typeof data2 === "string"){
 if(!pattern14.test(data2)){
-validate213.errors = [{instancePath:instancePath+"/gas",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
+validate235.errors = [{instancePath:instancePath+"/gas",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
 return false;
 }
 }
 else {
-validate213.errors = [{instancePath:instancePath+"/gas",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate235.errors = [{instancePath:instancePath+"/gas",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -14935,12 +16952,12 @@ const _errs11 = errors;
 if(errors === _errs11){
 if(typeof data3 === "string"){
 if(!pattern14.test(data3)){
-validate213.errors = [{instancePath:instancePath+"/gasUsed",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
+validate235.errors = [{instancePath:instancePath+"/gasUsed",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
 return false;
 }
 }
 else {
-validate213.errors = [{instancePath:instancePath+"/gasUsed",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate235.errors = [{instancePath:instancePath+"/gasUsed",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -14957,12 +16974,12 @@ const _errs14 = errors;
 if(errors === _errs14){
 if(typeof data4 === "string"){
 if(!pattern0.test(data4)){
-validate213.errors = [{instancePath:instancePath+"/to",schemaPath:"#/components/schemas/Address/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{40}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{40}$"+"\""}];
+validate235.errors = [{instancePath:instancePath+"/to",schemaPath:"#/components/schemas/Address/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{40}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{40}$"+"\""}];
 return false;
 }
 }
 else {
-validate213.errors = [{instancePath:instancePath+"/to",schemaPath:"#/components/schemas/Address/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate235.errors = [{instancePath:instancePath+"/to",schemaPath:"#/components/schemas/Address/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -14979,12 +16996,12 @@ const _errs17 = errors;
 if(errors === _errs17){
 if(typeof data5 === "string"){
 if(!pattern12.test(data5)){
-validate213.errors = [{instancePath:instancePath+"/input",schemaPath:"#/components/schemas/Bytes/pattern",keyword:"pattern",params:{pattern: "^0x([0-9a-f]{2})*$"},message:"must match pattern \""+"^0x([0-9a-f]{2})*$"+"\""}];
+validate235.errors = [{instancePath:instancePath+"/input",schemaPath:"#/components/schemas/Bytes/pattern",keyword:"pattern",params:{pattern: "^0x([0-9a-f]{2})*$"},message:"must match pattern \""+"^0x([0-9a-f]{2})*$"+"\""}];
 return false;
 }
 }
 else {
-validate213.errors = [{instancePath:instancePath+"/input",schemaPath:"#/components/schemas/Bytes/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate235.errors = [{instancePath:instancePath+"/input",schemaPath:"#/components/schemas/Bytes/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -15001,12 +17018,12 @@ const _errs20 = errors;
 if(errors === _errs20){
 if(typeof data6 === "string"){
 if(!pattern12.test(data6)){
-validate213.errors = [{instancePath:instancePath+"/output",schemaPath:"#/components/schemas/Bytes/pattern",keyword:"pattern",params:{pattern: "^0x([0-9a-f]{2})*$"},message:"must match pattern \""+"^0x([0-9a-f]{2})*$"+"\""}];
+validate235.errors = [{instancePath:instancePath+"/output",schemaPath:"#/components/schemas/Bytes/pattern",keyword:"pattern",params:{pattern: "^0x([0-9a-f]{2})*$"},message:"must match pattern \""+"^0x([0-9a-f]{2})*$"+"\""}];
 return false;
 }
 }
 else {
-validate213.errors = [{instancePath:instancePath+"/output",schemaPath:"#/components/schemas/Bytes/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate235.errors = [{instancePath:instancePath+"/output",schemaPath:"#/components/schemas/Bytes/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -15019,7 +17036,7 @@ if(valid0){
 if(data.error !== undefined){
 const _errs22 = errors;
 if(typeof data.error !== "string"){
-validate213.errors = [{instancePath:instancePath+"/error",schemaPath:"#/properties/error/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate235.errors = [{instancePath:instancePath+"/error",schemaPath:"#/properties/error/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs22 === errors;
@@ -15031,7 +17048,7 @@ if(valid0){
 if(data.revertReason !== undefined){
 const _errs24 = errors;
 if(typeof data.revertReason !== "string"){
-validate213.errors = [{instancePath:instancePath+"/revertReason",schemaPath:"#/properties/revertReason/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate235.errors = [{instancePath:instancePath+"/revertReason",schemaPath:"#/properties/revertReason/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs24 === errors;
@@ -15051,7 +17068,7 @@ for(let i0=0; i0<len0; i0++){
 let data10 = data9[i0];
 const _errs28 = errors;
 if(!(data10 && typeof data10 == "object" && !Array.isArray(data10))){
-validate213.errors = [{instancePath:instancePath+"/calls/" + i0,schemaPath:"#/properties/calls/items/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate235.errors = [{instancePath:instancePath+"/calls/" + i0,schemaPath:"#/properties/calls/items/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 var valid7 = _errs28 === errors;
@@ -15061,7 +17078,7 @@ break;
 }
 }
 else {
-validate213.errors = [{instancePath:instancePath+"/calls",schemaPath:"#/properties/calls/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate235.errors = [{instancePath:instancePath+"/calls",schemaPath:"#/properties/calls/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -15080,8 +17097,8 @@ var valid8 = true;
 const len1 = data11.length;
 for(let i1=0; i1<len1; i1++){
 const _errs32 = errors;
-if(!(validate214(data11[i1], {instancePath:instancePath+"/logs/" + i1,parentData:data11,parentDataProperty:i1,rootData}))){
-vErrors = vErrors === null ? validate214.errors : vErrors.concat(validate214.errors);
+if(!(validate236(data11[i1], {instancePath:instancePath+"/logs/" + i1,parentData:data11,parentDataProperty:i1,rootData}))){
+vErrors = vErrors === null ? validate236.errors : vErrors.concat(validate236.errors);
 errors = vErrors.length;
 }
 var valid8 = _errs32 === errors;
@@ -15091,7 +17108,7 @@ break;
 }
 }
 else {
-validate213.errors = [{instancePath:instancePath+"/logs",schemaPath:"#/properties/logs/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate235.errors = [{instancePath:instancePath+"/logs",schemaPath:"#/properties/logs/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -15108,12 +17125,12 @@ const _errs34 = errors;
 if(errors === _errs34){
 if(typeof data13 === "string"){
 if(!pattern14.test(data13)){
-validate213.errors = [{instancePath:instancePath+"/value",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
+validate235.errors = [{instancePath:instancePath+"/value",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
 return false;
 }
 }
 else {
-validate213.errors = [{instancePath:instancePath+"/value",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate235.errors = [{instancePath:instancePath+"/value",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -15137,19 +17154,19 @@ var valid0 = true;
 }
 }
 else {
-validate213.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate235.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate213.errors = vErrors;
+validate235.errors = vErrors;
 return errors === 0;
 }
 
-const schema412 = {"title":"Prestate","type":"object","description":"prestateTracer's answer: every account the transaction touched (sender, recipient, coinbase, call targets, accounts read by BALANCE/EXTCODE*/SELFDESTRUCT, created contracts), by address, as it was before the transaction.","propertyNames":{"pattern":"^0x[0-9a-f]{40}$"},"additionalProperties":{"$ref":"#/components/schemas/PrestateAccount"}};
-const pattern271 = new RegExp("^0x[0-9a-f]{40}$", "u");
-const schema413 = {"title":"PrestateAccount","type":"object","description":"An account in prestateTracer's answer (geth's shape): balance, then code, nonce (a number) and the storage slots read or written, each left out when empty or zero (in `post`: when unchanged).","additionalProperties":false,"properties":{"balance":{"$ref":"#/components/schemas/Uint"},"code":{"$ref":"#/components/schemas/Bytes"},"nonce":{"type":"integer","minimum":0},"storage":{"type":"object","additionalProperties":{"$ref":"#/components/schemas/Bytes32"}}}};
+const schema464 = {"title":"Prestate","type":"object","description":"prestateTracer's answer: every account the transaction touched (sender, recipient, coinbase, call targets, accounts read by BALANCE/EXTCODE*/SELFDESTRUCT, created contracts), by address, as it was before the transaction.","propertyNames":{"pattern":"^0x[0-9a-f]{40}$"},"additionalProperties":{"$ref":"#/components/schemas/PrestateAccount"}};
+const pattern313 = new RegExp("^0x[0-9a-f]{40}$", "u");
+const schema465 = {"title":"PrestateAccount","type":"object","description":"An account in prestateTracer's answer (geth's shape): balance, then code, nonce (a number) and the storage slots read or written, each left out when empty or zero (in `post`: when unchanged).","additionalProperties":false,"properties":{"balance":{"$ref":"#/components/schemas/Uint"},"code":{"$ref":"#/components/schemas/Bytes"},"nonce":{"type":"integer","minimum":0},"storage":{"type":"object","additionalProperties":{"$ref":"#/components/schemas/Bytes32"}}}};
 
-function validate218(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate240(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
@@ -15157,7 +17174,7 @@ if(data && typeof data == "object" && !Array.isArray(data)){
 const _errs1 = errors;
 for(const key0 in data){
 if(!((((key0 === "balance") || (key0 === "code")) || (key0 === "nonce")) || (key0 === "storage"))){
-validate218.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate240.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -15170,12 +17187,12 @@ const _errs3 = errors;
 if(errors === _errs3){
 if(typeof data0 === "string"){
 if(!pattern14.test(data0)){
-validate218.errors = [{instancePath:instancePath+"/balance",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
+validate240.errors = [{instancePath:instancePath+"/balance",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
 return false;
 }
 }
 else {
-validate218.errors = [{instancePath:instancePath+"/balance",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate240.errors = [{instancePath:instancePath+"/balance",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -15192,12 +17209,12 @@ const _errs6 = errors;
 if(errors === _errs6){
 if(typeof data1 === "string"){
 if(!pattern12.test(data1)){
-validate218.errors = [{instancePath:instancePath+"/code",schemaPath:"#/components/schemas/Bytes/pattern",keyword:"pattern",params:{pattern: "^0x([0-9a-f]{2})*$"},message:"must match pattern \""+"^0x([0-9a-f]{2})*$"+"\""}];
+validate240.errors = [{instancePath:instancePath+"/code",schemaPath:"#/components/schemas/Bytes/pattern",keyword:"pattern",params:{pattern: "^0x([0-9a-f]{2})*$"},message:"must match pattern \""+"^0x([0-9a-f]{2})*$"+"\""}];
 return false;
 }
 }
 else {
-validate218.errors = [{instancePath:instancePath+"/code",schemaPath:"#/components/schemas/Bytes/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate240.errors = [{instancePath:instancePath+"/code",schemaPath:"#/components/schemas/Bytes/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -15211,13 +17228,13 @@ if(data.nonce !== undefined){
 let data2 = data.nonce;
 const _errs8 = errors;
 if(!((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2)))){
-validate218.errors = [{instancePath:instancePath+"/nonce",schemaPath:"#/properties/nonce/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate240.errors = [{instancePath:instancePath+"/nonce",schemaPath:"#/properties/nonce/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs8){
 if(typeof data2 == "number"){
 if(data2 < 0 || isNaN(data2)){
-validate218.errors = [{instancePath:instancePath+"/nonce",schemaPath:"#/properties/nonce/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate240.errors = [{instancePath:instancePath+"/nonce",schemaPath:"#/properties/nonce/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -15240,12 +17257,12 @@ const _errs14 = errors;
 if(errors === _errs14){
 if(typeof data4 === "string"){
 if(!pattern11.test(data4)){
-validate218.errors = [{instancePath:instancePath+"/storage/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/components/schemas/Bytes32/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-f]{64}$"},message:"must match pattern \""+"^0x[0-9a-f]{64}$"+"\""}];
+validate240.errors = [{instancePath:instancePath+"/storage/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/components/schemas/Bytes32/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-f]{64}$"},message:"must match pattern \""+"^0x[0-9a-f]{64}$"+"\""}];
 return false;
 }
 }
 else {
-validate218.errors = [{instancePath:instancePath+"/storage/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/components/schemas/Bytes32/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate240.errors = [{instancePath:instancePath+"/storage/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/components/schemas/Bytes32/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -15256,7 +17273,7 @@ break;
 }
 }
 else {
-validate218.errors = [{instancePath:instancePath+"/storage",schemaPath:"#/properties/storage/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate240.errors = [{instancePath:instancePath+"/storage",schemaPath:"#/properties/storage/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -15271,16 +17288,16 @@ var valid0 = true;
 }
 }
 else {
-validate218.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate240.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate218.errors = vErrors;
+validate240.errors = vErrors;
 return errors === 0;
 }
 
 
-function validate217(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate239(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
@@ -15288,7 +17305,7 @@ if(data && typeof data == "object" && !Array.isArray(data)){
 for(const key0 in data){
 const _errs1 = errors;
 if(typeof key0 === "string"){
-if(!pattern271.test(key0)){
+if(!pattern313.test(key0)){
 const err0 = {instancePath,schemaPath:"#/propertyNames/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-f]{40}$"},message:"must match pattern \""+"^0x[0-9a-f]{40}$"+"\"",propertyName:key0};
 if(vErrors === null){
 vErrors = [err0];
@@ -15309,7 +17326,7 @@ else {
 vErrors.push(err1);
 }
 errors++;
-validate217.errors = vErrors;
+validate239.errors = vErrors;
 return false;
 break;
 }
@@ -15317,8 +17334,8 @@ break;
 if(valid0){
 for(const key1 in data){
 const _errs3 = errors;
-if(!(validate218(data[key1], {instancePath:instancePath+"/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),parentData:data,parentDataProperty:key1,rootData}))){
-vErrors = vErrors === null ? validate218.errors : vErrors.concat(validate218.errors);
+if(!(validate240(data[key1], {instancePath:instancePath+"/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),parentData:data,parentDataProperty:key1,rootData}))){
+vErrors = vErrors === null ? validate240.errors : vErrors.concat(validate240.errors);
 errors = vErrors.length;
 }
 var valid1 = _errs3 === errors;
@@ -15329,31 +17346,31 @@ break;
 }
 }
 else {
-validate217.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate239.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate217.errors = vErrors;
+validate239.errors = vErrors;
 return errors === 0;
 }
 
-const schema417 = {"title":"PrestateDiff","type":"object","description":"prestateTracer's answer with `diffMode`: `pre`, the changed accounts as they were (only the changed slots; a created account is absent), and `post`, what changed in them (a cleared slot is absent).","additionalProperties":false,"required":["post","pre"],"properties":{"post":{"$ref":"#/components/schemas/Prestate"},"pre":{"$ref":"#/components/schemas/Prestate"}}};
+const schema469 = {"title":"PrestateDiff","type":"object","description":"prestateTracer's answer with `diffMode`: `pre`, the changed accounts as they were (only the changed slots; a created account is absent), and `post`, what changed in them (a cleared slot is absent).","additionalProperties":false,"required":["post","pre"],"properties":{"post":{"$ref":"#/components/schemas/Prestate"},"pre":{"$ref":"#/components/schemas/Prestate"}}};
 
-function validate221(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate243(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.post === undefined) && (missing0 = "post")) || ((data.pre === undefined) && (missing0 = "pre"))){
-validate221.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate243.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
 if(!((key0 === "post") || (key0 === "pre"))){
-validate221.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate243.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -15361,8 +17378,8 @@ break;
 if(_errs1 === errors){
 if(data.post !== undefined){
 const _errs2 = errors;
-if(!(validate217(data.post, {instancePath:instancePath+"/post",parentData:data,parentDataProperty:"post",rootData}))){
-vErrors = vErrors === null ? validate217.errors : vErrors.concat(validate217.errors);
+if(!(validate239(data.post, {instancePath:instancePath+"/post",parentData:data,parentDataProperty:"post",rootData}))){
+vErrors = vErrors === null ? validate239.errors : vErrors.concat(validate239.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs2 === errors;
@@ -15373,8 +17390,8 @@ var valid0 = true;
 if(valid0){
 if(data.pre !== undefined){
 const _errs3 = errors;
-if(!(validate217(data.pre, {instancePath:instancePath+"/pre",parentData:data,parentDataProperty:"pre",rootData}))){
-vErrors = vErrors === null ? validate217.errors : vErrors.concat(validate217.errors);
+if(!(validate239(data.pre, {instancePath:instancePath+"/pre",parentData:data,parentDataProperty:"pre",rootData}))){
+vErrors = vErrors === null ? validate239.errors : vErrors.concat(validate239.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs3 === errors;
@@ -15387,24 +17404,24 @@ var valid0 = true;
 }
 }
 else {
-validate221.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate243.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate221.errors = vErrors;
+validate243.errors = vErrors;
 return errors === 0;
 }
 
 
-function validate208(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate230(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 const _errs0 = errors;
 let valid0 = false;
 let passing0 = null;
 const _errs1 = errors;
-if(!(validate209(data, {instancePath,parentData,parentDataProperty,rootData}))){
-vErrors = vErrors === null ? validate209.errors : vErrors.concat(validate209.errors);
+if(!(validate231(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate231.errors : vErrors.concat(validate231.errors);
 errors = vErrors.length;
 }
 var _valid0 = _errs1 === errors;
@@ -15413,8 +17430,8 @@ valid0 = true;
 passing0 = 0;
 }
 const _errs2 = errors;
-if(!(validate213(data, {instancePath,parentData,parentDataProperty,rootData}))){
-vErrors = vErrors === null ? validate213.errors : vErrors.concat(validate213.errors);
+if(!(validate235(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate235.errors : vErrors.concat(validate235.errors);
 errors = vErrors.length;
 }
 var _valid0 = _errs2 === errors;
@@ -15428,8 +17445,8 @@ valid0 = true;
 passing0 = 1;
 }
 const _errs3 = errors;
-if(!(validate217(data, {instancePath,parentData,parentDataProperty,rootData}))){
-vErrors = vErrors === null ? validate217.errors : vErrors.concat(validate217.errors);
+if(!(validate239(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate239.errors : vErrors.concat(validate239.errors);
 errors = vErrors.length;
 }
 var _valid0 = _errs3 === errors;
@@ -15443,8 +17460,8 @@ valid0 = true;
 passing0 = 2;
 }
 const _errs4 = errors;
-if(!(validate221(data, {instancePath,parentData,parentDataProperty,rootData}))){
-vErrors = vErrors === null ? validate221.errors : vErrors.concat(validate221.errors);
+if(!(validate243(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate243.errors : vErrors.concat(validate243.errors);
 errors = vErrors.length;
 }
 var _valid0 = _errs4 === errors;
@@ -15469,7 +17486,7 @@ else {
 vErrors.push(err0);
 }
 errors++;
-validate208.errors = vErrors;
+validate230.errors = vErrors;
 return false;
 }
 else {
@@ -15483,35 +17500,35 @@ vErrors = null;
 }
 }
 }
-validate208.errors = vErrors;
+validate230.errors = vErrors;
 return errors === 0;
 }
 
 
-function validate207(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate229(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
-if(!(validate208(data, {instancePath,parentData,parentDataProperty,rootData}))){
-vErrors = vErrors === null ? validate208.errors : vErrors.concat(validate208.errors);
+if(!(validate230(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate230.errors : vErrors.concat(validate230.errors);
 errors = vErrors.length;
 }
-validate207.errors = vErrors;
+validate229.errors = vErrors;
 return errors === 0;
 }
 
-export const r_debug_traceBlockByNumber = validate226;
-const schema418 = {"type":"array","items":{"$ref":"urn:chain-node:openrpc#/components/schemas/BlockTraceEntry"}};
-const schema419 = {"title":"BlockTraceEntry","type":"object","description":"One transaction's trace in a block trace.","additionalProperties":false,"required":["txHash","result"],"properties":{"txHash":{"$ref":"#/components/schemas/Hash32"},"result":{"$ref":"#/components/schemas/TraceResult"}}};
+export const r_debug_traceBlockByNumber = validate248;
+const schema470 = {"type":"array","items":{"$ref":"urn:chain-node:openrpc#/components/schemas/BlockTraceEntry"}};
+const schema471 = {"title":"BlockTraceEntry","type":"object","description":"One transaction's trace in a block trace.","additionalProperties":false,"required":["txHash","result"],"properties":{"txHash":{"$ref":"#/components/schemas/Hash32"},"result":{"$ref":"#/components/schemas/TraceResult"}}};
 
-function validate228(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate250(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 const _errs0 = errors;
 let valid0 = false;
 let passing0 = null;
 const _errs1 = errors;
-if(!(validate209(data, {instancePath,parentData,parentDataProperty,rootData}))){
-vErrors = vErrors === null ? validate209.errors : vErrors.concat(validate209.errors);
+if(!(validate231(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate231.errors : vErrors.concat(validate231.errors);
 errors = vErrors.length;
 }
 var _valid0 = _errs1 === errors;
@@ -15520,8 +17537,8 @@ valid0 = true;
 passing0 = 0;
 }
 const _errs2 = errors;
-if(!(validate213(data, {instancePath,parentData,parentDataProperty,rootData}))){
-vErrors = vErrors === null ? validate213.errors : vErrors.concat(validate213.errors);
+if(!(validate235(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate235.errors : vErrors.concat(validate235.errors);
 errors = vErrors.length;
 }
 var _valid0 = _errs2 === errors;
@@ -15535,8 +17552,8 @@ valid0 = true;
 passing0 = 1;
 }
 const _errs3 = errors;
-if(!(validate217(data, {instancePath,parentData,parentDataProperty,rootData}))){
-vErrors = vErrors === null ? validate217.errors : vErrors.concat(validate217.errors);
+if(!(validate239(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate239.errors : vErrors.concat(validate239.errors);
 errors = vErrors.length;
 }
 var _valid0 = _errs3 === errors;
@@ -15550,8 +17567,8 @@ valid0 = true;
 passing0 = 2;
 }
 const _errs4 = errors;
-if(!(validate221(data, {instancePath,parentData,parentDataProperty,rootData}))){
-vErrors = vErrors === null ? validate221.errors : vErrors.concat(validate221.errors);
+if(!(validate243(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate243.errors : vErrors.concat(validate243.errors);
 errors = vErrors.length;
 }
 var _valid0 = _errs4 === errors;
@@ -15576,7 +17593,7 @@ else {
 vErrors.push(err0);
 }
 errors++;
-validate228.errors = vErrors;
+validate250.errors = vErrors;
 return false;
 }
 else {
@@ -15590,26 +17607,26 @@ vErrors = null;
 }
 }
 }
-validate228.errors = vErrors;
+validate250.errors = vErrors;
 return errors === 0;
 }
 
 
-function validate227(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate249(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.txHash === undefined) && (missing0 = "txHash")) || ((data.result === undefined) && (missing0 = "result"))){
-validate227.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate249.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
 if(!((key0 === "txHash") || (key0 === "result"))){
-validate227.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate249.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -15622,12 +17639,12 @@ const _errs3 = errors;
 if(errors === _errs3){
 if(typeof data0 === "string"){
 if(!pattern33.test(data0)){
-validate227.errors = [{instancePath:instancePath+"/txHash",schemaPath:"#/components/schemas/Hash32/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{64}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{64}$"+"\""}];
+validate249.errors = [{instancePath:instancePath+"/txHash",schemaPath:"#/components/schemas/Hash32/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{64}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{64}$"+"\""}];
 return false;
 }
 }
 else {
-validate227.errors = [{instancePath:instancePath+"/txHash",schemaPath:"#/components/schemas/Hash32/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate249.errors = [{instancePath:instancePath+"/txHash",schemaPath:"#/components/schemas/Hash32/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -15639,8 +17656,8 @@ var valid0 = true;
 if(valid0){
 if(data.result !== undefined){
 const _errs5 = errors;
-if(!(validate228(data.result, {instancePath:instancePath+"/result",parentData:data,parentDataProperty:"result",rootData}))){
-vErrors = vErrors === null ? validate228.errors : vErrors.concat(validate228.errors);
+if(!(validate250(data.result, {instancePath:instancePath+"/result",parentData:data,parentDataProperty:"result",rootData}))){
+vErrors = vErrors === null ? validate250.errors : vErrors.concat(validate250.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs5 === errors;
@@ -15653,16 +17670,16 @@ var valid0 = true;
 }
 }
 else {
-validate227.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate249.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate227.errors = vErrors;
+validate249.errors = vErrors;
 return errors === 0;
 }
 
 
-function validate226(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate248(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
@@ -15671,8 +17688,8 @@ var valid0 = true;
 const len0 = data.length;
 for(let i0=0; i0<len0; i0++){
 const _errs1 = errors;
-if(!(validate227(data[i0], {instancePath:instancePath+"/" + i0,parentData:data,parentDataProperty:i0,rootData}))){
-vErrors = vErrors === null ? validate227.errors : vErrors.concat(validate227.errors);
+if(!(validate249(data[i0], {instancePath:instancePath+"/" + i0,parentData:data,parentDataProperty:i0,rootData}))){
+vErrors = vErrors === null ? validate249.errors : vErrors.concat(validate249.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs1 === errors;
@@ -15682,11 +17699,11 @@ break;
 }
 }
 else {
-validate226.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate248.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
-validate226.errors = vErrors;
+validate248.errors = vErrors;
 return errors === 0;
 }
 
@@ -15750,6 +17767,7 @@ export const r_eth_call = r_eth_getCode;
 export const p_eth_estimateGas_1 = p_iris_getSnapshot_0;
 export const p_eth_estimateGas_2 = p_eth_call_2;
 export const r_eth_estimateGas = r_eth_gasPrice;
+export const p_eth_simulateV1_1 = p_eth_getProof_2;
 export const p_eth_createAccessList_0 = p_eth_estimateGas_0;
 export const p_eth_createAccessList_1 = p_iris_getSnapshot_0;
 export const p_eth_getBlockTransactionCountByNumber_0 = p_iris_getSnapshot_0;
@@ -15858,6 +17876,9 @@ export const p_chain_estimateGas_0 = p_eth_estimateGas_0;
 export const p_chain_estimateGas_1 = p_iris_getSnapshot_0;
 export const p_chain_estimateGas_2 = p_eth_call_2;
 export const r_chain_estimateGas = r_eth_gasPrice;
+export const p_chain_simulateV1_0 = p_eth_simulateV1_0;
+export const p_chain_simulateV1_1 = p_eth_getProof_2;
+export const r_chain_simulateV1 = r_eth_simulateV1;
 export const p_chain_createAccessList_0 = p_eth_estimateGas_0;
 export const p_chain_createAccessList_1 = p_iris_getSnapshot_0;
 export const r_chain_createAccessList = r_eth_createAccessList;

@@ -30,6 +30,8 @@ import type {
   SendTransactionInput,
   Signature65,
   SignedTransaction,
+  SimulatePayload,
+  SimulatedBlock,
   Snapshot,
   StateOverrides,
   StorageKey,
@@ -279,6 +281,18 @@ export interface EthApi {
     block?: BlockNumberOrTag,
     stateOverrides?: StateOverrides,
   ): Promise<Uint>;
+
+  /**
+   * eth_simulateV1, chain_simulateV1: Simulates blocks of calls with block and state overrides
+   * (execution-apis eth_simulateV1).
+   * @param payload The blocks to simulate and the options.
+   * @param block The base block whose state the first simulated block builds on: a quantity, a tag, a plain
+   * integer or a block hash. Default `latest`.
+   * @returns The simulated blocks, gaps filled, in order.
+   * @example
+   *   await client.eth.simulateV1({"blockStateCalls":[]}, "latest") // → []
+   */
+  simulateV1(payload: SimulatePayload, block?: BlockNumberOrTagOrHash): Promise<SimulatedBlock[]>;
 
   /**
    * eth_createAccessList, chain_createAccessList: Returns the EIP-2930 access list a transaction would need,
@@ -992,6 +1006,7 @@ export const namespaceMethods = {
     "getStorageValues",
     "call",
     "estimateGas",
+    "simulateV1",
     "createAccessList",
     "getBlockTransactionCountByNumber",
     "getBlockTransactionCountByHash",
@@ -1050,6 +1065,7 @@ export const namespaceMethods = {
     "getStorageValues",
     "call",
     "estimateGas",
+    "simulateV1",
     "createAccessList",
     "getBlockTransactionCountByNumber",
     "getBlockTransactionCountByHash",

@@ -19,7 +19,9 @@ import type { StateReader } from '../state/reader.ts';
 import { ExecutionWatch } from './execution-watch.ts';
 import { bytesToHex } from '../util/hex.ts';
 import type { EvmTracer, TxEnd } from './tracer.ts';
+import { CallError, CallTimeout, TraceTooLarge } from './call-errors.ts';
 import { applyStateOverrides, type StateOverrides } from './state-override.ts';
+import { simulateBlocks, type SimulatedBlock, type SimulatedBlockSpec, type SimulationOptions } from './simulate.ts';
 
 export interface CallRequest {
   from?: Uint8Array;
@@ -68,13 +70,7 @@ interface RunOptions {
   overrides?: StateOverrides;
 }
 
-export class CallError extends Error {}
-
-/** The call's deadline (--rpc.evmtimeout) passed before it finished; the API names the timeout. */
-export class CallTimeout extends CallError {}
-
-/** A tracer's output passed its cap; execution was halted (the message says which cap). */
-export class TraceTooLarge extends CallError {}
+export { CallError, CallTimeout, TraceTooLarge };
 
 /** EIP-3529: a transaction's refund is at most a fifth of the gas it used. */
 const MAX_REFUND_QUOTIENT = 5n;
@@ -222,6 +218,24 @@ export class CallRunner {
    */
   replay(ctx: CallContext, raws: readonly Uint8Array[], tracers: readonly (EvmTracer | undefined)[], timeoutMs: number): Promise<TxEnd[]> {
     return this.queued(() => this.replayNow(ctx, raws, tracers, timeoutMs));
+  }
+
+  /**
+   * eth_simulateV1: runs the blocks on the state at base.stateRoot (src/exec/simulate.ts) inside
+   * one checkpoint, reverted at the end, on this VM and its queue.
+   */
+  simulate(base: CallContext, baseHash: Uint8Array, blocks: readonly SimulatedBlockSpec[], options: SimulationOptions): Promise<SimulatedBlock[]> {
+    return this.queued(async () => {
+      if (performance.now() > options.deadline) throw new CallTimeout();
+      await this.atRoot(base.stateRoot);
+      await this.state.checkpoint();
+      try {
+        return await simulateBlocks(this.vm, this.state, this.common, this.txCommon, base, baseHash, blocks, options);
+      } finally {
+        await this.state.revert();
+        (this.vm.evm as EngineEVM).takeCreations();
+      }
+    });
   }
 
   private async replayNow(ctx: CallContext, raws: readonly Uint8Array[], tracers: readonly (EvmTracer | undefined)[], timeoutMs: number): Promise<TxEnd[]> {
