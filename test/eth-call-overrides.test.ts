@@ -3,6 +3,9 @@
 // patching it), a precompile moved elsewhere; the real state is the same afterwards, a plain call
 // after an overridden one is not answered from the call-result cache, --rpc.gascap and
 // --rpc.evmtimeout still bound the call, and bad overrides are -32602 naming the parameter.
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import { fileURLToPath } from 'node:url';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { Interface, Transaction, Wallet, getCreateAddress, sha256, solidityPackedKeccak256, toBeHex } from 'ethers';
@@ -32,6 +35,8 @@ const M1 = solidityPackedKeccak256(['uint256', 'uint256'], [1, 1]);
 const RETURNS_GAS = '0x5a60005260206000f3';
 /** JUMPDEST PUSH1 0 JUMP: loops until it runs out of gas or time */
 const ENDLESS = '0x5b600056';
+/** Foundry's cast (the @foundry-rs/cast dev dependency) */
+const CAST = fileURLToPath(new URL('../node_modules/.bin/cast', import.meta.url));
 
 let node: TestNode;
 let probe: string;
@@ -104,6 +109,14 @@ test('eth_estimateGas: a value transfer from an empty account needs the balance 
 test('chain_call takes the same overrides', async () => {
   const out = await node.rpc('chain_call', [{ to: probe, data: abi.encodeFunctionData('stored') }, 'latest', { [probe]: { stateDiff: { [word(0)]: word(9) } } }]);
   assert.is(BigInt(out), 9n);
+});
+
+test("Foundry's cast call --override-state-diff / --override-balance / --override-code reach the node", async () => {
+  const cast = async (...args: string[]) => (await promisify(execFile)(CAST, [...args, '--rpc-url', node.url])).stdout.trim();
+  assert.is(await cast('call', probe, 'stored()(uint256)', '--override-state-diff', `${probe}:0:5`), '5');
+  assert.is(await cast('call', probe, 'm(uint256)(uint256)', '1', '--override-state', `${probe}:0:5`), '0');
+  assert.is(await cast('call', probe, 'balanceOf(address)(uint256)', testAddress(1), '--override-balance', `${testAddress(1)}:42`), '42');
+  assert.is(BigInt(await cast('call', EMPTY, '--override-code', `${EMPTY}:${RETURNS_GAS}`)) > 0n, true);
 });
 
 test('--rpc.gascap and --rpc.evmtimeout still bound an overridden call', async () => {

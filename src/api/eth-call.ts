@@ -20,7 +20,7 @@ export interface CallLimits {
 export const DEFAULT_EVM_TIMEOUT_MS = 5000;
 
 /** A duration as Go prints it (geth's timeout message): 5s, 1.5s, 300ms. */
-function goDuration(ms: number): string {
+export function goDuration(ms: number): string {
   return ms >= 1000 ? `${ms / 1000}s` : `${ms}ms`;
 }
 

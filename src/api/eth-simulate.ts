@@ -6,14 +6,14 @@ import { MAX_SIMULATED_BLOCKS, SimulationError, type SimulatedBlockSpec, type Si
 import { bytesToHex, hexToBytes, padLeft, quantity, bigIntToBytes } from '../util/hex.ts';
 import { blockRefOf, stateHeaderOf, type BlockRef } from './block-param.ts';
 import { toCallRequest } from './call-object.ts';
-import { declaredAccessList } from './access-list.ts';
+import { accessListBytes, declaredAccessList } from './access-list.ts';
 import { toStateOverrides } from './state-override-param.ts';
 import { formatBlock, formatLog } from './format.ts';
 import { decodeRevertReason } from './revert.ts';
 import { invalidParams, translate } from './errors.ts';
 import { RpcError } from '../rpc/errors.ts';
 import { keccak256 } from '../crypto/keccak.ts';
-import { DEFAULT_EVM_TIMEOUT_MS, type CallLimits } from './eth-call.ts';
+import { DEFAULT_EVM_TIMEOUT_MS, goDuration, type CallLimits } from './eth-call.ts';
 import type { SimulateCall, SimulatePayload, SimulatedBlock, SimulatedCallResult } from '../../generated/types.ts';
 
 /** execution-apis' codes for eth_simulateV1's refusals */
@@ -45,13 +45,12 @@ function toSimulatedCall(c: SimulateCall, param: string): SimulatedCall {
   } catch (e) {
     throw e instanceof RpcError ? invalidParams(`${param}: ${e.message}`) : e;
   }
-  const list = declaredAccessList(c.accessList);
   return {
     ...req,
     nonce: optional(c.nonce),
     maxFeePerGas: optional(c.maxFeePerGas),
     maxPriorityFeePerGas: optional(c.maxPriorityFeePerGas),
-    accessList: c.accessList ? [...list].map(([address, slots]) => [hexToBytes(address), [...slots].map(hexToBytes)]) : undefined,
+    accessList: c.accessList ? accessListBytes(declaredAccessList(c.accessList)) : undefined,
   };
 }
 
@@ -84,7 +83,7 @@ export function simulateHandlers({ core }: ApiContext, limits: CallLimits) {
         .simulate(base, baseHash, blocks, { validation: payload.validation === true, traceTransfers: payload.traceTransfers === true, gasCap: limits.gasCap, deadline })
         .catch((e: unknown) => {
           if (e instanceof SimulationError) throw new RpcError(FAILURE_CODES[e.failure], e.message);
-          if (e instanceof CallTimeout) throw new RpcError(TIMEOUT_CODE, `execution aborted (timeout = ${timeoutMs}ms)`);
+          if (e instanceof CallTimeout) throw new RpcError(TIMEOUT_CODE, `execution aborted (timeout = ${goDuration(timeoutMs)})`);
           return translate(e);
         });
       return simulated.map(({ record, calls }) => {
