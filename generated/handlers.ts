@@ -7,6 +7,7 @@ import type {
   BlockNumberOrTag,
   BlockNumberOrTagOrHash,
   BlockOrNull,
+  BlockOverrides,
   BlockTraceEntry,
   Bytes,
   Bytes32,
@@ -256,6 +257,9 @@ export interface EthHandlers {
    * @param stateOverrides Accounts to override for this call only (geth's third parameter): balance, nonce,
    * code, `state` or `stateDiff`, `movePrecompileToAddress`. A call with overrides always runs on @ethereumjs
    * and is never answered from, nor stored in, the call-result cache.
+   * @param blockOverrides The block context the call sees instead of the block's (geth's fourth parameter):
+   * `number`, `time`, `gasLimit` and `feeRecipient`. The other BlockOverrides fields (`prevRandao`,
+   * `baseFeePerGas`, `withdrawals`, `blobBaseFee`) are refused here; eth_simulateV1 takes them.
    * @returns Return value of the executed contract.
    */
   call(
@@ -264,6 +268,7 @@ export interface EthHandlers {
     },
     block: BlockNumberOrTag | undefined,
     stateOverrides: StateOverrides | undefined,
+    blockOverrides: BlockOverrides | undefined,
     ctx: CallContext,
   ): Awaitable<Bytes>;
 
@@ -274,12 +279,16 @@ export interface EthHandlers {
    * @param stateOverrides Accounts to override for this call only (geth's third parameter): balance, nonce,
    * code, `state` or `stateDiff`, `movePrecompileToAddress`. A call with overrides always runs on @ethereumjs
    * and is never answered from, nor stored in, the call-result cache.
+   * @param blockOverrides The block context the call sees instead of the block's (geth's fourth parameter):
+   * `number`, `time`, `gasLimit` and `feeRecipient`. The other BlockOverrides fields (`prevRandao`,
+   * `baseFeePerGas`, `withdrawals`, `blobBaseFee`) are refused here; eth_simulateV1 takes them.
    * @returns Gas estimate.
    */
   estimateGas(
     transaction: CallObject,
     block: BlockNumberOrTag | undefined,
     stateOverrides: StateOverrides | undefined,
+    blockOverrides: BlockOverrides | undefined,
     ctx: CallContext,
   ): Awaitable<Uint>;
 

@@ -21,6 +21,7 @@ contract Probe {
   constructor() { m[1] = 11; }
   function balanceOf(address a) external view returns (uint) { return a.balance; }
   function make() external returns (address) { return address(new Child()); }
+  function env() external view returns (uint, uint, address, uint) { return (block.number, block.timestamp, block.coinbase, block.gaslimit); }
 }`;
 
 const { Probe } = compile(SOURCE);
@@ -117,6 +118,23 @@ test("Foundry's cast call --override-state-diff / --override-balance / --overrid
   assert.is(await cast('call', probe, 'm(uint256)(uint256)', '1', '--override-state', `${probe}:0:5`), '0');
   assert.is(await cast('call', probe, 'balanceOf(address)(uint256)', testAddress(1), '--override-balance', `${testAddress(1)}:42`), '42');
   assert.is(BigInt(await cast('call', EMPTY, '--override-code', `${EMPTY}:${RETURNS_GAS}`)) > 0n, true);
+});
+
+test('blockOverrides (the fourth parameter): number, time, feeRecipient and gasLimit as the contract reads them', async () => {
+  const COINBASE = '0x000000000000000000000000000000000000c0c0';
+  const overrides = { number: '0x1234', time: '0x5678', feeRecipient: COINBASE, gasLimit: '0x2000000' };
+  const out = await node.rpc('eth_call', [{ to: probe, data: abi.encodeFunctionData('env') }, 'latest', null, overrides]);
+  const [n, t, coinbase, gasLimit] = abi.decodeFunctionResult('env', out);
+  assert.equal([n, t, String(coinbase).toLowerCase(), gasLimit], [0x1234n, 0x5678n, COINBASE, 0x2000000n]);
+  const [plain] = abi.decodeFunctionResult('env', await call(probe, abi.encodeFunctionData('env')));
+  assert.is(plain, BigInt(await node.rpc('eth_blockNumber')), 'a plain call after it sees the real block');
+  assert.ok(await node.rpc('eth_estimateGas', [{ to: probe, data: abi.encodeFunctionData('env') }, 'latest', null, overrides]));
+  const cast = async (...args: string[]) => (await promisify(execFile)(CAST, [...args, '--rpc-url', node.url])).stdout.trim();
+  const [castNumber, castTime] = (await cast('call', probe, 'env()(uint256,uint256,address,uint256)', '--block.number', '4660', '--block.time', '22136')).split('\n').map((line) => line.split(' ')[0]);
+  assert.equal([castNumber, castTime], ['4660', '22136']);
+  const r = await node.raw('eth_call', [{ to: probe }, 'latest', null, { baseFeePerGas: '0x1' }]);
+  assert.is(r.error?.code, -32602);
+  assert.match(r.error!.message, /blockOverrides: baseFeePerGas is not supported/);
 });
 
 test('--rpc.gascap and --rpc.evmtimeout still bound an overridden call', async () => {

@@ -2,12 +2,12 @@
 import type { ApiContext } from './context.ts';
 import type { ChainCore } from '../node/core.ts';
 import { CallTimeout, type CallContext } from '../exec/call.ts';
-import { bytesToHex, quantity } from '../util/hex.ts';
+import { bytesToHex, hexToBytes, quantity } from '../util/hex.ts';
 import { blockNumberOf, blockRefOf, stateHeaderOf, type BlockRef } from './block-param.ts';
 import { toCallRequest, type CallObject } from './call-object.ts';
-import { revertError, serverError, translate } from './errors.ts';
+import { invalidParams, revertError, serverError, translate } from './errors.ts';
 import { accessListEntries, declaredAccessList, findAccessList } from './access-list.ts';
-import type { AccessListEntry, AccessListResult, StateOverrides } from '../../generated/types.ts';
+import type { AccessListEntry, AccessListResult, BlockOverrides, StateOverrides } from '../../generated/types.ts';
 import { toStateOverrides } from './state-override-param.ts';
 
 export interface CallLimits {
@@ -39,6 +39,27 @@ export function callContext(core: ChainCore, block: BlockRef): CallContext {
   };
 }
 
+/** BlockOverrides fields a call context has no place for (eth_simulateV1 takes them). */
+const UNSUPPORTED_BLOCK_OVERRIDES = ['prevRandao', 'baseFeePerGas', 'withdrawals', 'blobBaseFee'] as const;
+
+/**
+ * geth's fourth parameter: the block fields the call sees instead of the block's. They are part of
+ * the context, so the view interpreter and the call-result cache (keyed by the context) see them too.
+ */
+function withBlockOverrides(ctx: CallContext, o: BlockOverrides | null | undefined): CallContext {
+  if (o == null) return ctx;
+  for (const field of UNSUPPORTED_BLOCK_OVERRIDES) {
+    if (o[field] != null) throw invalidParams(`blockOverrides: ${field} is not supported by this method; eth_simulateV1 takes it`);
+  }
+  return {
+    ...ctx,
+    number: o.number != null ? BigInt(o.number) : ctx.number,
+    timestamp: o.time != null ? BigInt(o.time) : ctx.timestamp,
+    gasLimit: o.gasLimit != null ? BigInt(o.gasLimit) : ctx.gasLimit,
+    coinbase: o.feeRecipient != null ? hexToBytes(o.feeRecipient) : ctx.coinbase,
+  };
+}
+
 /** The gas a call may burn: what it asks (default the block gas limit), at most --rpc.gascap. */
 export function cappedGas(limits: CallLimits, gas: bigint | undefined, blockGasLimit: bigint): bigint {
   const g = gas ?? blockGasLimit;
@@ -62,10 +83,10 @@ export function callHandlers({ core }: ApiContext, limits: CallLimits) {
   };
 
   return {
-    async call(tx: CallObject, block: BlockRef, stateOverrides?: StateOverrides | null) {
+    async call(tx: CallObject, block: BlockRef, stateOverrides?: StateOverrides | null, blockOverrides?: BlockOverrides | null) {
       const req = toCallRequest(tx);
       const overrides = toStateOverrides(stateOverrides, core.calls.precompileAddresses());
-      const ctx = contextFor(block);
+      const ctx = withBlockOverrides(contextFor(block), blockOverrides);
       const out = await core.calls.call(req, ctx, capped(req.gas, ctx.gasLimit), deadline(), overrides).catch(failed);
       if (out.success) return bytesToHex(out.returnValue);
       if (out.error === 'revert') throw revertError(out.returnValue);
@@ -82,10 +103,10 @@ export function callHandlers({ core }: ApiContext, limits: CallLimits) {
       return { accessList: accessListEntries(found.list), gasUsed: quantity(found.gasUsed), ...(error !== undefined ? { error } : {}) };
     },
 
-    async estimateGas(tx: CallObject, block?: BlockRef, stateOverrides?: StateOverrides | null) {
+    async estimateGas(tx: CallObject, block?: BlockRef, stateOverrides?: StateOverrides | null, blockOverrides?: BlockOverrides | null) {
       const req = toCallRequest(tx);
       const overrides = toStateOverrides(stateOverrides, core.calls.precompileAddresses());
-      const ctx = contextFor(block ?? 'pending');
+      const ctx = withBlockOverrides(contextFor(block ?? 'pending'), blockOverrides);
       const cap = await estimateCap(req.gas, ctx.gasLimit);
       const result = await core.calls.estimate(req, ctx, cap, deadline(), overrides).catch(failed);
       if ('gas' in result) return quantity(result.gas);
