@@ -3,14 +3,12 @@
 // patching it), a precompile moved elsewhere; the real state is the same afterwards, a plain call
 // after an overridden one is not answered from the call-result cache, --rpc.gascap and
 // --rpc.evmtimeout still bound the call, and bad overrides are -32602 naming the parameter.
-import { execFile } from 'node:child_process';
-import { promisify } from 'node:util';
-import { fileURLToPath } from 'node:url';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { Interface, Transaction, Wallet, getCreateAddress, sha256, solidityPackedKeccak256, toBeHex } from 'ethers';
 import { mined, startTestNode, testAddress, testKey, type TestNode } from './helpers/node.ts';
 import { compile } from './helpers/solc.ts';
+import { runCast } from './helpers/cast.ts';
 
 const SOURCE = `
 pragma solidity ^0.8.20;
@@ -36,13 +34,12 @@ const M1 = solidityPackedKeccak256(['uint256', 'uint256'], [1, 1]);
 const RETURNS_GAS = '0x5a60005260206000f3';
 /** JUMPDEST PUSH1 0 JUMP: loops until it runs out of gas or time */
 const ENDLESS = '0x5b600056';
-/** Foundry's cast (the @foundry-rs/cast dev dependency) */
-const CAST = fileURLToPath(new URL('../node_modules/.bin/cast', import.meta.url));
 
 let node: TestNode;
 let probe: string;
 
 const call = (to: string, data: string, overrides?: object, extra: object = {}) => node.rpc('eth_call', [{ to, data, ...extra }, 'latest', ...(overrides ? [overrides] : [])]);
+const cast = (command: string, ...args: string[]) => runCast(node.url, command, ...args);
 const read = async (fn: string, args: unknown[] = [], overrides?: object) => BigInt(await call(probe, abi.encodeFunctionData(fn, args), overrides));
 
 test.before(async () => {
@@ -113,7 +110,6 @@ test('chain_call takes the same overrides', async () => {
 });
 
 test("Foundry's cast call --override-state-diff / --override-balance / --override-code reach the node", async () => {
-  const cast = async (...args: string[]) => (await promisify(execFile)(CAST, [...args, '--rpc-url', node.url])).stdout.trim();
   assert.is(await cast('call', probe, 'stored()(uint256)', '--override-state-diff', `${probe}:0:5`), '5');
   assert.is(await cast('call', probe, 'm(uint256)(uint256)', '1', '--override-state', `${probe}:0:5`), '0');
   assert.is(await cast('call', probe, 'balanceOf(address)(uint256)', testAddress(1), '--override-balance', `${testAddress(1)}:42`), '42');
@@ -129,7 +125,6 @@ test('blockOverrides (the fourth parameter): number, time, feeRecipient and gasL
   const [plain] = abi.decodeFunctionResult('env', await call(probe, abi.encodeFunctionData('env')));
   assert.is(plain, BigInt(await node.rpc('eth_blockNumber')), 'a plain call after it sees the real block');
   assert.ok(await node.rpc('eth_estimateGas', [{ to: probe, data: abi.encodeFunctionData('env') }, 'latest', null, overrides]));
-  const cast = async (...args: string[]) => (await promisify(execFile)(CAST, [...args, '--rpc-url', node.url])).stdout.trim();
   const [castNumber, castTime] = (await cast('call', probe, 'env()(uint256,uint256,address,uint256)', '--block.number', '4660', '--block.time', '22136')).split('\n').map((line) => line.split(' ')[0]);
   assert.equal([castNumber, castTime], ['4660', '22136']);
   const r = await node.raw('eth_call', [{ to: probe }, 'latest', null, { baseFeePerGas: '0x1' }]);

@@ -18,6 +18,7 @@ import { debugHandlers } from './debug.ts';
 
 export function buildHandlers(ctx: ApiContext, limits: CallLimits, filterSetup: FilterSetup = {}) {
   const filters = new FilterService(ctx, filterSetup);
+  const calls = callHandlers(ctx, limits);
   return {
     eth: {
       ...stateHandlers(ctx),
@@ -25,9 +26,9 @@ export function buildHandlers(ctx: ApiContext, limits: CallLimits, filterSetup: 
       ...blockHandlers(ctx),
       ...sealingHandlers(ctx),
       ...proofHandlers(ctx),
-      ...callHandlers(ctx, limits),
+      ...calls,
       ...simulateHandlers(ctx, limits),
-      ...submitHandlers(ctx),
+      ...submitHandlers(ctx, (tx) => calls.estimateGas(tx)),
       ...poolViewHandlers(ctx),
       ...filterHandlers(filters),
       ...subscriptionHandlers(filters),
