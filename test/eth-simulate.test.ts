@@ -10,6 +10,7 @@ import { AbiCoder, Interface, Transaction, Wallet, id, toBeHex, zeroPadValue } f
 import { mined, startTestNode, testAddress, testKey, type TestNode } from './helpers/node.ts';
 import { compile } from './helpers/solc.ts';
 import { executionApisResults } from './helpers/execution-apis.ts';
+import { createPublicClient, defineChain, http, type Abi } from 'viem';
 
 const SOURCE = `
 pragma solidity ^0.8.20;
@@ -208,6 +209,28 @@ test('bad input: -32602 naming the parameter, execution-apis codes for bad block
   const r = await node.raw('eth_simulateV1', [{ blockStateCalls: [] }, '0xffffff']);
   assert.ok(r.error, 'an unknown block is refused');
   assert.equal(await simulate({ blockStateCalls: [] }), []);
+});
+
+test("viem's simulateBlocks and call with stateOverride read our answers", async () => {
+  const chain = defineChain({ id: 300, name: 'chain-node', nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 }, rpcUrls: { default: { http: [node.url] } } });
+  const pub = createPublicClient({ chain, transport: http(undefined, { retryCount: 0 }), cacheTime: 0 });
+  const contract = { to: env as `0x${string}`, abi: Env!.abi as Abi };
+  const blocks = await pub.simulateBlocks({
+    blocks: [
+      { stateOverrides: [{ address: contract.to, stateDiff: [{ slot: toBeHex(0, 32) as `0x${string}`, value: toBeHex(10, 32) as `0x${string}` }] }], calls: [{ ...contract, functionName: 'bump', from: sender as `0x${string}` }] },
+      { blockOverrides: { time: 0x77777777n }, calls: [{ ...contract, functionName: 'env' }, { ...contract, functionName: 'fail' }] },
+    ],
+  });
+  assert.is(blocks.length, 2);
+  assert.is(blocks[0]!.calls[0]!.status, 'success');
+  assert.is(blocks[0]!.calls[0]!.result, 11n);
+  assert.is(blocks[0]!.calls[0]!.logs!.length, 1);
+  assert.is((blocks[1]!.calls[0]!.result as bigint[])[1], 0x77777777n);
+  assert.is(blocks[1]!.number, BigInt(head.number) + 2n);
+  assert.is(blocks[1]!.calls[1]!.status, 'failure');
+  assert.match(String(blocks[1]!.calls[1]!.error), /no way/);
+  const { data: stored } = await pub.call({ to: contract.to, data: data('counter') as `0x${string}`, stateOverride: [{ address: contract.to, stateDiff: [{ slot: toBeHex(0, 32) as `0x${string}`, value: toBeHex(3, 32) as `0x${string}` }] }] });
+  assert.is(BigInt(stored!), 3n);
 });
 
 test('--rpc.evmtimeout bounds the whole simulation', async () => {
