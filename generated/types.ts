@@ -1370,3 +1370,17 @@ export interface SimulatedBlock {
   /** The outcome of each call, in order. */
   calls: SimulatedCallResult[];
 }
+
+/**
+ * debug_traceCall's options (geth's TraceCallConfig): a TraceConfig, and the overrides `eth_call` takes as
+ * its third and fourth parameters.
+ */
+export type TraceCallConfig = TraceConfig & {
+  /** Accounts the traced call sees instead of the real ones (as eth_call's third parameter). */
+  stateOverrides?: StateOverrides;
+  /**
+   * Block fields the traced call sees (as eth_call's fourth parameter: `number`, `time`, `gasLimit`,
+   * `feeRecipient`).
+   */
+  blockOverrides?: BlockOverrides;
+};

@@ -17817,11 +17817,282 @@ validate232.errors = vErrors;
 return errors === 0;
 }
 
-export const r_debug_traceBlockByNumber = validate251;
-const schema479 = {"type":"array","items":{"$ref":"urn:chain-node:openrpc#/components/schemas/BlockTraceEntry"}};
-const schema480 = {"title":"BlockTraceEntry","type":"object","description":"One transaction's trace in a block trace.","additionalProperties":false,"required":["txHash","result"],"properties":{"txHash":{"$ref":"#/components/schemas/Hash32"},"result":{"$ref":"#/components/schemas/TraceResult"}}};
+export const p_debug_traceCall_2 = validate251;
+const schema479 = {"$ref":"urn:chain-node:openrpc#/components/schemas/TraceCallConfig"};
+const schema480 = {"title":"TraceCallConfig","description":"debug_traceCall's options (geth's TraceCallConfig): a TraceConfig, and the overrides `eth_call` takes as its third and fourth parameters.","allOf":[{"$ref":"#/components/schemas/TraceConfig"},{"type":"object","properties":{"stateOverrides":{"$ref":"#/components/schemas/StateOverrides","description":"Accounts the traced call sees instead of the real ones (as eth_call's third parameter)."},"blockOverrides":{"$ref":"#/components/schemas/BlockOverrides","description":"Block fields the traced call sees (as eth_call's fourth parameter: `number`, `time`, `gasLimit`, `feeRecipient`)."}}}]};
 
-function validate253(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate252(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+const _errs0 = errors;
+const _errs1 = errors;
+if(errors === _errs1){
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.tracer !== undefined){
+const _errs4 = errors;
+if(typeof data.tracer !== "string"){
+validate252.errors = [{instancePath:instancePath+"/tracer",schemaPath:"#/components/schemas/TraceConfig/properties/tracer/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid2 = _errs4 === errors;
+}
+else {
+var valid2 = true;
+}
+if(valid2){
+if(data.tracerConfig !== undefined){
+let data1 = data.tracerConfig;
+const _errs6 = errors;
+if(errors === _errs6){
+if(data1 && typeof data1 == "object" && !Array.isArray(data1)){
+if(data1.onlyTopCall !== undefined){
+const _errs9 = errors;
+if(typeof data1.onlyTopCall !== "boolean"){
+validate252.errors = [{instancePath:instancePath+"/tracerConfig/onlyTopCall",schemaPath:"#/components/schemas/TraceConfig/properties/tracerConfig/properties/onlyTopCall/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+return false;
+}
+var valid3 = _errs9 === errors;
+}
+else {
+var valid3 = true;
+}
+if(valid3){
+if(data1.withLog !== undefined){
+const _errs11 = errors;
+if(typeof data1.withLog !== "boolean"){
+validate252.errors = [{instancePath:instancePath+"/tracerConfig/withLog",schemaPath:"#/components/schemas/TraceConfig/properties/tracerConfig/properties/withLog/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+return false;
+}
+var valid3 = _errs11 === errors;
+}
+else {
+var valid3 = true;
+}
+if(valid3){
+if(data1.diffMode !== undefined){
+const _errs13 = errors;
+if(typeof data1.diffMode !== "boolean"){
+validate252.errors = [{instancePath:instancePath+"/tracerConfig/diffMode",schemaPath:"#/components/schemas/TraceConfig/properties/tracerConfig/properties/diffMode/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+return false;
+}
+var valid3 = _errs13 === errors;
+}
+else {
+var valid3 = true;
+}
+if(valid3){
+if(data1.disableCode !== undefined){
+const _errs15 = errors;
+if(typeof data1.disableCode !== "boolean"){
+validate252.errors = [{instancePath:instancePath+"/tracerConfig/disableCode",schemaPath:"#/components/schemas/TraceConfig/properties/tracerConfig/properties/disableCode/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+return false;
+}
+var valid3 = _errs15 === errors;
+}
+else {
+var valid3 = true;
+}
+if(valid3){
+if(data1.disableStorage !== undefined){
+const _errs17 = errors;
+if(typeof data1.disableStorage !== "boolean"){
+validate252.errors = [{instancePath:instancePath+"/tracerConfig/disableStorage",schemaPath:"#/components/schemas/TraceConfig/properties/tracerConfig/properties/disableStorage/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+return false;
+}
+var valid3 = _errs17 === errors;
+}
+else {
+var valid3 = true;
+}
+}
+}
+}
+}
+}
+else {
+validate252.errors = [{instancePath:instancePath+"/tracerConfig",schemaPath:"#/components/schemas/TraceConfig/properties/tracerConfig/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+var valid2 = _errs6 === errors;
+}
+else {
+var valid2 = true;
+}
+if(valid2){
+if(data.timeout !== undefined){
+let data7 = data.timeout;
+const _errs19 = errors;
+if(errors === _errs19){
+if(typeof data7 === "string"){
+if(!pattern303.test(data7)){
+validate252.errors = [{instancePath:instancePath+"/timeout",schemaPath:"#/components/schemas/TraceConfig/properties/timeout/pattern",keyword:"pattern",params:{pattern: "^([0-9]+(\\.[0-9]+)?(ms|s|m|h))+$"},message:"must match pattern \""+"^([0-9]+(\\.[0-9]+)?(ms|s|m|h))+$"+"\""}];
+return false;
+}
+}
+else {
+validate252.errors = [{instancePath:instancePath+"/timeout",schemaPath:"#/components/schemas/TraceConfig/properties/timeout/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid2 = _errs19 === errors;
+}
+else {
+var valid2 = true;
+}
+if(valid2){
+if(data.disableStorage !== undefined){
+const _errs21 = errors;
+if(typeof data.disableStorage !== "boolean"){
+validate252.errors = [{instancePath:instancePath+"/disableStorage",schemaPath:"#/components/schemas/TraceConfig/properties/disableStorage/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+return false;
+}
+var valid2 = _errs21 === errors;
+}
+else {
+var valid2 = true;
+}
+if(valid2){
+if(data.disableStack !== undefined){
+const _errs23 = errors;
+if(typeof data.disableStack !== "boolean"){
+validate252.errors = [{instancePath:instancePath+"/disableStack",schemaPath:"#/components/schemas/TraceConfig/properties/disableStack/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+return false;
+}
+var valid2 = _errs23 === errors;
+}
+else {
+var valid2 = true;
+}
+if(valid2){
+if(data.enableMemory !== undefined){
+const _errs25 = errors;
+if(typeof data.enableMemory !== "boolean"){
+validate252.errors = [{instancePath:instancePath+"/enableMemory",schemaPath:"#/components/schemas/TraceConfig/properties/enableMemory/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+return false;
+}
+var valid2 = _errs25 === errors;
+}
+else {
+var valid2 = true;
+}
+if(valid2){
+if(data.enableReturnData !== undefined){
+const _errs27 = errors;
+if(typeof data.enableReturnData !== "boolean"){
+validate252.errors = [{instancePath:instancePath+"/enableReturnData",schemaPath:"#/components/schemas/TraceConfig/properties/enableReturnData/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+return false;
+}
+var valid2 = _errs27 === errors;
+}
+else {
+var valid2 = true;
+}
+if(valid2){
+if(data.limit !== undefined){
+let data12 = data.limit;
+const _errs29 = errors;
+if(!((typeof data12 == "number") && (!(data12 % 1) && !isNaN(data12)))){
+validate252.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/components/schemas/TraceConfig/properties/limit/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+if(errors === _errs29){
+if(typeof data12 == "number"){
+if(data12 < 0 || isNaN(data12)){
+validate252.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/components/schemas/TraceConfig/properties/limit/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+return false;
+}
+}
+}
+var valid2 = _errs29 === errors;
+}
+else {
+var valid2 = true;
+}
+if(valid2){
+if(data.debug !== undefined){
+const _errs31 = errors;
+if(typeof data.debug !== "boolean"){
+validate252.errors = [{instancePath:instancePath+"/debug",schemaPath:"#/components/schemas/TraceConfig/properties/debug/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+return false;
+}
+var valid2 = _errs31 === errors;
+}
+else {
+var valid2 = true;
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+else {
+validate252.errors = [{instancePath,schemaPath:"#/components/schemas/TraceConfig/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+var valid0 = _errs0 === errors;
+if(valid0){
+const _errs33 = errors;
+if(errors === _errs33){
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.stateOverrides !== undefined){
+const _errs35 = errors;
+if(!(validate115(data.stateOverrides, {instancePath:instancePath+"/stateOverrides",parentData:data,parentDataProperty:"stateOverrides",rootData}))){
+vErrors = vErrors === null ? validate115.errors : vErrors.concat(validate115.errors);
+errors = vErrors.length;
+}
+var valid4 = _errs35 === errors;
+}
+else {
+var valid4 = true;
+}
+if(valid4){
+if(data.blockOverrides !== undefined){
+const _errs36 = errors;
+if(!(validate113(data.blockOverrides, {instancePath:instancePath+"/blockOverrides",parentData:data,parentDataProperty:"blockOverrides",rootData}))){
+vErrors = vErrors === null ? validate113.errors : vErrors.concat(validate113.errors);
+errors = vErrors.length;
+}
+var valid4 = _errs36 === errors;
+}
+else {
+var valid4 = true;
+}
+}
+}
+else {
+validate252.errors = [{instancePath,schemaPath:"#/allOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+var valid0 = _errs33 === errors;
+}
+validate252.errors = vErrors;
+return errors === 0;
+}
+
+
+function validate251(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(!(validate252(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate252.errors : vErrors.concat(validate252.errors);
+errors = vErrors.length;
+}
+validate251.errors = vErrors;
+return errors === 0;
+}
+
+export const r_debug_traceBlockByNumber = validate256;
+const schema482 = {"type":"array","items":{"$ref":"urn:chain-node:openrpc#/components/schemas/BlockTraceEntry"}};
+const schema483 = {"title":"BlockTraceEntry","type":"object","description":"One transaction's trace in a block trace.","additionalProperties":false,"required":["txHash","result"],"properties":{"txHash":{"$ref":"#/components/schemas/Hash32"},"result":{"$ref":"#/components/schemas/TraceResult"}}};
+
+function validate258(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 const _errs0 = errors;
@@ -17894,7 +18165,7 @@ else {
 vErrors.push(err0);
 }
 errors++;
-validate253.errors = vErrors;
+validate258.errors = vErrors;
 return false;
 }
 else {
@@ -17908,26 +18179,26 @@ vErrors = null;
 }
 }
 }
-validate253.errors = vErrors;
+validate258.errors = vErrors;
 return errors === 0;
 }
 
 
-function validate252(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate257(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.txHash === undefined) && (missing0 = "txHash")) || ((data.result === undefined) && (missing0 = "result"))){
-validate252.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate257.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
 if(!((key0 === "txHash") || (key0 === "result"))){
-validate252.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate257.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -17940,12 +18211,12 @@ const _errs3 = errors;
 if(errors === _errs3){
 if(typeof data0 === "string"){
 if(!pattern33.test(data0)){
-validate252.errors = [{instancePath:instancePath+"/txHash",schemaPath:"#/components/schemas/Hash32/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{64}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{64}$"+"\""}];
+validate257.errors = [{instancePath:instancePath+"/txHash",schemaPath:"#/components/schemas/Hash32/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{64}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{64}$"+"\""}];
 return false;
 }
 }
 else {
-validate252.errors = [{instancePath:instancePath+"/txHash",schemaPath:"#/components/schemas/Hash32/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate257.errors = [{instancePath:instancePath+"/txHash",schemaPath:"#/components/schemas/Hash32/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -17957,8 +18228,8 @@ var valid0 = true;
 if(valid0){
 if(data.result !== undefined){
 const _errs5 = errors;
-if(!(validate253(data.result, {instancePath:instancePath+"/result",parentData:data,parentDataProperty:"result",rootData}))){
-vErrors = vErrors === null ? validate253.errors : vErrors.concat(validate253.errors);
+if(!(validate258(data.result, {instancePath:instancePath+"/result",parentData:data,parentDataProperty:"result",rootData}))){
+vErrors = vErrors === null ? validate258.errors : vErrors.concat(validate258.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs5 === errors;
@@ -17971,16 +18242,16 @@ var valid0 = true;
 }
 }
 else {
-validate252.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate257.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate252.errors = vErrors;
+validate257.errors = vErrors;
 return errors === 0;
 }
 
 
-function validate251(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate256(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
@@ -17989,8 +18260,8 @@ var valid0 = true;
 const len0 = data.length;
 for(let i0=0; i0<len0; i0++){
 const _errs1 = errors;
-if(!(validate252(data[i0], {instancePath:instancePath+"/" + i0,parentData:data,parentDataProperty:i0,rootData}))){
-vErrors = vErrors === null ? validate252.errors : vErrors.concat(validate252.errors);
+if(!(validate257(data[i0], {instancePath:instancePath+"/" + i0,parentData:data,parentDataProperty:i0,rootData}))){
+vErrors = vErrors === null ? validate257.errors : vErrors.concat(validate257.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs1 === errors;
@@ -18000,11 +18271,11 @@ break;
 }
 }
 else {
-validate251.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate256.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
-validate251.errors = vErrors;
+validate256.errors = vErrors;
 return errors === 0;
 }
 
@@ -18282,7 +18553,6 @@ export const p_debug_getRawReceipts_0 = p_eth_getProof_2;
 export const p_debug_traceTransaction_0 = p_iris_getSnapshotAtHash_0;
 export const p_debug_traceCall_0 = p_eth_estimateGas_0;
 export const p_debug_traceCall_1 = p_eth_getProof_2;
-export const p_debug_traceCall_2 = p_debug_traceTransaction_1;
 export const r_debug_traceCall = r_debug_traceTransaction;
 export const p_debug_traceBlockByNumber_0 = p_iris_getSnapshot_0;
 export const p_debug_traceBlockByNumber_1 = p_debug_traceTransaction_1;

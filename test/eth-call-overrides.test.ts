@@ -132,6 +132,19 @@ test('blockOverrides (the fourth parameter): number, time, feeRecipient and gasL
   assert.match(r.error!.message, /blockOverrides: baseFeePerGas is not supported/);
 });
 
+test('debug_traceCall takes stateOverrides and blockOverrides in its options', async () => {
+  const options = { tracer: 'callTracer', stateOverrides: { [probe]: { stateDiff: { [word(0)]: word(5) } } }, blockOverrides: { number: '0x1234' } };
+  const stored = await node.rpc('debug_traceCall', [{ to: probe, data: abi.encodeFunctionData('stored') }, 'latest', options]);
+  assert.is(BigInt(stored.output), 5n);
+  const env = await node.rpc('debug_traceCall', [{ to: probe, data: abi.encodeFunctionData('env') }, 'latest', options]);
+  assert.is(abi.decodeFunctionResult('env', env.output)[0], 0x1234n);
+  const plain = await node.rpc('debug_traceCall', [{ to: probe, data: abi.encodeFunctionData('stored') }, 'latest', { tracer: 'callTracer' }]);
+  assert.is(BigInt(plain.output), 7n);
+  const r = await node.raw('debug_traceCall', [{ to: probe }, 'latest', { stateOverrides: { [probe]: { state: {}, stateDiff: {} } } }]);
+  assert.is(r.error?.code, -32602);
+  assert.match(r.error!.message, /options\.stateOverrides: account .* has both 'state' and 'stateDiff'/);
+});
+
 test('--rpc.gascap and --rpc.evmtimeout still bound an overridden call', async () => {
   const gas = BigInt(await call(EMPTY, '0x', { [EMPTY]: { code: RETURNS_GAS } }, { gas: '0xffffffffff' }));
   assert.ok(gas < 50_000_000n, `gas ${gas} is under the cap`);

@@ -42,6 +42,7 @@ import type {
   SubscriptionId,
   SubscriptionKind,
   Syncing,
+  TraceCallConfig,
   TraceConfig,
   TraceResult,
   Transaction,
@@ -952,13 +953,15 @@ export interface DebugApi {
    * @param transaction Call object; all fields optional (no `to`: a contract creation).
    * @param block Block whose state the call runs on: a quantity, a tag, a plain integer or a block hash.
    * Default `latest`.
-   * @param options Trace options (TraceConfig); default: the struct logger with stack and storage.
+   * @param options Trace options (TraceConfig); default: the struct logger with stack and storage;
+   * `stateOverrides` and `blockOverrides` change what the call sees, as eth_call's third and fourth
+   * parameters.
    * @returns The trace, in the tracer's shape.
    */
   traceCall(
     transaction: CallObject,
     block?: BlockNumberOrTagOrHash,
-    options?: TraceConfig,
+    options?: TraceCallConfig,
   ): Promise<TraceResult>;
 
   /**

@@ -46,10 +46,10 @@ const UNSUPPORTED_BLOCK_OVERRIDES = ['prevRandao', 'baseFeePerGas', 'withdrawals
  * geth's fourth parameter: the block fields the call sees instead of the block's. They are part of
  * the context, so the view interpreter and the call-result cache (keyed by the context) see them too.
  */
-function withBlockOverrides(ctx: CallContext, o: BlockOverrides | null | undefined): CallContext {
+export function withBlockOverrides(ctx: CallContext, o: BlockOverrides | null | undefined, name = 'blockOverrides'): CallContext {
   if (o == null) return ctx;
   for (const field of UNSUPPORTED_BLOCK_OVERRIDES) {
-    if (o[field] != null) throw invalidParams(`blockOverrides: ${field} is not supported by this method; eth_simulateV1 takes it`);
+    if (o[field] != null) throw invalidParams(`${name}: ${field} is not supported by this method; eth_simulateV1 takes it`);
   }
   return {
     ...ctx,

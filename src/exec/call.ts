@@ -206,9 +206,9 @@ export class CallRunner {
     return this.queued(() => this.runOnEvm(req, ctx, gasLimit, deadline, { declared }));
   }
 
-  /** Runs the message on @ethereumjs (never the view interpreter or the cache) with `tracer` recording it. */
-  traceCall(req: CallRequest, ctx: CallContext, gasLimit: bigint, tracer: EvmTracer, deadline = Infinity): Promise<AccessTrace> {
-    return this.queued(() => this.runOnEvm(req, ctx, gasLimit, deadline, { tracer }));
+  /** Runs the message on @ethereumjs (never the view interpreter or the cache) with `tracer` recording it, after `overrides`. */
+  traceCall(req: CallRequest, ctx: CallContext, gasLimit: bigint, tracer: EvmTracer, deadline = Infinity, overrides?: StateOverrides): Promise<AccessTrace> {
+    return this.queued(() => this.runOnEvm(req, ctx, gasLimit, deadline, { tracer, overrides }));
   }
 
   /**
