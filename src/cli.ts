@@ -1,14 +1,28 @@
 // chain-node command line: parse flags, start the node, print one start line, stop cleanly on
-// SIGINT/SIGTERM (sockets closed, LMDB flushed). `chain-node db check` checks a datadir instead.
+// SIGINT/SIGTERM (sockets closed, LMDB flushed). `chain-node db check` checks a datadir instead,
+// `chain-node admin …` drives the system contracts of a running node (src/admin-command.ts).
+// The node's modules load only to start a node: an admin command, a JSON-RPC client, starts in a
+// quarter of the time without them.
 import './node/debug-colors.ts'; // first: before any module that loads `debug`
-import { ConfigError, flagsHelp, parseFlags } from './node/config.ts';
-import { startNode } from './node/node.ts';
-import { GenesisError } from './chain/genesis.ts';
-import { StoreError } from './store/lmdb-store.ts';
-import { fileErrorMessage, isFileError } from './util/file-errors.ts';
-import { runDbCommand } from './db-command.ts';
 
 async function main(): Promise<void> {
+  if (process.argv[2] === 'admin') {
+    const { runAdminCommand } = await import('./admin-command.ts');
+    process.exitCode = await runAdminCommand(
+      process.argv.slice(3),
+      (line) => process.stdout.write(line + '\n'),
+      (line) => process.stderr.write(line + '\n'),
+    );
+    return;
+  }
+  const [{ ConfigError, flagsHelp, parseFlags }, { startNode }, { GenesisError }, { StoreError }, { fileErrorMessage, isFileError }, { runDbCommand }] = await Promise.all([
+    import('./node/config.ts'),
+    import('./node/node.ts'),
+    import('./chain/genesis.ts'),
+    import('./store/lmdb-store.ts'),
+    import('./util/file-errors.ts'),
+    import('./db-command.ts'),
+  ]);
   if (process.argv[2] === 'db') {
     process.exitCode = await runDbCommand(process.argv.slice(3), (line) => process.stdout.write(line + '\n'));
     return;
@@ -24,7 +38,9 @@ async function main(): Promise<void> {
     throw e;
   }
   if (config === 'help') {
-    process.stdout.write(`usage: chain-node [flags]\n       chain-node db check [--datadir DIR]   check the stored chain and head state (exit 0: sound)\n\nflags:\n${flagsHelp()}\n`);
+    process.stdout.write(
+      `usage: chain-node [flags]\n       chain-node db check [--datadir DIR]   check the stored chain and head state (exit 0: sound)\n       chain-node admin <command> …          roles, nodes and chain parameters of a running node (chain-node admin --help)\n\nflags:\n${flagsHelp()}\n`,
+    );
     return;
   }
   let node;

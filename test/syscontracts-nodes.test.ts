@@ -9,12 +9,11 @@ import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { Wallet } from 'ethers';
-import { NODE_KEY, startTestNode, testAddress, testGenesis, testKey, type TestNode } from './helpers/node.ts';
-import { sysCallData, sysQuery, sysSendAs, sysSendFrom, type SysArg } from './helpers/syscontracts.ts';
+import { startTestNode, testKey, type TestNode } from './helpers/node.ts';
+import { sysCallData, sysGenesisWithRoles, sysQuery, sysSendAs, sysSendFrom, type SysArg } from './helpers/syscontracts.ts';
 import { decodeEventData, encodeCall, eventTopic, TX_TYPE_RAW_RETURN } from '../src/codec/venachain-call.ts';
 import { NODE_MANAGEMENT_ABI } from '../src/codec/system-contracts-abi.ts';
-import { NODE_MANAGEMENT, Roles, USER_MANAGEMENT } from '../src/exec/native/system-state.ts';
-import { MemorySlots, SlotStore } from '../src/exec/native/slot-store.ts';
+import { NODE_MANAGEMENT } from '../src/exec/native/system-state.ts';
 import { publicKeyOf, randomPrivateKey } from '../src/crypto/secp256k1.ts';
 import { bytesToHex, hexToBytes } from '../src/util/hex.ts';
 
@@ -220,16 +219,8 @@ test('the records survive a restart', async () => {
   assert.equal(before.data.map((n: any) => n.name), ['imported_a', 'imported_b', 'node0', 'observer1']);
 });
 
-/** A genesis-file chain's genesis whose UserManagement storage makes testAddress(1) a NODE_ADMIN (no role method grants it yet). */
-async function genesisWithNodeAdmin(): Promise<object> {
-  const slots = new MemorySlots();
-  await new Roles(new SlotStore(slots)).grant(testAddress(1), 'NODE_ADMIN');
-  const genesis = testGenesis(NODE_KEY) as { alloc: Record<string, object> };
-  return { ...genesis, alloc: { ...genesis.alloc, [USER_MANAGEMENT]: { nonce: '1', storage: slots.toAlloc() } } };
-}
-
 test('a genesis-file chain starts with no records; a NODE_ADMIN may add and update, an account without a role may not', async () => {
-  const plain = await startTestNode({ genesis: await genesisWithNodeAdmin() });
+  const plain = await startTestNode({ genesis: await sysGenesisWithRoles({ 1: ['NODE_ADMIN'] }) });
   try {
     const q = (method: string, args: SysArg[] = []) => sysQuery(plain, NODE_MANAGEMENT, NODE_MANAGEMENT_ABI, method, args);
     assert.is((await q('getAllNodes')).value, '{"code":0,"msg":"success","data":[]}');

@@ -8,3 +8,34 @@ export { wsTransport, type WsTransportOptions } from './ws.ts';
 export { toQuantity, fromQuantity } from './quantity.ts';
 export type { Transport, JsonRpcRequest, JsonRpcResponse, JsonRpcNotification } from './transport.ts';
 export type { SubscriptionItems } from './subscriptions.ts';
+export {
+  SYSTEM_CONTRACT_ABIS,
+  systemCall,
+  encodeSystemCall,
+  hasSystemMethod,
+  decodeSystemResult,
+  decodeSystemEvent,
+  systemParameters,
+  systemCallGas,
+  callSystem,
+  sendSystem,
+  systemOutcome,
+  systemErrorReason,
+  waitForReceipt,
+  type SystemContractName,
+  type SystemAbi,
+  type SystemMethod,
+  type SystemArgs,
+  type SystemResult,
+  type SystemCall,
+  type SystemEvent,
+  type SystemOutcome,
+  type SystemParameter,
+  type SystemClient,
+  type SystemCallOptions,
+  type NodeManagementAnswer,
+  type EnodeNode,
+  type VrfParams,
+  type JsonOrText,
+} from './system-contracts.ts';
+export { TX_TYPE_CALL, TX_TYPE_RAW_RETURN, TX_TYPE_SOL_COMPATIBLE_WASM, CallCodecError } from '../codec/venachain-call.ts';

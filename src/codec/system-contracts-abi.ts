@@ -22,6 +22,9 @@ export type ArgsOf<S extends MethodSignature> = ArgValues<S['params']>;
 /** A method's result. */
 export type ResultOf<S extends MethodSignature> = S['returns'] extends 'int' ? bigint : string;
 
+/** Venachain's flat gas of every system contract method (params: UserManagementGas, SCNodeGas, ParamManagerGas). */
+export const SYSTEM_CALL_GAS = 80_000n;
+
 // ---- UserManagement (0x1000…0001) ----
 export const USER_MANAGEMENT_ABI = {
   setSuperAdmin: { params: [], returns: 'int' },

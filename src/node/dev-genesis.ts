@@ -5,8 +5,7 @@
 import type { NodeKey } from '../node-key.ts';
 import { enodeUrl } from '../node-key.ts';
 import { DEFAULT_GAS_LIMIT, DEFAULTS } from '../chain/genesis.ts';
-import { MemorySlots } from '../exec/native/slot-store.ts';
-import { NODE_STATUS, NODE_TYPE, systemState } from '../exec/native/system-state.ts';
+import { NODE_STATUS, NODE_TYPE, systemGenesisAlloc } from '../exec/native/system-state.ts';
 
 /** 10^9 ether: plenty for any test, far from overflow. */
 const DEV_BALANCE = 10n ** 27n;
@@ -29,29 +28,24 @@ export function storedDevGenesis(raw: { config?: { txGasLimit?: unknown } }): ob
 /** The name the dev chain registers its node under in NodeManagement. */
 export const DEV_NODE_NAME = 'node0';
 
-/** Genesis alloc entries of the system contracts: their storage (and nonce 1, so no rule treats them as empty). */
-async function devGovernance(key: NodeKey, devAccount: string, p2pPort: number, rpcPort: number): Promise<Record<string, object>> {
-  const slots = new Map<string, MemorySlots>();
-  const state = systemState((address) => {
-    let s = slots.get(address);
-    if (s === undefined) slots.set(address, (s = new MemorySlots()));
-    return s;
+/** Genesis alloc entries of the system contracts: the dev account governs, this node is registered. */
+function devGovernance(key: NodeKey, devAccount: string, p2pPort: number, rpcPort: number): Promise<Record<string, object>> {
+  return systemGenesisAlloc(async (state) => {
+    await state.roles.grant(devAccount, 'SUPER_ADMIN');
+    await state.roles.grant(devAccount, 'CHAIN_ADMIN');
+    await state.nodes.put({
+      name: DEV_NODE_NAME,
+      owner: devAccount.toLowerCase(),
+      desc: 'the dev chain node',
+      type: NODE_TYPE.consensus,
+      status: NODE_STATUS.normal,
+      externalIP: '127.0.0.1',
+      internalIP: '127.0.0.1',
+      publicKey: key.id,
+      rpcPort,
+      p2pPort,
+    });
   });
-  await state.roles.grant(devAccount, 'SUPER_ADMIN');
-  await state.roles.grant(devAccount, 'CHAIN_ADMIN');
-  await state.nodes.put({
-    name: DEV_NODE_NAME,
-    owner: devAccount.toLowerCase(),
-    desc: 'the dev chain node',
-    type: NODE_TYPE.consensus,
-    status: NODE_STATUS.normal,
-    externalIP: '127.0.0.1',
-    internalIP: '127.0.0.1',
-    publicKey: key.id,
-    rpcPort,
-    p2pPort,
-  });
-  return Object.fromEntries([...slots].map(([address, s]) => [address, { nonce: '1', storage: s.toAlloc() }]));
 }
 
 export async function devGenesis(key: NodeKey, devAccount: string, period: number, p2pPort: number, rpcPort: number): Promise<object> {

@@ -6,8 +6,7 @@ import { mined, NODE_KEY, testAddress, testGenesis, type TestNode } from './node
 import { decodeReturn, encodeArg, encodeCall, type ParamType } from '../../src/codec/venachain-call.ts';
 import type { ContractAbi } from '../../src/codec/system-contracts-abi.ts';
 import { bytesToHex, hexToBytes } from '../../src/util/hex.ts';
-import { MemorySlots } from '../../src/exec/native/slot-store.ts';
-import { systemState, type RoleName } from '../../src/exec/native/system-state.ts';
+import { systemGenesisAlloc, type RoleName } from '../../src/exec/native/system-state.ts';
 
 export type SysArg = string | bigint | number | object;
 
@@ -48,12 +47,8 @@ export async function sysQuery(
 /** A test genesis (testGenesis) whose UserManagement storage gives test key i the roles `roles[i]`. */
 export async function sysGenesisWithRoles(roles: Record<number, RoleName[]>): Promise<object> {
   const genesis = testGenesis(NODE_KEY) as { alloc: Record<string, object> };
-  const slots = new Map<string, MemorySlots>();
-  const state = systemState((address) => {
-    if (!slots.has(address)) slots.set(address, new MemorySlots());
-    return slots.get(address)!;
+  const governance = await systemGenesisAlloc(async (state) => {
+    for (const [i, names] of Object.entries(roles)) for (const role of names) await state.roles.grant(testAddress(Number(i)), role);
   });
-  for (const [i, names] of Object.entries(roles)) for (const role of names) await state.roles.grant(testAddress(Number(i)), role);
-  for (const [address, s] of slots) genesis.alloc[address] = { nonce: '1', storage: s.toAlloc() };
-  return genesis;
+  return { ...genesis, alloc: { ...genesis.alloc, ...governance } };
 }

@@ -7,14 +7,14 @@ import { EVMError, type ExecResult, type Message } from '@ethereumjs/evm';
 import { Account, Address } from '@ethereumjs/util';
 import type { CodeEngine, EngineEVM } from '../engine-evm.ts';
 import { CallCodecError, decodeArg, decodeCall, encodeEventData, encodeReturn, eventTopic } from '../../codec/venachain-call.ts';
-import type { ArgsOf, ContractAbi, MethodSignature, ResultOf } from '../../codec/system-contracts-abi.ts';
+import { SYSTEM_CALL_GAS, type ArgsOf, type ContractAbi, type MethodSignature, type ResultOf } from '../../codec/system-contracts-abi.ts';
 import { bytesToHex, concatBytes, hexToBytes, padLeft } from '../../util/hex.ts';
 import { SlotStore, type Slots } from './slot-store.ts';
 import { systemState, type SystemState } from './system-state.ts';
 import { deployRefusal } from './deploy-permission.ts';
 
-/** Venachain's flat gas of a system contract call (params: UserManagementGas, SCNodeGas, ParamManagerGas). */
-export const SYSTEM_CALL_GAS = 80_000n;
+// the table owns the flat gas; exported here too beside the rest of the engine's names
+export { SYSTEM_CALL_GAS };
 
 /** Code EngineEVM gives a message to a system contract: never stored, recognised by identity. */
 export const NATIVE_CODE = new Uint8Array([0xfe]);

@@ -3,7 +3,7 @@
 // permission — reading at a state root) and the dev genesis (writing into memory). One layout, one
 // module: a key spelled twice would be a state fork.
 import { hexToBytes } from '../../util/hex.ts';
-import { SlotStore, TextList, ViewSlots, type Slots } from './slot-store.ts';
+import { MemorySlots, SlotStore, TextList, ViewSlots, type Slots } from './slot-store.ts';
 
 export const USER_MANAGEMENT = '0x1000000000000000000000000000000000000001';
 export const NODE_MANAGEMENT = '0x1000000000000000000000000000000000000002';
@@ -233,4 +233,20 @@ export function systemState(slotsOf: (address: string) => Slots): SystemState {
 /** The system contracts' state at a state root, read-only (the node's own reads). */
 export function systemStateAt(view: { getStorage(address: Uint8Array, slot: Uint8Array): Promise<Uint8Array> }): SystemState {
   return systemState((address) => new ViewSlots(view, hexToBytes(address)));
+}
+
+/**
+ * Genesis `alloc` entries holding the system contracts' state that `write` makes (their storage,
+ * and nonce 1 so no rule treats the accounts as empty): a chain that starts governed.
+ */
+export async function systemGenesisAlloc(write: (state: SystemState) => Promise<void>): Promise<Record<string, { nonce: string; storage: Record<string, string> }>> {
+  const slots = new Map<string, MemorySlots>();
+  await write(
+    systemState((address) => {
+      let s = slots.get(address);
+      if (s === undefined) slots.set(address, (s = new MemorySlots()));
+      return s;
+    }),
+  );
+  return Object.fromEntries([...slots].map(([address, s]) => [address, { nonce: '1', storage: s.toAlloc() }]));
 }
