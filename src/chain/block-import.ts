@@ -228,7 +228,7 @@ export class BlockImport {
   private async commit(group: Executed[]): Promise<boolean> {
     const { chain, executor, state, pool, events } = this.o;
     try {
-      await chain.commitBlocks(group, executor.trieDb);
+      await chain.commitBlocks(group, executor.trieDb, true);
     } catch (e) {
       this.broken = `the chain stopped importing: a commit failed (${(e as Error).message})`;
       this.o.log.error(`block import: blocks #${group[0]!.block.header.number}–#${group.at(-1)!.block.header.number} could not be committed; importing stopped: ${(e as Error).message}`);

@@ -145,10 +145,11 @@ export class Chain {
 
   /**
    * Commits consecutive blocks in one LMDB write transaction (one sync of the disk for all: block
-   * import commits what executed while the previous commit ran), under commitBlock's rules; the head
-   * moves once, to the last.
+   * import commits what executed while the previous commit ran); the head moves once, to the last.
+   * `onWriteThread`: always commit on LMDB's write thread (else commitBlock's rule by transaction
+   * count) — the importer executes the next blocks meanwhile, which makes the next group larger.
    */
-  async commitBlocks(blocks: readonly CommittableBlock[], trieDb: OverlayTrieDB): Promise<void> {
+  async commitBlocks(blocks: readonly CommittableBlock[], trieDb: OverlayTrieDB, onWriteThread = false): Promise<void> {
     const { store } = this;
     const write = () => {
       for (const { block, receipts, trieNodes, creators } of blocks) {
@@ -165,7 +166,7 @@ export class Chain {
       store.meta.put('head', blocks.at(-1)!.block.hash);
     };
     const txs = blocks.reduce((n, b) => n + b.block.txs.length, 0);
-    if (txs <= SYNC_COMMIT_TXS) store.env.transactionSync(write);
+    if (txs <= SYNC_COMMIT_TXS && !onWriteThread) store.env.transactionSync(write);
     else await store.env.transaction(write);
     for (const b of blocks) trieDb.committed(b.trieNodes);
     const last = blocks.at(-1)!.block;

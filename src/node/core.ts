@@ -89,6 +89,8 @@ export class ChainCore {
   private readonly params: ChainParamsReader;
   /** blocks from peers (set once the core is open) */
   private importer!: BlockImport;
+  /** recovers the senders and seals of imported blocks */
+  private importRecovery!: SignatureRecovery;
   /** what eth_syncing answers: the sync's progress while it runs, undefined when in step */
   syncProgress: SyncProgress | undefined;
 
@@ -199,6 +201,11 @@ export class ChainCore {
     if (journal) await core.openJournal(isAbsolute(journal) ? journal : join(o.datadir, journal), o.txRejournalMs ?? DEFAULT_REJOURNAL_MS);
     await devUnlocked;
     core.startSealing(o);
+    // Blocks from peers come in hundreds while a node syncs, and their senders and seals are its
+    // largest cost after execution: recovered beside the event loop wherever there is a second core
+    // (the admission measurements of A20 do not apply: no load generator shares the machine). The
+    // thread starts with the first block imported.
+    core.importRecovery = recoveryThreads > 0 || availableParallelism() < 2 ? recovery : startRecoveryThreads(1, o.log);
     core.importer = new BlockImport({
       chain,
       executor,
@@ -206,7 +213,7 @@ export class ChainCore {
       pool,
       events: core.events,
       common: txCommon,
-      recovery,
+      recovery: core.importRecovery,
       rules: (parent) => core.blockRules(parent, false),
       sealing: () => core.sealing,
       directTransfers: o.directTransfers ?? true,
@@ -368,6 +375,7 @@ export class ChainCore {
     await this.journal?.close();
     await Promise.all([this.executor.close(), this.calls.close()]);
     await this.recovery.close();
+    if (this.importRecovery !== this.recovery) await this.importRecovery.close();
     this.pool.close();
     await this.accounts.close();
     await this.store.close();
