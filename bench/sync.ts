@@ -12,11 +12,10 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { startTestNode, testGenesis, testKey, NODE_KEY, type TestNode } from '../test/helpers/node.ts';
-import { signTransfers } from './ingest.ts';
+import { startTestNode, testGenesis, NODE_KEY, type TestNode } from '../test/helpers/node.ts';
+import { sealTransferBlocks } from '../test/helpers/blocks.ts';
 import { CoreChainDoor } from '../src/node/chain-door.ts';
 import { CHUNK_BLOCKS } from '../src/p2p/sync.ts';
-import { hexToBytes } from '../src/util/hex.ts';
 
 export interface SyncResult {
   blocks: number;
@@ -27,20 +26,7 @@ export interface SyncResult {
 /** A validator node (in-process) whose chain holds `blocks` blocks of `txs` transfers each (one from each of `txs` senders). */
 export async function makeChain(blocks: number, txs: number, dir: string): Promise<TestNode> {
   const a = await startTestNode({ dir, genesis: testGenesis(NODE_KEY, txs, 0), config: { directTransfers: true } });
-  const keys = Array.from({ length: txs }, (_, i) => hexToBytes(testKey(i)));
-  const signed = signTransfers(keys, blocks, 300n, 0n);
-  const { core } = a;
-  for (let n = 0; n < blocks; n++) {
-    const sealed = new Promise<void>((resolve) => {
-      const off = core.events.onBlock(() => {
-        off();
-        resolve();
-      });
-    });
-    // submitted in one turn, so the sealer (period 0) takes them into one block
-    await Promise.all(signed.map((bySender) => core.submitRawTransaction(hexToBytes(bySender[n]!.raw))));
-    await sealed;
-  }
+  await sealTransferBlocks(a, blocks, txs);
   return a;
 }
 

@@ -8,18 +8,15 @@ import * as assert from 'uvu/assert';
 import { randomBytes } from 'node:crypto';
 import { RLP } from '@ethereumjs/rlp';
 import { Wallet, Transaction } from 'ethers';
-import { startTestNode, mined, testKey, testAddress, NODE_KEY, type TestNode } from './helpers/node.ts';
+import { startTestNode, mined, testKey, testAddress, type TestNode } from './helpers/node.ts';
 import { CoreChainDoor } from '../src/node/chain-door.ts';
+import { commitDigest, resealed, seal, withCommittedSeals } from './helpers/blocks.ts';
 import { decodeBlock, encodeBlock } from '../src/chain/block-codec.ts';
-import { headerFields, headerHash, headerSigHash, type Header } from '../src/chain/header.ts';
-import { COMMIT_MSG_CODE, decodeExtra, encodeExtra } from '../src/consensus/istanbul-extra.ts';
-import { addressOf, signHash } from '../src/crypto/secp256k1.ts';
-import { keccak256 } from '../src/crypto/keccak.ts';
-import { bytesToHex, concatBytes, hexToBytes } from '../src/util/hex.ts';
+import { addressOf } from '../src/crypto/secp256k1.ts';
+import { bytesToHex, hexToBytes } from '../src/util/hex.ts';
 import type { ImportOutcome } from '../src/p2p/chain-door.ts';
 
 const FOLLOWER_KEY = '77'.repeat(32);
-const VALIDATOR = hexToBytes('0x' + NODE_KEY);
 const STRANGER = hexToBytes('0x' + '42'.repeat(32));
 const SINK = '0x' + '5'.repeat(40);
 /** init code that logs once with one topic and deploys nothing: PUSH32 topic, PUSH1 0, PUSH1 0, LOG1 */
@@ -31,34 +28,6 @@ async function signed(sender: number, fields: { to?: string; value?: bigint; dat
   const nonce = nonces.get(sender) ?? 0;
   nonces.set(sender, nonce + 1);
   return new Wallet(testKey(sender)).signTransaction(Transaction.from({ to: fields.to ?? null, value: fields.value ?? 0n, data: fields.data ?? '0x', nonce, gasLimit: fields.gasLimit ?? 21000, gasPrice: 0, chainId: 300, type: 0 }));
-}
-
-function seal(hash: Uint8Array, key: Uint8Array): Uint8Array {
-  const { rs, recid } = signHash(hash, key);
-  return concatBytes(rs, new Uint8Array([recid]));
-}
-
-/** The block with `change` applied to its header and sealed again: proposer `proposer`, committed seals by `committers` (default: the proposer). */
-function resealed(encoded: Uint8Array, change: (h: Header) => void, o: { proposer?: Uint8Array; committers?: Uint8Array[]; validators?: Uint8Array[]; txs?: Uint8Array[] } = {}): Uint8Array {
-  const block = decodeBlock(encoded);
-  const header = { ...block.header };
-  change(header);
-  const extra = decodeExtra(header.extraData);
-  const validators = o.validators ?? extra.validators;
-  const proposer = o.proposer ?? VALIDATOR;
-  header.extraData = encodeExtra({ vanity: extra.vanity, validators, seal: new Uint8Array(0), committedSeals: [] });
-  const proposerSeal = seal(headerSigHash(header), proposer);
-  header.extraData = encodeExtra({ vanity: extra.vanity, validators, seal: proposerSeal, committedSeals: [] });
-  const commitDigest = keccak256(concatBytes(headerHash(header), new Uint8Array([COMMIT_MSG_CODE])));
-  header.extraData = encodeExtra({ vanity: extra.vanity, validators, seal: proposerSeal, committedSeals: (o.committers ?? [proposer]).map((k) => seal(commitDigest, k)) });
-  return encodeBlock(header, o.txs ?? block.txs);
-}
-
-/** The block with its committed seals replaced (the hash does not cover them, the proposer seal stays valid). */
-function withCommittedSeals(encoded: Uint8Array, seals: (current: Uint8Array[]) => Uint8Array[]): Uint8Array {
-  const { header, txs } = decodeBlock(encoded);
-  const extra = decodeExtra(header.extraData);
-  return encodeBlock({ ...header, extraData: encodeExtra({ ...extra, committedSeals: seals(extra.committedSeals) }) }, txs);
 }
 
 let a: TestNode;
@@ -129,7 +98,7 @@ test('hostile blocks are refused with the right peerFault; B keeps its head, kee
 
   const cases: [string, Uint8Array, boolean, RegExp][] = [
     ['sealed by a non-validator', resealed(next, () => {}, { proposer: STRANGER }), true, /proposer 0x[0-9a-f]+ is not a validator/],
-    ['committed by a non-validator', withCommittedSeals(next, () => [seal(keccak256(concatBytes(decodeBlock(next).hash, new Uint8Array([COMMIT_MSG_CODE]))), STRANGER)]), true, /committed seal by .* not a validator/],
+    ['committed by a non-validator', withCommittedSeals(next, () => [seal(commitDigest(decodeBlock(next).hash), STRANGER)]), true, /committed seal by .* not a validator/],
     ['committed seals removed (below the quorum)', withCommittedSeals(next, () => []), true, /0 committed seals, the quorum of 1 validators is 1/],
     ['a committed seal twice', withCommittedSeals(next, (s) => [s[0]!, s[0]!]), true, /two committed seals/],
     ['a malformed committed seal', withCommittedSeals(next, () => [new Uint8Array(64)]), true, /committed seal 0 is not a 65-byte signature/],

@@ -1,0 +1,68 @@
+// Chains and blocks for the import and sync tests (and the sync bench): a validator that seals a
+// given number of blocks of transfers, and blocks altered and sealed again as a hostile peer would.
+import { decodeBlock, encodeBlock } from '../../src/chain/block-codec.ts';
+import { headerHash, headerSigHash, type Header } from '../../src/chain/header.ts';
+import { COMMIT_MSG_CODE, decodeExtra, encodeExtra } from '../../src/consensus/istanbul-extra.ts';
+import { signHash } from '../../src/crypto/secp256k1.ts';
+import { keccak256 } from '../../src/crypto/keccak.ts';
+import { concatBytes, hexToBytes } from '../../src/util/hex.ts';
+import { signTransfers } from '../../bench/ingest.ts';
+import { NODE_KEY, testKey, type TestNode } from './node.ts';
+
+/** The test genesis' validator key (NODE_KEY) as bytes. */
+export const VALIDATOR_KEY = hexToBytes('0x' + NODE_KEY);
+
+/** A 65-byte istanbul seal of `hash`. */
+export function seal(hash: Uint8Array, key: Uint8Array): Uint8Array {
+  const { rs, recid } = signHash(hash, key);
+  return concatBytes(rs, new Uint8Array([recid]));
+}
+
+/** What a committed seal signs: keccak(hash ‖ COMMIT_MSG_CODE). */
+export function commitDigest(hash: Uint8Array): Uint8Array {
+  return keccak256(concatBytes(hash, new Uint8Array([COMMIT_MSG_CODE])));
+}
+
+/** The block with `change` applied to its header and sealed again: proposer `proposer` (default the validator), committed seals by `committers` (default the proposer). */
+export function resealed(encoded: Uint8Array, change: (h: Header) => void, o: { proposer?: Uint8Array; committers?: Uint8Array[]; validators?: Uint8Array[]; txs?: Uint8Array[] } = {}): Uint8Array {
+  const block = decodeBlock(encoded);
+  const header = { ...block.header };
+  change(header);
+  const extra = decodeExtra(header.extraData);
+  const validators = o.validators ?? extra.validators;
+  const proposer = o.proposer ?? VALIDATOR_KEY;
+  header.extraData = encodeExtra({ vanity: extra.vanity, validators, seal: new Uint8Array(0), committedSeals: [] });
+  const proposerSeal = seal(headerSigHash(header), proposer);
+  header.extraData = encodeExtra({ vanity: extra.vanity, validators, seal: proposerSeal, committedSeals: [] });
+  const digest = commitDigest(headerHash(header));
+  header.extraData = encodeExtra({ vanity: extra.vanity, validators, seal: proposerSeal, committedSeals: (o.committers ?? [proposer]).map((k) => seal(digest, k)) });
+  return encodeBlock(header, o.txs ?? block.txs);
+}
+
+/** The block with its committed seals replaced (the hash does not cover them: the proposer seal stays valid). */
+export function withCommittedSeals(encoded: Uint8Array, seals: (current: Uint8Array[]) => Uint8Array[]): Uint8Array {
+  const { header, txs } = decodeBlock(encoded);
+  const extra = decodeExtra(header.extraData);
+  return encodeBlock({ ...header, extraData: encodeExtra({ ...extra, committedSeals: seals(extra.committedSeals) }) }, txs);
+}
+
+/**
+ * Has `node` (the validator of a period-0 chain whose first `txs` test keys are funded, keys at
+ * nonce 0) seal `blocks` blocks of `txs` transfers each, one from each key: the transfers of a
+ * block are submitted in one event-loop turn, so the sealer takes them into one block.
+ */
+export async function sealTransferBlocks(node: TestNode, blocks: number, txs: number): Promise<void> {
+  const keys = Array.from({ length: txs }, (_, i) => hexToBytes(testKey(i)));
+  const signed = signTransfers(keys, blocks, node.core.config.chainId, 0n);
+  const { core } = node;
+  for (let n = 0; n < blocks; n++) {
+    const sealed = new Promise<void>((resolve) => {
+      const off = core.events.onBlock(() => {
+        off();
+        resolve();
+      });
+    });
+    await Promise.all(signed.map((bySender) => core.submitRawTransaction(hexToBytes(bySender[n]!.raw))));
+    await sealed;
+  }
+}
