@@ -10,7 +10,7 @@ import { RLP } from '@ethereumjs/rlp';
 import { Wallet, Transaction } from 'ethers';
 import { startTestNode, mined, testKey, testAddress, type TestNode } from './helpers/node.ts';
 import { CoreChainDoor } from '../src/node/chain-door.ts';
-import { commitDigest, resealed, seal, withCommittedSeals } from './helpers/blocks.ts';
+import { commitDigest, resealed, seal, withCommittedSeals, SINK } from './helpers/blocks.ts';
 import { decodeBlock, encodeBlock } from '../src/chain/block-codec.ts';
 import { addressOf } from '../src/crypto/secp256k1.ts';
 import { bytesToHex, hexToBytes } from '../src/util/hex.ts';
@@ -18,7 +18,6 @@ import type { ImportOutcome } from '../src/p2p/chain-door.ts';
 
 const FOLLOWER_KEY = '77'.repeat(32);
 const STRANGER = hexToBytes('0x' + '42'.repeat(32));
-const SINK = '0x' + '5'.repeat(40);
 /** init code that logs once with one topic and deploys nothing: PUSH32 topic, PUSH1 0, PUSH1 0, LOG1 */
 const TOPIC = '0x' + 'ab'.repeat(32);
 const LOGGING_INIT = '0x7f' + TOPIC.slice(2) + '60006000a1';

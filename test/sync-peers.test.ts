@@ -6,15 +6,14 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { Wallet, Transaction } from 'ethers';
-import { startTestNode, testGenesis, testKey, mined, NODE_KEY, type TestNode } from './helpers/node.ts';
-import { resealed, sealTransferBlocks } from './helpers/blocks.ts';
+import { startTestNode, testGenesis, testKey, mined, pollBlockNumber, NODE_KEY, type TestNode } from './helpers/node.ts';
+import { resealed, sealTransferBlocks, SINK } from './helpers/blocks.ts';
 import { CoreChainDoor } from '../src/node/chain-door.ts';
 import { BlockSync } from '../src/p2p/sync.ts';
 import type { ChainDoor } from '../src/p2p/chain-door.ts';
 import type { PeerHead, PeerSet } from '../src/p2p/peer-set.ts';
 
 const BLOCKS = 300;
-const SINK = '0x' + '5'.repeat(40);
 const TXS = 2;
 
 /** Peers that are other nodes' doors; `serve` may alter what a peer answers (a hostile peer). */
@@ -82,8 +81,12 @@ test('a follower syncs the validator’s chain and then its new blocks: same has
   // what eth_syncing answered at each block the sync imported
   const answers: unknown[] = [];
   b.core.events.onBlock(() => void b.rpc('eth_syncing').then((r) => answers.push(r)));
+  const poll = pollBlockNumber(b);
   sync.start();
   await inStep(sync, b, BigInt(BLOCKS));
+  // RPC kept answering while blocks imported (the executor yields, commits run on LMDB's thread)
+  const slowest = await poll.stop();
+  assert.ok(slowest < 1000, `slowest eth_blockNumber during the sync: ${slowest.toFixed(0)} ms`);
   assert.is(b.core.chain.headNumber, BigInt(BLOCKS));
   const firstSync = [...answers];
   // the validator seals two more blocks; its new head (an announcement) starts a sync again
