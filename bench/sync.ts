@@ -1,21 +1,27 @@
-// Sync bench (issue 21): a validator's chain of BLOCKS blocks holding TXS transfers each is made
-// in-process (the validator seals them as it would any transactions), then a follower on the same
-// genesis imports all of it, and the rate is blocks and transactions per second:
-//   - `door`: in this process, the follower's ChainDoor.importBlocks fed with the validator's
-//     ChainDoor.blocks in chunks of CHUNK_BLOCKS (the chain side alone: decoding, seal and sender
-//     recovery, execution, commits; no network).
+// Sync bench (issue 21): a validator's chain of --blocks blocks holding --txs transfers each is made
+// in this process (the validator seals them as it would any transactions), then a follower on the
+// same genesis takes all of it, and the rate is blocks and transactions per second:
+//   - `network` (the README row): the validator and the follower as processes on loopback, the
+//     follower syncing over libp2p from that one peer; timed from its first imported block to the
+//     last (the node's own sync line says the same, from the sync's start).
+//   - `door` (--door): in this process, the follower's ChainDoor.importBlocks fed with the
+//     validator's ChainDoor.blocks in chunks of CHUNK_BLOCKS — the chain side alone (decoding, seal
+//     and sender recovery, execution, commits), no network.
 //
-//   node --import tsx bench/sync.ts [--blocks N] [--txs N]
+//   node --import tsx bench/sync.ts [--blocks N] [--txs N] [--door]
 //
-// `syncBench()` returns the rows for `npm run bench`.
+// `syncBench()` is what `npm run bench` runs (on the bundle it builds).
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { startTestNode, testGenesis, NODE_KEY, type TestNode } from '../test/helpers/node.ts';
-import { sealTransferBlocks } from '../test/helpers/blocks.ts';
+import { fileURLToPath } from 'node:url';
+import { startTestNode, type TestNode } from '../test/helpers/node.ts';
+import { sealTransferBlocks, undialledGenesis } from '../test/helpers/blocks.ts';
 import { CoreChainDoor } from '../src/node/chain-door.ts';
 import { CHUNK_BLOCKS } from '../src/p2p/sync.ts';
+import { freePort, startServer, type Server } from './proc.ts';
+import { rpcCall } from '../test/helpers/process.ts';
 
 export interface SyncResult {
   blocks: number;
@@ -23,52 +29,89 @@ export interface SyncResult {
   seconds: number;
 }
 
-/** A validator node (in-process) whose chain holds `blocks` blocks of `txs` transfers each (one from each of `txs` senders). */
-export async function makeChain(blocks: number, txs: number, dir: string): Promise<TestNode> {
-  const a = await startTestNode({ dir, genesis: testGenesis(NODE_KEY, txs, 0), config: { directTransfers: true } });
-  await sealTransferBlocks(a, blocks, txs);
-  return a;
+const root = fileURLToPath(new URL('..', import.meta.url));
+
+/** A validator node (in-process, stopped when given back) whose chain holds `blocks` blocks of `txs` transfers each. */
+async function makeChain(blocks: number, txs: number, dir: string): Promise<void> {
+  const a = await startTestNode({ dir, genesis: undialledGenesis(txs), config: { directTransfers: true } });
+  try {
+    await sealTransferBlocks(a, blocks, txs);
+  } finally {
+    await a.stop();
+  }
 }
 
-/** The follower imports the validator's chain door to door, one chunk at a time, the next one read while the previous imports. */
-export async function importDoorToDoor(a: TestNode, dir: string): Promise<SyncResult> {
-  // the validator's genesis as it stored it, and a key of its own: a follower
-  const b = await startTestNode({ dir, genesis: JSON.parse(a.core.store.meta.get('genesisJson') as string), nodeKey: '77'.repeat(32) });
+/** The follower imports the validator's chain door to door, one chunk at a time. */
+async function importDoorToDoor(dirA: string, dirB: string, txsPerBlock: number): Promise<SyncResult> {
+  const a: TestNode = await startTestNode({ dir: dirA, genesis: undialledGenesis(txsPerBlock) });
+  // the validator's genesis, and a key of its own: a follower
+  const b = await startTestNode({ dir: dirB, genesis: undialledGenesis(txsPerBlock), nodeKey: '77'.repeat(32) });
   try {
     const from = new CoreChainDoor(a.core);
     const to = new CoreChainDoor(b.core);
     const target = from.head().number;
     let txs = 0;
     const t0 = performance.now();
-    let next = 1n;
-    while (next <= target) {
-      const outcome = await to.importBlocks(from.blocks(next, CHUNK_BLOCKS, 16 << 20));
-      if (outcome.refused) throw new Error(`block #${next + BigInt(outcome.refused.index)} refused: ${outcome.refused.reason}`);
+    while (to.head().number < target) {
+      const outcome = await to.importBlocks(from.blocks(to.head().number + 1n, CHUNK_BLOCKS, 16 << 20));
+      if (outcome.refused) throw new Error(`block #${to.head().number + 1n} refused: ${outcome.refused.reason}`);
       txs += outcome.transactions;
-      next = to.head().number + 1n;
     }
     return { blocks: Number(target), txs, seconds: (performance.now() - t0) / 1000 };
   } finally {
-    await b.stop();
+    await Promise.all([a.stop(), b.stop()]);
   }
 }
 
-export async function syncBench(blocks = 10_000, txs = 10): Promise<SyncResult> {
+/** `entry`: the node program and its leading arguments (the bundle in `npm run bench`). */
+async function syncOverNetwork(dirA: string, dirB: string, txsPerBlock: number, entry: string[]): Promise<SyncResult> {
+  const start = async (name: string, dir: string, more: string[]): Promise<Server> => {
+    const port = await freePort();
+    const args = [...entry, '--datadir', dir, '--genesis', join(dirA, 'genesis.json'), '--http.addr', '127.0.0.1', '--http.port', String(port), '--p2p.port', String(await freePort()), '--verbosity', '1', ...more];
+    return startServer(name, port, { cmd: process.execPath, args, cwd: root });
+  };
+  const a = await start('validator', dirA, []);
+  let b: Server | undefined;
+  try {
+    const target = Number(await rpcCall(a.url, 'eth_blockNumber'));
+    b = await start('follower', dirB, ['--bootnodes', (await rpcCall(a.url, 'admin_nodeInfo')).enode]);
+    // the validator admits the follower as its static peer (the chain has no NodeManagement records)
+    await rpcCall(a.url, 'admin_addPeer', [(await rpcCall(b.url, 'admin_nodeInfo')).enode]);
+    let first: { at: number; head: number } | undefined;
+    const deadline = performance.now() + 600_000;
+    for (;;) {
+      const head = Number(await rpcCall(b!.url, 'eth_blockNumber'));
+      const at = performance.now();
+      if (head > 0) first ??= { at, head };
+      if (head >= target) {
+        const blocks = target - first!.head;
+        return { blocks, txs: blocks * txsPerBlock, seconds: (at - first!.at) / 1000 };
+      }
+      if (at > deadline) throw new Error(`the follower is at block ${head} of ${target} after 10 minutes`);
+      await new Promise((r) => setTimeout(r, 20));
+    }
+  } finally {
+    await b?.stop();
+    await a.stop();
+  }
+}
+
+export async function syncBench(o: { blocks?: number; txs?: number; door?: boolean; entry?: string[] } = {}): Promise<SyncResult> {
+  const blocks = o.blocks ?? 10_000;
+  const txs = o.txs ?? 10;
   const dirA = mkdtempSync(join(tmpdir(), 'chain-node-sync-a-'));
   const dirB = mkdtempSync(join(tmpdir(), 'chain-node-sync-b-'));
-  const a = await makeChain(blocks, txs, dirA);
   try {
-    return await importDoorToDoor(a, dirB);
+    await makeChain(blocks, txs, dirA);
+    return o.door ? await importDoorToDoor(dirA, dirB, txs) : await syncOverNetwork(dirA, dirB, txs, o.entry ?? ['--import', 'tsx', 'src/cli.ts']);
   } finally {
-    await a.stop();
     rmSync(dirA, { recursive: true, force: true });
     rmSync(dirB, { recursive: true, force: true });
   }
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
-  const { values } = parseArgs({ options: { blocks: { type: 'string', default: '10000' }, txs: { type: 'string', default: '10' } } });
-  const t0 = performance.now();
-  const r = await syncBench(Number(values.blocks), Number(values.txs));
-  console.log(`door to door: ${r.blocks} blocks, ${r.txs} txs in ${r.seconds.toFixed(2)} s: ${(r.blocks / r.seconds).toFixed(0)} blocks/s, ${(r.txs / r.seconds).toFixed(0)} tx/s (whole run ${((performance.now() - t0) / 1000).toFixed(1)} s)`);
+  const { values } = parseArgs({ options: { blocks: { type: 'string', default: '10000' }, txs: { type: 'string', default: '10' }, door: { type: 'boolean', default: false } } });
+  const r = await syncBench({ blocks: Number(values.blocks), txs: Number(values.txs), door: values.door });
+  console.log(`${values.door ? 'door to door' : 'over the network'}: ${r.blocks} blocks, ${r.txs} txs in ${r.seconds.toFixed(2)} s: ${(r.blocks / r.seconds).toFixed(0)} blocks/s, ${(r.txs / r.seconds).toFixed(0)} tx/s`);
 }

@@ -8,10 +8,21 @@ import { keccak256 } from '../../src/crypto/keccak.ts';
 import { concatBytes, hexToBytes } from '../../src/util/hex.ts';
 import { createLegacyTx } from '@ethereumjs/tx';
 import { makeTxCommon } from '../../src/exec/common.ts';
-import { NODE_KEY, testKey, type TestNode } from './node.ts';
+import { NODE_KEY, testGenesis, testKey, type TestNode } from './node.ts';
+import { enodeUrl, nodeKeyFrom } from '../../src/node-key.ts';
 
 /** Where the transfers of sealTransferBlocks go. */
 export const SINK = '0x' + '5'.repeat(40);
+
+/**
+ * The test genesis (validator NODE_KEY, the first `accounts` test keys funded, period 0) with the
+ * validator's enode on port 0: no node dials it from the genesis (16791 may be another test's node);
+ * multi-process tests and benches give each node its peers.
+ */
+export function undialledGenesis(accounts: number): object {
+  const genesis = testGenesis(NODE_KEY, accounts, 0) as { config: { istanbul: object } };
+  return { ...genesis, config: { ...genesis.config, istanbul: { ...genesis.config.istanbul, firstValidatorNode: enodeUrl(nodeKeyFrom(VALIDATOR_KEY), '127.0.0.1', 0) } } };
+}
 
 /** The test genesis' validator key (NODE_KEY) as bytes. */
 export const VALIDATOR_KEY = hexToBytes('0x' + NODE_KEY);
