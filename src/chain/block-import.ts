@@ -125,7 +125,7 @@ export class BlockImport {
         commitReady();
       });
     };
-    for (let i = 0; i < fresh.length; i++) {
+    for (let i = 0; i < fresh.length && !this.broken; i++) {
       const block = fresh[i]!;
       try {
         const executed = await this.execute(block, await recovered[i]!, parent);
