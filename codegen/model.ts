@@ -14,7 +14,7 @@ import {
 /** Namespaces whose methods are served by another group's handlers: `chain_X` is `eth_X`. */
 export const GROUP_ALIASES: Readonly<Record<string, string>> = { chain: 'eth' };
 
-export const METHOD_NAME = /^([a-z][a-z0-9]*)_([A-Za-z][A-Za-z0-9]*)$/;
+export const METHOD_NAME = /^([a-z][a-z0-9]*)_([A-Za-z][A-Za-z0-9_]*)$/;
 
 export interface ParamModel {
   readonly name: string;

@@ -352,6 +352,11 @@ export interface CallObject {
   data?: Data;
   /** Alias of `data`, accepted as sent by newer clients. */
   input?: Data;
+  /**
+   * EIP-2930 access list: `createAccessList` starts from it (its entries are kept and their gas counted);
+   * `call` and `estimateGas` accept it and do not apply it.
+   */
+  accessList?: AccessList;
 }
 
 /**
@@ -778,7 +783,7 @@ export interface SubscriptionNotification {
 }
 
 /** Pool transactions grouped by sender address, then keyed by nonce (a decimal string), ordered by nonce. */
-export type TxpoolTransactions = Record<string, Record<string, Transaction>>;
+export type TxpoolTransactions = Record<string, TxpoolTransactionsByNonce>;
 
 /** Transactions in the pool (`txpool_content`). */
 export interface TxpoolContent {
@@ -902,3 +907,140 @@ export type StorageRequests = Record<string, StorageSlot[]>;
 
 /** The 32-byte value of each requested slot, by account address (lower case), in the order requested. */
 export type StorageValues = Record<string, Bytes32[]>;
+
+/** Answer of `createAccessList` (geth's shape). */
+export interface AccessListResult {
+  /**
+   * Addresses and storage slots the transaction accesses, in ascending order. The sender, the recipient (or
+   * the created contract) and the precompiles are warm in every transaction and are listed only with slots of
+   * theirs that were accessed.
+   */
+  accessList: AccessList;
+  /**
+   * Gas a transaction carrying this list would use: intrinsic gas (the list's own cost included) plus
+   * execution, less the refund, at least EIP-7623's calldata floor.
+   */
+  gasUsed: Uint;
+  /**
+   * Present when the execution failed: `execution reverted`, `out of gas`, … The list is still what the
+   * failed run accessed.
+   */
+  error?: string;
+}
+
+/**
+ * Transaction object of `fillTransaction`: the fields of `sendTransaction`'s, every one optional. Omitted
+ * fields are filled as `sendTransaction` fills them: `nonce` from the pool, `gasPrice` from `gasPrice`, `gas`
+ * with the default 1500000000 capped at the chain's per-transaction gas limit (30000000 on a dev chain).
+ * `input` is accepted as an alias of `data`; unknown fields (EIP-1559 fee caps, `accessList`, `type`) are
+ * ignored: the node fills legacy transactions, the kind it signs (DESIGN D10).
+ */
+export interface FillTransactionData {
+  /**
+   * Sender, whose next nonce is filled in. Any address: no key is needed. Default: the zero address (geth).
+   */
+  from?: Address;
+  /** Destination; omit (or null) to create a contract. */
+  to?: Address | null;
+  /**
+   * Gas available for execution. Default 1500000000 capped at the chain's per-transaction gas limit (30000000
+   * on a dev chain); unused gas is returned.
+   */
+  gas?: Quantity;
+  /** Gas price in wei. Default: the node's gas price (`gasPrice`). */
+  gasPrice?: Quantity;
+  /** Amount sent in wei. Default 0. */
+  value?: Quantity;
+  /**
+   * Nonce. Default: the next nonce of the sender in the pool. Reusing the nonce of a pending transaction
+   * replaces it.
+   */
+  nonce?: Quantity;
+  /** Payload: encoded method call or contract init code. */
+  data?: Data;
+  /** Alias of `data` (the `personal_` name); if both are given they must be equal. */
+  input?: Data;
+}
+
+/** Fields of a filled, unsigned legacy transaction (EIP-155: signed for `chainId`). */
+export interface FilledTransactionFields {
+  /** Transaction type: `0x0` (legacy) (DESIGN D10, D11). */
+  type: TxType;
+  /** Chain id the transaction is signed for (DESIGN D11). */
+  chainId: Uint;
+  /** Nonce. */
+  nonce: Uint;
+  /** Gas price in wei. */
+  gasPrice: Uint;
+  /** Gas limit. */
+  gas: Uint;
+  /** Destination; null for a contract creation. */
+  to: Address | null;
+  /** Amount in wei. */
+  value: Uint;
+  /** Payload. */
+  input: Bytes;
+  /** keccak256 of `raw` (geth shows it; the transaction's hash once signed differs). */
+  hash: Bytes32;
+  /** Signature V: `0x0`, not signed. */
+  v: Uint;
+  /** Signature R: `0x0`, not signed. */
+  r: Uint;
+  /** Signature S: `0x0`, not signed. */
+  s: Uint;
+}
+
+/**
+ * The transaction `fillTransaction` filled, not signed: sign it (for `chainId`, EIP-155) and submit it with
+ * `sendRawTransaction`.
+ */
+export interface FilledTransaction {
+  /** RLP of the unsigned transaction: [nonce, gasPrice, gas, to, value, input, 0, 0, 0] (geth). */
+  raw: Bytes;
+  /** The transaction's fields. */
+  tx: FilledTransactionFields;
+}
+
+/** One member of an EIP-712 struct type. */
+export interface TypedDataField {
+  /** Member name. */
+  name: string;
+  /**
+   * `address`, `bool`, `string`, `bytes`, `bytes1`…`bytes32`, `uint8`…`uint256`, `int8`…`int256`
+   * (`uint`/`int`: 256 bits), a struct type defined in `types`, or any of these followed by `[]` or `[n]`.
+   */
+  type: string;
+}
+
+/**
+ * EIP-712 typed structured data. Every member of a struct must be given and no other (geth's rule); integers
+ * may be JSON numbers or decimal or 0x-hex strings, `bytesN` exactly N bytes, `bytes` and addresses 0x-hex.
+ */
+export interface TypedData {
+  /**
+   * Struct types by name, each a list of members. `EIP712Domain` declares the domain's members; when absent
+   * they are inferred from `domain` in the standard order (name, version, chainId, verifyingContract, salt),
+   * as ethers and viem do.
+   */
+  types: Record<string, TypedDataField[]>;
+  /** The type of `message`, defined in `types`. */
+  primaryType: string;
+  /** The EIP712Domain value (e.g. name, version, chainId, verifyingContract). */
+  domain: Record<string, unknown>;
+  /** The value of `primaryType` that is signed. */
+  message: Record<string, unknown>;
+}
+
+/** EIP-712 typed data as an object or as its JSON text (MetaMask sends the text). */
+export type TypedDataParam = TypedData | string;
+
+/** One sender's pool transactions keyed by nonce (a decimal string), ordered by nonce. */
+export type TxpoolTransactionsByNonce = Record<string, Transaction>;
+
+/** One sender's transactions in the pool (`txpool_contentFrom`). */
+export interface TxpoolContentFrom {
+  /** Transactions ready for inclusion in the next blocks. */
+  pending: TxpoolTransactionsByNonce;
+  /** Transactions waiting for a nonce gap to close. */
+  queued: TxpoolTransactionsByNonce;
+}

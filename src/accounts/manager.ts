@@ -6,7 +6,7 @@ import type { LegacyTx } from '@ethereumjs/tx';
 import { Keystore, LockedMeanwhile, UnknownKeyFile } from './keystore.ts';
 import { BadKeyFile, WrongPassword } from './keystore-v3.ts';
 import type { LedgerHub } from './ledger.ts';
-import { signingPayload, signMessage, unsignedLegacyTx, withSignature, type TxFields } from './signing.ts';
+import { signingPayload, signDigest, signMessage, unsignedLegacyTx, withSignature, type TxFields } from './signing.ts';
 
 export class AccountError extends Error {}
 
@@ -155,24 +155,32 @@ export class AccountManager {
   }
 
   /** Signs a message by the spec's rule (signing.ts): with the key file decrypted by `password`, or an unlocked one. */
-  async signText(address: string, message: Uint8Array, password?: string): Promise<Uint8Array> {
+  signText(address: string, message: Uint8Array, password?: string): Promise<Uint8Array> {
+    return this.signWithKeyFile(address, `messages only with Ethereum's "\\x19Ethereum Signed Message" prefix, not this chain's`, password, (key) => signMessage(message, key));
+  }
+
+  /** Signs an EIP-712 digest (src/crypto/typed-data.ts) the same way. */
+  signTypedData(address: string, digest: Uint8Array, password?: string): Promise<Uint8Array> {
+    return this.signWithKeyFile(address, 'no EIP-712 typed data through this node', password, (key) => signDigest(digest, key));
+  }
+
+  /** `sign` with the key of a key file account; a Ledger account is refused, saying what its device does not sign. */
+  private async signWithKeyFile(address: string, onLedger: string, password: string | undefined, sign: (key: Uint8Array) => Uint8Array): Promise<Uint8Array> {
     if (!this.keystore.has(address)) {
-      if (await this.ledger.accountOf(address)) {
-        throw new AccountError(`account ${address} is on a Ledger, which signs messages only with Ethereum's "\\x19Ethereum Signed Message" prefix, not this chain's`);
-      }
+      if (await this.ledger.accountOf(address)) throw new AccountError(`account ${address} is on a Ledger, which signs ${onLedger}`);
       throw new AccountError(this.unknownMessage(address));
     }
     if (password !== undefined) {
       const key = await this.decrypt(address, password);
       try {
-        return signMessage(message, key);
+        return sign(key);
       } finally {
         key.fill(0);
       }
     }
     const key = this.keystore.unlockedKey(address);
     if (!key) throw this.locked(address);
-    return signMessage(message, key);
+    return sign(key);
   }
 
   async close(): Promise<void> {

@@ -41,10 +41,14 @@ export function messageDigest(message: Uint8Array): Uint8Array {
   return keccak256(concatBytes(PREFIX, new TextEncoder().encode(String(message.length)), message));
 }
 
-/** 65-byte R ‖ S ‖ V with V ∈ {27, 28} (rule 2). */
-export function signMessage(message: Uint8Array, privateKey: Uint8Array): Uint8Array {
-  const { rs, recid } = signHash(messageDigest(message), privateKey);
+/** 65-byte R ‖ S ‖ V with V ∈ {27, 28} (rule 2), the form EIP-712 signatures take too. */
+export function signDigest(digest: Uint8Array, privateKey: Uint8Array): Uint8Array {
+  const { rs, recid } = signHash(digest, privateKey);
   return concatBytes(rs, new Uint8Array([27 + recid]));
+}
+
+export function signMessage(message: Uint8Array, privateKey: Uint8Array): Uint8Array {
+  return signDigest(messageDigest(message), privateKey);
 }
 
 /** Address that produced `signature` over `message` (rule 3); accepts V as 0/1 or 27/28. */

@@ -5,6 +5,8 @@ import { bytesToHex, quantity } from '../util/hex.ts';
 import { blockNumberOf, stateHeader, type BlockParam } from './block-param.ts';
 import { toCallRequest, type CallObject } from './call-object.ts';
 import { revertError, serverError, translate } from './errors.ts';
+import { accessListEntries, declaredAccessList, findAccessList } from './access-list.ts';
+import type { AccessListEntry, AccessListResult } from '../../generated/types.ts';
 
 export interface CallLimits {
   /** most gas a call or an estimate may burn (geth's --rpc.gascap); keeps one request from stalling the node */
@@ -60,6 +62,16 @@ export function callHandlers({ core }: ApiContext, limits: CallLimits) {
       if (out.success) return bytesToHex(out.returnValue);
       if (out.error === 'revert') throw revertError(out.returnValue);
       throw serverError(`execution failed: ${out.error}`);
+    },
+
+    /** geth's answer: the list and the gas with it, and the failure as `error` rather than an RPC error */
+    async createAccessList(tx: CallObject & { accessList?: AccessListEntry[] | null }, block?: BlockParam): Promise<AccessListResult> {
+      const req = toCallRequest(tx);
+      const ctx = contextFor(block);
+      const found = await findAccessList(core.calls, req, ctx, capped(req.gas, ctx.gasLimit), declaredAccessList(tx.accessList), deadline()).catch(failed);
+      const { outcome } = found.trace;
+      const error = outcome.success ? undefined : outcome.error === 'revert' ? 'execution reverted' : outcome.error;
+      return { accessList: accessListEntries(found.list), gasUsed: quantity(found.gasUsed), ...(error !== undefined ? { error } : {}) };
     },
 
     async estimateGas(tx: CallObject, block?: BlockParam) {

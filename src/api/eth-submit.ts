@@ -3,10 +3,12 @@
 // with missing fields filled as geth does. personal_ reuses the same path with a password.
 import type { ApiContext } from './context.ts';
 import type { ChainCore } from '../node/core.ts';
-import { bytesToHex, hexToBytes, quantity } from '../util/hex.ts';
+import { bytesToHex, hexToBytes, quantity, ZERO_ADDRESS } from '../util/hex.ts';
+import { keccak256 } from '../crypto/keccak.ts';
+import { typedDataDigestParam } from './typed-data-param.ts';
 import { invalidParams, serverError, translate } from './errors.ts';
 import { AccountError } from '../accounts/manager.ts';
-import type { TxFields } from '../accounts/signing.ts';
+import { unsignedLegacyTx, type TxFields } from '../accounts/signing.ts';
 import type { LegacyTx } from '@ethereumjs/tx';
 
 /**
@@ -26,9 +28,11 @@ export interface SendObject {
   input?: string | null;
 }
 
-export function formatSignedTx(tx: LegacyTx) {
+/** raw and fields of a node-made transaction; an unsigned one (fillTransaction) has zero V, R, S, as geth shows it. */
+export function formatLegacyTx(tx: LegacyTx) {
+  const raw = tx.serialize();
   return {
-    raw: bytesToHex(tx.serialize()),
+    raw: bytesToHex(raw),
     tx: {
       nonce: quantity(tx.nonce),
       gasPrice: quantity(tx.gasPrice),
@@ -36,10 +40,10 @@ export function formatSignedTx(tx: LegacyTx) {
       to: tx.to ? tx.to.toString() : null,
       value: quantity(tx.value),
       input: bytesToHex(tx.data),
-      hash: bytesToHex(tx.hash()),
-      v: quantity(tx.v!),
-      r: quantity(tx.r!),
-      s: quantity(tx.s!),
+      hash: bytesToHex(keccak256(raw)),
+      v: quantity(tx.v ?? 0n),
+      r: quantity(tx.r ?? 0n),
+      s: quantity(tx.s ?? 0n),
       type: quantity(tx.type),
       chainId: quantity(tx.common.chainId()),
     },
@@ -135,21 +139,28 @@ export function txSender({ core }: ApiContext) {
   const sendAs = (o: SendObject, password?: string): Promise<string> =>
     withSenderLock(core, o.from.toLowerCase(), async () => submit((await signAs(o, password)).serialize(), true));
 
-  return { signAs, sendAs, submit };
+  return { fill, signAs, sendAs, submit };
 }
 
 export function submitHandlers(ctx: ApiContext) {
   const { accounts } = ctx.core;
-  const { signAs, sendAs, submit } = txSender(ctx);
+  const { fill, signAs, sendAs, submit } = txSender(ctx);
   return {
     accounts: () => accounts.accounts(),
     sendRawTransaction: (data: string) => submit(hexToBytes(data)),
     sendTransaction: (tx: SendObject) => sendAs(tx),
     async signTransaction(tx: SendObject) {
-      return formatSignedTx(await signAs(tx));
+      return formatLegacyTx(await signAs(tx));
+    },
+    /** geth: the transaction `sendTransaction` would sign, unsigned; any sender (the zero address when none), no key needed */
+    async fillTransaction(tx: Omit<SendObject, 'from'> & { from?: string | null }) {
+      return formatLegacyTx(unsignedLegacyTx(await fill({ ...tx, from: tx.from ?? ZERO_ADDRESS }), ctx.core.common));
     },
     async sign(address: string, message: string) {
       return bytesToHex(await accounts.signText(address, hexToBytes(message)).catch(accountErrors));
+    },
+    async signTypedData_v4(address: string, typedData: unknown) {
+      return bytesToHex(await accounts.signTypedData(address, typedDataDigestParam(typedData, 1)).catch(accountErrors));
     },
   };
 }

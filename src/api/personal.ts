@@ -4,7 +4,8 @@ import type { ApiContext } from './context.ts';
 import { recoverMessageSigner } from '../accounts/signing.ts';
 import { bytesToHex, hexToBytes } from '../util/hex.ts';
 import { invalidParams, serverError } from './errors.ts';
-import { accountErrors, formatSignedTx, txSender, type SendObject } from './eth-submit.ts';
+import { typedDataDigestParam } from './typed-data-param.ts';
+import { accountErrors, formatLegacyTx, txSender, type SendObject } from './eth-submit.ts';
 
 /** The spec: a duration of 0 (or none) unlocks for 300 seconds. */
 export const DEFAULT_UNLOCK_SECONDS = 300;
@@ -52,11 +53,17 @@ export function personalHandlers(ctx: ApiContext) {
     },
     async signTransaction(tx: SendObject, password: string) {
       refuseInsecure(INSECURE_SIGNING_MESSAGE);
-      return formatSignedTx(await signAs(tx, password));
+      return formatLegacyTx(await signAs(tx, password));
     },
     async sign(message: string, address: string, password: string) {
       refuseInsecure(INSECURE_SIGNING_MESSAGE);
       return bytesToHex(await accounts.signText(address, hexToBytes(message), password).catch(accountErrors));
+    },
+    /** without a password, an unlocked account signs (as eth_signTypedData_v4) */
+    async signTypedData(typedData: unknown, address: string, password?: string | null) {
+      const digest = typedDataDigestParam(typedData, 0);
+      if (password != null) refuseInsecure(INSECURE_SIGNING_MESSAGE);
+      return bytesToHex(await accounts.signTypedData(address, digest, password ?? undefined).catch(accountErrors));
     },
     ecRecover(message: string, signature: string) {
       try {

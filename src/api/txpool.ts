@@ -18,14 +18,17 @@ export function inspectSummary(p: PooledTx): string {
   return `${to}: ${p.tx.value} wei + ${p.gasLimit} gas × ${p.gasPrice} wei`;
 }
 
+/** nonce (decimal string) → f(tx), in nonce order. */
+function byNonce<T>(txs: readonly PooledTx[], f: (p: PooledTx) => T): Record<string, T> {
+  const out: Record<string, T> = {};
+  for (const p of txs) out[p.nonce.toString()] = f(p);
+  return out;
+}
+
 /** sender → nonce (decimal string) → f(tx); senders' transactions come in nonce order. */
 function bySenderAndNonce<T>(m: Map<string, PooledTx[]>, f: (p: PooledTx) => T): Record<string, Record<string, T>> {
   const out: Record<string, Record<string, T>> = {};
-  for (const [sender, txs] of m) {
-    const byNonce: Record<string, T> = {};
-    for (const p of txs) byNonce[p.nonce.toString()] = f(p);
-    out[sender] = byNonce;
-  }
+  for (const [sender, txs] of m) out[sender] = byNonce(txs, f);
   return out;
 }
 
@@ -36,6 +39,12 @@ export function txpoolHandlers(ctx: ApiContext) {
       const { pending, queued } = pool.listing();
       const f = (p: PooledTx) => poolTx(p, ctx);
       return { pending: bySenderAndNonce(pending, f), queued: bySenderAndNonce(queued, f) };
+    },
+    /** geth's shape, blockHash null as execution-apis has it (txpool_content keeps Venachain's zero hash) */
+    contentFrom(address: string) {
+      const { pending, queued } = pool.listingOf(address.toLowerCase());
+      const f = (p: PooledTx): Transaction => ({ ...poolTx(p, ctx), blockHash: null });
+      return { pending: byNonce(pending, f), queued: byNonce(queued, f) };
     },
     inspect() {
       const { pending, queued } = pool.listing();

@@ -3,7 +3,7 @@
 // on an @ethereumjs VM of its own, one at a time: its journals are a stack, and two interleaved
 // calls would revert each other's writes. Nothing a call does is kept.
 import type { VM } from '@ethereumjs/vm';
-import { createTx } from '@ethereumjs/tx';
+import { createTx, type AccessListBytes } from '@ethereumjs/tx';
 import { Address } from '@ethereumjs/util';
 import type { Common } from '@ethereumjs/common';
 import type { OverlayTrieDB } from '../state/trie-db.ts';
@@ -16,6 +16,7 @@ import { StateNeeded, ViewCalls } from './view-calls.ts';
 import type { EngineEVM } from './engine-evm.ts';
 import type { StateReader } from '../state/reader.ts';
 import { ExecutionWatch } from './execution-watch.ts';
+import { bytesToHex } from '../util/hex.ts';
 
 export interface CallRequest {
   from?: Uint8Array;
@@ -41,6 +42,20 @@ export interface CallOutcome {
   executionGasUsed: bigint;
   /** error name from the EVM when !success (e.g. 'revert', 'out of gas') */
   error?: string;
+}
+
+/** Addresses → storage slots, as unprefixed lower-case hex (how the EVM's journal keys them). */
+export type AccessMap = Map<string, Set<string>>;
+
+/** A message run as a transaction declaring an access list would run, and what it accessed. */
+export interface AccessTrace {
+  outcome: CallOutcome;
+  /** every address and slot the message warmed, the declared ones included */
+  accessed: AccessMap;
+  /** the refund the transaction would get (before EIP-3529's cap) */
+  gasRefund: bigint;
+  /** the new contract's address, for a creation */
+  created?: Uint8Array;
 }
 
 export class CallError extends Error {}
@@ -102,6 +117,11 @@ export class CallRunner {
     });
   }
 
+  /** The precompiles' addresses, as the journal keys them (unprefixed lower-case hex). */
+  precompileAddresses(): string[] {
+    return [...this.vm.evm.precompiles.keys()];
+  }
+
   /** Stops the EVM's precompile thread. */
   close(): Promise<void> {
     return (this.vm.evm as EngineEVM).close();
@@ -114,7 +134,22 @@ export class CallRunner {
     return run;
   }
 
+  /**
+   * Runs the message on @ethereumjs (never the view interpreter, which records no accesses, nor
+   * the result cache) as a transaction declaring `declared` as its EIP-2930 access list.
+   */
+  traceAccesses(req: CallRequest, ctx: CallContext, gasLimit: bigint, declared: AccessMap, deadline = Infinity): Promise<AccessTrace> {
+    const run = this.queue.then(() => this.runOnEvm(req, ctx, gasLimit, deadline, declared));
+    this.queue = run.catch(() => undefined);
+    return run;
+  }
+
   private async runNow(req: CallRequest, ctx: CallContext, gasLimit: bigint, deadline: number): Promise<CallOutcome> {
+    return (await this.runOnEvm(req, ctx, gasLimit, deadline)).outcome;
+  }
+
+  /** With `declared`, the journal reports what the message accesses (its own record, kept for EIP-2929 gas anyway). */
+  private async runOnEvm(req: CallRequest, ctx: CallContext, gasLimit: bigint, deadline: number, declared?: AccessMap): Promise<AccessTrace> {
     // its time ran out while calls before it ran
     if (performance.now() > deadline) throw new CallTimeout();
     if (this.root === undefined || Buffer.compare(this.root, ctx.stateRoot) !== 0) {
@@ -126,6 +161,7 @@ export class CallRunner {
     const evm = this.vm.evm as EngineEVM;
     const watch = evm.executionWatch;
     await evm.journal.checkpoint();
+    if (declared) this.warmAsTransaction(req, ctx, declared);
     watch.limit({ deadline });
     try {
       const res = await evm.runCall({
@@ -141,25 +177,52 @@ export class CallRunner {
       if (watch.expired) throw new CallTimeout();
       const ex = res.execResult;
       return {
-        success: ex.exceptionError === undefined,
-        returnValue: ex.returnValue,
-        executionGasUsed: ex.executionGasUsed,
-        error: ex.exceptionError?.error,
+        outcome: {
+          success: ex.exceptionError === undefined,
+          returnValue: ex.returnValue,
+          executionGasUsed: ex.executionGasUsed,
+          error: ex.exceptionError?.error,
+        },
+        accessed: evm.journal.accessList ?? new Map(),
+        gasRefund: ex.gasRefund ?? 0n,
+        created: res.createdAddress?.bytes,
       };
     } finally {
       watch.unlimit();
       await evm.journal.revert();
       evm.takeCreations();
+      if (declared) {
+        // the always-warm set outlives reverts: leave none of this run's behind
+        evm.journal.cleanJournal();
+        delete evm.journal.accessList;
+      }
     }
   }
 
   /**
-   * The intrinsic gas of a transaction carrying this message, and the least gas limit such a
-   * transaction may have (the intrinsic gas or EIP-7623's calldata floor, whichever is higher).
+   * What runTx warms before a transaction runs (EIP-2929: sender, recipient and precompiles;
+   * EIP-3651: coinbase), outside the reported list, then the declared list, inside it.
    */
-  txGas(req: CallRequest): { intrinsic: bigint; minimum: bigint } {
+  private warmAsTransaction(req: CallRequest, ctx: CallContext, declared: AccessMap): void {
+    const journal = this.vm.evm.journal;
+    journal.startReportingAccessList();
+    for (const address of this.precompileAddresses()) journal.addAlwaysWarmAddress(address);
+    for (const address of [req.from ?? new Uint8Array(20), req.to, ctx.coinbase]) if (address) journal.addAlwaysWarmAddress(bytesToHex(address));
+    for (const [address, slots] of declared) {
+      journal.addAlwaysWarmAddress(address, true);
+      for (const slot of slots) journal.addAlwaysWarmSlot(address, slot, true);
+    }
+  }
+
+  /**
+   * The intrinsic gas of a transaction carrying this message (with `accessList`: an EIP-2930 one,
+   * which pays for the list), and the least gas limit such a transaction may have (the intrinsic
+   * gas or EIP-7623's calldata floor, whichever is higher).
+   */
+  txGas(req: CallRequest, accessList?: AccessListBytes): { intrinsic: bigint; minimum: bigint } {
     // on the shared transaction Common: with the VM's own, createTx deep-copies it (~120 µs)
-    const tx = createTx({ to: req.to, data: req.data, value: req.value, gasLimit: 2n ** 60n }, { common: this.txCommon });
+    const fields = { to: req.to, data: req.data, value: req.value, gasLimit: 2n ** 60n };
+    const tx = createTx(accessList ? { ...fields, type: 1, accessList } : fields, { common: this.txCommon });
     return { intrinsic: tx.getIntrinsicGas(), minimum: tx.getMinimumGasLimit() };
   }
 

@@ -361,6 +361,12 @@ export class TxPool {
     }
   }
 
+  /** One sender's pending and queued transactions in nonce order (txpool_contentFrom). */
+  listingOf(senderHex: string): { pending: PooledTx[]; queued: PooledTx[] } {
+    const s = this.senders.get(senderHex);
+    return s ? { pending: s.txs.slice(0, s.pending), queued: s.txs.slice(s.pending) } : { pending: [], queued: [] };
+  }
+
   /** Per sender, pending and queued transactions in nonce order (txpool_ listings). */
   listing(): { pending: Map<string, PooledTx[]>; queued: Map<string, PooledTx[]> } {
     const pending = new Map<string, PooledTx[]>();

@@ -12,7 +12,9 @@ import { Keystore } from '../../src/accounts/keystore.ts';
 import { hexToBytes } from '../../src/util/hex.ts';
 import { wsTransport } from '../../src/client/ws.ts';
 import type { JsonRpcResponse, Transport } from '../../src/client/transport.ts';
-import { startTestNode, testKey, type TestNode } from '../helpers/node.ts';
+import { NODE_KEY, startTestNode, testGenesis, testKey, type TestNode } from '../helpers/node.ts';
+import { NODE_STATUS, NODE_TYPE, systemGenesisAlloc } from '../../src/exec/native/system-state.ts';
+import { nodeKeyFrom } from '../../src/node-key.ts';
 import { compile } from '../helpers/solc.ts';
 import { emulatedLedger } from './ledger-device.ts';
 
@@ -103,7 +105,7 @@ contract Token {
 const QUEUED_NONCE = 1000;
 /** Namespaces whose examples run against their own filters, subscriptions and resend targets. */
 const ETH_LIKE = ['eth', 'chain'] as const;
-const SIGNS_AS_A = new Set(['sendTransaction', 'sign', 'signTransaction', 'resend']);
+const SIGNS_AS_A = new Set(['sendTransaction', 'sign', 'signTransaction', 'signTypedData_v4', 'resend']);
 
 export interface Fixture {
   readonly node: TestNode;
@@ -128,7 +130,7 @@ export async function createFixture(): Promise<Fixture> {
   const dir = mkdtempSync(join(tmpdir(), 'chain-node-contract-'));
   // A's key file, dropped into DATADIR/keystore as a user would.
   await new Keystore(join(dir, 'keystore'), true).store(hexToBytes(walletA.privateKey), PASSWORD);
-  const node = await startTestNode({ dir, config: { ledgerTransports: emulatedLedger(EXAMPLE.ledgerPath) } });
+  const node = await startTestNode({ dir, genesis: await registeredGenesis(), config: { ledgerTransports: emulatedLedger(EXAMPLE.ledgerPath) } });
   const ws: Transport = wsTransport(node.wsUrl);
   let nextId = 0;
   const rpc = async <T = any>(method: string, params: readonly unknown[], via?: Transport): Promise<T> => {
@@ -144,6 +146,15 @@ export async function createFixture(): Promise<Fixture> {
     rmSync(dir, { recursive: true, force: true });
     throw e;
   }
+}
+
+/** The test genesis with the node registered in NodeManagement as a consensus node, as a network's chain has it (iris_candidates lists it). */
+async function registeredGenesis(): Promise<object> {
+  const genesis = testGenesis(NODE_KEY) as { alloc: Record<string, object> };
+  const governance = await systemGenesisAlloc((state) =>
+    state.nodes.put({ name: 'node0', owner: '', desc: 'the fixture node', type: NODE_TYPE.consensus, status: NODE_STATUS.normal, externalIP: '127.0.0.1', internalIP: '127.0.0.1', publicKey: nodeKeyFrom(hexToBytes(NODE_KEY)).id, rpcPort: 6791, p2pPort: 16791 }),
+  );
+  return { ...genesis, alloc: { ...genesis.alloc, ...governance } };
 }
 
 type Rpc = <T = any>(method: string, params: readonly unknown[], via?: Transport) => Promise<T>;
