@@ -18,6 +18,7 @@ const ANNOUNCE_GRACE_MS = 1500;
 const PROGRESS_EVERY_MS = 5000;
 /** A sync that stopped short (every peer that had the blocks failed) looks again after this long. */
 const RETRY_MS = 3000;
+const MAX_RETRY_MS = 60_000;
 
 export interface SyncLog {
   info(msg: string): void;
@@ -44,6 +45,7 @@ export class BlockSync {
   private stopped = false;
   private graceTimer: NodeJS.Timeout | undefined;
   private retryTimer: NodeJS.Timeout | undefined;
+  private retryMs = RETRY_MS;
   /** requests in flight per peer */
   private readonly load = new Map<string, number>();
 
@@ -187,11 +189,16 @@ export class BlockSync {
     const head = this.door.head().number;
     const seconds = (performance.now() - started) / 1000;
     this.log.info(`${progressLine(head, target, blocksDone, txsDone, seconds)}: ${head >= target ? 'in step' : 'stopped'} after ${seconds.toFixed(1)} s`);
-    // a peer that failed may serve later (or another connect): look again, without waiting for a new head
-    if (head < target && !this.stopped) this.retryTimer ??= setTimeout(() => {
-      this.retryTimer = undefined;
-      this.consider();
-    }, RETRY_MS);
+    // a peer that failed may serve later (or another connect): look again without waiting for a new
+    // head, less often each time it stops short (a peer claiming a head it does not serve)
+    if (head >= target) this.retryMs = RETRY_MS;
+    else if (!this.stopped) {
+      this.retryTimer ??= setTimeout(() => {
+        this.retryTimer = undefined;
+        this.consider();
+      }, this.retryMs);
+      this.retryMs = Math.min(this.retryMs * 2, MAX_RETRY_MS);
+    }
   }
 
   /** Asks the least-loaded peer that has block `from` and has not failed this sync; never rejects. */
