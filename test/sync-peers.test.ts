@@ -130,9 +130,9 @@ test('requests spread over the peers; a peer serving bad blocks is penalised and
   await sync.stop();
   assert.is(b.core.chain.head.hash.toString(), validator.core.chain.head.hash.toString());
   for (const id of ['hostile', 'validator', 'honest']) assert.ok((peers.requests.get(id) ?? 0) >= 1, `${id}: ${peers.requests.get(id)} requests`);
-  // the honest peers carried the sync; the hostile one was asked only before its first answer was refused
+  // the honest peers carried the sync; the hostile one was asked only until its first answer was refused
   assert.ok(peers.requests.get('validator')! + peers.requests.get('honest')! >= BLOCKS / 16);
-  assert.ok(peers.requests.get('hostile')! <= 2);
+  assert.ok(peers.requests.get('hostile')! <= 4, `hostile: ${peers.requests.get('hostile')} requests`);
   assert.ok(peers.penalties.length >= 1 && peers.penalties.every((p) => p.peer === 'hostile'), JSON.stringify(peers.penalties));
   assert.match(peers.penalties[0]!.reason, /block #\d+: .*stateRoot 0x[0-9a-f]+ after execution, the header says 0x0909/);
 });
