@@ -145,7 +145,7 @@ export class BlockSync {
       for (let i = inFlight.length - 1; i >= 0; i--) if (inFlight[i]!.from + BigInt(inFlight[i]!.count) <= next) inFlight.splice(i, 1);
       let req = inFlight.find((r) => r.from <= next && next < r.from + BigInt(r.count));
       if (!req) {
-        request(next, Number(min(BigInt(chunk), nextFetch - next)));
+        request(next, Number(min(BigInt(chunk), (nextFetch > next ? nextFetch : target + 1n) - next)));
         req = inFlight.at(-1)!;
       }
       const got = await req.answer;
