@@ -7,6 +7,7 @@ import type {
   BlockNumberOrTag,
   BlockNumberOrTagOrHash,
   BlockOrNull,
+  BlockTraceEntry,
   Bytes,
   Bytes32,
   CallObject,
@@ -37,6 +38,8 @@ import type {
   SubscriptionId,
   SubscriptionKind,
   Syncing,
+  TraceConfig,
+  TraceResult,
   Transaction,
   TransactionOrNull,
   TxpoolContent,
@@ -829,6 +832,88 @@ export interface Web3Handlers {
   sha3(data: Data, ctx: CallContext): Awaitable<Bytes32>;
 }
 
+/** Handlers for debug_* methods. */
+export interface DebugHandlers {
+  /**
+   * debug_getRawHeader: Returns a block's header, RLP-encoded.
+   * @param block Block: a quantity, `earliest`, `latest`, `pending` (the latest block), a plain integer
+   * (DESIGN D9) or a block hash.
+   * @returns RLP of the header.
+   */
+  getRawHeader(block: BlockNumberOrTagOrHash, ctx: CallContext): Awaitable<Bytes>;
+
+  /**
+   * debug_getRawBlock: Returns a block, RLP-encoded.
+   * @param block Block: a quantity, `earliest`, `latest`, `pending` (the latest block), a plain integer
+   * (DESIGN D9) or a block hash.
+   * @returns RLP of the block.
+   */
+  getRawBlock(block: BlockNumberOrTagOrHash, ctx: CallContext): Awaitable<Bytes>;
+
+  /**
+   * debug_getRawTransaction: Returns a transaction's signed EIP-2718 encoding, or null.
+   * @param hash Transaction hash.
+   * @returns Signed transaction (legacy RLP or typed envelope), or null.
+   */
+  getRawTransaction(hash: Hash32, ctx: CallContext): Awaitable<Bytes | null>;
+
+  /**
+   * debug_getRawReceipts: Returns a block's receipts in their consensus encoding.
+   * @param block Block: a quantity, `earliest`, `latest`, `pending` (the latest block), a plain integer
+   * (DESIGN D9) or a block hash.
+   * @returns One encoded receipt per transaction, in block order.
+   */
+  getRawReceipts(block: BlockNumberOrTagOrHash, ctx: CallContext): Awaitable<Bytes[]>;
+
+  /**
+   * debug_traceTransaction: Replays a mined transaction and returns its trace.
+   * @param hash Transaction hash.
+   * @param options Trace options (TraceConfig); default: the struct logger with stack and storage.
+   * @returns The trace, in the tracer's shape.
+   */
+  traceTransaction(hash: Hash32, options: TraceConfig | undefined, ctx: CallContext): Awaitable<TraceResult>;
+
+  /**
+   * debug_traceCall: Runs a call on a block's state and returns its trace.
+   * @param transaction Call object; all fields optional (no `to`: a contract creation).
+   * @param block Block whose state the call runs on: a quantity, a tag, a plain integer or a block hash.
+   * Default `latest`.
+   * @param options Trace options (TraceConfig); default: the struct logger with stack and storage.
+   * @returns The trace, in the tracer's shape.
+   */
+  traceCall(
+    transaction: CallObject,
+    block: BlockNumberOrTagOrHash | undefined,
+    options: TraceConfig | undefined,
+    ctx: CallContext,
+  ): Awaitable<TraceResult>;
+
+  /**
+   * debug_traceBlockByNumber: Replays a block and returns the trace of each of its transactions.
+   * @param block Block: a quantity, `earliest`, `latest`, `pending` (the latest block) or a plain integer
+   * (DESIGN D9).
+   * @param options Trace options (TraceConfig); default: the struct logger with stack and storage.
+   * @returns One entry per transaction, in block order.
+   */
+  traceBlockByNumber(
+    block: BlockNumberOrTag,
+    options: TraceConfig | undefined,
+    ctx: CallContext,
+  ): Awaitable<BlockTraceEntry[]>;
+
+  /**
+   * debug_traceBlockByHash: Replays a block and returns the trace of each of its transactions.
+   * @param hash Block hash.
+   * @param options Trace options (TraceConfig); default: the struct logger with stack and storage.
+   * @returns One entry per transaction, in block order.
+   */
+  traceBlockByHash(
+    hash: Hash32,
+    options: TraceConfig | undefined,
+    ctx: CallContext,
+  ): Awaitable<BlockTraceEntry[]>;
+}
+
 /** Every handler group, keyed by the group name (the method namespace; chain_ is served by eth). */
 export interface Handlers {
   eth: EthHandlers;
@@ -838,4 +923,5 @@ export interface Handlers {
   txpool: TxpoolHandlers;
   net: NetHandlers;
   web3: Web3Handlers;
+  debug: DebugHandlers;
 }

@@ -164,6 +164,14 @@ export const methods: ReadonlyMap<string, MethodSpec> = new Map<string, MethodSp
   ["net_version", { name: "net_version", group: "net", key: "version", params: [], required: 0, validateParams: [], validateResult: v.r_net_version }],
   ["web3_clientVersion", { name: "web3_clientVersion", group: "web3", key: "clientVersion", params: [], required: 0, validateParams: [], validateResult: v.r_web3_clientVersion }],
   ["web3_sha3", { name: "web3_sha3", group: "web3", key: "sha3", params: ["data"], required: 1, validateParams: [v.p_web3_sha3_0], validateResult: v.r_web3_sha3 }],
+  ["debug_getRawHeader", { name: "debug_getRawHeader", group: "debug", key: "getRawHeader", params: ["block"], required: 1, validateParams: [v.p_debug_getRawHeader_0], validateResult: v.r_debug_getRawHeader }],
+  ["debug_getRawBlock", { name: "debug_getRawBlock", group: "debug", key: "getRawBlock", params: ["block"], required: 1, validateParams: [v.p_debug_getRawBlock_0], validateResult: v.r_debug_getRawBlock }],
+  ["debug_getRawTransaction", { name: "debug_getRawTransaction", group: "debug", key: "getRawTransaction", params: ["hash"], required: 1, validateParams: [v.p_debug_getRawTransaction_0], validateResult: v.r_debug_getRawTransaction }],
+  ["debug_getRawReceipts", { name: "debug_getRawReceipts", group: "debug", key: "getRawReceipts", params: ["block"], required: 1, validateParams: [v.p_debug_getRawReceipts_0], validateResult: v.r_debug_getRawReceipts }],
+  ["debug_traceTransaction", { name: "debug_traceTransaction", group: "debug", key: "traceTransaction", params: ["hash", "options"], required: 1, validateParams: [v.p_debug_traceTransaction_0, v.p_debug_traceTransaction_1], validateResult: v.r_debug_traceTransaction }],
+  ["debug_traceCall", { name: "debug_traceCall", group: "debug", key: "traceCall", params: ["transaction", "block", "options"], required: 1, validateParams: [v.p_debug_traceCall_0, v.p_debug_traceCall_1, v.p_debug_traceCall_2], validateResult: v.r_debug_traceCall }],
+  ["debug_traceBlockByNumber", { name: "debug_traceBlockByNumber", group: "debug", key: "traceBlockByNumber", params: ["block", "options"], required: 1, validateParams: [v.p_debug_traceBlockByNumber_0, v.p_debug_traceBlockByNumber_1], validateResult: v.r_debug_traceBlockByNumber }],
+  ["debug_traceBlockByHash", { name: "debug_traceBlockByHash", group: "debug", key: "traceBlockByHash", params: ["hash", "options"], required: 1, validateParams: [v.p_debug_traceBlockByHash_0, v.p_debug_traceBlockByHash_1], validateResult: v.r_debug_traceBlockByHash }],
 ]);
 
 /** Regex `pattern`s of the document → a short human label ("must be a <label>"). */
@@ -183,4 +191,6 @@ export const patternLabels: Readonly<Record<string, string>> = {
   "^[^/]+/[0-9]+$": "capability of the form `<protocol>/<version>`",
   "^(0|[1-9][0-9]*)$": "decimal digits without leading zeros",
   "^0x[0-9a-f]{0,64}$": "requested key",
+  "^([0-9]+(\\.[0-9]+)?(ms|s|m|h))+$": "go duration bounding each transaction's trace (default",
+  "^0x[0-9a-f]{40}$": "prestate",
 };

@@ -1044,3 +1044,142 @@ export interface TxpoolContentFrom {
   /** Transactions waiting for a nonce gap to close. */
   queued: TxpoolTransactionsByNonce;
 }
+
+/**
+ * Options of a trace (geth's TraceConfig; execution-apis' TraceConfig). Without `tracer` the struct logger
+ * runs and `disableStack`, `disableStorage`, `enableMemory`, `enableReturnData` and `limit` shape its steps;
+ * `tracer` names a built-in tracer (`callTracer`, `prestateTracer`) and `tracerConfig` configures it.
+ * `timeout` (a Go duration: `300ms`, `5s`, `1m`) bounds each transaction's trace instead of
+ * `--rpc.evmtimeout`. Unknown fields (geth's `reexec`, `debug`) are accepted and change nothing.
+ */
+export interface TraceConfig {
+  /**
+   * Empty or absent: the struct logger. `callTracer`: the call tree. `prestateTracer`: the accounts the
+   * transaction touched, as they were before it. Any other name is an error (no JavaScript tracers).
+   */
+  tracer?: string;
+  /**
+   * callTracer: `onlyTopCall` (the transaction's own frame only), `withLog` (the logs each frame emitted).
+   * prestateTracer: `diffMode` (what changed: `pre` and `post`), `disableCode`, `disableStorage`.
+   */
+  tracerConfig?: {
+    onlyTopCall?: boolean;
+    withLog?: boolean;
+    diffMode?: boolean;
+    disableCode?: boolean;
+    disableStorage?: boolean;
+  };
+  /** Go duration bounding each transaction's trace (default: `--rpc.evmtimeout`). */
+  timeout?: string;
+  disableStorage?: boolean;
+  disableStack?: boolean;
+  enableMemory?: boolean;
+  enableReturnData?: boolean;
+  /** Most struct log entries recorded (0: no limit); execution goes on past it. */
+  limit?: number;
+  debug?: boolean;
+}
+
+/**
+ * One opcode step (geth's struct logger; execution-apis' StructLog): program counter, opcode, gas before it,
+ * its cost (a call's includes the gas it hands the callee), depth (1: the transaction's frame), and unless
+ * disabled the stack (bottom first), the memory as 32-byte words, the last call's return data, and at
+ * SLOAD/SSTORE the slots the contract touched so far.
+ */
+export interface StructLog {
+  pc: number;
+  op: string;
+  gas: number;
+  gasCost: number;
+  depth: number;
+  error?: string;
+  refund?: number;
+  stack?: Uint[];
+  memory?: Bytes32[];
+  returnData?: Bytes;
+  storage?: Record<string, Bytes32>;
+}
+
+/**
+ * The struct logger's answer (execution-apis' OpcodeTransactionTrace): gas the transaction used, whether it
+ * failed, what it returned (the revert data when it reverted) and its steps.
+ */
+export interface StructLogTrace {
+  gas: number;
+  failed: boolean;
+  returnValue: Bytes;
+  structLogs: StructLog[];
+}
+
+/**
+ * A log a call frame emitted (callTracer `withLog`); `position`: how many of the frame's calls came before
+ * it.
+ */
+export interface CallFrameLog {
+  address: Address;
+  topics: Bytes32[];
+  data: Bytes;
+  position: Uint;
+}
+
+/**
+ * callTracer's call frame (geth's shape): the opcode that made it (`CALL`, `STATICCALL`, `DELEGATECALL`,
+ * `CALLCODE`, `CREATE`, `CREATE2`; the transaction's own frame `CALL` or `CREATE`), caller, callee (the
+ * created contract for a create that succeeded), gas given and used (the transaction's frame: its gas limit
+ * and the receipt's gasUsed), input, output, the error of a failed frame with the decoded revert reason, the
+ * frames it called and, with `withLog`, its logs. `value` is absent for STATICCALL.
+ */
+export interface CallFrame {
+  type: "CALL" | "CALLCODE" | "DELEGATECALL" | "STATICCALL" | "CREATE" | "CREATE2";
+  from: Address;
+  gas: Uint;
+  gasUsed: Uint;
+  to?: Address;
+  input: Bytes;
+  output?: Bytes;
+  error?: string;
+  revertReason?: string;
+  /**
+   * The frames this frame called, each of this same shape (validated one level deep: codegen does not follow
+   * recursive schemas).
+   */
+  calls?: Record<string, unknown>[];
+  logs?: CallFrameLog[];
+  value?: Uint;
+}
+
+/**
+ * An account in prestateTracer's answer (geth's shape): balance, then code, nonce (a number) and the storage
+ * slots read or written, each left out when empty or zero (in `post`: when unchanged).
+ */
+export interface PrestateAccount {
+  balance?: Uint;
+  code?: Bytes;
+  nonce?: number;
+  storage?: Record<string, Bytes32>;
+}
+
+/**
+ * prestateTracer's answer: every account the transaction touched (sender, recipient, coinbase, call targets,
+ * accounts read by BALANCE/EXTCODE*\/SELFDESTRUCT, created contracts), by address, as it was before the
+ * transaction.
+ */
+export type Prestate = Record<string, PrestateAccount>;
+
+/**
+ * prestateTracer's answer with `diffMode`: `pre`, the changed accounts as they were (only the changed slots;
+ * a created account is absent), and `post`, what changed in them (a cleared slot is absent).
+ */
+export interface PrestateDiff {
+  post: Prestate;
+  pre: Prestate;
+}
+
+/** A transaction's trace: the struct logger's steps, callTracer's call tree, or prestateTracer's accounts. */
+export type TraceResult = StructLogTrace | CallFrame | Prestate | PrestateDiff;
+
+/** One transaction's trace in a block trace. */
+export interface BlockTraceEntry {
+  txHash: Hash32;
+  result: TraceResult;
+}

@@ -7,6 +7,7 @@ import type {
   BlockNumberOrTag,
   BlockNumberOrTagOrHash,
   BlockOrNull,
+  BlockTraceEntry,
   Bytes,
   Bytes32,
   CallObject,
@@ -37,6 +38,8 @@ import type {
   SubscriptionId,
   SubscriptionKind,
   Syncing,
+  TraceConfig,
+  TraceResult,
   Transaction,
   TransactionOrNull,
   TxpoolContent,
@@ -846,6 +849,85 @@ export interface Web3Api {
   sha3(data: Data): Promise<Bytes32>;
 }
 
+/** debug_* methods: `client.debug.X(…)` calls debug_X. */
+export interface DebugApi {
+  /**
+   * debug_getRawHeader: Returns a block's header, RLP-encoded.
+   * @param block Block: a quantity, `earliest`, `latest`, `pending` (the latest block), a plain integer
+   * (DESIGN D9) or a block hash.
+   * @returns RLP of the header.
+   * @example
+   *   await client.debug.getRawHeader("0x1b4")
+   */
+  getRawHeader(block: BlockNumberOrTagOrHash): Promise<Bytes>;
+
+  /**
+   * debug_getRawBlock: Returns a block, RLP-encoded.
+   * @param block Block: a quantity, `earliest`, `latest`, `pending` (the latest block), a plain integer
+   * (DESIGN D9) or a block hash.
+   * @returns RLP of the block.
+   * @example
+   *   await client.debug.getRawBlock("0x1b4")
+   */
+  getRawBlock(block: BlockNumberOrTagOrHash): Promise<Bytes>;
+
+  /**
+   * debug_getRawTransaction: Returns a transaction's signed EIP-2718 encoding, or null.
+   * @param hash Transaction hash.
+   * @returns Signed transaction (legacy RLP or typed envelope), or null.
+   */
+  getRawTransaction(hash: Hash32): Promise<Bytes | null>;
+
+  /**
+   * debug_getRawReceipts: Returns a block's receipts in their consensus encoding.
+   * @param block Block: a quantity, `earliest`, `latest`, `pending` (the latest block), a plain integer
+   * (DESIGN D9) or a block hash.
+   * @returns One encoded receipt per transaction, in block order.
+   * @example
+   *   await client.debug.getRawReceipts("0x1b4")
+   */
+  getRawReceipts(block: BlockNumberOrTagOrHash): Promise<Bytes[]>;
+
+  /**
+   * debug_traceTransaction: Replays a mined transaction and returns its trace.
+   * @param hash Transaction hash.
+   * @param options Trace options (TraceConfig); default: the struct logger with stack and storage.
+   * @returns The trace, in the tracer's shape.
+   */
+  traceTransaction(hash: Hash32, options?: TraceConfig): Promise<TraceResult>;
+
+  /**
+   * debug_traceCall: Runs a call on a block's state and returns its trace.
+   * @param transaction Call object; all fields optional (no `to`: a contract creation).
+   * @param block Block whose state the call runs on: a quantity, a tag, a plain integer or a block hash.
+   * Default `latest`.
+   * @param options Trace options (TraceConfig); default: the struct logger with stack and storage.
+   * @returns The trace, in the tracer's shape.
+   */
+  traceCall(
+    transaction: CallObject,
+    block?: BlockNumberOrTagOrHash,
+    options?: TraceConfig,
+  ): Promise<TraceResult>;
+
+  /**
+   * debug_traceBlockByNumber: Replays a block and returns the trace of each of its transactions.
+   * @param block Block: a quantity, `earliest`, `latest`, `pending` (the latest block) or a plain integer
+   * (DESIGN D9).
+   * @param options Trace options (TraceConfig); default: the struct logger with stack and storage.
+   * @returns One entry per transaction, in block order.
+   */
+  traceBlockByNumber(block: BlockNumberOrTag, options?: TraceConfig): Promise<BlockTraceEntry[]>;
+
+  /**
+   * debug_traceBlockByHash: Replays a block and returns the trace of each of its transactions.
+   * @param hash Block hash.
+   * @param options Trace options (TraceConfig); default: the struct logger with stack and storage.
+   * @returns One entry per transaction, in block order.
+   */
+  traceBlockByHash(hash: Hash32, options?: TraceConfig): Promise<BlockTraceEntry[]>;
+}
+
 /** The typed API: one object per namespace of openrpc.json. */
 export interface Api {
   readonly personal: PersonalApi;
@@ -856,6 +938,7 @@ export interface Api {
   readonly txpool: TxpoolApi;
   readonly net: NetApi;
   readonly web3: Web3Api;
+  readonly debug: DebugApi;
 }
 
 /** Method suffixes of each namespace, in document order: the client binds one function to each. */
@@ -995,4 +1078,14 @@ export const namespaceMethods = {
   txpool: ["content", "contentFrom", "status", "inspect"],
   net: ["listening", "peerCount", "version"],
   web3: ["clientVersion", "sha3"],
+  debug: [
+    "getRawHeader",
+    "getRawBlock",
+    "getRawTransaction",
+    "getRawReceipts",
+    "traceTransaction",
+    "traceCall",
+    "traceBlockByNumber",
+    "traceBlockByHash",
+  ],
 } as const satisfies Readonly<Record<keyof Api, readonly string[]>>;

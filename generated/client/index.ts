@@ -5,7 +5,7 @@ import { RpcClient, bindNamespaces, type ClientOptions } from '../../src/client/
 import { httpTransport, type HttpTransportOptions } from '../../src/client/http.ts';
 import { wsTransport, type WsTransportOptions } from '../../src/client/ws.ts';
 import type { Transport } from '../../src/client/transport.ts';
-import { namespaceMethods, type Api, type PersonalApi, type IrisApi, type EthApi, type AdminApi, type TxpoolApi, type NetApi, type Web3Api } from './api.ts';
+import { namespaceMethods, type Api, type PersonalApi, type IrisApi, type EthApi, type AdminApi, type TxpoolApi, type NetApi, type Web3Api, type DebugApi } from './api.ts';
 
 export * from '../../src/client/index.ts';
 export { namespaceMethods };
@@ -27,6 +27,7 @@ export class ChainClient extends RpcClient implements Api {
   readonly txpool: TxpoolApi;
   readonly net: NetApi;
   readonly web3: Web3Api;
+  readonly debug: DebugApi;
 
   constructor(transport: Transport, options?: ClientOptions) {
     super(transport, options);
@@ -39,6 +40,7 @@ export class ChainClient extends RpcClient implements Api {
     this.txpool = api.txpool;
     this.net = api.net;
     this.web3 = api.web3;
+    this.debug = api.debug;
   }
 
   /** A client over HTTP, e.g. `ChainClient.http('http://127.0.0.1:6791')`. */

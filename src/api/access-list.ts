@@ -4,13 +4,10 @@
 // does). Sender, recipient (or the created contract) and precompiles are warm in any transaction:
 // they are left out unless a slot of theirs was accessed, as geth does.
 import type { AccessListBytes } from '@ethereumjs/tx';
-import type { AccessMap, AccessTrace, CallContext, CallRequest, CallRunner } from '../exec/call.ts';
+import { gasAfterRefund, type AccessMap, type AccessTrace, type CallContext, type CallRequest, type CallRunner } from '../exec/call.ts';
 import type { AccessListEntry } from '../../generated/types.ts';
 import { bytesToHex, hexToBytes } from '../util/hex.ts';
 import { serverError } from './errors.ts';
-
-/** EIP-3529: a transaction's refund is at most a fifth of the gas it used. */
-const MAX_REFUND_QUOTIENT = 5n;
 
 const unprefixed = (hex: string) => hex.slice(2).toLowerCase();
 
@@ -72,9 +69,7 @@ export async function findAccessList(calls: CallRunner, req: CallRequest, ctx: C
     if (trace.created) alwaysWarm.add(unprefixed(bytesToHex(trace.created)));
     const found = withoutAlwaysWarm(trace.accessed, alwaysWarm);
     if (sameList(found, list)) {
-      const spent = intrinsic + trace.outcome.executionGasUsed;
-      const refund = trace.gasRefund < spent / MAX_REFUND_QUOTIENT ? trace.gasRefund : spent / MAX_REFUND_QUOTIENT;
-      const used = spent - refund;
+      const used = gasAfterRefund(intrinsic + trace.outcome.executionGasUsed, trace.gasRefund);
       return { list, gasUsed: used > minimum ? used : minimum, trace };
     }
     list = found;

@@ -1,8 +1,9 @@
 // eth_call and eth_estimateGas: read-only execution against a block's state.
 import type { ApiContext } from './context.ts';
+import type { ChainCore } from '../node/core.ts';
 import { CallTimeout, type CallContext } from '../exec/call.ts';
 import { bytesToHex, quantity } from '../util/hex.ts';
-import { blockNumberOf, stateHeader, type BlockParam } from './block-param.ts';
+import { blockNumberOf, blockRefOf, stateHeaderOf, type BlockRef } from './block-param.ts';
 import { toCallRequest, type CallObject } from './call-object.ts';
 import { revertError, serverError, translate } from './errors.ts';
 import { accessListEntries, declaredAccessList, findAccessList } from './access-list.ts';
@@ -15,32 +16,37 @@ export interface CallLimits {
   evmTimeoutMs?: number;
 }
 
-const DEFAULT_EVM_TIMEOUT_MS = 5000;
+export const DEFAULT_EVM_TIMEOUT_MS = 5000;
 
 /** A duration as Go prints it (geth's timeout message): 5s, 1.5s, 300ms. */
 function goDuration(ms: number): string {
   return ms >= 1000 ? `${ms / 1000}s` : `${ms}ms`;
 }
 
-export function callHandlers({ core }: ApiContext, limits: CallLimits) {
-  const { chain } = core;
+/** The context a call runs in on `block`'s state: 'pending' is the next block on the head's state, timed now. */
+export function callContext(core: ChainCore, block: BlockRef): CallContext {
+  const ref = blockRefOf(block);
+  const pending = 'number' in ref && blockNumberOf(core.chain, ref.number) === 'pending';
+  const header = stateHeaderOf(core.chain, block);
+  const now = BigInt(Math.floor(Date.now() / 1000));
+  return {
+    stateRoot: header.stateRoot,
+    number: pending ? header.number + 1n : header.number,
+    timestamp: pending ? (now > header.timestamp ? now : header.timestamp) : header.timestamp,
+    coinbase: core.nodeKey.address,
+    gasLimit: header.gasLimit,
+  };
+}
 
-  const contextFor = (block: BlockParam): CallContext => {
-    const pending = blockNumberOf(chain, block) === 'pending';
-    const header = stateHeader(chain, block);
-    const now = BigInt(Math.floor(Date.now() / 1000));
-    return {
-      stateRoot: header.stateRoot,
-      number: pending ? header.number + 1n : header.number,
-      timestamp: pending ? (now > header.timestamp ? now : header.timestamp) : header.timestamp,
-      coinbase: core.nodeKey.address,
-      gasLimit: header.gasLimit,
-    };
-  };
-  const capped = (gas: bigint | undefined, blockGasLimit: bigint) => {
-    const g = gas ?? blockGasLimit;
-    return g < limits.gasCap ? g : limits.gasCap;
-  };
+/** The gas a call may burn: what it asks (default the block gas limit), at most --rpc.gascap. */
+export function cappedGas(limits: CallLimits, gas: bigint | undefined, blockGasLimit: bigint): bigint {
+  const g = gas ?? blockGasLimit;
+  return g < limits.gasCap ? g : limits.gasCap;
+}
+
+export function callHandlers({ core }: ApiContext, limits: CallLimits) {
+  const contextFor = (block: BlockRef) => callContext(core, block);
+  const capped = (gas: bigint | undefined, blockGasLimit: bigint) => cappedGas(limits, gas, blockGasLimit);
   // an estimate is for a transaction, which the chain refuses above its per-transaction limit
   const estimateCap = async (gas: bigint | undefined, blockGasLimit: bigint) => {
     const g = capped(gas, blockGasLimit);
@@ -55,7 +61,7 @@ export function callHandlers({ core }: ApiContext, limits: CallLimits) {
   };
 
   return {
-    async call(tx: CallObject, block: BlockParam) {
+    async call(tx: CallObject, block: BlockRef) {
       const req = toCallRequest(tx);
       const ctx = contextFor(block);
       const out = await core.calls.call(req, ctx, capped(req.gas, ctx.gasLimit), deadline()).catch(failed);
@@ -65,7 +71,7 @@ export function callHandlers({ core }: ApiContext, limits: CallLimits) {
     },
 
     /** geth's answer: the list and the gas with it, and the failure as `error` rather than an RPC error */
-    async createAccessList(tx: CallObject & { accessList?: AccessListEntry[] | null }, block?: BlockParam): Promise<AccessListResult> {
+    async createAccessList(tx: CallObject & { accessList?: AccessListEntry[] | null }, block?: BlockRef): Promise<AccessListResult> {
       const req = toCallRequest(tx);
       const ctx = contextFor(block);
       const found = await findAccessList(core.calls, req, ctx, capped(req.gas, ctx.gasLimit), declaredAccessList(tx.accessList), deadline()).catch(failed);
@@ -74,7 +80,7 @@ export function callHandlers({ core }: ApiContext, limits: CallLimits) {
       return { accessList: accessListEntries(found.list), gasUsed: quantity(found.gasUsed), ...(error !== undefined ? { error } : {}) };
     },
 
-    async estimateGas(tx: CallObject, block?: BlockParam) {
+    async estimateGas(tx: CallObject, block?: BlockRef) {
       const req = toCallRequest(tx);
       const ctx = contextFor(block ?? 'pending');
       const cap = await estimateCap(req.gas, ctx.gasLimit);

@@ -13,6 +13,7 @@ import { irisHandlers } from './iris.ts';
 import { adminHandlers, netHandlers, web3Handlers } from './node-info.ts';
 import { FilterService, filterHandlers, type FilterSetup } from './filters.ts';
 import { subscriptionHandlers } from './subscriptions.ts';
+import { debugHandlers } from './debug.ts';
 
 export function buildHandlers(ctx: ApiContext, limits: CallLimits, filterSetup: FilterSetup = {}) {
   const filters = new FilterService(ctx, filterSetup);
@@ -35,5 +36,6 @@ export function buildHandlers(ctx: ApiContext, limits: CallLimits, filterSetup: 
     txpool: txpoolHandlers(ctx),
     net: netHandlers(ctx),
     web3: web3Handlers(ctx),
+    debug: debugHandlers(ctx, limits),
   };
 }

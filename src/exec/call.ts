@@ -2,8 +2,9 @@
 // writing. View-like messages run on the view interpreter (src/exec/view-calls.ts, A17); the rest
 // on an @ethereumjs VM of its own, one at a time: its journals are a stack, and two interleaved
 // calls would revert each other's writes. Nothing a call does is kept.
-import type { VM } from '@ethereumjs/vm';
-import { createTx, type AccessListBytes } from '@ethereumjs/tx';
+import { runTx, type VM } from '@ethereumjs/vm';
+import { createTx, createTxFromRLP, type AccessListBytes } from '@ethereumjs/tx';
+import type { EVMResult, InterpreterStep, Message } from '@ethereumjs/evm';
 import { Address } from '@ethereumjs/util';
 import type { Common } from '@ethereumjs/common';
 import type { OverlayTrieDB } from '../state/trie-db.ts';
@@ -17,6 +18,7 @@ import type { EngineEVM } from './engine-evm.ts';
 import type { StateReader } from '../state/reader.ts';
 import { ExecutionWatch } from './execution-watch.ts';
 import { bytesToHex } from '../util/hex.ts';
+import type { EvmTracer, TxEnd } from './tracer.ts';
 
 export interface CallRequest {
   from?: Uint8Array;
@@ -62,6 +64,56 @@ export class CallError extends Error {}
 
 /** The call's deadline (--rpc.evmtimeout) passed before it finished; the API names the timeout. */
 export class CallTimeout extends CallError {}
+
+/** A tracer's output passed its cap; execution was halted (the message says which cap). */
+export class TraceTooLarge extends CallError {}
+
+/** EIP-3529: a transaction's refund is at most a fifth of the gas it used. */
+const MAX_REFUND_QUOTIENT = 5n;
+
+/** The gas a transaction that spent `spent` is charged once its refund is taken off. */
+export function gasAfterRefund(spent: bigint, refund: bigint): bigint {
+  const cap = spent / MAX_REFUND_QUOTIENT;
+  return spent - (refund < cap ? refund : cap);
+}
+
+/**
+ * Hands the EVM's events to the tracer until the returned function detaches it (again: a no-op);
+ * that function returns what a tracer's state-reading step threw (the EVM's emitter cannot carry it).
+ */
+function attach(vm: VM, tracer: EvmTracer): () => unknown {
+  const evm = vm.evm as EngineEVM;
+  let failure: unknown;
+  // halted like an expired deadline, so every frame unwinds through @ethereumjs's own reverts
+  const halt = () => {
+    if (tracer.tooLarge !== undefined || failure !== undefined) evm.executionWatch.halt();
+  };
+  // the emitter awaits a listener that takes a second argument (its resolve) and no other
+  const step = tracer.readsState
+    ? (e: InterpreterStep, resolve?: () => void) => {
+        (tracer.step!(e) as Promise<void>)
+          .catch((err: unknown) => void (failure ??= err))
+          .finally(() => {
+            halt();
+            resolve?.();
+          });
+      }
+    : (e: InterpreterStep) => {
+        tracer.step?.(e);
+        halt();
+      };
+  const enter = (m: Message) => tracer.enter?.(m);
+  const exit = (r: EVMResult) => tracer.exit?.(r);
+  evm.events.on('step', step);
+  evm.events.on('beforeMessage', enter);
+  evm.events.on('afterMessage', exit);
+  return () => {
+    evm.events.off('step', step);
+    evm.events.off('beforeMessage', enter);
+    evm.events.off('afterMessage', exit);
+    return failure;
+  };
+}
 
 export class CallRunner {
   private queue: Promise<unknown> = Promise.resolve();
@@ -127,11 +179,15 @@ export class CallRunner {
     return (this.vm.evm as EngineEVM).close();
   }
 
-  /** Queues the message for the @ethereumjs VM (one at a time, see above). */
-  private onEthereumjs(req: CallRequest, ctx: CallContext, gasLimit: bigint, deadline: number): Promise<CallOutcome> {
-    const run = this.queue.then(() => this.runNow(req, ctx, gasLimit, deadline));
+  /** Runs `work` on the @ethereumjs VM once what was queued before it ends (one at a time, see above). */
+  private queued<T>(work: () => Promise<T>): Promise<T> {
+    const run = this.queue.then(work);
     this.queue = run.catch(() => undefined);
     return run;
+  }
+
+  private onEthereumjs(req: CallRequest, ctx: CallContext, gasLimit: bigint, deadline: number): Promise<CallOutcome> {
+    return this.queued(() => this.runNow(req, ctx, gasLimit, deadline));
   }
 
   /**
@@ -139,42 +195,114 @@ export class CallRunner {
    * the result cache) as a transaction declaring `declared` as its EIP-2930 access list.
    */
   traceAccesses(req: CallRequest, ctx: CallContext, gasLimit: bigint, declared: AccessMap, deadline = Infinity): Promise<AccessTrace> {
-    const run = this.queue.then(() => this.runOnEvm(req, ctx, gasLimit, deadline, declared));
-    this.queue = run.catch(() => undefined);
-    return run;
+    return this.queued(() => this.runOnEvm(req, ctx, gasLimit, deadline, declared));
+  }
+
+  /** Runs the message on @ethereumjs (never the view interpreter or the cache) with `tracer` recording it. */
+  traceCall(req: CallRequest, ctx: CallContext, gasLimit: bigint, tracer: EvmTracer, deadline = Infinity): Promise<AccessTrace> {
+    return this.queued(() => this.runOnEvm(req, ctx, gasLimit, deadline, undefined, tracer));
+  }
+
+  /**
+   * Replays a stored block's transactions (`raws`, signed, in block order, possibly the first few
+   * only) on the state before the block, as the block executor ran them, and discards every change.
+   * The transactions with a tracer are recorded, and their ends returned in order. Each
+   * transaction has `timeoutMs` to run (geth's per-transaction trace timeout).
+   */
+  replay(ctx: CallContext, raws: readonly Uint8Array[], tracers: readonly (EvmTracer | undefined)[], timeoutMs: number): Promise<TxEnd[]> {
+    return this.queued(() => this.replayNow(ctx, raws, tracers, timeoutMs));
+  }
+
+  private async replayNow(ctx: CallContext, raws: readonly Uint8Array[], tracers: readonly (EvmTracer | undefined)[], timeoutMs: number): Promise<TxEnd[]> {
+    await this.atRoot(ctx.stateRoot);
+    const block = this.blockFor(ctx);
+    const evm = this.vm.evm as EngineEVM;
+    const watch = evm.executionWatch;
+    const ends: TxEnd[] = [];
+    let blockGasUsed = 0n;
+    await this.state.checkpoint();
+    try {
+      for (let i = 0; i < raws.length; i++) {
+        const tx = createTxFromRLP(raws[i]!, { common: this.txCommon });
+        const tracer = tracers[i];
+        await tracer?.start?.(this.state, [tx.getSenderAddress().bytes, ...(tx.to ? [tx.to.bytes] : []), ctx.coinbase]);
+        const detach = tracer && attach(this.vm, tracer);
+        watch.limit({ deadline: performance.now() + timeoutMs });
+        let result;
+        let failure: unknown;
+        try {
+          result = await runTx(this.vm, { tx, block, blockGasUsed, skipHardForkValidation: true, skipBlockGasLimitValidation: true });
+        } finally {
+          watch.unlimit();
+          failure = detach?.();
+        }
+        if (failure !== undefined) throw failure;
+        if (tracer?.tooLarge !== undefined) throw new TraceTooLarge(tracer.tooLarge);
+        if (watch.expired) throw new CallTimeout();
+        const created = evm.takeCreations().map(([address]) => address.bytes);
+        await tracer?.end?.(this.state, created);
+        blockGasUsed += result.totalGasSpent;
+        const ex = result.execResult;
+        if (tracer) ends.push({ gasUsed: result.totalGasSpent, gasLimit: tx.gasLimit, returnValue: ex.returnValue, error: ex.exceptionError?.error });
+      }
+      return ends;
+    } finally {
+      await this.state.revert();
+      evm.takeCreations();
+    }
+  }
+
+  /** Points the state manager at `root` (a no-op when it is there already: its caches stay warm). */
+  private async atRoot(root: Uint8Array): Promise<void> {
+    if (this.root === undefined || Buffer.compare(this.root, root) !== 0) {
+      await this.state.setStateRoot(root, true);
+      this.root = root;
+    }
+  }
+
+  private blockFor(ctx: CallContext): ReturnType<typeof evmBlock> {
+    const key = `${ctx.number}:${ctx.timestamp}:${ctx.gasLimit}:${bytesToHex(ctx.coinbase)}`;
+    if (this.block?.key !== key) this.block = { key, block: evmBlock(this.common, ctx.number, ctx.timestamp, ctx.coinbase, ctx.gasLimit) };
+    return this.block.block;
   }
 
   private async runNow(req: CallRequest, ctx: CallContext, gasLimit: bigint, deadline: number): Promise<CallOutcome> {
     return (await this.runOnEvm(req, ctx, gasLimit, deadline)).outcome;
   }
 
-  /** With `declared`, the journal reports what the message accesses (its own record, kept for EIP-2929 gas anyway). */
-  private async runOnEvm(req: CallRequest, ctx: CallContext, gasLimit: bigint, deadline: number, declared?: AccessMap): Promise<AccessTrace> {
+  /**
+   * With `declared`, the journal reports what the message accesses (its own record, kept for
+   * EIP-2929 gas anyway); with `tracer`, the tracer records the execution.
+   */
+  private async runOnEvm(req: CallRequest, ctx: CallContext, gasLimit: bigint, deadline: number, declared?: AccessMap, tracer?: EvmTracer): Promise<AccessTrace> {
     // its time ran out while calls before it ran
     if (performance.now() > deadline) throw new CallTimeout();
-    if (this.root === undefined || Buffer.compare(this.root, ctx.stateRoot) !== 0) {
-      await this.state.setStateRoot(ctx.stateRoot, true);
-      this.root = ctx.stateRoot;
-    }
-    const key = `${ctx.number}:${ctx.timestamp}:${ctx.gasLimit}`;
-    if (this.block?.key !== key) this.block = { key, block: evmBlock(this.common, ctx.number, ctx.timestamp, ctx.coinbase, ctx.gasLimit) };
+    await this.atRoot(ctx.stateRoot);
+    const block = this.blockFor(ctx);
     const evm = this.vm.evm as EngineEVM;
     const watch = evm.executionWatch;
     await evm.journal.checkpoint();
     if (declared) this.warmAsTransaction(req, ctx, declared);
+    const from = req.from ?? new Uint8Array(20);
+    await tracer?.start?.(this.state, [from, ...(req.to ? [req.to] : []), ctx.coinbase]);
+    const detach = tracer && attach(this.vm, tracer);
     watch.limit({ deadline });
     try {
       const res = await evm.runCall({
-        block: this.block.block,
-        caller: new Address(req.from ?? new Uint8Array(20)),
-        origin: new Address(req.from ?? new Uint8Array(20)),
+        block,
+        caller: new Address(from),
+        origin: new Address(from),
         to: req.to ? new Address(req.to) : undefined,
         data: req.data ?? new Uint8Array(0),
         value: req.value ?? 0n,
         gasLimit,
         gasPrice: req.gasPrice ?? 0n,
       });
+      const failure = detach?.();
+      if (failure !== undefined) throw failure;
+      if (tracer?.tooLarge !== undefined) throw new TraceTooLarge(tracer.tooLarge);
       if (watch.expired) throw new CallTimeout();
+      await tracer?.end?.(this.state, evm.takeCreations().map(([address]) => address.bytes));
       const ex = res.execResult;
       return {
         outcome: {
@@ -188,6 +316,7 @@ export class CallRunner {
         created: res.createdAddress?.bytes,
       };
     } finally {
+      detach?.();
       watch.unlimit();
       await evm.journal.revert();
       evm.takeCreations();

@@ -44,6 +44,12 @@ export class ExecutionWatch {
     this.deadline = Infinity;
   }
 
+  /** Halts what it watches at the next step, as a passed deadline does (`expired` turns true). */
+  halt(): void {
+    this.deadline = -Infinity;
+    this.countdown = 1;
+  }
+
   /**
    * Lets I/O run when execution has held the event loop for YIELD_EVERY_MS; false once the
    * deadline has passed. Called every STEPS_PER_LOOK steps and by long precompiles between chunks.

@@ -7,7 +7,7 @@ import type { LedgerTransports } from '../accounts/ledger.ts';
 import type { LogLimits } from '../filters/limits.ts';
 import type { TransportChoice } from '../rpc/server.ts';
 
-export const ALL_NAMESPACES = ['personal', 'iris', 'eth', 'chain', 'admin', 'txpool', 'net', 'web3'] as const;
+export const ALL_NAMESPACES = ['personal', 'iris', 'eth', 'chain', 'admin', 'txpool', 'net', 'web3', 'debug'] as const;
 /**
  * What a listener others can reach serves unless --http.api says otherwise: geth's eth,net,web3,
  * plus chain, the spec's alias of eth (the same handlers, so nothing eth does not already expose).
@@ -111,8 +111,8 @@ export const FLAGS = {
   'http.transport': { type: 'string', default: 'auto', help: 'HTTP/WebSocket server: auto (uWebSockets.js where it loads, else node), uws or node (node:http + ws)' },
   'rpc.batchlimit': { type: 'string', default: '1000', help: 'most requests in one batch' },
   'rpc.batch-response-max-size': { type: 'string', default: '25000000', help: 'most bytes of a batch\'s answers together, and of one answer; past it entries get error -32003 "response too large" (0: no limit)' },
-  'rpc.gascap': { type: 'string', default: '50000000', help: 'most gas one eth_call / eth_estimateGas may use' },
-  'rpc.evmtimeout': { type: 'string', default: '5s', help: 'most time one eth_call / eth_estimateGas (its whole search) may take (e.g. 5s, 500ms; 0: no limit)' },
+  'rpc.gascap': { type: 'string', default: '50000000', help: 'most gas one eth_call / eth_estimateGas / debug_traceCall may use' },
+  'rpc.evmtimeout': { type: 'string', default: '5s', help: 'most time one eth_call / eth_estimateGas (its whole search) / traced transaction may take (e.g. 5s, 500ms; 0: no limit)' },
   'rpc.logs.maxrange': { type: 'string', default: '10000', help: 'most blocks one eth_getLogs / eth_getFilterLogs range may span' },
   'rpc.logs.maxresults': { type: 'string', default: '10000', help: 'most logs one eth_getLogs / eth_getFilterLogs answer may carry' },
   'rpc.filter.timeout': { type: 'string', default: '5m', help: 'remove a filter not polled for this long (e.g. 5m, 90s; WebSocket filters never time out)' },
