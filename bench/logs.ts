@@ -119,7 +119,7 @@ async function main(): Promise<void> {
   const launcher = option('--entry');
   const entry = launcher !== undefined ? [launcher] : argv.includes('--bundle') ? ['dist/chain-node.mjs'] : ['--import', 'tsx', 'src/cli.ts'];
   const nodeFlags = prof === undefined ? [] : ['--cpu-prof', '--cpu-prof-dir', prof];
-  const args = [...nodeFlags, ...entry, '--datadir', dir, '--genesis', join(dir, 'genesis.in.json'), '--http.port', String(port), '--verbosity', '1', '--rpc.checkresults', 'false'];
+  const args = [...nodeFlags, ...entry, '--datadir', dir, '--genesis', join(dir, 'genesis.in.json'), '--http.port', String(port), '--p2p.port', '0', '--verbosity', '1', '--rpc.checkresults', 'false'];
   if (transport !== undefined) args.push('--http.transport', transport);
   args.push(...(option('--node-flags') ?? '').split(' ').filter(Boolean));
   const server = await startServer('chain-node', port, { cmd: process.execPath, args, cwd: root });

@@ -108,12 +108,12 @@ function ourTarget(): Target {
     command: (port, mining, extraArgs = []) => {
       if (mining === 'blocks1sLifted') extraArgs = [...LIFTED_POOL, ...extraArgs];
       const dir = datadir(mining, extraArgs);
-      const args = ['dist/chain-node.mjs', '--datadir', dir, '--genesis', join(dir, 'genesis.in.json'), '--http.addr', '127.0.0.1', '--http.port', String(port)];
+      const args = ['dist/chain-node.mjs', '--datadir', dir, '--genesis', join(dir, 'genesis.in.json'), '--http.addr', '127.0.0.1', '--http.port', String(port), '--p2p.port', '0'];
       return { cmd: process.execPath, args: [...args, '--verbosity', '1', '--rpc.checkresults', 'false', ...extraArgs], cwd: root };
     },
     devCommand: (port) => {
       const dir = join(base, 'dev');
-      return { cmd: process.execPath, args: ['dist/chain-node.mjs', '--datadir', dir, '--http.addr', '127.0.0.1', '--http.port', String(port), '--verbosity', '1'], cwd: root };
+      return { cmd: process.execPath, args: ['dist/chain-node.mjs', '--datadir', dir, '--http.addr', '127.0.0.1', '--http.port', String(port), '--p2p.port', '0', '--verbosity', '1'], cwd: root };
     },
     cleanup: () => rmSync(base, { recursive: true, force: true }),
   };

@@ -41,7 +41,7 @@ const servers: Server[] = [];
 try {
   const node = async (transport: string) => {
     const port = await freePort();
-    const args = ['dist/chain-node.mjs', '--datadir', join(dir, transport), '--http.port', String(port), '--http.transport', transport];
+    const args = ['dist/chain-node.mjs', '--datadir', join(dir, transport), '--http.port', String(port), '--p2p.port', '0', '--http.transport', transport];
     return startServer(`chain-node ${transport}`, port, { cmd: process.execPath, args: [...args, '--verbosity', '1', '--rpc.checkresults', 'false'], cwd: root });
   };
   const uws = await node('uws');

@@ -764,6 +764,22 @@ export interface AdminHandlers {
    * @returns Absolute path of the data directory.
    */
   datadir(ctx: CallContext): Awaitable<string>;
+
+  /**
+   * admin_addPeer: Adds a static peer: dialled now and redialled whenever it drops.
+   * @param url The peer: an enode URL (`enode://<128 hex digits>@<ip>:<port>`, the peer id follows from the
+   * public key) or a libp2p multiaddr ending in `/p2p/<peer id>`.
+   * @returns True when the peer is now a static peer.
+   */
+  addPeer(url: string, ctx: CallContext): Awaitable<boolean>;
+
+  /**
+   * admin_removePeer: Forgets a static peer and disconnects it.
+   * @param url The peer: an enode URL (`enode://<128 hex digits>@<ip>:<port>`, the peer id follows from the
+   * public key) or a libp2p multiaddr ending in `/p2p/<peer id>`.
+   * @returns True when the peer was a static peer.
+   */
+  removePeer(url: string, ctx: CallContext): Awaitable<boolean>;
 }
 
 /** Handlers for txpool_* methods. */
@@ -798,8 +814,8 @@ export interface TxpoolHandlers {
 /** Handlers for net_* methods. */
 export interface NetHandlers {
   /**
-   * net_listening: Returns whether the node listens for network connections: always true.
-   * @returns Always true.
+   * net_listening: Returns whether the node listens for peer connections.
+   * @returns True while the node runs its network (p2p listener), false when it runs none.
    */
   listening(ctx: CallContext): Awaitable<boolean>;
 

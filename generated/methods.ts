@@ -155,6 +155,8 @@ export const methods: ReadonlyMap<string, MethodSpec> = new Map<string, MethodSp
   ["admin_peers", { name: "admin_peers", group: "admin", key: "peers", params: [], required: 0, validateParams: [], validateResult: v.r_admin_peers }],
   ["admin_nodeInfo", { name: "admin_nodeInfo", group: "admin", key: "nodeInfo", params: [], required: 0, validateParams: [], validateResult: v.r_admin_nodeInfo }],
   ["admin_datadir", { name: "admin_datadir", group: "admin", key: "datadir", params: [], required: 0, validateParams: [], validateResult: v.r_admin_datadir }],
+  ["admin_addPeer", { name: "admin_addPeer", group: "admin", key: "addPeer", params: ["url"], required: 1, validateParams: [v.p_admin_addPeer_0], validateResult: v.r_admin_addPeer }],
+  ["admin_removePeer", { name: "admin_removePeer", group: "admin", key: "removePeer", params: ["url"], required: 1, validateParams: [v.p_admin_removePeer_0], validateResult: v.r_admin_removePeer }],
   ["txpool_content", { name: "txpool_content", group: "txpool", key: "content", params: [], required: 0, validateParams: [], validateResult: v.r_txpool_content }],
   ["txpool_contentFrom", { name: "txpool_contentFrom", group: "txpool", key: "contentFrom", params: ["address"], required: 1, validateParams: [v.p_txpool_contentFrom_0], validateResult: v.r_txpool_contentFrom }],
   ["txpool_status", { name: "txpool_status", group: "txpool", key: "status", params: [], required: 0, validateParams: [], validateResult: v.r_txpool_status }],

@@ -574,7 +574,7 @@ export interface PeerProtocolInfo {
 
 /** A peer known at protocol level (`admin_peers`). */
 export interface PeerInfo {
-  /** Unique node id. */
+  /** Unique node id: the peer's node public key (128 hex digits), as in its enode URL. */
   id: string;
   /** Client type, version, operating system and custom data. */
   name: string;
@@ -582,8 +582,8 @@ export interface PeerInfo {
   caps: string[];
   /** Connection facts. */
   network: PeerNetwork;
-  /** Protocol state keyed by protocol name. */
-  protocols: Record<string, PeerProtocolInfo>;
+  /** Protocol state keyed by protocol name: the peer's head once the handshake is done, else "handshake". */
+  protocols: Record<string, PeerProtocolInfo | "handshake">;
 }
 
 /** Ports of the node. */
@@ -655,6 +655,13 @@ export interface NodeInfo {
   listenAddr: string;
   /** Protocol facts keyed by protocol name. */
   protocols: Record<string, NodeProtocolInfo>;
+  /** The libp2p peer id of the node key (present while the node runs its network). */
+  peerId?: string;
+  /**
+   * The libp2p addresses the node listens on, each ending in /p2p/<peer id> (present while the node runs its
+   * network).
+   */
+  multiaddrs?: string[];
 }
 
 /** Contract address or addresses whose logs match; null or absent matches any address. */

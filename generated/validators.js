@@ -12201,7 +12201,7 @@ return errors === 0;
 
 export const r_admin_peers = validate161;
 const schema346 = {"type":"array","items":{"$ref":"urn:chain-node:openrpc#/components/schemas/PeerInfo"}};
-const schema347 = {"title":"PeerInfo","type":"object","description":"A peer known at protocol level (`admin_peers`).","additionalProperties":false,"required":["id","name","caps","network","protocols"],"properties":{"id":{"type":"string","description":"Unique node id."},"name":{"type":"string","description":"Client type, version, operating system and custom data."},"caps":{"type":"array","items":{"type":"string","pattern":"^[^/]+/[0-9]+$","description":"Capability of the form `<protocol>/<version>`."},"description":"Protocols advertised by the peer, each `<protocol>/<version>`."},"network":{"$ref":"#/components/schemas/PeerNetwork","description":"Connection facts."},"protocols":{"type":"object","description":"Protocol state keyed by protocol name.","additionalProperties":{"$ref":"#/components/schemas/PeerProtocolInfo"}}}};
+const schema347 = {"title":"PeerInfo","type":"object","description":"A peer known at protocol level (`admin_peers`).","additionalProperties":false,"required":["id","name","caps","network","protocols"],"properties":{"id":{"type":"string","description":"Unique node id: the peer's node public key (128 hex digits), as in its enode URL."},"name":{"type":"string","description":"Client type, version, operating system and custom data."},"caps":{"type":"array","items":{"type":"string","pattern":"^[^/]+/[0-9]+$","description":"Capability of the form `<protocol>/<version>`."},"description":"Protocols advertised by the peer, each `<protocol>/<version>`."},"network":{"$ref":"#/components/schemas/PeerNetwork","description":"Connection facts."},"protocols":{"type":"object","description":"Protocol state keyed by protocol name: the peer's head once the handshake is done, else \"handshake\".","additionalProperties":{"oneOf":[{"$ref":"#/components/schemas/PeerProtocolInfo"},{"const":"handshake","description":"The chain handshake with the peer is not done yet."}]}}}};
 const schema348 = {"title":"PeerNetwork","type":"object","description":"Network facts of a peer connection.","additionalProperties":false,"required":["localAddress","remoteAddress","inbound","trusted","static","consensus"],"properties":{"localAddress":{"type":"string","description":"Local endpoint of the connection (`ip:port`)."},"remoteAddress":{"type":"string","description":"Remote endpoint of the connection (`ip:port`)."},"inbound":{"type":"boolean","description":"True if the peer connected to this node."},"trusted":{"type":"boolean","description":"True for a trusted peer."},"static":{"type":"boolean","description":"True for a static node."},"consensus":{"type":"boolean","description":"True for a consensus node."}}};
 const pattern235 = new RegExp("^[^/]+/[0-9]+$", "u");
 const schema349 = {"title":"PeerProtocolInfo","type":"object","description":"State of one protocol with a peer.","additionalProperties":false,"required":["version","number","head"],"properties":{"version":{"type":"integer","minimum":0,"description":"Protocol version."},"number":{"type":"integer","minimum":0,"description":"Latest block height of the peer."},"head":{"$ref":"#/components/schemas/Bytes32","description":"Hash of the peer's latest block."}}};
@@ -12504,10 +12504,65 @@ const _errs26 = errors;
 if(errors === _errs26){
 if(data11 && typeof data11 == "object" && !Array.isArray(data11)){
 for(const key2 in data11){
+let data12 = data11[key2];
 const _errs29 = errors;
-if(!(validate163(data11[key2], {instancePath:instancePath+"/protocols/" + key2.replace(/~/g, "~0").replace(/\//g, "~1"),parentData:data11,parentDataProperty:key2,rootData}))){
+const _errs30 = errors;
+let valid5 = false;
+let passing0 = null;
+const _errs31 = errors;
+if(!(validate163(data12, {instancePath:instancePath+"/protocols/" + key2.replace(/~/g, "~0").replace(/\//g, "~1"),parentData:data11,parentDataProperty:key2,rootData}))){
 vErrors = vErrors === null ? validate163.errors : vErrors.concat(validate163.errors);
 errors = vErrors.length;
+}
+var _valid0 = _errs31 === errors;
+if(_valid0){
+valid5 = true;
+passing0 = 0;
+}
+const _errs32 = errors;
+if("handshake" !== data12){
+const err0 = {instancePath:instancePath+"/protocols/" + key2.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/protocols/additionalProperties/oneOf/1/const",keyword:"const",params:{allowedValue: "handshake"},message:"must be equal to constant"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+var _valid0 = _errs32 === errors;
+if(_valid0 && valid5){
+valid5 = false;
+passing0 = [passing0, 1];
+}
+else {
+if(_valid0){
+valid5 = true;
+passing0 = 1;
+}
+}
+if(!valid5){
+const err1 = {instancePath:instancePath+"/protocols/" + key2.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/protocols/additionalProperties/oneOf",keyword:"oneOf",params:{passingSchemas: passing0},message:"must match exactly one schema in oneOf"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+validate162.errors = vErrors;
+return false;
+}
+else {
+errors = _errs30;
+if(vErrors !== null){
+if(_errs30){
+vErrors.length = _errs30;
+}
+else {
+vErrors = null;
+}
+}
 }
 var valid4 = _errs29 === errors;
 if(!valid4){
@@ -12572,7 +12627,7 @@ return errors === 0;
 
 export const r_admin_nodeInfo = validate166;
 const schema351 = {"$ref":"urn:chain-node:openrpc#/components/schemas/NodeInfo"};
-const schema352 = {"title":"NodeInfo","type":"object","description":"Facts about this node (`admin_nodeInfo`).","additionalProperties":false,"required":["id","name","enode","ip","ports","listenAddr","protocols"],"properties":{"id":{"type":"string","description":"Unique node id (also the cryptographic key identity)."},"name":{"type":"string","description":"Client type, version, operating system and custom data."},"enode":{"type":"string","description":"URL for adding this node as a peer (`enode://<public key>@<ip>:<port>`)."},"ip":{"type":"string","description":"Node IP address."},"ports":{"$ref":"#/components/schemas/NodePorts","description":"Discovery and listener ports."},"listenAddr":{"type":"string","description":"Listen address."},"protocols":{"type":"object","description":"Protocol facts keyed by protocol name.","additionalProperties":{"$ref":"#/components/schemas/NodeProtocolInfo"}}}};
+const schema352 = {"title":"NodeInfo","type":"object","description":"Facts about this node (`admin_nodeInfo`).","additionalProperties":false,"required":["id","name","enode","ip","ports","listenAddr","protocols"],"properties":{"id":{"type":"string","description":"Unique node id (also the cryptographic key identity)."},"name":{"type":"string","description":"Client type, version, operating system and custom data."},"enode":{"type":"string","description":"URL for adding this node as a peer (`enode://<public key>@<ip>:<port>`)."},"ip":{"type":"string","description":"Node IP address."},"ports":{"$ref":"#/components/schemas/NodePorts","description":"Discovery and listener ports."},"listenAddr":{"type":"string","description":"Listen address."},"protocols":{"type":"object","description":"Protocol facts keyed by protocol name.","additionalProperties":{"$ref":"#/components/schemas/NodeProtocolInfo"}},"peerId":{"type":"string","description":"The libp2p peer id of the node key (present while the node runs its network)."},"multiaddrs":{"type":"array","items":{"type":"string"},"description":"The libp2p addresses the node listens on, each ending in /p2p/<peer id> (present while the node runs its network)."}}};
 const schema353 = {"title":"NodePorts","type":"object","description":"Ports of the node.","additionalProperties":false,"required":["discovery","listener"],"properties":{"discovery":{"type":"integer","minimum":0,"maximum":65535,"description":"UDP port of node discovery."},"listener":{"type":"integer","minimum":0,"maximum":65535,"description":"TCP port of the RLPx listener."}}};
 const schema354 = {"title":"NodeProtocolInfo","type":"object","description":"What the node runs of one protocol.","additionalProperties":false,"required":["network","genesis","head","config"],"properties":{"network":{"type":"integer","minimum":0,"description":"Network id."},"genesis":{"$ref":"#/components/schemas/Bytes32","description":"Genesis block hash."},"head":{"$ref":"#/components/schemas/Bytes32","description":"Latest block hash."},"config":{"$ref":"#/components/schemas/ChainConfig","description":"Chain configuration."},"version":{"type":"integer","minimum":0,"description":"Protocol version."}}};
 const schema357 = {"title":"ChainConfig","type":"object","description":"Chain configuration, as in the genesis file (DESIGN D4). Further genesis keys (e.g. `licenseCheck`) are passed through.","additionalProperties":true,"required":["chainId","interpreter","istanbul"],"properties":{"chainId":{"type":"integer","minimum":0,"description":"Chain id."},"interpreter":{"type":"string","description":"VM support setting: `all` means both the wasm virtual machine and the contract-language virtual machine are supported."},"istanbul":{"$ref":"#/components/schemas/IstanbulConfig","description":"Consensus configuration."}}};
@@ -12884,7 +12939,7 @@ return false;
 else {
 const _errs1 = errors;
 for(const key0 in data){
-if(!(((((((key0 === "id") || (key0 === "name")) || (key0 === "enode")) || (key0 === "ip")) || (key0 === "ports")) || (key0 === "listenAddr")) || (key0 === "protocols"))){
+if(!(func2.call(schema352.properties, key0))){
 validate167.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
@@ -13066,6 +13121,50 @@ var valid0 = _errs20 === errors;
 }
 else {
 var valid0 = true;
+}
+if(valid0){
+if(data.peerId !== undefined){
+const _errs24 = errors;
+if(typeof data.peerId !== "string"){
+validate167.errors = [{instancePath:instancePath+"/peerId",schemaPath:"#/properties/peerId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs24 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.multiaddrs !== undefined){
+let data11 = data.multiaddrs;
+const _errs26 = errors;
+if(errors === _errs26){
+if(Array.isArray(data11)){
+var valid4 = true;
+const len0 = data11.length;
+for(let i0=0; i0<len0; i0++){
+const _errs28 = errors;
+if(typeof data11[i0] !== "string"){
+validate167.errors = [{instancePath:instancePath+"/multiaddrs/" + i0,schemaPath:"#/properties/multiaddrs/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid4 = _errs28 === errors;
+if(!valid4){
+break;
+}
+}
+}
+else {
+validate167.errors = [{instancePath:instancePath+"/multiaddrs",schemaPath:"#/properties/multiaddrs/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+return false;
+}
+}
+var valid0 = _errs26 === errors;
+}
+else {
+var valid0 = true;
+}
+}
 }
 }
 }
@@ -15632,6 +15731,10 @@ export const r_chain_subscribe = r_eth_subscribe;
 export const p_chain_unsubscribe_0 = r_eth_subscribe;
 export const r_chain_unsubscribe = r_personal_unlockAccount;
 export const r_admin_datadir = p_personal_openWallet_0;
+export const p_admin_addPeer_0 = p_personal_openWallet_0;
+export const r_admin_addPeer = r_personal_unlockAccount;
+export const p_admin_removePeer_0 = p_personal_openWallet_0;
+export const r_admin_removePeer = r_personal_unlockAccount;
 export const p_txpool_contentFrom_0 = r_personal_newAccount;
 export const r_net_listening = r_personal_unlockAccount;
 export const r_net_peerCount = r_eth_gasPrice;

@@ -117,7 +117,7 @@ if (!opts['no-warm']) await warmCodeCache();
 /** Starts the bundled node on a temporary dev chain until it has written its code cache, then stops it. */
 async function warmCodeCache() {
   const datadir = mkdtempSync(join(tmpdir(), 'chain-node-build-'));
-  const child = spawn(process.execPath, [join(outdir, 'chain-node.mjs'), '--datadir', datadir, '--http.port', '0', '--verbosity', '1'], { stdio: 'ignore' });
+  const child = spawn(process.execPath, [join(outdir, 'chain-node.mjs'), '--datadir', datadir, '--http.port', '0', '--p2p.port', '0', '--verbosity', '1'], { stdio: 'ignore' });
   const exited = new Promise((r) => child.once('exit', r));
   const deadline = Date.now() + 20_000;
   const hasCache = () => readdirSync(outdir).some((f) => f.endsWith('.v8cache'));

@@ -7,6 +7,8 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { execFileSync } from 'node:child_process';
+import { connect } from 'node:net';
+import { once } from 'node:events';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -75,6 +77,12 @@ test('the bundled node signs and seals, writes a code cache the next start accep
     node = await spawnNode(args, 30_000, launcher);
     const first = await sendFromDevAccount(node.url, 7n);
     assert.is(first.status, '0x1');
+    // libp2p (ESM-only, bundled into CommonJS) listens: its port takes a TCP connection
+    const p2p = await rpcCall(node.url, 'admin_nodeInfo');
+    assert.ok(p2p.ports.listener > 0 && (await rpcCall(node.url, 'net_listening')) === true);
+    const socket = connect(p2p.ports.listener, '127.0.0.1');
+    await once(socket, 'connect');
+    socket.destroy();
     // geth's standard scrypt cost runs in the worker, whose module the bundle must still find
     const created = await rpcCall(node.url, 'personal_newAccount', ['bundle-pw']);
     assert.ok(await rpcCall(node.url, 'personal_unlockAccount', [created, 'bundle-pw', 1]), 'the new key file opens with its password');

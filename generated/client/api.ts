@@ -763,6 +763,22 @@ export interface AdminApi {
    *   await client.admin.datadir() // → "/var/lib/chain-node"
    */
   datadir(): Promise<string>;
+
+  /**
+   * admin_addPeer: Adds a static peer: dialled now and redialled whenever it drops.
+   * @param url The peer: an enode URL (`enode://<128 hex digits>@<ip>:<port>`, the peer id follows from the
+   * public key) or a libp2p multiaddr ending in `/p2p/<peer id>`.
+   * @returns True when the peer is now a static peer.
+   */
+  addPeer(url: string): Promise<boolean>;
+
+  /**
+   * admin_removePeer: Forgets a static peer and disconnects it.
+   * @param url The peer: an enode URL (`enode://<128 hex digits>@<ip>:<port>`, the peer id follows from the
+   * public key) or a libp2p multiaddr ending in `/p2p/<peer id>`.
+   * @returns True when the peer was a static peer.
+   */
+  removePeer(url: string): Promise<boolean>;
 }
 
 /** txpool_* methods: `client.txpool.X(…)` calls txpool_X. */
@@ -805,8 +821,8 @@ export interface TxpoolApi {
 /** net_* methods: `client.net.X(…)` calls net_X. */
 export interface NetApi {
   /**
-   * net_listening: Returns whether the node listens for network connections: always true.
-   * @returns Always true.
+   * net_listening: Returns whether the node listens for peer connections.
+   * @returns True while the node runs its network (p2p listener), false when it runs none.
    * @example
    *   await client.net.listening() // → true
    */
@@ -1074,7 +1090,7 @@ export const namespaceMethods = {
     "subscribe",
     "unsubscribe",
   ],
-  admin: ["peers", "nodeInfo", "datadir"],
+  admin: ["peers", "nodeInfo", "datadir", "addPeer", "removePeer"],
   txpool: ["content", "contentFrom", "status", "inspect"],
   net: ["listening", "peerCount", "version"],
   web3: ["clientVersion", "sha3"],

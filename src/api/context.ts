@@ -1,5 +1,6 @@
 // What every handler module gets: the chain core and the node's settings.
 import type { ChainCore } from '../node/core.ts';
+import type { Network } from '../p2p/network.ts';
 
 export interface ApiContext {
   core: ChainCore;
@@ -11,4 +12,6 @@ export interface ApiContext {
   /** HTTP listener is bound to a loopback address (personal_unlockAccount rule) */
   httpLoopback: boolean;
   allowInsecureUnlock: boolean;
+  /** the peer-to-peer network; absent when the node runs none (in-process test nodes) */
+  network?: Network;
 }

@@ -23,8 +23,8 @@ export function web3Handlers(ctx: ApiContext) {
 
 export function netHandlers(ctx: ApiContext) {
   return {
-    listening: () => true,
-    peerCount: () => quantity(0),
+    listening: () => ctx.network?.listening ?? false,
+    peerCount: () => quantity(ctx.network?.peerCount() ?? 0),
     /** the network id: the chain id, as geth reports it when no separate network id is set */
     version: () => ctx.core.config.chainId.toString(),
   };
@@ -34,16 +34,19 @@ export function adminHandlers(ctx: ApiContext) {
   const { core } = ctx;
   return {
     datadir: () => ctx.datadir,
-    peers: () => [],
+    peers: () => ctx.network?.adminPeers() ?? [],
     nodeInfo() {
       const ip = '127.0.0.1';
-      return {
+      const local = ctx.network?.nodeInfo() ?? {
         id: core.nodeKey.id,
-        name: ctx.clientVersion,
         enode: enodeUrl(core.nodeKey, ip, ctx.p2pPort),
         ip,
         ports: { discovery: ctx.p2pPort, listener: ctx.p2pPort },
         listenAddr: `${ip}:${ctx.p2pPort}`,
+      };
+      return {
+        ...local,
+        name: ctx.clientVersion,
         protocols: {
           eth: {
             network: Number(core.config.chainId),
@@ -59,6 +62,24 @@ export function adminHandlers(ctx: ApiContext) {
         },
       };
     },
+    async addPeer(url: string) {
+      await checkPeerAddress(url);
+      return ctx.network ? ctx.network.addPeer(url) : false;
+    },
+    async removePeer(url: string) {
+      await checkPeerAddress(url);
+      return ctx.network ? ctx.network.removePeer(url) : false;
+    },
   };
+}
+
+async function checkPeerAddress(url: string): Promise<void> {
+  // loaded when first asked: libp2p's ESM-only packages cannot be require()d, which is how the tests load the sources (uvu -r tsx)
+  const { parsePeerAddress } = await import('../p2p/peer-address.ts');
+  try {
+    parsePeerAddress(url);
+  } catch (e) {
+    throw invalidParams(`invalid argument 0 (url): ${(e as Error).message}`);
+  }
 }
 

@@ -1,6 +1,8 @@
 // startNode: the chain core plus the JSON-RPC server in front of it. Used by the CLI and by tests
 // (which start real nodes on random loopback ports with real LMDB in a temp dir).
 import { ChainCore } from './core.ts';
+import { CoreChainDoor } from './chain-door.ts';
+import type { NetworkHost } from '../p2p/host.ts';
 import { createLogger, type Logger } from './logger.ts';
 import { isLoopback, type NodeConfig } from './config.ts';
 import { buildHandlers } from '../api/index.ts';
@@ -39,6 +41,8 @@ export interface RunningNode {
   readonly port: number;
   readonly core: ChainCore;
   readonly devAccount: string | undefined;
+  /** the peer-to-peer network (config.p2p); undefined when the node runs none */
+  readonly network: NetworkHost | undefined;
   /** What each RPC serving thread has answered itself and handed over (A19); empty without threads. */
   rpcThreadStats(): Promise<ThreadStats[]>;
   close(): Promise<void>;
@@ -49,6 +53,12 @@ export async function startNode(config: NodeConfig, log: Logger = createLogger(c
   // a port another process holds is reported before a new datadir, node key and dev keystore are
   // created for a node that cannot serve (port 0 is always free)
   if (config.http.port !== 0) await claimPort(config.http.addr, config.http.port);
+  if (config.p2p && config.p2pPort !== 0) {
+    // libp2p's own failure to listen is an unhandled 'error' event: the port is claimed first, named in the message
+    await claimPort(config.p2p.addr ?? '0.0.0.0', config.p2pPort).catch((e: NodeJS.ErrnoException) => {
+      throw Object.assign(new Error(`p2p port (--p2p.port): ${e.message}`), { code: e.code });
+    });
+  }
   const core = await ChainCore.open({
     datadir: config.datadir,
     genesisFile: config.genesisFile,
@@ -75,6 +85,27 @@ export async function startNode(config: NodeConfig, log: Logger = createLogger(c
     if (config.allowInsecureUnlock) log.warn(`dev account ${core.devAccount} is unlocked while HTTP listens on ${config.http.addr}, not loopback (--allow-insecure-unlock): anyone who reaches it can sign with it`);
     else log.info(`dev account ${core.devAccount} stays locked: HTTP listens on ${config.http.addr}, not loopback (--allow-insecure-unlock unlocks it)`);
   }
+  // what the network may ask of the chain (src/p2p/chain-door.ts)
+  const door = new CoreChainDoor(core);
+  let network: NetworkHost | undefined;
+  if (config.p2p) {
+    try {
+      // loaded only for a node with a network: libp2p's ESM-only packages cannot be require()d, which is how the tests load the sources (uvu -r tsx)
+      const { startNetwork } = await import('../p2p/host.ts');
+      network = await startNetwork({
+        key: core.nodeKey,
+        // a dev chain (the one with a dev account) is a developer's own: its peers are on this machine
+        config: { ...config.p2p, addr: config.p2p.addr ?? (core.devAccount ? '127.0.0.1' : '0.0.0.0'), port: config.p2pPort },
+        door,
+        firstValidatorNode: core.config.istanbul.firstValidatorNode,
+        name: clientVersion(pkg.version),
+        log,
+      });
+    } catch (e) {
+      await core.close();
+      throw e;
+    }
+  }
   const handlers = buildHandlers(
     {
       core,
@@ -84,6 +115,7 @@ export async function startNode(config: NodeConfig, log: Logger = createLogger(c
       httpHost: config.http.addr,
       httpLoopback: loopback,
       allowInsecureUnlock: config.allowInsecureUnlock,
+      network,
     },
     { gasCap: config.gasCap, evmTimeoutMs: config.evmTimeoutMs },
     { limits: config.logs, log },
@@ -123,6 +155,7 @@ export async function startNode(config: NodeConfig, log: Logger = createLogger(c
       log,
     });
   } catch (e) {
+    await network?.close();
     await core.close();
     throw e;
   }
@@ -133,10 +166,12 @@ export async function startNode(config: NodeConfig, log: Logger = createLogger(c
     port: server.port,
     core,
     devAccount: core.devAccount,
+    network,
     rpcThreadStats: () => server.threadStats(),
     close() {
       closing ??= (async () => {
         await server.close();
+        await network?.close();
         await core.close();
       })();
       return closing;

@@ -27,7 +27,8 @@ export interface LocalNodeInfo {
 export interface Network {
   readonly listening: boolean;
   peerCount(): number;
-  peers(): PeerInfo[];
+  /** admin_peers (named apart from PeerSet.peers, which the same host implements for the sync) */
+  adminPeers(): PeerInfo[];
   nodeInfo(): LocalNodeInfo;
   /** admin_addPeer: an enode URL or a multiaddr with /p2p/<id>; kept as a static peer (redialled). false: not a peer address. */
   addPeer(url: string): Promise<boolean>;

@@ -19,7 +19,7 @@ export interface NodeProcess {
  */
 export async function spawnNode(args: string[], timeoutMs = 15000, entry: string[] = ['--import', 'tsx', CLI], wrapper: string[] = []): Promise<NodeProcess> {
   const [command, ...before] = [...wrapper, process.execPath];
-  const child = spawn(command!, [...before, ...entry, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(command!, [...before, ...entry, ...freeP2pPort(args)], { stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   child.stdout!.on('data', (d) => (out += d));
   child.stderr!.on('data', (d) => (out += d));
@@ -43,6 +43,11 @@ export async function spawnNode(args: string[], timeoutMs = 15000, entry: string
   return { child, url, startLine, output: () => out, exited };
 }
 
+/** A node started by a test listens for peers on a free port unless the test names one: tests run side by side, and 16791 (the default) is one port. */
+function freeP2pPort(args: string[]): string[] {
+  return args.includes('--p2p.port') ? args : [...args, '--p2p.port', '0'];
+}
+
 export async function rpcCall(url: string, method: string, params: unknown[] = []): Promise<any> {
   const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }) });
   const body = (await res.json()) as { result?: unknown; error?: { message: string } };
@@ -58,7 +63,8 @@ export interface CliRun {
 
 /** Runs `chain-node args` to its end: a command (db check), or a start expected to fail. */
 export function runCli(args: string[], opts: { timeoutMs?: number; uid?: number; gid?: number } = {}): Promise<CliRun> {
-  const child = spawn(process.execPath, ['--import', 'tsx', CLI, ...args], { stdio: ['ignore', 'pipe', 'pipe'], uid: opts.uid, gid: opts.gid });
+  const command = args[0] === 'db' || args[0] === 'admin' ? args : freeP2pPort(args);
+  const child = spawn(process.execPath, ['--import', 'tsx', CLI, ...command], { stdio: ['ignore', 'pipe', 'pipe'], uid: opts.uid, gid: opts.gid });
   let output = '';
   return new Promise((resolve) => {
     let started = false;

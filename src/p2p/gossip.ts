@@ -1,0 +1,116 @@
+// Broadcast over gossipsub: the transactions topic carries signed transactions, the blocks topic
+// blocks (or, past gossip's size limit, their number and hash). Each arriving message is judged by
+// its topic validator before gossipsub delivers or relays it: the chain decides (door), and what
+// it says becomes Accept (relay), Ignore (drop quietly) or Reject (drop and penalise the sender).
+import type { PeerId } from '@libp2p/interface';
+import { TopicValidatorResult, type GossipSub } from '@libp2p/gossipsub';
+import type { ChainDoor, ChainHead } from './chain-door.ts';
+import { decodeBlock } from '../chain/block-codec.ts';
+import { decodeBlockGossip, encodeBlockGossip, topicsOf } from './wire.ts';
+import type { Logger } from '../node/logger.ts';
+
+/** Local transactions kept while no peer listens on the topic (a node just started), sent when one does: at most this many bytes, the oldest dropped first… */
+const MAX_HELD_BYTES = 4 * 1024 * 1024;
+/** …and none older than this: a lone node's old transactions are mined, and would only be ignored */
+const MAX_HELD_MS = 60_000;
+/** how long after a peer subscribes the held transactions are sent */
+const HELD_FLUSH_DELAY_MS = 1000;
+
+export interface GossipHooks {
+  fault(peer: PeerId, reason: string): void;
+  /** a peer showed it has a block: its head may have moved */
+  peerHead(peer: PeerId, head: ChainHead): void;
+  log: Logger;
+}
+
+export function startGossip(pubsub: GossipSub, door: ChainDoor, hooks: GossipHooks): void {
+  const topics = topicsOf(door.genesisHash);
+  const { fault, peerHead, log } = hooks;
+
+  pubsub.topicValidators.set(topics.txs, async (peer, msg) => {
+    const outcome = await door.receiveTransaction(msg.data);
+    if (outcome.kind === 'added') return TopicValidatorResult.Accept;
+    if (outcome.kind === 'ignored') return TopicValidatorResult.Ignore;
+    fault(peer, `invalid transaction: ${outcome.reason}`);
+    return TopicValidatorResult.Reject;
+  });
+
+  pubsub.topicValidators.set(topics.blocks, async (peer, msg) => {
+    let block: ChainHead & { encoded?: Uint8Array };
+    try {
+      const gossip = decodeBlockGossip(msg.data);
+      if (gossip.kind === 'announcement') block = gossip.head;
+      else {
+        const { header, hash } = decodeBlock(gossip.encoded);
+        block = { number: header.number, hash, encoded: gossip.encoded };
+      }
+    } catch (e) {
+      fault(peer, `block gossip: ${(e as Error).message}`);
+      return TopicValidatorResult.Reject;
+    }
+    const { number, hash, encoded } = block;
+    const head = door.head();
+    if (number <= head.number) return TopicValidatorResult.Ignore;
+    // a block beyond the next, or only announced, is the sync's to fetch (onPeerHead)
+    if (number > head.number + 1n || encoded === undefined) {
+      peerHead(peer, { number, hash });
+      return TopicValidatorResult.Ignore;
+    }
+    const outcome = await door.importBlocks([encoded]);
+    if (outcome.imported > 0) {
+      peerHead(peer, { number, hash });
+      return TopicValidatorResult.Accept;
+    }
+    if (outcome.refused?.peerFault) {
+      fault(peer, `block ${number}: ${outcome.refused.reason}`);
+      return TopicValidatorResult.Reject;
+    }
+    log.debug(`p2p: block ${number} from ${peer} not imported: ${outcome.refused?.reason ?? 'no reason given'}`);
+    peerHead(peer, { number, hash });
+    return TopicValidatorResult.Ignore;
+  });
+
+  // publish() throws while no peer is subscribed (a fresh node's first seconds, a lone node):
+  // transactions wait for the first subscriber; blocks do not (a peer that missed one fetches it by range)
+  const held: { raw: Uint8Array; at: number }[] = [];
+  let heldBytes = 0;
+  const hold = (raw: Uint8Array) => {
+    held.push({ raw, at: Date.now() });
+    for (heldBytes += raw.length; heldBytes > MAX_HELD_BYTES; ) heldBytes -= held.shift()!.raw.length;
+  };
+  const publish = (topic: string, data: Uint8Array) => {
+    pubsub.publish(topic, data).catch((e: Error) => log.debug(`p2p: publish on ${topic} failed: ${e.message}`));
+  };
+  const publishTx = (raw: Uint8Array) => {
+    // asked first: a lone node (a dev chain) would otherwise pay for a thrown error per transaction
+    if (pubsub.getSubscribers(topics.txs).length === 0) hold(raw);
+    else publish(topics.txs, raw);
+  };
+  // a peer's subscription can arrive before this node's own stream to it is open, and a message
+  // published then reaches nobody and cannot be published again (its id is seen): hence the wait
+  let flushing: NodeJS.Timeout | undefined;
+  pubsub.addEventListener('subscription-change', () => {
+    if (held.length === 0 || flushing || pubsub.getSubscribers(topics.txs).length === 0) return;
+    flushing = setTimeout(() => {
+      flushing = undefined;
+      const since = Date.now() - MAX_HELD_MS;
+      for (const { raw, at } of held.splice(0)) if (at >= since) publish(topics.txs, raw);
+      heldBytes = 0;
+    }, HELD_FLUSH_DELAY_MS);
+    flushing.unref();
+  });
+  door.onLocalTransaction(publishTx);
+  // blocks committed in one turn (a sync's batch) are announced by the last of them: peers only need the head
+  let newest: Parameters<typeof encodeBlockGossip>[0] | undefined;
+  door.onNewBlock((block) => {
+    if (newest === undefined) {
+      setImmediate(() => {
+        if (pubsub.getSubscribers(topics.blocks).length > 0) publish(topics.blocks, encodeBlockGossip(newest!));
+        newest = undefined;
+      });
+    }
+    newest = block;
+  });
+  pubsub.subscribe(topics.txs);
+  pubsub.subscribe(topics.blocks);
+}

@@ -1,0 +1,302 @@
+// The libp2p host: this node's place in the network. One secp256k1 node key is its identity (peer
+// id, address and enode), TCP + noise + yamux carry identify, ping, gossipsub (gossip.ts) and the
+// chain's own protocols (handshake.ts, block-ranges.ts). Admission follows Venachain
+// (admission.ts), misbehaviour is counted (peer-faults.ts), and a dial loop keeps the bootnodes,
+// static peers and consensus nodes connected — libp2p 3 has no autodial. It implements what the
+// RPC needs (Network) and what the sync needs (PeerSet).
+import './promise-with-resolvers.ts'; // first: libp2p calls Promise.withResolvers, which Node 20 lacks
+import { createLibp2p } from 'libp2p';
+import { tcp } from '@libp2p/tcp';
+import { noise } from '@chainsafe/libp2p-noise';
+import { yamux } from '@chainsafe/libp2p-yamux';
+import { identify } from '@libp2p/identify';
+import { ping } from '@libp2p/ping';
+import { gossipsub, type GossipSub } from '@libp2p/gossipsub';
+import { privateKeyFromRaw } from '@libp2p/crypto/keys';
+import { peerIdFromString } from '@libp2p/peer-id';
+import type { Connection, Libp2p, PeerId } from '@libp2p/interface';
+import { sha256 } from '@noble/hashes/sha2.js';
+import type { ChainDoor, ChainHead } from './chain-door.ts';
+import type { PeerHead, PeerSet } from './peer-set.ts';
+import type { LocalNodeInfo, Network, PeerInfo } from './network.ts';
+import type { NodeKey } from '../node-key.ts';
+import type { Logger } from '../node/logger.ts';
+import { bytesToHex } from '../util/hex.ts';
+import { Admission } from './admission.ts';
+import { PeerFaults } from './peer-faults.ts';
+import { isPeerFault } from './frames.ts';
+import { exchangeStatus, serveStatus, statusMismatch, HANDSHAKE_TIMEOUT_MS } from './handshake.ts';
+import { requestBlockRange, serveBlockRanges } from './block-ranges.ts';
+import { startGossip } from './gossip.ts';
+import { parsePeerAddress, nodeIdOfPeerId, tcpAddr } from './peer-address.ts';
+import { CHAIN_PROTOCOL, MAX_GOSSIP_MESSAGE, type Status } from './wire.ts';
+
+/** How often the dial loop looks for a target that is not connected. */
+const DIAL_INTERVAL_MS = 1000;
+const DIAL_TIMEOUT_MS = 5000;
+
+export interface NetworkOptions {
+  key: NodeKey;
+  /** addr: resolved by the node (127.0.0.1 on a dev chain, 0.0.0.0 on a genesis-file chain); port 0: a free one */
+  config: { addr: string; port: number; bootnodes: string[]; maxPeers: number };
+  door: ChainDoor;
+  /** the genesis' firstValidatorNode (an enode URL; '' or port 0: none): dialled like a bootnode */
+  firstValidatorNode: string;
+  /** this node's client name (web3_clientVersion), told to peers in the handshake */
+  name: string;
+  log: Logger;
+}
+
+export type NetworkHost = Network & PeerSet;
+
+interface HandshakedPeer {
+  head: ChainHead;
+  name: string;
+}
+
+export async function startNetwork(o: NetworkOptions): Promise<NetworkHost> {
+  const { door, log } = o;
+  const privateKey = privateKeyFromRaw(o.key.privateKey);
+  let libp2p!: Libp2p<{ pubsub: GossipSub }>;
+  const handshaked = new Map<string, HandshakedPeer>();
+  const headListeners: ((peer: PeerHead) => void)[] = [];
+  const faults = new PeerFaults((id, reason) => {
+    log.info(`p2p: peer ${id} refused for a while: ${reason}`);
+    disconnect(peerIdFromString(id), reason);
+  });
+  // aborted, not closed: a graceful close waits for the peer to end its streams (gossipsub's never end)
+  const disconnect = (peer: PeerId, reason: string) => {
+    for (const connection of libp2p.getConnections(peer)) connection.abort(new Error(reason));
+  };
+  const fault = (peer: PeerId | string, reason: string) => {
+    log.debug(`p2p: fault of ${peer}: ${reason}`);
+    faults.fault(peer.toString(), reason);
+  };
+
+  libp2p = await createLibp2p({
+    privateKey,
+    addresses: { listen: [tcpAddr(o.config.addr, o.config.port)] },
+    transports: [tcp()],
+    connectionEncrypters: [noise()],
+    streamMuxers: [yamux()],
+    connectionGater: {
+      denyDialPeer: (peer) => faults.banned(peer.toString()),
+      denyOutboundEncryptedConnection: (peer) => faults.banned(peer.toString()),
+      denyInboundEncryptedConnection: (peer) => !admitsInbound(peer.toString()),
+    },
+    connectionManager: {
+      // loopback (a local network's nodes start at once) is not held to the 5-a-second inbound rate
+      allow: ['/ip4/127.0.0.0/ipcidr/8'],
+      maxConnections: Math.max(o.config.maxPeers, 1) * 2 + 8,
+    },
+    // a node busy executing a batch answers pings late: that is no reason to drop it (libp2p-facts)
+    connectionMonitor: { abortConnectionOnPingFailure: false },
+    services: {
+      identify: identify(),
+      ping: ping(),
+      pubsub: gossipsub({
+        // blocks and transactions carry their own signatures; a message's id is its content's hash
+        globalSignaturePolicy: 'StrictNoSign',
+        msgIdFn: (msg) => sha256(msg.data),
+        fastMsgIdFn: (msg) => bytesToHex(sha256(msg.data ?? new Uint8Array(0))),
+        ignoreDuplicatePublishError: true,
+        maxInboundDataLength: MAX_GOSSIP_MESSAGE,
+      }),
+    },
+    start: false,
+  });
+  const selfId = libp2p.peerId.toString();
+  const admission = new Admission(selfId);
+
+  function admitsInbound(id: string): boolean {
+    if (faults.banned(id) || !admission.admits(id)) return false;
+    return handshaked.size < o.config.maxPeers || admission.isStatic(id) || admission.isConsensus(id);
+  }
+
+  for (const url of [o.firstValidatorNode, ...o.config.bootnodes]) {
+    // a dev chain created with --p2p.port 0 names its first validator without a port
+    if (url === '' || /:0(\?.*)?$/.test(url)) continue;
+    try {
+      const { peerId, addr } = parsePeerAddress(url);
+      admission.addStatic(peerId.toString(), addr);
+    } catch (e) {
+      log.warn(`p2p: bootnode ${url} ignored: ${(e as Error).message}`);
+    }
+  }
+  const refreshRecords = async () => {
+    admission.setRecords(await door.nodeRecords());
+    // a peer whose record went (deleted or removed) and that is no bootnode or static peer is dropped
+    for (const peer of libp2p.getPeers()) {
+      if (!admission.admits(peer.toString())) {
+        log.info(`p2p: peer ${peer} has no NodeManagement record in force any more: disconnected`);
+        disconnect(peer, 'no NodeManagement record in force');
+      }
+    }
+  };
+  await refreshRecords();
+  door.onNodeRecordsChanged(() => void refreshRecords().catch((e) => log.warn(`p2p: reading NodeManagement's records failed: ${(e as Error).message}`)));
+
+  const localStatus = (): Status => ({ networkId: door.networkId, genesisHash: door.genesisHash, head: door.head(), name: o.name });
+  const noteHead = (peer: PeerId | string, head: ChainHead) => {
+    const p = handshaked.get(peer.toString());
+    if (!p || head.number <= p.head.number) return;
+    p.head = head;
+    for (const l of headListeners) l({ id: peer.toString(), head });
+  };
+  const handshakeDone = (connection: Connection, remote: Status) => {
+    const id = connection.remotePeer.toString();
+    const mismatch = statusMismatch(localStatus(), remote);
+    if (mismatch) {
+      faults.ban(id, `handshake: ${mismatch}`);
+      return;
+    }
+    handshaked.set(id, { head: remote.head, name: remote.name });
+    for (const l of headListeners) l({ id, head: remote.head });
+  };
+  const handshakeFailed = (connection: Connection, e: unknown) => {
+    if (isPeerFault(e)) fault(connection.remotePeer, `handshake: ${(e as Error).message}`);
+    else log.debug(`p2p: handshake with ${connection.remotePeer} failed: ${(e as Error).message}`);
+    connection.abort(new Error('handshake failed'));
+  };
+  await serveStatus(libp2p, localStatus, handshakeDone, handshakeFailed);
+  await serveBlockRanges(libp2p, door, fault);
+
+  libp2p.addEventListener('connection:open', ({ detail: connection }) => {
+    if (connection.direction === 'outbound') {
+      exchangeStatus(connection, localStatus()).then((remote) => handshakeDone(connection, remote), (e) => handshakeFailed(connection, e));
+      return;
+    }
+    // an inbound peer that never sends its status holds a connection for nothing
+    setTimeout(() => {
+      if (connection.status === 'open' && !handshaked.has(connection.remotePeer.toString())) connection.abort(new Error('no handshake'));
+    }, HANDSHAKE_TIMEOUT_MS).unref();
+  });
+  libp2p.addEventListener('peer:disconnect', ({ detail: peer }) => handshaked.delete(peer.toString()));
+
+  await libp2p.start();
+  startGossip(libp2p.services.pubsub, door, { fault, peerHead: noteHead, log });
+
+  // the dial loop: every target that is not connected (nor being dialled, nor banned) is dialled
+  const dialling = new Set<string>();
+  const dialLoop = setInterval(() => {
+    for (const [id, target] of admission.targets()) {
+      if (dialling.has(id) || faults.banned(id) || libp2p.getConnections(peerIdFromString(id)).length > 0) continue;
+      if (!target.static && handshaked.size >= o.config.maxPeers) continue;
+      dialling.add(id);
+      libp2p
+        .dial(target.addr, { signal: AbortSignal.timeout(DIAL_TIMEOUT_MS) })
+        .catch((e: Error) => log.debug(`p2p: dialling ${target.addr} failed: ${e.message}`))
+        .finally(() => dialling.delete(id));
+    }
+  }, DIAL_INTERVAL_MS);
+
+  const listenAddrs = libp2p.getMultiaddrs();
+  const port = Number(listenAddrs[0] ? tcpPortOf(listenAddrs[0]) : o.config.port);
+  // listening on every interface: the enode names the first that is not loopback
+  const ip = o.config.addr === '0.0.0.0' || o.config.addr === '::' ? (listenAddrs.map(ipOf).find((a) => a !== undefined && !a.startsWith('127.')) ?? '127.0.0.1') : o.config.addr;
+  const enode = `enode://${o.key.id}@${hostPort(ip, port)}`;
+  log.info(`p2p: listening on ${o.config.addr}:${port}, ${enode}, peer id ${selfId}`);
+
+  let closed = false;
+  const host: NetworkHost = {
+    get listening() {
+      return !closed;
+    },
+    peerCount: () => handshaked.size,
+    adminPeers(): PeerInfo[] {
+      return libp2p.getPeers().flatMap((peer) => {
+        // two nodes that dialled each other at once hold two connections: the peer is listed once
+        const connection = libp2p.getConnections(peer)[0];
+        if (!connection) return [];
+        const id = peer.toString();
+        const p = handshaked.get(id);
+        return [
+          {
+            id: nodeIdOfPeerId(peer) ?? id,
+            name: p?.name ?? '',
+            caps: [`${CHAIN_PROTOCOL.name}/${CHAIN_PROTOCOL.version}`],
+            network: {
+              // libp2p does not tell a connection's local port: the listener's address stands for it
+              localAddress: hostPort(ip, port),
+              remoteAddress: endpoint(connection),
+              inbound: connection.direction === 'inbound',
+              trusted: false,
+              static: admission.isStatic(id),
+              consensus: admission.isConsensus(id),
+            },
+            protocols: { [CHAIN_PROTOCOL.name]: p ? { version: CHAIN_PROTOCOL.version, number: Number(p.head.number), head: bytesToHex(p.head.hash) } : 'handshake' },
+          },
+        ];
+      });
+    },
+    nodeInfo(): LocalNodeInfo {
+      return {
+        id: o.key.id,
+        enode,
+        ip,
+        ports: { discovery: 0, listener: port },
+        listenAddr: hostPort(o.config.addr, port),
+        multiaddrs: libp2p.getMultiaddrs().map(String),
+        peerId: selfId,
+      };
+    },
+    async addPeer(url) {
+      let address;
+      try {
+        address = parsePeerAddress(url);
+      } catch {
+        return false;
+      }
+      admission.addStatic(address.peerId.toString(), address.addr);
+      return true;
+    },
+    async removePeer(url) {
+      let address;
+      try {
+        address = parsePeerAddress(url);
+      } catch {
+        return false;
+      }
+      const known = admission.removeStatic(address.peerId.toString());
+      if (known) disconnect(address.peerId, 'removed (admin_removePeer)');
+      return known;
+    },
+    peers: () => [...handshaked].map(([id, p]) => ({ id, head: p.head })),
+    onPeerHead(listener) {
+      headListeners.push(listener);
+    },
+    async requestBlocks(peerId, from, count) {
+      try {
+        return await requestBlockRange(libp2p, peerIdFromString(peerId), from, count);
+      } catch (e) {
+        if (isPeerFault(e)) fault(peerId, `block range answer: ${(e as Error).message}`);
+        throw e;
+      }
+    },
+    penalise: fault,
+    async close() {
+      if (closed) return;
+      closed = true;
+      clearInterval(dialLoop);
+      await libp2p.stop();
+    },
+  };
+  return host;
+}
+
+function ipOf(addr: { getComponents(): { name: string; value?: string }[] }): string | undefined {
+  return addr.getComponents().find((c) => c.name === 'ip4' || c.name === 'ip6')?.value;
+}
+
+function tcpPortOf(addr: { getComponents(): { name: string; value?: string }[] }): string {
+  return addr.getComponents().find((c) => c.name === 'tcp')?.value ?? '0';
+}
+
+/** `ip:port`, an IPv6 address in brackets (as enode URLs and admin_peers write them) */
+function hostPort(ip: string, port: number | string): string {
+  return `${ip.includes(':') ? `[${ip}]` : ip}:${port}`;
+}
+
+function endpoint(connection: Connection): string {
+  return hostPort(ipOf(connection.remoteAddr) ?? '', tcpPortOf(connection.remoteAddr));
+}
