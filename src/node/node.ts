@@ -104,8 +104,12 @@ export async function startNode(config: NodeConfig, log: Logger = createLogger(c
         name: clientVersion(pkg.version),
         log,
       });
-      sync = new BlockSync(network, door, log);
-      sync.start();
+      // a node that seals is the chain's one writer and imports nothing (src/chain/block-import.ts):
+      // it has nothing to sync (the multi-validator consensus will have validators catch up too)
+      if (!core.sealing) {
+        sync = new BlockSync(network, door, log);
+        sync.start();
+      }
     } catch (e) {
       await core.close();
       throw e;
