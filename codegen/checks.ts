@@ -5,6 +5,7 @@ import { canonicalJson, firstDifference } from './json.ts';
 import { deref, isRef, resolvePointer, type ContentDescriptor, type ErrorObject, type ExamplePairing, type JSONSchema, type OpenRPCDocument } from './load.ts';
 import type { MethodModel, Model, ParamModel } from './model.ts';
 import { anchorRefs, componentKey, createAjv, formatAjvError } from './schema-ajv.ts';
+import { ORIGINS, originsOf } from '../docs/page/origin.ts';
 
 const IDENTIFIER = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
 
@@ -108,8 +109,19 @@ export function checkCacheMarks(model: Model): string[] {
   return problems;
 }
 
+/** Every method names where it comes from with exactly one origin tag (the docs page shows it). */
+export function checkOrigins(model: Model): string[] {
+  const problems: string[] = [];
+  const allowed = Object.keys(ORIGINS).map((name) => `{ "name": "${name}" }`).join(' or ');
+  for (const m of model.methods) {
+    const found = originsOf(m.raw as { tags?: unknown[] });
+    if (found.length !== 1) problems.push(`${m.name}: needs exactly one origin tag, ${allowed}; has ${found.length}`);
+  }
+  return problems;
+}
+
 /** The parts of a method that must be identical between `eth_X` and `chain_X`. */
-const PARITY_FIELDS = ['params', 'result', 'errors', 'examples', 'paramStructure', 'deprecated', 'x-cache'] as const;
+const PARITY_FIELDS = ['params', 'result', 'errors', 'examples', 'paramStructure', 'deprecated', 'x-cache', 'tags'] as const;
 
 /** Every `eth_X` has a `chain_X` and vice versa, with identical params / result / errors / examples. */
 export function checkParity(model: Model): string[] {
@@ -129,7 +141,7 @@ export function checkParity(model: Model): string[] {
     const b = neutral(canonicalJson(parityView(model.doc, other)));
     if (a === b) continue;
     const diff = firstDifference(JSON.parse(a), JSON.parse(b));
-    problems.push(`${m.name} and ${other.name} differ at ${diff ?? '?'} (params/result/errors/examples must be identical)`);
+    problems.push(`${m.name} and ${other.name} differ at ${diff ?? '?'} (params/result/errors/examples/tags must be identical)`);
   }
   return problems;
 }

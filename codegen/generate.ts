@@ -1,6 +1,6 @@
 // The whole generator as one pure function: document in, generated files (name → text) out, or a
 // CodegenError listing every problem found.
-import { checkCacheMarks, checkExamples, checkParams, checkParity, checkSchemaRefs, checkSchemaTitles } from './checks.ts';
+import { checkCacheMarks, checkExamples, checkOrigins, checkParams, checkParity, checkSchemaRefs, checkSchemaTitles } from './checks.ts';
 import { emitClient } from './emit-client.ts';
 import { emitHandlers } from './emit-handlers.ts';
 import { emitHeadCached } from './emit-head-cached.ts';
@@ -27,7 +27,7 @@ export function checkDocument(doc: OpenRPCDocument): Model {
   const refs = checkSchemaRefs(doc);
   problems.push(...checkSchemaTitles(doc), ...refs);
   const model = buildModel(doc, problems);
-  problems.push(...checkParams(model), ...checkParity(model), ...checkCacheMarks(model));
+  problems.push(...checkParams(model), ...checkParity(model), ...checkCacheMarks(model), ...checkOrigins(model));
   // Example values can only be checked against schemas whose refs resolve.
   if (refs.length === 0) problems.push(...checkExamples(model));
   if (problems.length > 0) throw new CodegenError([...new Set(problems)]);

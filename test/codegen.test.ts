@@ -225,6 +225,20 @@ test('fails on eth_/chain_ drift', () => {
   hasProblem(list, 'eth_blockNumber: has no chain_blockNumber');
 });
 
+test('fails on a method without exactly one origin tag, or whose eth_/chain_ twins differ in it', () => {
+  const doc = mini();
+  delete method(doc, 'web3_sha3')['tags'];
+  method(doc, 'txpool_status')['tags'] = [{ name: 'venachain' }, { name: 'ethereum' }];
+  method(doc, 'chain_getBalance')['tags'] = [{ name: 'ethereum' }];
+  const list = problems(doc);
+  hasProblem(list, 'web3_sha3: needs exactly one origin tag, { "name": "venachain" } or { "name": "ethereum" }; has 0');
+  hasProblem(list, 'txpool_status: needs exactly one origin tag');
+  hasProblem(list, 'eth_getBalance and chain_getBalance differ at tags[0].name');
+  // a tag that names no origin is the document's own business
+  method(doc, 'web3_sha3')['tags'] = [{ name: 'hashing' }, { name: 'venachain' }];
+  assert.not.ok(problems(doc).some((p) => p.startsWith('web3_sha3')));
+});
+
 test('parity ignores a $ref vs its inline copy, and the namespace in names', () => {
   const doc = mini();
   const unknownBlock = doc.components['errors'].UnknownBlock;

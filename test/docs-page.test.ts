@@ -9,6 +9,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { DOCS_PAGE } from '../docs/page/build.ts';
 import { matchesQuery } from '../docs/page/search.ts';
+import { ORIGINS, originsOf } from '../docs/page/origin.ts';
 import { parseFlags, ALL_NAMESPACES, type NodeConfig } from '../src/node/config.ts';
 import { startTestNode, type TestNode } from './helpers/node.ts';
 import { docsPageRoutes } from '../src/node/docs-page.ts';
@@ -22,6 +23,7 @@ interface Method {
   result: { name: string };
   errors?: ({ message: string } | { $ref: string })[];
   examples?: { name: string }[];
+  tags?: { name: string }[];
 }
 const doc = JSON.parse(readFileSync(new URL('../openrpc.json', import.meta.url), 'utf8')) as { methods: Method[]; components: { errors: Record<string, { message: string }> } };
 const names = doc.methods.map((m) => m.name);
@@ -53,6 +55,10 @@ test('search: every term must occur in the name, summary, description or a param
   assert.ok(matchesQuery(m, 'address'));
   assert.not.ok(matchesQuery(m, 'balance receipt'));
   assert.equal(doc.methods.filter((x) => matchesQuery(x, 'getBalance')).map((x) => x.name), ['eth_getBalance', 'chain_getBalance']);
+  // the origin tag is searchable: Venachain's getBalance, the standard feeHistory
+  assert.equal(doc.methods.filter((x) => matchesQuery(x, 'venachain getBalance')).map((x) => x.name), ['eth_getBalance', 'chain_getBalance']);
+  assert.equal(doc.methods.filter((x) => matchesQuery(x, 'ethereum getBalance')).map((x) => x.name), []);
+  assert.equal(doc.methods.filter((x) => matchesQuery(x, 'ethereum feeHistory')).map((x) => x.name), ['eth_feeHistory', 'chain_feeHistory']);
 });
 
 test('--http.docs: on by default for a dev chain, off with --genesis, settable either way', () => {
@@ -143,7 +149,11 @@ if (missing) {
       const collapsed = await panels(names.length);
       const listMs = Math.round(performance.now() - t);
       assert.equal(Object.keys(collapsed), names, 'every method, in document order');
-      for (const m of doc.methods) assert.ok(collapsed[m.name]!.includes(m.summary ?? ''), `${m.name}: summary`);
+      for (const m of doc.methods) assert.ok(collapsed[m.name]!.includes(`${ORIGINS[originsOf(m)[0]!]} · ${m.summary ?? ''}`), `${m.name}: origin and summary`);
+      const origins = await browser.evaluate<string>(`document.getElementById('method-origins').textContent`);
+      const count = (o: string) => doc.methods.filter((m) => originsOf(m)[0] === o).length;
+      assert.match(origins, `Venachain (search "venachain"): ${count('venachain')} Venachain 1.x's methods`);
+      assert.match(origins, `Ethereum (search "ethereum"): ${count('ethereum')} standard Ethereum methods beyond them`);
 
       // The search box narrows the list as one types.
       await browser.evaluate(`document.getElementById('method-search').focus()`);

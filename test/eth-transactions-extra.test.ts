@@ -138,7 +138,7 @@ test('createAccessList: bad input, unknown block, too little gas, the time limit
   assert.ok(performance.now() - started < 4000, 'stopped near its time limit');
 });
 
-test('fillTransaction: what sendTransaction would sign, unsigned; signed outside the node it is mined', async () => {
+test('fillTransaction: what sendTransaction would sign, unsigned, with the estimated gas; signed outside the node it is mined', async () => {
   const filled = await node.rpc('eth_fillTransaction', [{ from: FROM, to: OTHER, value: '0x2a' }]);
   validates('eth_fillTransaction', filled);
   const nonce = await node.rpc('eth_getTransactionCount', [FROM, 'pending']);
@@ -147,7 +147,7 @@ test('fillTransaction: what sendTransaction would sign, unsigned; signed outside
     chainId: '0x12c',
     nonce,
     gasPrice: await node.rpc('eth_gasPrice'),
-    gas: '0x59682f00', // the spec's default 1.5e9: this chain sets no lower per-transaction limit
+    gas: await node.rpc('eth_estimateGas', [{ from: FROM, to: OTHER, value: '0x2a' }]), // geth's fill: the estimate, 21,000 for a transfer
     to: OTHER,
     value: '0x2a',
     input: '0x',

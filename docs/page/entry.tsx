@@ -6,6 +6,7 @@ import { createRoot } from 'react-dom/client';
 import { Info, Methods, Servers } from '@open-rpc/docs-react';
 import type { MethodObject, OpenrpcDocument } from '@open-rpc/meta-schema';
 import { matchesQuery } from './search.ts';
+import { ORIGINS, originsOf, type Origin } from './origin.ts';
 
 /** Element id of the embedded document (build.ts writes it). */
 const DOCUMENT_ID = 'openrpc-document';
@@ -20,10 +21,25 @@ function uiSchema(): object {
   return { methods: { 'ui:defaultExpanded': expanded }, params: { 'ui:defaultExpanded': true } };
 }
 
+/** The method with its origin leading its summary: docs-react shows the summary, not method tags. */
+function withOrigin(m: MethodObject): MethodObject {
+  const origin = originsOf(m)[0];
+  return origin === undefined ? m : { ...m, summary: `${ORIGINS[origin]} · ${m.summary ?? ''}` };
+}
+
+const ORIGIN_MEANING: Record<Origin, string> = {
+  venachain: "Venachain 1.x's methods, answered as Venachain does",
+  ethereum: 'standard Ethereum methods beyond them (execution-apis, geth)',
+};
+
 function Page({ doc }: { doc: OpenrpcDocument }) {
   const [query, setQuery] = useState(() => new URLSearchParams(location.search).get('q') ?? '');
   const deferred = useDeferredValue(query);
-  const methods = doc.methods as MethodObject[];
+  const methods = useMemo(() => (doc.methods as MethodObject[]).map(withOrigin), [doc]);
+  const origins = useMemo(
+    () => (Object.keys(ORIGINS) as Origin[]).map((o) => `${ORIGINS[o]} (search "${o}"): ${methods.filter((m) => originsOf(m)[0] === o).length} ${ORIGIN_MEANING[o]}`).join(' · '),
+    [methods],
+  );
   const shown = useMemo(() => methods.filter((m) => matchesQuery(m, deferred)), [methods, deferred]);
   const filtered = useMemo(() => ({ ...doc, methods: shown }), [doc, shown]);
   const ui = useMemo(uiSchema, []);
@@ -42,6 +58,9 @@ function Page({ doc }: { doc: OpenrpcDocument }) {
         />
         <div id="method-count" style={{ fontSize: 13, color: '#555', marginTop: 4 }}>
           {shown.length} of {methods.length} methods
+        </div>
+        <div id="method-origins" style={{ fontSize: 13, color: '#555', marginTop: 2 }}>
+          {origins}
         </div>
       </div>
       {/* docs-react's <Documentation> without its sections this document does not use. */}

@@ -2,6 +2,7 @@
 // (unlocked key files, opened Ledger devices) accounts, sign, signTransaction and sendTransaction,
 // with missing fields filled as geth does. personal_ reuses the same path with a password.
 import type { ApiContext } from './context.ts';
+import type { CallObject } from './call-object.ts';
 import type { ChainCore } from '../node/core.ts';
 import { bytesToHex, hexToBytes, quantity, ZERO_ADDRESS } from '../util/hex.ts';
 import { keccak256 } from '../crypto/keccak.ts';
@@ -139,12 +140,13 @@ export function txSender({ core }: ApiContext) {
   const sendAs = (o: SendObject, password?: string): Promise<string> =>
     withSenderLock(core, o.from.toLowerCase(), async () => submit((await signAs(o, password)).serialize(), true));
 
-  return { fill, signAs, sendAs, submit };
+  return { payload, fill, signAs, sendAs, submit };
 }
 
-export function submitHandlers(ctx: ApiContext) {
+/** `estimateGas`: eth_estimateGas, which fillTransaction asks for a gas limit as geth's does. */
+export function submitHandlers(ctx: ApiContext, estimateGas: (tx: CallObject) => Promise<string>) {
   const { accounts } = ctx.core;
-  const { fill, signAs, sendAs, submit } = txSender(ctx);
+  const { payload, fill, signAs, sendAs, submit } = txSender(ctx);
   return {
     accounts: () => accounts.accounts(),
     sendRawTransaction: (data: string) => submit(hexToBytes(data)),
@@ -152,9 +154,13 @@ export function submitHandlers(ctx: ApiContext) {
     async signTransaction(tx: SendObject) {
       return formatLegacyTx(await signAs(tx));
     },
-    /** geth: the transaction `sendTransaction` would sign, unsigned; any sender (the zero address when none), no key needed */
+    /** geth: the transaction `sendTransaction` would sign, unsigned, with the estimated gas unless given; any sender (the zero address when none), no key needed */
     async fillTransaction(tx: Omit<SendObject, 'from'> & { from?: string | null }) {
-      return formatLegacyTx(unsignedLegacyTx(await fill({ ...tx, from: tx.from ?? ZERO_ADDRESS }), ctx.core.common));
+      const o = { ...tx, from: tx.from ?? ZERO_ADDRESS };
+      // geth estimates the gas of a transaction it fills (clients such as viem send what it answers);
+      // eth_sendTransaction keeps Venachain's default
+      const gas = o.gas ?? (await estimateGas({ from: o.from, to: o.to ?? undefined, value: o.value ?? undefined, gasPrice: o.gasPrice ?? undefined, data: payload(o) } as CallObject));
+      return formatLegacyTx(unsignedLegacyTx(await fill({ ...o, gas }), ctx.core.common));
     },
     async sign(address: string, message: string) {
       return bytesToHex(await accounts.signText(address, hexToBytes(message)).catch(accountErrors));

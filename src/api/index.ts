@@ -17,6 +17,7 @@ import { debugHandlers } from './debug.ts';
 
 export function buildHandlers(ctx: ApiContext, limits: CallLimits, filterSetup: FilterSetup = {}) {
   const filters = new FilterService(ctx, filterSetup);
+  const calls = callHandlers(ctx, limits);
   return {
     eth: {
       ...stateHandlers(ctx),
@@ -24,8 +25,8 @@ export function buildHandlers(ctx: ApiContext, limits: CallLimits, filterSetup: 
       ...blockHandlers(ctx),
       ...sealingHandlers(ctx),
       ...proofHandlers(ctx),
-      ...callHandlers(ctx, limits),
-      ...submitHandlers(ctx),
+      ...calls,
+      ...submitHandlers(ctx, (tx) => calls.estimateGas(tx)),
       ...poolViewHandlers(ctx),
       ...filterHandlers(filters),
       ...subscriptionHandlers(filters),

@@ -139,7 +139,8 @@ export class CallRunner {
     const state = newStateManager(trieDb, common, undefined, ReadMemoStateManager);
     const vm = await createEvmVM(common, state, hashes, chainTxGasLimit);
     const evm = vm.evm as EngineEVM;
-    const views = fastViews ? new ViewCalls(reader, common.chainId(), (code) => evm.claimedElsewhere(code)) : undefined;
+    const precompiles = [...evm.precompiles.keys()].map((address) => BigInt('0x' + address));
+    const views = fastViews ? new ViewCalls(reader, common.chainId(), (code) => evm.claimedElsewhere(code), precompiles) : undefined;
     return new CallRunner(common, state, vm, views);
   }
 
@@ -282,7 +283,7 @@ export class CallRunner {
     const evm = this.vm.evm as EngineEVM;
     const watch = evm.executionWatch;
     await evm.journal.checkpoint();
-    if (declared) this.warmAsTransaction(req, ctx, declared);
+    this.warmAsTransaction(req, ctx, declared);
     const from = req.from ?? new Uint8Array(20);
     await tracer?.start?.(this.state, [from, ...(req.to ? [req.to] : []), ctx.coinbase]);
     const detach = tracer && attach(this.vm, tracer);
@@ -320,23 +321,23 @@ export class CallRunner {
       watch.unlimit();
       await evm.journal.revert();
       evm.takeCreations();
-      if (declared) {
-        // the always-warm set outlives reverts: leave none of this run's behind
-        evm.journal.cleanJournal();
-        delete evm.journal.accessList;
-      }
+      // the always-warm set outlives reverts: leave none of this run's behind
+      evm.journal.cleanJournal();
+      delete evm.journal.accessList;
     }
   }
 
   /**
    * What runTx warms before a transaction runs (EIP-2929: sender, recipient and precompiles;
-   * EIP-3651: coinbase), outside the reported list, then the declared list, inside it.
+   * EIP-3651: coinbase), so a call uses the gas the transaction would (geth's eth_call warms them
+   * too); with `declared`, those stay outside the reported list and the declared list goes inside it.
    */
-  private warmAsTransaction(req: CallRequest, ctx: CallContext, declared: AccessMap): void {
+  private warmAsTransaction(req: CallRequest, ctx: CallContext, declared?: AccessMap): void {
     const journal = this.vm.evm.journal;
-    journal.startReportingAccessList();
+    if (declared) journal.startReportingAccessList();
     for (const address of this.precompileAddresses()) journal.addAlwaysWarmAddress(address);
     for (const address of [req.from ?? new Uint8Array(20), req.to, ctx.coinbase]) if (address) journal.addAlwaysWarmAddress(bytesToHex(address));
+    if (!declared) return;
     for (const [address, slots] of declared) {
       journal.addAlwaysWarmAddress(address, true);
       for (const slot of slots) journal.addAlwaysWarmSlot(address, slot, true);

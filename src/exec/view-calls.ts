@@ -61,6 +61,8 @@ export class ViewCalls {
     private readonly chainId: bigint,
     /** whether another engine (the wasm VM, `interpreter: all`) runs this code instead of the EVM */
     private readonly claimedElsewhere: (code: Uint8Array) => boolean,
+    /** the precompiles' addresses, warm from a message's start */
+    private readonly precompiles: readonly bigint[],
   ) {}
 
   /**
@@ -92,6 +94,7 @@ export class ViewCalls {
       chainId: this.chainId,
       prevRandao: this.prevRandao,
       baseFee: EVM_BLOCK_BASE_FEE,
+      precompiles: this.precompiles,
       account: (address) => memo.contracts.get(address),
       storage: (address, slot) => memo.contracts.get(address)?.storage.get(slot),
     };

@@ -37,6 +37,8 @@ export interface ViewEnv {
   chainId: bigint;
   prevRandao: bigint;
   baseFee: bigint;
+  /** the precompiles' addresses: warm from the start, as a transaction's are (EIP-2929) */
+  precompiles: readonly bigint[];
   /** an account as BALANCE / EXTCODE* see it and as a call runs it; undefined: not read yet */
   account(address: bigint): AccountInfo | undefined;
   /** a storage slot's value at the call's state root; undefined: not read yet */
@@ -215,9 +217,10 @@ interface MessageState {
   /** address → warm slots */
   readonly warmSlots: Map<bigint, Set<bigint>>;
   /**
-   * warm addresses: none when an eth_call starts (@ethereumjs's runCall warms neither the caller nor
-   * the contract, unlike a transaction), then those BALANCE / EXTCODE* / calls touched, and an
-   * address with its first warm slot (@ethereumjs's journal.addWarmedStorage)
+   * warm addresses: what a transaction warms before it runs (EIP-2929: caller, contract and
+   * precompiles; EIP-3651: coinbase), so an estimate is what the transaction uses, then those
+   * BALANCE / EXTCODE* / calls touched, and an address with its first warm slot (@ethereumjs's
+   * journal.addWarmedStorage)
    */
   readonly warmAccounts: Set<bigint>;
   /** address → slot → value this message wrote (the original values stay what env.storage answers) */
@@ -274,7 +277,8 @@ interface Frame {
  * comes from `env.account` and `env.storage`, which answer undefined for what is not read yet.
  */
 export function runView(analysis: CodeAnalysis, env: ViewEnv, gasLimit: number): ViewResult {
-  const msg: MessageState = { env, warmSlots: new Map(), warmAccounts: new Set(), written: new Map(), transient: new Map(), undo: [], deepest: 0 };
+  const warmAccounts = new Set([env.caller, env.address, env.coinbase, ...env.precompiles]);
+  const msg: MessageState = { env, warmSlots: new Map(), warmAccounts, written: new Map(), transient: new Map(), undo: [], deepest: 0 };
   try {
     return execute(msg, { analysis, address: env.address, caller: env.caller, data: env.data, isStatic: false, depth: 0 }, gasLimit);
   } finally {
