@@ -71,11 +71,12 @@ export const EVM_BLOB_BASE_FEE = 1n;
 const blockCommons = new WeakMap<Common, Common>();
 
 /** The header context @ethereumjs needs to run transactions of a block at `number`. */
-export function evmBlock(common: Common, number: bigint, timestamp: bigint, coinbase: Uint8Array, gasLimit: bigint): Block {
+/** `fields`: eth_simulateV1's block overrides (src/exec/simulate.ts); a chain block keeps the defaults. */
+export function evmBlock(common: Common, number: bigint, timestamp: bigint, coinbase: Uint8Array, gasLimit: bigint, fields: { baseFeePerGas?: bigint; mixHash?: Uint8Array } = {}): Block {
   let shared = blockCommons.get(common);
   if (!shared) blockCommons.set(common, (shared = shareableCommon(common, paramsBlock)));
   return createBlock(
-    { header: { number, timestamp, coinbase, gasLimit, baseFeePerGas: EVM_BLOCK_BASE_FEE, mixHash: ISTANBUL_DIGEST, difficulty: 0n } },
+    { header: { number, timestamp, coinbase, gasLimit, baseFeePerGas: fields.baseFeePerGas ?? EVM_BLOCK_BASE_FEE, mixHash: fields.mixHash ?? ISTANBUL_DIGEST, difficulty: 0n } },
     { common: shared, skipConsensusFormatValidation: true },
   );
 }
