@@ -22,6 +22,7 @@ import { installPeers, peers, type Mining } from './peers/peers.ts';
 import { markdown, OURS, ratio, type Cell, type Report, type Row } from './report.ts';
 import { renderChart } from './chart.ts';
 import { poolBench } from './pool.ts';
+import { syncBench } from './sync.ts';
 import { awaitDelivery, subscribeNewHeads, type Subscribers } from './fanout.ts';
 import { nodeKeyFrom, enodeUrl } from '../src/node-key.ts';
 import { addressOf } from '../src/crypto/secp256k1.ts';
@@ -447,6 +448,25 @@ async function main(): Promise<void> {
       const m = /^([\d,]+) tx\/s$/.exec(r.value);
       table.more.push({ short: r.name, label: `pool admission, in-process: ${r.name}`, unit: 'tx/s', better: 'higher', compare: false, cells: { [OURS]: m ? { value: Number(m[1]!.replace(/,/g, '')), text: r.extra || undefined } : { text: `${r.value} ${r.extra}` } } });
       log(`  ${r.name}: ${r.value}`);
+    }
+    // issue 21: two processes of the bundle on loopback, a validator and a follower syncing from it
+    const syncBlocks = quick ? 1000 : 10_000;
+    log(`[chain-node] sync of ${n(syncBlocks)} blocks of 10 transfers from one peer over loopback (bench/sync.ts)`);
+    try {
+      const r = await syncBench({ blocks: syncBlocks, txs: 10, entry: ['dist/chain-node.mjs'] });
+      const perS = Math.round(r.blocks / r.seconds);
+      table.more.push({
+        short: 'sync',
+        label: `sync from one peer over loopback: ${n(syncBlocks)} blocks of 10 transfers, a follower's first imported block to its last`,
+        unit: 'blocks/s',
+        better: 'higher',
+        compare: false,
+        cells: { [OURS]: { value: perS, text: `${n(Math.round(r.txs / r.seconds))} tx/s` } },
+      });
+      log(`  ${n(perS)} blocks/s, ${n(Math.round(r.txs / r.seconds))} tx/s`);
+    } catch (e) {
+      log(`  sync failed: ${(e as Error).stack ?? e}`);
+      notes.push(`The sync row failed (${(e as Error).message.split('\n')[0]}); not measured.`);
     }
   } finally {
     for (const target of targets) target.cleanup?.();

@@ -105,12 +105,14 @@ export class BlockExecutor {
    * Runs `txs` (per sender in nonce order) on top of the parent state and assembles the header.
    * A transaction whose execution takes more than `txBudgetMs` (time spent letting I/O run not
    * counted) is halted, undone and reported invalid: it never enters a block, so which node ran
-   * it how fast decides nothing other validators see.
+   * it how fast decides nothing other validators see. `directTransfers`: whether plain value
+   * transfers skip runTx (default: as created; an imported block's transactions are given, so the
+   * reasons to keep runTx at period 0 do not apply to it).
    */
-  async execute(ctx: BlockContext, txs: Iterable<PooledTx>, txBudgetMs = Infinity): Promise<ExecutedBlock> {
+  async execute(ctx: BlockContext, txs: Iterable<PooledTx>, txBudgetMs = Infinity, directTransfers = this.directTransfers): Promise<ExecutedBlock> {
     const number = ctx.parent.number + 1n;
     const block = evmBlock(this.common, number, ctx.timestamp, ctx.coinbase, ctx.gasLimit);
-    const transfers = this.directTransfers ? new DirectTransfers(this.state, new Address(ctx.coinbase)) : undefined;
+    const transfers = directTransfers ? new DirectTransfers(this.state, new Address(ctx.coinbase)) : undefined;
     const evm = this.vm.evm as EngineEVM;
     const watch = evm.executionWatch;
     const included: PooledTx[] = [];
