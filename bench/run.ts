@@ -23,6 +23,7 @@ import { markdown, OURS, ratio, type Cell, type Report, type Row } from './repor
 import { renderChart } from './chart.ts';
 import { poolBench } from './pool.ts';
 import { networkBench } from './network.ts';
+import { syncBench } from './sync.ts';
 import { awaitDelivery, subscribeNewHeads, type Subscribers } from './fanout.ts';
 import { nodeKeyFrom, enodeUrl } from '../src/node-key.ts';
 import { addressOf } from '../src/crypto/secp256k1.ts';
@@ -449,13 +450,32 @@ async function main(): Promise<void> {
       table.more.push({ short: r.name, label: `pool admission, in-process: ${r.name}`, unit: 'tx/s', better: 'higher', compare: false, cells: { [OURS]: m ? { value: Number(m[1]!.replace(/,/g, '')), text: r.extra || undefined } : { text: `${r.value} ${r.extra}` } } });
       log(`  ${r.name}: ${r.value}`);
     }
-    // after the single-node rows, so that its 4 nodes compete with nothing (bench/network.ts)
+    // issue 21: two processes of the bundle on loopback, a validator and a follower syncing from it
+    const syncBlocks = quick ? 1000 : 10_000;
+    log(`[chain-node] sync of ${n(syncBlocks)} blocks of 10 transfers from one peer over loopback (bench/sync.ts)`);
+    try {
+      const r = await syncBench({ blocks: syncBlocks, txs: 10, entry: ['dist/chain-node.mjs'] });
+      const perS = Math.round(r.blocks / r.seconds);
+      table.more.push({
+        short: 'sync',
+        label: `sync from one peer over loopback: ${n(syncBlocks)} blocks of 10 transfers, a follower's first imported block to its last`,
+        unit: 'blocks/s',
+        better: 'higher',
+        compare: false,
+        cells: { [OURS]: { value: perS, text: `${n(Math.round(r.txs / r.seconds))} tx/s` } },
+      });
+      log(`  ${n(perS)} blocks/s, ${n(Math.round(r.txs / r.seconds))} tx/s`);
+    } catch (e) {
+      log(`  sync failed: ${(e as Error).stack ?? e}`);
+      notes.push(`The sync row failed (${(e as Error).message.split('\n')[0]}); not measured.`);
+    }
+    // issue 21: a local network of 4 processes (bench/network.ts), after the single-node rows so that it competes with nothing
     log('[chain-node] a local network of 4 nodes (bench/network.ts)');
     try {
       table.more.push(...(await networkBench(quick, log)));
     } catch (e) {
-      log(`  failed: ${(e as Error).stack ?? e}`);
-      notes.push(`The network rows failed (${(e as Error).message.split('\n')[0]}); they are not measured.`);
+      log(`  network failed: ${(e as Error).stack ?? e}`);
+      notes.push(`The network rows failed (${(e as Error).message.split('\n')[0]}); not measured.`);
     }
   } finally {
     for (const target of targets) target.cleanup?.();

@@ -7,6 +7,7 @@ import type {
   BlockNumberOrTag,
   BlockNumberOrTagOrHash,
   BlockOrNull,
+  BlockOverrides,
   BlockTraceEntry,
   Bytes,
   Bytes32,
@@ -30,7 +31,10 @@ import type {
   SendTransactionInput,
   Signature65,
   SignedTransaction,
+  SimulatePayload,
+  SimulatedBlock,
   Snapshot,
+  StateOverrides,
   StorageKey,
   StorageRequests,
   StorageSlot,
@@ -38,6 +42,7 @@ import type {
   SubscriptionId,
   SubscriptionKind,
   Syncing,
+  TraceCallConfig,
   TraceConfig,
   TraceResult,
   Transaction,
@@ -250,6 +255,12 @@ export interface EthHandlers {
    * @param transaction Call object; `to` is required.
    * @param block Block whose state is read: a quantity, `earliest`, `latest`, `pending` or a plain integer
    * (DESIGN D9). Default `latest`.
+   * @param stateOverrides Accounts to override for this call only (geth's third parameter): balance, nonce,
+   * code, `state` or `stateDiff`, `movePrecompileToAddress`. A call with overrides always runs on @ethereumjs
+   * and is never answered from, nor stored in, the call-result cache.
+   * @param blockOverrides The block context the call sees instead of the block's (geth's fourth parameter):
+   * `number`, `time`, `gasLimit` and `feeRecipient`. The other BlockOverrides fields (`prevRandao`,
+   * `baseFeePerGas`, `withdrawals`, `blobBaseFee`) are refused here; eth_simulateV1 takes them.
    * @returns Return value of the executed contract.
    */
   call(
@@ -257,6 +268,8 @@ export interface EthHandlers {
       to: Address;
     },
     block: BlockNumberOrTag | undefined,
+    stateOverrides: StateOverrides | undefined,
+    blockOverrides: BlockOverrides | undefined,
     ctx: CallContext,
   ): Awaitable<Bytes>;
 
@@ -264,13 +277,35 @@ export interface EthHandlers {
    * eth_estimateGas, chain_estimateGas: Estimates the gas a transaction needs.
    * @param transaction Call object; all fields optional.
    * @param block Block whose state the estimate runs against. Default `pending`.
+   * @param stateOverrides Accounts to override for this call only (geth's third parameter): balance, nonce,
+   * code, `state` or `stateDiff`, `movePrecompileToAddress`. A call with overrides always runs on @ethereumjs
+   * and is never answered from, nor stored in, the call-result cache.
+   * @param blockOverrides The block context the call sees instead of the block's (geth's fourth parameter):
+   * `number`, `time`, `gasLimit` and `feeRecipient`. The other BlockOverrides fields (`prevRandao`,
+   * `baseFeePerGas`, `withdrawals`, `blobBaseFee`) are refused here; eth_simulateV1 takes them.
    * @returns Gas estimate.
    */
   estimateGas(
     transaction: CallObject,
     block: BlockNumberOrTag | undefined,
+    stateOverrides: StateOverrides | undefined,
+    blockOverrides: BlockOverrides | undefined,
     ctx: CallContext,
   ): Awaitable<Uint>;
+
+  /**
+   * eth_simulateV1, chain_simulateV1: Simulates blocks of calls with block and state overrides
+   * (execution-apis eth_simulateV1).
+   * @param payload The blocks to simulate and the options.
+   * @param block The base block whose state the first simulated block builds on: a quantity, a tag, a plain
+   * integer or a block hash. Default `latest`.
+   * @returns The simulated blocks, gaps filled, in order.
+   */
+  simulateV1(
+    payload: SimulatePayload,
+    block: BlockNumberOrTagOrHash | undefined,
+    ctx: CallContext,
+  ): Awaitable<SimulatedBlock[]>;
 
   /**
    * eth_createAccessList, chain_createAccessList: Returns the EIP-2930 access list a transaction would need,
@@ -894,13 +929,15 @@ export interface DebugHandlers {
    * @param transaction Call object; all fields optional (no `to`: a contract creation).
    * @param block Block whose state the call runs on: a quantity, a tag, a plain integer or a block hash.
    * Default `latest`.
-   * @param options Trace options (TraceConfig); default: the struct logger with stack and storage.
+   * @param options Trace options (TraceConfig); default: the struct logger with stack and storage;
+   * `stateOverrides` and `blockOverrides` change what the call sees, as eth_call's third and fourth
+   * parameters.
    * @returns The trace, in the tracer's shape.
    */
   traceCall(
     transaction: CallObject,
     block: BlockNumberOrTagOrHash | undefined,
-    options: TraceConfig | undefined,
+    options: TraceCallConfig | undefined,
     ctx: CallContext,
   ): Awaitable<TraceResult>;
 

@@ -1190,3 +1190,197 @@ export interface BlockTraceEntry {
   txHash: Hash32;
   result: TraceResult;
 }
+
+/**
+ * A 32-byte storage key or value as 0x-prefixed hex of exactly 64 digits (geth's common.Hash); any case is
+ * accepted.
+ */
+export type StorageWord = string;
+
+/** Storage slots and the 32-byte values they are given, by slot (execution-apis' AccountStorage). */
+export type StorageOverride = Record<string, StorageWord>;
+
+/**
+ * What a call sees of one account instead of its real state (geth's OverrideAccount). Every field is
+ * optional. `state` replaces the whole storage (slots not listed read zero), `stateDiff` sets the listed
+ * slots and keeps the others; both together are refused. `movePrecompileToAddress` (only on a precompile's
+ * address) moves the precompile there, so the address can be given code that wraps it. Unknown fields are
+ * ignored.
+ */
+export interface AccountOverride {
+  /** Balance in wei. */
+  balance?: Quantity;
+  /** Nonce (at most 2^64 - 1). */
+  nonce?: Quantity;
+  /** Code (runtime bytecode); `0x` removes the code. */
+  code?: Data;
+  /** The whole storage: every slot not listed reads zero. */
+  state?: StorageOverride;
+  /** Slots to set; the others keep their values. */
+  stateDiff?: StorageOverride;
+  /**
+   * Moves this address's precompile to the given address (which must not be overridden otherwise), before
+   * `code` is set here.
+   */
+  movePrecompileToAddress?: Address;
+}
+
+/**
+ * Account overrides by address (geth's StateOverride, execution-apis' StateOverrides): applied to the call's
+ * copy of the state before it runs, and gone with it. The real state is never changed.
+ */
+export type StateOverrides = Record<string, AccountOverride>;
+
+/** Fields of a simulated block's context (execution-apis' BlockOverrides). Unknown fields are ignored. */
+export interface BlockOverrides {
+  /** Block number: greater than the block before's (default: one more); a gap is filled with empty blocks. */
+  number?: Quantity;
+  /** Timestamp: not below the block before's (default: 12 more). */
+  time?: Quantity;
+  /** Block gas limit (default: the base block's). */
+  gasLimit?: Quantity;
+  /** Coinbase (default: this node's address, as for eth_call). */
+  feeRecipient?: Address;
+  /** PREVRANDAO's value (default: the istanbul digest every block of this chain carries). */
+  prevRandao?: Quantity;
+  /** Base fee (default 0, as every block of this chain). */
+  baseFeePerGas?: Quantity;
+  /** Accepted and ignored: this chain has no withdrawals. */
+  withdrawals?: unknown[];
+  /** Accepted and ignored: this chain has no blobs. */
+  blobBaseFee?: Quantity;
+}
+
+/**
+ * A call of a simulated block: a call object (`to` absent: a contract creation) with the transaction fields a
+ * simulation reads. It runs as a legacy transaction, as EIP-2930 with `accessList`, or as EIP-1559 when a
+ * 1559 fee is given. Unknown fields (`type`, blob fields) are ignored.
+ */
+export type SimulateCall = CallObject & {
+  /** Nonce (default: the sender's). With validation on it must be the sender's. */
+  nonce?: Quantity;
+  /** EIP-1559 fee cap. */
+  maxFeePerGas?: Quantity;
+  /** EIP-1559 tip cap. */
+  maxPriorityFeePerGas?: Quantity;
+};
+
+/**
+ * One simulated block: its context, its state overrides (applied before its calls, kept by the blocks after
+ * it) and its calls.
+ */
+export interface BlockStateCall {
+  blockOverrides?: BlockOverrides;
+  stateOverrides?: StateOverrides;
+  /** The block's calls, run in order, each on the state the one before left. */
+  calls?: SimulateCall[];
+}
+
+/** What eth_simulateV1 runs (execution-apis' EthSimulatePayload). */
+export interface SimulatePayload {
+  /** The blocks, in order (at most 256 block numbers after the base block). */
+  blockStateCalls: BlockStateCall[];
+  /**
+   * Report every ETH move as an ERC-20 Transfer log from 0xeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeee. Default
+   * false.
+   */
+  traceTransfers?: boolean;
+  /**
+   * Check each call as a transaction: nonce, fees against the base fee, balance for gas and value. Default
+   * false (as eth_call).
+   */
+  validation?: boolean;
+  /** Full transaction objects in `transactions` instead of hashes. Default false. */
+  returnFullTransactions?: boolean;
+}
+
+/** The outcome of one simulated call (execution-apis' CallResultSuccess / CallResultFailure). */
+export interface SimulatedCallResult {
+  /** `0x1` success, `0x0` failure. */
+  status: "0x0" | "0x1";
+  /** Return or revert data. */
+  returnData: Bytes;
+  /** Gas the call used as a transaction (intrinsic gas included, refund taken off). */
+  gasUsed: Uint;
+  /** Its logs (none when it failed), with the simulated block's hash and number. */
+  logs: Log[];
+  /** Why it failed: code 3 `execution reverted…` with the revert data, or -32015 `vm execution error: …`. */
+  error?: {
+    code: number;
+    message: string;
+    data?: Bytes;
+  };
+}
+
+/**
+ * A simulated block: a block object (hash, parent hash, roots of its transactions and receipts, logs bloom
+ * and gas used computed as for a real block; `stateRoot` is zero, the simulated state is not hashed) and the
+ * outcome of each call. Transactions are unsigned: their hashes are keccak256 of the unsigned encoding, and
+ * v, r, s are 0.
+ */
+export interface SimulatedBlock {
+  /** Block height. Null for the pending block. */
+  number: Uint | null;
+  /** Block hash. Null for the pending block. */
+  hash: Bytes32 | null;
+  /** Hash of the parent block. */
+  parentHash: Bytes32;
+  /**
+   * Block nonce, 8 bytes (always zero under istanbul consensus). The spec lists it as a quantity; it is sent
+   * as 8-byte data, the form Ethereum clients and the execution-apis description expect. Null for the pending
+   * block.
+   */
+  nonce: Bytes8 | null;
+  /** Mix hash (the istanbul digest). Null for the pending block. */
+  mixHash: Bytes32 | null;
+  /** Hash of the (always empty) uncle list (DESIGN D11). */
+  sha3Uncles: Bytes32;
+  /** Bloom filter of the block's logs. Null for the pending block. */
+  logsBloom: Bloom | null;
+  /** Root of the transactions tree. */
+  transactionsRoot: Bytes32;
+  /** Root of the state tree. */
+  stateRoot: Bytes32;
+  /** Root of the receipts tree. */
+  receiptsRoot: Bytes32;
+  /** Account that receives the block reward (the proposing validator). */
+  miner: Address;
+  /** Always `0x1` (DESIGN D11). */
+  difficulty: Uint;
+  /** Sum of the difficulties up to and including this block: the height + 1 (DESIGN D11). */
+  totalDifficulty: Uint;
+  /**
+   * Extra block data (istanbul: 32-byte vanity followed by the RLP of validators, seal and committed seals).
+   */
+  extraData: Bytes;
+  /** Block size in bytes. */
+  size: Uint;
+  /** Maximum gas allowed in the block. */
+  gasLimit: Uint;
+  /** Total gas used by all transactions in the block. */
+  gasUsed: Uint;
+  /** Block timestamp (Unix seconds). */
+  timestamp: Uint;
+  /** Base fee per gas: always `0x0` (DESIGN D12). */
+  baseFeePerGas: Uint;
+  /** Uncle hashes: always empty (DESIGN D11). */
+  uncles: Bytes32[];
+  /** Transaction hashes, or full transaction objects when the request's `fullTransactions` flag is true. */
+  transactions: Bytes32[] | Transaction[];
+  /** The outcome of each call, in order. */
+  calls: SimulatedCallResult[];
+}
+
+/**
+ * debug_traceCall's options (geth's TraceCallConfig): a TraceConfig, and the overrides `eth_call` takes as
+ * its third and fourth parameters.
+ */
+export type TraceCallConfig = TraceConfig & {
+  /** Accounts the traced call sees instead of the real ones (as eth_call's third parameter). */
+  stateOverrides?: StateOverrides;
+  /**
+   * Block fields the traced call sees (as eth_call's fourth parameter: `number`, `time`, `gasLimit`,
+   * `feeRecipient`).
+   */
+  blockOverrides?: BlockOverrides;
+};

@@ -3,12 +3,9 @@
 // from this process's event loop.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { execFile } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 import { startTestNode, testKey, testAddress, type TestNode } from './helpers/node.ts';
 import { compile } from './helpers/solc.ts';
-
-const CAST = fileURLToPath(new URL('../node_modules/.bin/cast', import.meta.url));
+import { runCast } from './helpers/cast.ts';
 
 const SOURCE = `
 pragma solidity ^0.8.20;
@@ -22,19 +19,7 @@ let node: TestNode;
 let counter: string;
 const FROM = testAddress(0);
 
-/**
- * `cast <command> --rpc-url <node> args…`: its standard output, trimmed. Options go before the
- * arguments (`cast send --create` takes everything after the code as constructor arguments). It
- * rejects with cast's error output: some errors (a bad argument) still exit 0.
- */
-function cast(command: string, ...args: string[]): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const argv = [command, '--rpc-url', node.url, ...args];
-    execFile(CAST, argv, { env: { ...process.env, FOUNDRY_DISABLE_NIGHTLY_WARNING: '1', NO_COLOR: '1' }, timeout: 15_000 }, (err, stdout, stderr) =>
-      err || /^error/m.test(stderr) ? reject(new Error(`cast ${argv.join(' ')}: ${stderr || err?.message}`)) : resolve(stdout.trim()),
-    );
-  });
-}
+const cast = (command: string, ...args: string[]) => runCast(node.url, command, ...args);
 
 const castJson = async (command: string, ...args: string[]) => JSON.parse(await cast(command, '--json', ...args));
 const send = (...args: string[]) => castJson('send', '--private-key', testKey(0), ...args);

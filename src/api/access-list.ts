@@ -46,7 +46,7 @@ export function accessListEntries(list: AccessMap): AccessListEntry[] {
   return sorted(list.keys()).map((address) => ({ address: `0x${address}`, storageKeys: sorted(list.get(address)!).map((slot) => `0x${slot}`) }));
 }
 
-function accessListBytes(list: AccessMap): AccessListBytes {
+export function accessListBytes(list: AccessMap): AccessListBytes {
   return sorted(list.keys()).map((address) => [hexToBytes(address), sorted(list.get(address)!).map(hexToBytes)]);
 }
 

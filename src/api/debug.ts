@@ -14,11 +14,12 @@ import { logsBloom } from '../chain/bloom.ts';
 import { keccak256 } from '../crypto/keccak.ts';
 import { bytesToHex, hexToBytes } from '../util/hex.ts';
 import { durationMs } from '../node/config.ts';
-import type { BlockTraceEntry, TraceConfig, TraceResult } from '../../generated/types.ts';
+import type { BlockTraceEntry, TraceCallConfig, TraceConfig, TraceResult } from '../../generated/types.ts';
 import { blockNumberOf, blockRefOf, type BlockRef } from './block-param.ts';
 import { toCallRequest, type CallObject } from './call-object.ts';
 import { invalidParams, serverError, translate } from './errors.ts';
-import { callContext, cappedGas, DEFAULT_EVM_TIMEOUT_MS, type CallLimits } from './eth-call.ts';
+import { callContext, cappedGas, DEFAULT_EVM_TIMEOUT_MS, withBlockOverrides, type CallLimits } from './eth-call.ts';
+import { toStateOverrides } from './state-override-param.ts';
 import { blockHandlers } from './eth-blocks.ts';
 import { StructLogger } from './struct-logger.ts';
 import { CallTracer } from './call-tracer.ts';
@@ -122,15 +123,16 @@ export function debugHandlers(ctx: ApiContext, limits: CallLimits) {
     traceBlockByHash: (hash: string, options?: TraceConfig) => traceBlock(blockOf({ blockHash: hash }), options),
 
     /** Bounded as eth_call (--rpc.gascap); the trace's gas is what a transaction carrying the call would use. */
-    async traceCall(tx: CallObject, block?: BlockRef, options?: TraceConfig): Promise<TraceResult> {
+    async traceCall(tx: CallObject, block?: BlockRef, options?: TraceCallConfig): Promise<TraceResult> {
       const req = toCallRequest(tx);
-      const context = callContext(core, block);
+      const overrides = toStateOverrides(options?.stateOverrides, core.calls.precompileAddresses(), 'options.stateOverrides');
+      const context = withBlockOverrides(callContext(core, block), options?.blockOverrides, 'options.blockOverrides');
       const gas = cappedGas(limits, req.gas, context.gasLimit);
       const tracer = tracerFor(options, '2 (options)');
       const timeoutMs = timeoutOf(options, '2 (options)');
       const { intrinsic, minimum } = core.calls.txGas(req);
       if (gas < minimum) throw serverError(`intrinsic gas too low: have ${gas}, want ${minimum}`);
-      const trace = await core.calls.traceCall(req, context, gas - intrinsic, tracer, performance.now() + timeoutMs).catch(traceFailed);
+      const trace = await core.calls.traceCall(req, context, gas - intrinsic, tracer, performance.now() + timeoutMs, overrides).catch(traceFailed);
       const { outcome } = trace;
       const gasUsed = gasAfterRefund(intrinsic + outcome.executionGasUsed, trace.gasRefund);
       return tracer.result({ gasUsed, gasLimit: gas, returnValue: outcome.returnValue, error: outcome.error }) as TraceResult;

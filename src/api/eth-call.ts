@@ -2,12 +2,13 @@
 import type { ApiContext } from './context.ts';
 import type { ChainCore } from '../node/core.ts';
 import { CallTimeout, type CallContext } from '../exec/call.ts';
-import { bytesToHex, quantity } from '../util/hex.ts';
+import { bytesToHex, hexToBytes, quantity } from '../util/hex.ts';
 import { blockNumberOf, blockRefOf, stateHeaderOf, type BlockRef } from './block-param.ts';
 import { toCallRequest, type CallObject } from './call-object.ts';
-import { revertError, serverError, translate } from './errors.ts';
+import { invalidParams, revertError, serverError, translate } from './errors.ts';
 import { accessListEntries, declaredAccessList, findAccessList } from './access-list.ts';
-import type { AccessListEntry, AccessListResult } from '../../generated/types.ts';
+import type { AccessListEntry, AccessListResult, BlockOverrides, StateOverrides } from '../../generated/types.ts';
+import { toStateOverrides } from './state-override-param.ts';
 
 export interface CallLimits {
   /** most gas a call or an estimate may burn (geth's --rpc.gascap); keeps one request from stalling the node */
@@ -19,7 +20,7 @@ export interface CallLimits {
 export const DEFAULT_EVM_TIMEOUT_MS = 5000;
 
 /** A duration as Go prints it (geth's timeout message): 5s, 1.5s, 300ms. */
-function goDuration(ms: number): string {
+export function goDuration(ms: number): string {
   return ms >= 1000 ? `${ms / 1000}s` : `${ms}ms`;
 }
 
@@ -35,6 +36,27 @@ export function callContext(core: ChainCore, block: BlockRef): CallContext {
     timestamp: pending ? (now > header.timestamp ? now : header.timestamp) : header.timestamp,
     coinbase: core.nodeKey.address,
     gasLimit: header.gasLimit,
+  };
+}
+
+/** BlockOverrides fields a call context has no place for (eth_simulateV1 takes them). */
+const UNSUPPORTED_BLOCK_OVERRIDES = ['prevRandao', 'baseFeePerGas', 'withdrawals', 'blobBaseFee'] as const;
+
+/**
+ * geth's fourth parameter: the block fields the call sees instead of the block's. They are part of
+ * the context, so the view interpreter and the call-result cache (keyed by the context) see them too.
+ */
+export function withBlockOverrides(ctx: CallContext, o: BlockOverrides | null | undefined, name = 'blockOverrides'): CallContext {
+  if (o == null) return ctx;
+  for (const field of UNSUPPORTED_BLOCK_OVERRIDES) {
+    if (o[field] != null) throw invalidParams(`${name}: ${field} is not supported by this method; eth_simulateV1 takes it`);
+  }
+  return {
+    ...ctx,
+    number: o.number != null ? BigInt(o.number) : ctx.number,
+    timestamp: o.time != null ? BigInt(o.time) : ctx.timestamp,
+    gasLimit: o.gasLimit != null ? BigInt(o.gasLimit) : ctx.gasLimit,
+    coinbase: o.feeRecipient != null ? hexToBytes(o.feeRecipient) : ctx.coinbase,
   };
 }
 
@@ -61,10 +83,11 @@ export function callHandlers({ core }: ApiContext, limits: CallLimits) {
   };
 
   return {
-    async call(tx: CallObject, block: BlockRef) {
+    async call(tx: CallObject, block: BlockRef, stateOverrides?: StateOverrides | null, blockOverrides?: BlockOverrides | null) {
       const req = toCallRequest(tx);
-      const ctx = contextFor(block);
-      const out = await core.calls.call(req, ctx, capped(req.gas, ctx.gasLimit), deadline()).catch(failed);
+      const overrides = toStateOverrides(stateOverrides, core.calls.precompileAddresses());
+      const ctx = withBlockOverrides(contextFor(block), blockOverrides);
+      const out = await core.calls.call(req, ctx, capped(req.gas, ctx.gasLimit), deadline(), overrides).catch(failed);
       if (out.success) return bytesToHex(out.returnValue);
       if (out.error === 'revert') throw revertError(out.returnValue);
       throw serverError(`execution failed: ${out.error}`);
@@ -80,11 +103,12 @@ export function callHandlers({ core }: ApiContext, limits: CallLimits) {
       return { accessList: accessListEntries(found.list), gasUsed: quantity(found.gasUsed), ...(error !== undefined ? { error } : {}) };
     },
 
-    async estimateGas(tx: CallObject, block?: BlockRef) {
+    async estimateGas(tx: CallObject, block?: BlockRef, stateOverrides?: StateOverrides | null, blockOverrides?: BlockOverrides | null) {
       const req = toCallRequest(tx);
-      const ctx = contextFor(block ?? 'pending');
+      const overrides = toStateOverrides(stateOverrides, core.calls.precompileAddresses());
+      const ctx = withBlockOverrides(contextFor(block ?? 'pending'), blockOverrides);
       const cap = await estimateCap(req.gas, ctx.gasLimit);
-      const result = await core.calls.estimate(req, ctx, cap, deadline()).catch(failed);
+      const result = await core.calls.estimate(req, ctx, cap, deadline(), overrides).catch(failed);
       if ('gas' in result) return quantity(result.gas);
       if (result.failure.error === 'revert') throw revertError(result.failure.returnValue);
       throw serverError(`gas required exceeds allowance (${cap}): ${result.failure.error}`);

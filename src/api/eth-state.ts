@@ -27,7 +27,11 @@ export function stateHandlers({ core }: ApiContext) {
   return {
     gasPrice: () => quantity(core.minGasPrice),
     protocolVersion: () => quantity(PROTOCOL_VERSION),
-    syncing: () => false as const,
+    syncing: () => {
+      const p = core.syncProgress;
+      // Venachain's object: its fast sync's state counters stay 0 (this node executes every block)
+      return p === undefined ? (false as const) : { startingBlock: quantity(p.startingBlock), currentBlock: quantity(chain.headNumber), highestBlock: quantity(p.highestBlock), pulledStates: '0x0', knownStates: '0x0' };
+    },
     chainId: () => quantity(core.config.chainId),
     blockNumber: () => quantity(chain.headNumber),
 

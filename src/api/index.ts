@@ -6,6 +6,7 @@ import { blockHandlers } from './eth-blocks.ts';
 import { sealingHandlers } from './eth-sealing.ts';
 import { proofHandlers } from './eth-proof.ts';
 import { callHandlers, type CallLimits } from './eth-call.ts';
+import { simulateHandlers } from './eth-simulate.ts';
 import { submitHandlers } from './eth-submit.ts';
 import { poolViewHandlers, txpoolHandlers } from './txpool.ts';
 import { personalHandlers } from './personal.ts';
@@ -26,6 +27,7 @@ export function buildHandlers(ctx: ApiContext, limits: CallLimits, filterSetup: 
       ...sealingHandlers(ctx),
       ...proofHandlers(ctx),
       ...calls,
+      ...simulateHandlers(ctx, limits),
       ...submitHandlers(ctx, (tx) => calls.estimateGas(tx)),
       ...poolViewHandlers(ctx),
       ...filterHandlers(filters),

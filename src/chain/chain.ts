@@ -12,6 +12,14 @@ export interface TxLocation {
   index: number;
 }
 
+/** A block executed and sealed, with what its commit writes besides it. */
+export interface CommittableBlock {
+  block: BlockRecord;
+  receipts: StoredReceipt[];
+  trieNodes: TrieGeneration;
+  creators: [Uint8Array, Uint8Array][];
+}
+
 export interface HeadInfo {
   hash: Uint8Array;
   header: Header;
@@ -131,25 +139,39 @@ export class Chain {
    * A16). A larger block commits on the write thread, so the event loop keeps serving (and the
    * sealer executes the next block) meanwhile. Callers never overlap two commits.
    */
-  async commitBlock(block: BlockRecord, receipts: StoredReceipt[], trieDb: OverlayTrieDB, trieNodes: TrieGeneration, creators: [Uint8Array, Uint8Array][]): Promise<void> {
+  commitBlock(block: BlockRecord, receipts: StoredReceipt[], trieDb: OverlayTrieDB, trieNodes: TrieGeneration, creators: [Uint8Array, Uint8Array][]): Promise<void> {
+    return this.commitBlocks([{ block, receipts, trieNodes, creators }], trieDb);
+  }
+
+  /**
+   * Commits consecutive blocks in one LMDB write transaction (one sync of the disk for all: block
+   * import commits what executed while the previous commit ran); the head moves once, to the last.
+   * `onWriteThread`: always commit on LMDB's write thread (else commitBlock's rule by transaction
+   * count) — the importer executes the next blocks meanwhile, which makes the next group larger.
+   */
+  async commitBlocks(blocks: readonly CommittableBlock[], trieDb: OverlayTrieDB, onWriteThread = false): Promise<void> {
     const { store } = this;
-    const number = Number(block.header.number);
     const write = () => {
-      trieDb.write(trieNodes);
-      store.headers.put(block.hash, encodeHeader(block.header));
-      store.bodies.put(block.hash, [block.txs, block.senders] as never);
-      store.receipts.put(block.hash, receipts as never);
-      store.canon.put(number, block.hash);
-      for (let i = 0; i < block.txs.length; i++) store.txIndex.put(block.txHashes?.[i] ?? keccak256(block.txs[i]!), [number, i]);
-      for (const [address, creator] of creators) store.creators.put(address, creator);
-      store.meta.put('head', block.hash);
-      if (number === 0) store.meta.put('genesis', block.hash);
+      for (const { block, receipts, trieNodes, creators } of blocks) {
+        const number = Number(block.header.number);
+        trieDb.write(trieNodes);
+        store.headers.put(block.hash, encodeHeader(block.header));
+        store.bodies.put(block.hash, [block.txs, block.senders] as never);
+        store.receipts.put(block.hash, receipts as never);
+        store.canon.put(number, block.hash);
+        for (let i = 0; i < block.txs.length; i++) store.txIndex.put(block.txHashes?.[i] ?? keccak256(block.txs[i]!), [number, i]);
+        for (const [address, creator] of creators) store.creators.put(address, creator);
+        if (number === 0) store.meta.put('genesis', block.hash);
+      }
+      store.meta.put('head', blocks.at(-1)!.block.hash);
     };
-    if (block.txs.length <= SYNC_COMMIT_TXS) store.env.transactionSync(write);
+    const txs = blocks.reduce((n, b) => n + b.block.txs.length, 0);
+    if (txs <= SYNC_COMMIT_TXS && !onWriteThread) store.env.transactionSync(write);
     else await store.env.transaction(write);
-    trieDb.committed(trieNodes);
-    this._head = { hash: block.hash, header: block.header };
-    if (number === 0) this._genesis = this._head;
+    for (const b of blocks) trieDb.committed(b.trieNodes);
+    const last = blocks.at(-1)!.block;
+    this._head = { hash: last.hash, header: last.header };
+    if (last.header.number === 0n) this._genesis = this._head;
     for (const fn of this.headMoved) fn();
   }
 

@@ -19,6 +19,9 @@ import type { StateReader } from '../state/reader.ts';
 import { ExecutionWatch } from './execution-watch.ts';
 import { bytesToHex } from '../util/hex.ts';
 import type { EvmTracer, TxEnd } from './tracer.ts';
+import { CallError, CallTimeout, TraceTooLarge } from './call-errors.ts';
+import { applyStateOverrides, type StateOverrides } from './state-override.ts';
+import { simulateBlocks, type SimulatedBlock, type SimulatedBlockSpec, type SimulationOptions } from './simulate.ts';
 
 export interface CallRequest {
   from?: Uint8Array;
@@ -60,13 +63,14 @@ export interface AccessTrace {
   created?: Uint8Array;
 }
 
-export class CallError extends Error {}
+/** What a message run on @ethereumjs does besides running (see runOnEvm). */
+interface RunOptions {
+  declared?: AccessMap;
+  tracer?: EvmTracer;
+  overrides?: StateOverrides;
+}
 
-/** The call's deadline (--rpc.evmtimeout) passed before it finished; the API names the timeout. */
-export class CallTimeout extends CallError {}
-
-/** A tracer's output passed its cap; execution was halted (the message says which cap). */
-export class TraceTooLarge extends CallError {}
+export { CallError, CallTimeout, TraceTooLarge };
 
 /** EIP-3529: a transaction's refund is at most a fifth of the gas it used. */
 const MAX_REFUND_QUOTIENT = 5n;
@@ -147,9 +151,12 @@ export class CallRunner {
   /**
    * Runs the message against the state at ctx.stateRoot and discards every change. Past
    * `deadline` (performance.now() ms) a message on @ethereumjs halts with CallTimeout; the view
-   * interpreter runs synchronously, bounded by gas (~125 ms at the 50M cap).
+   * interpreter runs synchronously, bounded by gas (~125 ms at the 50M cap). A call with state
+   * overrides runs on @ethereumjs, past the view interpreter (which reads the real state) and the
+   * result cache (whose key does not name them).
    */
-  call(req: CallRequest, ctx: CallContext, gasLimit: bigint, deadline = Infinity): Promise<CallOutcome> {
+  call(req: CallRequest, ctx: CallContext, gasLimit: bigint, deadline = Infinity, overrides?: StateOverrides): Promise<CallOutcome> {
+    if (overrides !== undefined && overrides.length > 0) return this.queued(async () => (await this.runOnEvm(req, ctx, gasLimit, deadline, { overrides })).outcome);
     const views = this.views;
     if (views !== undefined) {
       // the interpreter answers before the result cache: running a view is as cheap as its key
@@ -188,7 +195,7 @@ export class CallRunner {
   }
 
   private onEthereumjs(req: CallRequest, ctx: CallContext, gasLimit: bigint, deadline: number): Promise<CallOutcome> {
-    return this.queued(() => this.runNow(req, ctx, gasLimit, deadline));
+    return this.queued(async () => (await this.runOnEvm(req, ctx, gasLimit, deadline)).outcome);
   }
 
   /**
@@ -196,12 +203,12 @@ export class CallRunner {
    * the result cache) as a transaction declaring `declared` as its EIP-2930 access list.
    */
   traceAccesses(req: CallRequest, ctx: CallContext, gasLimit: bigint, declared: AccessMap, deadline = Infinity): Promise<AccessTrace> {
-    return this.queued(() => this.runOnEvm(req, ctx, gasLimit, deadline, declared));
+    return this.queued(() => this.runOnEvm(req, ctx, gasLimit, deadline, { declared }));
   }
 
-  /** Runs the message on @ethereumjs (never the view interpreter or the cache) with `tracer` recording it. */
-  traceCall(req: CallRequest, ctx: CallContext, gasLimit: bigint, tracer: EvmTracer, deadline = Infinity): Promise<AccessTrace> {
-    return this.queued(() => this.runOnEvm(req, ctx, gasLimit, deadline, undefined, tracer));
+  /** Runs the message on @ethereumjs (never the view interpreter or the cache) with `tracer` recording it, after `overrides`. */
+  traceCall(req: CallRequest, ctx: CallContext, gasLimit: bigint, tracer: EvmTracer, deadline = Infinity, overrides?: StateOverrides): Promise<AccessTrace> {
+    return this.queued(() => this.runOnEvm(req, ctx, gasLimit, deadline, { tracer, overrides }));
   }
 
   /**
@@ -212,6 +219,24 @@ export class CallRunner {
    */
   replay(ctx: CallContext, raws: readonly Uint8Array[], tracers: readonly (EvmTracer | undefined)[], timeoutMs: number): Promise<TxEnd[]> {
     return this.queued(() => this.replayNow(ctx, raws, tracers, timeoutMs));
+  }
+
+  /**
+   * eth_simulateV1: runs the blocks on the state at base.stateRoot (src/exec/simulate.ts) inside
+   * one checkpoint, reverted at the end, on this VM and its queue.
+   */
+  simulate(base: CallContext, baseHash: Uint8Array, blocks: readonly SimulatedBlockSpec[], options: SimulationOptions): Promise<SimulatedBlock[]> {
+    return this.queued(async () => {
+      if (performance.now() > options.deadline) throw new CallTimeout();
+      await this.atRoot(base.stateRoot);
+      await this.state.checkpoint();
+      try {
+        return await simulateBlocks(this.vm, this.state, this.common, this.txCommon, base, baseHash, blocks, options);
+      } finally {
+        await this.state.revert();
+        (this.vm.evm as EngineEVM).takeCreations();
+      }
+    });
   }
 
   private async replayNow(ctx: CallContext, raws: readonly Uint8Array[], tracers: readonly (EvmTracer | undefined)[], timeoutMs: number): Promise<TxEnd[]> {
@@ -267,15 +292,12 @@ export class CallRunner {
     return this.block.block;
   }
 
-  private async runNow(req: CallRequest, ctx: CallContext, gasLimit: bigint, deadline: number): Promise<CallOutcome> {
-    return (await this.runOnEvm(req, ctx, gasLimit, deadline)).outcome;
-  }
-
   /**
    * With `declared`, the journal reports what the message accesses (its own record, kept for
-   * EIP-2929 gas anyway); with `tracer`, the tracer records the execution.
+   * EIP-2929 gas anyway); with `tracer`, the tracer records the execution; `overrides` are
+   * written inside the message's checkpoint, so its revert removes them.
    */
-  private async runOnEvm(req: CallRequest, ctx: CallContext, gasLimit: bigint, deadline: number, declared?: AccessMap, tracer?: EvmTracer): Promise<AccessTrace> {
+  private async runOnEvm(req: CallRequest, ctx: CallContext, gasLimit: bigint, deadline: number, { declared, tracer, overrides }: RunOptions = {}): Promise<AccessTrace> {
     // its time ran out while calls before it ran
     if (performance.now() > deadline) throw new CallTimeout();
     await this.atRoot(ctx.stateRoot);
@@ -283,12 +305,15 @@ export class CallRunner {
     const evm = this.vm.evm as EngineEVM;
     const watch = evm.executionWatch;
     await evm.journal.checkpoint();
-    this.warmAsTransaction(req, ctx, declared);
-    const from = req.from ?? new Uint8Array(20);
-    await tracer?.start?.(this.state, [from, ...(req.to ? [req.to] : []), ctx.coinbase]);
-    const detach = tracer && attach(this.vm, tracer);
-    watch.limit({ deadline });
+    let restorePrecompiles: (() => void) | undefined;
+    let detach: (() => unknown) | undefined;
     try {
+      if (overrides) restorePrecompiles = await applyStateOverrides(overrides, this.state, evm);
+      this.warmAsTransaction(req, ctx, declared);
+      const from = req.from ?? new Uint8Array(20);
+      await tracer?.start?.(this.state, [from, ...(req.to ? [req.to] : []), ctx.coinbase]);
+      detach = tracer && attach(this.vm, tracer);
+      watch.limit({ deadline });
       const res = await evm.runCall({
         block,
         caller: new Address(from),
@@ -319,6 +344,7 @@ export class CallRunner {
     } finally {
       detach?.();
       watch.unlimit();
+      restorePrecompiles?.();
       await evm.journal.revert();
       evm.takeCreations();
       // the always-warm set outlives reverts: leave none of this run's behind
@@ -361,7 +387,7 @@ export class CallRunner {
    * probing the gas the unbounded run used plus the 63/64 headroom (geth's shortcut).
    * Returns the failing outcome when even `cap` fails. The whole search ends by `deadline`.
    */
-  async estimate(req: CallRequest, ctx: CallContext, cap: bigint, deadline = Infinity): Promise<{ gas: bigint } | { failure: CallOutcome }> {
+  async estimate(req: CallRequest, ctx: CallContext, cap: bigint, deadline = Infinity, overrides?: StateOverrides): Promise<{ gas: bigint } | { failure: CallOutcome }> {
     const { intrinsic, minimum } = this.txGas(req);
     if (cap < minimum) throw new CallError(`gas required exceeds allowance (${cap})`);
     // probes the view interpreter answers settle through microtasks only: without a look between
@@ -370,9 +396,9 @@ export class CallRunner {
     pace.limit({ deadline });
     const succeeds = async (gas: bigint) => {
       if (!(await pace.look())) throw new CallTimeout();
-      return (await this.call(req, ctx, gas, deadline)).success;
+      return (await this.call(req, ctx, gas, deadline, overrides)).success;
     };
-    const top = await this.call(req, ctx, cap - intrinsic, deadline);
+    const top = await this.call(req, ctx, cap - intrinsic, deadline, overrides);
     if (!top.success) return { failure: top };
     let lo = top.executionGasUsed - 1n;
     let hi = cap - intrinsic;

@@ -71,11 +71,12 @@ export const EVM_BLOB_BASE_FEE = 1n;
 const blockCommons = new WeakMap<Common, Common>();
 
 /** The header context @ethereumjs needs to run transactions of a block at `number`. */
-export function evmBlock(common: Common, number: bigint, timestamp: bigint, coinbase: Uint8Array, gasLimit: bigint): Block {
+/** `fields`: eth_simulateV1's block overrides (src/exec/simulate.ts); a chain block keeps the defaults. */
+export function evmBlock(common: Common, number: bigint, timestamp: bigint, coinbase: Uint8Array, gasLimit: bigint, fields: { baseFeePerGas?: bigint; mixHash?: Uint8Array } = {}): Block {
   let shared = blockCommons.get(common);
   if (!shared) blockCommons.set(common, (shared = shareableCommon(common, paramsBlock)));
   return createBlock(
-    { header: { number, timestamp, coinbase, gasLimit, baseFeePerGas: EVM_BLOCK_BASE_FEE, mixHash: ISTANBUL_DIGEST, difficulty: 0n } },
+    { header: { number, timestamp, coinbase, gasLimit, baseFeePerGas: fields.baseFeePerGas ?? EVM_BLOCK_BASE_FEE, mixHash: fields.mixHash ?? ISTANBUL_DIGEST, difficulty: 0n } },
     { common: shared, skipConsensusFormatValidation: true },
   );
 }
@@ -104,12 +105,14 @@ export class BlockExecutor {
    * Runs `txs` (per sender in nonce order) on top of the parent state and assembles the header.
    * A transaction whose execution takes more than `txBudgetMs` (time spent letting I/O run not
    * counted) is halted, undone and reported invalid: it never enters a block, so which node ran
-   * it how fast decides nothing other validators see.
+   * it how fast decides nothing other validators see. `directTransfers`: whether plain value
+   * transfers skip runTx (default: as created; an imported block's transactions are given, so the
+   * reasons to keep runTx at period 0 do not apply to it).
    */
-  async execute(ctx: BlockContext, txs: Iterable<PooledTx>, txBudgetMs = Infinity): Promise<ExecutedBlock> {
+  async execute(ctx: BlockContext, txs: Iterable<PooledTx>, txBudgetMs = Infinity, directTransfers = this.directTransfers): Promise<ExecutedBlock> {
     const number = ctx.parent.number + 1n;
     const block = evmBlock(this.common, number, ctx.timestamp, ctx.coinbase, ctx.gasLimit);
-    const transfers = this.directTransfers ? new DirectTransfers(this.state, new Address(ctx.coinbase)) : undefined;
+    const transfers = directTransfers ? new DirectTransfers(this.state, new Address(ctx.coinbase)) : undefined;
     const evm = this.vm.evm as EngineEVM;
     const watch = evm.executionWatch;
     const included: PooledTx[] = [];

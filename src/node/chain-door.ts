@@ -11,9 +11,6 @@ const NODE_MANAGEMENT_BYTES = hexToBytes(NODE_MANAGEMENT);
 export class CoreChainDoor implements ChainDoor {
   readonly networkId: bigint;
   readonly genesisHash: Uint8Array;
-  /** what eth_syncing answers (undefined: in step) */
-  syncing: SyncProgress | undefined;
-
   constructor(private readonly core: ChainCore) {
     this.networkId = core.config.chainId;
     this.genesisHash = core.chain.genesis.hash;
@@ -37,9 +34,8 @@ export class CoreChainDoor implements ChainDoor {
     return out;
   }
 
-  importBlocks(_encoded: readonly Uint8Array[]): Promise<ImportOutcome> {
-    // built by the block-import change (issue 21): verify seals, execute, compare roots, commit
-    return Promise.resolve({ imported: 0, refused: { index: 0, reason: 'block import is not built yet', peerFault: false } });
+  importBlocks(encoded: readonly Uint8Array[]): Promise<ImportOutcome> {
+    return this.core.importBlocks(encoded);
   }
 
   async receiveTransaction(raw: Uint8Array): Promise<TxOutcome> {
@@ -47,7 +43,8 @@ export class CoreChainDoor implements ChainDoor {
   }
 
   onNewBlock(listener: (block: { number: bigint; hash: Uint8Array; encoded: Uint8Array }) => void): void {
-    this.core.events.onBlock(({ block }) => listener({ number: block.header.number, hash: block.hash, encoded: encodeBlock(block.header, block.txs) }));
+    // a syncing node imports blocks its peers already have (geth's downloader announces none either)
+    this.core.events.onBlock(({ block }) => this.core.syncProgress === undefined && listener({ number: block.header.number, hash: block.hash, encoded: encodeBlock(block.header, block.txs) }));
   }
 
   onLocalTransaction(listener: (raw: Uint8Array) => void): void {
@@ -77,6 +74,6 @@ export class CoreChainDoor implements ChainDoor {
   }
 
   setSyncing(progress: SyncProgress | undefined): void {
-    this.syncing = progress;
+    this.core.syncProgress = progress;
   }
 }

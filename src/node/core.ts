@@ -21,7 +21,8 @@ import { TxPool } from '../txpool/pool.ts';
 import { DEFAULT_REJOURNAL_MS, DEFAULT_TX_JOURNAL, type TxPoolConfig } from '../txpool/config.ts';
 import { readJournal, TxJournal, type JournalRecord } from '../txpool/journal.ts';
 import { checkState, checkStateless, RecentlyRefused, TxMalformed, TxRejected, type AdmissionRules } from '../txpool/admission.ts';
-import type { TxOutcome } from '../p2p/chain-door.ts';
+import type { ImportOutcome, SyncProgress, TxOutcome } from '../p2p/chain-door.ts';
+import { BlockImport } from '../chain/block-import.ts';
 import type { PooledTx } from '../txpool/pooled-tx.ts';
 import { recoveryHere, startRecoveryThreads, type SignatureRecovery } from '../crypto/signature-recovery.ts';
 import { Sealer } from '../consensus/sealer.ts';
@@ -86,6 +87,12 @@ export class ChainCore {
   private journal: TxJournal | undefined;
   /** ParameterManagement's values in force after a block (the head's: read once per head) */
   private readonly params: ChainParamsReader;
+  /** blocks from peers (set once the core is open) */
+  private importer!: BlockImport;
+  /** recovers the senders and seals of imported blocks */
+  private importRecovery!: SignatureRecovery;
+  /** what eth_syncing answers: the sync's progress while it runs, undefined when in step */
+  syncProgress: SyncProgress | undefined;
 
   private constructor(
     readonly datadir: string,
@@ -194,6 +201,24 @@ export class ChainCore {
     if (journal) await core.openJournal(isAbsolute(journal) ? journal : join(o.datadir, journal), o.txRejournalMs ?? DEFAULT_REJOURNAL_MS);
     await devUnlocked;
     core.startSealing(o);
+    // Blocks from peers come in hundreds while a node syncs, and their senders and seals are its
+    // largest cost after execution: recovered beside the event loop wherever there is a second core
+    // (the admission measurements of A20 do not apply: no load generator shares the machine). The
+    // thread starts with the first block imported.
+    core.importRecovery = recoveryThreads > 0 || availableParallelism() < 2 ? recovery : startRecoveryThreads(1, o.log);
+    core.importer = new BlockImport({
+      chain,
+      executor,
+      state,
+      pool,
+      events: core.events,
+      common: txCommon,
+      recovery: core.importRecovery,
+      rules: (parent) => core.blockRules(parent, false),
+      sealing: () => core.sealing,
+      directTransfers: o.directTransfers ?? true,
+      log: o.log,
+    });
     return core;
   }
 
@@ -245,6 +270,11 @@ export class ChainCore {
       gasLimit: params.blockGasLimit ?? parent.header.gasLimit,
       produceEmpty: sealEmpty || params.produceEmpty,
     };
+  }
+
+  /** Blocks from peers, verified, executed and committed in order (ChainDoor.importBlocks). */
+  importBlocks(encoded: readonly Uint8Array[]): Promise<ImportOutcome> {
+    return this.importer.importBlocks(encoded);
   }
 
   /** The parameters the next block is built under: what admission, gas estimates and default gas follow. */
@@ -341,9 +371,11 @@ export class ChainCore {
 
   async close(): Promise<void> {
     await this.sealer?.stop();
+    await this.importer.idle();
     await this.journal?.close();
     await Promise.all([this.executor.close(), this.calls.close()]);
     await this.recovery.close();
+    if (this.importRecovery !== this.recovery) await this.importRecovery.close();
     this.pool.close();
     await this.accounts.close();
     await this.store.close();

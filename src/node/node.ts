@@ -3,6 +3,7 @@
 import { ChainCore } from './core.ts';
 import { CoreChainDoor } from './chain-door.ts';
 import type { NetworkHost } from '../p2p/host.ts';
+import { BlockSync } from '../p2p/sync.ts';
 import { createLogger, type Logger } from './logger.ts';
 import { isLoopback, type NodeConfig } from './config.ts';
 import { buildHandlers } from '../api/index.ts';
@@ -97,6 +98,8 @@ export async function startNode(config: NodeConfig, log: Logger = createLogger(c
   // what the network may ask of the chain (src/p2p/chain-door.ts)
   const door = new CoreChainDoor(core);
   let network: NetworkHost | undefined;
+  /** downloads and imports what peers have beyond this node's head */
+  let sync: BlockSync | undefined;
   if (config.p2p) {
     try {
       // loaded only for a node with a network: libp2p's ESM-only packages cannot be require()d, which is how the tests load the sources (uvu -r tsx)
@@ -110,6 +113,12 @@ export async function startNode(config: NodeConfig, log: Logger = createLogger(c
         name: clientVersion(pkg.version),
         log,
       });
+      // a node that seals is the chain's one writer and imports nothing (src/chain/block-import.ts):
+      // it has nothing to sync (the multi-validator consensus will have validators catch up too)
+      if (!core.sealing) {
+        sync = new BlockSync(network, door, log);
+        sync.start();
+      }
     } catch (e) {
       await core.close();
       throw e;
@@ -164,6 +173,7 @@ export async function startNode(config: NodeConfig, log: Logger = createLogger(c
       log,
     });
   } catch (e) {
+    await sync?.stop();
     await network?.close();
     await core.close();
     throw e;
@@ -180,6 +190,7 @@ export async function startNode(config: NodeConfig, log: Logger = createLogger(c
     close() {
       closing ??= (async () => {
         await server.close();
+        await sync?.stop();
         await network?.close();
         await core.close();
       })();

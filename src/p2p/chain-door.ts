@@ -20,6 +20,8 @@ export interface BlockRefusal {
 export interface ImportOutcome {
   /** blocks imported (a block already in the chain counts as imported) */
   imported: number;
+  /** transactions in the blocks this call added to the chain (the sync's tx/s) */
+  transactions: number;
   refused?: BlockRefusal;
 }
 

@@ -391,7 +391,8 @@ export class TxPool {
     const accounts = changed ? addresses.map((a) => changed.get(a)!) : await Promise.all(addresses.map((a) => this.state.account(a)));
     // synchronous from here on
     for (const ptx of invalid) this.drop(ptx, 'invalid: failed in block execution');
-    const inBlock = new Set(included);
+    // by hash: a block imported from a peer carries its own decodings of the pooled transactions
+    const inBlock = new Set(included.map((t) => t.hashHex));
     for (let k = 0; k < addresses.length; k++) {
       const s = this.senders.get(addresses[k]!);
       if (s) this.rebase(s, accounts[k]!, inBlock);
@@ -400,7 +401,7 @@ export class TxPool {
     this.announce();
   }
 
-  private rebase(s: SenderTxs, account: PoolAccount, inBlock: Set<PooledTx>): void {
+  private rebase(s: SenderTxs, account: PoolAccount, inBlock: Set<string>): void {
     let stale = 0;
     while (stale < s.txs.length && s.txs[stale]!.nonce < account.nonce) stale++;
     if (stale > 0 || s.base !== account.nonce) {
@@ -411,7 +412,7 @@ export class TxPool {
       // the surviving run is still consecutive; it stays executable only if it starts at the nonce
       if (s.pending > 0 && s.txs[0]!.nonce !== s.base) s.pending = 0;
       this.totalPending += s.pending - before;
-      for (const tx of gone) this.forget(tx, inBlock.has(tx) ? undefined : `nonce too low: account nonce is ${account.nonce}`);
+      for (const tx of gone) this.forget(tx, inBlock.has(tx.hashHex) ? undefined : `nonce too low: account nonce is ${account.nonce}`);
     }
     for (let j = s.txs.length - 1; j >= 0; j--) {
       const tx = s.txs[j]!;

@@ -47,6 +47,8 @@ export interface TestNodeOptions {
   dir?: string;
   config?: Partial<NodeConfig>;
   genesis?: object;
+  /** the node key of a genesis-file node (default NODE_KEY, the test genesis' validator) */
+  nodeKey?: string;
   /** receives every log line of the node (e.g. to check what it logs); default: stderr */
   logWrite?: (line: string) => void;
   /** HTTP/WebSocket server (default: $TEST_TRANSPORT, else auto = uWebSockets.js where it loads) */
@@ -58,7 +60,7 @@ export async function startTestNode(o: TestNodeOptions = {}): Promise<TestNode> 
   let genesisFile: string | undefined;
   if (!o.dev) {
     mkdirSync(dir, { recursive: true });
-    writeFileSync(join(dir, 'nodekey'), NODE_KEY);
+    writeFileSync(join(dir, 'nodekey'), o.nodeKey ?? NODE_KEY);
     genesisFile = join(dir, 'test-genesis.json');
     writeFileSync(genesisFile, JSON.stringify(o.genesis ?? testGenesis(NODE_KEY)));
   }

@@ -1,0 +1,117 @@
+// Sync bench (issue 21): a validator's chain of --blocks blocks holding --txs transfers each is made
+// in this process (the validator seals them as it would any transactions), then a follower on the
+// same genesis takes all of it, and the rate is blocks and transactions per second:
+//   - `network` (the README row): the validator and the follower as processes on loopback, the
+//     follower syncing over libp2p from that one peer; timed from its first imported block to the
+//     last (the node's own sync line says the same, from the sync's start).
+//   - `door` (--door): in this process, the follower's ChainDoor.importBlocks fed with the
+//     validator's ChainDoor.blocks in chunks of CHUNK_BLOCKS — the chain side alone (decoding, seal
+//     and sender recovery, execution, commits), no network.
+//
+//   node --import tsx bench/sync.ts [--blocks N] [--txs N] [--door]
+//
+// `syncBench()` is what `npm run bench` runs (on the bundle it builds).
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { fileURLToPath } from 'node:url';
+import { startTestNode, type TestNode } from '../test/helpers/node.ts';
+import { sealTransferBlocks, undialledGenesis } from '../test/helpers/blocks.ts';
+import { CoreChainDoor } from '../src/node/chain-door.ts';
+import { CHUNK_BLOCKS } from '../src/p2p/sync.ts';
+import { freePort, startServer, type Server } from './proc.ts';
+import { rpcCall } from '../test/helpers/process.ts';
+
+export interface SyncResult {
+  blocks: number;
+  txs: number;
+  seconds: number;
+}
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+
+/** A validator node (in-process, stopped when given back) whose chain holds `blocks` blocks of `txs` transfers each. */
+async function makeChain(blocks: number, txs: number, dir: string): Promise<void> {
+  const a = await startTestNode({ dir, genesis: undialledGenesis(txs), config: { directTransfers: true } });
+  try {
+    await sealTransferBlocks(a, blocks, txs);
+  } finally {
+    await a.stop();
+  }
+}
+
+/** The follower imports the validator's chain door to door, one chunk at a time. */
+async function importDoorToDoor(dirA: string, dirB: string, txsPerBlock: number): Promise<SyncResult> {
+  const a: TestNode = await startTestNode({ dir: dirA, genesis: undialledGenesis(txsPerBlock) });
+  // the validator's genesis, and a key of its own: a follower
+  const b = await startTestNode({ dir: dirB, genesis: undialledGenesis(txsPerBlock), nodeKey: '77'.repeat(32) });
+  try {
+    const from = new CoreChainDoor(a.core);
+    const to = new CoreChainDoor(b.core);
+    const target = from.head().number;
+    let txs = 0;
+    const t0 = performance.now();
+    while (to.head().number < target) {
+      const outcome = await to.importBlocks(from.blocks(to.head().number + 1n, CHUNK_BLOCKS, 16 << 20));
+      if (outcome.refused) throw new Error(`block #${to.head().number + 1n} refused: ${outcome.refused.reason}`);
+      txs += outcome.transactions;
+    }
+    return { blocks: Number(target), txs, seconds: (performance.now() - t0) / 1000 };
+  } finally {
+    await Promise.all([a.stop(), b.stop()]);
+  }
+}
+
+/** `entry`: the node program and its leading arguments (the bundle in `npm run bench`). */
+async function syncOverNetwork(dirA: string, dirB: string, txsPerBlock: number, entry: string[]): Promise<SyncResult> {
+  const start = async (name: string, dir: string, more: string[]): Promise<Server> => {
+    const port = await freePort();
+    const args = [...entry, '--datadir', dir, '--genesis', join(dirA, 'genesis.json'), '--http.addr', '127.0.0.1', '--http.port', String(port), '--p2p.port', String(await freePort()), '--verbosity', '1', ...more];
+    return startServer(name, port, { cmd: process.execPath, args, cwd: root });
+  };
+  const a = await start('validator', dirA, []);
+  let b: Server | undefined;
+  try {
+    const target = Number(await rpcCall(a.url, 'eth_blockNumber'));
+    b = await start('follower', dirB, ['--bootnodes', (await rpcCall(a.url, 'admin_nodeInfo')).enode]);
+    // the validator admits the follower as its static peer (the chain has no NodeManagement records)
+    await rpcCall(a.url, 'admin_addPeer', [(await rpcCall(b.url, 'admin_nodeInfo')).enode]);
+    let first: { at: number; head: number } | undefined;
+    const deadline = performance.now() + 600_000;
+    for (;;) {
+      const head = Number(await rpcCall(b!.url, 'eth_blockNumber'));
+      const at = performance.now();
+      if (head > 0) first ??= { at, head };
+      if (head >= target) {
+        const blocks = target - first!.head;
+        return { blocks, txs: blocks * txsPerBlock, seconds: (at - first!.at) / 1000 };
+      }
+      if (at > deadline) throw new Error(`the follower is at block ${head} of ${target} after 10 minutes`);
+      await new Promise((r) => setTimeout(r, 20));
+    }
+  } finally {
+    await b?.stop();
+    await a.stop();
+  }
+}
+
+export async function syncBench(o: { blocks?: number; txs?: number; door?: boolean; entry?: string[] } = {}): Promise<SyncResult> {
+  const blocks = o.blocks ?? 10_000;
+  const txs = o.txs ?? 10;
+  const dirA = mkdtempSync(join(tmpdir(), 'chain-node-sync-a-'));
+  const dirB = mkdtempSync(join(tmpdir(), 'chain-node-sync-b-'));
+  try {
+    await makeChain(blocks, txs, dirA);
+    return o.door ? await importDoorToDoor(dirA, dirB, txs) : await syncOverNetwork(dirA, dirB, txs, o.entry ?? ['--import', 'tsx', 'src/cli.ts']);
+  } finally {
+    rmSync(dirA, { recursive: true, force: true });
+    rmSync(dirB, { recursive: true, force: true });
+  }
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  const { values } = parseArgs({ options: { blocks: { type: 'string', default: '10000' }, txs: { type: 'string', default: '10' }, door: { type: 'boolean', default: false } } });
+  const r = await syncBench({ blocks: Number(values.blocks), txs: Number(values.txs), door: values.door });
+  console.log(`${values.door ? 'door to door' : 'over the network'}: ${r.blocks} blocks, ${r.txs} txs in ${r.seconds.toFixed(2)} s: ${(r.blocks / r.seconds).toFixed(0)} blocks/s, ${(r.txs / r.seconds).toFixed(0)} tx/s`);
+}

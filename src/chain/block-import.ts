@@ -1,0 +1,248 @@
+// Blocks from peers onto the chain: each is checked against the istanbul rules
+// (src/consensus/block-verify.ts), executed on its parent's state, must reproduce its header
+// exactly (state, transactions and receipts roots, bloom, gas used…), and is then committed as the
+// sealer commits its own. One batch runs as a pipeline: the senders and seals of every block are
+// recovered from the start (on the recovery threads when the node has them) while blocks execute in
+// order, and what executed while the previous commit ran commits next, in one LMDB transaction.
+//
+// The chain has one writer: a node that seals does not import (with one validator only it seals,
+// followers import); imports run one at a time (the sync's chunks and gossiped blocks queue).
+import type { Common } from '@ethereumjs/common';
+import type { Chain, CommittableBlock, HeadInfo } from './chain.ts';
+import { decodeBlock, type WireBlock } from './block-codec.ts';
+import type { Header } from './header.ts';
+import type { BlockExecutor, ExecutedBlock } from '../exec/executor.ts';
+import type { StateReader } from '../state/reader.ts';
+import type { TxPool } from '../txpool/pool.ts';
+import { decodePooledTxWith, type PooledTx } from '../txpool/pooled-tx.ts';
+import type { SignatureRecovery } from '../crypto/signature-recovery.ts';
+import type { ChainEvents } from '../events.ts';
+import type { BlockRulesSource } from '../consensus/block-rules.ts';
+import { BlockRuleError, checkLink, checkSeals, sealSigners, type SealSigners } from '../consensus/block-verify.ts';
+import type { BlockRefusal, ImportOutcome } from '../p2p/chain-door.ts';
+import type { Logger } from '../node/logger.ts';
+import { bytesToHex, equalBytes } from '../util/hex.ts';
+
+export interface BlockImportOptions {
+  chain: Chain;
+  executor: BlockExecutor;
+  state: StateReader;
+  pool: TxPool;
+  events: ChainEvents;
+  /** the Common transactions are decoded with */
+  common: Common;
+  recovery: SignatureRecovery;
+  rules: BlockRulesSource;
+  /** whether this node seals now: the sealer is then the chain's writer */
+  sealing: () => boolean;
+  /** whether plain transfers skip runTx (BlockExecutor.execute) */
+  directTransfers: boolean;
+  log: Logger;
+}
+
+/** A block's signature work: its seals' signers and its decoded transactions, or why they are wrong. */
+type Recovered = { signers: SealSigners; txs: PooledTx[] } | { problem: string };
+
+/** The header fields execution reproduces, in the order a mismatch is reported. */
+const REPRODUCED: (keyof Header)[] = ['stateRoot', 'receiptsRoot', 'transactionsRoot', 'logsBloom', 'gasUsed', 'parentHash', 'sha3Uncles', 'difficulty', 'mixHash', 'nonce', 'baseFeePerGas'];
+
+/** Executed blocks waiting for their commit beyond this make the next block wait (every trie read scans the uncommitted ones). */
+const MAX_UNCOMMITTED = 64;
+
+class Refused extends Error {
+  constructor(
+    reason: string,
+    readonly peerFault: boolean,
+  ) {
+    super(reason);
+  }
+}
+
+interface Executed extends CommittableBlock {
+  built: ExecutedBlock;
+}
+
+export class BlockImport {
+  /** the import running now: the next one waits for it */
+  private queue: Promise<unknown> = Promise.resolve();
+  /** a commit failed: the executed state is ahead of the disk, so nothing more is imported */
+  private broken: string | undefined;
+
+  constructor(private readonly o: BlockImportOptions) {}
+
+  /** Verifies, executes and commits encoded blocks in order; stops at the first refused (ChainDoor.importBlocks). */
+  importBlocks(encoded: readonly Uint8Array[]): Promise<ImportOutcome> {
+    const run = this.queue.then(() => this.run(encoded));
+    this.queue = run.catch(() => {});
+    return run;
+  }
+
+  /** Resolves once no import runs (the core waits for it before it closes the store). */
+  async idle(): Promise<void> {
+    await this.queue;
+  }
+
+  private async run(encoded: readonly Uint8Array[]): Promise<ImportOutcome> {
+    const { chain } = this.o;
+    const blocks: WireBlock[] = [];
+    let refused: BlockRefusal | undefined;
+    for (const bytes of encoded) {
+      try {
+        blocks.push(decodeBlock(bytes));
+      } catch (e) {
+        refused = { index: blocks.length, reason: (e as Error).message, peerFault: true };
+        break;
+      }
+    }
+    let known = 0;
+    while (known < blocks.length && this.inChain(blocks[known]!)) known++;
+    const outcome = (imported: number, transactions: number, why?: Refused): ImportOutcome => {
+      const r = why ? { index: imported, reason: why.message, peerFault: why.peerFault } : imported === blocks.length ? refused : undefined;
+      return r ? { imported, transactions, refused: r } : { imported, transactions };
+    };
+    if (known === blocks.length) return outcome(known, 0);
+    if (this.broken) return outcome(known, 0, new Refused(this.broken, false));
+    if (this.o.sealing()) return outcome(known, 0, new Refused('this node seals its chain: it imports no blocks', false));
+    const fresh = blocks.slice(known);
+    // started at once, settled in block order: recovery overlaps the execution of earlier blocks
+    const recovered = fresh.map((b) => this.recover(b));
+
+    let parent = chain.head;
+    let committed = 0;
+    let transactions = 0;
+    let why: Refused | undefined;
+    let ready: Executed[] = [];
+    let committing: Promise<void> | undefined;
+    const commitReady = () => {
+      if (committing || ready.length === 0 || this.broken) return;
+      const group = ready;
+      ready = [];
+      committing = this.commit(group).then((ok) => {
+        committing = undefined;
+        if (!ok) return;
+        committed += group.length;
+        for (const g of group) transactions += g.block.txs.length;
+        commitReady();
+      });
+    };
+    for (let i = 0; i < fresh.length && !this.broken; i++) {
+      const block = fresh[i]!;
+      try {
+        const executed = await this.execute(block, await recovered[i]!, parent);
+        ready.push(executed);
+        parent = { hash: executed.block.hash, header: executed.block.header };
+      } catch (e) {
+        why = e instanceof Refused ? e : new Refused(`block #${block.header.number} could not be imported: ${(e as Error).message}`, false);
+        if (!(e instanceof Refused)) this.o.log.error(`block import: ${(e as Error).stack ?? e}`);
+        // what executed before it still commits
+        await this.o.executor.rollback(parent.header.stateRoot);
+        break;
+      }
+      commitReady();
+      if (ready.length >= MAX_UNCOMMITTED) await committing;
+    }
+    commitReady();
+    while (committing) await committing;
+    return outcome(known + committed, transactions, this.broken ? new Refused(this.broken, false) : why);
+  }
+
+  private inChain(block: WireBlock): boolean {
+    const hash = this.o.chain.hashByNumber(block.header.number);
+    return hash !== undefined && equalBytes(hash, block.hash);
+  }
+
+  /** The signature work of one block; never rejects (a problem is an answer). */
+  private async recover(block: WireBlock): Promise<Recovered> {
+    const { common, recovery } = this.o;
+    try {
+      const [signers, txs] = await Promise.all([
+        sealSigners(block.header, block.hash, recovery),
+        Promise.all(block.txs.map((raw, i) => decodePooledTxWith(raw, common, recovery).catch((e: Error) => Promise.reject(new BlockRuleError(`transaction ${i}: ${e.message}`))))),
+      ]);
+      return { signers, txs };
+    } catch (e) {
+      return { problem: (e as Error).message };
+    }
+  }
+
+  /** Verifies and executes `block` on `parent` (the executor's state); throws Refused when it is not a valid child. */
+  private async execute(block: WireBlock, recovered: Recovered, parent: HeadInfo): Promise<Executed> {
+    const { header, hash } = block;
+    const at = `block #${header.number} ${bytesToHex(hash)}`;
+    if (header.number !== parent.header.number + 1n || !equalBytes(header.parentHash, parent.hash)) {
+      // Behind the chain it is a different block at a height this chain has: finality makes that
+      // wrong. Ahead, or on a parent this node lacks, it may just be early.
+      if (header.number <= parent.header.number) throw new Refused(`${at} differs from this chain's block at that height`, true);
+      throw new Refused(`${at}: unknown parent ${bytesToHex(header.parentHash)} (head is #${parent.header.number})`, false);
+    }
+    if ('problem' in recovered) throw new Refused(`${at}: ${recovered.problem}`, true);
+    const rules = await this.o.rules(parent);
+    try {
+      checkLink(header, parent, BigInt(Math.floor(Date.now() / 1000)));
+      checkSeals(header, recovered.signers, rules.validators);
+    } catch (e) {
+      if (e instanceof BlockRuleError) throw new Refused(`${at}: ${e.message}`, true);
+      throw e;
+    }
+    if (header.gasLimit !== rules.gasLimit) throw new Refused(`${at}: gas limit ${header.gasLimit}, the chain's is ${rules.gasLimit}`, true);
+    const { executor } = this.o;
+    const built = await executor.execute(
+      { parent: parent.header, parentHash: parent.hash, timestamp: header.timestamp, coinbase: header.miner, gasLimit: header.gasLimit, extraData: header.extraData, txGasLimit: rules.txGasLimit },
+      recovered.txs,
+      Infinity,
+      this.o.directTransfers,
+    );
+    const problem = this.reproductionProblem(header, built, recovered.txs);
+    if (problem) {
+      await executor.rollback(parent.header.stateRoot);
+      throw new Refused(`${at}: ${problem}`, true);
+    }
+    const txs = built.included;
+    return {
+      block: { hash, header, txs: txs.map((t) => t.raw), senders: txs.map((t) => t.sender), txHashes: txs.map((t) => t.hash) },
+      receipts: built.receipts,
+      trieNodes: executor.trieDb.seal(),
+      creators: built.creators,
+      built,
+    };
+  }
+
+  /** What differs between the block and its execution; undefined when execution reproduced it. */
+  private reproductionProblem(header: Header, built: ExecutedBlock, txs: readonly PooledTx[]): string | undefined {
+    const missing = txs.findIndex((t, i) => built.included[i] !== t);
+    if (missing >= 0) {
+      const invalid = built.invalid.find((x) => x.ptx === txs[missing]);
+      return `transaction ${missing} ${txs[missing]!.hashHex} cannot be included: ${invalid?.reason ?? 'it does not fit the block gas limit'}`;
+    }
+    for (const field of REPRODUCED) {
+      const want = header[field];
+      const got = built.header[field];
+      if (typeof want === 'bigint' ? want !== got : !equalBytes(want, got as Uint8Array)) {
+        return `${field} ${typeof got === 'bigint' ? got : bytesToHex(got)} after execution, the header says ${typeof want === 'bigint' ? want : bytesToHex(want)}`;
+      }
+    }
+    return undefined;
+  }
+
+  /** Commits a group of executed blocks, then tells the readers, the pool and the listeners, block by block. */
+  private async commit(group: Executed[]): Promise<boolean> {
+    const { chain, executor, state, pool, events } = this.o;
+    try {
+      await chain.commitBlocks(group, executor.trieDb, true);
+    } catch (e) {
+      this.broken = `the chain stopped importing: a commit failed (${(e as Error).message})`;
+      this.o.log.error(`block import: blocks #${group[0]!.block.header.number}–#${group.at(-1)!.block.header.number} could not be committed; importing stopped: ${(e as Error).message}`);
+      return false;
+    }
+    for (const { block, built } of group) state.setHead(block.header.stateRoot, built.written);
+    const accounts = new Map<string, { nonce: bigint; balance: bigint }>();
+    for (const { built } of group) for (const [a, v] of built.accounts) accounts.set(a, v);
+    await pool.onBlock(
+      group.flatMap((g) => g.built.included),
+      [],
+      accounts,
+    );
+    for (const { block, receipts } of group) events.emitBlock({ block, receipts });
+    return true;
+  }
+}

@@ -1,0 +1,88 @@
+// The istanbul rules a block from a peer must pass before it is executed (Venachain's
+// consensus/istanbul/backend engine: verifyHeader, verifySigner, verifyCommittedSeals): its link to
+// the parent, its time, its validator set, the proposer seal and a quorum of committed seals. What
+// the block's execution must reproduce (roots, gas, bloom) is src/chain/block-import.ts's job.
+import type { HeadInfo } from '../chain/chain.ts';
+import { headerSigHash, type Header } from '../chain/header.ts';
+import { keccak256 } from '../crypto/keccak.ts';
+import { addressOfPublicKey } from '../crypto/secp256k1.ts';
+import type { SignatureRecovery } from '../crypto/signature-recovery.ts';
+import { bytesToHex, concatBytes, equalBytes } from '../util/hex.ts';
+import { COMMIT_MSG_CODE, decodeExtra } from './istanbul-extra.ts';
+
+/** How far a block's timestamp may be ahead of this node's clock (Venachain's allowedFutureBlockTime is 0; 30 s absorbs clock skew between hosts). */
+export const MAX_FUTURE_SECONDS = 30n;
+
+/** Addresses that signed a block: its proposer and its committers, in seal order. */
+export interface SealSigners {
+  proposer: Uint8Array;
+  committers: Uint8Array[];
+}
+
+/** A block's header or seals break a rule: the block is wrong whoever sent it. */
+export class BlockRuleError extends Error {}
+
+/** The quorum of a validator set of `n`: N − F with F = ⌊(N − 1) / 3⌋ faulty validators tolerated. */
+export function quorum(n: number): number {
+  return n - Math.floor((n - 1) / 3);
+}
+
+async function sealSigner(seal: Uint8Array, digest: Uint8Array, recovery: SignatureRecovery, what: string): Promise<Uint8Array> {
+  if (!(seal instanceof Uint8Array) || seal.length !== 65 || seal[64]! > 3) throw new BlockRuleError(`${what} is not a 65-byte signature`);
+  try {
+    return addressOfPublicKey(await recovery.recover(digest, seal.subarray(0, 64), seal[64]!));
+  } catch {
+    throw new BlockRuleError(`${what} recovers no public key`);
+  }
+}
+
+/**
+ * Recovers who signed the block's seals (and checks the extra's form, which checkSeals relies on) (on the recovery threads when the node has them, so this
+ * overlaps the execution of earlier blocks). Throws BlockRuleError on a malformed extra or seal.
+ */
+export async function sealSigners(header: Header, hash: Uint8Array, recovery: SignatureRecovery): Promise<SealSigners> {
+  let extra;
+  try {
+    extra = decodeExtra(header.extraData);
+  } catch (e) {
+    throw new BlockRuleError((e as Error).message);
+  }
+  const byteStrings = (x: unknown) => Array.isArray(x) && x.every((i) => i instanceof Uint8Array);
+  if (!byteStrings(extra.validators) || !byteStrings(extra.committedSeals)) throw new BlockRuleError('invalid istanbul extra: validators and committed seals must be lists of byte strings');
+  const commitDigest = keccak256(concatBytes(hash, new Uint8Array([COMMIT_MSG_CODE])));
+  const [proposer, ...committers] = await Promise.all([
+    sealSigner(extra.seal, headerSigHash(header), recovery, 'proposer seal'),
+    ...extra.committedSeals.map((s, i) => sealSigner(s, commitDigest, recovery, `committed seal ${i}`)),
+  ]);
+  return { proposer: proposer!, committers };
+}
+
+/** Throws BlockRuleError unless `header` is a valid child of `parent` at `nowSeconds` (link and time). */
+export function checkLink(header: Header, parent: HeadInfo, nowSeconds: bigint): void {
+  if (header.timestamp < parent.header.timestamp) throw new BlockRuleError(`timestamp ${header.timestamp} is before its parent's ${parent.header.timestamp}`);
+  if (header.timestamp > nowSeconds + MAX_FUTURE_SECONDS) throw new BlockRuleError(`timestamp ${header.timestamp} is more than ${MAX_FUTURE_SECONDS} s in the future`);
+}
+
+/**
+ * Throws BlockRuleError unless the block names `validators` (the set its parent's state gives) and
+ * is sealed by one of them and committed by at least a quorum of them, each once (a repeated or
+ * foreign committed seal is refused outright, as Venachain does, not merely not counted).
+ */
+export function checkSeals(header: Header, signers: SealSigners, validators: readonly Uint8Array[]): void {
+  const named = decodeExtra(header.extraData).validators;
+  if (named.length !== validators.length || named.some((v, i) => !equalBytes(v, validators[i]!))) {
+    throw new BlockRuleError(`istanbul extra names validators [${named.map(bytesToHex).join(', ')}], the set of this block is [${validators.map(bytesToHex).join(', ')}]`);
+  }
+  const member = (a: Uint8Array) => validators.some((v) => equalBytes(v, a));
+  if (!member(signers.proposer)) throw new BlockRuleError(`proposer ${bytesToHex(signers.proposer)} is not a validator`);
+  if (!equalBytes(header.miner, signers.proposer)) throw new BlockRuleError(`miner ${bytesToHex(header.miner)} is not the proposer ${bytesToHex(signers.proposer)}`);
+  const seen = new Set<string>();
+  for (const c of signers.committers) {
+    const hex = bytesToHex(c);
+    if (!member(c)) throw new BlockRuleError(`committed seal by ${hex}, not a validator`);
+    if (seen.has(hex)) throw new BlockRuleError(`two committed seals by ${hex}`);
+    seen.add(hex);
+  }
+  const need = quorum(validators.length);
+  if (seen.size < need) throw new BlockRuleError(`${seen.size} committed seals, the quorum of ${validators.length} validators is ${need}`);
+}

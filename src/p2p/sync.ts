@@ -1,0 +1,232 @@
+// The block sync: when a peer's head is ahead of this node's, download the missing range in chunks
+// from the peers that have it (several requests in flight, spread over the peers), and import the
+// chunks in order through the door while the next ones download. The chain's side (verification,
+// execution, batched commits) is behind ChainDoor.importBlocks; what the network knows of peers is
+// behind PeerSet. A peer whose blocks are refused as wrong is penalised and its chunk fetched from
+// another; a SIGKILL loses nothing committed, and the next start syncs from its head.
+import type { ChainDoor } from './chain-door.ts';
+import type { PeerSet } from './peer-set.ts';
+
+/** Blocks per range request: 10-transfer blocks are ~1.3 KiB, so a chunk is a few hundred KiB. */
+export const CHUNK_BLOCKS = 128;
+/** Range requests in flight per peer: one being answered while the previous one's blocks import. */
+const REQUESTS_PER_PEER = 2;
+/** Range requests in flight in all (the downloaded but not yet imported chunks are held in memory). */
+const MAX_REQUESTS = 8;
+/** A peer's head this far ahead starts a sync at once; a head one block ahead is the block being announced, so it waits this long for the gossip first. */
+const ANNOUNCE_GRACE_MS = 1500;
+const PROGRESS_EVERY_MS = 5000;
+/** A sync that stopped short (every peer that had the blocks failed) looks again after this long. */
+const RETRY_MS = 3000;
+const MAX_RETRY_MS = 60_000;
+
+export interface SyncLog {
+  info(msg: string): void;
+  warn(msg: string): void;
+}
+
+interface Fetched {
+  /** undefined: no peer could be asked */
+  peer: string | undefined;
+  blocks: Uint8Array[];
+  failure?: string;
+}
+
+/** A range request: blocks from…from+count−1. */
+interface Request {
+  from: bigint;
+  count: number;
+  answer: Promise<Fetched>;
+}
+
+export class BlockSync {
+  private running: Promise<void> | undefined;
+  private again = false;
+  private stopped = false;
+  private graceTimer: NodeJS.Timeout | undefined;
+  private retryTimer: NodeJS.Timeout | undefined;
+  private retryMs = RETRY_MS;
+  /** requests in flight per peer */
+  private readonly load = new Map<string, number>();
+
+  constructor(
+    private readonly peers: PeerSet,
+    private readonly door: ChainDoor,
+    private readonly log: SyncLog,
+    private readonly o: { chunk?: number; progressEveryMs?: number } = {},
+  ) {}
+
+  start(): void {
+    this.peers.onPeerHead(() => this.consider());
+    this.consider();
+  }
+
+  /** Stops after the chunk being imported. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    clearTimeout(this.graceTimer);
+    clearTimeout(this.retryTimer);
+    await this.running;
+  }
+
+  /** Whether a sync runs now. */
+  get syncing(): boolean {
+    return this.running !== undefined;
+  }
+
+  /** Syncs when a peer is ahead: at once when it is more than one block ahead, else after the grace for its announcement. */
+  consider(): void {
+    if (this.stopped) return;
+    const lead = this.bestHead() - this.door.head().number;
+    if (lead <= 0n) return;
+    if (lead === 1n) {
+      this.graceTimer ??= setTimeout(() => {
+        this.graceTimer = undefined;
+        if (this.bestHead() > this.door.head().number) this.run();
+      }, ANNOUNCE_GRACE_MS);
+      return;
+    }
+    this.run();
+  }
+
+  private bestHead(): bigint {
+    let best = -1n;
+    for (const p of this.peers.peers()) if (p.head.number > best) best = p.head.number;
+    return best;
+  }
+
+  private run(): void {
+    if (this.running) {
+      this.again = true;
+      return;
+    }
+    this.running = (async () => {
+      do {
+        this.again = false;
+        try {
+          await this.syncOnce();
+        } catch (e) {
+          this.log.warn(`sync: ${(e as Error).stack ?? e}`);
+        }
+      } while (this.again && !this.stopped);
+      this.door.setSyncing(undefined);
+      this.running = undefined;
+    })();
+  }
+
+  /** One sync to the best head the peers report, until it is reached or no peer can serve the next block. */
+  private async syncOnce(): Promise<void> {
+    const chunk = this.o.chunk ?? CHUNK_BLOCKS;
+    const startingBlock = this.door.head().number;
+    let target = this.bestHead();
+    if (target <= startingBlock) return;
+    const started = performance.now();
+    let lastLine = started;
+    let blocksDone = 0;
+    let txsDone = 0;
+    /** peers that failed or misbehaved during this sync: not asked again in it */
+    const shunned = new Set<string>();
+    const inFlight: Request[] = [];
+    const request = (from: bigint, count: number) => inFlight.push({ from, count, answer: this.fetch(from, count, shunned) });
+    let next = startingBlock + 1n;
+    let nextFetch = next;
+    this.door.setSyncing({ startingBlock, currentBlock: startingBlock, highestBlock: target });
+    this.log.info(`sync: from block #${startingBlock} to #${target}`);
+    while (next <= target && !this.stopped) {
+      if (nextFetch < next) nextFetch = next;
+      const limit = Math.min(MAX_REQUESTS, REQUESTS_PER_PEER * Math.max(1, this.peers.peers().length));
+      while (inFlight.length < limit && nextFetch <= target) {
+        const count = Number(min(BigInt(chunk), target - nextFetch + 1n));
+        request(nextFetch, count);
+        nextFetch += BigInt(count);
+      }
+      // the request that holds the next block (requests wholly behind the head, which another
+      // import moved, are let go: their blocks are in)
+      for (let i = inFlight.length - 1; i >= 0; i--) if (inFlight[i]!.from + BigInt(inFlight[i]!.count) <= next) inFlight.splice(i, 1);
+      let req = inFlight.find((r) => r.from <= next && next < r.from + BigInt(r.count));
+      if (!req) {
+        request(next, Number(min(BigInt(chunk), (nextFetch > next ? nextFetch : target + 1n) - next)));
+        req = inFlight.at(-1)!;
+      }
+      const got = await req.answer;
+      inFlight.splice(inFlight.indexOf(req), 1);
+      const skip = Number(next - req.from);
+      if (got.blocks.length <= skip) {
+        if (got.peer === undefined) {
+          this.log.warn(`sync: no peer serves block #${next} (${got.failure}); stopped at #${this.door.head().number}`);
+          break;
+        }
+        shunned.add(got.peer);
+        request(next, req.count - skip);
+        continue;
+      }
+      const answered = Math.min(got.blocks.length, req.count);
+      // a short answer (the peer's size limit): the rest of the range is a request of its own
+      if (answered < req.count) request(req.from + BigInt(answered), req.count - answered);
+      const outcome = await this.door.importBlocks(got.blocks.slice(skip, answered));
+      blocksDone += outcome.imported;
+      txsDone += outcome.transactions;
+      const head = this.door.head().number;
+      if (outcome.refused) {
+        const at = `block #${next + BigInt(outcome.refused.index)}`;
+        if (outcome.refused.peerFault) this.peers.penalise(got.peer!, `${at}: ${outcome.refused.reason}`);
+        else this.log.warn(`sync: ${at} from ${got.peer} not imported: ${outcome.refused.reason}`);
+        shunned.add(got.peer!);
+        // what this answer held from the refused block on is fetched again, from another peer
+        const owed = Number(req.from + BigInt(answered) - (head + 1n));
+        if (owed > 0) request(head + 1n, owed);
+      }
+      next = head + 1n;
+      const best = this.bestHead();
+      if (best > target) target = best;
+      this.door.setSyncing({ startingBlock, currentBlock: head, highestBlock: target });
+      const now = performance.now();
+      if (now - lastLine >= (this.o.progressEveryMs ?? PROGRESS_EVERY_MS)) {
+        lastLine = now;
+        this.log.info(progressLine(head, target, blocksDone, txsDone, (now - started) / 1000));
+      }
+    }
+    const head = this.door.head().number;
+    const seconds = (performance.now() - started) / 1000;
+    this.log.info(`${progressLine(head, target, blocksDone, txsDone, seconds)}: ${head >= target ? 'in step' : 'stopped'} after ${seconds.toFixed(1)} s`);
+    // a peer that failed may serve later (or another connect): look again without waiting for a new
+    // head, less often each time it stops short (a peer claiming a head it does not serve)
+    if (head >= target) this.retryMs = RETRY_MS;
+    else if (!this.stopped) {
+      this.retryTimer ??= setTimeout(() => {
+        this.retryTimer = undefined;
+        this.consider();
+      }, this.retryMs);
+      this.retryMs = Math.min(this.retryMs * 2, MAX_RETRY_MS);
+    }
+  }
+
+  /** Asks the least-loaded peer that has block `from` and has not failed this sync; never rejects. */
+  private async fetch(from: bigint, count: number, shunned: ReadonlySet<string>): Promise<Fetched> {
+    const holders = this.peers.peers().filter((p) => p.head.number >= from);
+    const candidates = holders.filter((p) => !shunned.has(p.id));
+    if (candidates.length === 0) return { peer: undefined, blocks: [], failure: holders.length ? 'every peer that has it failed' : 'no peer has it' };
+    candidates.sort((a, b) => (this.load.get(a.id) ?? 0) - (this.load.get(b.id) ?? 0) || (b.head.number > a.head.number ? 1 : -1));
+    const peer = candidates[0]!.id;
+    this.load.set(peer, (this.load.get(peer) ?? 0) + 1);
+    try {
+      return { peer, blocks: await this.peers.requestBlocks(peer, from, count) };
+    } catch (e) {
+      return { peer, blocks: [], failure: (e as Error).message };
+    } finally {
+      this.load.set(peer, this.load.get(peer)! - 1);
+    }
+  }
+}
+
+function min(a: bigint, b: bigint): bigint {
+  return a < b ? a : b;
+}
+
+/** The progress line: height, target, rates and the time left at the rate so far. */
+function progressLine(head: bigint, target: bigint, blocks: number, txs: number, seconds: number): string {
+  const rate = seconds > 0 ? blocks / seconds : 0;
+  const left = Number(target - head);
+  const eta = rate > 0 && left > 0 ? `, ETA ${Math.ceil(left / rate)} s` : '';
+  return `sync: block #${head} of #${target}, ${rate.toFixed(0)} blocks/s, ${(seconds > 0 ? txs / seconds : 0).toFixed(0)} tx/s${eta}`;
+}
