@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { NETWORK_HOST, type NetworkLayout, type NodeSlot } from './layout.ts';
 
 /** The bundled node, relative to the project root (the `command` printed is run from there). */
-export const NODE_ENTRY = 'dist/chain-node.mjs';
+const NODE_ENTRY = 'dist/chain-node.mjs';
 
 export interface NodeProcess {
   slot: NodeSlot;
@@ -22,7 +22,7 @@ export interface NodeProcess {
   exited: Promise<number | string>;
 }
 
-export function nodeCommand(layout: NetworkLayout, slot: NodeSlot): string[] {
+function nodeCommand(layout: NetworkLayout, slot: NodeSlot): string[] {
   const first = layout.nodes[0]!;
   return [
     'node',
@@ -51,7 +51,7 @@ export function spawnNode(layout: NetworkLayout, slot: NodeSlot, root: string): 
 }
 
 /** The last lines of a node's log, to say why it did not start. */
-export function logTail(p: NodeProcess, lines = 15): string {
+function logTail(p: NodeProcess, lines = 15): string {
   try {
     return readFileSync(p.log, 'utf8').trimEnd().split('\n').slice(-lines).join('\n');
   } catch {
