@@ -10,92 +10,20 @@ import * as assert from 'uvu/assert';
 import { connect } from 'node:net';
 import { randomBytes } from 'node:crypto';
 import { Transaction, Wallet } from 'ethers';
-import type { Libp2p, Stream } from '@libp2p/interface';
-import type { GossipSub } from '@libp2p/gossipsub';
+import type { Stream } from '@libp2p/interface';
 import { startTestNode, testKey, type TestNode } from './helpers/node.ts';
+import { handMadePeers, sleep, until, type HandMadePeers, type Peer } from './helpers/hand-made-peer.ts';
 import { decodeBlock } from '../src/chain/block-codec.ts';
 import { bytesToHex, hexToBytes } from '../src/util/hex.ts';
 import { RLP } from '@ethereumjs/rlp';
 
-// libp2p's packages are ESM-only: loaded with import() in test.before, as the node loads them (uvu -r tsx require()s test files)
-let wire: typeof import('../src/p2p/wire.ts');
-let lib: Awaited<ReturnType<typeof loadLibp2p>>;
-async function loadLibp2p() {
-  return {
-    ...(await import('libp2p')),
-    ...(await import('@libp2p/tcp')),
-    ...(await import('@chainsafe/libp2p-noise')),
-    ...(await import('@chainsafe/libp2p-yamux')),
-    ...(await import('@libp2p/identify')),
-    ...(await import('@libp2p/gossipsub')),
-    ...(await import('@libp2p/utils')),
-    ...(await import('@multiformats/multiaddr')),
-    ...(await import('@noble/hashes/sha2.js')),
-  };
-}
-
-type Peer = Libp2p<{ pubsub: GossipSub }>;
-
+let handMade: HandMadePeers;
+let lib: HandMadePeers['lib'];
+let wire: HandMadePeers['wire'];
 let node: TestNode;
 let genesisHash: Uint8Array;
 let nodeAddr: string;
-const peers: Peer[] = [];
 const sentWhileAlone: string[] = [];
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-async function until<T>(what: string, probe: () => Promise<T | undefined | false> | T | undefined | false, timeoutMs = 10_000): Promise<T> {
-  const end = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await probe();
-    if (v !== undefined && v !== false) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await sleep(50);
-  }
-}
-
-/** A peer of the node's chain; `status` answers the node's handshake (default: the node's genesis, head 42). */
-async function hostilePeer(status?: Partial<import('../src/p2p/wire.ts').Status>): Promise<Peer> {
-  const peer = (await lib.createLibp2p({
-    addresses: { listen: ['/ip4/127.0.0.1/tcp/0'] },
-    transports: [lib.tcp()],
-    connectionEncrypters: [lib.noise()],
-    streamMuxers: [lib.yamux()],
-    connectionMonitor: { enabled: false },
-    services: {
-      identify: lib.identify(),
-      pubsub: lib.gossipsub({ globalSignaturePolicy: 'StrictNoSign', msgIdFn: (m) => lib.sha256(m.data), allowPublishToZeroTopicPeers: true }),
-    },
-  })) as Peer;
-  peers.push(peer);
-  await peer.handle(wire.STATUS_PROTOCOL, async (stream: Stream) => {
-    const lp = lib.lpStream(stream);
-    await lp.read();
-    await lp.write(wire.encodeStatus({ networkId: 300n, genesisHash, head: { number: 42n, hash: new Uint8Array(32).fill(42) }, name: 'hostile', ...status }));
-    await stream.close();
-  });
-  const topics = wire.topicsOf(genesisHash);
-  peer.services.pubsub.subscribe(topics.txs);
-  peer.services.pubsub.subscribe(topics.blocks);
-  return peer;
-}
-
-/** Makes the peer a static peer of the node and waits until the node has done its handshake with it. */
-async function admitted(peer: Peer): Promise<void> {
-  assert.is(await node.rpc('admin_addPeer', [peer.getMultiaddrs()[0]!.toString()]), true);
-  await until('the handshake', () => node.network!.peers().some((p) => p.id === peer.peerId.toString()));
-}
-
-/** The node dropped the peer and refuses it: no connection, and a new dial of its own is closed at once. */
-async function refused(peer: Peer): Promise<void> {
-  const listed = () => node.network!.peers().some((p) => p.id === peer.peerId.toString());
-  await until('the peer to be dropped', () => peer.getConnections().length === 0 && !listed());
-  await peer.dial(lib.multiaddr(nodeAddr)).catch(() => {});
-  await until('the redial to be refused', () => peer.getConnections().length === 0);
-  await sleep(1200); // the node's dial loop passes over a banned static peer
-  assert.is(listed(), false);
-  assert.is(peer.getConnections().length, 0);
-}
 
 /** Writes raw bytes on a new stream of `protocol` and waits for the node to end it. */
 async function sendRaw(peer: Peer, protocol: string, bytes: Uint8Array): Promise<void> {
@@ -117,8 +45,6 @@ async function chainSnapshot(): Promise<string> {
 }
 
 test.before(async () => {
-  wire = await import('../src/p2p/wire.ts');
-  lib = await loadLibp2p();
   node = await startTestNode({ config: { p2p: { addr: '127.0.0.1', bootnodes: [], maxPeers: 10 }, p2pPort: 0, devPeriod: 0 } });
   // three blocks to serve by range; their transactions were sent while the node had no peer
   const wallet = new Wallet(testKey(0));
@@ -129,16 +55,17 @@ test.before(async () => {
     await until('the transfer to be mined', () => node.rpc('eth_getTransactionReceipt', [hash]).then((r) => r ?? undefined));
   }
   genesisHash = hexToBytes((await node.rpc('eth_getBlockByNumber', ['0x0', false])).hash);
-  nodeAddr = node.network!.nodeInfo().multiaddrs[0]!;
+  handMade = await handMadePeers(node, genesisHash);
+  ({ lib, wire, nodeAddr } = handMade);
 });
 
 test('an honest peer: its handshake head reaches the PeerSet, it gets the transactions sent before it came, and blocks by range', async () => {
   const heads: string[] = [];
   node.network!.onPeerHead((p) => heads.push(`${p.id} ${p.head.number}`));
-  const peer = await hostilePeer();
+  const peer = await handMade.peer();
   const gossiped: string[] = [];
   peer.services.pubsub.addEventListener('message', ({ detail }) => gossiped.push(bytesToHex(detail.data)));
-  await admitted(peer);
+  await handMade.admitted(peer);
   await until('the held transactions', () => gossiped.length === 3);
   assert.equal(gossiped.sort(), [...sentWhileAlone].sort());
   assert.ok(heads.includes(`${peer.peerId} 42`));
@@ -171,11 +98,11 @@ test('an honest peer: its handshake head reaches the PeerSet, it gets the transa
 
 test('another chain\'s genesis in the handshake: dropped at once and refused', async () => {
   const before = await chainSnapshot();
-  const peer = await hostilePeer({ genesisHash: new Uint8Array(32).fill(7) });
+  const peer = await handMade.peer({ genesisHash: new Uint8Array(32).fill(7) });
   const dialled = new Promise((r) => peer.addEventListener('connection:open', r, { once: true }));
   assert.is(await node.rpc('admin_addPeer', [peer.getMultiaddrs()[0]!.toString()]), true);
   await dialled;
-  await refused(peer);
+  await handMade.refused(peer);
   assert.equal(await node.rpc('admin_peers'), []);
   assert.is(await chainSnapshot(), before);
 });
@@ -188,15 +115,15 @@ test('garbage and oversized frames on /chain/blocks/1 and /chain/status/1: refus
     [wire.BLOCKS_PROTOCOL, [garbage, oversized, garbage]],
     [wire.STATUS_PROTOCOL, [garbage, oversized, garbage]],
   ] as const) {
-    const peer = await hostilePeer();
-    await admitted(peer);
+    const peer = await handMade.peer();
+    await handMade.admitted(peer);
     for (const bytes of frames) {
       // a bad status frame also ends the connection: the node redials its static peer
-      await until('a connection', () => node.network!.peers().some((p) => p.id === peer.peerId.toString()));
+      await until('a connection', () => handMade.listed(peer));
       await sendRaw(peer, protocol, bytes);
       assert.match(await node.rpc('eth_blockNumber'), /^0x/, 'the node keeps serving');
     }
-    await refused(peer);
+    await handMade.refused(peer);
   }
   assert.is(await chainSnapshot(), before);
 });
@@ -213,11 +140,11 @@ test('garbage on the blocks topic and bad signatures on the transactions topic: 
     [topics.blocks, [new Uint8Array([7, 1]), new Uint8Array([0, 0xc0]), new Uint8Array([1, 0xff])]],
     [topics.txs, [new Uint8Array([0xde, 0xad]), zeroR, unsigned]],
   ] as const) {
-    const peer = await hostilePeer();
-    await admitted(peer);
+    const peer = await handMade.peer();
+    await handMade.admitted(peer);
     await until('the node\'s subscription', () => peer.services.pubsub.getSubscribers(topic).length > 0);
     for (const data of messages) await peer.services.pubsub.publish(topic, data);
-    await refused(peer);
+    await handMade.refused(peer);
     assert.match(await node.rpc('eth_blockNumber'), /^0x/, 'the node keeps serving');
   }
   assert.equal(await node.rpc('txpool_content').then((c) => Object.keys(c.pending)), [], 'no bad transaction reached the pool');
@@ -225,7 +152,7 @@ test('garbage on the blocks topic and bad signatures on the transactions topic: 
 });
 
 test('a malformed range answer: requestBlocks rejects, and the server is dropped after three', async () => {
-  const peer = await hostilePeer();
+  const peer = await handMade.peer();
   await peer.handle(wire.BLOCKS_PROTOCOL, async (stream: Stream) => {
     const lp = lib.lpStream(stream);
     const { count } = wire.decodeRangeRequest((await lp.read()).subarray());
@@ -233,19 +160,19 @@ test('a malformed range answer: requestBlocks rejects, and the server is dropped
     await lp.writeV([...Array.from({ length: count + 1 }, () => new Uint8Array([0xc0])), new Uint8Array(0)]);
     await stream.close();
   });
-  await admitted(peer);
+  await handMade.admitted(peer);
   const id = peer.peerId.toString();
   for (let i = 0; i < 3; i++) {
     const err = await node.network!.requestBlocks(id, 1n, 2).then(() => undefined, (e: Error) => e);
     assert.match(err?.message ?? '', /more than the 2 blocks asked for/);
   }
-  await refused(peer);
+  await handMade.refused(peer);
 });
 
 test('garbage on gossipsub\'s own stream: the node keeps serving, its chain unchanged', async () => {
   const before = await chainSnapshot();
-  const peer = await hostilePeer();
-  await admitted(peer);
+  const peer = await handMade.peer();
+  await handMade.admitted(peer);
   for (let i = 0; i < 3; i++) {
     // gossipsub reads it and drops what does not decode; it does not end the stream, so it is not waited for
     const stream = await peer.dialProtocol(lib.multiaddr(nodeAddr), '/meshsub/1.2.0');
@@ -267,7 +194,7 @@ test('garbage before the noise handshake: the connection is closed, the node kee
 });
 
 test.after(async () => {
-  for (const peer of peers) await peer.stop();
+  await handMade?.stop();
   await node?.stop();
 });
 
