@@ -137,4 +137,23 @@ test('requests spread over the peers; a peer serving bad blocks is penalised and
   assert.match(peers.penalties[0]!.reason, /block #\d+: .*stateRoot 0x[0-9a-f]+ after execution, the header says 0x0909/);
 });
 
+test('a peer that claims a head it does not serve is penalised, and the sync goes on from another', async () => {
+  const b = await follower('74'.repeat(32));
+  const target = validator.core.chain.headNumber;
+  // claims the validator's head (its door's) and answers every range with nothing
+  const peers = new DoorPeers(
+    new Map([
+      ['empty', { door: new CoreChainDoor(validator.core), serve: () => [] }],
+      ['validator', { door: new CoreChainDoor(validator.core) }],
+    ]),
+  );
+  const sync = new BlockSync(peers, new CoreChainDoor(b.core), { info: () => {}, warn: () => {} }, { chunk: 64 });
+  sync.start();
+  await inStep(sync, b, target);
+  await sync.stop();
+  assert.is(b.core.chain.head.hash.toString(), validator.core.chain.head.hash.toString());
+  assert.ok(peers.penalties.length >= 1 && peers.penalties.every((p) => p.peer === 'empty'), JSON.stringify(peers.penalties));
+  assert.match(peers.penalties[0]!.reason, /claimed a head at or above #\d+ and served no block from it/);
+});
+
 test.run();

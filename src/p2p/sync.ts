@@ -156,6 +156,9 @@ export class BlockSync {
           this.log.warn(`sync: no peer serves block #${next} (${got.failure}); stopped at #${this.door.head().number}`);
           break;
         }
+        // heads only grow (istanbul blocks are final): an empty answer for a block the peer said it
+        // has is a lie, not a lag — a transport failure is not counted, the host judges those
+        if (got.blocks.length === 0 && got.failure === undefined) this.peers.penalise(got.peer, `claimed a head at or above #${req.from} and served no block from it`);
         shunned.add(got.peer);
         request(next, req.count - skip);
         continue;
