@@ -9,8 +9,7 @@ import { toCallRequest } from './call-object.ts';
 import { accessListBytes, declaredAccessList } from './access-list.ts';
 import { toStateOverrides } from './state-override-param.ts';
 import { formatBlock, formatLog } from './format.ts';
-import { decodeRevertReason } from './revert.ts';
-import { invalidParams, translate } from './errors.ts';
+import { invalidParams, revertError, translate } from './errors.ts';
 import { RpcError } from '../rpc/errors.ts';
 import { keccak256 } from '../crypto/keccak.ts';
 import { DEFAULT_EVM_TIMEOUT_MS, goDuration, type CallLimits } from './eth-call.ts';
@@ -93,8 +92,8 @@ export function simulateHandlers({ core }: ApiContext, limits: CallLimits) {
           const logs = c.logs.map((log) => formatLog(log, { blockHash: record.hash, blockNumber: record.header.number, txHash: txHashes[i]!, txIndex: i, logIndex: logIndex++ }));
           const out: SimulatedCallResult = { status: c.success ? '0x1' : '0x0', returnData: bytesToHex(c.returnValue), gasUsed: quantity(c.gasUsed), logs };
           if (c.error === 'revert') {
-            const reason = decodeRevertReason(c.returnValue);
-            out.error = { code: 3, message: reason !== undefined ? `execution reverted: ${reason}` : 'execution reverted', data: bytesToHex(c.returnValue) };
+            const e = revertError(c.returnValue);
+            out.error = { code: e.code, message: e.message, data: e.data as string };
           } else if (c.error !== undefined) {
             out.error = { code: VM_ERROR_CODE, message: `vm execution error: ${c.error}` };
           }

@@ -193,10 +193,8 @@ export class BlockImport {
       this.o.directTransfers,
     );
     const problem = this.reproductionProblem(header, built, recovered.txs);
-    if (problem) {
-      await executor.rollback(parent.header.stateRoot);
-      throw new Refused(`${at}: ${problem}`, true);
-    }
+    // run()'s catch rolls the executor back to the parent
+    if (problem) throw new Refused(`${at}: ${problem}`, true);
     const txs = built.included;
     return {
       block: { hash, header, txs: txs.map((t) => t.raw), senders: txs.map((t) => t.sender), txHashes: txs.map((t) => t.hash) },

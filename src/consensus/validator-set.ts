@@ -6,13 +6,12 @@
 // and a genesis-file chain, which starts with nothing registered, keeps its firstValidatorNode.
 import type { Header } from '../chain/header.ts';
 import type { StateView } from '../state/reader.ts';
-import { NODE_MANAGEMENT, NODE_STATUS, NODE_TYPE, systemStateAt, type NodeRecord } from '../exec/native/system-state.ts';
+import { NODE_MANAGEMENT, NODE_STATUS, NODE_TYPE, systemStateAt, systemStorageRoot, type NodeRecord } from '../exec/native/system-state.ts';
 import { publicKeyProblem } from '../exec/native/node-management.ts';
 import { addressOfPublicKey } from '../crypto/secp256k1.ts';
-import { bytesToHex, hexToBytes } from '../util/hex.ts';
+import { hexToBytes } from '../util/hex.ts';
 import { decodeExtra } from './istanbul-extra.ts';
 
-const NODE_MANAGEMENT_BYTES = hexToBytes(NODE_MANAGEMENT);
 
 /**
  * The records last read, by NodeManagement's storage root. The sealer asks for every block and few
@@ -20,29 +19,36 @@ const NODE_MANAGEMENT_BYTES = hexToBytes(NODE_MANAGEMENT);
  * record is 13 slots), the account alone 0.03 ms (measured, blockRules at a dev chain's head).
  * Keyed by content, so nodes sharing the process share it safely.
  */
-let lastRead: { storageRoot: string; records: NodeRecord[] } | undefined;
+let lastRead: { storageRoot: string; nodes: ReadNode[] } | undefined;
 
-async function nodeRecords(view: StateView): Promise<NodeRecord[]> {
-  const account = await view.getAccount(NODE_MANAGEMENT_BYTES);
-  if (account === undefined) return [];
-  const storageRoot = bytesToHex(account.storageRoot);
-  if (lastRead?.storageRoot !== storageRoot) lastRead = { storageRoot, records: await systemStateAt(view).nodes.all() };
-  return lastRead.records;
+/** A record with its validator address, worked out once per read (undefined: its key is no curve point, skipped as Venachain does). */
+interface ReadNode {
+  record: NodeRecord;
+  address: Uint8Array | undefined;
 }
 
-/** The records counting as consensus nodes at height `number` (GetConsensusNodesFilterDelay), in name order. */
-async function consensusNodes(view: StateView, number: bigint): Promise<NodeRecord[]> {
-  return (await nodeRecords(view)).filter((r) => r.status === NODE_STATUS.normal && r.type === NODE_TYPE.consensus && BigInt(r.delayNum ?? 0) <= number);
+async function nodeRecords(view: StateView): Promise<ReadNode[]> {
+  const storageRoot = await systemStorageRoot(view, NODE_MANAGEMENT);
+  if (storageRoot === '') return [];
+  if (lastRead?.storageRoot !== storageRoot) {
+    const records = await systemStateAt(view).nodes.all();
+    lastRead = { storageRoot, nodes: records.map((record) => ({ record, address: publicKeyProblem(record.publicKey) === undefined ? addressOfPublicKey(hexToBytes('0x' + record.publicKey)) : undefined })) };
+  }
+  return lastRead.nodes;
 }
 
-/** Validator addresses of records (keccak256(publicKey)[12:]); a key that is no curve point is skipped, as Venachain does. */
-function addresses(records: readonly NodeRecord[]): Uint8Array[] {
-  return records.filter((r) => publicKeyProblem(r.publicKey) === undefined).map((r) => addressOfPublicKey(hexToBytes('0x' + r.publicKey)));
+/** Validator addresses (keccak256(publicKey)[12:]) of the records counting as consensus nodes at height `number` (GetConsensusNodesFilterDelay), in name order. */
+async function consensusAddresses(view: StateView, number: bigint): Promise<Uint8Array[]> {
+  const out: Uint8Array[] = [];
+  for (const { record: r, address } of await nodeRecords(view)) {
+    if (address !== undefined && r.status === NODE_STATUS.normal && r.type === NODE_TYPE.consensus && BigInt(r.delayNum ?? 0) <= number) out.push(address);
+  }
+  return out;
 }
 
 /** iris_candidates: the addresses of the consensus nodes at height `number`, in name order, from the state after that block. */
 export async function candidatesAt(view: StateView, number: bigint): Promise<Uint8Array[]> {
-  return addresses(await consensusNodes(view, number));
+  return consensusAddresses(view, number);
 }
 
 /**
@@ -50,7 +56,7 @@ export async function candidatesAt(view: StateView, number: bigint): Promise<Uin
  * byte-sorted and without repeats, the order the istanbul extra carries (Snapshot.validators()).
  */
 export async function validatorsAfter(view: StateView, parent: Header): Promise<Uint8Array[]> {
-  const unique = new Map(addresses(await consensusNodes(view, parent.number)).map((a) => [Buffer.from(a).toString('hex'), a]));
+  const unique = new Map((await consensusAddresses(view, parent.number)).map((a) => [Buffer.from(a).toString('hex'), a]));
   if (unique.size === 0) return decodeExtra(parent.extraData).validators;
   return [...unique.values()].sort((a, b) => Buffer.compare(a, b));
 }

@@ -134,6 +134,12 @@ export class CallRunner {
     private readonly vm: VM,
     /** the view interpreter's fast path (A17); undefined runs every message on @ethereumjs */
     readonly views: ViewCalls | undefined,
+    /**
+     * The chain's precompiles as the journal keys them (unprefixed lower-case hex), taken when the
+     * EVM is made: a call with `movePrecompileToAddress` edits the EVM's table while it runs, and
+     * requests outside the queue must not see that.
+     */
+    private readonly precompiles: readonly string[],
   ) {
     this.txCommon = makeTxCommon(common.chainId());
   }
@@ -143,9 +149,9 @@ export class CallRunner {
     const state = newStateManager(trieDb, common, undefined, ReadMemoStateManager);
     const vm = await createEvmVM(common, state, hashes, chainTxGasLimit);
     const evm = vm.evm as EngineEVM;
-    const precompiles = [...evm.precompiles.keys()].map((address) => BigInt('0x' + address));
-    const views = fastViews ? new ViewCalls(reader, common.chainId(), (code) => evm.claimedElsewhere(code), precompiles) : undefined;
-    return new CallRunner(common, state, vm, views);
+    const precompiles = [...evm.precompiles.keys()];
+    const views = fastViews ? new ViewCalls(reader, common.chainId(), (code) => evm.claimedElsewhere(code), precompiles.map((address) => BigInt('0x' + address))) : undefined;
+    return new CallRunner(common, state, vm, views, precompiles);
   }
 
   /**
@@ -178,8 +184,8 @@ export class CallRunner {
   }
 
   /** The precompiles' addresses, as the journal keys them (unprefixed lower-case hex). */
-  precompileAddresses(): string[] {
-    return [...this.vm.evm.precompiles.keys()];
+  precompileAddresses(): readonly string[] {
+    return this.precompiles;
   }
 
   /** Stops the EVM's precompile thread. */

@@ -15,6 +15,7 @@ import { ExecutionWatch } from './execution-watch.ts';
 import { BLAKE2F_ADDRESS, blake2f } from './blake2f.ts';
 import { heavyPrecompiles, PrecompileThread } from './heavy-precompiles.ts';
 import { NATIVE_CODE, type NativeContracts } from './native/engine.ts';
+import { isSystemContract } from './native/system-state.ts';
 import { bytesToHex } from '../util/hex.ts';
 
 type RunInterpreter = EVM['runInterpreter'];
@@ -52,7 +53,8 @@ export class EngineEVM extends EVM {
   }
 
   protected override async _loadCode(message: Message): Promise<void> {
-    if (message.code === undefined && this.native?.handles(bytesToHex(message.codeAddress.bytes))) {
+    // every call frame passes here: the one-byte test rules out almost every address before any hex
+    if (message.code === undefined && isSystemContract(message.codeAddress.bytes) && this.native?.handles(bytesToHex(message.codeAddress.bytes))) {
       message.code = NATIVE_CODE;
       message.isCompiled = false;
       return;

@@ -3,10 +3,9 @@
 import type { ChainDoor, ChainHead, ImportOutcome, NetworkNodeRecord, SyncProgress, TxOutcome } from '../p2p/chain-door.ts';
 import type { ChainCore } from './core.ts';
 import { encodeBlock } from '../chain/block-codec.ts';
-import { NODE_MANAGEMENT, systemStateAt } from '../exec/native/system-state.ts';
-import { bytesToHex, hexToBytes } from '../util/hex.ts';
+import { NODE_MANAGEMENT, systemStateAt, systemStorageRoot } from '../exec/native/system-state.ts';
+import { equalBytes } from '../util/hex.ts';
 
-const NODE_MANAGEMENT_BYTES = hexToBytes(NODE_MANAGEMENT);
 
 export class CoreChainDoor implements ChainDoor {
   readonly networkId: bigint;
@@ -43,8 +42,10 @@ export class CoreChainDoor implements ChainDoor {
   }
 
   onNewBlock(listener: (block: { number: bigint; hash: Uint8Array; encoded: Uint8Array }) => void): void {
-    // a syncing node imports blocks its peers already have (geth's downloader announces none either)
-    this.core.events.onBlock(({ block }) => this.core.syncProgress === undefined && listener({ number: block.header.number, hash: block.hash, encoded: encodeBlock(block.header, block.txs) }));
+    // only blocks this node sealed: an imported one came by gossip, which relays it itself (publishing
+    // the same bytes again is a duplicate gossipsub drops), or by a sync of blocks peers already have
+    const me = this.core.nodeKey.address;
+    this.core.events.onBlock(({ block }) => equalBytes(block.header.miner, me) && listener({ number: block.header.number, hash: block.hash, encoded: encodeBlock(block.header, block.txs) }));
   }
 
   onLocalTransaction(listener: (raw: Uint8Array) => void): void {
@@ -60,8 +61,7 @@ export class CoreChainDoor implements ChainDoor {
     // NodeManagement's storage root moves exactly when a block changed its records
     let root: string | undefined;
     const rootAtHead = async () => {
-      const account = await this.core.state.at(this.core.chain.head.header.stateRoot).getAccount(NODE_MANAGEMENT_BYTES);
-      return account === undefined ? '' : bytesToHex(account.storageRoot);
+      return systemStorageRoot(this.core.state.at(this.core.chain.head.header.stateRoot), NODE_MANAGEMENT);
     };
     void rootAtHead().then((r) => (root ??= r));
     this.core.events.onBlock(() => {

@@ -3,11 +3,9 @@
 // on that block (BlockRules) and what the node admits and estimates meanwhile. Deploy permission is
 // not here: a creation reads it inside the EVM, at the state it runs on (src/exec/engine-evm.ts).
 import type { HeadInfo } from '../chain/chain.ts';
-import type { StateReader } from '../state/reader.ts';
-import { PARAM_KEYS, PARAMETER_MANAGEMENT, systemStateAt } from '../exec/native/system-state.ts';
-import { bytesToHex, hexToBytes } from '../util/hex.ts';
+import type { StateReader, StateView } from '../state/reader.ts';
+import { PARAM_KEYS, PARAMETER_MANAGEMENT, systemStateAt, systemStorageRoot } from '../exec/native/system-state.ts';
 
-const PARAMETER_MANAGEMENT_BYTES = hexToBytes(PARAMETER_MANAGEMENT);
 
 export interface ChainParams {
   /** most gas one transaction may carry: TxGasLimit, else the genesis' config.txGasLimit */
@@ -30,10 +28,10 @@ export class ChainParamsReader {
     private readonly genesisTxGasLimit: bigint,
   ) {}
 
-  /** `block` is compared by identity: Chain hands out one HeadInfo per head. */
-  after(block: HeadInfo): Promise<ChainParams> {
+  /** `block` is compared by identity: Chain hands out one HeadInfo per head. `view`: the state after it, when the caller has one. */
+  after(block: HeadInfo, view: StateView = this.state.at(block.header.stateRoot)): Promise<ChainParams> {
     if (this.last?.block !== block) {
-      const params = this.read(block).catch((e: unknown) => {
+      const params = this.read(view).catch((e: unknown) => {
         // a failed read (e.g. a missing trie node) is not remembered
         if (this.last?.params === params) this.last = undefined;
         throw e;
@@ -43,13 +41,11 @@ export class ChainParamsReader {
     return this.last.params;
   }
 
-  private async read(block: HeadInfo): Promise<ChainParams> {
-    const view = this.state.at(block.header.stateRoot);
+  private async read(view: StateView): Promise<ChainParams> {
     // the values move only with ParameterManagement's storage root: a block that did not write it
     // (nearly all) has its parent's, read with one account instead of three slots (an imported
     // block's rules, and the sealer's, ask for every block)
-    const account = await view.getAccount(PARAMETER_MANAGEMENT_BYTES);
-    const storageRoot = account === undefined ? '' : bytesToHex(account.storageRoot);
+    const storageRoot = await systemStorageRoot(view, PARAMETER_MANAGEMENT);
     if (this.lastRead?.storageRoot === storageRoot) return this.lastRead.params;
     const { params } = systemStateAt(view);
     const [txGasLimit, blockGasLimit, produceEmpty] = await Promise.all([

@@ -263,9 +263,11 @@ export class ChainCore {
    * (chain-params.ts); empty blocks also by --seal.empty.
    */
   async blockRules(parent: HeadInfo, sealEmpty: boolean): Promise<BlockRules> {
-    const params = await this.params.after(parent);
+    // one view of the parent's state for both reads (an imported block's parent is not the head)
+    const view = this.state.at(parent.header.stateRoot);
+    const params = await this.params.after(parent, view);
     return {
-      validators: await validatorsAfter(this.state.at(parent.header.stateRoot), parent.header),
+      validators: await validatorsAfter(view, parent.header),
       txGasLimit: params.txGasLimit,
       gasLimit: params.blockGasLimit ?? parent.header.gasLimit,
       produceEmpty: sealEmpty || params.produceEmpty,
@@ -296,17 +298,7 @@ export class ChainCore {
    */
   async submitRawTransaction(raw: Uint8Array, local = false): Promise<PooledTx> {
     local &&= !this.noLocals;
-    const ptx = await checkStateless(raw, this.common, await this.admissionRules(), this.refused, this.recovery);
-    if (this.pool.has(ptx.hashHex) || this.chain.txLocation(ptx.hash)) throw new TxRejected(`already known: ${ptx.hashHex}`);
-    const overBudget = this.sealer?.overBudget.refusal(ptx.hashHex);
-    if (overBudget) throw new TxRejected(overBudget);
-    try {
-      await checkState(ptx, this.state.at(this.chain.head.header.stateRoot));
-      await this.pool.add(ptx, { local });
-    } catch (e) {
-      this.refused.remember(ptx);
-      throw e;
-    }
+    const ptx = await this.admit(raw, { local });
     // the answer waits for the journal's write (of the admissions of its event-loop turn together);
     // a transaction the node signed also for the sync: its sender has no signed copy to send again
     await this.journal?.append({ raw: ptx.raw, local: this.pool.isLocal(ptx.senderHex) }, local);
@@ -320,20 +312,32 @@ export class ChainCore {
    * peer sent something no node would take (TxMalformed); `ignored`: valid but not taken here.
    */
   async receiveRemoteTransaction(raw: Uint8Array): Promise<TxOutcome> {
-    let ptx: PooledTx;
     try {
-      ptx = await checkStateless(raw, this.common, await this.admissionRules(), this.refused, this.recovery);
-      if (this.pool.has(ptx.hashHex) || this.chain.txLocation(ptx.hash)) return { kind: 'ignored', reason: 'already known' };
-      const overBudget = this.sealer?.overBudget.refusal(ptx.hashHex);
-      if (overBudget) return { kind: 'ignored', reason: overBudget };
-      ptx.fromPeer = true;
-      await checkState(ptx, this.state.at(this.chain.head.header.stateRoot));
-      await this.pool.add(ptx, { local: false });
+      await this.admit(raw, { local: false, fromPeer: true });
     } catch (e) {
       if (!(e instanceof TxRejected)) throw e;
       return { kind: e instanceof TxMalformed ? 'invalid' : 'ignored', reason: e.message };
     }
     return { kind: 'added' };
+  }
+
+  /** Admission of both paths: stateless checks, known and over-budget refusals, nonce and balance, the pool. */
+  private async admit(raw: Uint8Array, o: { local: boolean; fromPeer?: true }): Promise<PooledTx> {
+    const ptx = await checkStateless(raw, this.common, await this.admissionRules(), this.refused, this.recovery);
+    if (this.pool.has(ptx.hashHex) || this.chain.txLocation(ptx.hash)) throw new TxRejected(`already known: ${ptx.hashHex}`);
+    const overBudget = this.sealer?.overBudget.refusal(ptx.hashHex);
+    if (overBudget) throw new TxRejected(overBudget);
+    if (o.fromPeer) ptx.fromPeer = true;
+    try {
+      await checkState(ptx, this.state.at(this.chain.head.header.stateRoot));
+      await this.pool.add(ptx, { local: o.local });
+    } catch (e) {
+      // kept decoded for a resend, which may come through this node's RPC
+      delete ptx.fromPeer;
+      this.refused.remember(ptx);
+      throw e;
+    }
+    return ptx;
   }
 
   /**

@@ -59,7 +59,7 @@ export interface ChainDoor {
   importBlocks(encoded: readonly Uint8Array[]): Promise<ImportOutcome>;
   /** A transaction a peer sent: admitted to the pool as a remote transaction (never journaled by this node). */
   receiveTransaction(raw: Uint8Array): Promise<TxOutcome>;
-  /** Each block that becomes the head (sealed here or imported), encoded: to announce it. */
+  /** Each block this node seals, encoded, as it becomes the head: to announce it (imported blocks travel on by the gossip that brought them). */
   onNewBlock(listener: (block: { number: bigint; hash: Uint8Array; encoded: Uint8Array }) => void): void;
   /** Each transaction admitted through this node's RPC: to send to peers (those received from peers are relayed by the gossip itself). */
   onLocalTransaction(listener: (raw: Uint8Array) => void): void;

@@ -56,15 +56,10 @@ export class StateReader {
 
   constructor(private readonly trieDb: OverlayTrieDB, private readonly common: Common) {}
 
-  /** the last view made at another root: the rules of an imported block read its parent's state twice (validators, parameters) */
-  private lastView: StateView | undefined;
-
   at(root: Uint8Array): StateView {
     const hv = this.headView;
     if (hv && Buffer.compare(hv.root, root) === 0) return hv;
-    const lv = this.lastView;
-    if (lv && Buffer.compare(lv.root, root) === 0) return lv;
-    return (this.lastView = new StateView(root, newStateManager(this.trieDb, this.common, root)));
+    return new StateView(root, newStateManager(this.trieDb, this.common, root));
   }
 
   /**

@@ -6,15 +6,12 @@
 import { EVMError, type ExecResult, type Message } from '@ethereumjs/evm';
 import { Account, Address } from '@ethereumjs/util';
 import type { CodeEngine, EngineEVM } from '../engine-evm.ts';
-import { CallCodecError, decodeArg, decodeCall, encodeEventData, encodeReturn, eventTopic } from '../../codec/venachain-call.ts';
+import { CallCodecError, decodeArg, decodeCall, encodeEventData, encodeReturn, eventTopic, TX_TYPE_CALL } from '../../codec/venachain-call.ts';
 import { SYSTEM_CALL_GAS, type ArgsOf, type ContractAbi, type MethodSignature, type ResultOf } from '../../codec/system-contracts-abi.ts';
 import { bytesToHex, concatBytes, hexToBytes, padLeft } from '../../util/hex.ts';
 import { SlotStore, type Slots } from './slot-store.ts';
 import { systemState, type SystemState } from './system-state.ts';
 import { deployRefusal } from './deploy-permission.ts';
-
-// the table owns the flat gas; exported here too beside the rest of the engine's names
-export { SYSTEM_CALL_GAS };
 
 /** Code EngineEVM gives a message to a system contract: never stored, recognised by identity. */
 export const NATIVE_CODE = new Uint8Array([0xfe]);
@@ -63,11 +60,8 @@ export class NativeCallError extends Error {}
 
 /** Error(string), Solidity's revert payload: what eth_call and receipts' readers decode. */
 function revertData(message: string): Uint8Array {
-  const text = new TextEncoder().encode(message);
-  const len = padLeft(hexToBytes(text.length.toString(16)), 32);
-  const body = new Uint8Array(Math.ceil(text.length / 32) * 32);
-  body.set(text);
-  return concatBytes(hexToBytes('0x08c379a0'), padLeft(new Uint8Array([0x20]), 32), len, body);
+  // the selector, then the string as a txType-2 return encodes it (offset, length, padded data)
+  return concatBytes(hexToBytes('0x08c379a0'), encodeReturn(TX_TYPE_CALL, message));
 }
 
 /** One account's storage inside the EVM: the account is created with nonce 1 on the first write, so EIP-161 never removes it. */

@@ -8,12 +8,12 @@ import { NODE_MANAGEMENT, NODE_STATUS, NODE_TYPE, type NodeRecord } from './syst
 import { nodeInfoJson, nodeUpdateJson, parseNodeInfo, parseNodeUpdate, successResult, type NodeUpdate } from './node-json.ts';
 import { isPublicKey } from '../../crypto/secp256k1.ts';
 import { hexToBytes } from '../../util/hex.ts';
+import { isVenachainName } from './formats.ts';
 
 /** a writer's return code on success (Venachain's addNodeSuccess / updateNodeSuccess) */
 const SUCCESS = 0n;
 const ZERO_ADDRESS = '0x' + '00'.repeat(20);
 
-const NAME_PATTERN = /^[a-zA-Z0-9_\p{Script=Han}]{1,128}$/u;
 // Venachain's IPv4 pattern (sc_tool.go ipRegPattarn), leading zeros and all
 const IPV4_PATTERN = /^(25[0-5]|2[0-4][0-9]|[0-1]?[0-9][0-9]?)(\.(25[0-5]|2[0-4][0-9]|[0-1]?[0-9][0-9]?)){3}$/;
 const DESC_MAX_CHARS = 100;
@@ -34,7 +34,7 @@ function statusProblem(status: number): string | undefined {
 }
 
 function nameProblem(name: string): string | undefined {
-  return NAME_PATTERN.test(name) ? undefined : `"name" must be 1 to 128 letters, digits, _ or Han characters, got ${JSON.stringify(name)}`;
+  return isVenachainName(name) ? undefined : `"name" must be 1 to 128 letters, digits, _ or Han characters, got ${JSON.stringify(name)}`;
 }
 
 function descProblem(desc: string): string | undefined {

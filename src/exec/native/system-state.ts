@@ -2,7 +2,7 @@
 // contracts themselves (writing, inside the EVM), the node (validator set, parameters, deploy
 // permission — reading at a state root) and the dev genesis (writing into memory). One layout, one
 // module: a key spelled twice would be a state fork.
-import { hexToBytes } from '../../util/hex.ts';
+import { bytesToHex, hexToBytes } from '../../util/hex.ts';
 import { MemorySlots, SlotStore, TextList, ViewSlots, type Slots } from './slot-store.ts';
 
 export const USER_MANAGEMENT = '0x1000000000000000000000000000000000000001';
@@ -228,6 +228,15 @@ export function systemState(slotsOf: (address: string) => Slots): SystemState {
     nodes: new Nodes(new SlotStore(slotsOf(NODE_MANAGEMENT))),
     params: new Params(new SlotStore(slotsOf(PARAMETER_MANAGEMENT))),
   };
+}
+
+/**
+ * A system contract's storage root at a state view, as hex ('' while the account does not exist):
+ * its state moves exactly when this does, so readers that ask every block remember by it.
+ */
+export async function systemStorageRoot(view: { getAccount(address: Uint8Array): Promise<{ storageRoot: Uint8Array } | undefined> }, address: string): Promise<string> {
+  const account = await view.getAccount(hexToBytes(address));
+  return account === undefined ? '' : bytesToHex(account.storageRoot);
 }
 
 /** The system contracts' state at a state root, read-only (the node's own reads). */
