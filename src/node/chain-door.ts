@@ -1,6 +1,6 @@
 // The chain side of the network's door (src/p2p/chain-door.ts): what peers may ask of this node's
 // chain and what it tells them, over ChainCore. Transactions and blocks cross it as bytes.
-import type { ChainDoor, ChainHead, ImportOutcome, NetworkNodeRecord, SyncProgress, TxOutcome } from '../p2p/chain-door.ts';
+import type { ChainDoor, ChainHead, ConsensusVerdict, ImportOutcome, NetworkNodeRecord, SyncProgress, TxOutcome } from '../p2p/chain-door.ts';
 import type { ChainCore } from './core.ts';
 import { encodeBlock } from '../chain/block-codec.ts';
 import { NODE_MANAGEMENT, systemStateAt, systemStorageRoot } from '../exec/native/system-state.ts';
@@ -75,5 +75,17 @@ export class CoreChainDoor implements ChainDoor {
 
   setSyncing(progress: SyncProgress | undefined): void {
     this.core.syncProgress = progress;
+  }
+
+  isValidator(): boolean {
+    return this.core.isValidatorNext();
+  }
+
+  consensusMessage(message: Uint8Array): Promise<ConsensusVerdict> {
+    return this.core.consensus.receive(message);
+  }
+
+  onConsensusMessage(listener: (message: Uint8Array) => void): void {
+    this.core.consensus.onOutgoing(listener);
   }
 }

@@ -26,6 +26,7 @@ import { BlockImport } from '../chain/block-import.ts';
 import type { PooledTx } from '../txpool/pooled-tx.ts';
 import { recoveryHere, startRecoveryThreads, type SignatureRecovery } from '../crypto/signature-recovery.ts';
 import { Sealer } from '../consensus/sealer.ts';
+import { ConsensusChannel } from './consensus-channel.ts';
 import { decodeExtra } from '../consensus/istanbul-extra.ts';
 import { validatorsAfter } from '../consensus/validator-set.ts';
 import { ChainEvents } from '../events.ts';
@@ -93,6 +94,8 @@ export class ChainCore {
   private importRecovery!: SignatureRecovery;
   /** what eth_syncing answers: the sync's progress while it runs, undefined when in step */
   syncProgress: SyncProgress | undefined;
+  /** the consensus engine's messages to and from the network (the door's consensus channel) */
+  readonly consensus = new ConsensusChannel();
 
   private constructor(
     readonly datadir: string,
@@ -224,7 +227,7 @@ export class ChainCore {
 
   /** This node seals blocks (eth_mining): its sealer runs and its key is still one of the head's validators. */
   get sealing(): boolean {
-    return this.sealer !== undefined && this.isValidator();
+    return this.sealer !== undefined && this.isValidatorNext();
   }
 
   /** Validators named in the head's istanbul extra. */
@@ -232,13 +235,14 @@ export class ChainCore {
     return decodeExtra(this.chain.head.header.extraData).validators;
   }
 
-  private isValidator(): boolean {
+  /** Whether this node's key is a validator of the block after the head (the set the head names until the engine tracks the next one). */
+  isValidatorNext(): boolean {
     const me = this.nodeKey.address;
     return this.validators().some((v) => Buffer.compare(v, me) === 0);
   }
 
   private startSealing(o: CoreOptions): void {
-    if (!this.isValidator()) {
+    if (!this.isValidatorNext()) {
       this.log.info('this node is not a validator of the chain: it serves the chain without sealing');
       return;
     }

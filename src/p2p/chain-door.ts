@@ -69,4 +69,12 @@ export interface ChainDoor {
   onNodeRecordsChanged(listener: () => void): void;
   /** What eth_syncing answers: a progress while a sync runs, undefined when in step. */
   setSyncing(progress: SyncProgress | undefined): void;
+  /** Whether this node is a validator of the block after its head (it then takes part in the consensus channel). */
+  isValidator(): boolean;
+  /** A consensus message (src/consensus/iris) a peer sent: 'invalid' (malformed, or not signed by a validator) penalises the sender; 'ignored' is not relayed. */
+  consensusMessage(message: Uint8Array): Promise<ConsensusVerdict>;
+  /** Each consensus message this node's engine sends: to deliver to the other validators. */
+  onConsensusMessage(listener: (message: Uint8Array) => void): void;
 }
+
+export type ConsensusVerdict = 'accepted' | 'ignored' | 'invalid';

@@ -1,0 +1,59 @@
+// The iris engine's two doors: the chain it decides blocks for (IrisChain, implemented over the
+// core in src/node/iris-chain.ts) and the wire its messages travel on (IrisTransport, the network's
+// consensus channel through src/p2p/chain-door.ts). The engine knows neither the core's modules nor
+// libp2p: it sees blocks as encoded bytes with a hash and messages as bytes.
+import type { HeadInfo } from '../../chain/chain.ts';
+
+/** A block proposed at a height: as the PREPREPARE carries it (proposer seal in, committed seals empty). */
+export interface Proposal {
+  number: bigint;
+  /** the block hash (committed seals do not enter it, so the written block keeps this hash) */
+  hash: Uint8Array;
+  /** the block, encoded (src/chain/block-codec.ts) */
+  encoded: Uint8Array;
+  /** who sealed it (the header's miner) */
+  proposer: Uint8Array;
+}
+
+/** A proposal that is wrong (bad encoding, seal, link, time, or its execution does not reproduce its header). */
+export class ProposalRefused extends Error {}
+
+export interface IrisChain {
+  /** The chain's head: the engine decides the block after it. */
+  head(): HeadInfo;
+  /** After every new head (a block this engine committed, or one imported from peers). */
+  onHead(listener: (head: HeadInfo) => void): void;
+  /** The validator set of the block after `parent`, byte-sorted (the istanbul extra's order). */
+  validatorsAfter(parent: HeadInfo): Promise<Uint8Array[]>;
+  /** Whether a block on the head has something to carry: executable transactions wait, or empty blocks are produced. */
+  hasWork(): Promise<boolean>;
+  /** Called when transactions become executable (a cue to propose or to start a round's timer). */
+  onWork(listener: () => void): void;
+  /**
+   * Builds, executes and proposer-seals a block on the head, taking executable transactions from
+   * the pool; undefined when it would be empty and empty blocks are not produced. Its execution is
+   * kept for `commit`.
+   */
+  build(): Promise<Proposal | undefined>;
+  /**
+   * Checks a proposed block (encoding, link to the head, time, proposer seal by a member of the
+   * set) and executes it on the head; its execution is kept for `commit`. Throws ProposalRefused.
+   */
+  verify(encoded: Uint8Array): Promise<Proposal>;
+  /**
+   * Writes the proposal with these committed seals in its istanbul extra (a quorum of them): it
+   * becomes the head, is announced, and onHead fires. Executes it again if its kept execution was
+   * discarded meanwhile (another proposal was verified since).
+   */
+  commit(proposal: Proposal, committedSeals: Uint8Array[]): Promise<void>;
+}
+
+export interface IrisTransport {
+  /** Sends a signed message to the other validators (this engine handles its own copy itself). */
+  broadcast(message: Uint8Array): void;
+  /**
+   * Messages from peers. The listener answers whether the message was well-formed and signed by a
+   * current validator ('invalid' lets the network penalise the peer that sent it).
+   */
+  onMessage(listener: (message: Uint8Array) => Promise<'accepted' | 'ignored' | 'invalid'>): void;
+}
