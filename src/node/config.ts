@@ -83,6 +83,8 @@ export interface NodeConfig {
   logs?: Partial<LogLimits>;
   /** not a flag: whether plain value transfers skip @ethereumjs's runTx (default: when the chain seals on a period, P8); tests compare both */
   directTransfers?: boolean;
+  /** Prometheus metrics at GET /metrics on a listener of their own (--metrics, --metrics.addr, --metrics.port); absent: off */
+  metrics?: { addr: string; port: number };
   /** not a flag: whether eth_call / estimateGas use the view interpreter (default: on, A17); tests compare both */
   fastViews?: boolean;
 }
@@ -95,6 +97,10 @@ export interface P2pConfig {
   /** most connected peers (--maxpeers) */
   maxPeers: number;
 }
+
+/** geth's --metrics.addr / --metrics.port defaults. */
+export const DEFAULT_METRICS_ADDR = '127.0.0.1';
+export const DEFAULT_METRICS_PORT = 6060;
 
 /** Venachain's (and the dev genesis') p2p port: node k of its scripts listens on 16791 + k. */
 export const DEFAULT_P2P_PORT = 16791;
@@ -129,6 +135,9 @@ export const FLAGS = {
   bootnodes: { type: 'string', default: '', help: 'peers dialled at start and redialled when they drop, comma-separated: enode://<128 hex>@ip:port URLs or multiaddrs with /p2p/<peer id> (the genesis firstValidatorNode is always one)' },
   maxpeers: { type: 'string', default: '50', help: 'most connected peers' },
   nodiscover: { type: 'boolean', default: false, help: 'accepted for Venachain scripts: the node never runs discovery (peers are bootnodes, static peers and NodeManagement\'s registered nodes)' },
+  metrics: { type: 'boolean', default: false, help: 'serve Prometheus metrics at GET /metrics on --metrics.addr:--metrics.port (a listener of their own)' },
+  'metrics.addr': { type: 'string', default: DEFAULT_METRICS_ADDR, help: 'metrics listen address' },
+  'metrics.port': { type: 'string', default: String(DEFAULT_METRICS_PORT), help: 'metrics port (0 picks a free port)' },
   verbosity: { type: 'string', default: '3', help: 'log level 0-4 (silent, error, warn, info, debug)' },
   gasprice: { type: 'string', default: '0', help: 'minimum gas price in wei (also what eth_gasPrice reports)' },
   'txpool.pricebump': { type: 'string', default: String(DEFAULT_TXPOOL_CONFIG.priceBump), help: 'percent a replacement (same sender and nonce) must raise the gas price by' },
@@ -221,6 +230,7 @@ export function parseFlags(argv: string[]): NodeConfig | 'help' {
     evmTimeoutMs: durationMs(String(v['rpc.evmtimeout']), 'rpc.evmtimeout'),
     txBudgetMs: durationMs(String(v['miner.txtimeout']), 'miner.txtimeout'),
     p2pPort: int(String(v['p2p.port']), 'p2p.port'),
+    metrics: v.metrics === true ? { addr: metricsAddr(String(v['metrics.addr'])), port: int(String(v['metrics.port']), 'metrics.port') } : undefined,
     p2p: {
       addr: v['p2p.addr'] === undefined ? undefined : p2pAddr(String(v['p2p.addr'])),
       bootnodes: list(String(v.bootnodes)),
@@ -247,6 +257,11 @@ export function parseFlags(argv: string[]): NodeConfig | 'help' {
       maxFiltersPerAddress: int(String(v['rpc.filter.maxperaddress']), 'rpc.filter.maxperaddress', 1),
     },
   };
+}
+
+function metricsAddr(v: string): string {
+  if (isIP(v) === 0 && v !== 'localhost') throw new ConfigError(`--metrics.addr must be an IP address or localhost, got "${v}"`);
+  return v;
 }
 
 function p2pAddr(v: string): string {

@@ -7,6 +7,9 @@ import { BlockSync } from '../p2p/sync.ts';
 import { createLogger, type Logger } from './logger.ts';
 import { isLoopback, type NodeConfig } from './config.ts';
 import { buildHandlers } from '../api/index.ts';
+import { FilterService } from '../api/filters.ts';
+import type { ApiContext } from '../api/context.ts';
+import type { WsOpenCount } from '../rpc/ws-session.ts';
 import { clientVersion } from '../api/node-info.ts';
 import { failureAnswer } from '../api/errors.ts';
 import { Dispatcher } from '../rpc/dispatch.ts';
@@ -45,6 +48,8 @@ export interface RunningNode {
   readonly devAccount: string | undefined;
   /** the peer-to-peer network (config.p2p); undefined when the node runs none */
   readonly network: NetworkHost | undefined;
+  /** http://addr:port/metrics with --metrics */
+  readonly metricsUrl: string | undefined;
   /** What each RPC serving thread has answered itself and handed over (A19); empty without threads. */
   rpcThreadStats(): Promise<ThreadStats[]>;
   close(): Promise<void>;
@@ -124,20 +129,21 @@ export async function startNode(config: NodeConfig, log: Logger = createLogger(c
       throw e;
     }
   }
-  const handlers = buildHandlers(
-    {
-      core,
-      datadir: config.datadir,
-      clientVersion: clientVersion(pkg.version),
-      p2pPort: config.p2pPort,
-      httpHost: config.http.addr,
-      httpLoopback: loopback,
-      allowInsecureUnlock: config.allowInsecureUnlock,
-      network,
-    },
-    { gasCap: config.gasCap, evmTimeoutMs: config.evmTimeoutMs },
-    { limits: config.logs, log },
-  ) satisfies Handlers;
+  const api: ApiContext = {
+    core,
+    datadir: config.datadir,
+    clientVersion: clientVersion(pkg.version),
+    p2pPort: config.p2pPort,
+    httpHost: config.http.addr,
+    httpLoopback: loopback,
+    allowInsecureUnlock: config.allowInsecureUnlock,
+    network,
+  };
+  const filters = new FilterService(api, { limits: config.logs, log });
+  const handlers = buildHandlers(api, { gasCap: config.gasCap, evmTimeoutMs: config.evmTimeoutMs }, {}, filters) satisfies Handlers;
+  const wsOpen: WsOpenCount = { sessions: 0 };
+  // loaded only with --metrics: prom-client is not read at all otherwise
+  const metrics = config.metrics ? new (await import('./metrics.ts')).NodeMetrics({ core, filters, wsOpen, network }) : undefined;
   const dispatcher = new Dispatcher({
     methods,
     patternLabels,
@@ -149,8 +155,10 @@ export async function startNode(config: NodeConfig, log: Logger = createLogger(c
     failureAnswer,
     discover: () => document,
     log,
+    observer: metrics,
   });
   let server;
+  let metricsUrl: string | undefined;
   try {
     // the serving threads' answer caches follow the head (A19): bumped before anyone can read the new head
     const headGeneration = new HeadGeneration();
@@ -170,9 +178,17 @@ export async function startNode(config: NodeConfig, log: Logger = createLogger(c
       threads: config.http.threads ?? defaultServingThreads(),
       headGeneration,
       headCached: HEAD_CACHED_METHODS,
+      wsOpen,
       log,
     });
+    if (metrics && config.metrics) {
+      metrics.sources.server = server;
+      const port = await metrics.listen(config.metrics.addr, config.metrics.port, log);
+      metricsUrl = `http://${config.metrics.addr.includes(':') ? `[${config.metrics.addr}]` : config.metrics.addr}:${port}/metrics`;
+      log.info(`metrics: serving Prometheus text at ${metricsUrl}`);
+    }
   } catch (e) {
+    await server?.close();
     await sync?.stop();
     await network?.close();
     await core.close();
@@ -186,9 +202,11 @@ export async function startNode(config: NodeConfig, log: Logger = createLogger(c
     core,
     devAccount: core.devAccount,
     network,
+    metricsUrl,
     rpcThreadStats: () => server.threadStats(),
     close() {
       closing ??= (async () => {
+        await metrics?.close();
         await server.close();
         await sync?.stop();
         await network?.close();

@@ -1,0 +1,179 @@
+// Prometheus metrics (--metrics): what the node did and holds, in prom-client's registry, served as
+// text at /metrics on a listener of its own (--metrics.addr, --metrics.port; geth's flags), so a
+// scraper never shares the RPC port or its limits.
+//
+// Only requests are counted as they happen (the dispatcher's RequestObserver) and blocks as they
+// are made; everything that is a level — pool, filters, peers, sockets, the database's size — is
+// read when Prometheus scrapes, so the node pays nothing for it between scrapes. Without --metrics
+// none of this exists: the dispatcher has no observer and makes no call.
+import { createServer, type Server } from 'node:http';
+import { statSync } from 'node:fs';
+import { join } from 'node:path';
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import type { ChainCore } from './core.ts';
+import type { PeerSet } from '../p2p/peer-set.ts';
+import type { FilterService } from '../api/filters.ts';
+import type { RpcServer } from '../rpc/server.ts';
+import type { WsOpenCount } from '../rpc/ws-session.ts';
+import type { RequestObserver } from '../rpc/types.ts';
+import type { ConsensusMeter } from '../consensus/consensus-meter.ts';
+import type { Logger } from './logger.ts';
+
+/** Seconds: from a head-cached read (~50 µs) to an eth_call at the 5 s --rpc.evmtimeout. */
+const LATENCY_BUCKETS = [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
+const BATCH_BUCKETS = [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000];
+const TXS_BUCKETS = [0, 1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000];
+const BLOCK_TIME_BUCKETS = [0.1, 0.25, 0.5, 1, 2, 3, 5, 10, 30, 60, 300];
+
+/** What the scrape-time readings are read from. */
+export interface MetricSources {
+  readonly core: ChainCore;
+  readonly filters: FilterService;
+  readonly wsOpen: WsOpenCount;
+  readonly network?: PeerSet;
+  /** set once the RPC server is up (it starts after the dispatcher that feeds these metrics) */
+  server?: RpcServer;
+}
+
+/** A method's counters, bound once: a request then costs a Map lookup and the increments. */
+interface MethodMeters {
+  readonly ok: Counter.Internal;
+  readonly failed: Counter.Internal;
+  readonly latency: Histogram.Internal<'method'>;
+}
+
+export class NodeMetrics implements RequestObserver {
+  readonly registry = new Registry();
+  readonly consensus: ConsensusMeter;
+  private readonly requests = new Counter({ name: 'chain_rpc_requests_total', help: 'JSON-RPC requests answered, by method and outcome (ok: a result, error: an error object); method "" names none served', labelNames: ['method', 'outcome'] as const, registers: [this.registry] });
+  private readonly latency = new Histogram({ name: 'chain_rpc_request_duration_seconds', help: 'time from a request object to its answer, by method (head-cached answers excluded: chain_rpc_head_cache_answers_total)', labelNames: ['method'] as const, buckets: LATENCY_BUCKETS, registers: [this.registry] });
+  private readonly errors = new Counter({ name: 'chain_rpc_errors_total', help: 'JSON-RPC error answers by code', labelNames: ['code'] as const, registers: [this.registry] });
+  private readonly batches = new Histogram({ name: 'chain_rpc_batch_size', help: 'request objects per batch', buckets: BATCH_BUCKETS, registers: [this.registry] });
+  private readonly byMethod = new Map<string, MethodMeters>();
+  private readonly byCode = new Map<number, Counter.Internal>();
+  private server: Server | undefined;
+
+  constructor(readonly sources: MetricSources) {
+    const { core, filters, wsOpen, network } = sources;
+    const r = [this.registry];
+    collectDefaultMetrics({ register: this.registry }); // RSS, heap, event-loop lag, GC pauses, handles
+    const threadStats = () => sources.server?.threadStats() ?? Promise.resolve([]);
+    new Counter({
+      name: 'chain_rpc_head_cache_answers_total',
+      help: 'requests answered from the answers kept for the current head, by thread (main, or serving thread 1…n): they reach no dispatcher',
+      labelNames: ['thread'] as const,
+      registers: r,
+      async collect() {
+        this.reset();
+        this.inc({ thread: 'main' }, sources.server?.headAnswerHits() ?? 0);
+        (await threadStats()).forEach((s, i) => this.inc({ thread: String(i + 1) }, s.answeredHere));
+      },
+    });
+    new Gauge({
+      name: 'chain_ws_connections',
+      help: 'WebSocket connections open (main thread and serving threads)',
+      registers: r,
+      async collect() {
+        this.set(wsOpen.sessions + (await threadStats()).reduce((n, s) => n + s.wsSessions, 0));
+      },
+    });
+    new Gauge({ name: 'chain_ws_subscriptions', help: 'eth_subscribe subscriptions active', registers: r, collect() { this.set(filters.manager.counts().subscriptions); } });
+    new Gauge({ name: 'chain_filters', help: 'polled filters installed (eth_newFilter, eth_newBlockFilter, eth_newPendingTransactionFilter)', registers: r, collect() { this.set(filters.manager.counts().filters); } });
+    new Gauge({ name: 'chain_txpool_pending', help: 'executable transactions in the pool', registers: r, collect() { this.set(core.pool.pendingCount); } });
+    new Gauge({ name: 'chain_txpool_queued', help: 'transactions in the pool waiting for a nonce gap to close', registers: r, collect() { this.set(core.pool.queuedCount); } });
+    new Gauge({ name: 'chain_head_block', help: 'number of the head block', registers: r, collect() { this.set(Number(core.chain.headNumber)); } });
+    new Gauge({
+      name: 'chain_sync_highest_block',
+      help: 'highest block a peer has announced while syncing; the head when in step',
+      registers: r,
+      collect() { this.set(Number(core.syncProgress?.highestBlock ?? core.chain.headNumber)); },
+    });
+    new Gauge({ name: 'chain_p2p_peers', help: 'connected peers past the handshake', registers: r, collect() { this.set(network?.peers().length ?? 0); } });
+    const dataFile = join(core.datadir, 'chaindata', 'data.mdb');
+    new Gauge({
+      name: 'chain_lmdb_size_bytes',
+      help: "size of LMDB's data file (chaindata/data.mdb) on disk",
+      registers: r,
+      collect() {
+        try {
+          this.set(statSync(dataFile).blocks * 512); // allocated, not the sparse map size
+        } catch {
+          this.set(0);
+        }
+      },
+    });
+    const blockTxs = new Histogram({ name: 'chain_block_transactions', help: 'transactions per block added to the chain', buckets: TXS_BUCKETS, registers: r });
+    const blockTime = new Histogram({ name: 'chain_block_interval_seconds', help: "seconds between a block's timestamp and its parent's", buckets: BLOCK_TIME_BUCKETS, registers: r });
+    let lastTime: bigint | undefined;
+    core.events.onBlock(({ block }) => {
+      blockTxs.observe(block.txs.length);
+      const time = block.header.timestamp;
+      if (lastTime !== undefined && time >= lastTime) blockTime.observe(Number(time - lastTime));
+      lastTime = time;
+    });
+    const rounds = new Counter({ name: 'chain_consensus_rounds_total', help: 'consensus rounds begun', registers: r });
+    const roundChanges = new Counter({ name: 'chain_consensus_round_changes_total', help: 'rounds given up for a later one (timeouts, faulty proposers)', registers: r });
+    const round = new Gauge({ name: 'chain_consensus_round', help: 'the round in progress at the height being decided', registers: r });
+    this.consensus = {
+      roundStarted(_height, n) {
+        rounds.inc();
+        round.set(n);
+      },
+      roundChanged(_height, n) {
+        roundChanges.inc();
+        round.set(n);
+      },
+    };
+  }
+
+  request(method: string, code: number, seconds: number): void {
+    let m = this.byMethod.get(method);
+    if (m === undefined) {
+      m = { ok: this.requests.labels(method, 'ok'), failed: this.requests.labels(method, 'error'), latency: this.latency.labels(method) };
+      this.byMethod.set(method, m);
+    }
+    m.latency.observe(seconds);
+    if (code === 0) {
+      m.ok.inc();
+      return;
+    }
+    m.failed.inc();
+    let c = this.byCode.get(code);
+    if (c === undefined) this.byCode.set(code, (c = this.errors.labels(String(code))));
+    c.inc();
+  }
+
+  batch(size: number): void {
+    this.batches.observe(size);
+  }
+
+  /** Serves GET /metrics on addr:port; resolves with the port bound (0 picks one). */
+  listen(addr: string, port: number, log: Logger): Promise<number> {
+    const server = (this.server = createServer((req, res) => {
+      if (req.method !== 'GET' || req.url?.split('?')[0] !== '/metrics') {
+        res.writeHead(404, { 'content-type': 'text/plain' }).end('not found: metrics are at GET /metrics\n');
+        return;
+      }
+      this.registry.metrics().then(
+        (text) => res.writeHead(200, { 'content-type': this.registry.contentType }).end(text),
+        (e) => {
+          log.error(`metrics: scrape failed: ${(e as Error).message}`);
+          res.writeHead(500, { 'content-type': 'text/plain' }).end('scrape failed\n');
+        },
+      );
+    }));
+    return new Promise((resolve, reject) => {
+      server.once('error', (e: NodeJS.ErrnoException) => reject(Object.assign(new Error(`metrics port (--metrics.port): ${e.message}`), { code: e.code })));
+      server.listen(port, addr, () => resolve((server.address() as { port: number }).port));
+    });
+  }
+
+  close(): Promise<void> {
+    const server = this.server;
+    if (!server) return Promise.resolve();
+    return new Promise((resolve) => {
+      server.close(() => resolve());
+      server.closeAllConnections();
+    });
+  }
+}
