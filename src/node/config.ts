@@ -6,6 +6,7 @@ import { DEFAULT_TXPOOL_CONFIG, DEFAULT_TX_JOURNAL, type TxPoolConfig } from '..
 import type { LedgerTransports } from '../accounts/ledger.ts';
 import type { LogLimits } from '../filters/limits.ts';
 import type { TransportChoice } from '../rpc/server.ts';
+import { MAX_VERBOSITY, type LogFormat } from './logger.ts';
 
 export const ALL_NAMESPACES = ['personal', 'iris', 'eth', 'chain', 'admin', 'txpool', 'net', 'web3', 'debug'] as const;
 /**
@@ -49,6 +50,10 @@ export interface NodeConfig {
   /** validate every handler result against its schema (on for dev chains and tests) */
   checkResults: boolean;
   verbosity: number;
+  /** json or text lines (--log.format; absent: text on a terminal, else json) */
+  logFormat?: LogFormat;
+  /** verbosity per module, over --verbosity (--log.vmodule p2p=4,consensus=4) */
+  logVmodule?: Record<string, number>;
   minGasPrice: bigint;
   sealEmpty: boolean;
   devPeriod: number;
@@ -138,7 +143,9 @@ export const FLAGS = {
   metrics: { type: 'boolean', default: false, help: 'serve Prometheus metrics at GET /metrics on --metrics.addr:--metrics.port (a listener of their own)' },
   'metrics.addr': { type: 'string', default: DEFAULT_METRICS_ADDR, help: 'metrics listen address' },
   'metrics.port': { type: 'string', default: String(DEFAULT_METRICS_PORT), help: 'metrics port (0 picks a free port)' },
-  verbosity: { type: 'string', default: '3', help: 'log level 0-4 (silent, error, warn, info, debug)' },
+  verbosity: { type: 'string', default: '3', help: 'log level 0-5 (silent, error, warn, info, debug, trace)' },
+  'log.vmodule': { type: 'string', default: '', help: 'per-module log level over --verbosity, comma-separated module=level (e.g. p2p=4,consensus=4; modules: chain, txpool, sealer, import, p2p, sync, rpc, filters, docs, metrics)' },
+  'log.format': { type: 'string', help: 'log line format: json (one JSON object a line) or text (default: text on a terminal, else json)' },
   gasprice: { type: 'string', default: '0', help: 'minimum gas price in wei (also what eth_gasPrice reports)' },
   'txpool.pricebump': { type: 'string', default: String(DEFAULT_TXPOOL_CONFIG.priceBump), help: 'percent a replacement (same sender and nonce) must raise the gas price by' },
   'txpool.accountslots': { type: 'string', default: String(DEFAULT_TXPOOL_CONFIG.accountSlots), help: 'executable transactions per account kept even when the pool is over --txpool.globalslots' },
@@ -218,7 +225,9 @@ export function parseFlags(argv: string[]): NodeConfig | 'help' {
       threads: v['http.threads'] === undefined ? undefined : int(String(v['http.threads']), 'http.threads', 0),
     },
     checkResults: check === undefined ? !genesisFile : check === 'true',
-    verbosity: int(String(v.verbosity), 'verbosity'),
+    verbosity: verbosity(String(v.verbosity), 'verbosity'),
+    logFormat: logFormat(v['log.format'] as string | undefined),
+    logVmodule: vmodule(String(v['log.vmodule'])),
     minGasPrice: bigint(String(v.gasprice), 'gasprice'),
     sealEmpty: v['seal.empty'] === true,
     devPeriod: int(String(v['dev.period']), 'dev.period'),
@@ -257,6 +266,28 @@ export function parseFlags(argv: string[]): NodeConfig | 'help' {
       maxFiltersPerAddress: int(String(v['rpc.filter.maxperaddress']), 'rpc.filter.maxperaddress', 1),
     },
   };
+}
+
+function verbosity(v: string, flag: string): number {
+  const n = int(v, flag);
+  if (n > MAX_VERBOSITY) throw new ConfigError(`--${flag} must be 0-${MAX_VERBOSITY}, got "${v}"`);
+  return n;
+}
+
+function logFormat(v: string | undefined): LogFormat | undefined {
+  if (v !== undefined && v !== 'json' && v !== 'text') throw new ConfigError(`--log.format must be json or text, got "${v}"`);
+  return v;
+}
+
+/** `p2p=4,consensus=4` → { p2p: 4, consensus: 4 } */
+function vmodule(v: string): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const item of list(v)) {
+    const m = /^([a-z][a-z0-9_-]*)=(\d+)$/.exec(item);
+    if (!m) throw new ConfigError(`--log.vmodule: "${item}" is not module=level (e.g. p2p=4)`);
+    out[m[1]!] = verbosity(m[2]!, `log.vmodule ${m[1]}`);
+  }
+  return out;
 }
 
 function metricsAddr(v: string): string {

@@ -184,7 +184,8 @@ export class ChainCore {
       },
       o.txpool,
     );
-    pool.onDropped((ptx, reason) => o.log.debug(`txpool: dropped ${ptx.hashHex}: ${reason}`));
+    const poolLog = o.log.child('txpool');
+    pool.onDropped((ptx, reason) => poolLog.debug(`txpool: dropped ${ptx.hashHex}: ${reason}`, { tx: ptx.hashHex }));
     const txCommon = makeTxCommon(genesis.config.chainId);
     // A20: recovery beside the event loop frees a third of its time per transaction, which pays where
     // a core is free for it (3+; on 2 the load generator took it: admission within noise) and blocks
@@ -220,7 +221,7 @@ export class ChainCore {
       rules: (parent) => core.blockRules(parent, false),
       sealing: () => core.sealing,
       directTransfers: o.directTransfers ?? true,
-      log: o.log,
+      log: o.log.child('import'),
     });
     return core;
   }
@@ -256,7 +257,7 @@ export class ChainCore {
       rules: (parent) => this.blockRules(parent, o.sealEmpty),
       txBudgetMs: o.txBudgetMs === 0 ? Infinity : (o.txBudgetMs ?? DEFAULT_TX_BUDGET_MS),
       onCommitted: (block, written) => this.state.setHead(block.header.stateRoot, written),
-      log: this.log,
+      log: this.log.child('consensus'),
     });
     this.sealer.start();
   }
@@ -350,19 +351,20 @@ export class ChainCore {
    */
   private async openJournal(path: string, rewriteEveryMs: number): Promise<void> {
     const { records, unreadableBytes } = readJournal(path);
+    const log = this.log.child('txpool');
     let dropped = 0;
     for (const { raw, local } of records) {
       try {
         await this.submitRawTransaction(raw, local);
       } catch (e) {
         dropped++;
-        this.log.debug(`txpool journal: not replayed: ${(e as Error).message}`);
+        log.debug(`txpool journal: not replayed: ${(e as Error).message}`);
       }
     }
-    this.journal = await TxJournal.open({ path, rewriteEveryMs, contents: () => this.journalContents(), chainDurable: () => this.store.flushed(), log: this.log });
+    this.journal = await TxJournal.open({ path, rewriteEveryMs, contents: () => this.journalContents(), chainDurable: () => this.store.flushed(), log });
     if (records.length > 0 || unreadableBytes > 0) {
       const cut = unreadableBytes > 0 ? `; ${unreadableBytes} bytes at its end are no record (an append cut short by a crash, never answered) and were dropped` : '';
-      this.log.info(`txpool journal ${path}: ${records.length - dropped} of ${records.length} transactions replayed, ${dropped} refused (mined, replaced or stale)${cut}`);
+      log.info(`txpool journal ${path}: ${records.length - dropped} of ${records.length} transactions replayed, ${dropped} refused (mined, replaced or stale)${cut}`);
     }
   }
 

@@ -55,7 +55,7 @@ export interface RunningNode {
   close(): Promise<void>;
 }
 
-export async function startNode(config: NodeConfig, log: Logger = createLogger(config.verbosity)): Promise<RunningNode> {
+export async function startNode(config: NodeConfig, log: Logger = createLogger(config.verbosity, undefined, { format: config.logFormat, vmodule: config.logVmodule })): Promise<RunningNode> {
   const loopback = isLoopback(config.http.addr);
   // a port another process holds is reported before a new datadir, node key and dev keystore are
   // created for a node that cannot serve (port 0 is always free)
@@ -79,7 +79,7 @@ export async function startNode(config: NodeConfig, log: Logger = createLogger(c
     txJournal: config.txJournal,
     txRejournalMs: config.txRejournalMs,
     txNoLocals: config.txNoLocals,
-    log,
+    log: log.child('chain'),
     ledgerTransports: config.ledgerTransports,
     directTransfers: config.directTransfers,
     fastViews: config.fastViews,
@@ -116,12 +116,12 @@ export async function startNode(config: NodeConfig, log: Logger = createLogger(c
         door,
         firstValidatorNode: core.config.istanbul.firstValidatorNode,
         name: clientVersion(pkg.version),
-        log,
+        log: log.child('p2p'),
       });
       // a node that seals is the chain's one writer and imports nothing (src/chain/block-import.ts):
       // it has nothing to sync (the multi-validator consensus will have validators catch up too)
       if (!core.sealing) {
-        sync = new BlockSync(network, door, log);
+        sync = new BlockSync(network, door, log.child('sync'));
         sync.start();
       }
     } catch (e) {
@@ -139,7 +139,8 @@ export async function startNode(config: NodeConfig, log: Logger = createLogger(c
     allowInsecureUnlock: config.allowInsecureUnlock,
     network,
   };
-  const filters = new FilterService(api, { limits: config.logs, log });
+  const filters = new FilterService(api, { limits: config.logs, log: log.child('filters') });
+  const rpcLog = log.child('rpc');
   const handlers = buildHandlers(api, { gasCap: config.gasCap, evmTimeoutMs: config.evmTimeoutMs }, {}, filters) satisfies Handlers;
   const wsOpen: WsOpenCount = { sessions: 0 };
   // loaded only with --metrics: prom-client is not read at all otherwise
@@ -154,7 +155,7 @@ export async function startNode(config: NodeConfig, log: Logger = createLogger(c
     maxResponseBytes: config.http.maxResponseBytes,
     failureAnswer,
     discover: () => document,
-    log,
+    log: rpcLog,
     observer: metrics,
   });
   let server;
@@ -174,18 +175,18 @@ export async function startNode(config: NodeConfig, log: Logger = createLogger(c
       wsMaxBufferedBytes: config.http.wsMaxBufferedBytes,
       maxConnections: config.http.maxConns,
       timeouts: config.http.readTimeoutMs === undefined ? undefined : { requestMs: config.http.readTimeoutMs },
-      staticRoutes: config.http.docs ? docsPageRoutes(log) : undefined,
+      staticRoutes: config.http.docs ? docsPageRoutes(log.child('docs')) : undefined,
       threads: config.http.threads ?? defaultServingThreads(),
       headGeneration,
       headCached: HEAD_CACHED_METHODS,
       wsOpen,
-      log,
+      log: rpcLog,
     });
     if (metrics && config.metrics) {
       metrics.sources.server = server;
-      const port = await metrics.listen(config.metrics.addr, config.metrics.port, log);
+      const port = await metrics.listen(config.metrics.addr, config.metrics.port, log.child('metrics'));
       metricsUrl = `http://${config.metrics.addr.includes(':') ? `[${config.metrics.addr}]` : config.metrics.addr}:${port}/metrics`;
-      log.info(`metrics: serving Prometheus text at ${metricsUrl}`);
+      log.child('metrics').info(`metrics: serving Prometheus text at ${metricsUrl}`);
     }
   } catch (e) {
     await server?.close();
