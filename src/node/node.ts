@@ -19,6 +19,7 @@ import type { ThreadStats } from '../rpc/thread-protocol.ts';
 import { HEAD_CACHED_METHODS } from '../../generated/head-cached.ts';
 import { availableParallelism } from 'node:os';
 import { docsPageRoutes } from './docs-page.ts';
+import { statusPageRoute } from './status-page.ts';
 import { unlockAccounts } from './unlock-accounts.ts';
 import { methods, patternLabels } from '../../generated/methods.ts';
 import type { Handlers } from '../../generated/handlers.ts';
@@ -175,7 +176,8 @@ export async function startNode(config: NodeConfig, log: Logger = createLogger(c
       wsMaxBufferedBytes: config.http.wsMaxBufferedBytes,
       maxConnections: config.http.maxConns,
       timeouts: config.http.readTimeoutMs === undefined ? undefined : { requestMs: config.http.readTimeoutMs },
-      staticRoutes: config.http.docs ? docsPageRoutes(log.child('docs')) : undefined,
+      // the status page goes with the docs page: the same switch, the same host rules
+      staticRoutes: config.http.docs ? new Map([...(docsPageRoutes(log.child('docs')) ?? []), statusPageRoute()]) : undefined,
       threads: config.http.threads ?? defaultServingThreads(),
       headGeneration,
       headCached: HEAD_CACHED_METHODS,

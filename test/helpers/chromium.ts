@@ -28,6 +28,8 @@ export interface Browser {
   evaluate<T>(expression: string): Promise<T>;
   /** Types text into the focused element, as a user would. */
   type(text: string): Promise<void>;
+  /** The page as a PNG, laid out at `width` × `height` CSS pixels. */
+  screenshot(width: number, height: number): Promise<Buffer>;
   close(): Promise<void>;
 }
 
@@ -129,6 +131,11 @@ function browserOn(cdp: Cdp, close: () => Promise<void>): Browser {
     },
     async type(text) {
       await cdp.send('Input.insertText', { text }, page());
+    },
+    async screenshot(width, height) {
+      await cdp.send('Emulation.setDeviceMetricsOverride', { width, height, deviceScaleFactor: 1, mobile: false }, page());
+      const { data } = await cdp.send<{ data: string }>('Page.captureScreenshot', { format: 'png' }, page());
+      return Buffer.from(data, 'base64');
     },
     close,
   };
