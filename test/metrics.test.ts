@@ -9,6 +9,8 @@ import { sealTransferBlocks, signedTransfer } from './helpers/blocks.ts';
 import { WsRpc } from './helpers/ws-rpc.ts';
 import { parseFlags, ConfigError, DEFAULT_METRICS_PORT } from '../src/node/config.ts';
 import { hexToBytes } from '../src/util/hex.ts';
+import { loadUws } from '../src/rpc/uws-load.ts';
+import { Agent, request } from 'node:http';
 import { testKey } from './helpers/node.ts';
 
 /** `name{labels}` → value, from Prometheus text format (comments skipped). */
@@ -33,6 +35,19 @@ async function scrape(node: TestNode): Promise<Samples> {
 }
 
 const get = (s: Samples, key: string) => s.get(key) ?? 0;
+
+/** One POST on `agent`'s connection (node:http: fetch's pool cannot be held to one connection each). */
+function postWith(agent: Agent, url: string, body: unknown): Promise<unknown> {
+  return new Promise((resolve, reject) => {
+    const req = request(url, { method: 'POST', agent, headers: { 'content-type': 'application/json' } }, (res) => {
+      let text = '';
+      res.on('data', (d) => (text += d));
+      res.on('end', () => resolve(JSON.parse(text)));
+    });
+    req.on('error', reject);
+    req.end(JSON.stringify(body));
+  });
+}
 
 const post = (node: TestNode, body: unknown) =>
   fetch(node.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }).then((r) => r.json());
@@ -130,6 +145,38 @@ test('scraped while load runs: counters move, histograms fill, levels match the 
   }
   const gone = await fetch(node.metricsUrl!).then(() => 'answered', () => 'refused');
   assert.is(gone, 'refused', 'the listener closes with the node');
+});
+
+// serving threads need uWebSockets.js (test/rpc-threads.test.ts); registered as skipped where it does not load
+const threaded = 'uws' in loadUws() && process.env.TEST_TRANSPORT !== 'node' ? test : test.skip;
+
+threaded('serving threads: what they answer themselves and their WebSockets are counted too', async () => {
+  const http = { addr: '127.0.0.1', port: 0, api: ['eth'], corsDomains: [], maxBodyBytes: 1 << 20, maxBatch: 10, threads: 1, transport: 'uws' as const };
+  const node = await startTestNode({ config: { http, metrics: { addr: '127.0.0.1', port: 0 } } });
+  const sockets: WsRpc[] = [];
+  try {
+    for (let i = 0; i < 100 && !(await node.rpcThreadStats()).every((t) => t.listening); i++) await new Promise((r) => setTimeout(r, 50));
+    // 32 connections of their own (the kernel spreads them over the two listeners), 10 reads each
+    const CONNECTIONS = 32;
+    await Promise.all(
+      Array.from({ length: CONNECTIONS }, async () => {
+        const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+        for (let i = 0; i < 10; i++) await postWith(agent, node.url, { jsonrpc: '2.0', id: i, method: 'eth_blockNumber', params: [] });
+        agent.destroy();
+      }),
+    );
+    for (let i = 0; i < 16; i++) sockets.push(await WsRpc.open(node.wsUrl));
+    const s = await scrape(node);
+    const here = get(s, 'chain_rpc_head_cache_answers_total{thread="main"}');
+    const thread = get(s, 'chain_rpc_head_cache_answers_total{thread="1"}');
+    const dispatched = get(s, 'chain_rpc_requests_total{method="eth_blockNumber",outcome="ok"}');
+    assert.ok(thread > 0, `the thread answered some itself: ${thread}`);
+    assert.is(here + thread + dispatched, CONNECTIONS * 10, `main ${here} + thread ${thread} kept answers + ${dispatched} dispatched`);
+    assert.is(get(s, 'chain_ws_connections'), 16);
+  } finally {
+    await Promise.all(sockets.map((w) => w.close()));
+    await node.stop();
+  }
 });
 
 test('without --metrics: no listener, no url', async () => {

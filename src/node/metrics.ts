@@ -42,15 +42,50 @@ interface MethodMeters {
   readonly latency: Histogram.Internal<'method'>;
 }
 
-export class NodeMetrics implements RequestObserver {
-  readonly registry = new Registry();
-  readonly consensus: ConsensusMeter;
-  private readonly requests = new Counter({ name: 'chain_rpc_requests_total', help: 'JSON-RPC requests answered, by method and outcome (ok: a result, error: an error object); method "" names none served', labelNames: ['method', 'outcome'] as const, registers: [this.registry] });
-  private readonly latency = new Histogram({ name: 'chain_rpc_request_duration_seconds', help: 'time from a request object to its answer, by method (head-cached answers excluded: chain_rpc_head_cache_answers_total)', labelNames: ['method'] as const, buckets: LATENCY_BUCKETS, registers: [this.registry] });
-  private readonly errors = new Counter({ name: 'chain_rpc_errors_total', help: 'JSON-RPC error answers by code', labelNames: ['code'] as const, registers: [this.registry] });
-  private readonly batches = new Histogram({ name: 'chain_rpc_batch_size', help: 'request objects per batch', buckets: BATCH_BUCKETS, registers: [this.registry] });
+/** The dispatcher's observer: requests by method and outcome, their latency, errors by code, batch sizes. */
+export class RpcMeters implements RequestObserver {
+  private readonly requests: Counter<'method' | 'outcome'>;
+  private readonly latency: Histogram<'method'>;
+  private readonly errors: Counter<'code'>;
+  private readonly batches: Histogram;
   private readonly byMethod = new Map<string, MethodMeters>();
   private readonly byCode = new Map<number, Counter.Internal>();
+
+  constructor(registry: Registry) {
+    const registers = [registry];
+    this.requests = new Counter({ name: 'chain_rpc_requests_total', help: 'JSON-RPC requests answered, by method and outcome (ok: a result, error: an error object); method "" names none served', labelNames: ['method', 'outcome'], registers });
+    this.latency = new Histogram({ name: 'chain_rpc_request_duration_seconds', help: 'time from a request object to its answer, by method (head-cached answers excluded: chain_rpc_head_cache_answers_total)', labelNames: ['method'], buckets: LATENCY_BUCKETS, registers });
+    this.errors = new Counter({ name: 'chain_rpc_errors_total', help: 'JSON-RPC error answers by code', labelNames: ['code'], registers });
+    this.batches = new Histogram({ name: 'chain_rpc_batch_size', help: 'request objects per batch', buckets: BATCH_BUCKETS, registers });
+  }
+
+  request(method: string, code: number, seconds: number): void {
+    let m = this.byMethod.get(method);
+    if (m === undefined) {
+      m = { ok: this.requests.labels(method, 'ok'), failed: this.requests.labels(method, 'error'), latency: this.latency.labels(method) };
+      this.byMethod.set(method, m);
+    }
+    m.latency.observe(seconds);
+    if (code === 0) {
+      m.ok.inc();
+      return;
+    }
+    m.failed.inc();
+    let c = this.byCode.get(code);
+    if (c === undefined) this.byCode.set(code, (c = this.errors.labels(String(code))));
+    c.inc();
+  }
+
+  batch(size: number): void {
+    this.batches.observe(size);
+  }
+}
+
+/** Every metric of a node, and the listener that serves them. */
+export class NodeMetrics {
+  readonly registry = new Registry();
+  readonly rpc = new RpcMeters(this.registry);
+  readonly consensus: ConsensusMeter;
   private server: Server | undefined;
 
   constructor(readonly sources: MetricSources) {
@@ -124,27 +159,6 @@ export class NodeMetrics implements RequestObserver {
         round.set(n);
       },
     };
-  }
-
-  request(method: string, code: number, seconds: number): void {
-    let m = this.byMethod.get(method);
-    if (m === undefined) {
-      m = { ok: this.requests.labels(method, 'ok'), failed: this.requests.labels(method, 'error'), latency: this.latency.labels(method) };
-      this.byMethod.set(method, m);
-    }
-    m.latency.observe(seconds);
-    if (code === 0) {
-      m.ok.inc();
-      return;
-    }
-    m.failed.inc();
-    let c = this.byCode.get(code);
-    if (c === undefined) this.byCode.set(code, (c = this.errors.labels(String(code))));
-    c.inc();
-  }
-
-  batch(size: number): void {
-    this.batches.observe(size);
   }
 
   /** Serves GET /metrics on addr:port; resolves with the port bound (0 picks one). */

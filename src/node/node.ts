@@ -157,7 +157,7 @@ export async function startNode(config: NodeConfig, log: Logger = createLogger(c
     failureAnswer,
     discover: () => document,
     log: rpcLog,
-    observer: metrics,
+    observer: metrics?.rpc,
   });
   let server;
   let metricsUrl: string | undefined;
