@@ -11,6 +11,7 @@ import { parseFlags, ConfigError, DEFAULT_METRICS_PORT } from '../src/node/confi
 import { hexToBytes } from '../src/util/hex.ts';
 import { loadUws } from '../src/rpc/uws-load.ts';
 import { Agent, request } from 'node:http';
+import { readFileSync } from 'node:fs';
 import { testKey } from './helpers/node.ts';
 
 /** `name{labels}` → value, from Prometheus text format (comments skipped). */
@@ -135,6 +136,11 @@ test('scraped while load runs: counters move, histograms fill, levels match the 
     assert.is(get(after, 'chain_consensus_rounds_total'), 0, 'present for the consensus engine to move');
     await node.rpc('eth_uninstallFilter', [filter]);
     await ws.close();
+    // the Grafana dashboard asks only for what the node serves
+    const dashboard = JSON.parse(readFileSync(new URL('../docs/grafana/chain-node.json', import.meta.url), 'utf8')) as { panels: { targets: { expr: string }[] }[] };
+    const served = new Set([...after.keys()].map((k) => k.replace(/\{.*$/, '')));
+    const asked = new Set(dashboard.panels.flatMap((p) => p.targets.flatMap((t) => t.expr.match(/\b(?:chain|nodejs|process)_\w+/g) ?? [])));
+    assert.equal([...asked].filter((m) => !served.has(m)), [], 'dashboard metrics the node does not serve');
     const closed = await scrape(node);
     assert.is(get(closed, 'chain_ws_connections'), 0);
     assert.is(get(closed, 'chain_ws_subscriptions'), 0);
