@@ -1,32 +1,14 @@
 // Building a block this node proposes, the same way for the single-validator sealer and the iris
 // engine: the pool's transactions executed on the parent, the istanbul extra naming the set, the
-// proposer seal; and the committed seal a validator gives a block it commits.
+// proposer seal; and putting the committed seals into a decided block's extra.
 import type { HeadInfo } from '../chain/chain.ts';
 import { headerHash, headerSigHash, type Header } from '../chain/header.ts';
 import type { BlockExecutor, ExecutedBlock } from '../exec/executor.ts';
 import type { PooledTx } from '../txpool/pooled-tx.ts';
 import type { NodeKey } from '../node-key.ts';
-import { signHash } from '../crypto/secp256k1.ts';
-import { keccak256 } from '../crypto/keccak.ts';
-import { concatBytes } from '../util/hex.ts';
-import { COMMIT_MSG_CODE, decodeExtra, encodeExtra } from './istanbul-extra.ts';
+import { decodeExtra, encodeExtra } from './istanbul-extra.ts';
+import { seal65 } from './seals.ts';
 import type { BlockRules } from './block-rules.ts';
-
-/** 65-byte [r ‖ s ‖ recid] as istanbul seals are laid out. */
-export function seal65(hash: Uint8Array, key: Uint8Array): Uint8Array {
-  const { rs, recid } = signHash(hash, key);
-  return concatBytes(rs, new Uint8Array([recid]));
-}
-
-/** What a committed seal signs: keccak256(blockHash ‖ 0x02) (istanbul PrepareCommittedSeal). */
-export function commitDigest(blockHash: Uint8Array): Uint8Array {
-  return keccak256(concatBytes(blockHash, new Uint8Array([COMMIT_MSG_CODE])));
-}
-
-/** This validator's committed seal of a block. */
-export function committedSeal(blockHash: Uint8Array, key: NodeKey): Uint8Array {
-  return seal65(commitDigest(blockHash), key.privateKey);
-}
 
 /** The header with these committed seals in its extra (its hash does not change: committed seals are not hashed). */
 export function withCommittedSeals(header: Header, seals: Uint8Array[]): Header {

@@ -8,7 +8,7 @@ import { addressOfPublicKey } from '../crypto/secp256k1.ts';
 import type { SignatureRecovery } from '../crypto/signature-recovery.ts';
 import { bytesToHex, equalBytes } from '../util/hex.ts';
 import { decodeExtra } from './istanbul-extra.ts';
-import { commitDigest } from './block-builder.ts';
+import { commitDigest } from './seals.ts';
 
 /** How far a block's timestamp may be ahead of this node's clock (Venachain's allowedFutureBlockTime is 0; 30 s absorbs clock skew between hosts). */
 export const MAX_FUTURE_SECONDS = 30n;

@@ -12,7 +12,8 @@ import type { NodeKey } from '../node-key.ts';
 import type { ChainEvents } from '../events.ts';
 import type { Logger } from '../node/logger.ts';
 import { bytesToHex, equalBytes } from '../util/hex.ts';
-import { buildBlock, committedSeal, withCommittedSeals } from './block-builder.ts';
+import { buildBlock, withCommittedSeals } from './block-builder.ts';
+import { committedSeal } from './seals.ts';
 import type { BlockRulesSource } from './block-rules.ts';
 
 export interface SealerOptions {
@@ -139,7 +140,7 @@ export class Sealer {
       this.dropped(built.invalid);
       return built.invalid.length > 0;
     }
-    const header = withCommittedSeals(proposed, [committedSeal(hash, key)]);
+    const header = withCommittedSeals(proposed, [committedSeal(hash, key.privateKey)]);
     const block: BlockRecord = { hash, header, txs: built.included.map((t) => t.raw), senders: built.included.map((t) => t.sender), txHashes: built.included.map((t) => t.hash) };
     const trieNodes = executor.trieDb.seal();
     const executedMs = performance.now() - t0;
