@@ -193,12 +193,13 @@ export class ChainCore {
     // a core is free for it (3+; on 2 the load generator took it: admission within noise) and blocks
     // come by the clock — sealing on demand, blocks only got smaller and more numerous (measured)
     const recoveryThreads = o.recoveryThreads ?? (genesis.config.istanbul.period > 0 && availableParallelism() >= 3 ? 1 : 0);
-    const recovery = recoveryThreads > 0 ? startRecoveryThreads(recoveryThreads, o.log) : recoveryHere;
+    const recovery = recoveryThreads > 0 ? startRecoveryThreads(recoveryThreads, poolLog) : recoveryHere;
     const isUsed = async (address: string) => {
       const account = await state.at(chain.head.header.stateRoot).getAccount(hexToBytes(address));
       return account !== undefined && (account.nonce > 0n || account.balance > 0n);
     };
-    const ledger = new LedgerHub(o.ledgerTransports ?? nodeHidTransports(), isUsed, (m) => o.log.info(m));
+    const accountsLog = o.log.child('accounts');
+    const ledger = new LedgerHub(o.ledgerTransports ?? nodeHidTransports(), isUsed, (m) => accountsLog.info(m));
     const accounts = new AccountManager(keystore, ledger, txCommon);
     const core = new ChainCore(o.datadir, store, chain, genesis.config, txCommon, trieDb, state, executor, calls, pool, keystore, accounts, nodeKey, devAccount, o.minGasPrice, o.log, recovery, o.txNoLocals ?? false);
     pool.onPending((ptx) => core.events.emitPendingTx(ptx));
@@ -213,7 +214,7 @@ export class ChainCore {
     // largest cost after execution: recovered beside the event loop wherever there is a second core
     // (the admission measurements of A20 do not apply: no load generator shares the machine). The
     // thread starts with the first block imported.
-    core.importRecovery = recoveryThreads > 0 || availableParallelism() < 2 ? recovery : startRecoveryThreads(1, o.log);
+    core.importRecovery = recoveryThreads > 0 || availableParallelism() < 2 ? recovery : startRecoveryThreads(1, poolLog);
     core.importer = new BlockImport({
       chain,
       executor,
