@@ -161,8 +161,8 @@ export class NodeMetrics {
     };
   }
 
-  /** Serves GET /metrics on addr:port; resolves with the port bound (0 picks one). */
-  listen(addr: string, port: number, log: Logger): Promise<number> {
+  /** Serves GET /metrics on addr:port (0 picks one); resolves with its URL. */
+  listen(addr: string, port: number, log: Logger): Promise<string> {
     const server = (this.server = createServer((req, res) => {
       if (req.method !== 'GET' || req.url?.split('?')[0] !== '/metrics') {
         res.writeHead(404, { 'content-type': 'text/plain' }).end('not found: metrics are at GET /metrics\n');
@@ -178,7 +178,11 @@ export class NodeMetrics {
     }));
     return new Promise((resolve, reject) => {
       server.once('error', (e: NodeJS.ErrnoException) => reject(Object.assign(new Error(`metrics port (--metrics.port): ${e.message}`), { code: e.code })));
-      server.listen(port, addr, () => resolve((server.address() as { port: number }).port));
+      server.listen(port, addr, () => {
+        const url = `http://${addr.includes(':') ? `[${addr}]` : addr}:${(server.address() as { port: number }).port}/metrics`;
+        log.info(`metrics: serving Prometheus text at ${url}`);
+        resolve(url);
+      });
     });
   }
 

@@ -184,9 +184,7 @@ export async function startNode(config: NodeConfig, log: Logger = createLogger(c
     });
     if (metrics && config.metrics) {
       metrics.sources.server = server;
-      const port = await metrics.listen(config.metrics.addr, config.metrics.port, log.child('metrics'));
-      metricsUrl = `http://${config.metrics.addr.includes(':') ? `[${config.metrics.addr}]` : config.metrics.addr}:${port}/metrics`;
-      log.child('metrics').info(`metrics: serving Prometheus text at ${metricsUrl}`);
+      metricsUrl = await metrics.listen(config.metrics.addr, config.metrics.port, log.child('metrics'));
     }
   } catch (e) {
     await server?.close();
