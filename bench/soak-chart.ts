@@ -2,7 +2,7 @@
 // same time axis — memory (RSS, V8 heap), p99 latency per kind of request (log scale), and requests
 // answered and errors per sample — with a dashed line at every restart.
 //
-//   node --import tsx bench/soak-chart.ts bench/results/soak.csv docs/soak.svg   re-renders from a CSV
+//   node --import tsx bench/soak-chart.ts bench/results/soak.csv docs/soak.svg [subtitle]   re-renders from a CSV
 import { readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
@@ -28,9 +28,11 @@ const TOP = 70;
 const esc = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 const fmt = (v: number) => (v >= 100 ? v.toFixed(0) : v >= 10 ? v.toFixed(1) : v >= 1 ? v.toFixed(2) : v.toPrecision(2));
 
-export function renderSoakChart(samples: readonly SoakSample[], title: string, subtitle: string): string {
+export function renderSoakChart(samples: readonly SoakSample[], subtitle: string): string {
   const kinds = samples.length ? Object.keys(samples[0]!.kinds) : [];
   const tMax = Math.max(60, ...samples.map((s) => s.t));
+  const restarts = samples.filter((s) => s.restart).length;
+  const title = `chain-node soak: ${Math.round(tMax / 60)} min of mixed load, ${restarts} restart${restarts === 1 ? '' : 's'}`;
   const plotW = W - LEFT - RIGHT;
   const x = (t: number) => LEFT + (t / tMax) * plotW;
   const H = TOP + 3 * PANEL_H + 2 * GAP + 40;
@@ -58,7 +60,11 @@ export function renderSoakChart(samples: readonly SoakSample[], title: string, s
       out.push(`<line x1="${LEFT}" x2="${LEFT + plotW}" y1="${y(v).toFixed(1)}" y2="${y(v).toFixed(1)}" stroke="#f1f3f5"/>`);
       out.push(`<text x="${LEFT - 6}" y="${(y(v) + 4).toFixed(1)}" text-anchor="end" fill="#868e96">${fmt(v)}</text>`);
     }
-    for (const s of samples) if (s.restart) out.push(`<line x1="${x(s.t).toFixed(1)}" x2="${x(s.t).toFixed(1)}" y1="${y0}" y2="${y0 + PANEL_H}" stroke="#adb5bd" stroke-dasharray="3,3"/>`);
+    for (const s of samples) {
+      if (!s.restart) continue;
+      out.push(`<line x1="${x(s.t).toFixed(1)}" x2="${x(s.t).toFixed(1)}" y1="${y0}" y2="${y0 + PANEL_H}" stroke="#adb5bd" stroke-dasharray="3,3"/>`);
+      if (i === 0) out.push(`<text x="${(x(s.t) + 3).toFixed(1)}" y="${y0 + 11}" fill="#868e96" font-size="10">SIG${s.restart}</text>`);
+    }
     series.forEach((s, k) => {
       if (s.bars) {
         const bw = Math.max(1, plotW / Math.max(1, samples.length) - 1);
@@ -127,6 +133,6 @@ export function parseSoakCsv(text: string): SoakSample[] {
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const [src, dst] = [process.argv[2] ?? 'bench/results/soak.csv', process.argv[3] ?? 'bench/results/soak.svg'];
   const samples = parseSoakCsv(readFileSync(src, 'utf8'));
-  writeFileSync(dst, renderSoakChart(samples, 'chain-node soak run', `${src}: ${samples.length} samples`));
+  writeFileSync(dst, renderSoakChart(samples, process.argv[4] ?? `${src}: ${samples.length} samples`));
   process.stdout.write(`wrote ${dst}\n`);
 }

@@ -323,6 +323,6 @@ const lines = [
   }),
 ];
 writeFileSync(`${outPrefix}.md`, lines.map((l) => `- ${l}`).join('\n') + '\n');
-writeFileSync(svgFile, renderSoakChart(samples, `chain-node soak: ${MINUTES} min of mixed load, ${restarts} restarts`, `${new Date().toISOString().slice(0, 10)} · ${cpus().length} cores shared with other work · ${lines[1]!.split(';')[0]}`));
+writeFileSync(svgFile, renderSoakChart(samples, `${new Date().toISOString().slice(0, 10)} · ${cpus().length} cores shared with other work · ${lines[1]!.split(';')[0]}`));
 process.stdout.write(lines.join('\n') + `\nwrote ${outPrefix}.csv, ${outPrefix}.md, ${svgFile}\n`);
 process.exit(0);
