@@ -10,6 +10,8 @@ export interface SoakSample {
   /** seconds since the run began */
   readonly t: number;
   readonly rssMiB: number;
+  /** the anonymous part of RSS: the process's own memory (the rest maps files, mostly LMDB's) */
+  readonly anonMiB: number;
   readonly heapMiB: number;
   /** per kind of request: answers in the sample, p50 and p99 in ms, errors */
   readonly kinds: Readonly<Record<string, { n: number; p50: number; p99: number; errors: number }>>;
@@ -83,6 +85,7 @@ export function renderSoakChart(samples: readonly SoakSample[], subtitle: string
 
   panel(0, 'memory, MiB', [
     { name: 'RSS', values: samples.map((s) => s.rssMiB), color: COLORS[0]! },
+    { name: 'RSS, anonymous', values: samples.map((s) => s.anonMiB), color: COLORS[2]! },
     { name: 'V8 heap used', values: samples.map((s) => s.heapMiB), color: COLORS[1]! },
   ], false);
   panel(1, 'p99 latency per sample, ms (log scale)', kinds.map((k, i) => ({ name: k, values: samples.map((s) => (s.kinds[k]!.n > 0 ? s.kinds[k]!.p99 : NaN)), color: COLORS[i % COLORS.length]! })), true);
@@ -95,7 +98,7 @@ export function renderSoakChart(samples: readonly SoakSample[], subtitle: string
   for (let m = 0; m <= tMax / 60; m += tMax > 1800 ? 10 : 5) {
     out.push(`<text x="${x(m * 60).toFixed(1)}" y="${axisY}" text-anchor="middle" fill="#868e96">${m} min</text>`);
   }
-  out.push(`<text x="${LEFT}" y="${axisY + 18}" fill="#868e96">dashed: a restart of the node (SIGTERM or SIGKILL, alternating)</text>`);
+  out.push(`<text x="${LEFT}" y="${axisY + 18}" fill="#868e96">dashed: a restart of the node (SIGTERM or SIGKILL, alternating). RSS, anonymous: the process's own memory; the rest of RSS is mapped files, mostly LMDB's.</text>`);
   out.push('</svg>');
   return out.join('\n') + '\n';
 }
@@ -123,6 +126,7 @@ export function parseSoakCsv(text: string): SoakSample[] {
     return {
       t: Number(at('t_s')),
       rssMiB: Number(at('rss_mib')),
+      anonMiB: Number(at('anon_mib')),
       heapMiB: Number(at('heap_mib')),
       restart: at('restart'),
       kinds: Object.fromEntries(kinds.map((k) => [k, { n: Number(at(`${k}_n`)), p50: Number(at(`${k}_p50_ms`)), p99: Number(at(`${k}_p99_ms`)), errors: Number(at(`${k}_errors`)) }])),

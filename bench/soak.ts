@@ -259,6 +259,7 @@ while (performance.now() < endAt) {
   const s: SoakSample = {
     t: Math.round((performance.now() - t0) / 1000),
     rssMiB: rssMiB(node.pid),
+    anonMiB: rssMiB(node.pid, 'RssAnon'),
     heapMiB: await heapMiB(),
     kinds: Object.fromEntries(Object.entries(kinds).map(([k, v]) => [k, v.take()])),
     restart: pendingRestart,
@@ -268,7 +269,7 @@ while (performance.now() < endAt) {
   notesPerSample.push(notifications);
   notifications = 0;
   const worst = Object.entries(kinds).filter(([, k]) => k.lastError).map(([n, k]) => `${n}: ${k.lastError}`);
-  log(`t=${s.t}s notifications=${notesPerSample.at(-1)} rss=${s.rssMiB.toFixed(0)}MiB heap=${s.heapMiB.toFixed(0)}MiB ` + Object.entries(s.kinds).map(([k, v]) => `${k} ${v.n}/${fmtMs(v.p99)}${v.errors ? ` ${v.errors}err` : ''}`).join(' ') + (worst.length ? ` (last: ${worst.join('; ')})` : ''));
+  log(`t=${s.t}s notifications=${notesPerSample.at(-1)} rss=${s.rssMiB.toFixed(0)}MiB anon=${s.anonMiB.toFixed(0)}MiB heap=${s.heapMiB.toFixed(0)}MiB ` + Object.entries(s.kinds).map(([k, v]) => `${k} ${v.n}/${fmtMs(v.p99)}${v.errors ? ` ${v.errors}err` : ''}`).join(' ') + (worst.length ? ` (last: ${worst.join('; ')})` : ''));
   for (const k of Object.values(kinds)) k.lastError = '';
 }
 running = false;
@@ -287,8 +288,8 @@ function fmtMs(v: number): string {
 }
 const kindNames = Object.keys(kinds);
 const csv = [
-  ['t_s', 'rss_mib', 'heap_mib', 'restart', 'ws_notifications', ...kindNames.flatMap((k) => [`${k}_n`, `${k}_p50_ms`, `${k}_p99_ms`, `${k}_errors`])].join(','),
-  ...samples.map((s, i) => [s.t, s.rssMiB.toFixed(1), s.heapMiB.toFixed(1), s.restart, notesPerSample[i], ...kindNames.flatMap((k) => [s.kinds[k]!.n, s.kinds[k]!.p50.toFixed(2), s.kinds[k]!.p99.toFixed(2), s.kinds[k]!.errors])].join(',')),
+  ['t_s', 'rss_mib', 'anon_mib', 'heap_mib', 'restart', 'ws_notifications', ...kindNames.flatMap((k) => [`${k}_n`, `${k}_p50_ms`, `${k}_p99_ms`, `${k}_errors`])].join(','),
+  ...samples.map((s, i) => [s.t, s.rssMiB.toFixed(1), s.anonMiB.toFixed(1), s.heapMiB.toFixed(1), s.restart, notesPerSample[i], ...kindNames.flatMap((k) => [s.kinds[k]!.n, s.kinds[k]!.p50.toFixed(2), s.kinds[k]!.p99.toFixed(2), s.kinds[k]!.errors])].join(',')),
 ].join('\n');
 mkdirSync(dirname(outPrefix), { recursive: true });
 writeFileSync(`${outPrefix}.csv`, csv + '\n');
@@ -314,6 +315,7 @@ const firstAfter = settled.slice(0, Math.max(3, Math.round(300 / SAMPLE_S)));
 const lines = [
   `soak: ${MINUTES} min, ${restarts} restarts (SIGTERM and SIGKILL alternating), ${samples.length} samples of ${SAMPLE_S} s, head #${head}; ${cpus().length} cores shared with other work (load average ${loadavg().map((l) => l.toFixed(1)).join(' ')} at the end)`,
   `RSS MiB: median ${median(samples.map((s) => s.rssMiB)).toFixed(0)}, max ${Math.max(...samples.map((s) => s.rssMiB)).toFixed(0)}; first 5 min after the first restart ${median(firstAfter.map((s) => s.rssMiB)).toFixed(0)}, last 5 min ${median(tail.map((s) => s.rssMiB)).toFixed(0)}; slope after the first restart ${slopePerHour(settled.map((s) => [s.t, s.rssMiB])).toFixed(1)} MiB/h`,
+  `RSS anonymous MiB (the process's own; the rest maps LMDB's growing file): median ${median(samples.map((s) => s.anonMiB)).toFixed(0)}, max ${Math.max(...samples.map((s) => s.anonMiB)).toFixed(0)}; first 5 min after the first restart ${median(firstAfter.map((s) => s.anonMiB)).toFixed(0)}, last 5 min ${median(tail.map((s) => s.anonMiB)).toFixed(0)}; slope after the first restart ${slopePerHour(settled.map((s) => [s.t, s.anonMiB])).toFixed(1)} MiB/h`,
   `heap MiB: median ${median(samples.map((s) => s.heapMiB)).toFixed(0)}, max ${Math.max(...samples.map((s) => s.heapMiB).filter(Number.isFinite)).toFixed(0)}; slope after the first restart ${slopePerHour(settled.map((s) => [s.t, s.heapMiB])).toFixed(1)} MiB/h`,
   ...kindNames.map((k) => {
     const t = kinds[k as keyof typeof kinds].totals;
