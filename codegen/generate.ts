@@ -1,6 +1,6 @@
 // The whole generator as one pure function: document in, generated files (name → text) out, or a
 // CodegenError listing every problem found.
-import { checkCacheMarks, checkExamples, checkOrigins, checkParams, checkParity, checkSchemaRefs, checkSchemaTitles } from './checks.ts';
+import { checkCacheMarks, checkExamples, checkOrigins, checkParams, checkParity, checkProse, checkSchemaRefs, checkSchemaTitles } from './checks.ts';
 import { emitClient } from './emit-client.ts';
 import { emitHandlers } from './emit-handlers.ts';
 import { emitHeadCached } from './emit-head-cached.ts';
@@ -25,7 +25,7 @@ export function checkDocument(doc: OpenRPCDocument): Model {
   if (meta.length > 0) throw new CodegenError(meta);
   const problems: string[] = [];
   const refs = checkSchemaRefs(doc);
-  problems.push(...checkSchemaTitles(doc), ...refs);
+  problems.push(...checkSchemaTitles(doc), ...refs, ...checkProse(doc));
   const model = buildModel(doc, problems);
   problems.push(...checkParams(model), ...checkParity(model), ...checkCacheMarks(model), ...checkOrigins(model));
   // Example values can only be checked against schemas whose refs resolve.

@@ -214,6 +214,15 @@ test('fails on a component schema without title, or with a title that differs fr
   hasProblem(list, 'components/schemas/Hash: title "Bytes32" differs from its key "Hash"');
 });
 
+test('fails on prose that refers to design notes: the docs page shows it to users', () => {
+  const doc = mini();
+  method(doc, 'web3_sha3')['description'] = 'Hashes the data (DESIGN D7).';
+  method(doc, 'txpool_status')['summary'] = 'Pool sizes (A19).';
+  const list = problems(doc);
+  hasProblem(list, 'web3_sha3.description: refers to design notes (DESIGN); say it in words');
+  hasProblem(list, 'txpool_status.summary: refers to design notes ((A19)); say it in words');
+});
+
 test('fails on eth_/chain_ drift', () => {
   const doc = mini();
   method(doc, 'chain_getBalance')['params'][1].schema = { $ref: '#/components/schemas/Quantity' };
