@@ -13,7 +13,6 @@ import { build, type BuildOptions, type Plugin } from 'esbuild';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const root = resolve(here, '../..');
-export const SDK_DIR = here;
 const dist = join(here, 'dist');
 const ENTRY = join(root, 'generated/client/index.ts');
 /** Where the entry's declarations land: tsc keeps the repository's layout under dist/types. */
@@ -47,7 +46,7 @@ const common: BuildOptions = {
   logLevel: 'warning',
 };
 
-export async function buildSdk(): Promise<{ files: string[]; ms: number }> {
+async function buildSdk(): Promise<{ files: string[]; ms: number }> {
   const t0 = performance.now();
   rmSync(dist, { recursive: true, force: true });
   await Promise.all([
@@ -93,7 +92,4 @@ function listFiles(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? listFiles(join(dir, e.name)) : [join(dir, e.name)]));
 }
 
-// Run as a script (prepack, npm run build:sdk), not when a test imports buildSdk.
-if (process.argv[1] && fileURLToPath(import.meta.url) === resolve(process.argv[1])) {
-  buildSdk().then(({ files, ms }) => console.log(`sdk: ${files.length} files in ${relative(process.cwd(), dist) || '.'} in ${ms} ms`));
-}
+buildSdk().then(({ files, ms }) => console.log(`sdk: ${files.length} files in ${relative(process.cwd(), dist) || '.'} in ${ms} ms`));
