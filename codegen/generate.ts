@@ -4,7 +4,7 @@ import { checkCacheMarks, checkExamples, checkOrigins, checkParams, checkParity,
 import { emitClient } from './emit-client.ts';
 import { emitHandlers } from './emit-handlers.ts';
 import { emitHeadCached } from './emit-head-cached.ts';
-import { emitMethods } from './emit-methods.ts';
+import { emitMethods, emitParamChecks } from './emit-methods.ts';
 import { emitTypes } from './emit-types.ts';
 import { emitValidators } from './emit-validators.ts';
 import { CodegenError, metaSchemaProblems, type OpenRPCDocument } from './load.ts';
@@ -46,6 +46,7 @@ export function generate(doc: OpenRPCDocument): Generated {
       'validators.js': validators.js,
       'validators.d.ts': validators.dts,
       'methods.ts': emitMethods(model, validators.names),
+      'client/param-checks.ts': emitParamChecks(model, validators.names),
       'head-cached.ts': emitHeadCached(model),
       ...emitClient(model),
     },

@@ -3,7 +3,7 @@
 // checks, so a refusal here reads as the node's would), and the curl line of a request.
 // Pure apart from reading `location`, so the docs test can run it in Node.
 import type { ContentDescriptorObject, ExamplePairingObject, MethodObject, ServerObject } from '@open-rpc/meta-schema';
-import { methods, patternLabels } from '../../generated/methods.ts';
+import { paramChecks, patternLabels } from '../../generated/client/param-checks.ts';
 import { checkParams } from '../../src/client/validate.ts';
 
 interface Where {
@@ -60,7 +60,7 @@ export function checkEdited(method: string, text: string): Checked {
     return { problem: `not JSON: ${(e as Error).message}` };
   }
   if (!Array.isArray(params)) return { problem: 'params must be a JSON array: one value per parameter, in order' };
-  return { params, problem: checkParams({ methods, patternLabels }, method, params)?.message };
+  return { params, problem: checkParams({ methods: paramChecks, patternLabels }, method, params)?.message };
 }
 
 /** The request body "Try it" sends. */

@@ -48,9 +48,9 @@ interface Active {
 const MAX_EARLY_ITEMS = 256;
 
 let loadedTable: Promise<MethodTable> | undefined;
-/** The generated method table (and its ~40 validators) loads only when validation is asked for. */
+/** The generated param checks (and their validators) load only when validation is asked for. */
 function methodTable(): Promise<MethodTable> {
-  loadedTable ??= import('../../generated/methods.ts').then((m) => ({ methods: m.methods, patternLabels: m.patternLabels }));
+  loadedTable ??= import('../../generated/client/param-checks.ts').then((m) => ({ methods: m.paramChecks, patternLabels: m.patternLabels }));
   return loadedTable;
 }
 
