@@ -85,7 +85,7 @@ if (missing) {
       const hash = await transfer(node, dev!, 4e15);
       await until(`document.querySelector('#t-head .value').textContent === '#4' && document.querySelector('#txs tr[data-hash="${hash}"]') !== null`);
       assert.match(await text(`#txs tr[data-hash="${hash}"]`), /#4.*0\.004$/);
-      if (process.env.STATUS_PNG) writeFileSync(process.env.STATUS_PNG, await browser.screenshot(1200, 540));
+      if (process.env.STATUS_PNG) writeFileSync(process.env.STATUS_PNG, await browser.screenshot('body', 1200));
       assert.equal(events.requests, [node.url + 'status'], 'nothing fetched but the page (the WebSocket is not a request)');
       assert.equal(events.failures, []);
       assert.equal(events.logs.filter((l) => /^(error|exception)/.test(l)), []);

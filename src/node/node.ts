@@ -47,6 +47,8 @@ export interface RunningNode {
   readonly port: number;
   readonly core: ChainCore;
   readonly devAccount: string | undefined;
+  /** where the API docs page is served (--http.docs and the page built); undefined when it is not */
+  readonly docsUrl: string | undefined;
   /** the peer-to-peer network (config.p2p); undefined when the node runs none */
   readonly network: NetworkHost | undefined;
   /** http://addr:port/metrics with --metrics */
@@ -159,6 +161,7 @@ export async function startNode(config: NodeConfig, log: Logger = createLogger(c
   });
   let server;
   let metricsUrl: string | undefined;
+  const docsRoutes = config.http.docs ? docsPageRoutes(log.child('docs')) : undefined;
   try {
     // the serving threads' answer caches follow the head (A19): bumped before anyone can read the new head
     const headGeneration = new HeadGeneration();
@@ -175,7 +178,7 @@ export async function startNode(config: NodeConfig, log: Logger = createLogger(c
       maxConnections: config.http.maxConns,
       timeouts: config.http.readTimeoutMs === undefined ? undefined : { requestMs: config.http.readTimeoutMs },
       // the status page goes with the docs page: the same switch, the same host rules
-      staticRoutes: config.http.docs ? new Map([...(docsPageRoutes(log.child('docs')) ?? []), statusPageRoute()]) : undefined,
+      staticRoutes: config.http.docs ? new Map([...(docsRoutes ?? []), statusPageRoute()]) : undefined,
       threads: config.http.threads ?? defaultServingThreads(),
       headGeneration,
       headCached: HEAD_CACHED_METHODS,
@@ -200,6 +203,7 @@ export async function startNode(config: NodeConfig, log: Logger = createLogger(c
     port: server.port,
     core,
     devAccount: core.devAccount,
+    docsUrl: docsRoutes ? new URL('docs', server.url).href : undefined,
     network,
     metricsUrl,
     rpcThreadStats: () => server.threadStats(),
