@@ -62,9 +62,9 @@ async function main(): Promise<void> {
   process.stdout.write(
     `chain-node serving JSON-RPC on ${node.url} (WebSocket ${node.wsUrl}), chain ${c.config.chainId}, head #${c.chain.headNumber}, datadir ${config.datadir}` +
       (node.devAccount ? `, dev account ${node.devAccount}` : '') +
-      (node.docsUrl ? `, API docs and playground ${node.docsUrl}` : '') +
-      (config.http.docs ? `, status ${new URL('status', node.url).href}` : '') +
       (node.metricsUrl ? `, metrics ${node.metricsUrl}` : '') +
+      (config.http.docs ? `, status ${new URL('status', node.url).href}` : '') +
+      (node.docsUrl ? `, API docs and playground ${node.docsUrl}` : '') +
       '\n',
   );
   let stopping = false;
