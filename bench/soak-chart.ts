@@ -13,6 +13,8 @@ export interface SoakSample {
   /** the anonymous part of RSS: the process's own memory (the rest maps files, mostly LMDB's) */
   readonly anonMiB: number;
   readonly heapMiB: number;
+  /** V8's external memory: Buffers and typed arrays */
+  readonly externalMiB: number;
   /** per kind of request: answers in the sample, p50 and p99 in ms, errors */
   readonly kinds: Readonly<Record<string, { n: number; p50: number; p99: number; errors: number }>>;
   /** 'TERM' or 'KILL' when the node was restarted during this sample */
@@ -87,6 +89,7 @@ export function renderSoakChart(samples: readonly SoakSample[], subtitle: string
     { name: 'RSS', values: samples.map((s) => s.rssMiB), color: COLORS[0]! },
     { name: 'RSS, anonymous', values: samples.map((s) => s.anonMiB), color: COLORS[2]! },
     { name: 'V8 heap used', values: samples.map((s) => s.heapMiB), color: COLORS[1]! },
+    { name: 'V8 external', values: samples.map((s) => s.externalMiB), color: COLORS[3]! },
   ], false);
   panel(1, 'p99 latency per sample, ms (log scale)', kinds.map((k, i) => ({ name: k, values: samples.map((s) => (s.kinds[k]!.n > 0 ? s.kinds[k]!.p99 : NaN)), color: COLORS[i % COLORS.length]! })), true);
   const every = samples.length > 1 ? samples[1]!.t - samples[0]!.t : 10;
@@ -128,6 +131,7 @@ export function parseSoakCsv(text: string): SoakSample[] {
       rssMiB: Number(at('rss_mib')),
       anonMiB: Number(at('anon_mib')),
       heapMiB: Number(at('heap_mib')),
+      externalMiB: cols.includes('external_mib') ? Number(at('external_mib')) : NaN,
       restart: at('restart'),
       kinds: Object.fromEntries(kinds.map((k) => [k, { n: Number(at(`${k}_n`)), p50: Number(at(`${k}_p50_ms`)), p99: Number(at(`${k}_p99_ms`)), errors: Number(at(`${k}_errors`)) }])),
     };

@@ -235,13 +235,14 @@ async function restart(): Promise<void> {
   down = false;
 }
 
-async function heapMiB(): Promise<number> {
+/** V8's heap in use and its external memory (Buffers, typed arrays), from the node's /metrics. */
+async function v8MiB(): Promise<{ heap: number; external: number }> {
   try {
     const text = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text();
-    const m = /^nodejs_heap_size_used_bytes (\S+)$/m.exec(text);
-    return m ? Number(m[1]) / 2 ** 20 : NaN;
+    const read = (name: string) => Number(new RegExp(`^${name} (\\S+)$`, 'm').exec(text)?.[1] ?? NaN) / 2 ** 20;
+    return { heap: read('nodejs_heap_size_used_bytes'), external: read('nodejs_external_memory_bytes') };
   } catch {
-    return NaN;
+    return { heap: NaN, external: NaN };
   }
 }
 
@@ -260,7 +261,7 @@ while (performance.now() < endAt) {
     t: Math.round((performance.now() - t0) / 1000),
     rssMiB: rssMiB(node.pid),
     anonMiB: rssMiB(node.pid, 'RssAnon'),
-    heapMiB: await heapMiB(),
+    ...(await v8MiB().then((m) => ({ heapMiB: m.heap, externalMiB: m.external }))),
     kinds: Object.fromEntries(Object.entries(kinds).map(([k, v]) => [k, v.take()])),
     restart: pendingRestart,
   };
@@ -269,7 +270,7 @@ while (performance.now() < endAt) {
   notesPerSample.push(notifications);
   notifications = 0;
   const worst = Object.entries(kinds).filter(([, k]) => k.lastError).map(([n, k]) => `${n}: ${k.lastError}`);
-  log(`t=${s.t}s notifications=${notesPerSample.at(-1)} rss=${s.rssMiB.toFixed(0)}MiB anon=${s.anonMiB.toFixed(0)}MiB heap=${s.heapMiB.toFixed(0)}MiB ` + Object.entries(s.kinds).map(([k, v]) => `${k} ${v.n}/${fmtMs(v.p99)}${v.errors ? ` ${v.errors}err` : ''}`).join(' ') + (worst.length ? ` (last: ${worst.join('; ')})` : ''));
+  log(`t=${s.t}s notifications=${notesPerSample.at(-1)} rss=${s.rssMiB.toFixed(0)}MiB anon=${s.anonMiB.toFixed(0)}MiB heap=${s.heapMiB.toFixed(0)}MiB external=${s.externalMiB.toFixed(0)}MiB ` + Object.entries(s.kinds).map(([k, v]) => `${k} ${v.n}/${fmtMs(v.p99)}${v.errors ? ` ${v.errors}err` : ''}`).join(' ') + (worst.length ? ` (last: ${worst.join('; ')})` : ''));
   for (const k of Object.values(kinds)) k.lastError = '';
 }
 running = false;
@@ -288,8 +289,8 @@ function fmtMs(v: number): string {
 }
 const kindNames = Object.keys(kinds);
 const csv = [
-  ['t_s', 'rss_mib', 'anon_mib', 'heap_mib', 'restart', 'ws_notifications', ...kindNames.flatMap((k) => [`${k}_n`, `${k}_p50_ms`, `${k}_p99_ms`, `${k}_errors`])].join(','),
-  ...samples.map((s, i) => [s.t, s.rssMiB.toFixed(1), s.anonMiB.toFixed(1), s.heapMiB.toFixed(1), s.restart, notesPerSample[i], ...kindNames.flatMap((k) => [s.kinds[k]!.n, s.kinds[k]!.p50.toFixed(2), s.kinds[k]!.p99.toFixed(2), s.kinds[k]!.errors])].join(',')),
+  ['t_s', 'rss_mib', 'anon_mib', 'heap_mib', 'external_mib', 'restart', 'ws_notifications', ...kindNames.flatMap((k) => [`${k}_n`, `${k}_p50_ms`, `${k}_p99_ms`, `${k}_errors`])].join(','),
+  ...samples.map((s, i) => [s.t, s.rssMiB.toFixed(1), s.anonMiB.toFixed(1), s.heapMiB.toFixed(1), s.externalMiB.toFixed(1), s.restart, notesPerSample[i], ...kindNames.flatMap((k) => [s.kinds[k]!.n, s.kinds[k]!.p50.toFixed(2), s.kinds[k]!.p99.toFixed(2), s.kinds[k]!.errors])].join(',')),
 ].join('\n');
 mkdirSync(dirname(outPrefix), { recursive: true });
 writeFileSync(`${outPrefix}.csv`, csv + '\n');
@@ -308,15 +309,16 @@ const median = (v: number[]) => {
   const s = v.filter(Number.isFinite).sort((a, b) => a - b);
   return s.length ? s[Math.floor(s.length / 2)]! : NaN;
 };
-// the trend after the first restart: before it the heap still grows into its working set
-const settled = samples.filter((s) => s.t >= RESTART_S + 60);
+// the trend after the first restart (or, without one, after 5 minutes): before it the process still grows into its working set
+const settled = samples.filter((s) => s.t >= (restarts > 0 ? RESTART_S + 60 : 300));
+const after = restarts > 0 ? 'after the first restart' : 'after the first 5 min';
 const tail = samples.slice(-Math.max(3, Math.round(300 / SAMPLE_S)));
 const firstAfter = settled.slice(0, Math.max(3, Math.round(300 / SAMPLE_S)));
 const lines = [
   `soak: ${MINUTES} min, ${restarts} restarts (SIGTERM and SIGKILL alternating), ${samples.length} samples of ${SAMPLE_S} s, head #${head}; ${cpus().length} cores shared with other work (load average ${loadavg().map((l) => l.toFixed(1)).join(' ')} at the end)`,
-  `RSS MiB: median ${median(samples.map((s) => s.rssMiB)).toFixed(0)}, max ${Math.max(...samples.map((s) => s.rssMiB)).toFixed(0)}; first 5 min after the first restart ${median(firstAfter.map((s) => s.rssMiB)).toFixed(0)}, last 5 min ${median(tail.map((s) => s.rssMiB)).toFixed(0)}; slope after the first restart ${slopePerHour(settled.map((s) => [s.t, s.rssMiB])).toFixed(1)} MiB/h`,
-  `RSS anonymous MiB (the process's own; the rest maps LMDB's growing file): median ${median(samples.map((s) => s.anonMiB)).toFixed(0)}, max ${Math.max(...samples.map((s) => s.anonMiB)).toFixed(0)}; first 5 min after the first restart ${median(firstAfter.map((s) => s.anonMiB)).toFixed(0)}, last 5 min ${median(tail.map((s) => s.anonMiB)).toFixed(0)}; slope after the first restart ${slopePerHour(settled.map((s) => [s.t, s.anonMiB])).toFixed(1)} MiB/h`,
-  `heap MiB: median ${median(samples.map((s) => s.heapMiB)).toFixed(0)}, max ${Math.max(...samples.map((s) => s.heapMiB).filter(Number.isFinite)).toFixed(0)}; slope after the first restart ${slopePerHour(settled.map((s) => [s.t, s.heapMiB])).toFixed(1)} MiB/h`,
+  `RSS MiB: median ${median(samples.map((s) => s.rssMiB)).toFixed(0)}, max ${Math.max(...samples.map((s) => s.rssMiB)).toFixed(0)}; first 5 min ${after} ${median(firstAfter.map((s) => s.rssMiB)).toFixed(0)}, last 5 min ${median(tail.map((s) => s.rssMiB)).toFixed(0)}; slope ${after} ${slopePerHour(settled.map((s) => [s.t, s.rssMiB])).toFixed(1)} MiB/h`,
+  `RSS anonymous MiB (the process's own; the rest maps LMDB's growing file): median ${median(samples.map((s) => s.anonMiB)).toFixed(0)}, max ${Math.max(...samples.map((s) => s.anonMiB)).toFixed(0)}; first 5 min ${after} ${median(firstAfter.map((s) => s.anonMiB)).toFixed(0)}, last 5 min ${median(tail.map((s) => s.anonMiB)).toFixed(0)}; slope ${after} ${slopePerHour(settled.map((s) => [s.t, s.anonMiB])).toFixed(1)} MiB/h`,
+  `heap MiB: median ${median(samples.map((s) => s.heapMiB)).toFixed(0)}, max ${Math.max(...samples.map((s) => s.heapMiB).filter(Number.isFinite)).toFixed(0)}; slope ${after} ${slopePerHour(settled.map((s) => [s.t, s.heapMiB])).toFixed(1)} MiB/h; external (Buffers) median ${median(samples.map((s) => s.externalMiB)).toFixed(0)}, slope ${slopePerHour(settled.map((s) => [s.t, s.externalMiB])).toFixed(1)} MiB/h`,
   ...kindNames.map((k) => {
     const t = kinds[k as keyof typeof kinds].totals;
     const p99s = samples.map((s) => s.kinds[k]!.p99).filter(Number.isFinite);
