@@ -47,9 +47,10 @@ export function renderSoakChart(samples: readonly SoakSample[], subtitle: string
   out.push(`<text x="16" y="44" fill="#495057">${esc(subtitle)}</text>`);
 
   /** one panel: axes, grid, series as polylines, legend on the right */
-  const panel = (i: number, label: string, series: { name: string; values: number[]; color: string; bars?: boolean }[], log: boolean) => {
+  const panel = (i: number, label: string, series: { name: string; values: number[]; color: string; marks?: boolean }[], log: boolean) => {
     const y0 = TOP + i * (PANEL_H + GAP);
-    const all = series.flatMap((s) => s.values).filter((v) => Number.isFinite(v) && (!log || v > 0));
+    series = series.filter((s) => s.marks || s.values.some(Number.isFinite)); // a column an older CSV lacks
+    const all = series.filter((s) => !s.marks).flatMap((s) => s.values).filter((v) => Number.isFinite(v) && (!log || v > 0));
     let lo = log ? Math.min(...all, 1) : 0;
     let hi = Math.max(...all, log ? 10 : 1);
     if (log) {
@@ -70,14 +71,24 @@ export function renderSoakChart(samples: readonly SoakSample[], subtitle: string
       if (i === 0) out.push(`<text x="${(x(s.t) + 3).toFixed(1)}" y="${y0 + 11}" fill="#868e96" font-size="10">SIG${s.restart}</text>`);
     }
     series.forEach((s, k) => {
-      if (s.bars) {
-        const bw = Math.max(1, plotW / Math.max(1, samples.length) - 1);
+      if (s.marks) {
+        // counts too small for the panel's scale: a mark at the bottom, labelled
         s.values.forEach((v, j) => {
-          if (v > 0) out.push(`<rect x="${(x(samples[j]!.t) - bw).toFixed(1)}" y="${y(v).toFixed(1)}" width="${bw.toFixed(1)}" height="${(y0 + PANEL_H - y(v)).toFixed(1)}" fill="${s.color}" opacity="0.8"/>`);
+          if (!(v > 0)) return;
+          const mx = x(samples[j]!.t);
+          out.push(`<path d="M${(mx - 4).toFixed(1)},${y0 + PANEL_H} L${mx.toFixed(1)},${y0 + PANEL_H - 8} L${(mx + 4).toFixed(1)},${y0 + PANEL_H} Z" fill="${s.color}"/>`);
+          out.push(`<text x="${mx.toFixed(1)}" y="${y0 + PANEL_H - 11}" text-anchor="middle" fill="${s.color}" font-size="10">${v}</text>`);
         });
       } else {
-        const pts = s.values.map((v, j) => (Number.isFinite(v) ? `${x(samples[j]!.t).toFixed(1)},${y(v).toFixed(1)}` : '')).filter(Boolean);
-        out.push(`<polyline fill="none" stroke="${s.color}" stroke-width="1.5" points="${pts.join(' ')}"/>`);
+        // a sample without a value (no answer of that kind in it) breaks the line; a lone point is a dot
+        let run: string[] = [];
+        const flush = () => {
+          if (run.length > 1) out.push(`<polyline fill="none" stroke="${s.color}" stroke-width="1.5" points="${run.join(' ')}"/>`);
+          else if (run.length === 1) out.push(`<circle cx="${run[0]!.split(',')[0]}" cy="${run[0]!.split(',')[1]}" r="2" fill="${s.color}"/>`);
+          run = [];
+        };
+        s.values.forEach((v, j) => (Number.isFinite(v) ? run.push(`${x(samples[j]!.t).toFixed(1)},${y(v).toFixed(1)}`) : flush()));
+        flush();
       }
       const ly = y0 + 12 + k * 16;
       out.push(`<rect x="${LEFT + plotW + 12}" y="${ly - 9}" width="10" height="10" fill="${s.color}"/>`);
@@ -95,7 +106,7 @@ export function renderSoakChart(samples: readonly SoakSample[], subtitle: string
   const every = samples.length > 1 ? samples[1]!.t - samples[0]!.t : 10;
   panel(2, `answers per second, and errors per sample (every ${every} s)`, [
     { name: 'answers/s', values: samples.map((s) => Object.values(s.kinds).reduce((n, k) => n + k.n, 0) / every), color: COLORS[0]! },
-    { name: 'errors', values: samples.map((s) => Object.values(s.kinds).reduce((n, k) => n + k.errors, 0)), color: '#e03131', bars: true },
+    { name: 'errors (count)', values: samples.map((s) => Object.values(s.kinds).reduce((n, k) => n + k.errors, 0)), color: '#e03131', marks: true },
   ], false);
   const axisY = TOP + 3 * PANEL_H + 2 * GAP + 14;
   for (let m = 0; m <= tMax / 60; m += tMax > 1800 ? 10 : 5) {
