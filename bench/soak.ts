@@ -312,12 +312,13 @@ const median = (v: number[]) => {
 // the trend after the first restart (or, without one, after 5 minutes): before it the process still grows into its working set
 const settled = samples.filter((s) => s.t >= (restarts > 0 ? RESTART_S + 60 : 300));
 const after = restarts > 0 ? 'after the first restart' : 'after the first 5 min';
+const firstAfterLabel = restarts > 0 ? 'first 5 min after the first restart' : 'minutes 5-10';
 const tail = samples.slice(-Math.max(3, Math.round(300 / SAMPLE_S)));
 const firstAfter = settled.slice(0, Math.max(3, Math.round(300 / SAMPLE_S)));
 const lines = [
-  `soak: ${MINUTES} min, ${restarts} restarts (SIGTERM and SIGKILL alternating), ${samples.length} samples of ${SAMPLE_S} s, head #${head}; ${cpus().length} cores shared with other work (load average ${loadavg().map((l) => l.toFixed(1)).join(' ')} at the end)`,
-  `RSS MiB: median ${median(samples.map((s) => s.rssMiB)).toFixed(0)}, max ${Math.max(...samples.map((s) => s.rssMiB)).toFixed(0)}; first 5 min ${after} ${median(firstAfter.map((s) => s.rssMiB)).toFixed(0)}, last 5 min ${median(tail.map((s) => s.rssMiB)).toFixed(0)}; slope ${after} ${slopePerHour(settled.map((s) => [s.t, s.rssMiB])).toFixed(1)} MiB/h`,
-  `RSS anonymous MiB (the process's own; the rest maps LMDB's growing file): median ${median(samples.map((s) => s.anonMiB)).toFixed(0)}, max ${Math.max(...samples.map((s) => s.anonMiB)).toFixed(0)}; first 5 min ${after} ${median(firstAfter.map((s) => s.anonMiB)).toFixed(0)}, last 5 min ${median(tail.map((s) => s.anonMiB)).toFixed(0)}; slope ${after} ${slopePerHour(settled.map((s) => [s.t, s.anonMiB])).toFixed(1)} MiB/h`,
+  `soak: ${MINUTES} min, ${restarts} restarts${restarts > 0 ? ' (SIGTERM and SIGKILL alternating)' : ''}, ${samples.length} samples of ${SAMPLE_S} s, head #${head}; ${cpus().length} cores shared with other work (load average ${loadavg().map((l) => l.toFixed(1)).join(' ')} at the end)`,
+  `RSS MiB: median ${median(samples.map((s) => s.rssMiB)).toFixed(0)}, max ${Math.max(...samples.map((s) => s.rssMiB)).toFixed(0)}; ${firstAfterLabel} ${median(firstAfter.map((s) => s.rssMiB)).toFixed(0)}, last 5 min ${median(tail.map((s) => s.rssMiB)).toFixed(0)}; slope ${after} ${slopePerHour(settled.map((s) => [s.t, s.rssMiB])).toFixed(1)} MiB/h`,
+  `RSS anonymous MiB (the process's own; the rest maps LMDB's growing file): median ${median(samples.map((s) => s.anonMiB)).toFixed(0)}, max ${Math.max(...samples.map((s) => s.anonMiB)).toFixed(0)}; ${firstAfterLabel} ${median(firstAfter.map((s) => s.anonMiB)).toFixed(0)}, last 5 min ${median(tail.map((s) => s.anonMiB)).toFixed(0)}; slope ${after} ${slopePerHour(settled.map((s) => [s.t, s.anonMiB])).toFixed(1)} MiB/h`,
   `heap MiB: median ${median(samples.map((s) => s.heapMiB)).toFixed(0)}, max ${Math.max(...samples.map((s) => s.heapMiB).filter(Number.isFinite)).toFixed(0)}; slope ${after} ${slopePerHour(settled.map((s) => [s.t, s.heapMiB])).toFixed(1)} MiB/h; external (Buffers) median ${median(samples.map((s) => s.externalMiB)).toFixed(0)}, slope ${slopePerHour(settled.map((s) => [s.t, s.externalMiB])).toFixed(1)} MiB/h`,
   ...kindNames.map((k) => {
     const t = kinds[k as keyof typeof kinds].totals;
