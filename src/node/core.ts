@@ -70,6 +70,8 @@ export interface CoreOptions {
   recoveryThreads?: number;
   /** most execution time one transaction may take in a block this node proposes (--miner.txtimeout; 0: none; default DEFAULT_TX_BUDGET_MS) */
   txBudgetMs?: number;
+  /** false: no sealer even with a validator's key (`chain-node import`: the import is the chain's one writer) */
+  seal?: boolean;
 }
 
 /**
@@ -203,7 +205,7 @@ export class ChainCore {
     const journal = o.txNoLocals ? '' : (o.txJournal ?? DEFAULT_TX_JOURNAL);
     if (journal) await core.openJournal(isAbsolute(journal) ? journal : join(o.datadir, journal), o.txRejournalMs ?? DEFAULT_REJOURNAL_MS);
     await devUnlocked;
-    core.startSealing(o);
+    if (o.seal !== false) core.startSealing(o);
     // Blocks from peers come in hundreds while a node syncs, and their senders and seals are its
     // largest cost after execution: recovered beside the event loop wherever there is a second core
     // (the admission measurements of A20 do not apply: no load generator shares the machine). The
