@@ -4,7 +4,7 @@
 // calls would revert each other's writes. Nothing a call does is kept.
 import { runTx, type VM } from '@ethereumjs/vm';
 import { createTx, createTxFromRLP, type AccessListBytes } from '@ethereumjs/tx';
-import type { EVMResult, InterpreterStep, Message } from '@ethereumjs/evm';
+import { EVMError, type EVMResult, type InterpreterStep, type Message } from '@ethereumjs/evm';
 import { Address } from '@ethereumjs/util';
 import type { Common } from '@ethereumjs/common';
 import type { OverlayTrieDB } from '../state/trie-db.ts';
@@ -329,6 +329,11 @@ export class CallRunner {
         value: req.value ?? 0n,
         gasLimit,
         gasPrice: req.gasPrice ?? 0n,
+      }).catch((e: unknown): EVMResult => {
+        // a creation whose value the sender cannot pay: @ethereumjs throws the halt it returns for a
+        // call (which fails "insufficient balance"), so both fail alike instead of an internal error
+        if (e instanceof EVMError) return { execResult: { returnValue: new Uint8Array(0), executionGasUsed: 0n, exceptionError: e } };
+        throw e;
       });
       const failure = detach?.();
       if (failure !== undefined) throw failure;

@@ -1,0 +1,25 @@
+// npm run fuzz -- [--minutes N] [--seed S] [--requests R] [--concurrency C]: the schema-driven
+// fuzzer (test/helpers/rpc-fuzz.ts) for as long as asked — rounds of R requests (a refused-only
+// phase with the state compared around it, then a mixed one) until N minutes are up, a line per
+// round, then the summary. Exit 1 on any violation, each printed with the request that caused it.
+import { parseArgs } from 'node:util';
+import { formatReport, runFuzz, SKIPPED } from '../test/helpers/rpc-fuzz.ts';
+
+const { values } = parseArgs({
+  options: {
+    minutes: { type: 'string', default: '5' },
+    seed: { type: 'string', default: String(Date.now() % 1e6) },
+    requests: { type: 'string', default: '5000' },
+    concurrency: { type: 'string', default: '4' },
+  },
+  strict: true,
+});
+const [minutes, seed, requests, concurrency] = [Number(values.minutes), Number(values.seed), Number(values.requests), Number(values.concurrency)];
+if (![minutes, seed, requests, concurrency].every((n) => Number.isFinite(n) && n > 0) || !Number.isInteger(seed)) {
+  process.stderr.write('usage: npm run fuzz -- [--minutes N] [--seed S (integer)] [--requests PER_ROUND] [--concurrency C]\n');
+  process.exit(2);
+}
+process.stdout.write(`fuzzing for ${minutes} min, seed ${seed}, ${requests} requests a round, ${concurrency} senders; not sent: ${Object.keys(SKIPPED).join(', ')}\n`);
+const report = await runFuzz({ seed, minutes, requestsPerRound: requests, concurrency, progress: (line) => process.stdout.write(line + '\n') });
+process.stdout.write(formatReport(report) + '\n');
+process.exit(report.violationCount === 0 ? 0 : 1);
