@@ -9,6 +9,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { formatReport, runFuzz } from './helpers/rpc-fuzz.ts';
+import { startTestNode } from './helpers/node.ts';
 
 test('a few thousand schema-drawn requests: no violation', async () => {
   const report = await runFuzz({ seed: Number(process.env.FUZZ_SEED ?? 26), requestsPerRound: 2500, rounds: 1 });
@@ -19,6 +20,33 @@ test('a few thousand schema-drawn requests: no violation', async () => {
   assert.ok(report.http > 500 && report.ws > 500 && report.inBatches > 500, `both transports, batches: ${summary}`);
   assert.is(report.stateChecks, 1);
   assert.ok(report.methods > 130, summary);
+});
+
+test('what the fuzzer found, replayed: each answers a JSON-RPC error in words, none an internal error', async () => {
+  const node = await startTestNode({ dev: true });
+  try {
+    // a contract creation whose value the sender (here one with nothing) cannot pay: @ethereumjs threw a non-Error
+    const unpayable = { from: '0x' + '0'.repeat(40), value: '0x4' };
+    for (const [method, params] of [
+      ['eth_estimateGas', [unpayable]],
+      ['eth_createAccessList', [unpayable]],
+      ['eth_fillTransaction', [unpayable]],
+      ['debug_traceCall', [unpayable]],
+    ] as const) {
+      const r = await node.raw(method, [...params]);
+      assert.ok(r.error === undefined || r.error.code !== -32603, `${method}: ${JSON.stringify(r)}`);
+      if (r.error) assert.match(r.error.message, /insufficient balance/, `${method}: ${r.error.message}`);
+    }
+    // impossible transaction fields in a simulated call: @ethereumjs's constructor threw
+    const simulate = (call: object) => node.raw('eth_simulateV1', [{ blockStateCalls: [{ calls: [call] }] }, 'latest']);
+    const nonce = await simulate({ nonce: '0x' + 'f'.repeat(20) });
+    assert.equal(nonce.error, { code: -32602, message: 'nonce cannot equal or exceed MAX_UINT64 (2^64-1), given 1208925819614629174706175' });
+    const tip = await simulate({ maxFeePerGas: '0x1', maxPriorityFeePerGas: '0x2' });
+    assert.is(tip.error?.code, -32602, JSON.stringify(tip));
+    assert.match(tip.error!.message, /^maxFeePerGas cannot be less than maxPriorityFeePerGas/);
+  } finally {
+    await node.stop();
+  }
 });
 
 test.run();

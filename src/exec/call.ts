@@ -320,6 +320,7 @@ export class CallRunner {
       await tracer?.start?.(this.state, [from, ...(req.to ? [req.to] : []), ctx.coinbase]);
       detach = tracer && attach(this.vm, tracer);
       watch.limit({ deadline });
+      let halted = false;
       const res = await evm.runCall({
         block,
         caller: new Address(from),
@@ -332,8 +333,9 @@ export class CallRunner {
       }).catch((e: unknown): EVMResult => {
         // a creation whose value the sender cannot pay: @ethereumjs throws the halt it returns for a
         // call (which fails "insufficient balance"), so both fail alike instead of an internal error
-        if (e instanceof EVMError) return { execResult: { returnValue: new Uint8Array(0), executionGasUsed: 0n, exceptionError: e } };
-        throw e;
+        if (!(e instanceof EVMError)) throw e;
+        halted = true;
+        return { execResult: { returnValue: new Uint8Array(0), executionGasUsed: 0n, exceptionError: e } };
       });
       const failure = detach?.();
       if (failure !== undefined) throw failure;
@@ -348,7 +350,8 @@ export class CallRunner {
           executionGasUsed: ex.executionGasUsed,
           error: ex.exceptionError?.error,
         },
-        accessed: evm.journal.accessList ?? new Map(),
+        // a halted message ran nothing: its would-be created address, reported, would never let createAccessList's search settle
+        accessed: (!halted && evm.journal.accessList) || new Map(),
         gasRefund: ex.gasRefund ?? 0n,
         created: res.createdAddress?.bytes,
       };
