@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { open } from 'lmdb';
 import { Wallet, Transaction } from 'ethers';
 import { startTestNode, mined, testKey, testAddress, testGenesis, NODE_KEY } from './helpers/node.ts';
-import { runCli, type CliRun } from './helpers/process.ts';
+import { runCli, spawnNode, type CliRun } from './helpers/process.ts';
 import { resealed } from './helpers/blocks.ts';
 import { runExportCommand } from '../src/export-command.ts';
 import { runImportCommand } from '../src/import-command.ts';
@@ -104,6 +104,19 @@ test('CLI: export → import into a fresh datadir → a node on it serves the sa
   assert.is(served.receipt, '0x1');
   const check = await inProcess(runDbCommand as typeof runImportCommand, ['check', '--datadir', fresh]);
   assert.is(check.exit, 0, check.output);
+});
+
+test('export beside a node serving the datadir (LMDB read-only): the same blocks', async () => {
+  const node = await spawnNode(['--datadir', source, '--http.port', '0']);
+  try {
+    const file = join(root, 'beside.rlp');
+    const r = await runCli(['export', file, '--datadir', source]);
+    assert.is(r.exit, 0, r.output);
+    assert.equal(readFileSync(file), readFileSync(join(root, 'chain.rlp')));
+  } finally {
+    node.child.kill('SIGTERM');
+    await node.exited;
+  }
 });
 
 test('by range, gzip-compressed: 0…2 then 3…head onto it; importing again skips every block', async () => {

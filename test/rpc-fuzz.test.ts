@@ -9,7 +9,8 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { formatReport, runFuzz } from './helpers/rpc-fuzz.ts';
-import { startTestNode } from './helpers/node.ts';
+import { Wallet, Transaction } from 'ethers';
+import { startTestNode, mined, testKey } from './helpers/node.ts';
 
 test('a few thousand schema-drawn requests: no violation', async () => {
   const report = await runFuzz({ seed: Number(process.env.FUZZ_SEED ?? 26), requestsPerRound: 2500, rounds: 1 });
@@ -25,8 +26,11 @@ test('a few thousand schema-drawn requests: no violation', async () => {
 test('what the fuzzer found, replayed: each answers a JSON-RPC error in words, none an internal error', async () => {
   const node = await startTestNode({ dev: true });
   try {
-    // a contract creation whose value the sender (here one with nothing) cannot pay: @ethereumjs threw a non-Error
-    const unpayable = { from: '0x' + '0'.repeat(40), value: '0x4' };
+    // a contract creation whose value the sender cannot pay: @ethereumjs threw a non-Error out of
+    // its call with a checkpoint open, which kept the sender's raised nonce for later calls
+    const poor = new Wallet(testKey(5));
+    await mined(node, await node.rpc('eth_sendTransaction', [{ from: node.devAccount, to: poor.address, value: '0x100' }]));
+    const unpayable = { from: poor.address, value: '0x1000' };
     for (const [method, params] of [
       ['eth_estimateGas', [unpayable]],
       ['eth_createAccessList', [unpayable]],
@@ -37,6 +41,11 @@ test('what the fuzzer found, replayed: each answers a JSON-RPC error in words, n
       assert.ok(r.error === undefined || r.error.code !== -32603, `${method}: ${JSON.stringify(r)}`);
       if (r.error) assert.match(r.error.message, /insufficient balance/, `${method}: ${r.error.message}`);
     }
+    // the block with the sender's first transaction replays on its parent's state as it was
+    const chainId = BigInt(await node.rpc('eth_chainId'));
+    const first = await mined(node, await node.rpc('eth_sendRawTransaction', [await poor.signTransaction(Transaction.from({ nonce: 0, to: poor.address, gasLimit: 21000, gasPrice: 0, chainId, type: 0 }))]));
+    const traced = await node.raw('debug_traceBlockByNumber', [first.blockNumber]);
+    assert.equal(traced.error, undefined, JSON.stringify(traced));
     // impossible transaction fields in a simulated call: @ethereumjs's constructor threw
     const simulate = (call: object) => node.raw('eth_simulateV1', [{ blockStateCalls: [{ calls: [call] }] }, 'latest']);
     const nonce = await simulate({ nonce: '0x' + 'f'.repeat(20) });

@@ -320,23 +320,25 @@ export class CallRunner {
       await tracer?.start?.(this.state, [from, ...(req.to ? [req.to] : []), ctx.coinbase]);
       detach = tracer && attach(this.vm, tracer);
       watch.limit({ deadline });
-      let halted = false;
-      const res = await evm.runCall({
-        block,
-        caller: new Address(from),
-        origin: new Address(from),
-        to: req.to ? new Address(req.to) : undefined,
-        data: req.data ?? new Uint8Array(0),
-        value: req.value ?? 0n,
-        gasLimit,
-        gasPrice: req.gasPrice ?? 0n,
-      }).catch((e: unknown): EVMResult => {
-        // a creation whose value the sender cannot pay: @ethereumjs throws the halt it returns for a
-        // call (which fails "insufficient balance"), so both fail alike instead of an internal error
-        if (!(e instanceof EVMError)) throw e;
-        halted = true;
-        return { execResult: { returnValue: new Uint8Array(0), executionGasUsed: 0n, exceptionError: e } };
-      });
+      const value = req.value ?? 0n;
+      // A creation whose value the sender cannot pay: @ethereumjs throws out of runCall with its own
+      // checkpoint open, after raising the sender's nonce (it returns the same halt for a call). It
+      // is never run, and fails as such a call does; the leaked checkpoint had kept the raised nonce
+      // for every later call on this state (found by the RPC fuzzer: a block replay then refused a
+      // nonce, eth_estimateGas and others answered internal errors).
+      const halted = !req.to && value > 0n && ((await this.state.getAccount(new Address(from)))?.balance ?? 0n) < value;
+      const res: EVMResult = halted
+        ? { execResult: { returnValue: new Uint8Array(0), executionGasUsed: 0n, exceptionError: new EVMError(EVMError.errorMessages.INSUFFICIENT_BALANCE) } }
+        : await evm.runCall({
+            block,
+            caller: new Address(from),
+            origin: new Address(from),
+            to: req.to ? new Address(req.to) : undefined,
+            data: req.data ?? new Uint8Array(0),
+            value,
+            gasLimit,
+            gasPrice: req.gasPrice ?? 0n,
+          });
       const failure = detach?.();
       if (failure !== undefined) throw failure;
       if (tracer?.tooLarge !== undefined) throw new TraceTooLarge(tracer.tooLarge);
@@ -350,7 +352,7 @@ export class CallRunner {
           executionGasUsed: ex.executionGasUsed,
           error: ex.exceptionError?.error,
         },
-        // a halted message ran nothing: its would-be created address, reported, would never let createAccessList's search settle
+        // a message never run accessed nothing (its would-be created address, reported, would never let createAccessList's search settle)
         accessed: (!halted && evm.journal.accessList) || new Map(),
         gasRefund: ex.gasRefund ?? 0n,
         created: res.createdAddress?.bytes,

@@ -12,7 +12,8 @@
 //    --rpc.checkresults false: what the client sees is checked here);
 //  - a phase of refused requests only changes nothing (head, state root, pool, accounts);
 //  - every request is answered within a bound, the node never exits, never logs a stack or an
-//    ERROR line, and its RSS stays within a bound.
+//    ERROR line, and its anonymous memory (RSS without the LMDB file's mapped pages, which grow
+//    with the chain) stays within a bound.
 // Requests are drawn from the seed (each worker from its own stream); values the node hands out —
 // block and transaction hashes, filter ids — enter the draws as they appear, so a violation is
 // reported with its request, which replays it.
@@ -54,8 +55,8 @@ export interface FuzzOptions {
   concurrency?: number;
   /** the longest a request may take to be answered (default 15 s: --rpc.evmtimeout is 2 s) */
   answerBoundMs?: number;
-  /** the most the node's RSS may grow past the first round (default 200 MiB) */
-  rssGrowthBound?: number;
+  /** the most the node's anonymous memory may grow past the first round (default 200 MiB) */
+  memoryGrowthBound?: number;
   /** a line after each round (the long run's progress) */
   progress?: (line: string) => void;
 }
@@ -78,11 +79,14 @@ export interface FuzzReport {
   valid: number;
   invalid: number;
   results: number;
+  /** methods sent that never answered with a result (what the draws did not reach) */
+  neverAResult: string[];
   errors: Map<number, number>;
   methods: number;
   slowestMs: number;
   slowest: string;
-  rss: { start: number; afterFirstRound: number; end: number; peak: number };
+  /** the node's memory: at start, after the first round (warmed up), at the end, and the highest after a round */
+  memory: { start: Memory; afterFirstRound: Memory; end: Memory; peak: Memory };
   stateChecks: number;
   violations: Violation[];
   violationCount: number;
@@ -115,11 +119,12 @@ export async function runFuzz(o: FuzzOptions): Promise<FuzzReport> {
     valid: 0,
     invalid: 0,
     results: 0,
+    neverAResult: [],
     errors: new Map(),
     methods: 0,
     slowestMs: 0,
     slowest: '',
-    rss: { start: 0, afterFirstRound: 0, end: 0, peak: 0 },
+    memory: { start: NO_MEMORY, afterFirstRound: NO_MEMORY, end: NO_MEMORY, peak: NO_MEMORY },
     stateChecks: 0,
     violations: [],
     violationCount: 0,
@@ -130,6 +135,7 @@ export async function runFuzz(o: FuzzOptions): Promise<FuzzReport> {
   };
   const sockets: WsClient[] = [];
   const started = Date.now();
+  answered.clear();
   try {
     const state = await prepareState(node.url);
     const { dictionary } = state;
@@ -137,14 +143,14 @@ export async function runFuzz(o: FuzzOptions): Promise<FuzzReport> {
     for (let w = 1; w < concurrency; w += 2) sockets.push(await WsClient.open(node.url.replace(/^http/, 'ws')));
     const bound = o.answerBoundMs ?? 15000;
     const seen = new Set<string>();
-    const rss = () => rssOf(node);
-    report.rss.start = report.rss.peak = rss();
+    report.memory.start = report.memory.peak = memoryOf(node);
     const deadline = o.minutes === undefined ? Infinity : started + o.minutes * 60_000;
     const rounds = o.rounds ?? (o.minutes === undefined ? 1 : Infinity);
     for (let round = 0; round < rounds && Date.now() < deadline; round++) {
       const refusedOnly = Math.round(o.requestsPerRound * 0.4);
       for (const phase of ['refused', 'mixed'] as const) {
-        const before = phase === 'refused' ? await stateDigest(node.url) : undefined;
+        // the mixed phase's transactions are mined first: a block sealed meanwhile is not the refused requests' doing
+        const before = phase === 'refused' ? await settledDigest(node.url) : undefined;
         const budget = phase === 'refused' ? refusedOnly : o.requestsPerRound - refusedOnly;
         let left = budget;
         await Promise.all(
@@ -191,16 +197,18 @@ export async function runFuzz(o: FuzzOptions): Promise<FuzzReport> {
         }
       }
       report.rounds++;
-      const now = rss();
-      report.rss.peak = Math.max(report.rss.peak, now);
-      if (round === 0) report.rss.afterFirstRound = now;
-      o.progress?.(`round ${round + 1}: ${report.requests} requests, ${report.violationCount} violations, RSS ${mib(now)} MiB, ${((Date.now() - started) / 1000).toFixed(0)} s`);
+      const now = memoryOf(node);
+      if (now.anon > report.memory.peak.anon) report.memory.peak = now;
+      if (round === 0) report.memory.afterFirstRound = now;
+      o.progress?.(`round ${round + 1}: ${report.requests} requests, ${report.violationCount} violations, ${memoryText(now)}, ${((Date.now() - started) / 1000).toFixed(0)} s`);
       if (node.child.exitCode !== null) break;
     }
     report.methods = seen.size;
-    report.rss.end = rss();
-    const growthBound = o.rssGrowthBound ?? 200 * 2 ** 20;
-    if (report.rss.end - report.rss.afterFirstRound > growthBound) violation({ kind: 'memory', detail: `RSS grew ${mib(report.rss.end - report.rss.afterFirstRound)} MiB after the first round (bound ${mib(growthBound)} MiB)` });
+    report.neverAResult = [...seen].filter((m) => !answered.has(m) && m !== '(envelope)').sort();
+    report.memory.end = memoryOf(node);
+    const growthBound = o.memoryGrowthBound ?? 200 * 2 ** 20;
+    const grew = report.memory.end.anon - report.memory.afterFirstRound.anon;
+    if (grew > growthBound) violation({ kind: 'memory', detail: `anonymous memory grew ${mib(grew)} MiB after the first round (bound ${mib(growthBound)} MiB)` });
     if (node.child.exitCode === null) {
       const alive = await postHttp(node.url, JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_blockNumber', params: [] }), bound);
       if ('failed' in alive) violation({ kind: 'node unresponsive after the run', detail: alive.failed });
@@ -289,6 +297,8 @@ async function prepare(g: SchemaValues, phase: 'refused' | 'mixed', ctx: FuzzSta
 }
 
 let nextId = 1;
+/** methods that answered a result at least once in the current run */
+const answered = new Set<string>();
 
 interface MethodDoc {
   name: string;
@@ -427,6 +437,7 @@ function checkOne(a: any, b: Prepared, report: FuzzReport, violation: (v: Violat
     return;
   }
   report.results++;
+  answered.add(b.method);
   if (b.verdict === 'invalid') say('params the schema refuses were accepted', '');
   const spec = methods.get(b.method)!;
   if (!runValidator(spec.validateResult, a.result)) {
@@ -468,6 +479,18 @@ async function stateDigest(url: string): Promise<string> {
     rpcCall(url, 'personal_listWallets'),
   ]);
   return JSON.stringify({ number: head.number, hash: head.hash, stateRoot: head.stateRoot, pool, accounts, wallets });
+}
+
+/** The digest once no transaction is pending and the head has stood still for a moment (at most 10 s). */
+async function settledDigest(url: string): Promise<string> {
+  let last = '';
+  for (const end = Date.now() + 10_000; Date.now() < end; ) {
+    const [digest, status] = await Promise.all([stateDigest(url), rpcCall(url, 'txpool_status')]);
+    if (digest === last && status.pending === '0x0') break;
+    last = digest;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return last;
 }
 
 /** Lines of the node's log that user input must never cause: stack frames and ERROR lines. */
@@ -565,14 +588,27 @@ function isNotification(text: string): boolean {
   }
 }
 
-/** The child's resident memory (Linux /proc), bytes; 0 where it cannot be read. */
-function rssOf(node: NodeProcess): number {
+/** Resident memory in bytes: all of it, and the anonymous part (heap, stacks, buffers: not mapped files). */
+interface Memory {
+  rss: number;
+  anon: number;
+}
+
+const NO_MEMORY: Memory = { rss: 0, anon: 0 };
+
+/** The child's memory from Linux /proc; zeros where it cannot be read. */
+function memoryOf(node: NodeProcess): Memory {
   try {
-    const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${node.child.pid}/status`, 'utf8'));
-    return m ? Number(m[1]) * 1024 : 0;
+    const status = readFileSync(`/proc/${node.child.pid}/status`, 'utf8');
+    const kb = (field: string) => Number(new RegExp(`${field}:\\s+(\\d+) kB`).exec(status)?.[1] ?? 0) * 1024;
+    return { rss: kb('VmRSS'), anon: kb('RssAnon') };
   } catch {
-    return 0;
+    return NO_MEMORY;
   }
+}
+
+function memoryText(m: Memory): string {
+  return `RSS ${mib(m.rss)} MiB (anonymous ${mib(m.anon)})`;
 }
 
 function mib(bytes: number): string {
@@ -589,8 +625,9 @@ export function formatReport(r: FuzzReport): string {
   const lines = [
     `seed ${r.seed}: ${r.requests} requests in ${r.rounds} round(s), ${(r.durationMs / 1000).toFixed(1)} s — ${r.methods} methods; HTTP ${r.http}, WebSocket ${r.ws}; ${r.inBatches} in batches`,
     `params valid ${r.valid}, refused by the schema ${r.invalid}; results ${r.results}; errors ${codes}`,
+    `never a result: ${r.neverAResult.join(', ') || 'none'}`,
     `slowest answer ${r.slowestMs} ms (${r.slowest}); refused-only phases with state compared: ${r.stateChecks}`,
-    `node RSS ${mib(r.rss.start)} MiB at start, ${mib(r.rss.afterFirstRound)} after round 1, ${mib(r.rss.end)} at the end (peak ${mib(r.rss.peak)})`,
+    `node ${memoryText(r.memory.start)} at start, ${memoryText(r.memory.afterFirstRound)} after round 1, ${memoryText(r.memory.end)} at the end; peak anonymous ${mib(r.memory.peak.anon)} MiB`,
     `violations: ${r.violationCount}`,
   ];
   for (const v of r.violations) lines.push(`  - ${v.kind}: ${v.detail}${v.request ? `\n      request: ${v.request}` : ''}${v.answer ? `\n      answer:  ${v.answer}` : ''}`);
