@@ -60,7 +60,8 @@ export async function runExportCommand(argv: string[], out: (line: string) => vo
           reported = Date.now();
           progress(`chain-node export: block #${n} of ${from}…${to}, ${(bytes / 2 ** 20).toFixed(1)} MiB`);
         }
-        const block = chain.block(chain.hashByNumber(n)!);
+        const hash = chain.hashByNumber(n);
+        const block = hash && chain.block(hash);
         if (block === undefined) throw new StoreError(`block #${n} is missing from the database (chain-node db check --datadir ${datadir} lists the damage)`);
         const encoded = encodeBlock(block.header, block.txs);
         bytes += encoded.length;

@@ -303,16 +303,27 @@ const answered = new Set<string>();
 interface MethodDoc {
   name: string;
   params: { name: string; required?: boolean; schema: Record<string, unknown> }[];
+  examples?: { params: { name: string; value: unknown }[] }[];
 }
 
 const FUZZED: MethodDoc[] = (doc.methods as MethodDoc[]).filter((m) => !(m.name in SKIPPED) && !(m.name.replace(/^chain_/, 'eth_') in SKIPPED));
 
 function validParams(g: SchemaValues, m: MethodDoc): unknown[] {
+  // now and then the document's own example, its addresses mostly the node's and its password
+  // often the dev account's (''): values that mean something together (typed data, a signing)
+  if (m.examples?.length && g.chance(0.25)) return g.pick(m.examples).params.map((p) => (p.name === 'password' && g.chance(0.5) ? '' : withKnownAddresses(g, p.value)));
   const spec = methods.get(m.name)!;
   // the optional ones given or not; a gap before a given one is null (geth's "not given")
   let n = spec.required;
   while (n < m.params.length && g.chance(0.6)) n++;
   return m.params.slice(0, n).map((p, i) => (i >= spec.required && g.chance(0.15) ? null : g.valid(p.schema)));
+}
+
+function withKnownAddresses(g: SchemaValues, value: unknown): unknown {
+  if (typeof value === 'string') return /^0x[0-9a-fA-F]{40}$/.test(value) && g.chance(0.7) ? g.pick(g.known('Address')) : value;
+  if (Array.isArray(value)) return value.map((v) => withKnownAddresses(g, v));
+  if (typeof value === 'object' && value !== null) return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, withKnownAddresses(g, v)]));
+  return value;
 }
 
 /** The params changed so the schema should refuse them: one param wrong, one missing, one too many, not a list. */

@@ -26,6 +26,11 @@ export class SchemaValues {
     this.components = doc.components?.schemas ?? {};
   }
 
+  /** What the dictionary holds for a component (empty when nothing). */
+  known(name: string): readonly unknown[] {
+    return this.dictionary.get(name) ?? [];
+  }
+
   int(below: number): number {
     return Math.floor(this.rand() * below);
   }
