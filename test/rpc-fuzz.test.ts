@@ -13,10 +13,10 @@ import { Wallet, Transaction } from 'ethers';
 import { startTestNode, mined, testKey } from './helpers/node.ts';
 
 test('a few thousand schema-drawn requests: no violation', async () => {
-  const report = await runFuzz({ seed: Number(process.env.FUZZ_SEED ?? 26), requestsPerRound: 2500, rounds: 1 });
+  const report = await runFuzz({ seed: Number(process.env.FUZZ_SEED ?? 26), requestsPerRound: 4000, rounds: 1 });
   const summary = formatReport(report);
   assert.is(report.violationCount, 0, summary);
-  assert.ok(report.requests >= 2500, summary);
+  assert.ok(report.requests >= 4000, summary);
   assert.ok(report.valid > 500 && report.invalid > 1000 && report.results > 300, `both kinds sent, results checked: ${summary}`);
   assert.ok(report.http > 500 && report.ws > 500 && report.inBatches > 500, `both transports, batches: ${summary}`);
   assert.is(report.stateChecks, 1);
