@@ -25,7 +25,7 @@ import { Wallet, Transaction } from 'ethers';
 import { rpcCall, spawnNode, type NodeProcess } from './process.ts';
 import { prng } from './prng.ts';
 import { SchemaValues, type Dictionary } from './schema-values.ts';
-import { testKey, testAddress } from './node.ts';
+import { mined as minedOn, testKey, testAddress } from './node.ts';
 import { methods, patternLabels } from '../../generated/methods.ts';
 import { explainFailure, runValidator } from '../../src/rpc/validation-message.ts';
 
@@ -158,13 +158,13 @@ export async function runFuzz(o: FuzzOptions): Promise<FuzzReport> {
             // one stream per worker, round and phase: the same seed draws the same requests
             const g = new SchemaValues(doc, prng(o.seed * 1009 + round * 101 + w * 7 + (phase === 'refused' ? 0 : 1)), dictionary);
             const ws = w % 2 === 1 ? sockets[(w - 1) / 2]! : undefined;
-            while (left > 0 && node.child.exitCode === null) {
+            while (left > 0 && !hasExited(node)) {
               const size = g.chance(0.2) ? 2 + g.int(7) : 1;
               const batch: Prepared[] = [];
               for (let i = 0; i < size && left > 0; i++, left--) batch.push(await prepare(g, phase, state));
               if (batch.length === 0) break;
               const text = size > 1 ? JSON.stringify(batch.map((b) => b.body)) : typeof batch[0]!.body === 'string' ? (batch[0]!.body as string) : JSON.stringify(batch[0]!.body);
-              const answer = await (ws ? ws.send(text, batch, bound) : postHttp(node.url, text, bound));
+              const answer = await (ws ? ws.send(text, bound) : postHttp(node.url, text, bound));
               report.requests += batch.length;
               if (ws) report.ws += batch.length;
               else report.http += batch.length;
@@ -186,8 +186,8 @@ export async function runFuzz(o: FuzzOptions): Promise<FuzzReport> {
             }
           }),
         );
-        if (node.child.exitCode !== null) {
-          violation({ kind: 'node exited', detail: `exit ${node.child.exitCode}: ${clip(node.output().slice(-2000))}` });
+        if (hasExited(node)) {
+          violation({ kind: 'node exited', detail: `exit ${node.child.exitCode ?? node.child.signalCode}: ${clip(node.output().slice(-2000))}` });
           break;
         }
         if (before !== undefined) {
@@ -201,7 +201,7 @@ export async function runFuzz(o: FuzzOptions): Promise<FuzzReport> {
       if (now.anon > report.memory.peak.anon) report.memory.peak = now;
       if (round === 0) report.memory.afterFirstRound = now;
       o.progress?.(`round ${round + 1}: ${report.requests} requests, ${report.violationCount} violations, ${memoryText(now)}, ${((Date.now() - started) / 1000).toFixed(0)} s`);
-      if (node.child.exitCode !== null) break;
+      if (hasExited(node)) break;
     }
     report.methods = seen.size;
     report.neverAResult = [...seen].filter((m) => !answered.has(m) && m !== '(envelope)').sort();
@@ -209,14 +209,20 @@ export async function runFuzz(o: FuzzOptions): Promise<FuzzReport> {
     const growthBound = o.memoryGrowthBound ?? 200 * 2 ** 20;
     const grew = report.memory.end.anon - report.memory.afterFirstRound.anon;
     if (grew > growthBound) violation({ kind: 'memory', detail: `anonymous memory grew ${mib(grew)} MiB after the first round (bound ${mib(growthBound)} MiB)` });
-    if (node.child.exitCode === null) {
+    if (!hasExited(node)) {
       const alive = await postHttp(node.url, JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_blockNumber', params: [] }), bound);
       if ('failed' in alive) violation({ kind: 'node unresponsive after the run', detail: alive.failed });
     }
   } finally {
     for (const s of sockets) s.close();
     node.child.kill('SIGTERM');
-    await node.exited;
+    // a node that does not stop is a hang too
+    const stopped = await Promise.race([node.exited.then(() => true), new Promise<false>((r) => setTimeout(() => r(false), 15_000).unref())]);
+    if (!stopped) {
+      violation({ kind: 'node did not stop on SIGTERM within 15 s', detail: '' });
+      node.child.kill('SIGKILL');
+      await node.exited;
+    }
     rmSync(dir, { recursive: true, force: true });
   }
   for (const line of logProblems(node.output())) violation({ kind: 'node log', detail: line });
@@ -235,19 +241,17 @@ interface FuzzState {
   contract: string;
 }
 
+/** The node process ended (by itself or by a signal). */
+function hasExited(node: NodeProcess): boolean {
+  return node.child.exitCode !== null || node.child.signalCode !== null;
+}
+
 /** Funds a test key, deploys a contract and calls it; returns what the node now knows, for the draws. */
 async function prepareState(url: string): Promise<FuzzState> {
   const call = (method: string, params: unknown[] = []) => rpcCall(url, method, params);
   const [dev] = (await call('eth_accounts')) as string[];
   const chainId = BigInt(await call('eth_chainId'));
-  const mined = async (hash: string) => {
-    for (let i = 0; i < 500; i++) {
-      const r = await call('eth_getTransactionReceipt', [hash]);
-      if (r) return r;
-      await new Promise((res) => setTimeout(res, 10));
-    }
-    throw new Error(`fuzz set-up: ${hash} not mined`);
-  };
+  const mined = (hash: string) => minedOn({ rpc: call }, hash);
   const txHashes: string[] = [];
   txHashes.push(await call('eth_sendTransaction', [{ from: dev, to: testAddress(0), value: '0x' + (10n ** 24n).toString(16) }]));
   await mined(txHashes[0]!);
@@ -427,7 +431,7 @@ function checkAnswer(text: string, batch: Prepared[], isBatch: boolean, report: 
   const byId = new Map(parsed.map((a) => [JSON.stringify((a as { id?: unknown })?.id), a]));
   for (const b of batch) {
     const a = byId.get(JSON.stringify(b.id));
-    // a problem is shown with the entry it concerns (the batch around it is in the log of draws)
+    // a problem is shown with the entry it concerns
     if (a === undefined) violation({ kind: 'batch answer lacks an id', detail: String(b.id), request: request(), answer: clip(text) });
     else checkOne(a, b, report, violation, () => `(in a batch) ${clip(JSON.stringify(b.body))}`, JSON.stringify(a), dictionary);
   }
@@ -565,11 +569,10 @@ class WsClient {
     });
   }
 
-  async send(text: string, batch: Prepared[], boundMs: number): Promise<Answer> {
+  /** Every body sent has a request with an id: each gets an answer (a body of notifications only would not). */
+  async send(text: string, boundMs: number): Promise<Answer> {
     const t0 = performance.now();
     if (this.closed) return { failed: this.closed, ms: 0 };
-    // a body with only notifications (no id) gets no answer: none of ours is one
-    void batch;
     return new Promise((resolve) => {
       const timer = setTimeout(() => {
         this.waiting = undefined;
