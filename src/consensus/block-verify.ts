@@ -4,11 +4,11 @@
 // the block's execution must reproduce (roots, gas, bloom) is src/chain/block-import.ts's job.
 import type { HeadInfo } from '../chain/chain.ts';
 import { headerSigHash, type Header } from '../chain/header.ts';
-import { keccak256 } from '../crypto/keccak.ts';
 import { addressOfPublicKey } from '../crypto/secp256k1.ts';
 import type { SignatureRecovery } from '../crypto/signature-recovery.ts';
-import { bytesToHex, concatBytes, equalBytes } from '../util/hex.ts';
-import { COMMIT_MSG_CODE, decodeExtra } from './istanbul-extra.ts';
+import { bytesToHex, equalBytes } from '../util/hex.ts';
+import { decodeExtra } from './istanbul-extra.ts';
+import { commitDigest } from './seals.ts';
 
 /** How far a block's timestamp may be ahead of this node's clock (Venachain's allowedFutureBlockTime is 0; 30 s absorbs clock skew between hosts). */
 export const MAX_FUTURE_SECONDS = 30n;
@@ -49,10 +49,10 @@ export async function sealSigners(header: Header, hash: Uint8Array, recovery: Si
   }
   const byteStrings = (x: unknown) => Array.isArray(x) && x.every((i) => i instanceof Uint8Array);
   if (!byteStrings(extra.validators) || !byteStrings(extra.committedSeals)) throw new BlockRuleError('invalid istanbul extra: validators and committed seals must be lists of byte strings');
-  const commitDigest = keccak256(concatBytes(hash, new Uint8Array([COMMIT_MSG_CODE])));
+  const sealed = commitDigest(hash);
   const [proposer, ...committers] = await Promise.all([
     sealSigner(extra.seal, headerSigHash(header), recovery, 'proposer seal'),
-    ...extra.committedSeals.map((s, i) => sealSigner(s, commitDigest, recovery, `committed seal ${i}`)),
+    ...extra.committedSeals.map((s, i) => sealSigner(s, sealed, recovery, `committed seal ${i}`)),
   ]);
   return { proposer: proposer!, committers };
 }

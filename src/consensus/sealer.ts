@@ -12,10 +12,9 @@ import type { TxPool } from '../txpool/pool.ts';
 import type { NodeKey } from '../node-key.ts';
 import type { ChainEvents } from '../events.ts';
 import type { Logger } from '../node/logger.ts';
-import { signHash } from '../crypto/secp256k1.ts';
-import { keccak256 } from '../crypto/keccak.ts';
-import { bytesToHex, concatBytes, equalBytes } from '../util/hex.ts';
-import { COMMIT_MSG_CODE, decodeExtra, encodeExtra } from './istanbul-extra.ts';
+import { bytesToHex, equalBytes } from '../util/hex.ts';
+import { decodeExtra, encodeExtra } from './istanbul-extra.ts';
+import { committedSeal, seal65 } from './seals.ts';
 import type { BlockRulesSource } from './block-rules.ts';
 
 export interface SealerOptions {
@@ -32,12 +31,6 @@ export interface SealerOptions {
   /** called after each committed block, before events fan out (state readers move their head; `written`: the accounts the block wrote) */
   onCommitted: (block: BlockRecord, written: ReadonlyMap<string, Account | undefined>) => void;
   log: Logger;
-}
-
-/** 65-byte [r ‖ s ‖ recid] as istanbul seals are laid out. */
-function seal65(hash: Uint8Array, key: Uint8Array): Uint8Array {
-  const { rs, recid } = signHash(hash, key);
-  return concatBytes(rs, new Uint8Array([recid]));
 }
 
 export class Sealer {
@@ -158,7 +151,7 @@ export class Sealer {
     const proposerSeal = seal65(headerSigHash(header), key.privateKey);
     header.extraData = encodeExtra({ vanity: parentExtra.vanity, validators, seal: proposerSeal, committedSeals: [] });
     const hash = headerHash(header);
-    const committed = seal65(keccak256(concatBytes(hash, new Uint8Array([COMMIT_MSG_CODE]))), key.privateKey);
+    const committed = committedSeal(hash, key.privateKey);
     header.extraData = encodeExtra({ vanity: parentExtra.vanity, validators, seal: proposerSeal, committedSeals: [committed] });
     const block: BlockRecord = { hash, header, txs: built.included.map((t) => t.raw), senders: built.included.map((t) => t.sender), txHashes: built.included.map((t) => t.hash) };
     const trieNodes = executor.trieDb.seal();
