@@ -112,6 +112,8 @@ export class IrisEngine {
   private peerSpoke = false;
   private roundTimer: NodeJS.Timeout | undefined;
   private proposeTimer: NodeJS.Timeout | undefined;
+  private workCued = false;
+  private proposeCued = false;
 
   constructor(private readonly o: IrisEngineOptions) {
     this.me = bytesToHex(o.key.address);
@@ -122,7 +124,15 @@ export class IrisEngine {
     this.started = true;
     this.o.transport.onMessage((bytes) => Promise.resolve(this.receive(bytes)));
     this.o.chain.onHead((head) => this.run(() => this.newHeight(head)));
-    this.o.chain.onWork(() => this.run(() => this.onWork()));
+    this.o.chain.onWork(() => {
+      // cues come per transaction: one queued look at a time is enough
+      if (this.workCued) return;
+      this.workCued = true;
+      this.run(() => {
+        this.workCued = false;
+        this.onWork();
+      });
+    });
     this.run(() => this.newHeight(this.o.chain.head()));
   }
 
@@ -324,6 +334,7 @@ export class IrisEngine {
     this.prepares = new Map();
     this.commits = new Map();
     clearTimeout(this.proposeTimer);
+    this.proposeCued = false;
     for (const r of this.roundChanges.keys()) if (r < round) this.roundChanges.delete(r);
   }
 
@@ -447,16 +458,15 @@ export class IrisEngine {
       this.vote(COMMIT, this.currentView(), proposal.hash);
       return;
     }
+    if (this.proposeCued) return;
+    this.proposeCued = true;
     const wait = Number(this.height!.parent.header.timestamp + BigInt(this.o.periodSeconds)) * 1000 - Date.now();
-    if (wait > 0) {
-      clearTimeout(this.proposeTimer);
-      this.proposeTimer = setTimeout(() => this.run(() => this.proposeNew()), wait);
-      return;
-    }
-    this.run(() => this.proposeNew());
+    if (wait > 0) this.proposeTimer = setTimeout(() => this.run(() => this.proposeNew()), wait);
+    else this.run(() => this.proposeNew());
   }
 
   private async proposeNew(): Promise<void> {
+    this.proposeCued = false;
     const at = this.currentView();
     const still = () => this.height?.active && this.height.sequence === at.sequence && this.round === at.round && !this.waitingForRoundChange && this.state === 'accept-request' && !this.proposal && !this.lock;
     if (!still() || !this.isProposer() || !(await this.o.chain.hasWork())) return;
