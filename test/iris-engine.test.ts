@@ -1,0 +1,217 @@
+// Four validators in one process decide blocks by iris (src/consensus/iris/engine.ts): real nodes
+// whose genesis registers all four as consensus nodes in NodeManagement, their consensus channels
+// joined by an in-memory relay (the one thing this test provides) that can cut a node off. Blocks
+// are decided with every node holding the same hash at every height, proposers rotating by Venachain's
+// round robin, each block carrying a quorum of committed seals; with one node cut off the chain
+// goes on after a round change; with two cut off nothing is decided and nothing forks, and with one
+// of them back it goes on. An idle chain stays idle. The verdicts the network gets for bad messages.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { startTestNode, testGenesis, testKey, type TestNode } from './helpers/node.ts';
+import { signedTransfer } from './helpers/blocks.ts';
+import { systemGenesisAlloc } from '../src/exec/native/system-state.ts';
+import { decodeExtra } from '../src/consensus/istanbul-extra.ts';
+import { commitDigest, committedSeal, signerOf } from '../src/consensus/seals.ts';
+import { COMMIT, encodeMessage, encodeSubject, PREPARE, signMessage } from '../src/consensus/iris/messages.ts';
+import { proposerOf, proposerOrder } from '../src/consensus/iris/proposer.ts';
+import { addressOf, publicKeyOf } from '../src/crypto/secp256k1.ts';
+import { keccak256 } from '../src/crypto/keccak.ts';
+import { bytesToHex, hexToBytes } from '../src/util/hex.ts';
+
+/** validators: test keys 4–7 (their Venachain order differs from their byte order); key 0 pays */
+const VALIDATOR_KEYS = [4, 5, 6, 7].map(testKey);
+const ADDRESSES = VALIDATOR_KEYS.map((k) => bytesToHex(addressOf(hexToBytes(k))));
+const ORDERED = proposerOrder(ADDRESSES.map(hexToBytes)).map(bytesToHex);
+const PAYER = hexToBytes(testKey(0));
+const TIMEOUT_MS = 1000;
+
+const dirs: string[] = [];
+const nodes: TestNode[] = [];
+const logs: string[][] = [];
+/** nodes whose relay is cut, both ways */
+const cut = new Set<number>();
+let nonce = 0n;
+let chainId = 0n;
+
+async function genesis(): Promise<object> {
+  const base = testGenesis(VALIDATOR_KEYS[0]!.slice(2), 1) as { config: { istanbul: object }; alloc: object };
+  const nodeRecords = await systemGenesisAlloc(async (state) => {
+    for (const [i, key] of VALIDATOR_KEYS.entries()) {
+      await state.nodes.put({
+        name: `validator${i}`, owner: ADDRESSES[0]!, desc: '', type: 1, status: 1, externalIP: '127.0.0.1', internalIP: '127.0.0.1',
+        publicKey: bytesToHex(publicKeyOf(hexToBytes(key))).slice(2), rpcPort: 6791, p2pPort: 16791 + i, delayNum: 0,
+      });
+    }
+  });
+  return { ...base, config: { ...base.config, istanbul: { ...base.config.istanbul, period: 0, timeout: TIMEOUT_MS, policy: 0 } }, alloc: { ...base.alloc, ...nodeRecords } };
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const head = (n: TestNode) => n.core.chain.head.header.number;
+const connected = () => nodes.filter((_, i) => !cut.has(i));
+
+async function until(what: string, probe: () => boolean | Promise<boolean>, timeoutMs: number): Promise<void> {
+  const end = Date.now() + timeoutMs;
+  while (!(await probe())) {
+    if (Date.now() > end) throw new Error(`timed out: ${what}`);
+    await sleep(20);
+  }
+}
+
+/** A transfer sent to every node (as the network would spread it); resolves its hash. */
+async function sendEverywhere(): Promise<string> {
+  const raw = bytesToHex(signedTransfer(PAYER, nonce++, chainId));
+  const hashes = await Promise.all(nodes.map((n) => n.rpc<string>('eth_sendRawTransaction', [raw])));
+  return hashes[0]!;
+}
+
+async function minedOn(on: TestNode[], hash: string, timeoutMs: number): Promise<void> {
+  await until(`${hash} mined on ${on.length} nodes`, async () => (await Promise.all(on.map((n) => n.rpc('eth_getTransactionReceipt', [hash])))).every((r) => r !== null), timeoutMs);
+}
+
+/** The round block `number` was decided in: the last one a quorum started (the engine logs it), else 0. */
+function decidedRound(number: number): number {
+  let round = 0;
+  for (const l of logs.flat()) {
+    const m = new RegExp(`iris: block #${number} round (\\d+) started`).exec(l);
+    if (m) round = Math.max(round, Number(m[1]));
+  }
+  return round;
+}
+
+async function blockAt(n: TestNode, number: bigint): Promise<any> {
+  return n.rpc('eth_getBlockByNumber', ['0x' + number.toString(16), false]);
+}
+
+/** Every node of `on` holds the same block at every height up to `upTo`. */
+async function sameChain(on: TestNode[], upTo: bigint): Promise<any[]> {
+  const blocks: any[] = [];
+  for (let h = 1n; h <= upTo; h++) {
+    const hashes = await Promise.all(on.map(async (n) => (await blockAt(n, h))?.hash));
+    assert.ok(hashes.every((x) => x === hashes[0] && x), `block #${h}: ${hashes.join(', ')}`);
+    blocks.push(await blockAt(on[0]!, h));
+  }
+  return blocks;
+}
+
+test.before(async () => {
+  const g = await genesis();
+  for (const [i, key] of VALIDATOR_KEYS.entries()) {
+    const dir = mkdtempSync(join(tmpdir(), 'chain-node-iris-'));
+    dirs.push(dir);
+    const lines: string[] = [];
+    logs.push(lines);
+    nodes.push(await startTestNode({ dir, genesis: g, nodeKey: key.slice(2), config: { verbosity: Number(process.env.IRIS_LOGS ?? 3) }, logWrite: (l) => lines.push(l) }));
+  }
+  for (const [i, from] of nodes.entries()) {
+    for (const [j, to] of nodes.entries()) {
+      if (i === j) continue;
+      // a later turn, as a network delivers: never inside the sender's broadcast
+      from.core.consensus.onOutgoing((m) => {
+        if (!cut.has(i) && !cut.has(j)) setImmediate(() => void to.core.consensus.receive(m));
+      });
+    }
+  }
+  chainId = BigInt(await nodes[0]!.rpc('eth_chainId'));
+});
+
+test.after(async () => {
+  if (process.env.IRIS_LOGS) for (const [i, l] of logs.entries()) process.stderr.write(l.map((x) => `[${i}] ${x}`).join(""));
+  await Promise.all(nodes.map((n) => n.stop()));
+  for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+});
+
+test('four validators decide blocks: one hash per height everywhere, round-robin proposers, a quorum of committed seals', async () => {
+  for (let i = 0; i < 5; i++) await minedOn(nodes, await sendEverywhere(), 10_000);
+  const top = head(nodes[0]!);
+  await until('every node at the same head', () => nodes.every((n) => head(n) === top), 5000);
+  const blocks = await sameChain(nodes, top);
+  let last: Uint8Array = new Uint8Array(20);
+  for (const b of blocks) {
+    // the proposer after the last one in Venachain's order, moved on by the round (a first block
+    // may take a round change while four nodes warm up on a busy machine)
+    const round = decidedRound(Number(b.number));
+    assert.is(b.miner, bytesToHex(proposerOf(ORDERED.map(hexToBytes), last, round, 0)), `proposer of block #${Number(b.number)} (round ${round})`);
+    last = hexToBytes(b.miner);
+    const extra = decodeExtra(hexToBytes(b.extraData));
+    assert.ok(extra.committedSeals.length >= 3, `block #${Number(b.number)} has ${extra.committedSeals.length} committed seals`);
+    const signers = extra.committedSeals.map((s) => bytesToHex(signerOf(s, commitDigest(hexToBytes(b.hash)))!));
+    assert.is(new Set(signers).size, signers.length);
+    assert.ok(signers.every((s) => ADDRESSES.includes(s)), signers.join());
+  }
+  assert.is(blocks[0].miner, ORDERED[decidedRound(1)], 'block 1: the round is the index (the genesis has no proposer)');
+  assert.ok(blocks.filter((b) => decidedRound(Number(b.number)) === 0).length >= 3, 'most blocks are decided in round 0');
+  for (const n of nodes) assert.is(n.core.iris!.status().state, 'accept-request');
+});
+
+test('an idle chain stays idle: no block, no round climbs past a timeout', async () => {
+  const top = head(nodes[0]!);
+  await sleep(TIMEOUT_MS * 1.6);
+  for (const n of nodes) {
+    assert.is(head(n), top);
+    const s = n.core.iris!.status();
+    assert.is(s.round, 0);
+    assert.is(s.sequence, top + 1n);
+    assert.is(bytesToHex(s.proposer!), bytesToHex(proposerOf(ORDERED.map(hexToBytes), hexToBytes((await blockAt(n, top)).miner), 0, 0)));
+  }
+});
+
+test('with the next proposer cut off, the others change round and go on', async () => {
+  const next = bytesToHex(nodes[0]!.core.iris!.status().proposer!);
+  const x = ADDRESSES.indexOf(next);
+  cut.add(x);
+  const before = head(nodes[(x + 1) % 4]!);
+  await minedOn(connected(), await sendEverywhere(), 15_000);
+  const on = connected();
+  const top = head(on[0]!);
+  await until('the three at one head', () => on.every((n) => head(n) === top), 5000);
+  await sameChain(on, top);
+  const decided = await blockAt(on[0]!, before + 1n);
+  assert.is.not(decided.miner, next);
+  const changed = logs.filter((_, i) => !cut.has(i)).flat().filter((l) => l.includes(`block #${before + 1n} round 1 started`));
+  assert.ok(changed.length >= 2, 'round 1 started on the connected validators');
+  assert.match(logs.flat().find((l) => l.includes(`block #${before + 1n} round change 0 → 1`))!, /INFO .*timeout/);
+});
+
+test('with two cut off nothing is decided and nothing forks; with one back the chain goes on', async () => {
+  const [x] = [...cut];
+  const y = [0, 1, 2, 3].find((i) => i !== x)!;
+  cut.add(y);
+  const on = connected();
+  const top = head(on[0]!);
+  const hash = await sendEverywhere();
+  await sleep(TIMEOUT_MS * 2.5);
+  for (const n of nodes) assert.ok(head(n) <= top, 'no block without a quorum');
+  assert.ok(on.every((n) => n.core.iris!.status().round > 0), 'the two left changed round');
+  cut.delete(y);
+  await minedOn(connected(), hash, 20_000);
+  const back = connected();
+  const now = head(back[0]!);
+  await until('the three at one head', () => back.every((n) => head(n) === now), 5000);
+  await sameChain(back, now);
+  // the one still cut off holds a prefix of the same chain
+  const lagging = nodes[x!]!;
+  for (let h = 1n; h <= head(lagging); h++) assert.is((await blockAt(lagging, h)).hash, (await blockAt(back[0]!, h)).hash);
+});
+
+test('the network is told which messages are invalid: malformed, signed by another key than named, a foreign committed seal', async () => {
+  const node = nodes.find((_, i) => !cut.has(i))!;
+  const sequence = node.core.iris!.status().sequence;
+  const digest = keccak256(Uint8Array.of(9));
+  const member = hexToBytes(VALIDATOR_KEYS[1]!);
+  const memberAddress = hexToBytes(ADDRESSES[1]!);
+  const body = (seq: bigint) => encodeSubject({ view: { round: 0, sequence: seq }, digest });
+  const verdict = (m: Uint8Array) => node.core.consensus.receive(m);
+  assert.is(await verdict(Uint8Array.of(0xc0)), 'invalid');
+  assert.is(await verdict(Uint8Array.of(1, 2, 3)), 'invalid');
+  assert.is(await verdict(encodeMessage(signMessage(PREPARE, body(sequence + 50n), memberAddress, PAYER))), 'invalid', 'address of a member, key of another');
+  assert.is(await verdict(encodeMessage(signMessage(PREPARE, body(sequence + 50n), addressOf(PAYER), PAYER))), 'ignored', 'not a validator');
+  assert.is(await verdict(encodeMessage(signMessage(COMMIT, body(sequence + 50n), memberAddress, member, committedSeal(digest, PAYER)))), 'invalid', 'a committed seal by another key');
+  assert.is(await verdict(encodeMessage(signMessage(PREPARE, body(sequence - 1n), memberAddress, member))), 'ignored', 'an old view');
+  assert.is(await verdict(encodeMessage(signMessage(PREPARE, body(sequence + 50n), memberAddress, member))), 'accepted', 'a future view is kept');
+});
+
+test.run();
