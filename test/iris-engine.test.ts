@@ -4,7 +4,8 @@
 // are decided with every node holding the same hash at every height, proposers rotating by Venachain's
 // round robin, each block carrying a quorum of committed seals; with one node cut off the chain
 // goes on after a round change; with two cut off nothing is decided and nothing forks, and with one
-// of them back it goes on. An idle chain stays idle. The verdicts the network gets for bad messages.
+// of them back it goes on. An idle chain stays idle. A block locked in a round that decided nothing
+// is the one decided later. The verdicts the network gets for bad messages.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -15,7 +16,7 @@ import { signedTransfer } from './helpers/blocks.ts';
 import { systemGenesisAlloc } from '../src/exec/native/system-state.ts';
 import { decodeExtra } from '../src/consensus/istanbul-extra.ts';
 import { commitDigest, committedSeal, signerOf } from '../src/consensus/seals.ts';
-import { COMMIT, encodeMessage, encodeSubject, PREPARE, signMessage } from '../src/consensus/iris/messages.ts';
+import { COMMIT, decodeMessage, decodeSubject, encodeMessage, encodeSubject, PREPARE, signMessage } from '../src/consensus/iris/messages.ts';
 import { proposerOf, proposerOrder } from '../src/consensus/iris/proposer.ts';
 import { addressOf, publicKeyOf } from '../src/crypto/secp256k1.ts';
 import { keccak256 } from '../src/crypto/keccak.ts';
@@ -33,6 +34,8 @@ const nodes: TestNode[] = [];
 const logs: string[][] = [];
 /** nodes whose relay is cut, both ways */
 const cut = new Set<number>();
+/** the relay drops COMMITs of round 0 (validators lock, nothing is decided there) */
+let dropRound0Commits = false;
 let nonce = 0n;
 let chainId = 0n;
 
@@ -97,6 +100,11 @@ async function sameChain(on: TestNode[], upTo: bigint): Promise<any[]> {
   return blocks;
 }
 
+function isRound0Commit(bytes: Uint8Array): boolean {
+  const m = decodeMessage(bytes);
+  return m.code === COMMIT && decodeSubject(m.msg).view.round === 0;
+}
+
 test.before(async () => {
   const g = await genesis();
   for (const [i, key] of VALIDATOR_KEYS.entries()) {
@@ -111,7 +119,8 @@ test.before(async () => {
       if (i === j) continue;
       // a later turn, as a network delivers: never inside the sender's broadcast
       from.core.consensus.onOutgoing((m) => {
-        if (!cut.has(i) && !cut.has(j)) setImmediate(() => void to.core.consensus.receive(m));
+        if (cut.has(i) || cut.has(j) || (dropRound0Commits && isRound0Commit(m))) return;
+        setImmediate(() => void to.core.consensus.receive(m));
       });
     }
   }
@@ -159,6 +168,27 @@ test('an idle chain stays idle: no block, no round climbs past a timeout', async
   }
 });
 
+test('a block prepared in round 0 but not committed there is the block decided: the next proposer re-proposes its lock', async () => {
+  const number = head(nodes[0]!) + 1n;
+  const first = bytesToHex(nodes[0]!.core.iris!.status().proposer!);
+  dropRound0Commits = true;
+  try {
+    const hash = await sendEverywhere();
+    await until('validators locked in round 0', () => nodes.every((n) => n.core.iris!.status().lockedHash !== undefined), 10_000);
+    const locked = nodes.map((n) => bytesToHex(n.core.iris!.status().lockedHash!));
+    assert.ok(locked.every((h) => h === locked[0]), locked.join());
+    await minedOn(nodes, hash, 15_000);
+    const block = await blockAt(nodes[0]!, number);
+    assert.is(block.hash, locked[0]);
+    assert.is(block.miner, first, 'the proposer of round 0, although round 0 decided nothing');
+    assert.ok(decidedRound(Number(number)) >= 1);
+    assert.is.not(bytesToHex(proposerOf(ORDERED.map(hexToBytes), hexToBytes((await blockAt(nodes[0]!, number - 1n)).miner), decidedRound(Number(number)), 0)), first);
+  } finally {
+    dropRound0Commits = false;
+  }
+  await sameChain(nodes, head(nodes[0]!));
+});
+
 test('with the next proposer cut off, the others change round and go on', async () => {
   const next = bytesToHex(nodes[0]!.core.iris!.status().proposer!);
   const x = ADDRESSES.indexOf(next);
@@ -198,11 +228,13 @@ test('with two cut off nothing is decided and nothing forks; with one back the c
 });
 
 test('the network is told which messages are invalid: malformed, signed by another key than named, a foreign committed seal', async () => {
-  const node = nodes.find((_, i) => !cut.has(i))!;
+  const at = [0, 1, 2, 3].find((i) => !cut.has(i))!;
+  const node = nodes[at]!;
   const sequence = node.core.iris!.status().sequence;
   const digest = keccak256(Uint8Array.of(9));
-  const member = hexToBytes(VALIDATOR_KEYS[1]!);
-  const memberAddress = hexToBytes(ADDRESSES[1]!);
+  // another validator than the node itself (its own address it ignores)
+  const member = hexToBytes(VALIDATOR_KEYS[(at + 1) % 4]!);
+  const memberAddress = hexToBytes(ADDRESSES[(at + 1) % 4]!);
   const body = (seq: bigint) => encodeSubject({ view: { round: 0, sequence: seq }, digest });
   const verdict = (m: Uint8Array) => node.core.consensus.receive(m);
   assert.is(await verdict(Uint8Array.of(0xc0)), 'invalid');
