@@ -16,7 +16,7 @@ import { signedTransfer } from './helpers/blocks.ts';
 import { systemGenesisAlloc } from '../src/exec/native/system-state.ts';
 import { decodeExtra } from '../src/consensus/istanbul-extra.ts';
 import { commitDigest, committedSeal, signerOf } from '../src/consensus/seals.ts';
-import { COMMIT, decodeMessage, decodeSubject, encodeMessage, encodeSubject, PREPARE, signMessage } from '../src/consensus/iris/messages.ts';
+import { COMMIT, decodeMessage, decodePreprepare, decodeSubject, encodeMessage, encodeSubject, PREPARE, PREPREPARE, signMessage } from '../src/consensus/iris/messages.ts';
 import { proposerOf, proposerOrder } from '../src/consensus/iris/proposer.ts';
 import { addressOf, publicKeyOf } from '../src/crypto/secp256k1.ts';
 import { keccak256 } from '../src/crypto/keccak.ts';
@@ -36,6 +36,8 @@ const logs: string[][] = [];
 const cut = new Set<number>();
 /** the relay drops COMMITs of round 0 (validators lock, nothing is decided there) */
 let dropRound0Commits = false;
+/** the last PREPREPARE the relay carried for each block number, as sent */
+const preprepares = new Map<bigint, Uint8Array>();
 let nonce = 0n;
 let chainId = 0n;
 
@@ -119,6 +121,8 @@ test.before(async () => {
       if (i === j) continue;
       // a later turn, as a network delivers: never inside the sender's broadcast
       from.core.consensus.onOutgoing((m) => {
+        const decoded = decodeMessage(m);
+        if (decoded.code === PREPREPARE) preprepares.set(decodePreprepare(decoded.msg).view.sequence, m);
         if (cut.has(i) || cut.has(j) || (dropRound0Commits && isRound0Commit(m))) return;
         setImmediate(() => void to.core.consensus.receive(m));
       });
@@ -166,6 +170,31 @@ test('an idle chain stays idle: no block, no round climbs past a timeout', async
     assert.is(s.sequence, top + 1n);
     assert.is(bytesToHex(s.proposer!), bytesToHex(proposerOf(ORDERED.map(hexToBytes), hexToBytes((await blockAt(n, top)).miner), 0, 0)));
   }
+});
+
+test('an old PREPREPARE of the block just written, from its proposer, gets a COMMIT sent again (the proposer may have missed the quorum)', async () => {
+  const top = head(nodes[0]!);
+  const block = await blockAt(nodes[0]!, top);
+  const pp = decodeMessage(preprepares.get(top)!);
+  const sender = ADDRESSES.indexOf(bytesToHex(pp.address));
+  const other = (sender + 1) % 4;
+  const sent: Uint8Array[] = [];
+  nodes[other]!.core.consensus.onOutgoing((m) => sent.push(m));
+  assert.is(await nodes[other]!.core.consensus.receive(preprepares.get(top)!), 'accepted');
+  await until('a COMMIT sent', () => sent.length > 0, 2000);
+  const m = decodeMessage(sent[0]!);
+  const subject = decodeSubject(m.msg);
+  assert.is(m.code, COMMIT);
+  assert.is(subject.view.sequence, top);
+  assert.is(bytesToHex(subject.digest), block.hash);
+  assert.is(bytesToHex(signerOf(m.committedSeal, commitDigest(subject.digest))!), ADDRESSES[other]);
+  // the same PREPREPARE signed by a validator that did not propose that round earns nothing
+  const third = (sender + 2) % 4;
+  const forged = signMessage(PREPREPARE, pp.msg, hexToBytes(ADDRESSES[third]!), hexToBytes(VALIDATOR_KEYS[third]!));
+  const before = sent.length;
+  assert.is(await nodes[other]!.core.consensus.receive(encodeMessage(forged)), 'accepted');
+  await sleep(200);
+  assert.is(sent.length, before);
 });
 
 test('a block prepared in round 0 but not committed there is the block decided: the next proposer re-proposes its lock', async () => {
