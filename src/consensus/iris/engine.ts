@@ -196,7 +196,9 @@ export class IrisEngine {
         this.o.log.debug(`iris: malformed message: ${e.message}`);
         return 'invalid';
       }
-      throw e;
+      // a bug of ours, not the sender's fault: logged, and nothing thrown at the network
+      this.o.log.error(`iris: a message could not be read: ${(e as Error).stack ?? e}`);
+      return 'ignored';
     }
     if (vote.m.code === COMMIT && !this.sealedBySender(vote)) return 'invalid';
     if (vote.view.sequence < h.sequence && vote.m.code !== PREPREPARE) return 'ignored';
