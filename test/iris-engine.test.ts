@@ -5,7 +5,7 @@
 // round robin, each block carrying a quorum of committed seals; with one node cut off the chain
 // goes on after a round change; with two cut off nothing is decided and nothing forks, and with one
 // of them back it goes on. An idle chain stays idle. A block locked in a round that decided nothing
-// is the one decided later. The verdicts the network gets for bad messages.
+// is the one decided later. A validator deleted in NodeManagement leaves the set at the next block. The verdicts the network gets for bad messages.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -13,7 +13,10 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { startTestNode, testGenesis, testKey, type TestNode } from './helpers/node.ts';
 import { signedTransfer } from './helpers/blocks.ts';
-import { systemGenesisAlloc } from '../src/exec/native/system-state.ts';
+import { Transaction, Wallet } from 'ethers';
+import { NODE_MANAGEMENT, systemGenesisAlloc } from '../src/exec/native/system-state.ts';
+import { NODE_MANAGEMENT_ABI } from '../src/codec/system-contracts-abi.ts';
+import { sysCallData } from './helpers/syscontracts.ts';
 import { decodeExtra } from '../src/consensus/istanbul-extra.ts';
 import { commitDigest, committedSeal, signerOf } from '../src/consensus/seals.ts';
 import { COMMIT, decodeMessage, decodePreprepare, decodeSubject, encodeMessage, encodeSubject, PREPARE, PREPREPARE, signMessage } from '../src/consensus/iris/messages.ts';
@@ -44,6 +47,7 @@ let chainId = 0n;
 async function genesis(): Promise<object> {
   const base = testGenesis(VALIDATOR_KEYS[0]!.slice(2), 1) as { config: { istanbul: object }; alloc: object };
   const nodeRecords = await systemGenesisAlloc(async (state) => {
+    await state.roles.grant(bytesToHex(addressOf(PAYER)), 'NODE_ADMIN');
     for (const [i, key] of VALIDATOR_KEYS.entries()) {
       await state.nodes.put({
         name: `validator${i}`, owner: ADDRESSES[0]!, desc: '', type: 1, status: 1, externalIP: '127.0.0.1', internalIP: '127.0.0.1',
@@ -66,9 +70,8 @@ async function until(what: string, probe: () => boolean | Promise<boolean>, time
   }
 }
 
-/** A transfer sent to every node (as the network would spread it); resolves its hash. */
-async function sendEverywhere(): Promise<string> {
-  const raw = bytesToHex(signedTransfer(PAYER, nonce++, chainId));
+/** A transaction sent to every node (as the network would spread it; default a transfer); resolves its hash. */
+async function sendEverywhere(raw = bytesToHex(signedTransfer(PAYER, nonce++, chainId))): Promise<string> {
   const hashes = await Promise.all(nodes.map((n) => n.rpc<string>('eth_sendRawTransaction', [raw])));
   return hashes[0]!;
 }
@@ -273,6 +276,25 @@ test('the network is told which messages are invalid: malformed, signed by anoth
   assert.is(await verdict(encodeMessage(signMessage(COMMIT, body(sequence + 50n), memberAddress, member, committedSeal(digest, PAYER)))), 'invalid', 'a committed seal by another key');
   assert.is(await verdict(encodeMessage(signMessage(PREPARE, body(sequence - 1n), memberAddress, member))), 'ignored', 'an old view');
   assert.is(await verdict(encodeMessage(signMessage(PREPARE, body(sequence + 50n), memberAddress, member))), 'accepted', 'a future view is kept');
+});
+
+test('a validator deleted in NodeManagement leaves the set at the next block; the other three go on alone', async () => {
+  const [x] = [...cut];
+  const on = connected();
+  const data = sysCallData(NODE_MANAGEMENT_ABI, 'update', [`validator${x}`, { status: 2 }]);
+  const tx = Transaction.from({ to: NODE_MANAGEMENT, data: bytesToHex(data), gasLimit: 300_000n, gasPrice: 0n, chainId, nonce: Number(nonce++) });
+  const deletion = await sendEverywhere(await new Wallet(testKey(0)).signTransaction(tx));
+  await minedOn(on, deletion, 15_000);
+  const m = BigInt((await on[0]!.rpc('eth_getTransactionReceipt', [deletion])).blockNumber);
+  const three = ADDRESSES.filter((_, i) => i !== x).sort();
+  const extraOf = async (n: bigint) => decodeExtra(hexToBytes((await blockAt(on[0]!, n)).extraData)).validators.map(bytesToHex);
+  await minedOn(on, await sendEverywhere(), 15_000);
+  assert.equal(await extraOf(m), [...ADDRESSES].sort(), 'the block that deleted it was decided by four');
+  assert.equal(await extraOf(m + 1n), three, 'the next block by three');
+  const next = await blockAt(on[0]!, m + 1n);
+  const seals = decodeExtra(hexToBytes(next.extraData)).committedSeals.map((s) => bytesToHex(signerOf(s, commitDigest(hexToBytes(next.hash)))!));
+  assert.equal([...seals].sort(), three, 'all three committed it (the quorum of three)');
+  for (const n of on) assert.equal(n.core.iris!.status().validators.map(bytesToHex).sort(), three);
 });
 
 test.run();
