@@ -533,11 +533,13 @@ export class IrisEngine {
   /** Venachain's handlePOLPreprepare check, made strict: N − F distinct members signed PREPARE or COMMIT for the locked hash at the locked round. */
   private proofOfLock(pp: Preprepare): boolean {
     const h = this.height!;
+    // a proof longer than two votes per validator is padding: refused before any signature is checked
+    if (pp.lockedPrepares.length > 2 * h.ordered.length) return false;
     const signers = new Set<string>();
     for (const m of pp.lockedPrepares) {
       if (m.code !== PREPARE && m.code !== COMMIT) continue;
       const from = bytesToHex(m.address);
-      if (!h.members.has(from) || !signedByAddress(m)) continue;
+      if (signers.has(from) || !h.members.has(from) || !signedByAddress(m)) continue;
       let s: Subject;
       try {
         s = decodeSubject(m.msg);
@@ -608,6 +610,13 @@ export class IrisEngine {
   private handleRoundChange(v: Vote): void {
     const h = this.height!;
     const r = v.view.round;
+    // one ROUND_CHANGE per sender, its highest: validators only move up, and the table stays N long
+    for (const [round, set] of this.roundChanges) {
+      if (!set.has(v.from)) continue;
+      if (round > r) return;
+      set.delete(v.from);
+      if (set.size === 0) this.roundChanges.delete(round);
+    }
     let asked = this.roundChanges.get(r);
     if (!asked) this.roundChanges.set(r, (asked = new Map()));
     asked.set(v.from, v.m);
