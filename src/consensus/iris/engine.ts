@@ -372,7 +372,15 @@ export class IrisEngine {
     clearTimeout(this.roundTimer);
     if (!this.engaged) return;
     const at = { sequence: this.height!.sequence, round: this.round };
-    this.roundTimer = setTimeout(() => this.run(() => this.onTimeout(at)), this.roundTimeoutMs());
+    // a round counts from when its block may be proposed: with a period of seconds and a timeout of
+    // one second, a proposer waiting out the period must not look crashed
+    const waitMs = Math.max(0, this.periodEndsMs() - Date.now());
+    this.roundTimer = setTimeout(() => this.run(() => this.onTimeout(at)), waitMs + this.roundTimeoutMs());
+  }
+
+  /** When the period since the parent's timestamp has passed (ms since the epoch). */
+  private periodEndsMs(): number {
+    return Number(this.height!.parent.header.timestamp + BigInt(this.o.periodSeconds)) * 1000;
   }
 
   private clearTimers(): void {
@@ -462,7 +470,7 @@ export class IrisEngine {
     }
     if (this.proposeCued) return;
     this.proposeCued = true;
-    const wait = Number(this.height!.parent.header.timestamp + BigInt(this.o.periodSeconds)) * 1000 - Date.now();
+    const wait = this.periodEndsMs() - Date.now();
     if (wait > 0) this.proposeTimer = setTimeout(() => this.run(() => this.proposeNew()), wait);
     else this.run(() => this.proposeNew());
   }
