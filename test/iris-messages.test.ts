@@ -8,7 +8,7 @@ import * as assert from 'uvu/assert';
 import { RLP } from '@ethereumjs/rlp';
 import {
   COMMIT, decodeMessage, decodePreprepare, decodeSubject, encodeMessage, encodePreprepare, encodeSubject, MalformedMessage,
-  PREPARE, PREPREPARE, ROUND_CHANGE, signedByAddress, signMessage, ZERO_HASH, type IrisMessage,
+  PREPARE, PREPREPARE, ROUND_CHANGE, signedByAddress, signMessage, ZERO_DIGEST, type IrisMessage,
 } from '../src/consensus/iris/messages.ts';
 import { proposerOf, proposerOrder, ROUND_ROBIN, STICKY } from '../src/consensus/iris/proposer.ts';
 import { VoteGuard } from '../src/consensus/iris/vote-guard.ts';
@@ -55,8 +55,8 @@ test('a COMMIT carries its sender\'s committed seal over keccak256(hash ‖ 0x02
 });
 
 test('round 0 of a ROUND_CHANGE is an empty integer, and the zero hash is its digest', () => {
-  const m = signed(ROUND_CHANGE, 2, 0, ZERO_HASH);
-  assert.equal(RLP.decode(m.msg), [[new Uint8Array(0), Uint8Array.of(7)], ZERO_HASH]);
+  const m = signed(ROUND_CHANGE, 2, 0, ZERO_DIGEST);
+  assert.equal(RLP.decode(m.msg), [[new Uint8Array(0), Uint8Array.of(7)], ZERO_DIGEST]);
   assert.ok(signedByAddress(decodeMessage(encodeMessage(m))));
 });
 
@@ -73,7 +73,7 @@ test('a PREPREPARE carries the block as its RLP list and the proof of lock as a 
   assert.ok(back.lockedPrepares.every(signedByAddress));
   const m = decodeMessage(encodeMessage(signMessage(PREPREPARE, msg, addr(3), key(3))));
   assert.ok(signedByAddress(m));
-  const unlocked = decodePreprepare(encodePreprepare({ ...pp, lockedHash: ZERO_HASH, lockedRound: 0, lockedPrepares: [] }));
+  const unlocked = decodePreprepare(encodePreprepare({ ...pp, lockedHash: ZERO_DIGEST, lockedRound: 0, lockedPrepares: [] }));
   assert.equal(unlocked.lockedPrepares, []);
 });
 

@@ -18,7 +18,7 @@ import { quorum } from '../block-verify.ts';
 import { commitDigest, committedSeal, signerOf } from '../seals.ts';
 import {
   CODE_NAMES, COMMIT, compareViews, decodeMessage, decodePreprepare, decodeSubject, encodeMessage, encodePreprepare, encodeSubject,
-  MalformedMessage, PREPARE, PREPREPARE, ROUND_CHANGE, signedByAddress, signMessage, ZERO_HASH,
+  MalformedMessage, PREPARE, PREPREPARE, ROUND_CHANGE, signedByAddress, signMessage, ZERO_DIGEST,
   type IrisMessage, type MessageCode, type Preprepare, type Subject, type View,
 } from './messages.ts';
 import type { IrisChain, IrisTransport, Proposal } from './ports.ts';
@@ -52,9 +52,9 @@ export interface IrisStatus {
 }
 
 /** A round's timer doubles per round up to this (Venachain caps at 2 h; a minute keeps a healed network's next round near). */
-export const MAX_ROUND_TIMEOUT_MS = 60_000;
+const MAX_ROUND_TIMEOUT_MS = 60_000;
 /** Future messages kept per sender; the oldest go beyond it. */
-export const BACKLOG_PER_SENDER = 32;
+const BACKLOG_PER_SENDER = 32;
 
 const STATE_ORDER = { 'accept-request': 0, preprepared: 1, prepared: 2, committed: 3 } as const;
 type RoundState = keyof typeof STATE_ORDER;
@@ -450,7 +450,7 @@ export class IrisEngine {
     this.resetRound(round);
     this.waitingForRoundChange = true;
     this.armRoundTimer();
-    this.send(ROUND_CHANGE, encodeSubject({ view: { round, sequence: h.sequence }, digest: ZERO_HASH }));
+    this.send(ROUND_CHANGE, encodeSubject({ view: { round, sequence: h.sequence }, digest: ZERO_DIGEST }));
   }
 
   // ---------------------------------------------------------------- proposing
@@ -485,7 +485,7 @@ export class IrisEngine {
     if (!proposal || !still()) return;
     if (!this.claimProposal(proposal)) return;
     this.o.log.debug(`iris: block #${at.sequence} round ${at.round}: proposing ${bytesToHex(proposal.hash)}`);
-    this.send(PREPREPARE, encodePreprepare({ view: at, block: proposal.encoded, lockedHash: ZERO_HASH, lockedRound: 0, lockedPrepares: [] }));
+    this.send(PREPREPARE, encodePreprepare({ view: at, block: proposal.encoded, lockedHash: ZERO_DIGEST, lockedRound: 0, lockedPrepares: [] }));
     this.proposal = proposal;
     this.setState('preprepared');
     this.vote(PREPARE, at, proposal.hash);
@@ -516,7 +516,7 @@ export class IrisEngine {
       this.vote(COMMIT, at, lock.proposal.hash);
       return;
     }
-    const withProof = lock !== undefined && pp.lockedRound >= lock.round && !equalBytes(pp.lockedHash, ZERO_HASH) && this.proofOfLock(pp);
+    const withProof = lock !== undefined && pp.lockedRound >= lock.round && !equalBytes(pp.lockedHash, ZERO_DIGEST) && this.proofOfLock(pp);
     if (lock && !withProof) return this.changeRound(this.round + 1, `locked on ${bytesToHex(lock.proposal.hash)} and the proposal is another block without a proof of lock`);
     let proposal: Proposal;
     try {
@@ -656,6 +656,6 @@ function parseVote(m: IrisMessage, from: string): Vote {
     return { m, from, view: pp.view, pp };
   }
   const subject = decodeSubject(m.msg);
-  if (m.code === ROUND_CHANGE && !equalBytes(subject.digest, ZERO_HASH)) throw new MalformedMessage('a ROUND_CHANGE carries the zero hash');
+  if (m.code === ROUND_CHANGE && !equalBytes(subject.digest, ZERO_DIGEST)) throw new MalformedMessage('a ROUND_CHANGE carries the zero hash');
   return { m, from, view: subject.view, subject };
 }

@@ -22,7 +22,7 @@ export type MessageCode = typeof PREPREPARE | typeof PREPARE | typeof COMMIT | t
 export const CODE_NAMES = ['PREPREPARE', 'PREPARE', 'COMMIT', 'ROUND_CHANGE'] as const;
 
 /** Rounds beyond this are refused: at a doubling timeout they would take longer than the chain will live. */
-export const MAX_ROUND = 1_000_000;
+const MAX_ROUND = 1_000_000;
 
 export interface View {
   round: number;
@@ -56,7 +56,7 @@ export interface Preprepare {
 
 export class MalformedMessage extends Error {}
 
-export const ZERO_HASH = new Uint8Array(32);
+export const ZERO_DIGEST = new Uint8Array(32);
 const EMPTY = new Uint8Array(0);
 
 type Item = Uint8Array | Item[];
@@ -176,12 +176,6 @@ export function decodePreprepare(bytes: Uint8Array): Preprepare {
     lockedRound: roundItem(lockedRound, 'preprepare locked round'),
     lockedPrepares: listItem(messages, 'preprepare locked prepares').map((m, i) => messageFromItem(m, `locked prepare ${i}`)),
   };
-}
-
-/** The view of a message's body (every body starts with it); throws MalformedMessage. */
-export function viewOf(m: IrisMessage): View {
-  const body = listItem(decodeRlp(m.msg, `${CODE_NAMES[m.code]} body`), `${CODE_NAMES[m.code]} body`);
-  return viewFromItem(body[0], `${CODE_NAMES[m.code]} view`);
 }
 
 export function compareViews(a: View, b: View): number {
