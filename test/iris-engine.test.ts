@@ -141,7 +141,7 @@ test.after(async () => {
 });
 
 test('four validators decide blocks: one hash per height everywhere, round-robin proposers, a quorum of committed seals', async () => {
-  for (let i = 0; i < 5; i++) await minedOn(nodes, await sendEverywhere(), 10_000);
+  for (let i = 0; i < 5; i++) await minedOn(nodes, await sendEverywhere(), 20_000);
   const top = head(nodes[0]!);
   await until('every node at the same head', () => nodes.every((n) => head(n) === top), 5000);
   const blocks = await sameChain(nodes, top);
