@@ -230,6 +230,7 @@ export class IrisEngine {
     const h = this.height;
     if (!h?.active || !h.members.has(v.from)) return;
     const where = this.gate(v);
+    this.o.log.debug(`iris: ${CODE_NAMES[v.m.code]} from ${v.from} for block #${v.view.sequence} round ${v.view.round}: ${where} (at #${h.sequence} round ${this.round}, ${this.waitingForRoundChange ? 'round-change' : this.state})`);
     if (where === 'future') return this.keep(v);
     if (where === 'old') {
       if (v.m.code === PREPREPARE) this.commitForOldBlock(v);
