@@ -5,7 +5,8 @@
 // round robin, each block carrying a quorum of committed seals; with one node cut off the chain
 // goes on after a round change; with two cut off nothing is decided and nothing forks, and with one
 // of them back it goes on. An idle chain stays idle. A block locked in a round that decided nothing
-// is the one decided later. A validator deleted in NodeManagement leaves the set at the next block. The verdicts the network gets for bad messages.
+// is the one decided later. A validator deleted in NodeManagement leaves the set at the next block.
+// Two validators with a period: both decide, a period apart. The verdicts the network gets for bad messages.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -46,18 +47,43 @@ let nonce = 0n;
 let syncing: Promise<void> | undefined;
 let chainId = 0n;
 
-async function genesis(): Promise<object> {
-  const base = testGenesis(VALIDATOR_KEYS[0]!.slice(2), 1) as { config: { istanbul: object }; alloc: object };
+/** A genesis registering `keys` as consensus nodes in NodeManagement (test key 0 funded, and its node admin). */
+async function genesis(keys: string[], period: number): Promise<object> {
+  const base = testGenesis(keys[0]!.slice(2), 1) as { config: { istanbul: object }; alloc: object };
   const nodeRecords = await systemGenesisAlloc(async (state) => {
     await state.roles.grant(bytesToHex(addressOf(PAYER)), 'NODE_ADMIN');
-    for (const [i, key] of VALIDATOR_KEYS.entries()) {
+    for (const [i, key] of keys.entries()) {
       await state.nodes.put({
-        name: `validator${i}`, owner: ADDRESSES[0]!, desc: '', type: 1, status: 1, externalIP: '127.0.0.1', internalIP: '127.0.0.1',
+        name: `validator${i}`, owner: bytesToHex(addressOf(PAYER)), desc: '', type: 1, status: 1, externalIP: '127.0.0.1', internalIP: '127.0.0.1',
         publicKey: bytesToHex(publicKeyOf(hexToBytes(key))).slice(2), rpcPort: 6791, p2pPort: 16791 + i, delayNum: 0,
       });
     }
   });
-  return { ...base, config: { ...base.config, istanbul: { ...base.config.istanbul, period: 0, timeout: TIMEOUT_MS, policy: 0 } }, alloc: { ...base.alloc, ...nodeRecords } };
+  return { ...base, config: { ...base.config, istanbul: { ...base.config.istanbul, period, timeout: TIMEOUT_MS, policy: 0 } }, alloc: { ...base.alloc, ...nodeRecords } };
+}
+
+/** One node per key on a genesis naming them all, each logging into its own `logs` entry. */
+async function startValidators(keys: string[], period: number, logsOut: string[][]): Promise<TestNode[]> {
+  const g = await genesis(keys, period);
+  const started: TestNode[] = [];
+  for (const key of keys) {
+    const dir = mkdtempSync(join(tmpdir(), 'chain-node-iris-'));
+    dirs.push(dir);
+    const lines: string[] = [];
+    logsOut.push(lines);
+    started.push(await startTestNode({ dir, genesis: g, nodeKey: key.slice(2), config: { verbosity: Number(process.env.IRIS_LOGS ?? 3) }, logWrite: (l) => lines.push(l) }));
+  }
+  return started;
+}
+
+/** Joins the nodes' consensus channels; `pass` decides each message's fate from sender i to receiver j. */
+function relay(group: TestNode[], pass: (i: number, j: number, m: Uint8Array) => boolean): void {
+  for (const [i, from] of group.entries()) {
+    for (const [j, to] of group.entries()) {
+      // a later turn, as a network delivers: never inside the sender's broadcast
+      if (i !== j) from.core.consensus.onOutgoing((m) => pass(i, j, m) && setImmediate(() => void to.core.consensus.receive(m)));
+    }
+  }
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -132,26 +158,12 @@ function isRound0Commit(bytes: Uint8Array): boolean {
 }
 
 test.before(async () => {
-  const g = await genesis();
-  for (const [i, key] of VALIDATOR_KEYS.entries()) {
-    const dir = mkdtempSync(join(tmpdir(), 'chain-node-iris-'));
-    dirs.push(dir);
-    const lines: string[] = [];
-    logs.push(lines);
-    nodes.push(await startTestNode({ dir, genesis: g, nodeKey: key.slice(2), config: { verbosity: Number(process.env.IRIS_LOGS ?? 3) }, logWrite: (l) => lines.push(l) }));
-  }
-  for (const [i, from] of nodes.entries()) {
-    for (const [j, to] of nodes.entries()) {
-      if (i === j) continue;
-      // a later turn, as a network delivers: never inside the sender's broadcast
-      from.core.consensus.onOutgoing((m) => {
-        const decoded = decodeMessage(m);
-        if (decoded.code === PREPREPARE) preprepares.set(decodePreprepare(decoded.msg).view.sequence, m);
-        if (cut.has(i) || cut.has(j) || (dropRound0Commits && isRound0Commit(m))) return;
-        setImmediate(() => void to.core.consensus.receive(m));
-      });
-    }
-  }
+  nodes.push(...(await startValidators(VALIDATOR_KEYS, 0, logs)));
+  relay(nodes, (i, j, m) => {
+    const decoded = decodeMessage(m);
+    if (decoded.code === PREPREPARE) preprepares.set(decodePreprepare(decoded.msg).view.sequence, m);
+    return !cut.has(i) && !cut.has(j) && !(dropRound0Commits && isRound0Commit(m));
+  });
   chainId = BigInt(await nodes[0]!.rpc('eth_chainId'));
   syncing = (async () => {
     while (nodes.length > 0) {
@@ -324,6 +336,25 @@ test('a validator deleted in NodeManagement leaves the set at the next block; th
   const seals = decodeExtra(hexToBytes(next.extraData)).committedSeals.map((s) => bytesToHex(signerOf(s, commitDigest(hexToBytes(next.hash)))!));
   assert.equal([...seals].sort(), three, 'all three committed it (the quorum of three)');
   for (const n of on) assert.equal(n.core.iris!.status().validators.map(bytesToHex).sort(), three);
+});
+
+test('two validators and a period of 1 s: both decide every block, and blocks are a period apart', async () => {
+  const pairLogs: string[][] = [];
+  const pair = await startValidators(VALIDATOR_KEYS.slice(0, 2), 1, pairLogs);
+  try {
+    relay(pair, () => true);
+    for (let n = 0n; n < 3n; n++) {
+      const raw = bytesToHex(signedTransfer(PAYER, n, chainId));
+      const [hash] = await Promise.all(pair.map((p) => p.rpc<string>('eth_sendRawTransaction', [raw])));
+      await minedOn(pair, hash!, 15_000);
+    }
+    const blocks = await sameChain(pair, head(pair[0]!));
+    assert.ok(blocks.length >= 3);
+    for (let i = 1; i < blocks.length; i++) assert.ok(BigInt(blocks[i].timestamp) >= BigInt(blocks[i - 1].timestamp) + 1n, `block #${i + 1} is a period after #${i}`);
+    for (const b of blocks) assert.is(decodeExtra(hexToBytes(b.extraData)).committedSeals.length, 2, 'a quorum of two is both');
+  } finally {
+    await Promise.all(pair.map((p) => p.stop()));
+  }
 });
 
 test.run();
