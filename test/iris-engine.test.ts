@@ -10,10 +10,12 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { startTestNode, testGenesis, testKey, type TestNode } from './helpers/node.ts';
 import { signedTransfer } from './helpers/blocks.ts';
+import { until } from './helpers/network.ts';
 import { encodeBlock } from '../src/chain/block-codec.ts';
 import { Transaction, Wallet } from 'ethers';
 import { NODE_MANAGEMENT, systemGenesisAlloc } from '../src/exec/native/system-state.ts';
@@ -86,17 +88,8 @@ function relay(group: TestNode[], pass: (i: number, j: number, m: Uint8Array) =>
   }
 }
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const head = (n: TestNode) => n.core.chain.head.header.number;
 const connected = () => nodes.filter((_, i) => !cut.has(i));
-
-async function until(what: string, probe: () => boolean | Promise<boolean>, timeoutMs: number): Promise<void> {
-  const end = Date.now() + timeoutMs;
-  while (!(await probe())) {
-    if (Date.now() > end) throw new Error(`timed out: ${what}`);
-    await sleep(20);
-  }
-}
 
 /** A transaction sent to every node (as the network would spread it; default a transfer); resolves its hash. */
 async function sendEverywhere(raw = bytesToHex(signedTransfer(PAYER, nonce++, chainId))): Promise<string> {
@@ -185,7 +178,7 @@ test.after(async () => {
 test('four validators decide blocks: one hash per height everywhere, round-robin proposers, a quorum of committed seals', async () => {
   for (let i = 0; i < 5; i++) await minedOn(nodes, await sendEverywhere(), 20_000);
   const top = head(nodes[0]!);
-  await until('every node at the same head', () => nodes.every((n) => head(n) === top), 5000);
+  await until('every node at the same head', async () => nodes.every((n) => head(n) === top), 5000);
   const blocks = await sameChain(nodes, top);
   let last: Uint8Array = new Uint8Array(20);
   for (const b of blocks) {
@@ -225,7 +218,7 @@ test('an old PREPREPARE of the block just written, from its proposer, gets a COM
   const sent: Uint8Array[] = [];
   nodes[other]!.core.consensus.onOutgoing((m) => sent.push(m));
   assert.is(await nodes[other]!.core.consensus.receive(preprepares.get(top)!), 'accepted');
-  await until('a COMMIT sent', () => sent.length > 0, 2000);
+  await until('a COMMIT sent', async () => sent.length > 0, 2000);
   const m = decodeMessage(sent[0]!);
   const subject = decodeSubject(m.msg);
   assert.is(m.code, COMMIT);
@@ -247,7 +240,7 @@ test('a block prepared in round 0 but not committed there is the block decided: 
   dropRound0Commits = true;
   try {
     const hash = await sendEverywhere();
-    await until('validators locked in round 0', () => nodes.every((n) => n.core.iris!.status().lockedHash !== undefined), 10_000);
+    await until('validators locked in round 0', async () => nodes.every((n) => n.core.iris!.status().lockedHash !== undefined), 10_000);
     const locked = nodes.map((n) => bytesToHex(n.core.iris!.status().lockedHash!));
     assert.ok(locked.every((h) => h === locked[0]), locked.join());
     await minedOn(nodes, hash, 15_000);
@@ -270,7 +263,7 @@ test('with the next proposer cut off, the others change round and go on', async 
   await minedOn(connected(), await sendEverywhere(), 15_000);
   const on = connected();
   const top = head(on[0]!);
-  await until('the three at one head', () => on.every((n) => head(n) === top), 5000);
+  await until('the three at one head', async () => on.every((n) => head(n) === top), 5000);
   await sameChain(on, top);
   const decided = await blockAt(on[0]!, before + 1n);
   assert.is.not(decided.miner, next);
@@ -293,7 +286,7 @@ test('with two cut off nothing is decided and nothing forks; with one back the c
   await minedOn(connected(), hash, 20_000);
   const back = connected();
   const now = head(back[0]!);
-  await until('the three at one head', () => back.every((n) => head(n) === now), 5000);
+  await until('the three at one head', async () => back.every((n) => head(n) === now), 5000);
   await sameChain(back, now);
   // the one still cut off holds a prefix of the same chain
   const lagging = nodes[x!]!;
