@@ -5,8 +5,8 @@
 //   ROUND_CHANGE    = msg RLP([view(new round, sequence), zero hash])
 //   PREPREPARE      = msg RLP([view, block, lockedHash, lockedRound, lockedPrepares])
 // where block is the block's RLP list itself (src/chain/block-codec.ts) and lockedPrepares is a
-// Venachain messageSet, [[0, 0], [message…]]: the signed votes proving the proposer's lock (an empty
-// list when unlocked). The signature signs keccak256 of the message with an empty signature; COMMIT
+// Venachain messageSet, [[0, 0], [message…]]: the signed votes proving the proposer's lock (no
+// messages when unlocked). The signature signs keccak256 of the message with an empty signature; COMMIT
 // also carries the committed seal the block will hold. Decoding is strict: the bytes come from
 // peers, and anything malformed is refused with a MalformedMessage naming what is wrong.
 import { RLP } from '@ethereumjs/rlp';
@@ -21,7 +21,7 @@ export const ROUND_CHANGE = 3;
 export type MessageCode = typeof PREPREPARE | typeof PREPARE | typeof COMMIT | typeof ROUND_CHANGE;
 export const CODE_NAMES = ['PREPREPARE', 'PREPARE', 'COMMIT', 'ROUND_CHANGE'] as const;
 
-/** Rounds beyond this are refused: at a doubling timeout they would take longer than the chain will live. */
+/** Rounds beyond this are refused as malformed: reaching them would take years even at the capped timeout. */
 const MAX_ROUND = 1_000_000;
 
 export interface View {
