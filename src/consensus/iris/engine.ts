@@ -46,6 +46,8 @@ export interface IrisStatus {
   round: number;
   state: IrisStateName;
   lockedHash?: Uint8Array;
+  /** the round the lock was taken in */
+  lockedRound?: number;
   /** the set deciding `sequence`, in proposer order */
   validators: Uint8Array[];
   proposer?: Uint8Array;
@@ -154,6 +156,7 @@ export class IrisEngine {
       round: active ? this.round : 0,
       state: !active ? 'idle' : this.waitingForRoundChange ? 'round-change' : this.state,
       lockedHash: active ? this.lock?.proposal.hash : undefined,
+      lockedRound: active ? this.lock?.round : undefined,
       validators: h?.ordered ?? [],
       proposer: h && h.ordered.length > 0 ? this.proposerAt(h, this.round) : undefined,
     };
