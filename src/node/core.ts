@@ -27,6 +27,8 @@ import type { PooledTx } from '../txpool/pooled-tx.ts';
 import { recoveryHere, startRecoveryThreads, type SignatureRecovery } from '../crypto/signature-recovery.ts';
 import { Sealer } from '../consensus/sealer.ts';
 import { ConsensusChannel } from './consensus-channel.ts';
+import { CoreIrisChain } from './iris-chain.ts';
+import { IrisEngine } from '../consensus/iris/engine.ts';
 import { decodeExtra } from '../consensus/istanbul-extra.ts';
 import { validatorsAfter } from '../consensus/validator-set.ts';
 import { ChainEvents } from '../events.ts';
@@ -70,7 +72,7 @@ export interface CoreOptions {
   recoveryThreads?: number;
   /** most execution time one transaction may take in a block this node proposes (--miner.txtimeout; 0: none; default DEFAULT_TX_BUDGET_MS) */
   txBudgetMs?: number;
-  /** false: no sealer even with a validator's key (`chain-node import`: the import is the chain's one writer) */
+  /** false: neither the sealer nor the iris engine, whatever the node key (`chain-node import`: the import is the chain's one writer) */
   seal?: boolean;
 }
 
@@ -94,6 +96,8 @@ export class ChainCore {
   private readonly params: ChainParamsReader;
   /** blocks from peers (set once the core is open) */
   private importer!: BlockImport;
+  /** the multi-validator consensus */
+  iris: IrisEngine | undefined;
   /** recovers the senders and seals of imported blocks */
   private importRecovery!: SignatureRecovery;
   /** what eth_syncing answers: the sync's progress while it runs, undefined when in step */
@@ -229,7 +233,26 @@ export class ChainCore {
       directTransfers: o.directTransfers ?? true,
       log: o.log,
     });
+    if (o.seal !== false) core.startIris(o);
     return core;
+  }
+
+  /** The iris engine (every node runs one; it takes part only at heights whose set holds this node and others). */
+  private startIris(o: CoreOptions): void {
+    const ist = this.config.istanbul;
+    const chain = new CoreIrisChain({
+      chain: this.chain,
+      executor: this.executor,
+      pool: this.pool,
+      events: this.events,
+      writer: this.importer,
+      key: this.nodeKey,
+      rules: (parent) => this.blockRules(parent, o.sealEmpty),
+      period: ist.period,
+      txBudgetMs: o.txBudgetMs === 0 ? Infinity : (o.txBudgetMs ?? DEFAULT_TX_BUDGET_MS),
+    });
+    this.iris = new IrisEngine({ chain, transport: this.consensus, key: this.nodeKey, policy: ist.policy, timeoutMs: ist.timeout, periodSeconds: ist.period, log: this.log });
+    this.iris.start();
   }
 
   /** eth_mining: this node is a validator of the next block (alone, its sealer writes the chain; with others, it votes in iris). */
@@ -348,7 +371,9 @@ export class ChainCore {
   /** Admission of both paths: stateless checks, known and over-budget refusals, nonce and balance, the pool. */
   private async admit(raw: Uint8Array, o: { local: boolean; fromPeer?: true }): Promise<PooledTx> {
     const ptx = await checkStateless(raw, this.common, await this.admissionRules(), this.refused, this.recovery);
-    if (this.pool.has(ptx.hashHex) || this.chain.txLocation(ptx.hash)) throw new TxRejected(`already known: ${ptx.hashHex}`);
+    // geth's words: `already known` is for the pool; a mined one is answered as its nonce is (ethers: NONCE_EXPIRED)
+    if (this.pool.has(ptx.hashHex)) throw new TxRejected(`already known: ${ptx.hashHex}`);
+    if (this.chain.txLocation(ptx.hash)) throw new TxRejected(`nonce too low: ${ptx.hashHex} is already mined`);
     const overBudget = this.sealer?.overBudget.refusal(ptx.hashHex);
     if (overBudget) throw new TxRejected(overBudget);
     if (o.fromPeer) ptx.fromPeer = true;
@@ -399,6 +424,7 @@ export class ChainCore {
 
   async close(): Promise<void> {
     await this.sealer?.stop();
+    await this.iris?.stop();
     await this.importer.idle();
     await this.journal?.close();
     await Promise.all([this.executor.close(), this.calls.close()]);
