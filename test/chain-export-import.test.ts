@@ -192,6 +192,13 @@ test('a damaged file: the blocks before the damage are imported, the damage is n
   const garbage = await inProcess(runImportCommand, [file, '--datadir', join(root, 'cut-dir')]);
   assert.is(garbage.exit, 1, garbage.output);
   assert.match(garbage.output, new RegExp(`no block at offset ${blocks[0]!.bytes.length}: byte 0x68 does not begin an RLP list`));
+  // a .gz that is not gzip
+  const notGzip = join(root, 'not-gzip.rlp.gz');
+  writeFileSync(notGzip, Buffer.concat([blocks[0]!.bytes, blocks[1]!.bytes]));
+  const gz = await inProcess(runImportCommand, [notGzip, '--datadir', join(root, 'cut-dir')]);
+  assert.is(gz.exit, 1, gz.output);
+  assert.match(gz.output, /not-gzip\.rlp\.gz does not decompress \(gzip\) after 0 bytes: incorrect header check/);
+  assert.not.match(gz.output, /\n\s+at /);
 });
 
 test('db check on an imported datadir finds a body removed and receipts altered (node stopped)', async () => {

@@ -42,6 +42,10 @@ export async function* readBlockFile(path: string): AsyncGenerator<FileBlock> {
       buffered = buffered.subarray(at);
       offset += at;
     }
+  } catch (e) {
+    // zlib's errors (Z_DATA_ERROR, Z_BUF_ERROR…) are the file's: said in words like the others
+    if ((e as NodeJS.ErrnoException).code?.startsWith('Z_')) throw new BlockFileError(`${path} does not decompress (gzip) after ${offset} bytes: ${(e as Error).message}`);
+    throw e;
   } finally {
     input.destroy();
   }
@@ -59,11 +63,10 @@ function itemEnd(b: Buffer, at: number, base: number): number | undefined {
   return end;
 }
 
-/** Writes `blocks` to `path` (gzip when it ends in `.gz`), replacing what it held; resolves once it is all on disk. */
+/** Writes `blocks` to `path` (gzip when it ends in `.gz`), replacing what it held; resolves once it is all written. */
 export async function writeBlockFile(path: string, blocks: Iterable<Uint8Array>): Promise<void> {
   const file = createWriteStream(path);
-  const gzip = path.endsWith('.gz');
-  const out = gzip ? createGzip() : new PassThrough();
+  const out = path.endsWith('.gz') ? createGzip() : new PassThrough();
   const done = pipeline(out, file);
   done.catch(() => {}); // awaited below; a failure meanwhile ends the writes (write() after it is a no-op)
   // the loop waits for 'drain' so a long chain is written as it is read, never held whole
