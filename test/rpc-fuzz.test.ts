@@ -36,10 +36,14 @@ test('what the fuzzer found, replayed: each answers a JSON-RPC error in words, n
       ['eth_createAccessList', [unpayable]],
       ['eth_fillTransaction', [unpayable]],
       ['debug_traceCall', [unpayable]],
+      ['debug_traceCall', [unpayable, 'latest', { tracer: 'callTracer' }]],
+      ['debug_traceCall', [unpayable, 'latest', { tracer: 'prestateTracer' }]],
     ] as const) {
       const r = await node.raw(method, [...params]);
       assert.ok(r.error === undefined || r.error.code !== -32603, `${method}: ${JSON.stringify(r)}`);
       if (r.error) assert.match(r.error.message, /insufficient balance/, `${method}: ${r.error.message}`);
+      // the call tracer's frame fails as a call's does
+      if (r.result?.type === 'CREATE') assert.is(r.result.error, 'insufficient balance');
     }
     // the block with the sender's first transaction replays on its parent's state as it was
     const chainId = BigInt(await node.rpc('eth_chainId'));

@@ -4,7 +4,7 @@
 // calls would revert each other's writes. Nothing a call does is kept.
 import { runTx, type VM } from '@ethereumjs/vm';
 import { createTx, createTxFromRLP, type AccessListBytes } from '@ethereumjs/tx';
-import { EVMError, type EVMResult, type InterpreterStep, type Message } from '@ethereumjs/evm';
+import { EVMError, Message, type EVMResult, type InterpreterStep } from '@ethereumjs/evm';
 import { Address } from '@ethereumjs/util';
 import type { Common } from '@ethereumjs/common';
 import type { OverlayTrieDB } from '../state/trie-db.ts';
@@ -327,18 +327,24 @@ export class CallRunner {
       // for every later call on this state (found by the RPC fuzzer: a block replay then refused a
       // nonce, eth_estimateGas and others answered internal errors).
       const halted = !req.to && value > 0n && ((await this.state.getAccount(new Address(from)))?.balance ?? 0n) < value;
-      const res: EVMResult = halted
-        ? { execResult: { returnValue: new Uint8Array(0), executionGasUsed: 0n, exceptionError: new EVMError(EVMError.errorMessages.INSUFFICIENT_BALANCE) } }
-        : await evm.runCall({
-            block,
-            caller: new Address(from),
-            origin: new Address(from),
-            to: req.to ? new Address(req.to) : undefined,
-            data: req.data ?? new Uint8Array(0),
-            value,
-            gasLimit,
-            gasPrice: req.gasPrice ?? 0n,
-          });
+      let res: EVMResult;
+      if (halted) {
+        res = { execResult: { returnValue: new Uint8Array(0), executionGasUsed: 0n, exceptionError: new EVMError(EVMError.errorMessages.INSUFFICIENT_BALANCE) } };
+        // the tracer sees the failed frame the EVM's events would have shown (callTracer answers one)
+        tracer?.enter?.(new Message({ caller: new Address(from), value, data: req.data ?? new Uint8Array(0), gasLimit, depth: 0 }));
+        tracer?.exit?.(res);
+      } else {
+        res = await evm.runCall({
+          block,
+          caller: new Address(from),
+          origin: new Address(from),
+          to: req.to ? new Address(req.to) : undefined,
+          data: req.data ?? new Uint8Array(0),
+          value,
+          gasLimit,
+          gasPrice: req.gasPrice ?? 0n,
+        });
+      }
       const failure = detach?.();
       if (failure !== undefined) throw failure;
       if (tracer?.tooLarge !== undefined) throw new TraceTooLarge(tracer.tooLarge);
