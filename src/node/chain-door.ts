@@ -41,6 +41,10 @@ export class CoreChainDoor implements ChainDoor {
     return this.core.receiveRemoteTransaction(raw);
   }
 
+  onHead(listener: (head: ChainHead) => void): void {
+    this.core.events.onBlock(({ block }) => listener({ number: block.header.number, hash: block.hash }));
+  }
+
   onNewBlock(listener: (block: { number: bigint; hash: Uint8Array; encoded: Uint8Array }) => void): void {
     // only blocks this node sealed: an imported one came by gossip, which relays it itself (publishing
     // the same bytes again is a duplicate gossipsub drops), or by a sync of blocks peers already have

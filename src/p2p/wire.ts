@@ -23,10 +23,10 @@ export const MAX_GOSSIP_BLOCK = 3.5 * 1024 * 1024;
 /** Gossip's receive limit (a block plus the RPC envelope). */
 export const MAX_GOSSIP_MESSAGE = 4 * 1024 * 1024;
 
-/** Topic names carry the genesis hash, so two chains never mix. */
-export function topicsOf(genesisHash: Uint8Array): { txs: string; blocks: string } {
+/** Topic names carry the genesis hash, so two chains never mix. `consensus`: iris' messages, among validators only. */
+export function topicsOf(genesisHash: Uint8Array): { txs: string; blocks: string; consensus: string } {
   const g = bytesToHex(genesisHash).slice(2);
-  return { txs: `/chain/${g}/txs/1`, blocks: `/chain/${g}/blocks/1` };
+  return { txs: `/chain/${g}/txs/1`, blocks: `/chain/${g}/blocks/1`, consensus: `/chain/${g}/iris/1` };
 }
 
 export interface Status {
