@@ -1,0 +1,62 @@
+// Injected faults between real node processes (`npm run network -- --faults`): a validator told to
+// drop everything its follower gossips never hears the follower's transactions, and hears them
+// again once the fault file is cleared; a partition closes the connection and refuses it (no
+// block reaches the follower) until it heals, when the nodes reconnect and the follower catches up.
+// The fault logic itself: test/p2p-faults.test.ts; consensus under faults: test/iris-faults.test.ts.
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { fundedKey, head, nextNonce, sameHashes, signedTransfer, startLocalNetwork, until, type LocalNetwork, type NetworkNode } from './helpers/network.ts';
+import { rpcCall } from './helpers/process.ts';
+import { addressOf } from '../src/crypto/secp256k1.ts';
+import { bytesToHex } from '../src/util/hex.ts';
+
+const nodeId = (n: NetworkNode) => n.enode.slice('enode://'.length, 'enode://'.length + 128);
+const peers = (n: NetworkNode) => rpcCall(n.http, 'net_peerCount').then(Number);
+const receiptOn = (n: NetworkNode, hash: string) => until(`the receipt of ${hash} on node ${n.node}`, () => rpcCall(n.http, 'eth_getTransactionReceipt', [hash]));
+
+test("drop 1.0 from the follower silences its gossip at the validator, clearing it restores it; a partition cuts the nodes apart until it heals", async () => {
+  let net: LocalNetwork | undefined;
+  try {
+    net = await startLocalNetwork({ validators: 1, observers: 1 });
+    const [validator, follower] = net.nodes as [NetworkNode, NetworkNode];
+    await until('the two nodes to be peers', async () => (await peers(validator)) >= 1 && (await peers(follower)) >= 1);
+
+    // a second funded sender, so the transaction sent after the drop does not wait on the dropped one's nonce
+    const key = await fundedKey(net.dir);
+    const second = new Uint8Array(32).fill(7);
+    const funding = signedTransfer(key, await nextNonce(validator, key), bytesToHex(addressOf(second)));
+    await rpcCall(validator.http, 'eth_sendRawTransaction', [funding.raw]);
+    await receiptOn(follower, funding.hash);
+
+    await net.setFaults([validator], { peers: { [nodeId(follower)]: { drop: 1 } } });
+    const dropped = signedTransfer(key, await nextNonce(follower, key), validator.address);
+    assert.is(await rpcCall(follower.http, 'eth_sendRawTransaction', [dropped.raw]), dropped.hash);
+    await new Promise((r) => setTimeout(r, 2000));
+    assert.is(await rpcCall(validator.http, 'eth_getTransactionByHash', [dropped.hash]), null, 'the validator never heard of it');
+    assert.ok(await rpcCall(follower.http, 'eth_getTransactionByHash', [dropped.hash]), 'the follower holds it');
+
+    await net.setFaults([validator], undefined);
+    const heard = signedTransfer(second, 0n, validator.address);
+    await rpcCall(follower.http, 'eth_sendRawTransaction', [heard.raw]);
+    assert.is((await receiptOn(validator, heard.hash)).status, '0x1', 'mined by the validator once the drop is gone');
+    await receiptOn(follower, heard.hash);
+
+    // a partition: each node alone in its group; the connection goes and stays gone
+    await net.setFaults(net.nodes, { partition: [[nodeId(validator)], [nodeId(follower)]] });
+    await until('the partition to close the connection', async () => (await peers(validator)) === 0 && (await peers(follower)) === 0);
+    const cut = signedTransfer(key, await nextNonce(validator, key), validator.address);
+    await rpcCall(validator.http, 'eth_sendRawTransaction', [cut.raw]);
+    const mined = BigInt((await receiptOn(validator, cut.hash)).blockNumber);
+    await new Promise((r) => setTimeout(r, 2000));
+    assert.ok((await head(follower)) < mined, 'no block crosses the partition');
+    assert.is(await peers(validator), 0, 'redials are refused while it lasts');
+
+    await net.setFaults(net.nodes, undefined);
+    await until('the follower to reconnect and catch up', async () => (await head(follower)) >= mined);
+    await sameHashes(net.nodes);
+  } finally {
+    await net?.stop();
+  }
+});
+
+test.run();
