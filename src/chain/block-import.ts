@@ -5,10 +5,13 @@
 // recovered from the start (on the recovery threads when the node has them) while blocks execute in
 // order, and what executed while the previous commit ran commits next, in one LMDB transaction.
 //
-// The chain has one writer: a node that seals does not import (with one validator only it seals,
-// followers import); imports run one at a time (the sync's chunks and gossiped blocks queue).
+// The chain has one writer: a node that seals alone does not import (with one validator only it
+// seals, followers import); everything else that writes runs here, one step at a time: the sync's
+// chunks, gossiped blocks, and the iris engine's steps (a proposal executed — this node's own or a
+// peer's — kept as the candidate until the validators decide it, then committed with their seals).
 import type { Common } from '@ethereumjs/common';
 import type { Chain, CommittableBlock, HeadInfo } from './chain.ts';
+import type { BlockRecord } from './types.ts';
 import { decodeBlock, type WireBlock } from './block-codec.ts';
 import type { Header } from './header.ts';
 import type { BlockExecutor, ExecutedBlock } from '../exec/executor.ts';
@@ -18,7 +21,8 @@ import { decodePooledTxWith, type PooledTx } from '../txpool/pooled-tx.ts';
 import type { SignatureRecovery } from '../crypto/signature-recovery.ts';
 import type { ChainEvents } from '../events.ts';
 import type { BlockRulesSource } from '../consensus/block-rules.ts';
-import { BlockRuleError, checkLink, checkSeals, sealSigners, type SealSigners } from '../consensus/block-verify.ts';
+import { BlockRuleError, checkLink, checkProposer, checkSeals, sealSigners, type SealSigners } from '../consensus/block-verify.ts';
+import { withCommittedSeals } from '../consensus/block-builder.ts';
 import type { BlockRefusal, ImportOutcome } from '../p2p/chain-door.ts';
 import type { Logger } from '../node/logger.ts';
 import { bytesToHex, equalBytes } from '../util/hex.ts';
@@ -62,9 +66,21 @@ interface Executed extends CommittableBlock {
   built: ExecutedBlock;
 }
 
+/**
+ * A block executed for the consensus and not yet decided: its trie writes stay pending in the
+ * executor (not sealed into a generation), so dropping it is a rollback to the head.
+ */
+export interface Candidate {
+  /** the proposal's header (proposer seal, no committed seals) */
+  block: BlockRecord;
+  built: ExecutedBlock;
+}
+
 export class BlockImport {
-  /** the import running now: the next one waits for it */
+  /** the write running now (an import or a consensus step): the next one waits for it */
   private queue: Promise<unknown> = Promise.resolve();
+  /** the proposal executed last and not decided yet (its state is the executor's) */
+  private candidate: Candidate | undefined;
   /** a commit failed: the executed state is ahead of the disk, so nothing more is imported */
   private broken: string | undefined;
 
@@ -72,9 +88,84 @@ export class BlockImport {
 
   /** Verifies, executes and commits encoded blocks in order; stops at the first refused (ChainDoor.importBlocks). */
   importBlocks(encoded: readonly Uint8Array[]): Promise<ImportOutcome> {
-    const run = this.queue.then(() => this.run(encoded));
+    return this.exclusive(() => this.run(encoded));
+  }
+
+  /**
+   * Consensus: `build` executes this node's proposal on the head (the executor is at the head's
+   * state when it runs); what it returns is kept as the candidate.
+   */
+  buildProposal(build: (head: HeadInfo) => Promise<Candidate | undefined>): Promise<Candidate | undefined> {
+    return this.exclusive(async () => {
+      await this.dropCandidate();
+      this.candidate = await build(this.o.chain.head);
+      return this.candidate;
+    });
+  }
+
+  /**
+   * Consensus: checks a peer's proposal (link to the head, time, a proposer seal by a member of
+   * its set — its committed seals do not exist yet) and executes it on the head, reproducing its
+   * header; kept as the candidate. Throws with the reason when it is not a valid next block.
+   */
+  verifyProposal(encoded: Uint8Array): Promise<Candidate> {
+    return this.exclusive(async () => {
+      await this.dropCandidate();
+      this.candidate = await this.executeProposal(encoded);
+      return this.candidate;
+    });
+  }
+
+  /**
+   * Consensus: writes the decided block (hash `hash`, `encoded` as proposed) with its committed
+   * seals; from the kept candidate, or executed again when another one replaced it. Nothing to do
+   * when the chain already holds it (an import got there first).
+   */
+  commitDecided(hash: Uint8Array, encoded: Uint8Array, committedSeals: Uint8Array[]): Promise<void> {
+    return this.exclusive(async () => {
+      const { chain, executor } = this.o;
+      if (chain.block(hash) !== undefined) return;
+      if (!this.candidate || !equalBytes(this.candidate.block.hash, hash)) {
+        await this.dropCandidate();
+        this.candidate = await this.executeProposal(encoded);
+      }
+      const { block, built } = this.candidate;
+      this.candidate = undefined;
+      const header = withCommittedSeals(block.header, committedSeals);
+      const ok = await this.commit([{ block: { ...block, header }, receipts: built.receipts, creators: built.creators, trieNodes: executor.trieDb.seal(), built }]);
+      if (!ok) throw new Error(this.broken);
+    });
+  }
+
+  /** Runs one write when no other runs (the chain's writer queue). */
+  private exclusive<T>(write: () => Promise<T>): Promise<T> {
+    const run = this.queue.then(write);
     this.queue = run.catch(() => {});
     return run;
+  }
+
+  /** Forgets the undecided candidate: the executor goes back to the head's state. */
+  private async dropCandidate(): Promise<void> {
+    if (!this.candidate) return;
+    this.candidate = undefined;
+    await this.o.executor.rollback(this.o.chain.head.header.stateRoot);
+  }
+
+  private async executeProposal(encoded: Uint8Array): Promise<Candidate> {
+    if (this.broken) throw new Refused(this.broken, false);
+    let block: WireBlock;
+    try {
+      block = decodeBlock(encoded);
+    } catch (e) {
+      throw new Refused((e as Error).message, true);
+    }
+    const head = this.o.chain.head;
+    try {
+      return await this.execute(block, await this.recover(block), head, true);
+    } catch (e) {
+      await this.o.executor.rollback(head.header.stateRoot);
+      throw e;
+    }
   }
 
   /** Resolves once no import runs (the core waits for it before it closes the store). */
@@ -103,6 +194,8 @@ export class BlockImport {
     if (known === blocks.length) return outcome(known, 0);
     if (this.broken) return outcome(known, 0, new Refused(this.broken, false));
     if (this.o.sealing()) return outcome(known, 0, new Refused('this node seals its chain: it imports no blocks', false));
+    // blocks decided without this node make its undecided proposal moot
+    await this.dropCandidate();
     const fresh = blocks.slice(known);
     // started at once, settled in block order: recovery overlaps the execution of earlier blocks
     const recovered = fresh.map((b) => this.recover(b));
@@ -128,9 +221,9 @@ export class BlockImport {
     for (let i = 0; i < fresh.length && !this.broken; i++) {
       const block = fresh[i]!;
       try {
-        const executed = await this.execute(block, await recovered[i]!, parent);
-        ready.push(executed);
-        parent = { hash: executed.block.hash, header: executed.block.header };
+        const { block: record, built } = await this.execute(block, await recovered[i]!, parent, false);
+        ready.push({ block: record, receipts: built.receipts, creators: built.creators, trieNodes: this.o.executor.trieDb.seal(), built });
+        parent = { hash: record.hash, header: record.header };
       } catch (e) {
         why = e instanceof Refused ? e : new Refused(`block #${block.header.number} could not be imported: ${(e as Error).message}`, false);
         if (!(e instanceof Refused)) this.o.log.error(`block import: ${(e as Error).stack ?? e}`);
@@ -165,8 +258,11 @@ export class BlockImport {
     }
   }
 
-  /** Verifies and executes `block` on `parent` (the executor's state); throws Refused when it is not a valid child. */
-  private async execute(block: WireBlock, recovered: Recovered, parent: HeadInfo): Promise<Executed> {
+  /**
+   * Verifies and executes `block` on `parent` (the executor's state); throws Refused when it is not
+   * a valid child. A `proposal` has no committed seals yet: only its proposer seal is checked.
+   */
+  private async execute(block: WireBlock, recovered: Recovered, parent: HeadInfo, proposal: boolean): Promise<Candidate> {
     const { header, hash } = block;
     const at = `block #${header.number} ${bytesToHex(hash)}`;
     if (header.number !== parent.header.number + 1n || !equalBytes(header.parentHash, parent.hash)) {
@@ -179,7 +275,8 @@ export class BlockImport {
     const rules = await this.o.rules(parent);
     try {
       checkLink(header, parent, BigInt(Math.floor(Date.now() / 1000)));
-      checkSeals(header, recovered.signers, rules.validators);
+      if (proposal) checkProposer(header, recovered.signers.proposer, rules.validators);
+      else checkSeals(header, recovered.signers, rules.validators);
     } catch (e) {
       if (e instanceof BlockRuleError) throw new Refused(`${at}: ${e.message}`, true);
       throw e;
@@ -193,16 +290,10 @@ export class BlockImport {
       this.o.directTransfers,
     );
     const problem = this.reproductionProblem(header, built, recovered.txs);
-    // run()'s catch rolls the executor back to the parent
+    // the callers' catch rolls the executor back to the parent
     if (problem) throw new Refused(`${at}: ${problem}`, true);
     const txs = built.included;
-    return {
-      block: { hash, header, txs: txs.map((t) => t.raw), senders: txs.map((t) => t.sender), txHashes: txs.map((t) => t.hash) },
-      receipts: built.receipts,
-      trieNodes: executor.trieDb.seal(),
-      creators: built.creators,
-      built,
-    };
+    return { block: { hash, header, txs: txs.map((t) => t.raw), senders: txs.map((t) => t.sender), txHashes: txs.map((t) => t.hash) }, built };
   }
 
   /** What differs between the block and its execution; undefined when execution reproduced it. */
@@ -237,7 +328,8 @@ export class BlockImport {
     for (const { built } of group) for (const [a, v] of built.accounts) accounts.set(a, v);
     await pool.onBlock(
       group.flatMap((g) => g.built.included),
-      [],
+      // only a block this node built can leave transactions out (an imported one must include all)
+      group.flatMap((g) => g.built.invalid.map((i) => i.ptx)),
       accounts,
     );
     for (const { block, receipts } of group) events.emitBlock({ block, receipts });

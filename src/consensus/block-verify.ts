@@ -4,11 +4,11 @@
 // the block's execution must reproduce (roots, gas, bloom) is src/chain/block-import.ts's job.
 import type { HeadInfo } from '../chain/chain.ts';
 import { headerSigHash, type Header } from '../chain/header.ts';
-import { keccak256 } from '../crypto/keccak.ts';
 import { addressOfPublicKey } from '../crypto/secp256k1.ts';
 import type { SignatureRecovery } from '../crypto/signature-recovery.ts';
-import { bytesToHex, concatBytes, equalBytes } from '../util/hex.ts';
-import { COMMIT_MSG_CODE, decodeExtra } from './istanbul-extra.ts';
+import { bytesToHex, equalBytes } from '../util/hex.ts';
+import { decodeExtra } from './istanbul-extra.ts';
+import { commitDigest } from './seals.ts';
 
 /** How far a block's timestamp may be ahead of this node's clock (Venachain's allowedFutureBlockTime is 0; 30 s absorbs clock skew between hosts). */
 export const MAX_FUTURE_SECONDS = 30n;
@@ -49,10 +49,10 @@ export async function sealSigners(header: Header, hash: Uint8Array, recovery: Si
   }
   const byteStrings = (x: unknown) => Array.isArray(x) && x.every((i) => i instanceof Uint8Array);
   if (!byteStrings(extra.validators) || !byteStrings(extra.committedSeals)) throw new BlockRuleError('invalid istanbul extra: validators and committed seals must be lists of byte strings');
-  const commitDigest = keccak256(concatBytes(hash, new Uint8Array([COMMIT_MSG_CODE])));
+  const digest = commitDigest(hash);
   const [proposer, ...committers] = await Promise.all([
     sealSigner(extra.seal, headerSigHash(header), recovery, 'proposer seal'),
-    ...extra.committedSeals.map((s, i) => sealSigner(s, commitDigest, recovery, `committed seal ${i}`)),
+    ...extra.committedSeals.map((s, i) => sealSigner(s, digest, recovery, `committed seal ${i}`)),
   ]);
   return { proposer: proposer!, committers };
 }
@@ -65,17 +65,25 @@ export function checkLink(header: Header, parent: HeadInfo, nowSeconds: bigint):
 
 /**
  * Throws BlockRuleError unless the block names `validators` (the set its parent's state gives) and
- * is sealed by one of them and committed by at least a quorum of them, each once (a repeated or
- * foreign committed seal is refused outright, as Venachain does, not merely not counted).
+ * is sealed by one of them (what a proposal must pass before its committed seals exist).
  */
-export function checkSeals(header: Header, signers: SealSigners, validators: readonly Uint8Array[]): void {
+export function checkProposer(header: Header, proposer: Uint8Array, validators: readonly Uint8Array[]): void {
   const named = decodeExtra(header.extraData).validators;
   if (named.length !== validators.length || named.some((v, i) => !equalBytes(v, validators[i]!))) {
     throw new BlockRuleError(`istanbul extra names validators [${named.map(bytesToHex).join(', ')}], the set of this block is [${validators.map(bytesToHex).join(', ')}]`);
   }
+  if (!validators.some((v) => equalBytes(v, proposer))) throw new BlockRuleError(`proposer ${bytesToHex(proposer)} is not a validator`);
+  if (!equalBytes(header.miner, proposer)) throw new BlockRuleError(`miner ${bytesToHex(header.miner)} is not the proposer ${bytesToHex(proposer)}`);
+}
+
+/**
+ * Throws BlockRuleError unless the block passes checkProposer and is committed by at least a
+ * quorum of `validators`, each once (a repeated or foreign committed seal is refused outright, as
+ * Venachain does, not merely not counted).
+ */
+export function checkSeals(header: Header, signers: SealSigners, validators: readonly Uint8Array[]): void {
+  checkProposer(header, signers.proposer, validators);
   const member = (a: Uint8Array) => validators.some((v) => equalBytes(v, a));
-  if (!member(signers.proposer)) throw new BlockRuleError(`proposer ${bytesToHex(signers.proposer)} is not a validator`);
-  if (!equalBytes(header.miner, signers.proposer)) throw new BlockRuleError(`miner ${bytesToHex(header.miner)} is not the proposer ${bytesToHex(signers.proposer)}`);
   const seen = new Set<string>();
   for (const c of signers.committers) {
     const hex = bytesToHex(c);

@@ -4,7 +4,6 @@
 // committed seal, exactly as the multi-node BFT will produce them.
 import type { Account } from '@ethereumjs/util';
 import type { Chain, HeadInfo } from '../chain/chain.ts';
-import { headerHash, headerSigHash, type Header } from '../chain/header.ts';
 import type { BlockRecord } from '../chain/types.ts';
 import type { BlockExecutor, ExecutedBlock } from '../exec/executor.ts';
 import { OverBudgetDrops } from '../txpool/over-budget.ts';
@@ -12,10 +11,9 @@ import type { TxPool } from '../txpool/pool.ts';
 import type { NodeKey } from '../node-key.ts';
 import type { ChainEvents } from '../events.ts';
 import type { Logger } from '../node/logger.ts';
-import { signHash } from '../crypto/secp256k1.ts';
-import { keccak256 } from '../crypto/keccak.ts';
-import { bytesToHex, concatBytes, equalBytes } from '../util/hex.ts';
-import { COMMIT_MSG_CODE, decodeExtra, encodeExtra } from './istanbul-extra.ts';
+import { bytesToHex, equalBytes } from '../util/hex.ts';
+import { buildBlock, withCommittedSeals } from './block-builder.ts';
+import { committedSeal } from './seals.ts';
 import type { BlockRulesSource } from './block-rules.ts';
 
 export interface SealerOptions {
@@ -32,12 +30,6 @@ export interface SealerOptions {
   /** called after each committed block, before events fan out (state readers move their head; `written`: the accounts the block wrote) */
   onCommitted: (block: BlockRecord, written: ReadonlyMap<string, Account | undefined>) => void;
   log: Logger;
-}
-
-/** 65-byte [r ‖ s ‖ recid] as istanbul seals are laid out. */
-function seal65(hash: Uint8Array, key: Uint8Array): Uint8Array {
-  const { rs, recid } = signHash(hash, key);
-  return concatBytes(rs, new Uint8Array([recid]));
 }
 
 export class Sealer {
@@ -85,7 +77,7 @@ export class Sealer {
    */
   private schedule(idle = false): void {
     if (this.stopped) return;
-    const parentTs = Number((this.tip ?? this.o.chain.head).header.timestamp) * 1000;
+    const parentTs = Number(this.parent().header.timestamp) * 1000;
     const periodMs = this.o.period * 1000;
     const delay = idle ? periodMs : Math.max(0, parentTs + periodMs - Date.now());
     this.timer = setTimeout(() => this.trigger(), delay);
@@ -130,23 +122,17 @@ export class Sealer {
     // (measured, 10,000 transfers at period 0: ~2,100–2,200 tx/s unbounded, 2,300–2,900 waiting).
     await this.settled;
     const txs = [...pool.executable()].filter((t) => !this.inFlight.has(t.hashHex));
-    const parent = this.tip ?? chain.head;
+    const parent = this.parent();
+    // the head moved without this sealer (the iris engine or an import wrote it while the set was
+    // larger than this node): build on the head's state, whatever the executor last ran
+    if (this.tip === undefined || !equalBytes(parent.hash, this.tip.hash)) await executor.rollback(parent.header.stateRoot);
     const rules = await this.o.rules(parent);
     if (!this.aloneInSet(rules.validators, parent.header.number + 1n)) return false;
     const sealEmpty = this.o.period > 0 && rules.produceEmpty;
     if (txs.length === 0 && !sealEmpty) return false;
     const t0 = performance.now();
-    const now = BigInt(Math.floor(Date.now() / 1000));
-    const timestamp = now > parent.header.timestamp ? now : parent.header.timestamp + (this.o.period > 0 ? 1n : 0n);
-    const parentExtra = decodeExtra(parent.header.extraData);
-    const validators = rules.validators;
-    const unsealedExtra = encodeExtra({ vanity: parentExtra.vanity, validators, seal: new Uint8Array(0), committedSeals: [] });
     // `txs` is a snapshot: transactions admitted while this block executes wait for the next one
-    const built = await executor.execute(
-      { parent: parent.header, parentHash: parent.hash, timestamp, coinbase: key.address, gasLimit: rules.gasLimit, extraData: unsealedExtra, txGasLimit: rules.txGasLimit },
-      txs,
-      this.o.txBudgetMs,
-    );
+    const { header: proposed, hash, built } = await buildBlock(executor, parent, rules, txs, key, this.o.period, this.o.txBudgetMs);
     if (built.included.length === 0 && !sealEmpty) {
       await executor.rollback(parent.header.stateRoot);
       await this.committing;
@@ -154,12 +140,7 @@ export class Sealer {
       this.dropped(built.invalid);
       return built.invalid.length > 0;
     }
-    const header: Header = { ...built.header };
-    const proposerSeal = seal65(headerSigHash(header), key.privateKey);
-    header.extraData = encodeExtra({ vanity: parentExtra.vanity, validators, seal: proposerSeal, committedSeals: [] });
-    const hash = headerHash(header);
-    const committed = seal65(keccak256(concatBytes(hash, new Uint8Array([COMMIT_MSG_CODE]))), key.privateKey);
-    header.extraData = encodeExtra({ vanity: parentExtra.vanity, validators, seal: proposerSeal, committedSeals: [committed] });
+    const header = withCommittedSeals(proposed, [committedSeal(hash, key.privateKey)]);
     const block: BlockRecord = { hash, header, txs: built.included.map((t) => t.raw), senders: built.included.map((t) => t.sender), txHashes: built.included.map((t) => t.hash) };
     const trieNodes = executor.trieDb.seal();
     const executedMs = performance.now() - t0;
@@ -187,6 +168,12 @@ export class Sealer {
       this.o.log.debug(`sealed block #${header.number}: ${block.txs.length} txs, execute ${executedMs.toFixed(1)} ms, commit ${commitMs.toFixed(1)} ms`);
     })();
     return true;
+  }
+
+  /** The block to build on: the tip while its commit is in flight, else the head (which others may have moved). */
+  private parent(): HeadInfo {
+    const head = this.o.chain.head;
+    return this.tip && this.tip.header.number > head.header.number ? this.tip : head;
   }
 
   /**

@@ -35,7 +35,7 @@ import { AccountManager } from '../accounts/manager.ts';
 import { LedgerHub, nodeHidTransports, type LedgerTransports } from '../accounts/ledger.ts';
 import { loadOrCreateNodeKey, type NodeKey } from '../node-key.ts';
 import { devGenesis, storedDevGenesis } from './dev-genesis.ts';
-import { bytesToHex, hexToBytes } from '../util/hex.ts';
+import { bytesToHex, equalBytes, hexToBytes } from '../util/hex.ts';
 import type { Logger } from './logger.ts';
 
 export interface CoreOptions {
@@ -82,6 +82,8 @@ const DEFAULT_TX_BUDGET_MS = 5000;
 export class ChainCore {
   readonly events = new ChainEvents();
   private sealer: Sealer | undefined;
+  /** the validator set of the block after the head (refreshNextValidators) */
+  private nextValidators: Uint8Array[] = [];
   /** decoded transactions refused by the state or the pool, for when they are sent again */
   private readonly refused = new RecentlyRefused();
   /** every transaction answered with a hash, on disk until mined (item 9); off while it is replayed */
@@ -203,6 +205,8 @@ export class ChainCore {
     const journal = o.txNoLocals ? '' : (o.txJournal ?? DEFAULT_TX_JOURNAL);
     if (journal) await core.openJournal(isAbsolute(journal) ? journal : join(o.datadir, journal), o.txRejournalMs ?? DEFAULT_REJOURNAL_MS);
     await devUnlocked;
+    await core.refreshNextValidators();
+    core.events.onBlock(() => void core.refreshNextValidators());
     core.startSealing(o);
     // Blocks from peers come in hundreds while a node syncs, and their senders and seals are its
     // largest cost after execution: recovered beside the event loop wherever there is a second core
@@ -218,16 +222,34 @@ export class ChainCore {
       common: txCommon,
       recovery: core.importRecovery,
       rules: (parent) => core.blockRules(parent, false),
-      sealing: () => core.sealing,
+      sealing: () => core.sealsAlone(),
       directTransfers: o.directTransfers ?? true,
       log: o.log,
     });
     return core;
   }
 
-  /** This node seals blocks (eth_mining): its sealer runs and its key is still one of the head's validators. */
+  /** eth_mining: this node is a validator of the next block (alone, its sealer writes the chain; with others, it votes in iris). */
   get sealing(): boolean {
-    return this.sealer !== undefined && this.isValidatorNext();
+    return this.isValidatorNext();
+  }
+
+  /** The single-validator sealer writes the chain: the next block's set is this node alone (it then imports nothing). */
+  sealsAlone(): boolean {
+    const next = this.nextValidators;
+    return next.length === 1 && equalBytes(next[0]!, this.nodeKey.address);
+  }
+
+  /** Whether this node's key is in the validator set of the block after the head. */
+  isValidatorNext(): boolean {
+    return this.nextValidators.some((v) => equalBytes(v, this.nodeKey.address));
+  }
+
+  /** Reads the set of the block after the head again (after every new head: a block may have changed NodeManagement's records). */
+  private async refreshNextValidators(): Promise<void> {
+    const head = this.chain.head;
+    const validators = (await this.blockRules(head, false)).validators;
+    if (equalBytes(this.chain.head.hash, head.hash)) this.nextValidators = validators;
   }
 
   /** Validators named in the head's istanbul extra. */
@@ -235,17 +257,12 @@ export class ChainCore {
     return decodeExtra(this.chain.head.header.extraData).validators;
   }
 
-  /** Whether this node's key is a validator of the block after the head (the set the head names until the engine tracks the next one). */
-  isValidatorNext(): boolean {
-    const me = this.nodeKey.address;
-    return this.validators().some((v) => Buffer.compare(v, me) === 0);
-  }
-
+  /**
+   * The sealer runs on every node and seals only while the next block's set is this node alone (a
+   * node may become that later); a larger set containing this node is the iris engine's.
+   */
   private startSealing(o: CoreOptions): void {
-    if (!this.isValidatorNext()) {
-      this.log.info('this node is not a validator of the chain: it serves the chain without sealing');
-      return;
-    }
+    if (!this.isValidatorNext()) this.log.info('this node is not a validator of the chain: it serves the chain without sealing');
     this.sealer = new Sealer({
       chain: this.chain,
       executor: this.executor,

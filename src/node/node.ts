@@ -113,12 +113,10 @@ export async function startNode(config: NodeConfig, log: Logger = createLogger(c
         name: clientVersion(pkg.version),
         log,
       });
-      // a node that seals is the chain's one writer and imports nothing (src/chain/block-import.ts):
-      // it has nothing to sync (the multi-validator consensus will have validators catch up too)
-      if (!core.sealing) {
-        sync = new BlockSync(network, door, log);
-        sync.start();
-      }
+      // every node follows the best peer: a follower always, a validator when it fell behind (its
+      // own blocks come from the consensus; a lone sealer's peers never have more than it has)
+      sync = new BlockSync(network, door, log);
+      sync.start();
     } catch (e) {
       await core.close();
       throw e;
