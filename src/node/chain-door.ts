@@ -42,7 +42,11 @@ export class CoreChainDoor implements ChainDoor {
   }
 
   onHead(listener: (head: ChainHead) => void): void {
-    this.core.events.onBlock(({ block }) => listener({ number: block.header.number, hash: block.hash }));
+    // once the core has read the next block's set: a block that promoted this node is told with isValidator() true
+    this.core.events.onBlock(({ block }) => {
+      const tell = () => listener({ number: block.header.number, hash: block.hash });
+      void this.core.nextValidatorsRead.then(tell, tell);
+    });
   }
 
   onNewBlock(listener: (block: { number: bigint; hash: Uint8Array; encoded: Uint8Array }) => void): void {
