@@ -4,14 +4,12 @@
 // catches up, and a 5th node added by a re-run with --nodes 5 syncs and then follows.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { cleanUp, fundedKey, hashAt, head, networkDir, nextNonce, restartNode, runNetwork, sameHashes, signedTransfer, until, type NetworkNode, type NetworkRun, type RestartedNode } from './helpers/network.ts';
+import { cleanUp, fundedKey, hashAt, head, networkDir, nextNonce, receiptOn, restartNode, runNetwork, sameHashes, signedTransfer, until, type NetworkNode, type NetworkRun, type RestartedNode } from './helpers/network.ts';
 import { rpcCall } from './helpers/process.ts';
 
 const SINK = '0x' + '5e'.repeat(20);
 
 
-/** Resolves once `node` holds the receipt of `hash`, with the block it names. */
-const receiptOn = (node: NetworkNode, hash: string) => until(`the receipt of ${hash} on node ${node.node}`, () => rpcCall(node.http, 'eth_getTransactionReceipt', [hash]));
 
 /** Resolves once `node` has `other`'s head block (same number, same hash). */
 async function caughtUp(node: NetworkNode, other: NetworkNode, timeoutMs = 20_000): Promise<void> {

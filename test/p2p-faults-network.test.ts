@@ -5,14 +5,13 @@
 // The fault logic itself: test/p2p-faults.test.ts; consensus under faults: test/iris-faults.test.ts.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { fundedKey, head, nextNonce, sameHashes, signedTransfer, startLocalNetwork, until, type LocalNetwork, type NetworkNode } from './helpers/network.ts';
+import { fundedKey, head, nextNonce, receiptOn, sameHashes, signedTransfer, startLocalNetwork, until, type LocalNetwork, type NetworkNode } from './helpers/network.ts';
 import { rpcCall } from './helpers/process.ts';
 import { addressOf } from '../src/crypto/secp256k1.ts';
 import { bytesToHex } from '../src/util/hex.ts';
 
 const nodeId = (n: NetworkNode) => n.enode.slice('enode://'.length, 'enode://'.length + 128);
 const peers = (n: NetworkNode) => rpcCall(n.http, 'net_peerCount').then(Number);
-const receiptOn = (n: NetworkNode, hash: string) => until(`the receipt of ${hash} on node ${n.node}`, () => rpcCall(n.http, 'eth_getTransactionReceipt', [hash]));
 
 test("drop 1.0 from the follower silences its gossip at the validator, clearing it restores it; a partition cuts the nodes apart until it heals", async () => {
   let net: LocalNetwork | undefined;

@@ -127,6 +127,20 @@ export function signedTransfer(key: Uint8Array, nonce: bigint, to: string): { ra
   return { raw: bytesToHex(tx.serialize()), hash: bytesToHex(tx.hash()) };
 }
 
+/** Resolves with `node`'s receipt of `hash` once it has one. */
+export const receiptOn = (node: NetworkNode, hash: string, timeoutMs = 20_000): Promise<any> => until(`the receipt of ${hash} on node ${node.node}`, () => rpcCall(node.http, 'eth_getTransactionReceipt', [hash]), timeoutMs);
+
+/** 1-wei transfers from the network's funded account, its nonces in order, each sent to the node a test names: resolves with the hash. */
+export async function fundedSender(dir: string, first: NetworkNode): Promise<(via: NetworkNode) => Promise<string>> {
+  const key = await fundedKey(dir);
+  let nonce = await nextNonce(first, key);
+  return async (via) => {
+    const tx = signedTransfer(key, nonce++, '0x' + '5e'.repeat(20));
+    await rpcCall(via.http, 'eth_sendRawTransaction', [tx.raw]);
+    return tx.hash;
+  };
+}
+
 export interface RestartedNode {
   child: ChildProcess;
   output(): string;
