@@ -2,14 +2,16 @@
 // only validators subscribe to — so they reach the validators and no one else. The engine's
 // messages are published to it; a message received goes to the engine through the door, whose
 // verdict is gossipsub's: accepted ones are relayed, ignored ones dropped quietly, invalid ones
-// (malformed, or not signed by a validator) dropped and counted against the peer. Duplicates never
-// reach the engine: a message's id is its content's hash. Published with gossipsub's floodPublish
+// (malformed, or not signed by a validator) dropped and counted against the peer. Copies of one send
+// reach the engine once: a message's id is its content's hash, and each send carries a tag of its
+// own (wire.ts), so a vote sent again is heard again. Published with gossipsub's floodPublish
 // (its default): straight to every subscribed peer, not only the mesh — each block takes three
 // rounds of messages, so a hop saved is latency saved.
+import { randomBytes } from 'node:crypto';
 import { TopicValidatorResult, type GossipSub } from '@libp2p/gossipsub';
 import type { ChainDoor } from './chain-door.ts';
 import type { GossipHooks } from './gossip.ts';
-import { topicsOf } from './wire.ts';
+import { CONSENSUS_SEND_TAG_BYTES, decodeConsensusGossip, encodeConsensusGossip, topicsOf } from './wire.ts';
 
 const VERDICT = { accepted: TopicValidatorResult.Accept, ignored: TopicValidatorResult.Ignore, invalid: TopicValidatorResult.Reject } as const;
 
@@ -20,7 +22,14 @@ export function startConsensusGossip(pubsub: GossipSub, door: ChainDoor, hooks: 
   pubsub.topicValidators.set(
     topic,
     guard(async (peer, msg) => {
-      const verdict = await door.consensusMessage(msg.data);
+      let message: Uint8Array;
+      try {
+        message = decodeConsensusGossip(msg.data);
+      } catch (e) {
+        fault(peer, (e as Error).message);
+        return TopicValidatorResult.Reject;
+      }
+      const verdict = await door.consensusMessage(message);
       if (verdict === 'invalid') fault(peer, 'invalid consensus message');
       return VERDICT[verdict];
     }),
@@ -28,7 +37,7 @@ export function startConsensusGossip(pubsub: GossipSub, door: ChainDoor, hooks: 
   door.onConsensusMessage((message) => {
     // while no other validator listens (a lone validator, one just started) gossipsub throws: the
     // engine's round timer and its re-sent messages are what recovers, not a queue here
-    pubsub.publish(topic, message).catch((e: Error) => log.debug(`p2p: consensus message not published: ${e.message}`));
+    pubsub.publish(topic, encodeConsensusGossip(message, randomBytes(CONSENSUS_SEND_TAG_BYTES))).catch((e: Error) => log.debug(`p2p: consensus message not published: ${e.message}`));
   });
 
   // a node becomes or stops being a validator at a block (NodeManagement's records change in one):
