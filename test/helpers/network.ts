@@ -4,6 +4,7 @@
 // or a LocalNetwork's (startLocalNetwork): validators and observers, nodes killed and restarted on
 // their datadirs and ports, injected faults per node, and checks across every node's chain.
 import { spawn, type ChildProcess } from 'node:child_process';
+import { ok as assert } from 'node:assert';
 import { mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -130,13 +131,19 @@ export function signedTransfer(key: Uint8Array, nonce: bigint, to: string): { ra
 /** Resolves with `node`'s receipt of `hash` once it has one. */
 export const receiptOn = (node: NetworkNode, hash: string, timeoutMs = 20_000): Promise<any> => until(`the receipt of ${hash} on node ${node.node}`, () => rpcCall(node.http, 'eth_getTransactionReceipt', [hash]), timeoutMs);
 
-/** 1-wei transfers from the network's funded account, its nonces in order, each sent to the node a test names: resolves with the hash. */
-export async function fundedSender(dir: string, first: NetworkNode): Promise<(via: NetworkNode) => Promise<string>> {
+/**
+ * 1-wei transfers from the network's funded account, its nonces in order, each sent to the nodes a
+ * test names (several: a transaction gossip may lose is in every pool anyway): resolves with the hash.
+ */
+export async function fundedSender(dir: string, first: NetworkNode): Promise<(...via: NetworkNode[]) => Promise<string>> {
   const key = await fundedKey(dir);
   let nonce = await nextNonce(first, key);
-  return async (via) => {
+  return async (...via) => {
     const tx = signedTransfer(key, nonce++, '0x' + '5e'.repeat(20));
-    await rpcCall(via.http, 'eth_sendRawTransaction', [tx.raw]);
+    const [first, ...more] = via;
+    await rpcCall(first!.http, 'eth_sendRawTransaction', [tx.raw]);
+    // gossip may have brought it there first
+    await Promise.all(more.map((n) => rpcCall(n.http, 'eth_sendRawTransaction', [tx.raw]).catch((e: Error) => assert(/already known|nonce too low/.test(e.message), e.message))));
     return tx.hash;
   };
 }
