@@ -2,10 +2,12 @@
 // drop everything its follower gossips never hears the follower's transactions, and hears them
 // again once the fault file is cleared; a partition closes the connection and refuses it (no
 // block reaches the follower) until it heals, when the nodes reconnect and the follower catches up.
+// Two validators that both must vote: one deaf to the other's consensus messages, no block is made;
+// cleared, blocks come again.
 // The fault logic itself: test/p2p-faults.test.ts; consensus under faults: test/iris-faults.test.ts.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { fundedKey, head, nextNonce, receiptOn, sameHashes, signedTransfer, startLocalNetwork, until, type LocalNetwork, type NetworkNode } from './helpers/network.ts';
+import { fundedKey, fundedSender, head, nextNonce, receiptOn, sameHashes, signedTransfer, startLocalNetwork, until, type LocalNetwork, type NetworkNode } from './helpers/network.ts';
 import { rpcCall } from './helpers/process.ts';
 import { addressOf } from '../src/crypto/secp256k1.ts';
 import { bytesToHex } from '../src/util/hex.ts';
@@ -52,6 +54,30 @@ test("drop 1.0 from the follower silences its gossip at the validator, clearing 
 
     await net.setFaults(net.nodes, undefined);
     await until('the follower to reconnect and catch up', async () => (await head(follower)) >= mined);
+    await sameHashes(net.nodes);
+  } finally {
+    await net?.stop();
+  }
+});
+
+test('2 validators (both needed): drop 1.0 of one\'s gossip at the other stops consensus, clearing it restores it', async () => {
+  let net: LocalNetwork | undefined;
+  try {
+    net = await startLocalNetwork({ validators: 2, timeoutMs: 1000 });
+    const [one, two] = net.nodes as [NetworkNode, NetworkNode];
+    const send = await fundedSender(net.dir, one);
+    await receiptOn(two, await send(one, two), 10_000);
+
+    await net.setFaults([one], { peers: { [nodeId(two)]: { drop: 1 } } });
+    const stalled = await sameHashes(net.nodes);
+    const waiting = await send(one, two);
+    await new Promise((r) => setTimeout(r, 4000));
+    assert.equal([await head(one), await head(two)], [stalled, stalled], 'one validator\'s votes alone are no quorum: no block');
+
+    await net.setFaults([one], undefined);
+    // the stalled rounds' timers doubled: the next round starts within the current one's (4–8 s here)
+    assert.is((await receiptOn(one, waiting, 20_000)).status, '0x1');
+    await receiptOn(two, waiting);
     await sameHashes(net.nodes);
   } finally {
     await net?.stop();
