@@ -1,6 +1,7 @@
-// Four validators running iris as processes on loopback (`npm run network -- --validators 4`):
-// transactions sent to every node are mined, blocks keep coming, the proposer (a block's miner)
-// rotates round robin among the four, and every node holds the same block at every height.
+// Four validators running iris and an observer, as processes on loopback (`npm run network --
+// --nodes 5 --validators 4`): transactions sent to every node are mined, blocks keep coming, the
+// proposer (a block's miner) rotates round robin among the four, every node holds the same block at
+// every height, and only the validators take part in the consensus channel.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { readFileSync } from 'node:fs';
@@ -10,10 +11,10 @@ import { rpcCall } from './helpers/process.ts';
 
 const TIMEOUT_MS = 1500;
 
-test('4 validators: transactions sent to any node are mined everywhere, proposers rotate, one chain', async () => {
+test('4 validators + 1 observer: transactions sent to any node are mined everywhere, proposers rotate, one chain', async () => {
   let net: LocalNetwork | undefined;
   try {
-    net = await startLocalNetwork({ validators: 4, timeoutMs: TIMEOUT_MS });
+    net = await startLocalNetwork({ validators: 4, observers: 1, timeoutMs: TIMEOUT_MS });
     const { nodes, validators } = net;
     assert.is(JSON.parse(readFileSync(join(net.dir, 'genesis.json'), 'utf8')).config.istanbul.timeout, TIMEOUT_MS);
     // the registration made the four the set of the block after this one: what follows is iris'
@@ -39,6 +40,9 @@ test('4 validators: transactions sent to any node are mined everywhere, proposer
     // round robin: the next height starts at the proposer after the last one (a round change moves further on, never back to it)
     assert.ok(miners.every((m, i) => i === 0 || m !== miners[i - 1]), `no validator proposes twice in a row: ${miners.join(' ')}`);
     assert.ok(new Set(miners).size === 4, `all four propose: ${miners.join(' ')}`);
+    // what each node told of the consensus channel (its log, as a user reads it)
+    const joined = nodes.map((n) => readFileSync(join(n.datadir, 'node.log'), 'utf8').includes('a validator: joined the consensus channel'));
+    assert.equal(joined, nodes.map((n) => n.validator), 'the validators joined the consensus channel, the observer did not');
   } finally {
     await net?.stop();
   }
