@@ -4,7 +4,7 @@
 // Faults act where a message enters this node — before the chain hears it, so a dropped message is
 // one this node never saw — and partitions at the connection gater, so both directions stay cut.
 // The random choices come from the file's seed (mixed with this node's id, so nodes differ), so a
-// run can be repeated. A node without the flag never loads this module's rules: it has no faults.
+// run can be repeated. A node without the flag has no FaultInjector: its gossip is judged as is.
 //
 //   { "seed": 7,
 //     "peers": { "*": { "drop": 0.2, "delayMs": [0, 300], "duplicate": 0.1, "reorder": true },
@@ -42,30 +42,28 @@ export interface FaultPlan {
 
 export const NO_FAULTS: FaultPlan = { seed: 0, peers: new Map(), partition: [] };
 
-class FaultFileError extends Error {}
-
 function object(v: unknown, what: string): Record<string, unknown> {
-  if (typeof v !== 'object' || v === null || Array.isArray(v)) throw new FaultFileError(`${what} must be an object`);
+  if (typeof v !== 'object' || v === null || Array.isArray(v)) throw new Error(`${what} must be an object`);
   return v as Record<string, unknown>;
 }
 
 function only(o: Record<string, unknown>, keys: readonly string[], what: string): void {
-  for (const k of Object.keys(o)) if (!keys.includes(k)) throw new FaultFileError(`${what}: unknown field "${k}" (known: ${keys.join(', ')})`);
+  for (const k of Object.keys(o)) if (!keys.includes(k)) throw new Error(`${what}: unknown field "${k}" (known: ${keys.join(', ')})`);
 }
 
 function probability(v: unknown, what: string): number {
   if (v === undefined) return 0;
-  if (typeof v !== 'number' || !(v >= 0 && v <= 1)) throw new FaultFileError(`${what} must be a probability from 0 to 1`);
+  if (typeof v !== 'number' || !(v >= 0 && v <= 1)) throw new Error(`${what} must be a probability from 0 to 1`);
   return v;
 }
 
 /** A peer id (16Uiu2…, 12D3…) or a node key (128 hex digits, as enode URLs and NodeManagement hold it): its peer id. */
 function peerOf(v: unknown, what: string): string {
-  if (typeof v !== 'string') throw new FaultFileError(`${what} must be a peer id or a 128-hex node key`);
+  if (typeof v !== 'string') throw new Error(`${what} must be a peer id or a 128-hex node key`);
   try {
     return (/^(0x)?[0-9a-fA-F]{128}$/.test(v) ? peerIdOfNodeId(v.replace(/^0x/, '').toLowerCase()) : peerIdFromString(v)).toString();
   } catch {
-    throw new FaultFileError(`${what}: "${v}" is neither a peer id nor a node key`);
+    throw new Error(`${what}: "${v}" is neither a peer id nor a node key`);
   }
 }
 
@@ -75,10 +73,10 @@ function linkFaults(v: unknown, what: string): LinkFaults {
   let delayMs: [number, number] = [0, 0];
   if (o.delayMs !== undefined) {
     const d = o.delayMs;
-    if (!Array.isArray(d) || d.length !== 2 || !d.every((x) => Number.isInteger(x) && x >= 0) || d[0] > d[1]) throw new FaultFileError(`${what}.delayMs must be [min, max]: whole milliseconds, 0 ≤ min ≤ max`);
+    if (!Array.isArray(d) || d.length !== 2 || !d.every((x) => Number.isInteger(x) && x >= 0) || d[0] > d[1]) throw new Error(`${what}.delayMs must be [min, max]: whole milliseconds, 0 ≤ min ≤ max`);
     delayMs = [d[0], d[1]];
   }
-  if (o.reorder !== undefined && typeof o.reorder !== 'boolean') throw new FaultFileError(`${what}.reorder must be true or false`);
+  if (o.reorder !== undefined && typeof o.reorder !== 'boolean') throw new Error(`${what}.reorder must be true or false`);
   return { drop: probability(o.drop, `${what}.drop`), delayMs, duplicate: probability(o.duplicate, `${what}.duplicate`), reorder: o.reorder === true };
 }
 
@@ -88,15 +86,15 @@ export function parseFaultPlan(text: string): FaultPlan {
   try {
     json = JSON.parse(text);
   } catch (e) {
-    throw new FaultFileError(`not JSON: ${(e as Error).message}`);
+    throw new Error(`not JSON: ${(e as Error).message}`);
   }
   const o = object(json, 'the fault file');
   only(o, ['seed', 'peers', 'partition'], 'the fault file');
-  if (o.seed !== undefined && !Number.isInteger(o.seed)) throw new FaultFileError('seed must be an integer');
+  if (o.seed !== undefined && !Number.isInteger(o.seed)) throw new Error('seed must be an integer');
   const peers = new Map<string, LinkFaults>();
   for (const [peer, faults] of Object.entries(object(o.peers ?? {}, 'peers'))) peers.set(peer === '*' ? '*' : peerOf(peer, 'peers'), linkFaults(faults, `peers["${peer}"]`));
   const partition = o.partition ?? [];
-  if (!Array.isArray(partition) || !partition.every(Array.isArray)) throw new FaultFileError('partition must be a list of groups, each a list of peers');
+  if (!Array.isArray(partition) || !partition.every(Array.isArray)) throw new Error('partition must be a list of groups, each a list of peers');
   return { seed: (o.seed as number | undefined) ?? 0, peers, partition: partition.map((g: unknown[], i) => g.map((p, j) => peerOf(p, `partition[${i}][${j}]`))) };
 }
 

@@ -15,6 +15,7 @@ import { makeTxCommon } from '../../src/exec/common.ts';
 import { addressOf } from '../../src/crypto/secp256k1.ts';
 import { bytesToHex, hexToBytes } from '../../src/util/hex.ts';
 import { rpcCall } from './process.ts';
+import { faultFile } from '../../src/network/node-process.ts';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const COMMAND = join(ROOT, 'src', 'network-command.ts');
@@ -310,7 +311,7 @@ export async function startLocalNetwork(o: LocalNetworkOptions): Promise<LocalNe
     },
     async setFaults(nodes, plan) {
       for (const n of nodes) {
-        const file = join(n.datadir, 'faults.json');
+        const file = faultFile(n.datadir);
         // whole or not at all: the node polls the file and must never read half of it
         writeFileSync(file + '.tmp', plan === undefined ? '{}' : JSON.stringify(plan));
         renameSync(file + '.tmp', file);
