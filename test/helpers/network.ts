@@ -141,8 +141,8 @@ export async function fundedSender(dir: string, first: NetworkNode): Promise<(..
   let nonce = await nextNonce(first, key);
   return async (...via) => {
     const tx = signedTransfer(key, nonce++, '0x' + '5e'.repeat(20));
-    const [first, ...more] = via;
-    await rpcCall(first!.http, 'eth_sendRawTransaction', [tx.raw]);
+    const [to, ...more] = via;
+    await rpcCall(to!.http, 'eth_sendRawTransaction', [tx.raw]);
     // gossip may have brought it there first
     await Promise.all(more.map((n) => rpcCall(n.http, 'eth_sendRawTransaction', [tx.raw]).catch((e: Error) => assert(/already known|nonce too low/.test(e.message), e.message))));
     return tx.hash;
