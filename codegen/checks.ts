@@ -80,6 +80,28 @@ function walkRefs(doc: OpenRPCDocument, node: unknown, where: string, problems: 
   }
 }
 
+/** References to our design notes ("DESIGN D4", "(A19)"): they mean nothing to a reader of the docs page. */
+const DESIGN_REFERENCE = /\bDESIGN\b|\([AD]\d{1,2}\)/;
+const PROSE_KEYS = new Set(['summary', 'description', 'title']);
+
+/** Summaries, descriptions and titles speak to users: the docs page shows them. */
+export function checkProse(doc: OpenRPCDocument): string[] {
+  const problems: string[] = [];
+  const walk = (node: unknown, where: string): void => {
+    if (Array.isArray(node)) return node.forEach((n, i) => walk(n, `${where}[${i}]`));
+    if (node === null || typeof node !== 'object') return;
+    for (const [k, v] of Object.entries(node)) {
+      if (PROSE_KEYS.has(k) && typeof v === 'string' && DESIGN_REFERENCE.test(v)) problems.push(`${where}.${k}: refers to design notes (${DESIGN_REFERENCE.exec(v)![0]}); say it in words`);
+      else walk(v, `${where}.${k}`);
+    }
+  };
+  walk(doc.info, 'info');
+  walk(doc.servers, 'servers');
+  for (const m of doc.methods) walk(m, String((m as { name?: unknown }).name));
+  walk(doc.components, 'components');
+  return problems;
+}
+
 /** Param names are identifiers, unique, not `ctx`; required params come before optional ones. */
 export function checkParams(model: Model): string[] {
   const problems: string[] = [];

@@ -98,12 +98,13 @@ function emitIndex(model: Model): string {
   const interfaces = [...new Set(ns.map(([, g]) => apiInterfaceName(g)))];
   return [
     HEADER,
-    `// The package's \`chain-node/client\` entry: ChainClient (typed methods for every namespace of
-// openrpc.json) plus the runtime in src/client/ (transports, errors, quantity helpers).
+    `// The SDK's entry (the package sdk/client/ is built from it; \`chain-node/client\` in this
+// repository): ChainClient (typed methods for every namespace of openrpc.json) plus the runtime in
+// src/client/ (transports, errors, quantity helpers, system contracts, chain definitions).
 import { RpcClient, bindNamespaces, type ClientOptions } from '../../src/client/rpc-client.ts';
 import { httpTransport, type HttpTransportOptions } from '../../src/client/http.ts';
 import { wsTransport, type WsTransportOptions } from '../../src/client/ws.ts';
-import type { Transport } from '../../src/client/transport.ts';
+import type { CallOptions, Transport } from '../../src/client/transport.ts';
 import { namespaceMethods, type Api, ${interfaces.map((i) => `type ${i}`).join(', ')} } from './api.ts';
 
 export * from '../../src/client/index.ts';
@@ -137,12 +138,20 @@ ${ns.map(([n]) => `    this.${n} = api.${n};`).join('\n')}
   }
 
   /**
+   * The typed API with per-call options: an abort signal, a timeout.
+   * @example await client.with({ signal: AbortSignal.timeout(2000) }).eth.getBalance(address, 'latest');
+   */
+  with(options: CallOptions): Api {
+    return bindNamespaces<Api>(namespaceMethods, (method, params) => this.request(method, params, options));
+  }
+
+  /**
    * One JSON-RPC batch: every call made on \`api\` inside \`build\` goes out in one request; the
    * results come back in order, typed. Rejects with the first call's error (an RpcError).
    * @example const [chainId, head] = await client.batch((api) => [api.eth.chainId(), api.eth.blockNumber()]);
    */
-  batch<T extends readonly unknown[]>(build: (api: Api) => readonly [...T]): Promise<{ -readonly [K in keyof T]: Awaited<T[K]> }> {
-    return this.batchOf<Api, T>(namespaceMethods, build);
+  batch<T extends readonly unknown[]>(build: (api: Api) => readonly [...T], options?: CallOptions): Promise<{ -readonly [K in keyof T]: Awaited<T[K]> }> {
+    return this.batchOf<Api, T>(namespaceMethods, build, options);
   }
 }
 `,

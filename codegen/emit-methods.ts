@@ -1,5 +1,7 @@
 // generated/methods.ts: the method table the dispatcher routes by, and the pattern labels it uses
-// to phrase validation errors.
+// to phrase validation errors; generated/client/param-checks.ts: its param half, for the client SDK
+// and the docs page, which check params before sending and never see a result to validate (the
+// param validators are about a quarter of validators.js).
 import type { ValidatorNames } from './emit-validators.ts';
 import { requiredCount, type Model } from './model.ts';
 import { patternLabels } from './patterns.ts';
@@ -39,10 +41,41 @@ export function emitMethods(model: Model, validators: ValidatorNames): string {
         `params: [${params}], required: ${requiredCount(m.params)}, validateParams: [${vp}], validateResult: ${vr} }],`,
     );
   }
-  out.push(']);', '');
-  out.push('/** Regex `pattern`s of the document → a short human label ("must be a <label>"). */');
-  out.push('export const patternLabels: Readonly<Record<string, string>> = {');
-  for (const [pattern, label] of patternLabels(model)) out.push(`  ${str(pattern)}: ${str(label)},`);
-  out.push('};', '');
+  out.push(']);', '', ...patternLabelsBlock(model));
   return out.join('\n');
+}
+
+const PARAM_CHECKS_PREAMBLE = `// What the client checks before sending (src/client/validate.ts): each method's params and their
+// validators, and the labels of the validation messages — the param half of generated/methods.ts.
+import type { Validate } from '../validators.js';
+import * as v from '../validators.js';
+
+export interface ParamSpec {
+  /** Param names, in position order. */
+  readonly params: readonly string[];
+  /** Number of leading required params. */
+  readonly required: number;
+  readonly validateParams: readonly Validate[];
+}`;
+
+export function emitParamChecks(model: Model, validators: ValidatorNames): string {
+  const out = [HEADER, PARAM_CHECKS_PREAMBLE, '', '/** Every method of openrpc.json, by wire name. */'];
+  out.push('export const paramChecks: ReadonlyMap<string, ParamSpec> = new Map<string, ParamSpec>([');
+  for (const m of model.methods) {
+    const params = m.params.map((p) => str(p.name)).join(', ');
+    const vp = (validators.params.get(m.name) ?? []).map((n) => `v.${n}`).join(', ');
+    out.push(`  [${str(m.name)}, { params: [${params}], required: ${requiredCount(m.params)}, validateParams: [${vp}] }],`);
+  }
+  out.push(']);', '', ...patternLabelsBlock(model));
+  return out.join('\n');
+}
+
+function patternLabelsBlock(model: Model): string[] {
+  return [
+    '/** Regex `pattern`s of the document → a short human label ("must be a <label>"). */',
+    'export const patternLabels: Readonly<Record<string, string>> = {',
+    ...patternLabels(model).map(([pattern, label]) => `  ${str(pattern)}: ${str(label)},`),
+    '};',
+    '',
+  ];
 }

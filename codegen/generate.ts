@@ -1,10 +1,10 @@
 // The whole generator as one pure function: document in, generated files (name → text) out, or a
 // CodegenError listing every problem found.
-import { checkCacheMarks, checkExamples, checkOrigins, checkParams, checkParity, checkSchemaRefs, checkSchemaTitles } from './checks.ts';
+import { checkCacheMarks, checkExamples, checkOrigins, checkParams, checkParity, checkProse, checkSchemaRefs, checkSchemaTitles } from './checks.ts';
 import { emitClient } from './emit-client.ts';
 import { emitHandlers } from './emit-handlers.ts';
 import { emitHeadCached } from './emit-head-cached.ts';
-import { emitMethods } from './emit-methods.ts';
+import { emitMethods, emitParamChecks } from './emit-methods.ts';
 import { emitTypes } from './emit-types.ts';
 import { emitValidators } from './emit-validators.ts';
 import { CodegenError, metaSchemaProblems, type OpenRPCDocument } from './load.ts';
@@ -25,7 +25,7 @@ export function checkDocument(doc: OpenRPCDocument): Model {
   if (meta.length > 0) throw new CodegenError(meta);
   const problems: string[] = [];
   const refs = checkSchemaRefs(doc);
-  problems.push(...checkSchemaTitles(doc), ...refs);
+  problems.push(...checkSchemaTitles(doc), ...refs, ...checkProse(doc));
   const model = buildModel(doc, problems);
   problems.push(...checkParams(model), ...checkParity(model), ...checkCacheMarks(model), ...checkOrigins(model));
   // Example values can only be checked against schemas whose refs resolve.
@@ -46,6 +46,7 @@ export function generate(doc: OpenRPCDocument): Generated {
       'validators.js': validators.js,
       'validators.d.ts': validators.dts,
       'methods.ts': emitMethods(model, validators.names),
+      'client/param-checks.ts': emitParamChecks(model, validators.names),
       'head-cached.ts': emitHeadCached(model),
       ...emitClient(model),
     },

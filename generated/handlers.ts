@@ -91,7 +91,7 @@ export interface EthHandlers {
    * @param blockCount Number of blocks, as a quantity or a plain integer (geth accepts both); above 1024 it
    * is capped at 1024.
    * @param newestBlock Highest block of the range: a quantity, `earliest`, `latest`, `pending` or a plain
-   * integer (DESIGN D9).
+   * integer.
    * @param rewardPercentiles Strictly increasing percentiles, each from 0 to 100, at most 100 of them (geth's
    * limits). Optional (geth's rule; the spec lists it as required): without it the result has no `reward`.
    * @returns Fee history of the range.
@@ -154,8 +154,8 @@ export interface EthHandlers {
   /**
    * eth_getBalance, chain_getBalance: Returns the balance of an account in wei.
    * @param address Account address (20 bytes).
-   * @param block Block whose state is read: a quantity, `earliest`, `latest`, `pending` or a plain integer
-   * (DESIGN D9). Default `latest`.
+   * @param block Block whose state is read: a quantity, `earliest`, `latest`, `pending` or a plain integer.
+   * Default `latest`.
    * @returns Balance in wei.
    */
   getBalance(address: Address, block: BlockNumberOrTag | undefined, ctx: CallContext): Awaitable<Uint>;
@@ -164,8 +164,8 @@ export interface EthHandlers {
    * eth_getAccountBaseInfo, chain_getAccountBaseInfo: Returns basic facts about an account: address, creator,
    * contract flag, nonce and balance.
    * @param address Account address (20 bytes).
-   * @param block Block whose state is read: a quantity, `earliest`, `latest`, `pending` or a plain integer
-   * (DESIGN D9). Default `latest`.
+   * @param block Block whose state is read: a quantity, `earliest`, `latest`, `pending` or a plain integer.
+   * Default `latest`.
    * @returns Account base info object.
    */
   getAccountBaseInfo(
@@ -176,7 +176,7 @@ export interface EthHandlers {
 
   /**
    * eth_getBlockByNumber, chain_getBlockByNumber: Returns a block by number or tag.
-   * @param block Block: a quantity, `earliest`, `latest`, `pending` or a plain integer (DESIGN D9).
+   * @param block Block: a quantity, `earliest`, `latest`, `pending` or a plain integer.
    * @param fullTransactions If true, `transactions` holds full transaction objects, otherwise only their
    * hashes.
    * @returns Block object, or null.
@@ -199,8 +199,8 @@ export interface EthHandlers {
   /**
    * eth_getCode, chain_getCode: Returns the contract code at an address.
    * @param address Contract address (20 bytes).
-   * @param block Block whose state is read: a quantity, `earliest`, `latest`, `pending` or a plain integer
-   * (DESIGN D9). Default `latest`.
+   * @param block Block whose state is read: a quantity, `earliest`, `latest`, `pending` or a plain integer.
+   * Default `latest`.
    * @returns Contract code; `0x` for an account without code.
    */
   getCode(address: Address, block: BlockNumberOrTag | undefined, ctx: CallContext): Awaitable<Bytes>;
@@ -209,8 +209,8 @@ export interface EthHandlers {
    * eth_getStorageAt, chain_getStorageAt: Returns the 32-byte value stored under a storage key of an address.
    * @param address Storage address (20 bytes).
    * @param key Storage slot.
-   * @param block Block whose state is read: a quantity, `earliest`, `latest`, `pending` or a plain integer
-   * (DESIGN D9). Default `latest`.
+   * @param block Block whose state is read: a quantity, `earliest`, `latest`, `pending` or a plain integer.
+   * Default `latest`.
    * @returns Value stored under the key (32 bytes).
    */
   getStorageAt(
@@ -226,7 +226,7 @@ export interface EthHandlers {
    * @param address Account address (20 bytes).
    * @param storageKeys Storage slots to prove (at most 1,024); may be empty.
    * @param block Block whose state is read: a quantity, `earliest`, `latest`, `pending` (the latest state), a
-   * plain integer (DESIGN D9) or a block hash. Default `latest`.
+   * plain integer or a block hash. Default `latest`.
    * @returns The account, its storage values and their proofs.
    */
   getProof(
@@ -241,7 +241,7 @@ export interface EthHandlers {
    * at one block.
    * @param requests Slots to read, by account address.
    * @param block Block whose state is read: a quantity, `earliest`, `latest`, `pending` (the latest state), a
-   * plain integer (DESIGN D9) or a block hash. Default `latest`.
+   * plain integer or a block hash. Default `latest`.
    * @returns Values, by account address.
    */
   getStorageValues(
@@ -253,8 +253,8 @@ export interface EthHandlers {
   /**
    * eth_call, chain_call: Executes a read-only contract call and returns its return value.
    * @param transaction Call object; `to` is required.
-   * @param block Block whose state is read: a quantity, `earliest`, `latest`, `pending` or a plain integer
-   * (DESIGN D9). Default `latest`.
+   * @param block Block whose state is read: a quantity, `earliest`, `latest`, `pending` or a plain integer.
+   * Default `latest`.
    * @param stateOverrides Accounts to override for this call only (geth's third parameter): balance, nonce,
    * code, `state` or `stateDiff`, `movePrecompileToAddress`. A call with overrides always runs on @ethereumjs
    * and is never answered from, nor stored in, the call-result cache.
@@ -312,7 +312,7 @@ export interface EthHandlers {
    * and its gas with that list.
    * @param transaction Call object; all fields optional (no `to`: a contract creation).
    * @param block Block whose state the transaction runs against: a quantity, `earliest`, `latest`, `pending`
-   * or a plain integer (DESIGN D9). Default `latest`.
+   * or a plain integer. Default `latest`.
    * @returns The access list and the gas used with it.
    */
   createAccessList(
@@ -324,7 +324,7 @@ export interface EthHandlers {
   /**
    * eth_getBlockTransactionCountByNumber, chain_getBlockTransactionCountByNumber: Returns the number of
    * transactions in a block.
-   * @param block Block: a quantity, `earliest`, `latest`, `pending` or a plain integer (DESIGN D9).
+   * @param block Block: a quantity, `earliest`, `latest`, `pending` or a plain integer.
    * @returns Number of transactions in the block, or null for an unknown block.
    */
   getBlockTransactionCountByNumber(block: BlockNumberOrTag, ctx: CallContext): Awaitable<Uint | null>;
@@ -340,7 +340,7 @@ export interface EthHandlers {
   /**
    * eth_getTransactionByBlockNumberAndIndex, chain_getTransactionByBlockNumberAndIndex: Returns a transaction
    * by block number and position, or null.
-   * @param block Block: a quantity, `earliest`, `latest`, `pending` or a plain integer (DESIGN D9).
+   * @param block Block: a quantity, `earliest`, `latest`, `pending` or a plain integer.
    * @param index Position of the transaction in the block.
    * @returns Transaction object, or null when the block or index does not exist.
    */
@@ -366,7 +366,7 @@ export interface EthHandlers {
   /**
    * eth_getRawTransactionByBlockNumberAndIndex, chain_getRawTransactionByBlockNumberAndIndex: Returns the raw
    * (RLP-encoded signed) transaction at a block number and position, or null.
-   * @param block Block: a quantity, `earliest`, `latest`, `pending` or a plain integer (DESIGN D9).
+   * @param block Block: a quantity, `earliest`, `latest`, `pending` or a plain integer.
    * @param index Position of the transaction in the block.
    * @returns Raw transaction, or null when the block or index does not exist.
    */
@@ -393,8 +393,8 @@ export interface EthHandlers {
    * eth_getTransactionCount, chain_getTransactionCount: Returns the number of transactions sent from an
    * address.
    * @param address Account address (20 bytes).
-   * @param block Block whose state is read: a quantity, `earliest`, `latest`, `pending` or a plain integer
-   * (DESIGN D9). Default `latest`.
+   * @param block Block whose state is read: a quantity, `earliest`, `latest`, `pending` or a plain integer.
+   * Default `latest`.
    * @returns Number of transactions sent from the address.
    */
   getTransactionCount(
@@ -429,8 +429,7 @@ export interface EthHandlers {
 
   /**
    * eth_getBlockReceipts, chain_getBlockReceipts: Returns the receipts of every transaction of a block.
-   * @param block Block: a quantity, `earliest`, `latest`, `pending`, a plain integer (DESIGN D9) or a block
-   * hash.
+   * @param block Block: a quantity, `earliest`, `latest`, `pending`, a plain integer or a block hash.
    * @returns Receipts, or null.
    */
   getBlockReceipts(block: BlockNumberOrTagOrHash, ctx: CallContext): Awaitable<Receipt[] | null>;
@@ -446,7 +445,7 @@ export interface EthHandlers {
   /**
    * eth_getUncleCountByBlockNumber, chain_getUncleCountByBlockNumber: Returns the number of uncles of a block
    * by number or tag.
-   * @param block Block: a quantity, `earliest`, `latest`, `pending` or a plain integer (DESIGN D9).
+   * @param block Block: a quantity, `earliest`, `latest`, `pending` or a plain integer.
    * @returns 0, or null for an unknown block.
    */
   getUncleCountByBlockNumber(block: BlockNumberOrTag, ctx: CallContext): Awaitable<Uint | null>;
@@ -463,7 +462,7 @@ export interface EthHandlers {
   /**
    * eth_getUncleByBlockNumberAndIndex, chain_getUncleByBlockNumberAndIndex: Returns an uncle of a block by
    * block number or tag and uncle index.
-   * @param block Block: a quantity, `earliest`, `latest`, `pending` or a plain integer (DESIGN D9).
+   * @param block Block: a quantity, `earliest`, `latest`, `pending` or a plain integer.
    * @param index Uncle position.
    * @returns Always null.
    */
@@ -744,8 +743,7 @@ export interface PersonalHandlers {
 export interface IrisHandlers {
   /**
    * iris_getSnapshot: Returns the consensus snapshot at a block.
-   * @param block Block: a quantity, `earliest`, `latest`, `pending` or a plain integer (DESIGN D9). Default
-   * `latest`.
+   * @param block Block: a quantity, `earliest`, `latest`, `pending` or a plain integer. Default `latest`.
    * @returns Consensus snapshot at that block.
    */
   getSnapshot(block: BlockNumberOrTag | undefined, ctx: CallContext): Awaitable<Snapshot>;
@@ -759,7 +757,7 @@ export interface IrisHandlers {
 
   /**
    * iris_getValidators: Returns the consensus nodes that took part in the block-production vote of a block.
-   * @param block Block height: a quantity, a tag or a plain integer (DESIGN D9). Default `latest`.
+   * @param block Block height: a quantity, a tag or a plain integer. Default `latest`.
    * @returns Consensus nodes of that block.
    */
   getValidators(block: BlockNumberOrTag | undefined, ctx: CallContext): Awaitable<Address[]>;
@@ -774,7 +772,7 @@ export interface IrisHandlers {
 
   /**
    * iris_candidates: Returns the normal consensus nodes with a height not above the given height.
-   * @param block Block height: a quantity, a tag or a plain integer (DESIGN D9). Default `latest`.
+   * @param block Block height: a quantity, a tag or a plain integer. Default `latest`.
    * @returns Normal consensus nodes.
    */
   candidates(block: BlockNumberOrTag | undefined, ctx: CallContext): Awaitable<Address[]>;
@@ -887,16 +885,16 @@ export interface Web3Handlers {
 export interface DebugHandlers {
   /**
    * debug_getRawHeader: Returns a block's header, RLP-encoded.
-   * @param block Block: a quantity, `earliest`, `latest`, `pending` (the latest block), a plain integer
-   * (DESIGN D9) or a block hash.
+   * @param block Block: a quantity, `earliest`, `latest`, `pending` (the latest block), a plain integer or a
+   * block hash.
    * @returns RLP of the header.
    */
   getRawHeader(block: BlockNumberOrTagOrHash, ctx: CallContext): Awaitable<Bytes>;
 
   /**
    * debug_getRawBlock: Returns a block, RLP-encoded.
-   * @param block Block: a quantity, `earliest`, `latest`, `pending` (the latest block), a plain integer
-   * (DESIGN D9) or a block hash.
+   * @param block Block: a quantity, `earliest`, `latest`, `pending` (the latest block), a plain integer or a
+   * block hash.
    * @returns RLP of the block.
    */
   getRawBlock(block: BlockNumberOrTagOrHash, ctx: CallContext): Awaitable<Bytes>;
@@ -910,8 +908,8 @@ export interface DebugHandlers {
 
   /**
    * debug_getRawReceipts: Returns a block's receipts in their consensus encoding.
-   * @param block Block: a quantity, `earliest`, `latest`, `pending` (the latest block), a plain integer
-   * (DESIGN D9) or a block hash.
+   * @param block Block: a quantity, `earliest`, `latest`, `pending` (the latest block), a plain integer or a
+   * block hash.
    * @returns One encoded receipt per transaction, in block order.
    */
   getRawReceipts(block: BlockNumberOrTagOrHash, ctx: CallContext): Awaitable<Bytes[]>;
@@ -943,8 +941,7 @@ export interface DebugHandlers {
 
   /**
    * debug_traceBlockByNumber: Replays a block and returns the trace of each of its transactions.
-   * @param block Block: a quantity, `earliest`, `latest`, `pending` (the latest block) or a plain integer
-   * (DESIGN D9).
+   * @param block Block: a quantity, `earliest`, `latest`, `pending` (the latest block) or a plain integer.
    * @param options Trace options (TraceConfig); default: the struct logger with stack and storage.
    * @returns One entry per transaction, in block order.
    */

@@ -9,7 +9,7 @@ export type Quantity = string;
 
 /**
  * Canonical quantity: 0x-prefixed lower-case hex without leading zeros (`0x0` for zero), at most 256 bits.
- * The form every quantity the node returns takes (DESIGN D6).
+ * The form every quantity the node returns takes.
  */
 export type Uint = string;
 
@@ -51,7 +51,7 @@ export type Bloom = string;
 /**
  * 65-byte ECDSA secp256k1 signature as 0x-prefixed hex: R (32 bytes) ‖ S (32 bytes) ‖ V (1 byte, 27 or 28).
  * Produced by `personal_sign` and `eth_sign`/`chain_sign` over keccak256("\x19Chain Signed Message:\n" ‖
- * decimal length of the message ‖ message) and accepted by `personal_ecRecover` (DESIGN D5).
+ * decimal length of the message ‖ message) and accepted by `personal_ecRecover`.
  */
 export type Signature65 = string;
 
@@ -64,7 +64,7 @@ export type StorageKey = string;
 
 /**
  * Transaction type byte as a canonical quantity: `0x0` legacy (the transactions the node signs and what
- * clients send at `eth_gasPrice`, DESIGN D10), `0x1` EIP-2930, `0x2` EIP-1559.
+ * clients send at `eth_gasPrice`), `0x1` EIP-2930, `0x2` EIP-1559.
  */
 export type TxType = string;
 
@@ -85,8 +85,8 @@ export type BlockTag = "earliest" | "latest" | "pending";
 /**
  * Block selector: a block number as a quantity (`0x1b4`), a block tag (`earliest`, `latest`, `pending`), or a
  * plain non-negative JSON integer (`436`). The spec names quantity or TAG; the plain integer is accepted as
- * well because Venachain accepts it and its users' scripts send it (DESIGN D9). Numbers beyond the head are
- * not an error for block lookups (the result is null) but are for state reads (error -32000).
+ * well because Venachain accepts it and its users' scripts send it. Numbers beyond the head are not an error
+ * for block lookups (the result is null) but are for state reads (error -32000).
  */
 export type BlockNumberOrTag = Quantity | BlockTag | number;
 
@@ -102,9 +102,9 @@ export type AccessList = AccessListEntry[];
 
 /**
  * Transaction object, returned by `getTransactionByHash`, the by-index lookups, full blocks,
- * `pendingTransactions` and `txpool_content`. Besides the spec's fields it carries `type` and `chainId`
- * (DESIGN D11) and `blockTimestamp`, which the Ethereum execution-apis description requires; typed
- * (EIP-2930/1559) transactions also carry `yParity`, `accessList` and the fee caps.
+ * `pendingTransactions` and `txpool_content`. Besides the spec's fields it carries `type` and `chainId` and
+ * `blockTimestamp`, which the Ethereum execution-apis description requires; typed (EIP-2930/1559)
+ * transactions also carry `yParity`, `accessList` and the fee caps.
  */
 export interface Transaction {
   /**
@@ -120,9 +120,7 @@ export interface Transaction {
   from: Address;
   /** Gas made available by the sender. */
   gas: Uint;
-  /**
-   * Gas price in wei (for an EIP-1559 transaction the effective price; the base fee is always 0, DESIGN D12).
-   */
+  /** Gas price in wei (for an EIP-1559 transaction the effective price; the base fee is always 0). */
   gasPrice: Uint;
   /** Transaction hash. */
   hash: Bytes32;
@@ -136,7 +134,7 @@ export interface Transaction {
   transactionIndex: Uint | null;
   /** Amount in wei. */
   value: Uint;
-  /** Transaction type (DESIGN D11). */
+  /** Transaction type. */
   type: TxType;
   /**
    * Chain id the transaction is signed for (`0x12c` = 300 by default). Absent for a legacy transaction signed
@@ -164,8 +162,8 @@ export type TransactionOrNull = Transaction | null;
 
 /**
  * Block object. Besides the spec's fields it carries the standard Ethereum fields clients parse: `difficulty`
- * (always `0x1`), `totalDifficulty`, `sha3Uncles`, `uncles` (always empty) and `baseFeePerGas` (always `0x0`)
- * (DESIGN D11, D12). For the pending block `hash`, `number`, `nonce`, `mixHash` and `logsBloom` are null.
+ * (always `0x1`), `totalDifficulty`, `sha3Uncles`, `uncles` (always empty) and `baseFeePerGas` (always
+ * `0x0`). For the pending block `hash`, `number`, `nonce`, `mixHash` and `logsBloom` are null.
  */
 export interface Block {
   /** Block height. Null for the pending block. */
@@ -182,7 +180,7 @@ export interface Block {
   nonce: Bytes8 | null;
   /** Mix hash (the istanbul digest). Null for the pending block. */
   mixHash: Bytes32 | null;
-  /** Hash of the (always empty) uncle list (DESIGN D11). */
+  /** Hash of the (always empty) uncle list. */
   sha3Uncles: Bytes32;
   /** Bloom filter of the block's logs. Null for the pending block. */
   logsBloom: Bloom | null;
@@ -194,9 +192,9 @@ export interface Block {
   receiptsRoot: Bytes32;
   /** Account that receives the block reward (the proposing validator). */
   miner: Address;
-  /** Always `0x1` (DESIGN D11). */
+  /** Always `0x1`. */
   difficulty: Uint;
-  /** Sum of the difficulties up to and including this block: the height + 1 (DESIGN D11). */
+  /** Sum of the difficulties up to and including this block: the height + 1. */
   totalDifficulty: Uint;
   /**
    * Extra block data (istanbul: 32-byte vanity followed by the RLP of validators, seal and committed seals).
@@ -210,9 +208,9 @@ export interface Block {
   gasUsed: Uint;
   /** Block timestamp (Unix seconds). */
   timestamp: Uint;
-  /** Base fee per gas: always `0x0` (DESIGN D12). */
+  /** Base fee per gas: always `0x0`. */
   baseFeePerGas: Uint;
-  /** Uncle hashes: always empty (DESIGN D11). */
+  /** Uncle hashes: always empty. */
   uncles: Bytes32[];
   /** Transaction hashes, or full transaction objects when the request's `fullTransactions` flag is true. */
   transactions: Bytes32[] | Transaction[];
@@ -251,8 +249,8 @@ export interface Log {
 
 /**
  * Transaction receipt object. The node always sends `status` (post-Byzantium form), never the pre-Byzantium
- * `root`. Besides the spec's fields it carries `type` and `effectiveGasPrice` (DESIGN D11). A pending
- * transaction has no receipt.
+ * `root`. Besides the spec's fields it carries `type` and `effectiveGasPrice`. A pending transaction has no
+ * receipt.
  */
 export interface Receipt {
   /** Transaction hash. */
@@ -271,7 +269,7 @@ export interface Receipt {
   cumulativeGasUsed: Uint;
   /** Gas consumed by this transaction. */
   gasUsed: Uint;
-  /** Price per gas actually paid, in wei (DESIGN D11). */
+  /** Price per gas actually paid, in wei. */
   effectiveGasPrice: Uint;
   /** Address of the new contract for a creation transaction, otherwise null. */
   contractAddress: Address | null;
@@ -281,7 +279,7 @@ export interface Receipt {
   logsBloom: Bloom;
   /** `0x1` success, `0x0` failure. */
   status: "0x1" | "0x0";
-  /** Transaction type (DESIGN D11). */
+  /** Transaction type. */
   type: TxType;
 }
 
@@ -307,8 +305,8 @@ export type Syncing = false | SyncStatus;
 
 /**
  * Basic facts about an account. `Nonce` and `Balance` are plain JSON integers, written as exact digits and
- * never rounded (DESIGN D6): a balance in wei usually exceeds 2^53, so clients should read it with a JSON
- * parser that keeps big integers.
+ * never rounded: a balance in wei usually exceeds 2^53, so clients should read it with a JSON parser that
+ * keeps big integers.
  */
 export interface AccountBaseInfo {
   /** Account address. */
@@ -448,9 +446,9 @@ export interface ResendTransaction {
 
 /** Fields of a transaction signed by the node (legacy, EIP-155 protected). */
 export interface SignedTransactionFields {
-  /** Transaction type: `0x0` (legacy) (DESIGN D10, D11). */
+  /** Transaction type: `0x0` (legacy). */
   type: TxType;
-  /** Chain id the transaction is signed for (DESIGN D11). */
+  /** Chain id the transaction is signed for. */
   chainId: Uint;
   /** Nonce. */
   nonce: Uint;
@@ -594,10 +592,7 @@ export interface NodePorts {
   listener: number;
 }
 
-/**
- * Istanbul consensus configuration, as in the genesis file (DESIGN D4). Further genesis keys are passed
- * through.
- */
+/** Istanbul consensus configuration, as in the genesis file. Further genesis keys are passed through. */
 export interface IstanbulConfig {
   /** Round timeout in milliseconds. */
   timeout: number;
@@ -610,8 +605,7 @@ export interface IstanbulConfig {
 }
 
 /**
- * Chain configuration, as in the genesis file (DESIGN D4). Further genesis keys (e.g. `licenseCheck`) are
- * passed through.
+ * Chain configuration, as in the genesis file. Further genesis keys (e.g. `licenseCheck`) are passed through.
  */
 export interface ChainConfig {
   /** Chain id. */
@@ -739,7 +733,7 @@ export interface BlockHeader {
   nonce: Bytes8;
   /** Mix hash (the istanbul digest). */
   mixHash: Bytes32;
-  /** Hash of the (always empty) uncle list (DESIGN D11). */
+  /** Hash of the (always empty) uncle list. */
   sha3Uncles: Bytes32;
   /** Bloom filter of the block's logs. */
   logsBloom: Bloom;
@@ -751,7 +745,7 @@ export interface BlockHeader {
   receiptsRoot: Bytes32;
   /** Account that receives the block reward (the proposing validator). */
   miner: Address;
-  /** Always `0x1` (DESIGN D11). */
+  /** Always `0x1`. */
   difficulty: Uint;
   /**
    * Extra block data (istanbul: 32-byte vanity followed by the RLP of validators, seal and committed seals).
@@ -763,7 +757,7 @@ export interface BlockHeader {
   gasUsed: Uint;
   /** Block timestamp (Unix seconds). */
   timestamp: Uint;
-  /** Base fee per gas: always `0x0` (DESIGN D12). */
+  /** Base fee per gas: always `0x0`. */
   baseFeePerGas: Uint;
 }
 
@@ -829,7 +823,7 @@ export interface TxpoolStatus {
 export interface FeeHistory {
   /** Number of the oldest block of the range (`0x0` for an empty history). */
   oldestBlock: Uint;
-  /** Base fee per gas of each block and of the next one: always 0 (DESIGN D12). */
+  /** Base fee per gas of each block and of the next one: always 0. */
   baseFeePerGas: Uint[];
   /** gasUsed / gasLimit of each block. */
   gasUsedRatio: number[];
@@ -940,7 +934,7 @@ export interface AccessListResult {
  * fields are filled as `sendTransaction` fills them: `nonce` from the pool, `gasPrice` from `gasPrice`, `gas`
  * with the default 1500000000 capped at the chain's per-transaction gas limit (30000000 on a dev chain).
  * `input` is accepted as an alias of `data`; unknown fields (EIP-1559 fee caps, `accessList`, `type`) are
- * ignored: the node fills legacy transactions, the kind it signs (DESIGN D10).
+ * ignored: the node fills legacy transactions, the kind it signs.
  */
 export interface FillTransactionData {
   /**
@@ -971,9 +965,9 @@ export interface FillTransactionData {
 
 /** Fields of a filled, unsigned legacy transaction (EIP-155: signed for `chainId`). */
 export interface FilledTransactionFields {
-  /** Transaction type: `0x0` (legacy) (DESIGN D10, D11). */
+  /** Transaction type: `0x0` (legacy). */
   type: TxType;
-  /** Chain id the transaction is signed for (DESIGN D11). */
+  /** Chain id the transaction is signed for. */
   chainId: Uint;
   /** Nonce. */
   nonce: Uint;
@@ -1146,10 +1140,7 @@ export interface CallFrame {
   output?: Bytes;
   error?: string;
   revertReason?: string;
-  /**
-   * The frames this frame called, each of this same shape (validated one level deep: codegen does not follow
-   * recursive schemas).
-   */
+  /** The frames this frame called, each of this same shape. */
   calls?: Record<string, unknown>[];
   logs?: CallFrameLog[];
   value?: Uint;
@@ -1333,7 +1324,7 @@ export interface SimulatedBlock {
   nonce: Bytes8 | null;
   /** Mix hash (the istanbul digest). Null for the pending block. */
   mixHash: Bytes32 | null;
-  /** Hash of the (always empty) uncle list (DESIGN D11). */
+  /** Hash of the (always empty) uncle list. */
   sha3Uncles: Bytes32;
   /** Bloom filter of the block's logs. Null for the pending block. */
   logsBloom: Bloom | null;
@@ -1345,9 +1336,9 @@ export interface SimulatedBlock {
   receiptsRoot: Bytes32;
   /** Account that receives the block reward (the proposing validator). */
   miner: Address;
-  /** Always `0x1` (DESIGN D11). */
+  /** Always `0x1`. */
   difficulty: Uint;
-  /** Sum of the difficulties up to and including this block: the height + 1 (DESIGN D11). */
+  /** Sum of the difficulties up to and including this block: the height + 1. */
   totalDifficulty: Uint;
   /**
    * Extra block data (istanbul: 32-byte vanity followed by the RLP of validators, seal and committed seals).
@@ -1361,9 +1352,9 @@ export interface SimulatedBlock {
   gasUsed: Uint;
   /** Block timestamp (Unix seconds). */
   timestamp: Uint;
-  /** Base fee per gas: always `0x0` (DESIGN D12). */
+  /** Base fee per gas: always `0x0`. */
   baseFeePerGas: Uint;
-  /** Uncle hashes: always empty (DESIGN D11). */
+  /** Uncle hashes: always empty. */
   uncles: Bytes32[];
   /** Transaction hashes, or full transaction objects when the request's `fullTransactions` flag is true. */
   transactions: Bytes32[] | Transaction[];

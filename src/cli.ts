@@ -62,6 +62,7 @@ async function main(): Promise<void> {
   process.stdout.write(
     `chain-node serving JSON-RPC on ${node.url} (WebSocket ${node.wsUrl}), chain ${c.config.chainId}, head #${c.chain.headNumber}, datadir ${config.datadir}` +
       (node.devAccount ? `, dev account ${node.devAccount}` : '') +
+      (node.docsUrl ? `, API docs and playground ${node.docsUrl}` : '') +
       '\n',
   );
   let stopping = false;

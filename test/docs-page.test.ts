@@ -15,6 +15,7 @@ import { startTestNode, type TestNode } from './helpers/node.ts';
 import { docsPageRoutes } from '../src/node/docs-page.ts';
 import { createLogger } from '../src/node/logger.ts';
 import { chromiumMissing, launchChromium, type PageEvents } from './helpers/chromium.ts';
+import { spawnNode } from './helpers/process.ts';
 
 interface Method {
   name: string;
@@ -88,11 +89,27 @@ test('a node with --http.docs serves the page at / and /docs and JSON-RPC on the
     assert.ok((await res.text()) === committed, `${path}: the committed page`);
   }
   assert.is(await node.rpc('eth_chainId'), '0x12c');
+  assert.is(node.docsUrl, node.url + 'docs');
   const off = await startTestNode({ config: { http: http(false) } });
   try {
     assert.is((await fetch(off.url)).status, 405);
+    assert.is(off.docsUrl, undefined);
   } finally {
     await off.stop();
+  }
+});
+
+test('the start-up line names the docs page’s URL when the node serves it', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'docs-page-cli-'));
+  const p = await spawnNode(['--datadir', dir, '--http.port', '0', '--dev.period', '0']);
+  try {
+    const url = /, API docs and playground (http:\/\/\S+)/.exec(p.startLine)?.[1];
+    assert.is(url, p.url + 'docs', p.startLine);
+    assert.is((await fetch(url!)).status, 200);
+  } finally {
+    p.child.kill('SIGTERM');
+    await p.exited;
+    rmSync(dir, { recursive: true, force: true });
   }
 });
 

@@ -4,13 +4,17 @@
 // big integers, client-side validation and the quantity helpers.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { Interface, Transaction, Wallet } from 'ethers';
+import { Interface, JsonRpcProvider, Transaction, Wallet } from 'ethers';
+import { createPublicClient, http, type Chain } from 'viem';
 import {
   ChainClient,
   RpcError,
   TransportError,
   EXECUTION_REVERTED,
   INVALID_PARAMS,
+  devChain,
+  devChainAt,
+  devNetwork,
   fromQuantity,
   toQuantity,
   type BlockHeader,
@@ -223,6 +227,23 @@ test('quantity helpers: bigint ↔ quantity, and refusals', () => {
   assert.throws(() => toQuantity(1.5), RangeError);
   assert.throws(() => fromQuantity('12c'), TypeError);
   assert.throws(() => fromQuantity('0x'), TypeError);
+});
+
+test('the dev chain for viem and ethers: their clients take it and agree with the node', async () => {
+  // the test node runs a genesis-file chain of the same id as a dev chain
+  assert.is(BigInt(devChain.id), fromQuantity(await client.eth.chainId()));
+  const chain: Chain = devChainAt(node.url);
+  assert.is(chain.rpcUrls.default.webSocket?.[0], node.url.replace('http', 'ws'));
+  assert.is(await createPublicClient({ chain, transport: http() }).getChainId(), 300);
+  const provider = new JsonRpcProvider(node.url, devNetwork, { staticNetwork: true });
+  try {
+    const network = await provider.getNetwork();
+    assert.is(network.chainId, 300n);
+    assert.is(network.name, 'chain-node-dev');
+    assert.is(await provider.getBlockNumber(), Number(fromQuantity(await client.eth.blockNumber())));
+  } finally {
+    provider.destroy();
+  }
 });
 
 test('no node listening: a TransportError, not an RpcError', async () => {

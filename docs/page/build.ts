@@ -1,7 +1,8 @@
 // npm run docs: openrpc.json → generated/docs/index.html, one static page that needs no network.
 // The document is dereferenced (docs-react renders schemas, not `$ref`s) and embedded as JSON; the
-// page script (entry.tsx with React, MUI and docs-react) is bundled by esbuild and inlined, and a
-// Content-Security-Policy forbids the page any request (scripts, styles, fonts, images, fetch).
+// page script (entry.tsx with React, MUI and docs-react, and the param validators for "Try it") is
+// bundled by esbuild and inlined, and a Content-Security-Policy forbids the page any request
+// (scripts, styles, fonts, images) but the calls "Try it" makes to the node serving it.
 //   --check   write nothing; exit 1 if the committed page differs from a fresh build
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, relative } from 'node:path';
@@ -15,8 +16,12 @@ export const DOCS_PAGE = fileURLToPath(new URL('generated/docs/index.html', root
 const ENTRY = fileURLToPath(new URL('docs/page/entry.tsx', root));
 const DOCS_CSS = fileURLToPath(new URL('node_modules/@open-rpc/docs-react/dist/docs-react.css', root));
 
-/** Nothing may be fetched: inline script and styles only, images and fonts as data: URLs. */
-const CSP = "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src data:; font-src data:";
+/**
+ * Nothing may be fetched: inline script and styles only, images and fonts as data: URLs. The one
+ * connection allowed is to the node serving the page ("Try it": HTTP and WebSocket; CSP 3's 'self'
+ * covers ws: on the same host and port).
+ */
+const CSP = "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src data:; font-src data:; connect-src 'self'";
 
 /**
  * docs-react renders every Markdown code span through its syntax highlighter as a block; inside a

@@ -1,12 +1,15 @@
 // The docs page's script: @open-rpc/docs-react over the (dereferenced) document that build.ts
-// embeds in the page as JSON, plus a search box that narrows the method list. Bundled by esbuild
-// into the one static page (generated/docs/index.html); it loads nothing from the network.
+// embeds in the page as JSON, a search box that narrows the method list, and "Try it" on every
+// method (try-it.tsx). Bundled by esbuild into the one static page (generated/docs/index.html); it
+// loads nothing from the network, and talks to nothing but the node serving it (and only when asked).
 import { useDeferredValue, useMemo, useState, type ChangeEvent } from 'react';
 import { createRoot } from 'react-dom/client';
 import { Info, Methods, Servers } from '@open-rpc/docs-react';
 import type { MethodObject, OpenrpcDocument } from '@open-rpc/meta-schema';
 import { matchesQuery } from './search.ts';
 import { ORIGINS, originsOf, type Origin } from './origin.ts';
+import { endpoint, shownServers } from './playground.ts';
+import { tryItPlugin } from './try-it.tsx';
 
 /** Element id of the embedded document (build.ts writes it). */
 const DOCUMENT_ID = 'openrpc-document';
@@ -33,6 +36,8 @@ const ORIGIN_MEANING: Record<Origin, string> = {
 };
 
 function Page({ doc }: { doc: OpenrpcDocument }) {
+  const servers = useMemo(() => shownServers(doc.servers), [doc]);
+  const plugins = useMemo(() => [tryItPlugin(endpoint(doc.servers))], [doc]);
   const [query, setQuery] = useState(() => new URLSearchParams(location.search).get('q') ?? '');
   const deferred = useDeferredValue(query);
   const methods = useMemo(() => (doc.methods as MethodObject[]).map(withOrigin), [doc]);
@@ -65,8 +70,8 @@ function Page({ doc }: { doc: OpenrpcDocument }) {
       </div>
       {/* docs-react's <Documentation> without its sections this document does not use. */}
       <Info schema={doc} />
-      <Servers servers={doc.servers} />
-      <Methods schema={filtered} uiSchema={ui} />
+      <Servers servers={servers} />
+      <Methods schema={filtered} uiSchema={ui} methodPlugins={plugins} />
     </main>
   );
 }

@@ -81,7 +81,7 @@ export interface EthApi {
    * @param blockCount Number of blocks, as a quantity or a plain integer (geth accepts both); above 1024 it
    * is capped at 1024.
    * @param newestBlock Highest block of the range: a quantity, `earliest`, `latest`, `pending` or a plain
-   * integer (DESIGN D9).
+   * integer.
    * @param rewardPercentiles Strictly increasing percentiles, each from 0 to 100, at most 100 of them (geth's
    * limits). Optional (geth's rule; the spec lists it as required): without it the result has no `reward`.
    * @returns Fee history of the range.
@@ -161,8 +161,8 @@ export interface EthApi {
   /**
    * eth_getBalance, chain_getBalance: Returns the balance of an account in wei.
    * @param address Account address (20 bytes).
-   * @param block Block whose state is read: a quantity, `earliest`, `latest`, `pending` or a plain integer
-   * (DESIGN D9). Default `latest`.
+   * @param block Block whose state is read: a quantity, `earliest`, `latest`, `pending` or a plain integer.
+   * Default `latest`.
    * @returns Balance in wei.
    * @example
    *   await client.eth.getBalance("0xc3024ee055f812112e0b12857fdc5784e0128732", "latest")
@@ -173,8 +173,8 @@ export interface EthApi {
    * eth_getAccountBaseInfo, chain_getAccountBaseInfo: Returns basic facts about an account: address, creator,
    * contract flag, nonce and balance.
    * @param address Account address (20 bytes).
-   * @param block Block whose state is read: a quantity, `earliest`, `latest`, `pending` or a plain integer
-   * (DESIGN D9). Default `latest`.
+   * @param block Block whose state is read: a quantity, `earliest`, `latest`, `pending` or a plain integer.
+   * Default `latest`.
    * @returns Account base info object.
    * @example
    *   await client.eth.getAccountBaseInfo("0xc3024ee055f812112e0b12857fdc5784e0128732", "latest")
@@ -183,7 +183,7 @@ export interface EthApi {
 
   /**
    * eth_getBlockByNumber, chain_getBlockByNumber: Returns a block by number or tag.
-   * @param block Block: a quantity, `earliest`, `latest`, `pending` or a plain integer (DESIGN D9).
+   * @param block Block: a quantity, `earliest`, `latest`, `pending` or a plain integer.
    * @param fullTransactions If true, `transactions` holds full transaction objects, otherwise only their
    * hashes.
    * @returns Block object, or null.
@@ -204,8 +204,8 @@ export interface EthApi {
   /**
    * eth_getCode, chain_getCode: Returns the contract code at an address.
    * @param address Contract address (20 bytes).
-   * @param block Block whose state is read: a quantity, `earliest`, `latest`, `pending` or a plain integer
-   * (DESIGN D9). Default `latest`.
+   * @param block Block whose state is read: a quantity, `earliest`, `latest`, `pending` or a plain integer.
+   * Default `latest`.
    * @returns Contract code; `0x` for an account without code.
    * @example
    *   await client.eth.getCode("0xff7c4c98d46f20e7ddfd7c2f1f29dea804301af1", "latest")
@@ -216,8 +216,8 @@ export interface EthApi {
    * eth_getStorageAt, chain_getStorageAt: Returns the 32-byte value stored under a storage key of an address.
    * @param address Storage address (20 bytes).
    * @param key Storage slot.
-   * @param block Block whose state is read: a quantity, `earliest`, `latest`, `pending` or a plain integer
-   * (DESIGN D9). Default `latest`.
+   * @param block Block whose state is read: a quantity, `earliest`, `latest`, `pending` or a plain integer.
+   * Default `latest`.
    * @returns Value stored under the key (32 bytes).
    * @example
    *   await client.eth.getStorageAt("0xff7c4c98d46f20e7ddfd7c2f1f29dea804301af1", "0x2", "latest")
@@ -230,7 +230,7 @@ export interface EthApi {
    * @param address Account address (20 bytes).
    * @param storageKeys Storage slots to prove (at most 1,024); may be empty.
    * @param block Block whose state is read: a quantity, `earliest`, `latest`, `pending` (the latest state), a
-   * plain integer (DESIGN D9) or a block hash. Default `latest`.
+   * plain integer or a block hash. Default `latest`.
    * @returns The account, its storage values and their proofs.
    * @example
    *   await client.eth.getProof("0xff7c4c98d46f20e7ddfd7c2f1f29dea804301af1", ["0x2"], "latest")
@@ -246,7 +246,7 @@ export interface EthApi {
    * at one block.
    * @param requests Slots to read, by account address.
    * @param block Block whose state is read: a quantity, `earliest`, `latest`, `pending` (the latest state), a
-   * plain integer (DESIGN D9) or a block hash. Default `latest`.
+   * plain integer or a block hash. Default `latest`.
    * @returns Values, by account address.
    */
   getStorageValues(requests: StorageRequests, block?: BlockNumberOrTagOrHash): Promise<StorageValues>;
@@ -254,8 +254,8 @@ export interface EthApi {
   /**
    * eth_call, chain_call: Executes a read-only contract call and returns its return value.
    * @param transaction Call object; `to` is required.
-   * @param block Block whose state is read: a quantity, `earliest`, `latest`, `pending` or a plain integer
-   * (DESIGN D9). Default `latest`.
+   * @param block Block whose state is read: a quantity, `earliest`, `latest`, `pending` or a plain integer.
+   * Default `latest`.
    * @param stateOverrides Accounts to override for this call only (geth's third parameter): balance, nonce,
    * code, `state` or `stateDiff`, `movePrecompileToAddress`. A call with overrides always runs on @ethereumjs
    * and is never answered from, nor stored in, the call-result cache.
@@ -309,7 +309,7 @@ export interface EthApi {
    * and its gas with that list.
    * @param transaction Call object; all fields optional (no `to`: a contract creation).
    * @param block Block whose state the transaction runs against: a quantity, `earliest`, `latest`, `pending`
-   * or a plain integer (DESIGN D9). Default `latest`.
+   * or a plain integer. Default `latest`.
    * @returns The access list and the gas used with it.
    */
   createAccessList(transaction: CallObject, block?: BlockNumberOrTag): Promise<AccessListResult>;
@@ -317,7 +317,7 @@ export interface EthApi {
   /**
    * eth_getBlockTransactionCountByNumber, chain_getBlockTransactionCountByNumber: Returns the number of
    * transactions in a block.
-   * @param block Block: a quantity, `earliest`, `latest`, `pending` or a plain integer (DESIGN D9).
+   * @param block Block: a quantity, `earliest`, `latest`, `pending` or a plain integer.
    * @returns Number of transactions in the block, or null for an unknown block.
    * @example
    *   await client.eth.getBlockTransactionCountByNumber("0x1b4") // → "0x2"
@@ -335,7 +335,7 @@ export interface EthApi {
   /**
    * eth_getTransactionByBlockNumberAndIndex, chain_getTransactionByBlockNumberAndIndex: Returns a transaction
    * by block number and position, or null.
-   * @param block Block: a quantity, `earliest`, `latest`, `pending` or a plain integer (DESIGN D9).
+   * @param block Block: a quantity, `earliest`, `latest`, `pending` or a plain integer.
    * @param index Position of the transaction in the block.
    * @returns Transaction object, or null when the block or index does not exist.
    * @example
@@ -355,7 +355,7 @@ export interface EthApi {
   /**
    * eth_getRawTransactionByBlockNumberAndIndex, chain_getRawTransactionByBlockNumberAndIndex: Returns the raw
    * (RLP-encoded signed) transaction at a block number and position, or null.
-   * @param block Block: a quantity, `earliest`, `latest`, `pending` or a plain integer (DESIGN D9).
+   * @param block Block: a quantity, `earliest`, `latest`, `pending` or a plain integer.
    * @param index Position of the transaction in the block.
    * @returns Raw transaction, or null when the block or index does not exist.
    * @example
@@ -376,8 +376,8 @@ export interface EthApi {
    * eth_getTransactionCount, chain_getTransactionCount: Returns the number of transactions sent from an
    * address.
    * @param address Account address (20 bytes).
-   * @param block Block whose state is read: a quantity, `earliest`, `latest`, `pending` or a plain integer
-   * (DESIGN D9). Default `latest`.
+   * @param block Block whose state is read: a quantity, `earliest`, `latest`, `pending` or a plain integer.
+   * Default `latest`.
    * @returns Number of transactions sent from the address.
    * @example
    *   await client.eth.getTransactionCount("0xc3024ee055f812112e0b12857fdc5784e0128732", "latest")
@@ -410,8 +410,7 @@ export interface EthApi {
 
   /**
    * eth_getBlockReceipts, chain_getBlockReceipts: Returns the receipts of every transaction of a block.
-   * @param block Block: a quantity, `earliest`, `latest`, `pending`, a plain integer (DESIGN D9) or a block
-   * hash.
+   * @param block Block: a quantity, `earliest`, `latest`, `pending`, a plain integer or a block hash.
    * @returns Receipts, or null.
    * @example
    *   await client.eth.getBlockReceipts("0x1b4")
@@ -429,7 +428,7 @@ export interface EthApi {
   /**
    * eth_getUncleCountByBlockNumber, chain_getUncleCountByBlockNumber: Returns the number of uncles of a block
    * by number or tag.
-   * @param block Block: a quantity, `earliest`, `latest`, `pending` or a plain integer (DESIGN D9).
+   * @param block Block: a quantity, `earliest`, `latest`, `pending` or a plain integer.
    * @returns 0, or null for an unknown block.
    * @example
    *   await client.eth.getUncleCountByBlockNumber("0x1b4") // → "0x0"
@@ -448,7 +447,7 @@ export interface EthApi {
   /**
    * eth_getUncleByBlockNumberAndIndex, chain_getUncleByBlockNumberAndIndex: Returns an uncle of a block by
    * block number or tag and uncle index.
-   * @param block Block: a quantity, `earliest`, `latest`, `pending` or a plain integer (DESIGN D9).
+   * @param block Block: a quantity, `earliest`, `latest`, `pending` or a plain integer.
    * @param index Uncle position.
    * @returns Always null.
    * @example
@@ -732,8 +731,7 @@ export interface PersonalApi {
 export interface IrisApi {
   /**
    * iris_getSnapshot: Returns the consensus snapshot at a block.
-   * @param block Block: a quantity, `earliest`, `latest`, `pending` or a plain integer (DESIGN D9). Default
-   * `latest`.
+   * @param block Block: a quantity, `earliest`, `latest`, `pending` or a plain integer. Default `latest`.
    * @returns Consensus snapshot at that block.
    * @example
    *   await client.iris.getSnapshot("latest")
@@ -749,7 +747,7 @@ export interface IrisApi {
 
   /**
    * iris_getValidators: Returns the consensus nodes that took part in the block-production vote of a block.
-   * @param block Block height: a quantity, a tag or a plain integer (DESIGN D9). Default `latest`.
+   * @param block Block height: a quantity, a tag or a plain integer. Default `latest`.
    * @returns Consensus nodes of that block.
    * @example
    *   await client.iris.getValidators("0x1b4") // → ["0x56bb8d83a36ac5bb6a1cd927cdf463b858de9c8c"]
@@ -766,7 +764,7 @@ export interface IrisApi {
 
   /**
    * iris_candidates: Returns the normal consensus nodes with a height not above the given height.
-   * @param block Block height: a quantity, a tag or a plain integer (DESIGN D9). Default `latest`.
+   * @param block Block height: a quantity, a tag or a plain integer. Default `latest`.
    * @returns Normal consensus nodes.
    * @example
    *   await client.iris.candidates("latest") // → ["0x56bb8d83a36ac5bb6a1cd927cdf463b858de9c8c"]
@@ -905,8 +903,8 @@ export interface Web3Api {
 export interface DebugApi {
   /**
    * debug_getRawHeader: Returns a block's header, RLP-encoded.
-   * @param block Block: a quantity, `earliest`, `latest`, `pending` (the latest block), a plain integer
-   * (DESIGN D9) or a block hash.
+   * @param block Block: a quantity, `earliest`, `latest`, `pending` (the latest block), a plain integer or a
+   * block hash.
    * @returns RLP of the header.
    * @example
    *   await client.debug.getRawHeader("0x1b4")
@@ -915,8 +913,8 @@ export interface DebugApi {
 
   /**
    * debug_getRawBlock: Returns a block, RLP-encoded.
-   * @param block Block: a quantity, `earliest`, `latest`, `pending` (the latest block), a plain integer
-   * (DESIGN D9) or a block hash.
+   * @param block Block: a quantity, `earliest`, `latest`, `pending` (the latest block), a plain integer or a
+   * block hash.
    * @returns RLP of the block.
    * @example
    *   await client.debug.getRawBlock("0x1b4")
@@ -932,8 +930,8 @@ export interface DebugApi {
 
   /**
    * debug_getRawReceipts: Returns a block's receipts in their consensus encoding.
-   * @param block Block: a quantity, `earliest`, `latest`, `pending` (the latest block), a plain integer
-   * (DESIGN D9) or a block hash.
+   * @param block Block: a quantity, `earliest`, `latest`, `pending` (the latest block), a plain integer or a
+   * block hash.
    * @returns One encoded receipt per transaction, in block order.
    * @example
    *   await client.debug.getRawReceipts("0x1b4")
@@ -966,8 +964,7 @@ export interface DebugApi {
 
   /**
    * debug_traceBlockByNumber: Replays a block and returns the trace of each of its transactions.
-   * @param block Block: a quantity, `earliest`, `latest`, `pending` (the latest block) or a plain integer
-   * (DESIGN D9).
+   * @param block Block: a quantity, `earliest`, `latest`, `pending` (the latest block) or a plain integer.
    * @param options Trace options (TraceConfig); default: the struct logger with stack and storage.
    * @returns One entry per transaction, in block order.
    */

@@ -1,12 +1,13 @@
 // The hand-written half of the client SDK, re-exported by generated/client/index.ts (the package's
 // `chain-node/client` entry) next to the generated typed API.
-export { RpcClient, type ClientOptions, type Subscription } from './rpc-client.ts';
+export { RpcClient, type ClientOptions, type ClientEvents, type Subscription } from './rpc-client.ts';
 export { RpcError, TransportError, type ErrorObject } from './errors.ts';
 export { EXECUTION_REVERTED, INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST, METHOD_NOT_FOUND, PARSE_ERROR, SERVER_ERROR } from './errors.ts';
 export { httpTransport, type HttpTransportOptions } from './http.ts';
-export { wsTransport, type WsTransportOptions } from './ws.ts';
+export { wsTransport, type WsTransportOptions, type ReconnectOptions } from './ws.ts';
+export { DEV_CHAIN_ID, devChain, devChainAt, devNetwork } from './chains.ts';
 export { toQuantity, fromQuantity } from './quantity.ts';
-export type { Transport, JsonRpcRequest, JsonRpcResponse, JsonRpcNotification } from './transport.ts';
+export type { Transport, CallOptions, ConnectionEvent, JsonRpcRequest, JsonRpcResponse, JsonRpcNotification } from './transport.ts';
 export type { SubscriptionItems } from './subscriptions.ts';
 export {
   SYSTEM_CONTRACT_ABIS,

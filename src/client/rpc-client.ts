@@ -1,9 +1,10 @@
 // The client's engine under the generated typed API (generated/client/): numbered requests over a
 // Transport, batches, RpcError for error answers, optional client-side param validation with the
-// generated validators, and subscriptions (eth_subscribe + the notifications that follow).
+// generated validators, subscriptions (eth_subscribe + the notifications that follow, renewed when
+// a WebSocket reconnects), per-call options (abort signal, timeout) and connection events.
 import { RpcError, TransportError } from './errors.ts';
 import { checkParams, type MethodTable } from './validate.ts';
-import type { JsonRpcNotification, JsonRpcRequest, JsonRpcResponse, Transport } from './transport.ts';
+import type { CallOptions, ConnectionEvent, JsonRpcNotification, JsonRpcRequest, JsonRpcResponse, Transport } from './transport.ts';
 import type { FilterOptions, SubscriptionId, SubscriptionKind } from '../../generated/types.ts';
 import type { SubscriptionItems } from './subscriptions.ts';
 
@@ -22,19 +23,34 @@ export type Call = (method: string, params: readonly unknown[]) => Promise<unkno
 export type NamespaceTable = Readonly<Record<string, readonly string[]>>;
 
 export interface Subscription {
-  /** The id the node gave it (`params.subscription` of its notifications). */
+  /** The id the node gave it (`params.subscription` of its notifications); a new one after a reconnect. */
   readonly id: SubscriptionId;
   /** Ends it on the node (eth_unsubscribe); resolves false if the node no longer knew it. */
   unsubscribe(): Promise<boolean>;
+}
+
+/** What `client.on(event, listener)` reports: the WebSocket connection's life. */
+export interface ClientEvents {
+  /** The connection was lost: calls in flight failed with `error`; the transport is reconnecting (unless `reconnect: false`). */
+  disconnect: { readonly error: Error };
+  /** Open again after a loss and every subscription renewed: each keeps its listener and Subscription object (whose `id` is the node's new one). */
+  reconnect: { readonly attempts: number; readonly subscriptions: number; readonly failed: readonly { readonly kind: SubscriptionKind; readonly error: unknown }[] };
+}
+
+/** A live subscription: what to send again after a reconnect, and where its items go. */
+interface Active {
+  id: SubscriptionId;
+  readonly params: readonly unknown[];
+  readonly deliver: (item: unknown) => void;
 }
 
 /** Items a notification may carry before its subscription's listener is in place, per id. */
 const MAX_EARLY_ITEMS = 256;
 
 let loadedTable: Promise<MethodTable> | undefined;
-/** The generated method table (and its ~40 validators) loads only when validation is asked for. */
+/** The generated param checks (and their validators) load only when validation is asked for. */
 function methodTable(): Promise<MethodTable> {
-  loadedTable ??= import('../../generated/methods.ts').then((m) => ({ methods: m.methods, patternLabels: m.patternLabels }));
+  loadedTable ??= import('../../generated/client/param-checks.ts').then((m) => ({ methods: m.paramChecks, patternLabels: m.patternLabels }));
   return loadedTable;
 }
 
@@ -65,31 +81,47 @@ function trimUndefined(args: unknown[]): unknown[] {
 export class RpcClient {
   private nextId = 0;
   private readonly validate: boolean;
-  private readonly listeners = new Map<string, (item: unknown) => void>();
+  /** Subscriptions by their current id. */
+  private readonly active = new Map<string, Active>();
+  private readonly eventListeners = new Map<keyof ClientEvents, Set<(e: any) => void>>();
   /** Notifications that arrived while a subscribe() was waiting for its id, per id. */
   private readonly early = new Map<string, unknown[]>();
   private subscribing = 0;
   private stopNotifications: (() => void) | undefined;
+  private readonly stopConnectionEvents: (() => void) | undefined;
 
   constructor(
     readonly transport: Transport,
     options: ClientOptions = {},
   ) {
     this.validate = options.validate === true;
+    this.stopConnectionEvents = transport.onConnection?.((e) => void this.onConnection(e));
   }
 
   /** Calls a method by its wire name; the typed API (`client.eth.getBalance(…)`) calls this. */
-  async request<T = unknown>(method: string, params: readonly unknown[] = []): Promise<T> {
+  async request<T = unknown>(method: string, params: readonly unknown[] = [], options?: CallOptions): Promise<T> {
     if (this.validate) await this.check(method, params);
-    const response = await this.transport.send(this.envelope(method, params));
+    const response = await this.transport.send(this.envelope(method, params), options);
     return unwrap(method, response) as T;
+  }
+
+  /** Listens to the connection's life (WebSocket transports); returns the function that stops listening. */
+  on<E extends keyof ClientEvents>(event: E, listener: (e: ClientEvents[E]) => void): () => void {
+    let set = this.eventListeners.get(event);
+    if (!set) this.eventListeners.set(event, (set = new Set()));
+    set.add(listener);
+    return () => set.delete(listener);
   }
 
   /**
    * Sends every call the builder makes as one JSON-RPC batch (one HTTP request or WebSocket
    * message) and resolves their results in order; rejects with the first failure.
    */
-  protected async batchOf<Api, T extends readonly unknown[]>(table: NamespaceTable, build: (api: Api) => readonly [...T]): Promise<{ -readonly [K in keyof T]: Awaited<T[K]> }> {
+  protected async batchOf<Api, T extends readonly unknown[]>(
+    table: NamespaceTable,
+    build: (api: Api) => readonly [...T],
+    options?: CallOptions,
+  ): Promise<{ -readonly [K in keyof T]: Awaited<T[K]> }> {
     const queued: { request: JsonRpcRequest; resolve: (v: unknown) => void; reject: (e: unknown) => void }[] = [];
     const api = bindNamespaces<Api>(table, (method, params) => {
       const request = this.envelope(method, params);
@@ -99,7 +131,7 @@ export class RpcClient {
     if (queued.length === 0) return (await results) as { -readonly [K in keyof T]: Awaited<T[K]> };
     try {
       if (this.validate) for (const q of queued) await this.check(q.request.method, q.request.params);
-      const answer = await this.transport.send(queued.map((q) => q.request));
+      const answer = await this.transport.send(queued.map((q) => q.request), options);
       const byId = new Map<unknown, JsonRpcResponse>((Array.isArray(answer) ? answer : [answer]).map((r) => [r.id, r]));
       for (const q of queued) {
         const r = byId.get(q.request.id) ?? (Array.isArray(answer) ? undefined : answer);
@@ -130,25 +162,16 @@ export class RpcClient {
   ): Promise<Subscription> {
     if (!this.transport.onNotification) throw new TransportError('subscriptions need a WebSocket transport (wsTransport)');
     this.stopNotifications ??= this.transport.onNotification((n) => this.route(n));
-    this.subscribing++;
-    let id: SubscriptionId;
-    try {
-      id = await this.request<SubscriptionId>('eth_subscribe', [kind, ...filter]);
-    } finally {
-      this.subscribing--;
-    }
-    const deliver = onItem as (item: unknown) => void;
-    this.listeners.set(id, deliver);
-    // Items the node pushed right behind its answer can arrive before this line runs.
-    const buffered = this.early.get(id);
-    if (this.subscribing === 0) this.early.clear();
-    else this.early.delete(id);
-    for (const item of buffered ?? []) deliver(item);
+    const sub: Active = { id: '', params: [kind, ...filter], deliver: onItem as (item: unknown) => void };
+    await this.activate(sub);
+    const active = this.active;
     return {
-      id,
+      get id() {
+        return sub.id;
+      },
       unsubscribe: async () => {
-        this.listeners.delete(id);
-        return this.request<boolean>('eth_unsubscribe', [id]);
+        active.delete(sub.id);
+        return this.request<boolean>('eth_unsubscribe', [sub.id]);
       },
     };
   }
@@ -156,8 +179,45 @@ export class RpcClient {
   /** Closes the transport; calls still in flight fail with a TransportError. */
   async close(): Promise<void> {
     this.stopNotifications?.();
-    this.listeners.clear();
+    this.stopConnectionEvents?.();
+    this.active.clear();
     await this.transport.close();
+  }
+
+  /** eth_subscribe for `sub`, then routes its notifications to it (those that came first too). */
+  private async activate(sub: Active): Promise<void> {
+    this.subscribing++;
+    try {
+      sub.id = await this.request<SubscriptionId>('eth_subscribe', sub.params);
+    } finally {
+      this.subscribing--;
+    }
+    this.active.set(sub.id, sub);
+    // Items the node pushed right behind its answer can arrive before this line runs.
+    const buffered = this.early.get(sub.id);
+    if (this.subscribing === 0) this.early.clear();
+    else this.early.delete(sub.id);
+    for (const item of buffered ?? []) sub.deliver(item);
+  }
+
+  private async onConnection(e: ConnectionEvent): Promise<void> {
+    if (e.type === 'disconnect') return this.emit('disconnect', { error: e.error });
+    // The node forgot every subscription with the connection: ask for each again.
+    const subs = [...this.active.values()];
+    this.active.clear();
+    const failed: { kind: SubscriptionKind; error: unknown }[] = [];
+    await Promise.all(
+      subs.map((sub) =>
+        this.activate(sub).catch((error: unknown) => {
+          failed.push({ kind: sub.params[0] as SubscriptionKind, error });
+        }),
+      ),
+    );
+    this.emit('reconnect', { attempts: e.attempts, subscriptions: subs.length - failed.length, failed });
+  }
+
+  private emit<E extends keyof ClientEvents>(event: E, value: ClientEvents[E]): void {
+    for (const fn of this.eventListeners.get(event) ?? []) fn(value);
   }
 
   private envelope(method: string, params: readonly unknown[]): JsonRpcRequest {
@@ -173,9 +233,9 @@ export class RpcClient {
     if (!n.method.endsWith('_subscription')) return;
     const p = n.params as { subscription?: unknown; result?: unknown } | null;
     if (typeof p?.subscription !== 'string') return;
-    const listener = this.listeners.get(p.subscription);
-    if (listener) {
-      listener(p.result);
+    const sub = this.active.get(p.subscription);
+    if (sub) {
+      sub.deliver(p.result);
       return;
     }
     // Possibly the subscription a pending subscribe() is about to learn the id of: keep a few

@@ -21,11 +21,24 @@ export interface JsonRpcNotification {
   readonly params: unknown;
 }
 
+/** Per-call options: every typed call takes them through `client.with(options)`. */
+export interface CallOptions {
+  /** Abandons the call when aborted: it rejects with the signal's reason (an AbortError by default). */
+  readonly signal?: AbortSignal;
+  /** Fails the call with a TransportError when no answer came within this (default: the transport's). */
+  readonly timeoutMs?: number;
+}
+
+/** What happened to a WebSocket connection: lost (calls in flight failed), or open again after a loss. */
+export type ConnectionEvent = { readonly type: 'disconnect'; readonly error: Error } | { readonly type: 'reconnect'; readonly attempts: number };
+
 export interface Transport {
   /** A single response for one request, an array of responses for a batch. */
-  send(message: JsonRpcRequest): Promise<JsonRpcResponse>;
-  send(message: readonly JsonRpcRequest[]): Promise<JsonRpcResponse | JsonRpcResponse[]>;
+  send(message: JsonRpcRequest, options?: CallOptions): Promise<JsonRpcResponse>;
+  send(message: readonly JsonRpcRequest[], options?: CallOptions): Promise<JsonRpcResponse | JsonRpcResponse[]>;
   /** Present on transports that carry notifications (WebSocket); returns an unsubscribe function. */
   onNotification?(listener: (n: JsonRpcNotification) => void): () => void;
+  /** Present on transports that keep a connection (WebSocket); returns an unsubscribe function. */
+  onConnection?(listener: (e: ConnectionEvent) => void): () => void;
   close(): Promise<void>;
 }

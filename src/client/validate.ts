@@ -3,11 +3,12 @@
 // by the node with -32602 and a message of the same form (worded with the generated pattern labels).
 import { INVALID_PARAMS } from '../rpc/errors.ts';
 import { explainFailure, runValidator, type PatternLabels } from '../rpc/validation-message.ts';
-import type { MethodTable as Methods } from '../rpc/types.ts';
 import type { ErrorObject } from './errors.ts';
+import type { ParamSpec } from '../../generated/client/param-checks.ts';
 
+/** generated/client/param-checks.ts's `paramChecks` and `patternLabels`. */
 export interface MethodTable {
-  readonly methods: Methods;
+  readonly methods: ReadonlyMap<string, ParamSpec>;
   readonly patternLabels: PatternLabels;
 }
 

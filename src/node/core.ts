@@ -347,7 +347,9 @@ export class ChainCore {
   /** Admission of both paths: stateless checks, known and over-budget refusals, nonce and balance, the pool. */
   private async admit(raw: Uint8Array, o: { local: boolean; fromPeer?: true }): Promise<PooledTx> {
     const ptx = await checkStateless(raw, this.common, await this.admissionRules(), this.refused, this.recovery);
-    if (this.pool.has(ptx.hashHex) || this.chain.txLocation(ptx.hash)) throw new TxRejected(`already known: ${ptx.hashHex}`);
+    // geth's words: `already known` is for the pool; a mined one is answered as its nonce is (ethers: NONCE_EXPIRED)
+    if (this.pool.has(ptx.hashHex)) throw new TxRejected(`already known: ${ptx.hashHex}`);
+    if (this.chain.txLocation(ptx.hash)) throw new TxRejected(`nonce too low: ${ptx.hashHex} is already mined`);
     const overBudget = this.sealer?.overBudget.refusal(ptx.hashHex);
     if (overBudget) throw new TxRejected(overBudget);
     if (o.fromPeer) ptx.fromPeer = true;

@@ -43,6 +43,8 @@ export interface RunningNode {
   readonly port: number;
   readonly core: ChainCore;
   readonly devAccount: string | undefined;
+  /** where the API docs page is served (--http.docs and the page built); undefined when it is not */
+  readonly docsUrl: string | undefined;
   /** the peer-to-peer network (config.p2p); undefined when the node runs none */
   readonly network: NetworkHost | undefined;
   /** What each RPC serving thread has answered itself and handed over (A19); empty without threads. */
@@ -149,6 +151,7 @@ export async function startNode(config: NodeConfig, log: Logger = createLogger(c
     log,
   });
   let server;
+  const docsRoutes = config.http.docs ? docsPageRoutes(log) : undefined;
   try {
     // the serving threads' answer caches follow the head (A19): bumped before anyone can read the new head
     const headGeneration = new HeadGeneration();
@@ -164,7 +167,7 @@ export async function startNode(config: NodeConfig, log: Logger = createLogger(c
       wsMaxBufferedBytes: config.http.wsMaxBufferedBytes,
       maxConnections: config.http.maxConns,
       timeouts: config.http.readTimeoutMs === undefined ? undefined : { requestMs: config.http.readTimeoutMs },
-      staticRoutes: config.http.docs ? docsPageRoutes(log) : undefined,
+      staticRoutes: docsRoutes,
       threads: config.http.threads ?? defaultServingThreads(),
       headGeneration,
       headCached: HEAD_CACHED_METHODS,
@@ -183,6 +186,7 @@ export async function startNode(config: NodeConfig, log: Logger = createLogger(c
     port: server.port,
     core,
     devAccount: core.devAccount,
+    docsUrl: docsRoutes ? new URL('docs', server.url).href : undefined,
     network,
     rpcThreadStats: () => server.threadStats(),
     close() {

@@ -28,6 +28,8 @@ export interface Browser {
   evaluate<T>(expression: string): Promise<T>;
   /** Types text into the focused element, as a user would. */
   type(text: string): Promise<void>;
+  /** A PNG of the page laid out `width` CSS pixels wide (default: as it is), or of the first element matching `selector`. */
+  screenshot(selector?: string, width?: number): Promise<Buffer>;
   close(): Promise<void>;
 }
 
@@ -129,6 +131,21 @@ function browserOn(cdp: Cdp, close: () => Promise<void>): Browser {
     },
     async type(text) {
       await cdp.send('Input.insertText', { text }, page());
+    },
+    async screenshot(selector, width) {
+      if (width) await cdp.send('Emulation.setDeviceMetricsOverride', { width, height: 900, deviceScaleFactor: 1, mobile: false }, page());
+      let clip: object | undefined;
+      if (selector) {
+        const box = await this.evaluate<{ x: number; y: number; width: number; height: number }>(`(() => {
+          const e = document.querySelector(${JSON.stringify(selector)});
+          e.scrollIntoView();
+          const r = e.getBoundingClientRect();
+          return { x: r.left + scrollX, y: r.top + scrollY, width: r.width, height: r.height };
+        })()`);
+        clip = { ...box, scale: 1 };
+      }
+      const { data } = await cdp.send<{ data: string }>('Page.captureScreenshot', { format: 'png', captureBeyondViewport: true, ...(clip ? { clip } : {}) }, page());
+      return Buffer.from(data, 'base64');
     },
     close,
   };
