@@ -27,6 +27,8 @@ import type { PooledTx } from '../txpool/pooled-tx.ts';
 import { recoveryHere, startRecoveryThreads, type SignatureRecovery } from '../crypto/signature-recovery.ts';
 import { Sealer } from '../consensus/sealer.ts';
 import { ConsensusChannel } from './consensus-channel.ts';
+import { CoreIrisChain } from './iris-chain.ts';
+import { IrisEngine } from '../consensus/iris/engine.ts';
 import { decodeExtra } from '../consensus/istanbul-extra.ts';
 import { validatorsAfter } from '../consensus/validator-set.ts';
 import { ChainEvents } from '../events.ts';
@@ -94,6 +96,8 @@ export class ChainCore {
   private readonly params: ChainParamsReader;
   /** blocks from peers (set once the core is open) */
   private importer!: BlockImport;
+  /** the multi-validator consensus */
+  iris: IrisEngine | undefined;
   /** recovers the senders and seals of imported blocks */
   private importRecovery!: SignatureRecovery;
   /** what eth_syncing answers: the sync's progress while it runs, undefined when in step */
@@ -228,7 +232,26 @@ export class ChainCore {
       directTransfers: o.directTransfers ?? true,
       log: o.log,
     });
+    core.startIris(o);
     return core;
+  }
+
+  /** The iris engine (every node runs one; it takes part only at heights whose set holds this node and others). */
+  private startIris(o: CoreOptions): void {
+    const ist = this.config.istanbul;
+    const chain = new CoreIrisChain({
+      chain: this.chain,
+      executor: this.executor,
+      pool: this.pool,
+      events: this.events,
+      writer: this.importer,
+      key: this.nodeKey,
+      rules: (parent) => this.blockRules(parent, o.sealEmpty),
+      period: ist.period,
+      txBudgetMs: o.txBudgetMs === 0 ? Infinity : (o.txBudgetMs ?? DEFAULT_TX_BUDGET_MS),
+    });
+    this.iris = new IrisEngine({ chain, transport: this.consensus, key: this.nodeKey, policy: ist.policy, timeoutMs: ist.timeout, periodSeconds: ist.period, log: this.log });
+    this.iris.start();
   }
 
   /** eth_mining: this node is a validator of the next block (alone, its sealer writes the chain; with others, it votes in iris). */
@@ -400,6 +423,7 @@ export class ChainCore {
 
   async close(): Promise<void> {
     await this.sealer?.stop();
+    await this.iris?.stop();
     await this.importer.idle();
     await this.journal?.close();
     await Promise.all([this.executor.close(), this.calls.close()]);
