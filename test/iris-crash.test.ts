@@ -15,7 +15,7 @@ test('4 validators: one killed, the chain goes on; two killed, it stops without 
     net = await startLocalNetwork({ validators: 4, timeoutMs: TIMEOUT_MS });
     const [one, two, three, four] = net.nodes as [NetworkNode, NetworkNode, NetworkNode, NetworkNode];
     const send = await fundedSender(net.dir, one);
-    await receiptOn(two, await send(one), 10 * TIMEOUT_MS);
+    await receiptOn(two, await send(...net.nodes), 10 * TIMEOUT_MS);
 
     await net.kill(four);
     const afterOne = await send(two);
@@ -49,7 +49,7 @@ test('4 validators: one killed, the chain goes on; two killed, it stops without 
     net = await startLocalNetwork({ validators: 7, timeoutMs: TIMEOUT_MS });
     const nodes = net.nodes;
     const send = await fundedSender(net.dir, nodes[0]!);
-    await receiptOn(nodes[1]!, await send(nodes[0]!), 10 * TIMEOUT_MS);
+    await receiptOn(nodes[1]!, await send(...nodes), 10 * TIMEOUT_MS);
     await net.kill(nodes[5]!);
     await net.kill(nodes[6]!);
     const alive = nodes.slice(0, 5);

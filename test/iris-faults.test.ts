@@ -20,7 +20,7 @@ test(`4 validators: ${LOSSY_MS / 1000} s of 20 % drop and 0–300 ms delay, then
     net = await startLocalNetwork({ validators: 4, timeoutMs: TIMEOUT_MS });
     const nodes = net.nodes;
     const send = await fundedSender(net.dir, nodes[0]!);
-    await receiptOn(nodes[1]!, await send(nodes[0]!), 10 * TIMEOUT_MS);
+    await receiptOn(nodes[1]!, await send(...nodes), 10 * TIMEOUT_MS);
     watch = forkWatch(nodes);
 
     await net.setFaults(nodes, { seed: 22, peers: { '*': { drop: 0.2, delayMs: [0, 300], reorder: true } } });

@@ -22,7 +22,7 @@ import type { PeerHead, PeerSet } from './peer-set.ts';
 import type { LocalNodeInfo, Network, PeerInfo } from './network.ts';
 import type { NodeKey } from '../node-key.ts';
 import type { Logger } from '../node/logger.ts';
-import { bytesToHex } from '../util/hex.ts';
+import { bytesToHex, equalBytes } from '../util/hex.ts';
 import { Admission } from './admission.ts';
 import { PeerFaults } from './peer-faults.ts';
 import { isPeerFault } from './frames.ts';
@@ -37,6 +37,13 @@ import { CHAIN_PROTOCOL, MAX_GOSSIP_MESSAGE, type Status } from './wire.ts';
 /** How often the dial loop looks for a target that is not connected. */
 const DIAL_INTERVAL_MS = 1000;
 const DIAL_TIMEOUT_MS = 5000;
+/**
+ * How long this node's head may stand still before it asks a peer (the next, in turn) for its
+ * status. Peers' heads are otherwise learnt from the handshake and block gossip only: an announcement
+ * lost — or ignored by validators that decided the block themselves, so not relayed — would leave a
+ * node behind for good, and a validator behind cannot take part in its peers' rounds.
+ */
+const HEAD_CHECK_MS = 2000;
 
 export interface NetworkOptions {
   key: NodeKey;
@@ -214,6 +221,24 @@ export async function startNetwork(o: NetworkOptions): Promise<NetworkHost> {
     }
   }, DIAL_INTERVAL_MS);
 
+  let standing = door.head().hash;
+  let asked = 0;
+  const headCheck = setInterval(() => {
+    const head = door.head().hash;
+    if (!equalBytes(head, standing)) {
+      standing = head;
+      return;
+    }
+    const ids = [...handshaked.keys()];
+    const id = ids[asked++ % ids.length];
+    const connection = id === undefined ? undefined : libp2p.getConnections(peerIdFromString(id))[0];
+    if (connection === undefined) return;
+    exchangeStatus(connection, localStatus()).then(
+      (remote) => noteHead(id!, remote.head),
+      (e: Error) => log.debug(`p2p: asking ${id} for its head failed: ${e.message}`),
+    );
+  }, HEAD_CHECK_MS);
+
   const listenAddrs = libp2p.getMultiaddrs();
   const port = Number(listenAddrs[0] ? tcpPortOf(listenAddrs[0]) : o.config.port);
   // listening on every interface: the enode names the first that is not loopback
@@ -302,6 +327,7 @@ export async function startNetwork(o: NetworkOptions): Promise<NetworkHost> {
       if (closed) return;
       closed = true;
       clearInterval(dialLoop);
+      clearInterval(headCheck);
       stopWatchingFaults?.();
       await libp2p.stop();
     },

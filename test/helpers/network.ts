@@ -275,7 +275,7 @@ export interface LocalNetworkOptions {
   period?: number;
 }
 
-/** `npm run network` with `--faults`: each node reads DATADIR/faults.json, absent until setFaults writes it. */
+/** `npm run network` with `--faults` (each node reads DATADIR/faults.json, absent until setFaults writes it); resolves once every node has every other as peer. */
 export async function startLocalNetwork(o: LocalNetworkOptions): Promise<LocalNetwork> {
   const dir = networkDir();
   const total = o.validators + (o.observers ?? 0);
@@ -289,6 +289,11 @@ export async function startLocalNetwork(o: LocalNetworkOptions): Promise<LocalNe
     rmSync(dir, { recursive: true, force: true });
     throw e;
   }
+  // every node connected to every other: a transaction gossiped before a peer is there never reaches it
+  await until('every node to be connected to every other', async () => (await Promise.all(run.nodes.map((n) => rpcCall(n.http, 'net_peerCount')))).every((c) => Number(c) >= total - 1)).catch(async (e) => {
+    await cleanUp(run, dir);
+    throw e;
+  });
   const restarted = new Map<number, RestartedNode>();
   const gone = async (node: NetworkNode) => {
     await until(`node ${node.node} to be gone`, () => rpcCall(node.http, 'eth_blockNumber').then(() => false, () => true));
