@@ -1,6 +1,7 @@
 // Injected faults between real node processes (`npm run network -- --faults`): a validator told to
 // drop everything its follower gossips never hears the follower's transactions, and hears them
-// again once the fault file is cleared; a partition closes the connection and refuses it (no
+// again once the fault file is cleared; a follower deaf to the validator's gossip still learns its
+// head and syncs; a partition closes the connection and refuses it (no
 // block reaches the follower) until it heals, when the nodes reconnect and the follower catches up.
 // Two validators that both must vote: one deaf to the other's consensus messages, no block is made;
 // cleared, blocks come again.
@@ -15,7 +16,7 @@ import { bytesToHex } from '../src/util/hex.ts';
 const nodeId = (n: NetworkNode) => n.enode.slice('enode://'.length, 'enode://'.length + 128);
 const peers = (n: NetworkNode) => rpcCall(n.http, 'net_peerCount').then(Number);
 
-test("drop 1.0 from the follower silences its gossip at the validator, clearing it restores it; a partition cuts the nodes apart until it heals", async () => {
+test("drop 1.0 from the follower silences its gossip at the validator, clearing it restores it; a follower deaf to gossip still syncs; a partition cuts the nodes apart until it heals", async () => {
   let net: LocalNetwork | undefined;
   try {
     net = await startLocalNetwork({ validators: 1, observers: 1 });
@@ -41,6 +42,15 @@ test("drop 1.0 from the follower silences its gossip at the validator, clearing 
     await rpcCall(follower.http, 'eth_sendRawTransaction', [heard.raw]);
     assert.is((await receiptOn(validator, heard.hash)).status, '0x1', 'mined by the validator once the drop is gone');
     await receiptOn(follower, heard.hash);
+
+    // deaf to the validator's gossip, the follower still learns its head (it asks a peer when its
+    // own stands still) and fetches the block by sync
+    await net.setFaults([follower], { peers: { [nodeId(validator)]: { drop: 1 } } });
+    const unheard = signedTransfer(key, await nextNonce(validator, key), validator.address);
+    await rpcCall(validator.http, 'eth_sendRawTransaction', [unheard.raw]);
+    await receiptOn(validator, unheard.hash);
+    await receiptOn(follower, unheard.hash, 10_000);
+    await net.setFaults([follower], undefined);
 
     // a partition: each node alone in its group; the connection goes and stays gone
     await net.setFaults(net.nodes, { partition: [[nodeId(validator)], [nodeId(follower)]] });
