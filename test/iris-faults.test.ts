@@ -5,13 +5,12 @@
 // once the faults are gone the chain makes progress within a few round timeouts.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { forkWatch, fundedSender, head, receiptOn, sameHashes, startLocalNetwork, untilHeight, type LocalNetwork, type NetworkNode } from './helpers/network.ts';
+import { forkWatch, fundedSender, head, nodeIdOf, receiptOn, sameHashes, startLocalNetwork, untilHeight, type LocalNetwork, type NetworkNode } from './helpers/network.ts';
 
 const TIMEOUT_MS = 1000;
 const LOSSY_MS = process.env.CHAIN_NODE_LONG_TESTS === '1' ? 60_000 : 20_000;
 const PARTITION_MS = 4000;
 
-const nodeId = (n: NetworkNode) => n.enode.slice('enode://'.length, 'enode://'.length + 128);
 
 test(`4 validators: ${LOSSY_MS / 1000} s of 20 % drop and 0–300 ms delay, then a 2 + 2 partition that heals: no fork, progress after`, async () => {
   let net: LocalNetwork | undefined;
@@ -33,7 +32,7 @@ test(`4 validators: ${LOSSY_MS / 1000} s of 20 % drop and 0–300 ms delay, then
     const lossyBlocks = (await head(nodes[0]!)) - lossyFrom;
 
     const [a, b, c, d] = nodes as [NetworkNode, NetworkNode, NetworkNode, NetworkNode];
-    await net.setFaults(nodes, { partition: [[nodeId(a), nodeId(b)], [nodeId(c), nodeId(d)]] });
+    await net.setFaults(nodes, { partition: [[nodeIdOf(a), nodeIdOf(b)], [nodeIdOf(c), nodeIdOf(d)]] });
     // work on one side only: a transaction sent to the other would reach this side's pools never (gossip does not repeat)
     await send(a, b);
     await new Promise((r) => setTimeout(r, PARTITION_MS));

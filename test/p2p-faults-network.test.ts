@@ -8,12 +8,11 @@
 // The fault logic itself: test/p2p-faults.test.ts; consensus under faults: test/iris-faults.test.ts.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { fundedKey, fundedSender, head, nextNonce, receiptOn, sameHashes, signedTransfer, startLocalNetwork, until, type LocalNetwork, type NetworkNode } from './helpers/network.ts';
+import { fundedKey, fundedSender, head, nextNonce, nodeIdOf, receiptOn, sameHashes, signedTransfer, startLocalNetwork, until, type LocalNetwork, type NetworkNode } from './helpers/network.ts';
 import { rpcCall } from './helpers/process.ts';
 import { addressOf } from '../src/crypto/secp256k1.ts';
 import { bytesToHex } from '../src/util/hex.ts';
 
-const nodeId = (n: NetworkNode) => n.enode.slice('enode://'.length, 'enode://'.length + 128);
 const peers = (n: NetworkNode) => rpcCall(n.http, 'net_peerCount').then(Number);
 
 test("drop 1.0 from the follower silences its gossip at the validator, clearing it restores it; a follower deaf to gossip still syncs; a partition cuts the nodes apart until it heals", async () => {
@@ -30,7 +29,7 @@ test("drop 1.0 from the follower silences its gossip at the validator, clearing 
     await rpcCall(validator.http, 'eth_sendRawTransaction', [funding.raw]);
     await receiptOn(follower, funding.hash);
 
-    await net.setFaults([validator], { peers: { [nodeId(follower)]: { drop: 1 } } });
+    await net.setFaults([validator], { peers: { [nodeIdOf(follower)]: { drop: 1 } } });
     const dropped = signedTransfer(key, await nextNonce(follower, key), validator.address);
     assert.is(await rpcCall(follower.http, 'eth_sendRawTransaction', [dropped.raw]), dropped.hash);
     await new Promise((r) => setTimeout(r, 2000));
@@ -45,7 +44,7 @@ test("drop 1.0 from the follower silences its gossip at the validator, clearing 
 
     // deaf to the validator's gossip, the follower still learns its head (it asks a peer when its
     // own stands still) and fetches the block by sync
-    await net.setFaults([follower], { peers: { [nodeId(validator)]: { drop: 1 } } });
+    await net.setFaults([follower], { peers: { [nodeIdOf(validator)]: { drop: 1 } } });
     const unheard = signedTransfer(key, await nextNonce(validator, key), validator.address);
     await rpcCall(validator.http, 'eth_sendRawTransaction', [unheard.raw]);
     await receiptOn(validator, unheard.hash);
@@ -53,7 +52,7 @@ test("drop 1.0 from the follower silences its gossip at the validator, clearing 
     await net.setFaults([follower], undefined);
 
     // a partition: each node alone in its group; the connection goes and stays gone
-    await net.setFaults(net.nodes, { partition: [[nodeId(validator)], [nodeId(follower)]] });
+    await net.setFaults(net.nodes, { partition: [[nodeIdOf(validator)], [nodeIdOf(follower)]] });
     await until('the partition to close the connection', async () => (await peers(validator)) === 0 && (await peers(follower)) === 0);
     const cut = signedTransfer(key, await nextNonce(validator, key), validator.address);
     await rpcCall(validator.http, 'eth_sendRawTransaction', [cut.raw]);
@@ -78,7 +77,7 @@ test('2 validators (both needed): drop 1.0 of one\'s gossip at the other stops c
     const send = await fundedSender(net.dir, one);
     await receiptOn(two, await send(one, two), 10_000);
 
-    await net.setFaults([one], { peers: { [nodeId(two)]: { drop: 1 } } });
+    await net.setFaults([one], { peers: { [nodeIdOf(two)]: { drop: 1 } } });
     const stalled = await sameHashes(net.nodes);
     const waiting = await send(one, two);
     await new Promise((r) => setTimeout(r, 4000));

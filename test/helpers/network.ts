@@ -178,6 +178,9 @@ export async function restartNode(node: NetworkNode): Promise<RestartedNode> {
   return { child, output: () => out, stop };
 }
 
+/** The node's key as enode URLs and NodeManagement write it (128 hex digits): how a fault file may name it. */
+export const nodeIdOf = (node: NetworkNode): string => node.enode.slice('enode://'.length, 'enode://'.length + 128);
+
 /** The head number of `node`. */
 export const head = async (node: NetworkNode): Promise<bigint> => BigInt(await rpcCall(node.http, 'eth_blockNumber'));
 
