@@ -1,14 +1,16 @@
 // The fault injection's logic (src/p2p/faults.ts) on its own: what a fault file may say (and the
 // field named when it is wrong), what becomes of each message from a peer (dropped, delayed in its
 // window, in order unless reordering, duplicated), the same choices from the same seed, a peer's
-// own rule over '*', node keys and peer ids naming the same peer, partitions, and a file re-read
-// when a test rewrites it. Real nodes under injected faults: test/p2p-faults-network.test.ts.
+// own rule over '*', node keys and peer ids naming the same peer, partitions, a file re-read when a
+// test rewrites it, and how a node is told of the file (--p2p.faults, CHAIN_NODE_P2P_FAULTS). Real nodes under injected faults: test/p2p-faults-network.test.ts.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { resolve } from 'node:path';
 import { nodeKeyFrom } from '../src/node-key.ts';
+import { ConfigError, parseFlags, type NodeConfig } from '../src/node/config.ts';
 import type { Logger } from '../src/node/logger.ts';
 
 type Faults = typeof import('../src/p2p/faults.ts');
@@ -116,6 +118,15 @@ test('the file is read at once and again when rewritten; a wrong one keeps the p
     stop();
     rmSync(dir, { recursive: true, force: true });
   }
+});
+
+test('the flag, or the environment variable when the flag is absent, names the file', () => {
+  const faultsOf = (argv: string[], env: NodeJS.ProcessEnv = {}) => (parseFlags(argv, env) as NodeConfig).p2p!.faults;
+  assert.is(faultsOf([]), undefined, 'off unless asked');
+  assert.is(faultsOf(['--p2p.faults', 'f.json']), resolve('f.json'));
+  assert.is(faultsOf([], { CHAIN_NODE_P2P_FAULTS: 'env.json' }), resolve('env.json'));
+  assert.is(faultsOf(['--p2p.faults', 'f.json'], { CHAIN_NODE_P2P_FAULTS: 'env.json' }), resolve('f.json'), 'the flag first');
+  assert.throws(() => parseFlags(['--p2p.faults', ''], {}), (e: Error) => e instanceof ConfigError && /--p2p.faults .* must name a file/.test(e.message));
 });
 
 test.run();
