@@ -88,6 +88,8 @@ export class ChainCore {
   private sealer: Sealer | undefined;
   /** the validator set of the block after the head (refreshNextValidators) */
   private nextValidators: Uint8Array[] = [];
+  /** settles once the set of the block after the newest head is read: what isValidatorNext() answers lags a new head until then */
+  nextValidatorsRead: Promise<void> = Promise.resolve();
   /** decoded transactions refused by the state or the pool, for when they are sent again */
   private readonly refused = new RecentlyRefused();
   /** every transaction answered with a hash, on disk until mined (item 9); off while it is replayed */
@@ -212,7 +214,7 @@ export class ChainCore {
     if (journal) await core.openJournal(isAbsolute(journal) ? journal : join(o.datadir, journal), o.txRejournalMs ?? DEFAULT_REJOURNAL_MS);
     await devUnlocked;
     await core.refreshNextValidators();
-    core.events.onBlock(() => void core.refreshNextValidators());
+    core.events.onBlock(() => void (core.nextValidatorsRead = core.refreshNextValidators()));
     if (o.seal !== false) core.startSealing(o);
     // Blocks from peers come in hundreds while a node syncs, and their senders and seals are its
     // largest cost after execution: recovered beside the event loop wherever there is a second core
