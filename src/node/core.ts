@@ -72,6 +72,8 @@ export interface CoreOptions {
   recoveryThreads?: number;
   /** most execution time one transaction may take in a block this node proposes (--miner.txtimeout; 0: none; default DEFAULT_TX_BUDGET_MS) */
   txBudgetMs?: number;
+  /** false: neither the sealer nor the iris engine, whatever the node key (`chain-node import`: the import is the chain's one writer) */
+  seal?: boolean;
 }
 
 /**
@@ -213,7 +215,7 @@ export class ChainCore {
     await devUnlocked;
     await core.refreshNextValidators();
     core.events.onBlock(() => void (core.nextValidatorsRead = core.refreshNextValidators()));
-    core.startSealing(o);
+    if (o.seal !== false) core.startSealing(o);
     // Blocks from peers come in hundreds while a node syncs, and their senders and seals are its
     // largest cost after execution: recovered beside the event loop wherever there is a second core
     // (the admission measurements of A20 do not apply: no load generator shares the machine). The
@@ -228,11 +230,12 @@ export class ChainCore {
       common: txCommon,
       recovery: core.importRecovery,
       rules: (parent) => core.blockRules(parent, false),
-      sealing: () => core.sealsAlone(),
+      // without a sealer (chain-node import) the import writes the chain whatever the node key
+      sealing: () => o.seal !== false && core.sealsAlone(),
       directTransfers: o.directTransfers ?? true,
       log: o.log,
     });
-    core.startIris(o);
+    if (o.seal !== false) core.startIris(o);
     return core;
   }
 
