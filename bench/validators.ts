@@ -46,7 +46,8 @@ async function measure(validators: number, perSender: number, samples: number): 
     run = await runNetwork(dir, ['--nodes', String(NODES), '--validators', String(validators), '--period', '1'], 120_000);
     const nodes = run.nodes;
     const first = nodes[0]!;
-    await until('every node connected', async () => (await Promise.all(nodes.map((n) => rpcCall(n.http, 'net_peerCount')))).every((c) => Number(c) >= NODES - 1), 60_000);
+    // validators dial every consensus node; a follower needs one peer
+    await until('every node connected', async () => (await Promise.all(nodes.map((n) => rpcCall(n.http, 'net_peerCount')))).every((c, i) => Number(c) >= (nodes[i]!.validator ? validators - 1 : 1)), 60_000);
     const key = await fundedKey(dir);
     const keys = Array.from({ length: SENDERS }, () => new Uint8Array(randomBytes(32)));
     await fund(first, key, keys);
