@@ -13,12 +13,12 @@ import { OURS, type Row } from './report.ts';
 const NODES = 4;
 const SINK = '0x' + '5e'.repeat(20);
 
-function percentile(sorted: number[], p: number): number {
+export function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
 }
 
 /** ms from sending `raw` to `via` until every node has its receipt (each polled every 2 ms). */
-async function timeToEveryNode(nodes: NetworkNode[], via: NetworkNode, tx: { raw: string; hash: string }): Promise<number> {
+export async function timeToEveryNode(nodes: NetworkNode[], via: NetworkNode, tx: { raw: string; hash: string }): Promise<number> {
   const t0 = performance.now();
   await rpcCall(via.http, 'eth_sendRawTransaction', [tx.raw]);
   await Promise.all(

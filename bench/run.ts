@@ -23,6 +23,7 @@ import { markdown, OURS, ratio, type Cell, type Report, type Row } from './repor
 import { renderChart } from './chart.ts';
 import { poolBench } from './pool.ts';
 import { networkBench } from './network.ts';
+import { validatorsBench } from './validators.ts';
 import { syncBench } from './sync.ts';
 import { awaitDelivery, subscribeNewHeads, type Subscribers } from './fanout.ts';
 import { nodeKeyFrom, enodeUrl } from '../src/node-key.ts';
@@ -476,6 +477,14 @@ async function main(): Promise<void> {
     } catch (e) {
       log(`  network failed: ${(e as Error).stack ?? e}`);
       notes.push(`The network rows failed (${(e as Error).message.split('\n')[0]}); not measured.`);
+    }
+    // issue 22: 4 validators against 1 (bench/validators.ts)
+    log('[chain-node] 4 validators against 1 on a network of 4 nodes (bench/validators.ts)');
+    try {
+      table.more.push(...(await validatorsBench(quick, log)));
+    } catch (e) {
+      log(`  validators failed: ${(e as Error).stack ?? e}`);
+      notes.push(`The validator rows failed (${(e as Error).message.split('\n')[0]}); not measured.`);
     }
   } finally {
     for (const target of targets) target.cleanup?.();

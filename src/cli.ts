@@ -1,5 +1,6 @@
 // chain-node command line: parse flags, start the node, print one start line, stop cleanly on
 // SIGINT/SIGTERM (sockets closed, LMDB flushed). `chain-node db check` checks a datadir instead,
+// `chain-node export` / `import` write and read the chain as a block file (src/chain/block-file.ts),
 // `chain-node admin …` drives the system contracts of a running node (src/admin-command.ts).
 // The node's modules load only to start a node: an admin command, a JSON-RPC client, starts in a
 // quarter of the time without them.
@@ -27,6 +28,15 @@ async function main(): Promise<void> {
     process.exitCode = await runDbCommand(process.argv.slice(3), (line) => process.stdout.write(line + '\n'));
     return;
   }
+  if (process.argv[2] === 'export' || process.argv[2] === 'import') {
+    const run = process.argv[2] === 'export' ? (await import('./export-command.ts')).runExportCommand : (await import('./import-command.ts')).runImportCommand;
+    process.exitCode = await run(
+      process.argv.slice(3),
+      (line) => process.stdout.write(line + '\n'),
+      (line) => process.stderr.write(line + '\n'),
+    );
+    return;
+  }
   let config;
   try {
     config = parseFlags(process.argv.slice(2));
@@ -39,7 +49,7 @@ async function main(): Promise<void> {
   }
   if (config === 'help') {
     process.stdout.write(
-      `usage: chain-node [flags]\n       chain-node db check [--datadir DIR]   check the stored chain and head state (exit 0: sound)\n       chain-node admin <command> …          roles, nodes and chain parameters of a running node (chain-node admin --help)\n\nflags:\n${flagsHelp()}\n`,
+      `usage: chain-node [flags]\n       chain-node db check [--datadir DIR]   check the stored chain and head state (exit 0: sound)\n       chain-node export FILE [FROM [TO]] [--datadir DIR]   write the chain's blocks to FILE (RLP blocks back to back; .gz: gzip)\n       chain-node import FILE [--datadir DIR] [--genesis FILE]   verify, execute and add the blocks of FILE to the datadir's chain\n       chain-node admin <command> …          roles, nodes and chain parameters of a running node (chain-node admin --help)\n\nflags:\n${flagsHelp()}\n`,
     );
     return;
   }

@@ -21,14 +21,16 @@ const DEFAULT_HTTP_PORT = 6791;
 /** a node still running this long after SIGTERM is killed */
 const STOP_GRACE_MS = 10_000;
 
-const USAGE = `usage: npm run network -- [--nodes N] [--validators V] [--period S] [--dir DIR] [--http.port BASE] [--p2p.port BASE]
+const USAGE = `usage: npm run network -- [--nodes N] [--validators V] [--period S] [--timeout MS] [--dir DIR] [--http.port BASE] [--p2p.port BASE] [--faults]
 
   --nodes N          nodes in the network (default: as many as DIR has, else 4); more than DIR has adds nodes
-  --validators V     how many of them validate (default 1; only 1 until multi-validator consensus lands)
+  --validators V     how many of them validate (default 1): nodes 1…V, which run iris once promoted
   --period S         block period in seconds of a new network (default 1; an existing one keeps its own)
+  --timeout MS       iris' first round timeout in ms of a new network (default 10000; an existing one keeps its own)
   --dir DIR          where the network lives (default ./network); an existing one is restarted
   --http.port BASE   node k serves JSON-RPC on BASE + k - 1 (default ${DEFAULT_HTTP_PORT}; 0: free ports)
   --p2p.port BASE    node k listens for peers on BASE + k - 1 (default ${DEFAULT_P2P_PORT}; 0: free ports)
+  --faults           for tests: node k injects the faults DIR/node-k/faults.json names (chain-node --p2p.faults)
 
 Ports are chosen once, when a node is made, and kept: they are in the chain (genesis, node records).`;
 
@@ -59,6 +61,8 @@ function parseOptions(argv: string[]): NetworkOptions | 'help' {
         nodes: { type: 'string' },
         validators: { type: 'string' },
         period: { type: 'string' },
+        timeout: { type: 'string' },
+        faults: { type: 'boolean', default: false },
         dir: { type: 'string', default: './network' },
         'http.port': { type: 'string' },
         'p2p.port': { type: 'string' },
@@ -72,11 +76,12 @@ function parseOptions(argv: string[]): NetworkOptions | 'help' {
   const dir = resolve(values.dir);
   const nodes = count(values.nodes, 'nodes', nodesIn(dir) ?? 4, 1, 1000);
   const validators = count(values.validators, 'validators', 1, 1, nodes);
-  if (validators !== 1) throw new UsageError('--validators: only 1 for now (a network with several validators needs multi-validator consensus, not built yet)');
   return {
     nodes,
     validators,
     period: values.period === undefined ? undefined : count(values.period, 'period', 1, 0, 3600),
+    timeout: values.timeout === undefined ? undefined : count(values.timeout, 'timeout', 10_000, 100, 3_600_000),
+    faults: values.faults === true,
     dir,
     httpBase: count(values['http.port'], 'http.port', DEFAULT_HTTP_PORT, 0, 65535),
     p2pBase: count(values['p2p.port'], 'p2p.port', DEFAULT_P2P_PORT, 0, 65535),

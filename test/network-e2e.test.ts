@@ -4,16 +4,12 @@
 // catches up, and a 5th node added by a re-run with --nodes 5 syncs and then follows.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { cleanUp, fundedKey, networkDir, nextNonce, restartNode, runNetwork, signedTransfer, until, type NetworkNode, type NetworkRun, type RestartedNode } from './helpers/network.ts';
+import { cleanUp, fundedKey, hashAt, head, networkDir, nextNonce, receiptOn, restartNode, runNetwork, sameHashes, signedTransfer, until, type NetworkNode, type NetworkRun, type RestartedNode } from './helpers/network.ts';
 import { rpcCall } from './helpers/process.ts';
 
 const SINK = '0x' + '5e'.repeat(20);
 
-const head = async (n: NetworkNode) => BigInt(await rpcCall(n.http, 'eth_blockNumber'));
-const hashAt = async (n: NetworkNode, h: bigint) => (await rpcCall(n.http, 'eth_getBlockByNumber', ['0x' + h.toString(16), false]))?.hash as string | undefined;
 
-/** Resolves once `node` holds the receipt of `hash`, with the block it names. */
-const receiptOn = (node: NetworkNode, hash: string) => until(`the receipt of ${hash} on node ${node.node}`, () => rpcCall(node.http, 'eth_getTransactionReceipt', [hash]));
 
 /** Resolves once `node` has `other`'s head block (same number, same hash). */
 async function caughtUp(node: NetworkNode, other: NetworkNode, timeoutMs = 20_000): Promise<void> {
@@ -25,16 +21,6 @@ async function caughtUp(node: NetworkNode, other: NetworkNode, timeoutMs = 20_00
     },
     timeoutMs,
   );
-}
-
-async function sameChain(nodes: NetworkNode[]): Promise<bigint> {
-  const top = (await Promise.all(nodes.map(head))).reduce((a, b) => (a < b ? a : b));
-  for (let h = 0n; h <= top; h++) {
-    const hashes = await Promise.all(nodes.map((n) => hashAt(n, h)));
-    assert.ok(hashes[0], `block ${h} on node 1`);
-    assert.equal(hashes, nodes.map(() => hashes[0]), `the same block ${h} on every node`);
-  }
-  return top;
 }
 
 test('1 validator + 3 followers: connected, a follower\'s transaction mined everywhere, one chain, a killed follower catches up, a 5th node syncs and follows', async () => {
@@ -61,7 +47,7 @@ test('1 validator + 3 followers: connected, a follower\'s transaction mined ever
     const receipts = await Promise.all(nodes.map((n) => receiptOn(n, hash)));
     assert.is(receipts[0].status, '0x1');
     assert.equal(receipts.map((r) => r.blockHash), nodes.map(() => receipts[0].blockHash), 'one block holds it on every node');
-    assert.ok((await sameChain(nodes)) >= BigInt(receipts[0].blockNumber));
+    assert.ok((await sameHashes(nodes)) >= BigInt(receipts[0].blockNumber));
 
     // a follower killed outright misses blocks, then catches up from its datadir
     process.kill(f1.pid, 'SIGKILL');
@@ -84,7 +70,7 @@ test('1 validator + 3 followers: connected, a follower\'s transaction mined ever
     const late = await send(fifth);
     const onFifth = await receiptOn(fifth, late);
     assert.is(onFifth.blockHash, (await receiptOn(run.nodes[0]!, late)).blockHash);
-    await sameChain(run.nodes);
+    await sameHashes(run.nodes);
   } finally {
     await restarted?.stop();
     await cleanUp(run, dir);

@@ -83,9 +83,12 @@ test('usage errors exit 2 with the flag named, before anything is made', () => {
   const parent = networkDir();
   const dir = join(parent, 'net');
   const command = fileURLToPath(new URL('../src/network-command.ts', import.meta.url));
-  const r = spawnSync(process.execPath, ['--import', 'tsx', command, '--dir', dir, '--nodes', '3', '--validators', '2'], { encoding: 'utf8' });
+  const r = spawnSync(process.execPath, ['--import', 'tsx', command, '--dir', dir, '--nodes', '3', '--validators', '4'], { encoding: 'utf8' });
   assert.is(r.status, 2);
-  assert.match(r.stderr, /--validators: only 1/);
+  assert.match(r.stderr, /--validators must be an integer from 1 to 3, got "4"/);
+  const quick = spawnSync(process.execPath, ['--import', 'tsx', command, '--dir', dir, '--timeout', '50'], { encoding: 'utf8' });
+  assert.is(quick.status, 2);
+  assert.match(quick.stderr, /--timeout must be an integer from 100 to 3600000, got "50"/);
   const bad = spawnSync(process.execPath, ['--import', 'tsx', command, '--dir', dir, '--nodes', 'many'], { encoding: 'utf8' });
   assert.is(bad.status, 2);
   assert.match(bad.stderr, /--nodes must be an integer from 1 to 1000, got "many"/);

@@ -152,7 +152,8 @@ test('garbage on the blocks topic and bad signatures on the transactions topic: 
 });
 
 test('a malformed range answer: requestBlocks rejects, and the server is dropped after three', async () => {
-  const peer = await handMade.peer();
+  // its head is the node's genesis: the node's own sync has nothing to ask it, the three requests are the test's
+  const peer = await handMade.peer({ head: { number: 0n, hash: genesisHash } });
   await peer.handle(wire.BLOCKS_PROTOCOL, async (stream: Stream) => {
     const lp = lib.lpStream(stream);
     const { count } = wire.decodeRangeRequest((await lp.read()).subarray());

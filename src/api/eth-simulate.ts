@@ -28,6 +28,8 @@ const FAILURE_CODES: Record<SimulationFailure, number> = {
   senderNotEoa: -38024,
   initCodeSize: -38025,
   tooManyBlocks: -38026,
+  // geth answers a tip above the fee cap and other impossible fields as invalid params
+  invalidFields: -32602,
 };
 const MOVE_CODES = { movedToItself: -38022, movedTwice: -38023 };
 const TIMEOUT_CODE = -32016;

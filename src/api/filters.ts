@@ -29,7 +29,7 @@ export interface FilterSetup {
   log?: Logger;
 }
 
-const silent: Logger = { error() {}, warn() {}, info() {}, debug() {}, child: () => silent };
+const silent: Logger = { error() {}, warn() {}, info() {}, debug() {} };
 
 /** A block range as given: undefined stands for `latest` (or `pending`, which has no logs of its own). */
 interface ParsedOptions {

@@ -123,13 +123,14 @@ export class Sealer {
     await this.settled;
     const txs = [...pool.executable()].filter((t) => !this.inFlight.has(t.hashHex));
     const parent = this.parent();
-    // the head moved without this sealer (the iris engine or an import wrote it while the set was
-    // larger than this node): build on the head's state, whatever the executor last ran
-    if (this.tip === undefined || !equalBytes(parent.hash, this.tip.hash)) await executor.rollback(parent.header.stateRoot);
     const rules = await this.o.rules(parent);
     if (!this.aloneInSet(rules.validators, parent.header.number + 1n)) return false;
     const sealEmpty = this.o.period > 0 && rules.produceEmpty;
     if (txs.length === 0 && !sealEmpty) return false;
+    // the head moved without this sealer (the iris engine or an import wrote it while the set was
+    // larger than this node): build on the head's state, whatever the executor last ran. Only now:
+    // while the set is larger, the executor holds the iris engine's candidate, not this sealer's
+    if (this.tip === undefined || !equalBytes(parent.hash, this.tip.hash)) await executor.rollback(parent.header.stateRoot);
     const t0 = performance.now();
     // `txs` is a snapshot: transactions admitted while this block executes wait for the next one
     const { header: proposed, hash, built } = await buildBlock(executor, parent, rules, txs, key, this.o.period, this.o.txBudgetMs);

@@ -4,7 +4,7 @@
 // calls would revert each other's writes. Nothing a call does is kept.
 import { runTx, type VM } from '@ethereumjs/vm';
 import { createTx, createTxFromRLP, type AccessListBytes } from '@ethereumjs/tx';
-import type { EVMResult, InterpreterStep, Message } from '@ethereumjs/evm';
+import { EVMError, Message, type EVMResult, type InterpreterStep } from '@ethereumjs/evm';
 import { Address } from '@ethereumjs/util';
 import type { Common } from '@ethereumjs/common';
 import type { OverlayTrieDB } from '../state/trie-db.ts';
@@ -320,16 +320,31 @@ export class CallRunner {
       await tracer?.start?.(this.state, [from, ...(req.to ? [req.to] : []), ctx.coinbase]);
       detach = tracer && attach(this.vm, tracer);
       watch.limit({ deadline });
-      const res = await evm.runCall({
-        block,
-        caller: new Address(from),
-        origin: new Address(from),
-        to: req.to ? new Address(req.to) : undefined,
-        data: req.data ?? new Uint8Array(0),
-        value: req.value ?? 0n,
-        gasLimit,
-        gasPrice: req.gasPrice ?? 0n,
-      });
+      const value = req.value ?? 0n;
+      // A creation whose value the sender cannot pay: @ethereumjs throws out of runCall with its own
+      // checkpoint open, after raising the sender's nonce (it returns the same halt for a call). It
+      // is never run, and fails as such a call does; the leaked checkpoint had kept the raised nonce
+      // for every later call on this state (found by the RPC fuzzer: a block replay then refused a
+      // nonce, eth_estimateGas and others answered internal errors).
+      const halted = !req.to && value > 0n && ((await this.state.getAccount(new Address(from)))?.balance ?? 0n) < value;
+      let res: EVMResult;
+      if (halted) {
+        res = { execResult: { returnValue: new Uint8Array(0), executionGasUsed: 0n, exceptionError: new EVMError(EVMError.errorMessages.INSUFFICIENT_BALANCE) } };
+        // the tracer sees the failed frame the EVM's events would have shown (callTracer answers one)
+        tracer?.enter?.(new Message({ caller: new Address(from), value, data: req.data ?? new Uint8Array(0), gasLimit, depth: 0 }));
+        tracer?.exit?.(res);
+      } else {
+        res = await evm.runCall({
+          block,
+          caller: new Address(from),
+          origin: new Address(from),
+          to: req.to ? new Address(req.to) : undefined,
+          data: req.data ?? new Uint8Array(0),
+          value,
+          gasLimit,
+          gasPrice: req.gasPrice ?? 0n,
+        });
+      }
       const failure = detach?.();
       if (failure !== undefined) throw failure;
       if (tracer?.tooLarge !== undefined) throw new TraceTooLarge(tracer.tooLarge);
@@ -343,7 +358,8 @@ export class CallRunner {
           executionGasUsed: ex.executionGasUsed,
           error: ex.exceptionError?.error,
         },
-        accessed: evm.journal.accessList ?? new Map(),
+        // a message never run accessed nothing (its would-be created address, reported, would never let createAccessList's search settle)
+        accessed: (!halted && evm.journal.accessList) || new Map(),
         gasRefund: ex.gasRefund ?? 0n,
         created: res.createdAddress?.bytes,
       };

@@ -94,7 +94,9 @@ export type SimulationFailure =
   | 'blockTimestampOrder'
   | 'senderNotEoa'
   | 'initCodeSize'
-  | 'tooManyBlocks';
+  | 'tooManyBlocks'
+  /** fields no transaction may have (a nonce of 2^64 - 1 or more, a tip above the fee cap, gas × price beyond 2^256) */
+  | 'invalidFields';
 
 export class SimulationError extends CallError {
   constructor(
@@ -160,10 +162,17 @@ class TransferRecorder {
 /** The transaction a call runs as: EIP-1559 when it names 1559 fees, EIP-2930 with an access list, else legacy. */
 function callTx(call: SimulatedCall, nonce: bigint, gasLimit: bigint, common: Common): TypedTransaction {
   const fields = { nonce, gasLimit, to: call.to, value: call.value ?? 0n, data: call.data ?? new Uint8Array(0) };
-  const tx =
-    call.maxFeePerGas !== undefined || call.maxPriorityFeePerGas !== undefined
-      ? createTx({ ...fields, type: 2, maxFeePerGas: call.maxFeePerGas ?? call.maxPriorityFeePerGas ?? 0n, maxPriorityFeePerGas: call.maxPriorityFeePerGas ?? 0n, accessList: call.accessList ?? [] }, { common, freeze: false })
-      : createTx(call.accessList ? { ...fields, type: 1, gasPrice: call.gasPrice ?? 0n, accessList: call.accessList } : { ...fields, gasPrice: call.gasPrice ?? 0n }, { common, freeze: false });
+  let tx: TypedTransaction;
+  try {
+    tx =
+      call.maxFeePerGas !== undefined || call.maxPriorityFeePerGas !== undefined
+        ? createTx({ ...fields, type: 2, maxFeePerGas: call.maxFeePerGas ?? call.maxPriorityFeePerGas ?? 0n, maxPriorityFeePerGas: call.maxPriorityFeePerGas ?? 0n, accessList: call.accessList ?? [] }, { common, freeze: false })
+        : createTx(call.accessList ? { ...fields, type: 1, gasPrice: call.gasPrice ?? 0n, accessList: call.accessList } : { ...fields, gasPrice: call.gasPrice ?? 0n }, { common, freeze: false });
+  } catch (e) {
+    // @ethereumjs's constructor checks (found by the RPC fuzzer: they were internal errors); its
+    // message ends with a dump of the transaction, which the client sent
+    throw new SimulationError('invalidFields', (e as Error).message.replace(/ \(tx type=[\s\S]*$/, ''));
+  }
   // unsigned: the sender is the call's `from`, as eth_call takes it (execution-apis: no signature checks)
   const sender = new Address(call.from ?? new Uint8Array(20));
   Object.defineProperty(tx, 'getSenderAddress', { value: () => sender });

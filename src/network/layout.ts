@@ -22,6 +22,10 @@ export interface NetworkOptions {
   validators: number;
   /** block period in seconds (the genesis' istanbul.period); absent: the network's, 1 for a new one */
   period?: number;
+  /** the genesis' istanbul.timeout in ms (iris' first round timeout); absent: the network's, 10000 for a new one */
+  timeout?: number;
+  /** every node reads injected faults from DATADIR/faults.json (for tests: src/p2p/faults.ts) */
+  faults: boolean;
   dir: string;
   /** node k's HTTP port is httpBase + k − 1; 0: free ports */
   httpBase: number;
@@ -32,6 +36,8 @@ export interface NetworkOptions {
 /** DIR/network.json */
 interface NetworkFile {
   period: number;
+  /** absent in a network made before it could be chosen: the default */
+  timeout?: number;
   /** the funded account, whose key file node 1 holds */
   account: string;
   /** node k at index k − 1 */
@@ -55,6 +61,7 @@ export interface NetworkLayout {
   /** node 1's file of the account's password (empty) */
   passwordFile: string;
   nodes: NodeSlot[];
+  faults: boolean;
 }
 
 export class NetworkSetupError extends Error {}
@@ -98,12 +105,13 @@ function readNetworkFile(path: string): NetworkFile {
   return file;
 }
 
-function genesis(first: NodeSlot, account: string, period: number): object {
+function genesis(first: NodeSlot, file: NetworkFile): object {
+  const { account, period, timeout = DEFAULTS.timeout } = file;
   return {
     config: {
       chainId: Number(DEFAULTS.chainId),
       interpreter: DEFAULTS.interpreter,
-      istanbul: { timeout: DEFAULTS.timeout, period, policy: DEFAULTS.policy, firstValidatorNode: first.enode },
+      istanbul: { timeout, period, policy: DEFAULTS.policy, firstValidatorNode: first.enode },
     },
     timestamp: '0x' + Math.floor(Date.now() / 1000).toString(16),
     extraData: '0x00',
@@ -125,6 +133,8 @@ export async function prepareLayout(o: NetworkOptions): Promise<NetworkLayout> {
   if (existsSync(networkFile)) {
     file = readNetworkFile(networkFile);
     if (o.period !== undefined && file.period !== o.period) throw new NetworkSetupError(`the network in ${dir} was made with --period ${file.period}: a chain's period is in its genesis (use another --dir for ${o.period})`);
+    const timeout = file.timeout ?? DEFAULTS.timeout;
+    if (o.timeout !== undefined && timeout !== o.timeout) throw new NetworkSetupError(`the network in ${dir} was made with --timeout ${timeout}: a chain's timeout is in its genesis (use another --dir for ${o.timeout})`);
     if (o.nodes > file.ports.length) {
       file.ports.push(...(await portsFor(file.ports.length + 1, o.nodes - file.ports.length, o)));
       writeAtomic(networkFile, JSON.stringify(file, null, 2) + '\n');
@@ -136,7 +146,7 @@ export async function prepareLayout(o: NetworkOptions): Promise<NetworkLayout> {
     // light scrypt, as the dev account's: the password is empty, a high cost would only slow every start
     const account = await new Keystore(join(dir, 'node-1', 'keystore'), true).newAccount('');
     writeFileSync(passwordFile, '', { mode: 0o600 });
-    file = { period: o.period ?? 1, account, ports };
+    file = { period: o.period ?? 1, timeout: o.timeout ?? DEFAULTS.timeout, account, ports };
     // first, right after the account: what follows is made again by a run this one leaves unfinished
     writeAtomic(networkFile, JSON.stringify(file, null, 2) + '\n');
   }
@@ -146,6 +156,6 @@ export async function prepareLayout(o: NetworkOptions): Promise<NetworkLayout> {
     const key = loadOrCreateNodeKey(datadir);
     return { index: i + 1, name: `node${i + 1}`, datadir, key, httpPort: http, p2pPort: p2p, enode: enodeUrl(key, NETWORK_HOST, p2p) };
   });
-  if (!existsSync(genesisFile)) writeAtomic(genesisFile, JSON.stringify(genesis(nodes[0]!, file.account, file.period), null, 2) + '\n');
-  return { genesisFile, account: file.account, passwordFile, nodes };
+  if (!existsSync(genesisFile)) writeAtomic(genesisFile, JSON.stringify(genesis(nodes[0]!, file), null, 2) + '\n');
+  return { genesisFile, account: file.account, passwordFile, nodes, faults: o.faults };
 }

@@ -34,7 +34,13 @@ function nodeCommand(layout: NetworkLayout, slot: NodeSlot): string[] {
     // a genesis-file chain listens on every interface by default: a local network stays local
     '--p2p.addr', NETWORK_HOST,
     ...(slot === first ? ['--unlock', layout.account, '--password', layout.passwordFile] : ['--bootnodes', first.enode]),
+    ...(layout.faults ? ['--p2p.faults', faultFile(slot.datadir)] : []),
   ];
+}
+
+/** Where a node of a network run with --faults reads its injected faults (a test writes it). */
+export function faultFile(datadir: string): string {
+  return join(datadir, 'faults.json');
 }
 
 /** Starts the node, its output appended to its node.log; `root` is the project root. */

@@ -41,6 +41,14 @@ export class CoreChainDoor implements ChainDoor {
     return this.core.receiveRemoteTransaction(raw);
   }
 
+  onHead(listener: (head: ChainHead) => void): void {
+    // once the core has read the next block's set: a block that promoted this node is told with isValidator() true
+    this.core.events.onBlock(({ block }) => {
+      const tell = () => listener({ number: block.header.number, hash: block.hash });
+      void this.core.nextValidatorsRead.then(tell, tell);
+    });
+  }
+
   onNewBlock(listener: (block: { number: bigint; hash: Uint8Array; encoded: Uint8Array }) => void): void {
     // only blocks this node sealed: an imported one came by gossip, which relays it itself (publishing
     // the same bytes again is a duplicate gossipsub drops), or by a sync of blocks peers already have

@@ -101,6 +101,8 @@ export interface P2pConfig {
   bootnodes: string[];
   /** most connected peers (--maxpeers) */
   maxPeers: number;
+  /** for tests: the fault file (--p2p.faults, or CHAIN_NODE_P2P_FAULTS; src/p2p/faults.ts) */
+  faults?: string;
 }
 
 /** geth's --metrics.addr / --metrics.port defaults. */
@@ -139,6 +141,7 @@ export const FLAGS = {
   'p2p.addr': { type: 'string', help: 'p2p listening address (default 127.0.0.1 on a dev chain, 0.0.0.0 on a genesis-file chain)' },
   bootnodes: { type: 'string', default: '', help: 'peers dialled at start and redialled when they drop, comma-separated: enode://<128 hex>@ip:port URLs or multiaddrs with /p2p/<peer id> (the genesis firstValidatorNode is always one)' },
   maxpeers: { type: 'string', default: '50', help: 'most connected peers' },
+  'p2p.faults': { type: 'string', help: 'for tests only: a JSON file of faults to inject (gossip from peers dropped, delayed, duplicated, reordered; partitions), re-read when it changes; also CHAIN_NODE_P2P_FAULTS=FILE' },
   nodiscover: { type: 'boolean', default: false, help: 'accepted for Venachain scripts: the node never runs discovery (peers are bootnodes, static peers and NodeManagement\'s registered nodes)' },
   metrics: { type: 'boolean', default: false, help: 'serve Prometheus metrics at GET /metrics on --metrics.addr:--metrics.port (a listener of their own)' },
   'metrics.addr': { type: 'string', default: DEFAULT_METRICS_ADDR, help: 'metrics listen address' },
@@ -179,7 +182,8 @@ function bigint(v: string, flag: string): bigint {
   return BigInt(v);
 }
 
-export function parseFlags(argv: string[]): NodeConfig | 'help' {
+/** `env`: where CHAIN_NODE_P2P_FAULTS is read (the process' environment). */
+export function parseFlags(argv: string[], env: NodeJS.ProcessEnv = process.env): NodeConfig | 'help' {
   let values;
   try {
     const options = Object.fromEntries(Object.entries(FLAGS).map(([k, f]) => [k, { type: f.type, ...('default' in f ? { default: f.default } : {}) }]));
@@ -244,6 +248,7 @@ export function parseFlags(argv: string[]): NodeConfig | 'help' {
       addr: v['p2p.addr'] === undefined ? undefined : p2pAddr(String(v['p2p.addr'])),
       bootnodes: list(String(v.bootnodes)),
       maxPeers: int(String(v.maxpeers), 'maxpeers'),
+      faults: faultsFile((v['p2p.faults'] as string | undefined) ?? env.CHAIN_NODE_P2P_FAULTS),
     },
     txpool: {
       priceBump: int(String(v['txpool.pricebump']), 'txpool.pricebump', 1),
@@ -293,6 +298,12 @@ function vmodule(v: string): Record<string, number> {
 function metricsAddr(v: string): string {
   if (isIP(v) === 0 && v !== 'localhost') throw new ConfigError(`--metrics.addr must be an IP address or localhost, got "${v}"`);
   return v;
+}
+
+function faultsFile(v: string | undefined): string | undefined {
+  if (v === undefined) return undefined;
+  if (v === '') throw new ConfigError('--p2p.faults (or CHAIN_NODE_P2P_FAULTS) must name a file');
+  return resolve(v);
 }
 
 function p2pAddr(v: string): string {

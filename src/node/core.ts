@@ -27,6 +27,8 @@ import type { PooledTx } from '../txpool/pooled-tx.ts';
 import { recoveryHere, startRecoveryThreads, type SignatureRecovery } from '../crypto/signature-recovery.ts';
 import { Sealer } from '../consensus/sealer.ts';
 import { ConsensusChannel } from './consensus-channel.ts';
+import { CoreIrisChain } from './iris-chain.ts';
+import { IrisEngine } from '../consensus/iris/engine.ts';
 import { decodeExtra } from '../consensus/istanbul-extra.ts';
 import { validatorsAfter } from '../consensus/validator-set.ts';
 import { ChainEvents } from '../events.ts';
@@ -36,7 +38,7 @@ import { LedgerHub, nodeHidTransports, type LedgerTransports } from '../accounts
 import { loadOrCreateNodeKey, type NodeKey } from '../node-key.ts';
 import { devGenesis, storedDevGenesis } from './dev-genesis.ts';
 import { bytesToHex, equalBytes, hexToBytes } from '../util/hex.ts';
-import type { Logger } from './logger.ts';
+import type { NodeLogger } from './logger.ts';
 
 export interface CoreOptions {
   datadir: string;
@@ -51,7 +53,7 @@ export interface CoreOptions {
   rpcPort?: number;
   /** pool limits (--txpool.*); geth's defaults for what is left out */
   txpool?: Partial<TxPoolConfig>;
-  log: Logger;
+  log: NodeLogger;
   /** the USB side of Ledger support (default: node-hid); tests replay recorded APDU exchanges */
   ledgerTransports?: LedgerTransports;
   /** plain value transfers skip @ethereumjs's runTx (default: on chains with a block period, P8) */
@@ -70,6 +72,8 @@ export interface CoreOptions {
   recoveryThreads?: number;
   /** most execution time one transaction may take in a block this node proposes (--miner.txtimeout; 0: none; default DEFAULT_TX_BUDGET_MS) */
   txBudgetMs?: number;
+  /** false: neither the sealer nor the iris engine, whatever the node key (`chain-node import`: the import is the chain's one writer) */
+  seal?: boolean;
 }
 
 /**
@@ -84,6 +88,8 @@ export class ChainCore {
   private sealer: Sealer | undefined;
   /** the validator set of the block after the head (refreshNextValidators) */
   private nextValidators: Uint8Array[] = [];
+  /** settles once the set of the block after the newest head is read: what isValidatorNext() answers lags a new head until then */
+  nextValidatorsRead: Promise<void> = Promise.resolve();
   /** decoded transactions refused by the state or the pool, for when they are sent again */
   private readonly refused = new RecentlyRefused();
   /** every transaction answered with a hash, on disk until mined (item 9); off while it is replayed */
@@ -92,6 +98,8 @@ export class ChainCore {
   private readonly params: ChainParamsReader;
   /** blocks from peers (set once the core is open) */
   private importer!: BlockImport;
+  /** the multi-validator consensus */
+  iris: IrisEngine | undefined;
   /** recovers the senders and seals of imported blocks */
   private importRecovery!: SignatureRecovery;
   /** what eth_syncing answers: the sync's progress while it runs, undefined when in step */
@@ -117,7 +125,7 @@ export class ChainCore {
     readonly nodeKey: NodeKey,
     readonly devAccount: string | undefined,
     readonly minGasPrice: bigint,
-    private readonly log: Logger,
+    private readonly log: NodeLogger,
     /** recovers the senders of submitted transactions: on the event loop or on recovery threads (A20) */
     private readonly recovery: SignatureRecovery,
     /** --txpool.nolocals: what this node signs is pooled as remote */
@@ -208,8 +216,8 @@ export class ChainCore {
     if (journal) await core.openJournal(isAbsolute(journal) ? journal : join(o.datadir, journal), o.txRejournalMs ?? DEFAULT_REJOURNAL_MS);
     await devUnlocked;
     await core.refreshNextValidators();
-    core.events.onBlock(() => void core.refreshNextValidators());
-    core.startSealing(o);
+    core.events.onBlock(() => void (core.nextValidatorsRead = core.refreshNextValidators()));
+    if (o.seal !== false) core.startSealing(o);
     // Blocks from peers come in hundreds while a node syncs, and their senders and seals are its
     // largest cost after execution: recovered beside the event loop wherever there is a second core
     // (the admission measurements of A20 do not apply: no load generator shares the machine). The
@@ -224,11 +232,31 @@ export class ChainCore {
       common: txCommon,
       recovery: core.importRecovery,
       rules: (parent) => core.blockRules(parent, false),
-      sealing: () => core.sealsAlone(),
+      // without a sealer (chain-node import) the import writes the chain whatever the node key
+      sealing: () => o.seal !== false && core.sealsAlone(),
       directTransfers: o.directTransfers ?? true,
       log: o.log.child('import'),
     });
+    if (o.seal !== false) core.startIris(o);
     return core;
+  }
+
+  /** The iris engine (every node runs one; it takes part only at heights whose set holds this node and others). */
+  private startIris(o: CoreOptions): void {
+    const ist = this.config.istanbul;
+    const chain = new CoreIrisChain({
+      chain: this.chain,
+      executor: this.executor,
+      pool: this.pool,
+      events: this.events,
+      writer: this.importer,
+      key: this.nodeKey,
+      rules: (parent) => this.blockRules(parent, o.sealEmpty),
+      period: ist.period,
+      txBudgetMs: o.txBudgetMs === 0 ? Infinity : (o.txBudgetMs ?? DEFAULT_TX_BUDGET_MS),
+    });
+    this.iris = new IrisEngine({ chain, transport: this.consensus, key: this.nodeKey, policy: ist.policy, timeoutMs: ist.timeout, periodSeconds: ist.period, log: this.log });
+    this.iris.start();
   }
 
   /** eth_mining: this node is a validator of the next block (alone, its sealer writes the chain; with others, it votes in iris). */
@@ -401,6 +429,7 @@ export class ChainCore {
 
   async close(): Promise<void> {
     await this.sealer?.stop();
+    await this.iris?.stop();
     await this.importer.idle();
     await this.journal?.close();
     await Promise.all([this.executor.close(), this.calls.close()]);

@@ -12,13 +12,18 @@ import { bytesToHex } from '../util/hex.ts';
 /** What explains a line: a block's number and hash, a peer, a round… */
 export type LogFields = Record<string, string | number | bigint | boolean | Uint8Array | undefined>;
 
+/** What a module logs through (tests and tools may hand any object of this shape). */
 export interface Logger {
   error(msg: string, fields?: LogFields): void;
   warn(msg: string, fields?: LogFields): void;
   info(msg: string, fields?: LogFields): void;
   debug(msg: string, fields?: LogFields): void;
+}
+
+/** The node's logger (createLogger): what builds the modules makes each its child. */
+export interface NodeLogger extends Logger {
   /** The logger of one module: its lines carry `module`, its level is --log.vmodule's for it if set (a child's child is a sibling). */
-  child(module: string): Logger;
+  child(module: string): NodeLogger;
 }
 
 export type LogFormat = 'json' | 'text';
@@ -41,7 +46,7 @@ function level(verbosity: number): (typeof LEVELS)[number] {
  * `write` receives each line, newline included (tests capture them); by default they go to stderr.
  * A caller's `write` gets text unless `o.format` says json.
  */
-export function createLogger(verbosity: number, write?: (line: string) => void, o: LogOptions = {}): Logger {
+export function createLogger(verbosity: number, write?: (line: string) => void, o: LogOptions = {}): NodeLogger {
   const out = write ?? ((l: string) => process.stderr.write(l));
   const format = o.format ?? (write === undefined && !process.stderr.isTTY ? 'json' : 'text');
   const root = pino(
@@ -57,7 +62,7 @@ export function createLogger(verbosity: number, write?: (line: string) => void, 
 }
 
 /** `p` logs the lines; children are made from `root`, so a module's child made from another module's logger names one module. */
-function wrap(p: PinoLogger, root: PinoLogger, verbosity: number, vmodule: Readonly<Record<string, number>>): Logger {
+function wrap(p: PinoLogger, root: PinoLogger, verbosity: number, vmodule: Readonly<Record<string, number>>): NodeLogger {
   const at = (fn: 'error' | 'warn' | 'info' | 'debug') => (msg: string, fields?: LogFields) => {
     if (fields === undefined) p[fn](msg);
     else p[fn](plain(fields), msg);
@@ -67,7 +72,7 @@ function wrap(p: PinoLogger, root: PinoLogger, verbosity: number, vmodule: Reado
     warn: at('warn'),
     info: at('info'),
     debug: at('debug'),
-    child(module: string): Logger {
+    child(module: string): NodeLogger {
       const v = vmodule[module] ?? verbosity;
       return wrap(root.child({ module }, { level: level(v) }), root, verbosity, vmodule);
     },

@@ -4,7 +4,7 @@ import { ChainCore } from './core.ts';
 import { CoreChainDoor } from './chain-door.ts';
 import type { NetworkHost } from '../p2p/host.ts';
 import { BlockSync } from '../p2p/sync.ts';
-import { createLogger, type Logger } from './logger.ts';
+import { createLogger, type NodeLogger } from './logger.ts';
 import { isLoopback, type NodeConfig } from './config.ts';
 import { buildHandlers } from '../api/index.ts';
 import { FilterService } from '../api/filters.ts';
@@ -58,7 +58,7 @@ export interface RunningNode {
   close(): Promise<void>;
 }
 
-export async function startNode(config: NodeConfig, log: Logger = createLogger(config.verbosity, undefined, { format: config.logFormat, vmodule: config.logVmodule })): Promise<RunningNode> {
+export async function startNode(config: NodeConfig, log: NodeLogger = createLogger(config.verbosity, undefined, { format: config.logFormat, vmodule: config.logVmodule })): Promise<RunningNode> {
   const loopback = isLoopback(config.http.addr);
   // a port another process holds is reported before a new datadir, node key and dev keystore are
   // created for a node that cannot serve (port 0 is always free)

@@ -59,6 +59,8 @@ export interface ChainDoor {
   importBlocks(encoded: readonly Uint8Array[]): Promise<ImportOutcome>;
   /** A transaction a peer sent: admitted to the pool as a remote transaction (never journaled by this node). */
   receiveTransaction(raw: Uint8Array): Promise<TxOutcome>;
+  /** After every new head, whoever made it (this node, gossip, a sync), once isValidator() answers for the block after it. */
+  onHead(listener: (head: ChainHead) => void): void;
   /** Each block this node seals, encoded, as it becomes the head: to announce it (imported blocks travel on by the gossip that brought them). */
   onNewBlock(listener: (block: { number: bigint; hash: Uint8Array; encoded: Uint8Array }) => void): void;
   /** Each transaction admitted through this node's RPC: to send to peers (those received from peers are relayed by the gossip itself). */

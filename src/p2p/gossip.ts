@@ -16,8 +16,13 @@ const MAX_HELD_MS = 60_000;
 /** how long after a peer subscribes the held transactions are sent */
 const HELD_FLUSH_DELAY_MS = 1000;
 
+/** A topic validator as gossipsub calls it. */
+export type TopicValidator = (peer: PeerId, msg: { data: Uint8Array }) => Promise<TopicValidatorResult>;
+
 export interface GossipHooks {
   fault(peer: PeerId, reason: string): void;
+  /** each topic's validator goes through it: the fault injection's (faults.ts) when on */
+  guard(validate: TopicValidator): TopicValidator;
   /** a peer showed it has a block: its head may have moved */
   peerHead(peer: PeerId, head: ChainHead): void;
   log: Logger;
@@ -25,9 +30,10 @@ export interface GossipHooks {
 
 export function startGossip(pubsub: GossipSub, door: ChainDoor, hooks: GossipHooks): void {
   const topics = topicsOf(door.genesisHash);
-  const { fault, peerHead, log } = hooks;
+  const { fault, peerHead, log, guard } = hooks;
+  const validate = (topic: string, validator: TopicValidator) => pubsub.topicValidators.set(topic, guard(validator));
 
-  pubsub.topicValidators.set(topics.txs, async (peer, msg) => {
+  validate(topics.txs, async (peer, msg) => {
     const outcome = await door.receiveTransaction(msg.data);
     if (outcome.kind === 'added') return TopicValidatorResult.Accept;
     if (outcome.kind === 'ignored') return TopicValidatorResult.Ignore;
@@ -35,7 +41,7 @@ export function startGossip(pubsub: GossipSub, door: ChainDoor, hooks: GossipHoo
     return TopicValidatorResult.Reject;
   });
 
-  pubsub.topicValidators.set(topics.blocks, async (peer, msg) => {
+  validate(topics.blocks, async (peer, msg) => {
     let block: ChainHead & { encoded?: Uint8Array };
     try {
       const gossip = decodeBlockGossip(msg.data);

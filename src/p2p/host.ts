@@ -2,8 +2,9 @@
 // id, address and enode), TCP + noise + yamux carry identify, ping, gossipsub (gossip.ts) and the
 // chain's own protocols (handshake.ts, block-ranges.ts). Admission follows Venachain
 // (admission.ts), misbehaviour is counted (peer-faults.ts), and a dial loop keeps the bootnodes,
-// static peers and consensus nodes connected — libp2p 3 has no autodial. It implements what the
-// RPC needs (Network) and what the sync needs (PeerSet).
+// static peers and consensus nodes connected — libp2p 3 has no autodial. Validators also carry the
+// consensus channel (consensus-gossip.ts). Tests may inject faults (faults.ts). It implements what
+// the RPC needs (Network) and what the sync needs (PeerSet).
 import './promise-with-resolvers.ts'; // first: libp2p calls Promise.withResolvers, which Node 20 lacks
 import { createLibp2p } from 'libp2p';
 import { tcp } from '@libp2p/tcp';
@@ -11,7 +12,7 @@ import { noise } from '@chainsafe/libp2p-noise';
 import { yamux } from '@chainsafe/libp2p-yamux';
 import { identify } from '@libp2p/identify';
 import { ping } from '@libp2p/ping';
-import { gossipsub, type GossipSub } from '@libp2p/gossipsub';
+import { gossipsub, TopicValidatorResult, type GossipSub } from '@libp2p/gossipsub';
 import { privateKeyFromRaw } from '@libp2p/crypto/keys';
 import { peerIdFromString } from '@libp2p/peer-id';
 import type { Connection, Libp2p, PeerId } from '@libp2p/interface';
@@ -21,24 +22,34 @@ import type { PeerHead, PeerSet } from './peer-set.ts';
 import type { LocalNodeInfo, Network, PeerInfo } from './network.ts';
 import type { NodeKey } from '../node-key.ts';
 import type { Logger } from '../node/logger.ts';
-import { bytesToHex } from '../util/hex.ts';
+import { bytesToHex, equalBytes } from '../util/hex.ts';
 import { Admission } from './admission.ts';
 import { PeerFaults } from './peer-faults.ts';
 import { isPeerFault } from './frames.ts';
 import { exchangeStatus, serveStatus, statusMismatch, HANDSHAKE_TIMEOUT_MS } from './handshake.ts';
 import { requestBlockRange, serveBlockRanges } from './block-ranges.ts';
-import { startGossip } from './gossip.ts';
+import { startGossip, type TopicValidator } from './gossip.ts';
+import { startConsensusGossip } from './consensus-gossip.ts';
+import { FaultInjector, watchFaultFile } from './faults.ts';
 import { parsePeerAddress, nodeIdOfPeerId, tcpAddr } from './peer-address.ts';
 import { CHAIN_PROTOCOL, MAX_GOSSIP_MESSAGE, type Status } from './wire.ts';
 
 /** How often the dial loop looks for a target that is not connected. */
 const DIAL_INTERVAL_MS = 1000;
 const DIAL_TIMEOUT_MS = 5000;
+/**
+ * How long this node's head may stand still before it asks a peer (the next, in turn) for its
+ * status. Peers' heads are otherwise learnt from the handshake and block gossip only: an announcement
+ * lost — or ignored by validators that decided the block themselves, so not relayed — would leave a
+ * node behind for good, and a validator behind cannot take part in its peers' rounds.
+ */
+const HEAD_CHECK_MS = 2000;
 
 export interface NetworkOptions {
   key: NodeKey;
   /** addr: resolved by the node (127.0.0.1 on a dev chain, 0.0.0.0 on a genesis-file chain); port 0: a free one */
-  config: { addr: string; port: number; bootnodes: string[]; maxPeers: number };
+  /** faults: a fault file (faults.ts), for tests only */
+  config: { addr: string; port: number; bootnodes: string[]; maxPeers: number; faults?: string };
   door: ChainDoor;
   /** the genesis' firstValidatorNode (an enode URL; '' or port 0: none): dialled like a bootnode */
   firstValidatorNode: string;
@@ -80,9 +91,9 @@ export async function startNetwork(o: NetworkOptions): Promise<NetworkHost> {
     connectionEncrypters: [noise()],
     streamMuxers: [yamux()],
     connectionGater: {
-      denyDialPeer: (peer) => faults.banned(peer.toString()),
-      denyOutboundEncryptedConnection: (peer) => faults.banned(peer.toString()),
-      denyInboundEncryptedConnection: (peer) => !admitsInbound(peer.toString()),
+      denyDialPeer: (peer) => refused(peer.toString()),
+      denyOutboundEncryptedConnection: (peer) => refused(peer.toString()),
+      denyInboundEncryptedConnection: (peer) => refused(peer.toString()) || !admitsInbound(peer.toString()),
     },
     connectionManager: {
       // loopback (a local network's nodes start at once) is not held to the 5-a-second inbound rate
@@ -107,9 +118,14 @@ export async function startNetwork(o: NetworkOptions): Promise<NetworkHost> {
   });
   const selfId = libp2p.peerId.toString();
   const admission = new Admission(selfId);
+  const injected = o.config.faults === undefined ? undefined : new FaultInjector(selfId);
+  /** refused both ways: banned, or cut off by an injected partition */
+  function refused(id: string): boolean {
+    return faults.banned(id) || injected?.separated(id) === true;
+  }
 
   function admitsInbound(id: string): boolean {
-    if (faults.banned(id) || !admission.admits(id)) return false;
+    if (!admission.admits(id)) return false;
     return handshaked.size < o.config.maxPeers || admission.isStatic(id) || admission.isConsensus(id);
   }
 
@@ -173,14 +189,29 @@ export async function startNetwork(o: NetworkOptions): Promise<NetworkHost> {
   });
   libp2p.addEventListener('peer:disconnect', ({ detail: peer }) => handshaked.delete(peer.toString()));
 
+  let stopWatchingFaults: (() => void) | undefined;
+  if (injected) {
+    log.warn(`p2p: fault injection is on (${o.config.faults}): for tests only — gossip from peers may be dropped, delayed, duplicated, and peers cut off`);
+    stopWatchingFaults = await watchFaultFile(
+      o.config.faults!,
+      (plan) => {
+        injected.setPlan(plan);
+        for (const peer of libp2p.getPeers()) if (injected.separated(peer.toString())) disconnect(peer, 'partitioned (fault injection)');
+      },
+      log,
+    );
+  }
+  const guard = (validate: TopicValidator) => (injected ? injected.guard(validate, TopicValidatorResult.Ignore) : validate);
+
   await libp2p.start();
-  startGossip(libp2p.services.pubsub, door, { fault, peerHead: noteHead, log });
+  startGossip(libp2p.services.pubsub, door, { fault, peerHead: noteHead, log, guard });
+  startConsensusGossip(libp2p.services.pubsub, door, { fault, log, guard });
 
   // the dial loop: every target that is not connected (nor being dialled, nor banned) is dialled
   const dialling = new Set<string>();
   const dialLoop = setInterval(() => {
     for (const [id, target] of admission.targets()) {
-      if (dialling.has(id) || faults.banned(id) || libp2p.getConnections(peerIdFromString(id)).length > 0) continue;
+      if (dialling.has(id) || refused(id) || libp2p.getConnections(peerIdFromString(id)).length > 0) continue;
       if (!target.static && handshaked.size >= o.config.maxPeers) continue;
       dialling.add(id);
       libp2p
@@ -189,6 +220,24 @@ export async function startNetwork(o: NetworkOptions): Promise<NetworkHost> {
         .finally(() => dialling.delete(id));
     }
   }, DIAL_INTERVAL_MS);
+
+  let standing = door.head().hash;
+  let asked = 0;
+  const headCheck = setInterval(() => {
+    const head = door.head().hash;
+    if (!equalBytes(head, standing)) {
+      standing = head;
+      return;
+    }
+    const ids = [...handshaked.keys()];
+    const id = ids[asked++ % ids.length];
+    const connection = id === undefined ? undefined : libp2p.getConnections(peerIdFromString(id))[0];
+    if (connection === undefined) return;
+    exchangeStatus(connection, localStatus()).then(
+      (remote) => noteHead(id!, remote.head),
+      (e: Error) => log.debug(`p2p: asking ${id} for its head failed: ${e.message}`),
+    );
+  }, HEAD_CHECK_MS);
 
   const listenAddrs = libp2p.getMultiaddrs();
   const port = Number(listenAddrs[0] ? tcpPortOf(listenAddrs[0]) : o.config.port);
@@ -278,6 +327,8 @@ export async function startNetwork(o: NetworkOptions): Promise<NetworkHost> {
       if (closed) return;
       closed = true;
       clearInterval(dialLoop);
+      clearInterval(headCheck);
+      stopWatchingFaults?.();
       await libp2p.stop();
     },
   };

@@ -23,10 +23,10 @@ export const MAX_GOSSIP_BLOCK = 3.5 * 1024 * 1024;
 /** Gossip's receive limit (a block plus the RPC envelope). */
 export const MAX_GOSSIP_MESSAGE = 4 * 1024 * 1024;
 
-/** Topic names carry the genesis hash, so two chains never mix. */
-export function topicsOf(genesisHash: Uint8Array): { txs: string; blocks: string } {
+/** Topic names carry the genesis hash, so two chains never mix. `consensus`: iris' messages, among validators only. */
+export function topicsOf(genesisHash: Uint8Array): { txs: string; blocks: string; consensus: string } {
   const g = bytesToHex(genesisHash).slice(2);
-  return { txs: `/chain/${g}/txs/1`, blocks: `/chain/${g}/blocks/1` };
+  return { txs: `/chain/${g}/txs/1`, blocks: `/chain/${g}/blocks/1`, consensus: `/chain/${g}/iris/1` };
 }
 
 export interface Status {
@@ -87,6 +87,27 @@ export function decodeBlockGossip(bytes: Uint8Array): BlockGossip {
   const [number, hash] = byteItems(bytes.subarray(1), 2, 'block announcement');
   hash32(hash!, 'block announcement hash');
   return { kind: 'announcement', head: { number: integer(number!, 'block announcement number'), hash: hash! } };
+}
+
+/** Random bytes after each consensus message on its topic: each send is its own gossip message. */
+export const CONSENSUS_SEND_TAG_BYTES = 8;
+
+/**
+ * The consensus topic: the engine's message, then a tag of its own per send. Gossip's message id
+ * is its content's hash, so without the tag an engine that sends the same signed vote again (as
+ * Venachain's COMMIT for an old block) would be silent: gossipsub publishes an id it has seen once,
+ * and receivers take it once. Copies of one send (relays) keep its tag and stay one message.
+ */
+export function encodeConsensusGossip(message: Uint8Array, tag: Uint8Array): Uint8Array {
+  const out = new Uint8Array(message.length + CONSENSUS_SEND_TAG_BYTES);
+  out.set(message);
+  out.set(tag.subarray(0, CONSENSUS_SEND_TAG_BYTES), message.length);
+  return out;
+}
+
+export function decodeConsensusGossip(bytes: Uint8Array): Uint8Array {
+  if (bytes.length <= CONSENSUS_SEND_TAG_BYTES) throw new Error(`consensus gossip of ${bytes.length} bytes: no message before its ${CONSENSUS_SEND_TAG_BYTES}-byte tag`);
+  return bytes.subarray(0, bytes.length - CONSENSUS_SEND_TAG_BYTES);
 }
 
 function byteItems(bytes: Uint8Array, count: number, what: string): Uint8Array[] {

@@ -104,7 +104,7 @@ export async function startTestNode(o: TestNodeOptions = {}): Promise<TestNode> 
 }
 
 /** The receipt of `hash` once it is mined (polled every 5 ms, for at most 5 s). */
-export async function mined(node: TestNode, hash: string): Promise<any> {
+export async function mined(node: Pick<TestNode, 'rpc'>, hash: string): Promise<any> {
   for (let i = 0; i < 1000; i++) {
     const r = await node.rpc('eth_getTransactionReceipt', [hash]);
     if (r) return r;

@@ -1,12 +1,2 @@
-// mulberry32: a small seeded generator, so randomised tests shuffle the same way on every run and
-// a failure is reproducible from its seed.
-export function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+// the generator lives in src/util (the p2p fault injection uses it too); tests import it from here
+export { prng } from '../../src/util/prng.ts';

@@ -61,9 +61,9 @@ export interface CliRun {
   output: string;
 }
 
-/** Runs `chain-node args` to its end: a command (db check), or a start expected to fail. */
+/** Runs `chain-node args` to its end: a command (db check, export, import, admin), or a start expected to fail. */
 export function runCli(args: string[], opts: { timeoutMs?: number; uid?: number; gid?: number } = {}): Promise<CliRun> {
-  const command = args[0] === 'db' || args[0] === 'admin' ? args : freeP2pPort(args);
+  const command = ['db', 'admin', 'export', 'import'].includes(args[0]!) ? args : freeP2pPort(args);
   const child = spawn(process.execPath, ['--import', 'tsx', CLI, ...command], { stdio: ['ignore', 'pipe', 'pipe'], uid: opts.uid, gid: opts.gid });
   let output = '';
   return new Promise((resolve) => {

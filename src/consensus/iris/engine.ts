@@ -1,0 +1,665 @@
+// The iris BFT engine: Venachain's Istanbul variant (consensus/iris/core) over the two ports of
+// ports.ts. One engine per node; at every head it reads the next block's validator set and takes
+// part only when this node is in it and the set is larger than this node alone (a lone validator is
+// the Sealer's job). Per height it runs rounds: the round's proposer sends PREPREPARE, validators
+// verify and PREPARE, N − F prepares (or commits) lock the block and send COMMIT with a committed
+// seal, N − F commits write the block. A round that does not finish in time is left with
+// ROUND_CHANGE; locks survive round changes so no two blocks are committed at one height.
+//
+// Everything that changes state runs on one serial queue (messages, timers, heads, work cues), so
+// the handlers read like Venachain's single event loop; a message's verdict for the network is
+// given before it is queued, from its form and signature alone.
+import type { HeadInfo } from '../../chain/chain.ts';
+import { decodeBlock } from '../../chain/block-codec.ts';
+import type { NodeKey } from '../../node-key.ts';
+import type { Logger } from '../../node/logger.ts';
+import { bytesToHex, equalBytes } from '../../util/hex.ts';
+import { quorum } from '../block-verify.ts';
+import { commitDigest, committedSeal, signerOf } from '../seals.ts';
+import {
+  CODE_NAMES, COMMIT, compareViews, decodeMessage, decodePreprepare, decodeSubject, encodeMessage, encodePreprepare, encodeSubject,
+  MalformedMessage, PREPARE, PREPREPARE, ROUND_CHANGE, signedByAddress, signMessage, ZERO_DIGEST,
+  type IrisMessage, type MessageCode, type Preprepare, type Subject, type View,
+} from './messages.ts';
+import type { IrisChain, IrisTransport, Proposal } from './ports.ts';
+import { proposerOf, proposerOrder } from './proposer.ts';
+import { VoteGuard } from './vote-guard.ts';
+
+export interface IrisEngineOptions {
+  chain: IrisChain;
+  transport: IrisTransport;
+  key: NodeKey;
+  /** genesis istanbul.policy: 0 round robin, 1 sticky */
+  policy: number;
+  /** genesis istanbul.timeout: the first round's length (ms) */
+  timeoutMs: number;
+  /** genesis istanbul.period: the least gap between block timestamps (seconds) */
+  periodSeconds: number;
+  log: Logger;
+}
+
+/** Where the engine is in a round ('idle': not taking part in this height). */
+export type IrisStateName = 'idle' | 'accept-request' | 'preprepared' | 'prepared' | 'committed' | 'round-change';
+
+export interface IrisStatus {
+  sequence: bigint;
+  round: number;
+  state: IrisStateName;
+  lockedHash?: Uint8Array;
+  /** the round the lock was taken in */
+  lockedRound?: number;
+  /** the set deciding `sequence`, in proposer order */
+  validators: Uint8Array[];
+  proposer?: Uint8Array;
+}
+
+/** A round's timer doubles per round up to this (Venachain caps at 2 h; a minute keeps a healed network's next round near). */
+const MAX_ROUND_TIMEOUT_MS = 60_000;
+/** Future messages kept per sender; the oldest go beyond it. */
+const BACKLOG_PER_SENDER = 32;
+
+const STATE_ORDER = { 'accept-request': 0, preprepared: 1, prepared: 2, committed: 3 } as const;
+type RoundState = keyof typeof STATE_ORDER;
+
+/** A message whose form and signature were checked, its body decoded. */
+interface Vote {
+  m: IrisMessage;
+  from: string;
+  view: View;
+  pp?: Preprepare;
+  subject?: Subject;
+}
+
+interface Height {
+  sequence: bigint;
+  parent: HeadInfo;
+  /** the parent's proposer (zero at genesis): where the proposer rotation starts */
+  lastProposer: Uint8Array;
+  ordered: Uint8Array[];
+  members: Set<string>;
+  quorum: number;
+  f: number;
+  active: boolean;
+}
+
+interface Lock {
+  proposal: Proposal;
+  round: number;
+  /** the quorum of signed PREPAREs (and COMMITs) for the block at `round`: its proof of lock */
+  proof: IrisMessage[];
+}
+
+export class IrisEngine {
+  private readonly me: string;
+  private readonly guard = new VoteGuard();
+  private queue: Promise<void> = Promise.resolve();
+  private stopped = false;
+  private started = false;
+
+  private height: Height | undefined;
+  /** the height before, while its block is the head: a lagging proposer of it gets its COMMIT */
+  private previous: Height | undefined;
+  private round = 0;
+  private state: RoundState = 'accept-request';
+  /** sent ROUND_CHANGE for `round` and waits for N − F of them */
+  private waitingForRoundChange = false;
+  private proposal: Proposal | undefined;
+  private prepares = new Map<string, IrisMessage>();
+  private commits = new Map<string, IrisMessage>();
+  private lock: Lock | undefined;
+  private roundChanges = new Map<number, Map<string, IrisMessage>>();
+  private backlog = new Map<string, Vote[]>();
+  /** the round timer runs: this node has work, or another validator spoke at this height */
+  private engaged = false;
+  private peerSpoke = false;
+  private roundTimer: NodeJS.Timeout | undefined;
+  private proposeTimer: NodeJS.Timeout | undefined;
+  private workCued = false;
+  private proposeCued = false;
+
+  constructor(private readonly o: IrisEngineOptions) {
+    this.me = bytesToHex(o.key.address);
+  }
+
+  start(): void {
+    if (this.started) return;
+    this.started = true;
+    this.o.transport.onMessage((bytes) => Promise.resolve(this.receive(bytes)));
+    this.o.chain.onHead((head) => this.run(() => this.newHeight(head)));
+    this.o.chain.onWork(() => {
+      // cues come per transaction: one queued look at a time is enough
+      if (this.workCued) return;
+      this.workCued = true;
+      this.run(() => {
+        this.workCued = false;
+        this.onWork();
+      });
+    });
+    this.run(() => this.newHeight(this.o.chain.head()));
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    this.clearTimers();
+    // a task may have queued others before it saw `stopped`
+    for (let q = this.queue; ; q = this.queue) {
+      await q;
+      if (q === this.queue) break;
+    }
+  }
+
+  status(): IrisStatus {
+    const h = this.height;
+    const active = h?.active === true;
+    return {
+      sequence: h?.sequence ?? this.o.chain.head().header.number + 1n,
+      round: active ? this.round : 0,
+      state: !active ? 'idle' : this.waitingForRoundChange ? 'round-change' : this.state,
+      lockedHash: active ? this.lock?.proposal.hash : undefined,
+      lockedRound: active ? this.lock?.round : undefined,
+      validators: h?.ordered ?? [],
+      proposer: h && h.ordered.length > 0 ? this.proposerAt(h, this.round) : undefined,
+    };
+  }
+
+  // ---------------------------------------------------------------- the queue
+
+  private run(task: () => Promise<void> | void): void {
+    if (this.stopped) return;
+    this.queue = this.queue.then(async () => {
+      if (this.stopped) return;
+      try {
+        await task();
+      } catch (e) {
+        this.o.log.error(`iris: ${(e as Error).stack ?? e}`);
+      }
+    });
+  }
+
+  // ---------------------------------------------------------------- receiving
+
+  /**
+   * The network's verdict on a message: 'invalid' when malformed or its signature does not match
+   * the address it names (or a COMMIT's committed seal is not its sender's), 'ignored' when this
+   * engine has no use for it (not taking part, not from the current set, an old view), else
+   * 'accepted' and queued.
+   */
+  private receive(bytes: Uint8Array): 'accepted' | 'ignored' | 'invalid' {
+    const h = this.height;
+    if (this.stopped || !h?.active) return 'ignored';
+    let vote: Vote;
+    try {
+      const m = decodeMessage(bytes);
+      const from = bytesToHex(m.address);
+      if (from === this.me || !h.members.has(from)) return 'ignored';
+      if (!signedByAddress(m)) return 'invalid';
+      vote = parseVote(m, from);
+    } catch (e) {
+      if (e instanceof MalformedMessage) {
+        this.o.log.debug(`iris: malformed message: ${e.message}`);
+        return 'invalid';
+      }
+      // a bug of ours, not the sender's fault: logged, and nothing thrown at the network
+      this.o.log.error(`iris: a message could not be read: ${(e as Error).stack ?? e}`);
+      return 'ignored';
+    }
+    if (vote.m.code === COMMIT && !this.sealedBySender(vote)) return 'invalid';
+    if (vote.view.sequence < h.sequence && vote.m.code !== PREPREPARE) return 'ignored';
+    this.run(() => this.handle(vote));
+    return 'accepted';
+  }
+
+  /** A COMMIT's committed seal must be its sender's, or the block it goes into is refused by every node. */
+  private sealedBySender(v: Vote): boolean {
+    const signer = signerOf(v.m.committedSeal, commitDigest(v.subject!.digest));
+    return signer !== undefined && bytesToHex(signer) === v.from;
+  }
+
+  /** Where a vote stands against the current view (Venachain's checkMessage). */
+  private gate(v: Vote): 'now' | 'future' | 'old' {
+    const current = { round: this.round, sequence: this.height!.sequence };
+    if (v.view.sequence > current.sequence) return 'future';
+    if (v.view.sequence < current.sequence) return 'old';
+    if (v.m.code === ROUND_CHANGE) return v.view.round < current.round ? 'old' : 'now';
+    const c = compareViews(v.view, current);
+    if (c > 0) return 'future';
+    if (c < 0) return 'old';
+    if (this.waitingForRoundChange) return 'future';
+    if (this.state === 'accept-request' && v.m.code !== PREPREPARE) return 'future';
+    return 'now';
+  }
+
+  private async handle(v: Vote): Promise<void> {
+    const h = this.height;
+    if (!h?.active || !h.members.has(v.from)) return;
+    const where = this.gate(v);
+    this.o.log.debug(`iris: ${CODE_NAMES[v.m.code]} from ${v.from} for block #${v.view.sequence} round ${v.view.round}: ${where} (at #${h.sequence} round ${this.round}, ${this.waitingForRoundChange ? 'round-change' : this.state})`);
+    if (where === 'future') return this.keep(v);
+    if (where === 'old') {
+      if (v.m.code === PREPREPARE) this.commitForOldBlock(v);
+      return;
+    }
+    if (v.from !== this.me && !this.peerSpoke) {
+      this.peerSpoke = true;
+      this.engage();
+    }
+    switch (v.m.code) {
+      case PREPREPARE: return this.handlePreprepare(v);
+      case PREPARE: return this.handlePrepare(v);
+      case COMMIT: return this.handleCommit(v);
+      case ROUND_CHANGE: return this.handleRoundChange(v);
+    }
+  }
+
+  private keep(v: Vote): void {
+    let kept = this.backlog.get(v.from);
+    if (!kept) this.backlog.set(v.from, (kept = []));
+    kept.push(v);
+    if (kept.length > BACKLOG_PER_SENDER) kept.shift();
+  }
+
+  /** Replays kept votes the current view can use now; drops those it has passed. */
+  private replayBacklog(): void {
+    const h = this.height!;
+    for (const [from, kept] of this.backlog) {
+      if (!h.members.has(from)) {
+        this.backlog.delete(from);
+        continue;
+      }
+      const later: Vote[] = [];
+      const now: Vote[] = [];
+      for (const v of kept) {
+        const where = this.gate(v);
+        if (where === 'future') later.push(v);
+        else if (where === 'now') now.push(v);
+      }
+      if (later.length > 0) this.backlog.set(from, later);
+      else this.backlog.delete(from);
+      now.sort((a, b) => compareViews(a.view, b.view) || a.m.code - b.m.code);
+      for (const v of now) this.run(() => this.handle(v));
+    }
+  }
+
+  // ---------------------------------------------------------------- heights and rounds
+
+  private async newHeight(head: HeadInfo): Promise<void> {
+    const sequence = head.header.number + 1n;
+    if (this.height && sequence <= this.height.sequence) return;
+    const validators = await this.o.chain.validatorsAfter(head);
+    if (this.height && sequence <= this.height.sequence) return;
+    const ordered = proposerOrder(validators);
+    const members = new Set(ordered.map(bytesToHex));
+    const n = ordered.length;
+    const h: Height = {
+      sequence,
+      parent: head,
+      lastProposer: head.header.number === 0n ? new Uint8Array(20) : head.header.miner,
+      ordered,
+      members,
+      quorum: quorum(n),
+      f: n - quorum(n),
+      active: members.has(this.me) && n > 1,
+    };
+    const wasActive = this.height?.active === true;
+    this.previous = this.height && this.height.sequence === head.header.number ? this.height : undefined;
+    this.height = h;
+    this.clearTimers();
+    this.lock = undefined;
+    this.roundChanges.clear();
+    this.engaged = false;
+    this.peerSpoke = false;
+    this.guard.forgetBelow(sequence - 1n);
+    if (h.active !== wasActive) {
+      this.o.log.info(h.active
+        ? `iris: validator of block #${sequence} among ${n}: taking part in consensus`
+        : `iris: block #${sequence} is decided ${members.has(this.me) ? 'by this node alone' : 'by a set without this node'}: not taking part`);
+    }
+    if (!h.active) {
+      this.backlog.clear();
+      return;
+    }
+    this.enterRound(0);
+    if (await this.o.chain.hasWork()) this.onWork();
+  }
+
+  /** Starts `round` of the current height (Venachain's startNewRound), keeping a lock. */
+  private enterRound(round: number, why?: string): void {
+    const h = this.height!;
+    if (why) this.o.log.info(`iris: block #${h.sequence} round ${round} started (${why}); proposer ${bytesToHex(this.proposerAt(h, round))}`);
+    this.resetRound(round);
+    this.waitingForRoundChange = false;
+    this.armRoundTimer();
+    this.replayBacklog();
+    this.tryPropose();
+  }
+
+  private resetRound(round: number): void {
+    this.round = round;
+    this.state = 'accept-request';
+    this.proposal = undefined;
+    this.prepares = new Map();
+    this.commits = new Map();
+    clearTimeout(this.proposeTimer);
+    this.proposeCued = false;
+    for (const r of this.roundChanges.keys()) if (r < round) this.roundChanges.delete(r);
+  }
+
+  private proposerAt(h: Height, round: number): Uint8Array {
+    return proposerOf(h.ordered, h.lastProposer, round, this.o.policy);
+  }
+
+  private isProposer(): boolean {
+    return bytesToHex(this.proposerAt(this.height!, this.round)) === this.me;
+  }
+
+  private setState(state: RoundState): void {
+    this.state = state;
+    this.replayBacklog();
+  }
+
+  // ---------------------------------------------------------------- timers and work
+
+  /** Work waits: the round timer runs from now on at this height, and the proposer may propose. */
+  private onWork(): void {
+    if (!this.height?.active) return;
+    this.engage();
+    this.tryPropose();
+  }
+
+  private engage(): void {
+    if (this.engaged) return;
+    this.engaged = true;
+    this.armRoundTimer();
+  }
+
+  private armRoundTimer(): void {
+    clearTimeout(this.roundTimer);
+    if (!this.engaged) return;
+    const at = { sequence: this.height!.sequence, round: this.round };
+    // a round counts from when its block may be proposed: with a period of seconds and a timeout of
+    // one second, a proposer waiting out the period must not look crashed
+    const waitMs = Math.max(0, this.periodEndsMs() - Date.now());
+    this.roundTimer = setTimeout(() => this.run(() => this.onTimeout(at)), waitMs + this.roundTimeoutMs());
+  }
+
+  /** When the period since the parent's timestamp has passed (ms since the epoch). */
+  private periodEndsMs(): number {
+    return Number(this.height!.parent.header.timestamp + BigInt(this.o.periodSeconds)) * 1000;
+  }
+
+  private clearTimers(): void {
+    clearTimeout(this.roundTimer);
+    clearTimeout(this.proposeTimer);
+  }
+
+  /** Venachain's handleTimeoutMsg: join a round F + 1 validators asked for, else ask for the next one. */
+  private async onTimeout(at: View): Promise<void> {
+    const h = this.height;
+    if (!h?.active || h.sequence !== at.sequence || this.round !== at.round) return;
+    // an idle chain's rounds do not climb: with nothing to carry and nobody else asking, wait for work
+    if (!this.peerSpoke && !(await this.o.chain.hasWork())) {
+      this.engaged = false;
+      return;
+    }
+    if (this.height !== h || this.round !== at.round) return;
+    if (!this.waitingForRoundChange) {
+      const joined = this.highestRoundAsked(h.f + 1);
+      if (joined !== undefined && joined > this.round) return this.changeRound(joined, `timeout; F + 1 asked for round ${joined}`);
+    }
+    this.changeRound(this.round + 1, `timeout after ${this.roundTimeoutMs()} ms`);
+  }
+
+  /** timeout × 2^round, capped at MAX_ROUND_TIMEOUT_MS (or the timeout itself when longer) */
+  private roundTimeoutMs(): number {
+    return Math.min(this.o.timeoutMs * 2 ** Math.min(this.round, 30), Math.max(MAX_ROUND_TIMEOUT_MS, this.o.timeoutMs));
+  }
+
+  private highestRoundAsked(atLeast: number): number | undefined {
+    let highest: number | undefined;
+    for (const [r, set] of this.roundChanges) if (set.size >= atLeast && (highest === undefined || r > highest)) highest = r;
+    return highest;
+  }
+
+  // ---------------------------------------------------------------- sending
+
+  private send(code: MessageCode, msg: Uint8Array, seal?: Uint8Array): void {
+    const m = signMessage(code, msg, this.o.key.address, this.o.key.privateKey, seal);
+    this.o.transport.broadcast(encodeMessage(m));
+    // this engine's own vote counts like any other; it goes through the queue like one
+    if (code !== PREPREPARE) {
+      const own = parseVote(m, this.me);
+      this.run(() => this.handle(own));
+    }
+  }
+
+  /** Signs a vote for `digest` at the view unless one for another block was signed there (VoteGuard). */
+  private vote(code: typeof PREPARE | typeof COMMIT, view: View, digest: Uint8Array): void {
+    if (!this.guard.claim(view.sequence, view.round, digest)) {
+      this.o.log.error(`iris: refused to sign ${CODE_NAMES[code]} for ${bytesToHex(digest)} at block #${view.sequence} round ${view.round}: this node voted for ${this.guard.votedAt(view.sequence, view.round)} there`);
+      return;
+    }
+    const msg = encodeSubject({ view, digest });
+    this.send(code, msg, code === COMMIT ? committedSeal(digest, this.o.key.privateKey) : undefined);
+  }
+
+  private currentView(): View {
+    return { round: this.round, sequence: this.height!.sequence };
+  }
+
+  /** Leaves the round for `round` (Venachain's sendRoundChange with catchUpRound): waits for N − F to agree. */
+  private changeRound(round: number, why: string): void {
+    const h = this.height!;
+    if (round <= this.round) return;
+    this.o.log.info(`iris: block #${h.sequence} round change ${this.round} → ${round} (${why})`);
+    this.resetRound(round);
+    this.waitingForRoundChange = true;
+    this.armRoundTimer();
+    this.send(ROUND_CHANGE, encodeSubject({ view: { round, sequence: h.sequence }, digest: ZERO_DIGEST }));
+  }
+
+  // ---------------------------------------------------------------- proposing
+
+  /** The round's proposer proposes its locked block, or a new one once work waits and the period has passed. */
+  private tryPropose(): void {
+    if (!this.isProposer() || this.waitingForRoundChange || this.state !== 'accept-request' || this.proposal) return;
+    if (this.lock) {
+      const { proposal, round, proof } = this.lock;
+      this.o.log.debug(`iris: block #${this.height!.sequence} round ${this.round}: proposing locked block ${bytesToHex(proposal.hash)}`);
+      if (!this.claimProposal(proposal)) return;
+      this.send(PREPREPARE, encodePreprepare({ view: this.currentView(), block: proposal.encoded, lockedHash: proposal.hash, lockedRound: round, lockedPrepares: proof }));
+      this.proposal = proposal;
+      this.setState('prepared');
+      this.vote(COMMIT, this.currentView(), proposal.hash);
+      return;
+    }
+    if (this.proposeCued) return;
+    this.proposeCued = true;
+    const wait = this.periodEndsMs() - Date.now();
+    if (wait > 0) this.proposeTimer = setTimeout(() => this.run(() => this.proposeNew()), wait);
+    else this.run(() => this.proposeNew());
+  }
+
+  private async proposeNew(): Promise<void> {
+    this.proposeCued = false;
+    const at = this.currentView();
+    const still = () => this.height?.active && this.height.sequence === at.sequence && this.round === at.round && !this.waitingForRoundChange && this.state === 'accept-request' && !this.proposal && !this.lock;
+    if (!still() || !this.isProposer() || !(await this.o.chain.hasWork())) return;
+    if (!still()) return;
+    const proposal = await this.o.chain.build();
+    if (!proposal || !still()) return;
+    if (!this.claimProposal(proposal)) return;
+    this.o.log.debug(`iris: block #${at.sequence} round ${at.round}: proposing ${bytesToHex(proposal.hash)}`);
+    this.send(PREPREPARE, encodePreprepare({ view: at, block: proposal.encoded, lockedHash: ZERO_DIGEST, lockedRound: 0, lockedPrepares: [] }));
+    this.proposal = proposal;
+    this.setState('preprepared');
+    this.vote(PREPARE, at, proposal.hash);
+  }
+
+  private claimProposal(p: Proposal): boolean {
+    const at = this.currentView();
+    if (this.guard.claim(at.sequence, at.round, p.hash)) return true;
+    this.o.log.error(`iris: refused to propose ${bytesToHex(p.hash)} at block #${at.sequence} round ${at.round}: this node voted for ${this.guard.votedAt(at.sequence, at.round)} there`);
+    return false;
+  }
+
+  // ---------------------------------------------------------------- handlers
+
+  private async handlePreprepare(v: Vote): Promise<void> {
+    const h = this.height!;
+    const pp = v.pp!;
+    if (v.from !== bytesToHex(this.proposerAt(h, this.round))) {
+      this.o.log.warn(`iris: PREPREPARE at block #${h.sequence} round ${this.round} from ${v.from}, who is not its proposer: ignored`);
+      return;
+    }
+    if (this.state !== 'accept-request' || this.proposal) return;
+    const at = this.currentView();
+    const lock = this.lock;
+    if (lock && equalBytes(pp.block, lock.proposal.encoded)) {
+      this.proposal = lock.proposal;
+      this.setState('prepared');
+      this.vote(COMMIT, at, lock.proposal.hash);
+      return;
+    }
+    const withProof = lock !== undefined && pp.lockedRound >= lock.round && !equalBytes(pp.lockedHash, ZERO_DIGEST) && this.proofOfLock(pp);
+    if (lock && !withProof) return this.changeRound(this.round + 1, `locked on ${bytesToHex(lock.proposal.hash)} and the proposal is another block without a proof of lock`);
+    let proposal: Proposal;
+    try {
+      proposal = await this.o.chain.verify(pp.block);
+    } catch (e) {
+      if (this.height !== h || this.round !== at.round) return;
+      this.o.log.warn(`iris: refused the proposal at block #${h.sequence} round ${at.round} from ${v.from}: ${(e as Error).message}`);
+      return this.changeRound(this.round + 1, 'proposal refused');
+    }
+    if (this.height !== h || this.round !== at.round || this.waitingForRoundChange || this.state !== 'accept-request' || this.proposal) return;
+    if (proposal.number !== h.sequence) return this.changeRound(this.round + 1, `proposal is block #${proposal.number}`);
+    if (withProof) {
+      if (!equalBytes(proposal.hash, pp.lockedHash)) return this.changeRound(this.round + 1, 'the proof of lock is for another block');
+      this.o.log.info(`iris: block #${h.sequence} round ${at.round}: unlocked from ${bytesToHex(this.lock!.proposal.hash)} by a proof of lock for ${bytesToHex(proposal.hash)} from round ${pp.lockedRound}`);
+      this.lock = undefined;
+    }
+    this.proposal = proposal;
+    this.setState('preprepared');
+    this.vote(PREPARE, at, proposal.hash);
+  }
+
+  /** Venachain's handlePOLPreprepare check, made strict: N − F distinct members signed PREPARE or COMMIT for the locked hash at the locked round. */
+  private proofOfLock(pp: Preprepare): boolean {
+    const h = this.height!;
+    // a proof longer than two votes per validator is padding: refused before any signature is checked
+    if (pp.lockedPrepares.length > 2 * h.ordered.length) return false;
+    const signers = new Set<string>();
+    for (const m of pp.lockedPrepares) {
+      if (m.code !== PREPARE && m.code !== COMMIT) continue;
+      const from = bytesToHex(m.address);
+      if (signers.has(from) || !h.members.has(from) || !signedByAddress(m)) continue;
+      let s: Subject;
+      try {
+        s = decodeSubject(m.msg);
+      } catch {
+        continue;
+      }
+      if (s.view.sequence === h.sequence && s.view.round === pp.lockedRound && equalBytes(s.digest, pp.lockedHash)) signers.add(from);
+    }
+    return signers.size >= h.quorum;
+  }
+
+  /** Whether a PREPARE or COMMIT is for the current round's proposal (Venachain's verifyPrepare / verifyCommit). */
+  private forProposal(v: Vote): boolean {
+    return this.proposal !== undefined && v.view.round === this.round && equalBytes(v.subject!.digest, this.proposal.hash);
+  }
+
+  private preparedOrCommitted(): number {
+    let n = this.prepares.size;
+    for (const from of this.commits.keys()) if (!this.prepares.has(from)) n++;
+    return n;
+  }
+
+  private handlePrepare(v: Vote): void {
+    if (!this.forProposal(v)) return;
+    this.prepares.set(v.from, v.m);
+    this.maybePrepared();
+  }
+
+  /** On N − F prepares (or commits) for the proposal: lock and COMMIT (a proposal of the locked block was prepared on arrival). */
+  private maybePrepared(): void {
+    if (STATE_ORDER[this.state] >= STATE_ORDER.prepared) return;
+    const p = this.proposal!;
+    if (this.preparedOrCommitted() < this.height!.quorum) return;
+    this.lockProposal();
+    this.setState('prepared');
+    this.vote(COMMIT, this.currentView(), p.hash);
+  }
+
+  private lockProposal(): void {
+    const p = this.proposal!;
+    const proof = [...this.prepares.values(), ...[...this.commits].filter(([from]) => !this.prepares.has(from)).map(([, m]) => m)];
+    // a lock on the same block keeps its older proof when this round's is short of the quorum
+    if (this.lock && equalBytes(this.lock.proposal.hash, p.hash) && proof.length < this.height!.quorum) return;
+    this.lock = { proposal: p, round: this.round, proof };
+  }
+
+  private async handleCommit(v: Vote): Promise<void> {
+    if (!this.forProposal(v)) return;
+    this.commits.set(v.from, v.m);
+    this.maybePrepared();
+    if (this.commits.size < this.height!.quorum || this.state === 'committed') return;
+    this.lockProposal();
+    this.setState('committed');
+    const h = this.height!;
+    const proposal = this.proposal!;
+    const seals = [...this.commits.values()].map((m) => m.committedSeal);
+    try {
+      await this.o.chain.commit(proposal, seals);
+      this.o.log.debug(`iris: block #${h.sequence} committed in round ${this.round} with ${seals.length} seals`);
+    } catch (e) {
+      this.o.log.error(`iris: block #${h.sequence} ${bytesToHex(proposal.hash)} could not be committed: ${(e as Error).message}`);
+      if (this.height !== h) return;
+      this.lock = undefined;
+      this.changeRound(this.round + 1, 'commit failed');
+    }
+  }
+
+  private handleRoundChange(v: Vote): void {
+    const h = this.height!;
+    const r = v.view.round;
+    // one ROUND_CHANGE per sender, its highest: validators only move up, and the table stays N long
+    for (const [round, set] of this.roundChanges) {
+      if (!set.has(v.from)) continue;
+      if (round > r) return;
+      set.delete(v.from);
+      if (set.size === 0) this.roundChanges.delete(round);
+    }
+    let asked = this.roundChanges.get(r);
+    if (!asked) this.roundChanges.set(r, (asked = new Map()));
+    asked.set(v.from, v.m);
+    if (asked.size >= h.quorum && (this.waitingForRoundChange || r > this.round)) return this.enterRound(r, `${asked.size} of ${h.ordered.length} validators asked for it`);
+    if (asked.size >= h.f + 1 && r > this.round) this.changeRound(r, `catching up: ${asked.size} validators asked for round ${r}`);
+  }
+
+  /** Venachain's sendCommitForOldBlock: the rightful proposer of the block just written missed its end; our COMMIT lets it finish. */
+  private commitForOldBlock(v: Vote): void {
+    const prev = this.previous;
+    const h = this.height!;
+    if (!prev || v.view.sequence !== prev.sequence || !prev.members.has(this.me)) return;
+    if (v.from !== bytesToHex(this.proposerAt(prev, v.view.round))) return;
+    let hash: Uint8Array;
+    try {
+      hash = decodeBlock(v.pp!.block).hash;
+    } catch {
+      return;
+    }
+    if (!equalBytes(hash, h.parent.hash)) return;
+    this.vote(COMMIT, v.view, hash);
+  }
+}
+
+/** Decodes a signed message's body; throws MalformedMessage. */
+function parseVote(m: IrisMessage, from: string): Vote {
+  if (m.code === PREPREPARE) {
+    const pp = decodePreprepare(m.msg);
+    return { m, from, view: pp.view, pp };
+  }
+  const subject = decodeSubject(m.msg);
+  if (m.code === ROUND_CHANGE && !equalBytes(subject.digest, ZERO_DIGEST)) throw new MalformedMessage('a ROUND_CHANGE carries the zero hash');
+  return { m, from, view: subject.view, subject };
+}
