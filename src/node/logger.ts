@@ -97,7 +97,7 @@ const RECORD_KEYS = new Set(['level', 'time', 'module', 'msg']);
  * pino's JSON record → `TIME LEVEL module: msg  key=value…`. The module is not repeated when the
  * message already starts with it (most messages were written `rpc: …` before modules had names).
  */
-export function textLine(record: string): string {
+function textLine(record: string): string {
   const r = JSON.parse(record) as Record<string, unknown>;
   const msg = String(r.msg ?? '');
   const module = typeof r.module === 'string' && !msg.startsWith(`${r.module}:`) && !msg.startsWith(`${r.module} `) ? `${r.module}: ` : '';

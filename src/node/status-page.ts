@@ -6,7 +6,7 @@
 // serve (--http.api) shows as "not served"; nothing else is needed from the node.
 import type { StaticRoute } from '../rpc/http-rules.ts';
 
-export const STATUS_PATH = '/status';
+const STATUS_PATH = '/status';
 
 /** Blocks kept for the tiles' averages and the list (and transactions listed). */
 const RECENT = 20;
@@ -165,7 +165,7 @@ const TILES: [id: string, label: string][] = [
   ['t-sync', 'sync'],
 ];
 
-export const STATUS_PAGE = `<!doctype html>
+const STATUS_PAGE = `<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
