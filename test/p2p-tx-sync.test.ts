@@ -9,6 +9,7 @@ import * as assert from 'uvu/assert';
 import { Transaction, Wallet } from 'ethers';
 import type { Stream } from '@libp2p/interface';
 import { startTestNode, testAddress, testKey, type TestNode } from './helpers/node.ts';
+import { undialledGenesis } from './helpers/blocks.ts';
 import { handMadePeers, sleep, until, type HandMadePeers, type Peer } from './helpers/hand-made-peer.ts';
 import { bytesToHex, hexToBytes } from '../src/util/hex.ts';
 
@@ -22,7 +23,7 @@ let lib: HandMadePeers['lib'];
 let wire: HandMadePeers['wire'];
 
 const startFollower = (nodeKey: string, bootnodes: string[] = []) =>
-  startTestNode({ nodeKey, config: { p2p: { addr: '127.0.0.1', bootnodes, maxPeers: 10 }, p2pPort: 0 } });
+  startTestNode({ nodeKey, genesis: undialledGenesis(2), config: { p2p: { addr: '127.0.0.1', bootnodes, maxPeers: 10 }, p2pPort: 0 } });
 
 function transfer(key: number, nonce: number): Promise<string> {
   return new Wallet(testKey(key)).signTransaction(Transaction.from({ to: '0x' + '5'.repeat(40), value: 1n, nonce, gasLimit: 21000, gasPrice: 0n, chainId: 300, type: 0 }));

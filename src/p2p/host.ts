@@ -167,8 +167,11 @@ export async function startNetwork(o: NetworkOptions): Promise<NetworkHost> {
       faults.ban(id, `handshake: ${mismatch}`);
       return;
     }
+    // a handshake again (a peer's head check asks for the status anew) is no new peer: its pool was pushed
+    const known = handshaked.has(id);
     handshaked.set(id, { head: remote.head, name: remote.name });
     for (const l of headListeners) l({ id, head: remote.head });
+    if (known) return;
     pushPendingTransactions(connection, door).then(
       (sent) => sent > 0 && log.debug(`p2p: ${sent} pending transactions pushed to ${id}`),
       (e: Error) => log.debug(`p2p: pushing pending transactions to ${id} failed: ${e.message}`),
@@ -181,7 +184,7 @@ export async function startNetwork(o: NetworkOptions): Promise<NetworkHost> {
   };
   await serveStatus(libp2p, localStatus, handshakeDone, handshakeFailed);
   await serveBlockRanges(libp2p, door, fault);
-  await servePendingTransactions(libp2p, door, fault);
+  await servePendingTransactions(libp2p, door, fault, log);
 
   libp2p.addEventListener('connection:open', ({ detail: connection }) => {
     if (connection.direction === 'outbound') {

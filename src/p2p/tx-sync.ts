@@ -10,32 +10,45 @@
 // new peer, so a relay would only repeat what the other peers were sent or gossiped.
 import type { Connection, Libp2p, PeerId, Stream } from '@libp2p/interface';
 import type { ChainDoor } from './chain-door.ts';
+import type { Logger } from '../node/logger.ts';
 import { MAX_TX_FRAME, TXS_PROTOCOL, TX_PUSH_BYTES, TX_PUSH_COUNT } from './wire.ts';
 import { PeerFaultError, frames, isPeerFault } from './frames.ts';
 
-/** How long one push may take, the receiver's admission of every transaction included. */
-const PUSH_TIMEOUT_MS = 60_000;
+/** How long one push may take to cross (4 MiB at most). */
+const PUSH_TIMEOUT_MS = 30_000;
 
-/** The receiver's side: admits each pushed transaction in order; a malformed frame, one over the limits or an invalid transaction ends the stream as a fault. */
-export async function servePendingTransactions(libp2p: Libp2p, door: ChainDoor, fault: (peer: PeerId, reason: string) => void): Promise<void> {
+/**
+ * The receiver's side: reads the whole push, then admits each transaction in order. Read first: a
+ * push is many small frames that yamux delivers a window (256 KiB) at a time, more than one frame's
+ * buffer holds while each waits for its admission — so the buffer holds a whole push. A malformed
+ * frame, one over the limits or an invalid transaction is a fault of the sender.
+ */
+export async function servePendingTransactions(libp2p: Libp2p, door: ChainDoor, fault: (peer: PeerId, reason: string) => void, log: Logger): Promise<void> {
   await libp2p.handle(
     TXS_PROTOCOL,
     async (stream: Stream, connection: Connection) => {
       try {
-        const lp = frames(stream, MAX_TX_FRAME);
+        // each frame's length prefix: at most 3 bytes for MAX_TX_FRAME
+        const lp = frames(stream, MAX_TX_FRAME, TX_PUSH_BYTES + 3 * TX_PUSH_COUNT + 16);
         const signal = AbortSignal.timeout(PUSH_TIMEOUT_MS);
-        let count = 0;
+        const txs: Uint8Array[] = [];
         let bytes = 0;
         for (;;) {
           const raw = (await lp.read({ signal })).subarray();
           if (raw.length === 0) break;
           bytes += raw.length;
-          if (++count > TX_PUSH_COUNT) throw new PeerFaultError(`more than ${TX_PUSH_COUNT} transactions`);
+          if (txs.push(raw) > TX_PUSH_COUNT) throw new PeerFaultError(`more than ${TX_PUSH_COUNT} transactions`);
           if (bytes > TX_PUSH_BYTES) throw new PeerFaultError(`more than ${TX_PUSH_BYTES} bytes of transactions`);
-          const outcome = await door.receiveTransaction(raw);
-          if (outcome.kind === 'invalid') throw new PeerFaultError(`invalid transaction: ${outcome.reason}`);
         }
         await stream.close({ signal });
+        const started = performance.now();
+        let added = 0;
+        for (const raw of txs) {
+          const outcome = await door.receiveTransaction(raw);
+          if (outcome.kind === 'invalid') throw new PeerFaultError(`invalid transaction: ${outcome.reason}`);
+          if (outcome.kind === 'added') added++;
+        }
+        log.debug(`p2p: ${txs.length} transactions (${bytes} bytes) pushed by ${connection.remotePeer}: ${added} new, admitted in ${(performance.now() - started).toFixed(0)} ms`);
       } catch (e) {
         if (isPeerFault(e)) fault(connection.remotePeer, `pushed transactions: ${(e as Error).message}`);
         stream.abort(e as Error);
