@@ -121,11 +121,11 @@ test('garbage, an oversized frame, too many transactions on /chain/txs/1: each a
   await handMade.admitted(peer);
   const before = await a.rpc('txpool_status');
   const known = hexToBytes(await transfer(0, 0)); // pooled: each copy is ignored (cheaply), the count still grows
-  await push(peer, [new Uint8Array([0xde, 0xad, 0xbe, 0xef])]);
+  await push(peer, [new Uint8Array([0xde, 0xad, 0xbe, 0xef]), new Uint8Array(0)]); // a push of one: not a transaction
   assert.ok(handMade.listed(peer), 'one fault: still a peer');
   await push(peer, [new Uint8Array(wire.MAX_TX_FRAME + 1)]);
   assert.ok(handMade.listed(peer), 'two faults: still a peer');
-  await push(peer, Array.from({ length: wire.TX_PUSH_COUNT + 1 }, () => known));
+  await push(peer, [...Array.from({ length: wire.TX_PUSH_COUNT + 1 }, () => known), new Uint8Array(0)]);
   await handMade.refused(peer);
   assert.equal(await a.rpc('txpool_status'), before, 'the pool is unchanged');
 });
