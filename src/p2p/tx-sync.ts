@@ -4,7 +4,7 @@
 // peers' pools — and a proposer might never propose it. Right after a handshake each side opens a
 // stream and pushes one frame per signed transaction (door.pendingTransactions: sender by sender in
 // nonce order, at most TX_PUSH_COUNT and TX_PUSH_BYTES), then an empty frame. Whole transactions,
-// not hashes to fetch: a transfer is ~110 bytes, so an announcement round would save little and
+// not hashes to fetch: a transfer is ~100 bytes, so an announcement round would save little and
 // cost a round trip. The receiver admits them through the door as the transactions topic does —
 // an invalid one is a fault of its sender — but relays none: every node pushes its own pool to each
 // new peer, so a relay would only repeat what the other peers were sent or gossiped.
