@@ -4,7 +4,8 @@ import type { ChainDoor, ChainHead, ConsensusVerdict, ImportOutcome, NetworkNode
 import type { ChainCore } from './core.ts';
 import { encodeBlock } from '../chain/block-codec.ts';
 import { NODE_MANAGEMENT, systemStateAt, systemStorageRoot } from '../exec/native/system-state.ts';
-import { equalBytes } from '../util/hex.ts';
+import { bytesToHex, equalBytes } from '../util/hex.ts';
+import { keccak256 } from '../crypto/keccak.ts';
 
 
 export class CoreChainDoor implements ChainDoor {
@@ -38,7 +39,20 @@ export class CoreChainDoor implements ChainDoor {
   }
 
   async receiveTransaction(raw: Uint8Array): Promise<TxOutcome> {
+    // a new peer's push (tx-sync.ts) repeats much of what the pool holds: one hash instead of a decoding and a signature recovery
+    if (this.core.pool.has(bytesToHex(keccak256(raw)))) return { kind: 'ignored', reason: 'already known' };
     return this.core.receiveRemoteTransaction(raw);
+  }
+
+  pendingTransactions(maxCount: number, maxBytes: number): Uint8Array[] {
+    const out: Uint8Array[] = [];
+    let bytes = 0;
+    for (const { raw } of this.core.pool.executable()) {
+      if (out.length === maxCount || bytes + raw.length > maxBytes) break;
+      out.push(raw);
+      bytes += raw.length;
+    }
+    return out;
   }
 
   onHead(listener: (head: ChainHead) => void): void {

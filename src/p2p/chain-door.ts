@@ -59,6 +59,8 @@ export interface ChainDoor {
   importBlocks(encoded: readonly Uint8Array[]): Promise<ImportOutcome>;
   /** A transaction a peer sent: admitted to the pool as a remote transaction (never journaled by this node). */
   receiveTransaction(raw: Uint8Array): Promise<TxOutcome>;
+  /** The pool's executable transactions, local and remote, sender by sender in nonce order: at most `maxCount` and `maxBytes` together (a prefix of that order). What a new peer is pushed. */
+  pendingTransactions(maxCount: number, maxBytes: number): Uint8Array[];
   /** After every new head, whoever made it (this node, gossip, a sync), once isValidator() answers for the block after it. */
   onHead(listener: (head: ChainHead) => void): void;
   /** Each block this node seals, encoded, as it becomes the head: to announce it (imported blocks travel on by the gossip that brought them). */

@@ -14,9 +14,9 @@ export function isPeerFault(e: unknown): boolean {
   return e instanceof PeerFaultError || FRAME_LIMIT_ERRORS.has((e as Error)?.name);
 }
 
-export function frames(stream: Stream, maxFrame: number): LengthPrefixedStream<Stream> {
-  // the byte buffer must hold a whole frame and its prefix (its default is 4 MiB)
-  return lpStream(stream, { maxDataLength: maxFrame, maxBufferSize: maxFrame + 16 });
+/** `maxBuffer`: the bytes received and not yet read that are allowed — by default one whole frame and its prefix (lpStream's default is 4 MiB). */
+export function frames(stream: Stream, maxFrame: number, maxBuffer = maxFrame + 16): LengthPrefixedStream<Stream> {
+  return lpStream(stream, { maxDataLength: maxFrame, maxBufferSize: maxBuffer });
 }
 
 /** Reads one frame and decodes it; a decode error is the peer's fault. */

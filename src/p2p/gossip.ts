@@ -9,13 +9,6 @@ import { decodeBlock } from '../chain/block-codec.ts';
 import { decodeBlockGossip, encodeBlockGossip, topicsOf } from './wire.ts';
 import type { Logger } from '../node/logger.ts';
 
-/** Local transactions kept while no peer listens on the topic (a node just started), sent when one does: at most this many bytes, the oldest dropped first… */
-const MAX_HELD_BYTES = 4 * 1024 * 1024;
-/** …and none older than this: a lone node's old transactions are mined, and would only be ignored */
-const MAX_HELD_MS = 60_000;
-/** how long after a peer subscribes the held transactions are sent */
-const HELD_FLUSH_DELAY_MS = 1000;
-
 /** A topic validator as gossipsub calls it. */
 export type TopicValidator = (peer: PeerId, msg: { data: Uint8Array }) => Promise<TopicValidatorResult>;
 
@@ -76,35 +69,16 @@ export function startGossip(pubsub: GossipSub, door: ChainDoor, hooks: GossipHoo
     return TopicValidatorResult.Ignore;
   });
 
-  // publish() throws while no peer is subscribed (a fresh node's first seconds, a lone node):
-  // transactions wait for the first subscriber; blocks do not (a peer that missed one fetches it by range)
-  const held: { raw: Uint8Array; at: number }[] = [];
-  let heldBytes = 0;
-  const hold = (raw: Uint8Array) => {
-    held.push({ raw, at: Date.now() });
-    for (heldBytes += raw.length; heldBytes > MAX_HELD_BYTES; ) heldBytes -= held.shift()!.raw.length;
-  };
+  // publish() throws while no peer is subscribed (a fresh node's first seconds, a lone node): a
+  // transaction then reaches each peer when it connects, with the rest of the pool (tx-sync.ts);
+  // blocks are not held either (a peer that missed one fetches it by range)
   const publish = (topic: string, data: Uint8Array) => {
     pubsub.publish(topic, data).catch((e: Error) => log.debug(`p2p: publish on ${topic} failed: ${e.message}`));
   };
   const publishTx = (raw: Uint8Array) => {
     // asked first: a lone node (a dev chain) would otherwise pay for a thrown error per transaction
-    if (pubsub.getSubscribers(topics.txs).length === 0) hold(raw);
-    else publish(topics.txs, raw);
+    if (pubsub.getSubscribers(topics.txs).length > 0) publish(topics.txs, raw);
   };
-  // a peer's subscription can arrive before this node's own stream to it is open, and a message
-  // published then reaches nobody and cannot be published again (its id is seen): hence the wait
-  let flushing: NodeJS.Timeout | undefined;
-  pubsub.addEventListener('subscription-change', () => {
-    if (held.length === 0 || flushing || pubsub.getSubscribers(topics.txs).length === 0) return;
-    flushing = setTimeout(() => {
-      flushing = undefined;
-      const since = Date.now() - MAX_HELD_MS;
-      for (const { raw, at } of held.splice(0)) if (at >= since) publish(topics.txs, raw);
-      heldBytes = 0;
-    }, HELD_FLUSH_DELAY_MS);
-    flushing.unref();
-  });
   door.onLocalTransaction(publishTx);
   // blocks committed in one turn (a sync's batch) are announced by the last of them: peers only need the head
   let newest: Parameters<typeof encodeBlockGossip>[0] | undefined;

@@ -1,6 +1,6 @@
 // The libp2p host: this node's place in the network. One secp256k1 node key is its identity (peer
 // id, address and enode), TCP + noise + yamux carry identify, ping, gossipsub (gossip.ts) and the
-// chain's own protocols (handshake.ts, block-ranges.ts). Admission follows Venachain
+// chain's own protocols (handshake.ts, block-ranges.ts, tx-sync.ts). Admission follows Venachain
 // (admission.ts), misbehaviour is counted (peer-faults.ts), and a dial loop keeps the bootnodes,
 // static peers and consensus nodes connected — libp2p 3 has no autodial. Validators also carry the
 // consensus channel (consensus-gossip.ts). Tests may inject faults (faults.ts). It implements what
@@ -28,6 +28,7 @@ import { PeerFaults } from './peer-faults.ts';
 import { isPeerFault } from './frames.ts';
 import { exchangeStatus, serveStatus, statusMismatch, HANDSHAKE_TIMEOUT_MS } from './handshake.ts';
 import { requestBlockRange, serveBlockRanges } from './block-ranges.ts';
+import { pushPendingTransactions, servePendingTransactions } from './tx-sync.ts';
 import { startGossip, type TopicValidator } from './gossip.ts';
 import { startConsensusGossip } from './consensus-gossip.ts';
 import { FaultInjector, watchFaultFile } from './faults.ts';
@@ -166,8 +167,15 @@ export async function startNetwork(o: NetworkOptions): Promise<NetworkHost> {
       faults.ban(id, `handshake: ${mismatch}`);
       return;
     }
+    // a handshake again (a peer's head check asks for the status anew) is no new peer: its pool was pushed
+    const known = handshaked.has(id);
     handshaked.set(id, { head: remote.head, name: remote.name });
     for (const l of headListeners) l({ id, head: remote.head });
+    if (known) return;
+    pushPendingTransactions(connection, door).then(
+      (sent) => sent > 0 && log.debug(`p2p: ${sent} pending transactions pushed to ${id}`),
+      (e: Error) => log.debug(`p2p: pushing pending transactions to ${id} failed: ${e.message}`),
+    );
   };
   const handshakeFailed = (connection: Connection, e: unknown) => {
     if (isPeerFault(e)) fault(connection.remotePeer, `handshake: ${(e as Error).message}`);
@@ -176,6 +184,7 @@ export async function startNetwork(o: NetworkOptions): Promise<NetworkHost> {
   };
   await serveStatus(libp2p, localStatus, handshakeDone, handshakeFailed);
   await serveBlockRanges(libp2p, door, fault);
+  await servePendingTransactions(libp2p, door, fault, log);
 
   libp2p.addEventListener('connection:open', ({ detail: connection }) => {
     if (connection.direction === 'outbound') {

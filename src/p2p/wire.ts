@@ -9,6 +9,7 @@ import type { ChainHead } from './chain-door.ts';
 export const CHAIN_PROTOCOL = { name: 'chain', version: 1 } as const;
 export const STATUS_PROTOCOL = '/chain/status/1';
 export const BLOCKS_PROTOCOL = '/chain/blocks/1';
+export const TXS_PROTOCOL = '/chain/txs/1';
 
 /** Most blocks one range request may ask for. */
 export const MAX_RANGE_COUNT = 256;
@@ -18,6 +19,12 @@ export const RANGE_ANSWER_BYTES = 8 * 1024 * 1024;
 export const MAX_BLOCK_FRAME = 10 * 1024 * 1024;
 /** Largest status or range request frame: a few hashes and numbers. */
 export const MAX_SMALL_FRAME = 1024;
+/** Most transactions a new peer is pushed (tx-sync.ts; geth sends all its pending)… */
+export const TX_PUSH_COUNT = 4096;
+/** …and most bytes of them together. */
+export const TX_PUSH_BYTES = 4 * 1024 * 1024;
+/** Largest frame on the txs protocol: one signed transaction (the pool's own size limit). */
+export const MAX_TX_FRAME = 128 * 1024;
 /** Blocks larger than this go by announcement and range request: gossip cannot send 4 MiB. */
 export const MAX_GOSSIP_BLOCK = 3.5 * 1024 * 1024;
 /** Gossip's receive limit (a block plus the RPC envelope). */
