@@ -14,9 +14,9 @@ export function cpuMicros(pid: number): number {
   return (Number(fields[11]) + Number(fields[12])) * TICK_US;
 }
 
-export function rssMiB(pid: number): number {
+export function rssMiB(pid: number, field: 'VmRSS' | 'RssAnon' = 'VmRSS'): number {
   try {
-    const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    const m = new RegExp(`${field}:\\s+(\\d+) kB`).exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
     return m ? Number(m[1]) / 1024 : NaN;
   } catch {
     return NaN; // the process is gone

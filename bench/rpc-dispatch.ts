@@ -1,6 +1,6 @@
 // Micro-benchmark of src/rpc: what the dispatcher (envelope, routing, param validation, result
 // check) and our transport (the default: uWebSockets.js where it loads, A13) cost over bare
-// node:http doing the same JSON parse + stringify. bench/transport.ts compares the two transports.
+// node:http doing the same JSON parse + stringify, and what --metrics' request observer adds to it. bench/transport.ts compares the two transports.
 //
 //   node --import tsx bench/rpc-dispatch.ts [seconds-per-run=4] [rounds=3]
 //
@@ -17,6 +17,8 @@ import { Ajv } from 'ajv';
 import { Dispatcher } from '../src/rpc/dispatch.ts';
 import { startRpcServer } from '../src/rpc/server.ts';
 import type { MethodSpec, Validate } from '../src/rpc/types.ts';
+import { Registry } from 'prom-client';
+import { RpcMeters } from '../src/node/metrics.ts';
 
 const SECONDS = Number(process.argv[2] ?? 4);
 const ROUNDS = Number(process.argv[3] ?? 3);
@@ -64,9 +66,13 @@ interface Running {
   close(): Promise<void>;
 }
 
-async function ours(checkResults: boolean): Promise<Running> {
-  const dispatcher = new Dispatcher({ methods: table(), handlers, enabledNamespaces: new Set(['web3', 'eth']), checkResults, discover: () => null });
-  const s = await startRpcServer({ dispatcher, port: 0 });
+/** `metered`: with --metrics' request observer (src/node/metrics.ts RpcMeters). */
+function dispatcher(checkResults: boolean, metered = false): Dispatcher {
+  return new Dispatcher({ methods: table(), handlers, enabledNamespaces: new Set(['web3', 'eth']), checkResults, discover: () => null, observer: metered ? new RpcMeters(new Registry()) : undefined });
+}
+
+async function ours(checkResults: boolean, metered = false): Promise<Running> {
+  const s = await startRpcServer({ dispatcher: dispatcher(checkResults, metered), port: 0 });
   return { url: s.url, close: () => s.close() };
 }
 
@@ -169,9 +175,11 @@ const rows: Row[] = [
   { name: 'bare node:http (parse + stringify)', body: 'clientVersion', start: bare, rps: [], cpuUs: [] },
   { name: 'dispatcher, checkResults off', body: 'clientVersion', start: () => ours(false), rps: [], cpuUs: [] },
   { name: 'dispatcher, checkResults on', body: 'clientVersion', start: () => ours(true), rps: [], cpuUs: [] },
+  { name: 'dispatcher, --metrics', body: 'clientVersion', start: () => ours(false, true), rps: [], cpuUs: [] },
   { name: 'bare node:http (parse + stringify)', body: 'getBalance', start: bare, rps: [], cpuUs: [] },
   { name: 'dispatcher, checkResults off', body: 'getBalance', start: () => ours(false), rps: [], cpuUs: [] },
   { name: 'dispatcher, checkResults on', body: 'getBalance', start: () => ours(true), rps: [], cpuUs: [] },
+  { name: 'dispatcher, --metrics', body: 'getBalance', start: () => ours(false, true), rps: [], cpuUs: [] },
 ];
 
 async function measure(row: Row): Promise<void> {
@@ -198,8 +206,7 @@ const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.len
  */
 async function inProcess(): Promise<void> {
   const ctx = { transport: 'http' as const };
-  const d = { off: new Dispatcher({ methods: table(), handlers, enabledNamespaces: new Set(['web3', 'eth']), checkResults: false, discover: () => null }),
-    on: new Dispatcher({ methods: table(), handlers, enabledNamespaces: new Set(['web3', 'eth']), checkResults: true, discover: () => null }) };
+  const d = { off: dispatcher(false), on: dispatcher(true), metered: dispatcher(false, true) };
   const N = 200_000;
   const time = async (fn: () => unknown): Promise<number> => {
     let best = Infinity;
@@ -220,7 +227,8 @@ async function inProcess(): Promise<void> {
     });
     const offUs = await time(() => d.off.handle(text, ctx));
     const onUs = await time(() => d.on.handle(text, ctx));
-    console.log(`  ${body.padEnd(14)} bare parse+stringify ${bareUs.toFixed(2)}   dispatcher ${offUs.toFixed(2)} (+${(offUs - bareUs).toFixed(2)})   with checkResults ${onUs.toFixed(2)} (+${(onUs - bareUs).toFixed(2)})`);
+    const meteredUs = await time(() => d.metered.handle(text, ctx));
+    console.log(`  ${body.padEnd(14)} bare parse+stringify ${bareUs.toFixed(2)}   dispatcher ${offUs.toFixed(2)} (+${(offUs - bareUs).toFixed(2)})   with checkResults ${onUs.toFixed(2)} (+${(onUs - bareUs).toFixed(2)})   with --metrics ${meteredUs.toFixed(2)} (+${(meteredUs - offUs).toFixed(2)} over the dispatcher)`);
   }
 }
 

@@ -72,6 +72,8 @@ async function main(): Promise<void> {
   process.stdout.write(
     `chain-node serving JSON-RPC on ${node.url} (WebSocket ${node.wsUrl}), chain ${c.config.chainId}, head #${c.chain.headNumber}, datadir ${config.datadir}` +
       (node.devAccount ? `, dev account ${node.devAccount}` : '') +
+      (node.metricsUrl ? `, metrics ${node.metricsUrl}` : '') +
+      (config.http.docs ? `, status ${new URL('status', node.url).href}` : '') +
       (node.docsUrl ? `, API docs and playground ${node.docsUrl}` : '') +
       '\n',
   );

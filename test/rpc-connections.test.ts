@@ -185,7 +185,7 @@ for (const c of cases) {
     const flood: Socket[] = [];
     const agent = new Agent({ keepAlive: true, maxSockets: 1 });
     try {
-      child = await spawnNode(['--datadir', dir, '--http.port', '0', '--http.transport', c.transport, '--dev.period', '0', ...c.flags], 20_000, undefined, ['prlimit', '--nofile=256:256']);
+      child = await spawnNode(['--datadir', dir, '--http.port', '0', '--http.transport', c.transport, '--dev.period', '0', '--log.format', 'text', ...c.flags], 20_000, undefined, ['prlimit', '--nofile=256:256']);
       const pid = child.child.pid!;
       assert.ok(await keptAliveCall(child.url, agent, 2000), 'kept-alive connection opened');
       const port = Number(new URL(child.url).port);

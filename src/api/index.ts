@@ -16,8 +16,8 @@ import { FilterService, filterHandlers, type FilterSetup } from './filters.ts';
 import { subscriptionHandlers } from './subscriptions.ts';
 import { debugHandlers } from './debug.ts';
 
-export function buildHandlers(ctx: ApiContext, limits: CallLimits, filterSetup: FilterSetup = {}) {
-  const filters = new FilterService(ctx, filterSetup);
+/** `filters`: built by the caller when it reads them too (metrics); else from `filterSetup`. */
+export function buildHandlers(ctx: ApiContext, limits: CallLimits, filterSetup: FilterSetup = {}, filters = new FilterService(ctx, filterSetup)) {
   const calls = callHandlers(ctx, limits);
   return {
     eth: {

@@ -320,7 +320,7 @@ export class BlockImport {
       await chain.commitBlocks(group, executor.trieDb, true);
     } catch (e) {
       this.broken = `the chain stopped importing: a commit failed (${(e as Error).message})`;
-      this.o.log.error(`block import: blocks #${group[0]!.block.header.number}–#${group.at(-1)!.block.header.number} could not be committed; importing stopped: ${(e as Error).message}`);
+      this.o.log.error(`block import: blocks #${group[0]!.block.header.number}–#${group.at(-1)!.block.header.number} could not be committed; importing stopped: ${(e as Error).message}`, { from: group[0]!.block.header.number, to: group.at(-1)!.block.header.number });
       return false;
     }
     for (const { block, built } of group) state.setHead(block.header.stateRoot, built.written);

@@ -157,7 +157,7 @@ export class Sealer {
       } catch (e) {
         // the executed state is now ahead of what is on disk: stop rather than build on it
         this.stopped = true;
-        this.o.log.error(`block #${header.number} could not be committed; sealing stopped: ${(e as Error).message}`);
+        this.o.log.error(`block #${header.number} could not be committed; sealing stopped: ${(e as Error).message}`, { number: header.number });
         return;
       }
       const commitMs = performance.now() - t1;
@@ -166,7 +166,7 @@ export class Sealer {
       for (const t of built.included) this.inFlight.delete(t.hashHex);
       this.dropped(built.invalid);
       this.o.events.emitBlock({ block, receipts: built.receipts });
-      this.o.log.debug(`sealed block #${header.number}: ${block.txs.length} txs, execute ${executedMs.toFixed(1)} ms, commit ${commitMs.toFixed(1)} ms`);
+      this.o.log.debug(`sealed block #${header.number}: ${block.txs.length} txs, execute ${executedMs.toFixed(1)} ms, commit ${commitMs.toFixed(1)} ms`, { number: header.number, hash: block.hash, txs: block.txs.length });
     })();
     return true;
   }
@@ -192,6 +192,7 @@ export class Sealer {
         alone
           ? `the validator set of block #${number} is this node alone again: sealing resumed`
           : `the validator set of block #${number} is ${validators.map(bytesToHex).join(', ')}: ${why}, sealing paused`,
+        { number },
       );
     }
     return alone;
@@ -200,7 +201,7 @@ export class Sealer {
   private dropped(invalid: ExecutedBlock['invalid']): void {
     for (const i of invalid) {
       if (i.overBudget) this.overBudget.remember(i.ptx.hashHex);
-      this.o.log.warn(`dropped ${i.ptx.hashHex}: ${i.reason}`);
+      this.o.log.warn(`dropped ${i.ptx.hashHex}: ${i.reason}`, { tx: i.ptx.hashHex });
     }
   }
 }

@@ -114,6 +114,11 @@ export class FilterManager {
     sweepPeriodically(this, Math.min(SWEEP_MAX_MS, Math.max(SWEEP_MIN_MS, limits.filterTimeoutMs / 10)));
   }
 
+  /** Filters and subscriptions held now (metrics). */
+  counts(): { filters: number; subscriptions: number } {
+    return { filters: this.filters.size, subscriptions: this.subs.size };
+  }
+
   /** Installs a filter; with a pusher (WebSocket) its items are also pushed and it never times out. */
   install(kind: FilterKind, spec: LogFilterSpec | undefined, pusher: Pusher | undefined, owner: ListenerOwner = {}): string {
     this.sweep();

@@ -6,6 +6,7 @@ import { DEFAULT_TXPOOL_CONFIG, DEFAULT_TX_JOURNAL, type TxPoolConfig } from '..
 import type { LedgerTransports } from '../accounts/ledger.ts';
 import type { LogLimits } from '../filters/limits.ts';
 import type { TransportChoice } from '../rpc/server.ts';
+import { MAX_VERBOSITY, type LogFormat } from './logger.ts';
 
 export const ALL_NAMESPACES = ['personal', 'iris', 'eth', 'chain', 'admin', 'txpool', 'net', 'web3', 'debug'] as const;
 /**
@@ -49,6 +50,10 @@ export interface NodeConfig {
   /** validate every handler result against its schema (on for dev chains and tests) */
   checkResults: boolean;
   verbosity: number;
+  /** json or text lines (--log.format; absent: text on a terminal, else json) */
+  logFormat?: LogFormat;
+  /** verbosity per module, over --verbosity (--log.vmodule p2p=4,consensus=4) */
+  logVmodule?: Record<string, number>;
   minGasPrice: bigint;
   sealEmpty: boolean;
   devPeriod: number;
@@ -83,6 +88,8 @@ export interface NodeConfig {
   logs?: Partial<LogLimits>;
   /** not a flag: whether plain value transfers skip @ethereumjs's runTx (default: when the chain seals on a period, P8); tests compare both */
   directTransfers?: boolean;
+  /** Prometheus metrics at GET /metrics on a listener of their own (--metrics, --metrics.addr, --metrics.port); absent: off */
+  metrics?: { addr: string; port: number };
   /** not a flag: whether eth_call / estimateGas use the view interpreter (default: on, A17); tests compare both */
   fastViews?: boolean;
 }
@@ -98,6 +105,10 @@ export interface P2pConfig {
   faults?: string;
 }
 
+/** geth's --metrics.addr / --metrics.port defaults. */
+export const DEFAULT_METRICS_ADDR = '127.0.0.1';
+export const DEFAULT_METRICS_PORT = 6060;
+
 /** Venachain's (and the dev genesis') p2p port: node k of its scripts listens on 16791 + k. */
 export const DEFAULT_P2P_PORT = 16791;
 
@@ -109,7 +120,7 @@ export const FLAGS = {
   'http.api': { type: 'string', help: `namespaces served, comma-separated (default: all on a loopback --http.addr, else ${REMOTE_NAMESPACES.join(',')})` },
   'http.corsdomain': { type: 'string', default: '', help: 'allowed CORS origins, comma-separated (* for any); CORS is off when empty' },
   'http.vhosts': { type: 'string', default: 'localhost', help: 'Host header names served, comma-separated (* for any; IP addresses always): others get 403 (DNS rebinding)' },
-  'http.docs': { type: 'string', help: 'serve the API docs page at GET / and /docs (true|false; default true on dev chains)' },
+  'http.docs': { type: 'string', help: 'serve the API docs page at GET / and /docs and the status page at GET /status (true|false; default true on dev chains)' },
   'http.maxconns': { type: 'string', help: 'most open HTTP/WebSocket connections; past it new ones are refused at once (default: 80% of the open-files limit, at most 10000)' },
   'http.readtimeout': { type: 'string', default: '30s', help: 'time to receive one whole request, body included (e.g. 30s, 2m); a slower one gets 408 and its connection is closed' },
   'http.maxbody': { type: 'string', default: String(5 * 1024 * 1024), help: 'largest request body in bytes' },
@@ -132,7 +143,12 @@ export const FLAGS = {
   maxpeers: { type: 'string', default: '50', help: 'most connected peers' },
   'p2p.faults': { type: 'string', help: 'for tests only: a JSON file of faults to inject (gossip from peers dropped, delayed, duplicated, reordered; partitions), re-read when it changes; also CHAIN_NODE_P2P_FAULTS=FILE' },
   nodiscover: { type: 'boolean', default: false, help: 'accepted for Venachain scripts: the node never runs discovery (peers are bootnodes, static peers and NodeManagement\'s registered nodes)' },
-  verbosity: { type: 'string', default: '3', help: 'log level 0-4 (silent, error, warn, info, debug)' },
+  metrics: { type: 'boolean', default: false, help: 'serve Prometheus metrics at GET /metrics on --metrics.addr:--metrics.port (a listener of their own)' },
+  'metrics.addr': { type: 'string', default: DEFAULT_METRICS_ADDR, help: 'metrics listen address' },
+  'metrics.port': { type: 'string', default: String(DEFAULT_METRICS_PORT), help: 'metrics port (0 picks a free port)' },
+  verbosity: { type: 'string', default: '3', help: 'log level 0-5 (silent, error, warn, info, debug, trace)' },
+  'log.vmodule': { type: 'string', default: '', help: 'per-module log level over --verbosity, comma-separated module=level (e.g. p2p=4,consensus=4; modules: chain, txpool, accounts, consensus, import, p2p, sync, rpc, filters, docs, metrics)' },
+  'log.format': { type: 'string', help: 'log line format: json (one JSON object a line) or text (default: text on a terminal, else json)' },
   gasprice: { type: 'string', default: '0', help: 'minimum gas price in wei (also what eth_gasPrice reports)' },
   'txpool.pricebump': { type: 'string', default: String(DEFAULT_TXPOOL_CONFIG.priceBump), help: 'percent a replacement (same sender and nonce) must raise the gas price by' },
   'txpool.accountslots': { type: 'string', default: String(DEFAULT_TXPOOL_CONFIG.accountSlots), help: 'executable transactions per account kept even when the pool is over --txpool.globalslots' },
@@ -213,7 +229,9 @@ export function parseFlags(argv: string[], env: NodeJS.ProcessEnv = process.env)
       threads: v['http.threads'] === undefined ? undefined : int(String(v['http.threads']), 'http.threads', 0),
     },
     checkResults: check === undefined ? !genesisFile : check === 'true',
-    verbosity: int(String(v.verbosity), 'verbosity'),
+    verbosity: verbosity(String(v.verbosity), 'verbosity'),
+    logFormat: logFormat(v['log.format'] as string | undefined),
+    logVmodule: vmodule(String(v['log.vmodule'])),
     minGasPrice: bigint(String(v.gasprice), 'gasprice'),
     sealEmpty: v['seal.empty'] === true,
     devPeriod: int(String(v['dev.period']), 'dev.period'),
@@ -225,6 +243,7 @@ export function parseFlags(argv: string[], env: NodeJS.ProcessEnv = process.env)
     evmTimeoutMs: durationMs(String(v['rpc.evmtimeout']), 'rpc.evmtimeout'),
     txBudgetMs: durationMs(String(v['miner.txtimeout']), 'miner.txtimeout'),
     p2pPort: int(String(v['p2p.port']), 'p2p.port'),
+    metrics: v.metrics === true ? { addr: metricsAddr(String(v['metrics.addr'])), port: int(String(v['metrics.port']), 'metrics.port') } : undefined,
     p2p: {
       addr: v['p2p.addr'] === undefined ? undefined : p2pAddr(String(v['p2p.addr'])),
       bootnodes: list(String(v.bootnodes)),
@@ -252,6 +271,33 @@ export function parseFlags(argv: string[], env: NodeJS.ProcessEnv = process.env)
       maxFiltersPerAddress: int(String(v['rpc.filter.maxperaddress']), 'rpc.filter.maxperaddress', 1),
     },
   };
+}
+
+function verbosity(v: string, flag: string): number {
+  const n = int(v, flag);
+  if (n > MAX_VERBOSITY) throw new ConfigError(`--${flag} must be 0-${MAX_VERBOSITY}, got "${v}"`);
+  return n;
+}
+
+function logFormat(v: string | undefined): LogFormat | undefined {
+  if (v !== undefined && v !== 'json' && v !== 'text') throw new ConfigError(`--log.format must be json or text, got "${v}"`);
+  return v;
+}
+
+/** `p2p=4,consensus=4` → { p2p: 4, consensus: 4 } */
+function vmodule(v: string): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const item of list(v)) {
+    const m = /^([a-z][a-z0-9_-]*)=(\d+)$/.exec(item);
+    if (!m) throw new ConfigError(`--log.vmodule: "${item}" is not module=level (e.g. p2p=4)`);
+    out[m[1]!] = verbosity(m[2]!, `log.vmodule ${m[1]}`);
+  }
+  return out;
+}
+
+function metricsAddr(v: string): string {
+  if (isIP(v) === 0 && v !== 'localhost') throw new ConfigError(`--metrics.addr must be an IP address or localhost, got "${v}"`);
+  return v;
 }
 
 function faultsFile(v: string | undefined): string | undefined {

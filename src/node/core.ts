@@ -38,7 +38,7 @@ import { LedgerHub, nodeHidTransports, type LedgerTransports } from '../accounts
 import { loadOrCreateNodeKey, type NodeKey } from '../node-key.ts';
 import { devGenesis, storedDevGenesis } from './dev-genesis.ts';
 import { bytesToHex, equalBytes, hexToBytes } from '../util/hex.ts';
-import type { Logger } from './logger.ts';
+import type { NodeLogger } from './logger.ts';
 
 export interface CoreOptions {
   datadir: string;
@@ -53,7 +53,7 @@ export interface CoreOptions {
   rpcPort?: number;
   /** pool limits (--txpool.*); geth's defaults for what is left out */
   txpool?: Partial<TxPoolConfig>;
-  log: Logger;
+  log: NodeLogger;
   /** the USB side of Ledger support (default: node-hid); tests replay recorded APDU exchanges */
   ledgerTransports?: LedgerTransports;
   /** plain value transfers skip @ethereumjs's runTx (default: on chains with a block period, P8) */
@@ -125,7 +125,7 @@ export class ChainCore {
     readonly nodeKey: NodeKey,
     readonly devAccount: string | undefined,
     readonly minGasPrice: bigint,
-    private readonly log: Logger,
+    private readonly log: NodeLogger,
     /** recovers the senders of submitted transactions: on the event loop or on recovery threads (A20) */
     private readonly recovery: SignatureRecovery,
     /** --txpool.nolocals: what this node signs is pooled as remote */
@@ -194,18 +194,20 @@ export class ChainCore {
       },
       o.txpool,
     );
-    pool.onDropped((ptx, reason) => o.log.debug(`txpool: dropped ${ptx.hashHex}: ${reason}`));
+    const poolLog = o.log.child('txpool');
+    pool.onDropped((ptx, reason) => poolLog.debug(`txpool: dropped ${ptx.hashHex}: ${reason}`, { tx: ptx.hashHex }));
     const txCommon = makeTxCommon(genesis.config.chainId);
     // A20: recovery beside the event loop frees a third of its time per transaction, which pays where
     // a core is free for it (3+; on 2 the load generator took it: admission within noise) and blocks
     // come by the clock — sealing on demand, blocks only got smaller and more numerous (measured)
     const recoveryThreads = o.recoveryThreads ?? (genesis.config.istanbul.period > 0 && availableParallelism() >= 3 ? 1 : 0);
-    const recovery = recoveryThreads > 0 ? startRecoveryThreads(recoveryThreads, o.log) : recoveryHere;
+    const recovery = recoveryThreads > 0 ? startRecoveryThreads(recoveryThreads, poolLog) : recoveryHere;
     const isUsed = async (address: string) => {
       const account = await state.at(chain.head.header.stateRoot).getAccount(hexToBytes(address));
       return account !== undefined && (account.nonce > 0n || account.balance > 0n);
     };
-    const ledger = new LedgerHub(o.ledgerTransports ?? nodeHidTransports(), isUsed, (m) => o.log.info(m));
+    const accountsLog = o.log.child('accounts');
+    const ledger = new LedgerHub(o.ledgerTransports ?? nodeHidTransports(), isUsed, (m) => accountsLog.info(m));
     const accounts = new AccountManager(keystore, ledger, txCommon);
     const core = new ChainCore(o.datadir, store, chain, genesis.config, txCommon, trieDb, state, executor, calls, pool, keystore, accounts, nodeKey, devAccount, o.minGasPrice, o.log, recovery, o.txNoLocals ?? false);
     pool.onPending((ptx) => core.events.emitPendingTx(ptx));
@@ -220,7 +222,7 @@ export class ChainCore {
     // largest cost after execution: recovered beside the event loop wherever there is a second core
     // (the admission measurements of A20 do not apply: no load generator shares the machine). The
     // thread starts with the first block imported.
-    core.importRecovery = recoveryThreads > 0 || availableParallelism() < 2 ? recovery : startRecoveryThreads(1, o.log);
+    core.importRecovery = recoveryThreads > 0 || availableParallelism() < 2 ? recovery : startRecoveryThreads(1, poolLog);
     core.importer = new BlockImport({
       chain,
       executor,
@@ -233,7 +235,7 @@ export class ChainCore {
       // without a sealer (chain-node import) the import writes the chain whatever the node key
       sealing: () => o.seal !== false && core.sealsAlone(),
       directTransfers: o.directTransfers ?? true,
-      log: o.log,
+      log: o.log.child('import'),
     });
     if (o.seal !== false) core.startIris(o);
     return core;
@@ -301,7 +303,7 @@ export class ChainCore {
       rules: (parent) => this.blockRules(parent, o.sealEmpty),
       txBudgetMs: o.txBudgetMs === 0 ? Infinity : (o.txBudgetMs ?? DEFAULT_TX_BUDGET_MS),
       onCommitted: (block, written) => this.state.setHead(block.header.stateRoot, written),
-      log: this.log,
+      log: this.log.child('consensus'),
     });
     this.sealer.start();
   }
@@ -397,19 +399,20 @@ export class ChainCore {
    */
   private async openJournal(path: string, rewriteEveryMs: number): Promise<void> {
     const { records, unreadableBytes } = readJournal(path);
+    const log = this.log.child('txpool');
     let dropped = 0;
     for (const { raw, local } of records) {
       try {
         await this.submitRawTransaction(raw, local);
       } catch (e) {
         dropped++;
-        this.log.debug(`txpool journal: not replayed: ${(e as Error).message}`);
+        log.debug(`txpool journal: not replayed: ${(e as Error).message}`);
       }
     }
-    this.journal = await TxJournal.open({ path, rewriteEveryMs, contents: () => this.journalContents(), chainDurable: () => this.store.flushed(), log: this.log });
+    this.journal = await TxJournal.open({ path, rewriteEveryMs, contents: () => this.journalContents(), chainDurable: () => this.store.flushed(), log });
     if (records.length > 0 || unreadableBytes > 0) {
       const cut = unreadableBytes > 0 ? `; ${unreadableBytes} bytes at its end are no record (an append cut short by a crash, never answered) and were dropped` : '';
-      this.log.info(`txpool journal ${path}: ${records.length - dropped} of ${records.length} transactions replayed, ${dropped} refused (mined, replaced or stale)${cut}`);
+      log.info(`txpool journal ${path}: ${records.length - dropped} of ${records.length} transactions replayed, ${dropped} refused (mined, replaced or stale)${cut}`);
     }
   }
 

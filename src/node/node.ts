@@ -4,9 +4,12 @@ import { ChainCore } from './core.ts';
 import { CoreChainDoor } from './chain-door.ts';
 import type { NetworkHost } from '../p2p/host.ts';
 import { BlockSync } from '../p2p/sync.ts';
-import { createLogger, type Logger } from './logger.ts';
+import { createLogger, type NodeLogger } from './logger.ts';
 import { isLoopback, type NodeConfig } from './config.ts';
 import { buildHandlers } from '../api/index.ts';
+import { FilterService } from '../api/filters.ts';
+import type { ApiContext } from '../api/context.ts';
+import type { WsOpenCount } from '../rpc/ws-session.ts';
 import { clientVersion } from '../api/node-info.ts';
 import { failureAnswer } from '../api/errors.ts';
 import { Dispatcher } from '../rpc/dispatch.ts';
@@ -16,6 +19,7 @@ import type { ThreadStats } from '../rpc/thread-protocol.ts';
 import { HEAD_CACHED_METHODS } from '../../generated/head-cached.ts';
 import { availableParallelism } from 'node:os';
 import { docsPageRoutes } from './docs-page.ts';
+import { statusPageRoute } from './status-page.ts';
 import { unlockAccounts } from './unlock-accounts.ts';
 import { methods, patternLabels } from '../../generated/methods.ts';
 import type { Handlers } from '../../generated/handlers.ts';
@@ -47,12 +51,14 @@ export interface RunningNode {
   readonly docsUrl: string | undefined;
   /** the peer-to-peer network (config.p2p); undefined when the node runs none */
   readonly network: NetworkHost | undefined;
+  /** http://addr:port/metrics with --metrics */
+  readonly metricsUrl: string | undefined;
   /** What each RPC serving thread has answered itself and handed over (A19); empty without threads. */
   rpcThreadStats(): Promise<ThreadStats[]>;
   close(): Promise<void>;
 }
 
-export async function startNode(config: NodeConfig, log: Logger = createLogger(config.verbosity)): Promise<RunningNode> {
+export async function startNode(config: NodeConfig, log: NodeLogger = createLogger(config.verbosity, undefined, { format: config.logFormat, vmodule: config.logVmodule })): Promise<RunningNode> {
   const loopback = isLoopback(config.http.addr);
   // a port another process holds is reported before a new datadir, node key and dev keystore are
   // created for a node that cannot serve (port 0 is always free)
@@ -76,7 +82,7 @@ export async function startNode(config: NodeConfig, log: Logger = createLogger(c
     txJournal: config.txJournal,
     txRejournalMs: config.txRejournalMs,
     txNoLocals: config.txNoLocals,
-    log,
+    log: log.child('chain'),
     ledgerTransports: config.ledgerTransports,
     directTransfers: config.directTransfers,
     fastViews: config.fastViews,
@@ -113,31 +119,33 @@ export async function startNode(config: NodeConfig, log: Logger = createLogger(c
         door,
         firstValidatorNode: core.config.istanbul.firstValidatorNode,
         name: clientVersion(pkg.version),
-        log,
+        log: log.child('p2p'),
       });
       // every node follows the best peer: a follower always, a validator when it fell behind (its
       // own blocks come from the consensus; a lone sealer's peers never have more than it has)
-      sync = new BlockSync(network, door, log);
+      sync = new BlockSync(network, door, log.child('sync'));
       sync.start();
     } catch (e) {
       await core.close();
       throw e;
     }
   }
-  const handlers = buildHandlers(
-    {
-      core,
-      datadir: config.datadir,
-      clientVersion: clientVersion(pkg.version),
-      p2pPort: config.p2pPort,
-      httpHost: config.http.addr,
-      httpLoopback: loopback,
-      allowInsecureUnlock: config.allowInsecureUnlock,
-      network,
-    },
-    { gasCap: config.gasCap, evmTimeoutMs: config.evmTimeoutMs },
-    { limits: config.logs, log },
-  ) satisfies Handlers;
+  const api: ApiContext = {
+    core,
+    datadir: config.datadir,
+    clientVersion: clientVersion(pkg.version),
+    p2pPort: config.p2pPort,
+    httpHost: config.http.addr,
+    httpLoopback: loopback,
+    allowInsecureUnlock: config.allowInsecureUnlock,
+    network,
+  };
+  const filters = new FilterService(api, { limits: config.logs, log: log.child('filters') });
+  const rpcLog = log.child('rpc');
+  const handlers = buildHandlers(api, { gasCap: config.gasCap, evmTimeoutMs: config.evmTimeoutMs }, {}, filters) satisfies Handlers;
+  const wsOpen: WsOpenCount = { sessions: 0 };
+  // loaded only with --metrics: prom-client is not read at all otherwise
+  const metrics = config.metrics ? new (await import('./metrics.ts')).NodeMetrics({ core, filters, wsOpen, network }) : undefined;
   const dispatcher = new Dispatcher({
     methods,
     patternLabels,
@@ -148,10 +156,12 @@ export async function startNode(config: NodeConfig, log: Logger = createLogger(c
     maxResponseBytes: config.http.maxResponseBytes,
     failureAnswer,
     discover: () => document,
-    log,
+    log: rpcLog,
+    observer: metrics?.rpc,
   });
   let server;
-  const docsRoutes = config.http.docs ? docsPageRoutes(log) : undefined;
+  let metricsUrl: string | undefined;
+  const docsRoutes = config.http.docs ? docsPageRoutes(log.child('docs')) : undefined;
   try {
     // the serving threads' answer caches follow the head (A19): bumped before anyone can read the new head
     const headGeneration = new HeadGeneration();
@@ -167,13 +177,20 @@ export async function startNode(config: NodeConfig, log: Logger = createLogger(c
       wsMaxBufferedBytes: config.http.wsMaxBufferedBytes,
       maxConnections: config.http.maxConns,
       timeouts: config.http.readTimeoutMs === undefined ? undefined : { requestMs: config.http.readTimeoutMs },
-      staticRoutes: docsRoutes,
+      // the status page goes with the docs page: the same switch, the same host rules
+      staticRoutes: config.http.docs ? new Map([...(docsRoutes ?? []), statusPageRoute()]) : undefined,
       threads: config.http.threads ?? defaultServingThreads(),
       headGeneration,
       headCached: HEAD_CACHED_METHODS,
-      log,
+      wsOpen,
+      log: rpcLog,
     });
+    if (metrics && config.metrics) {
+      metrics.sources.server = server;
+      metricsUrl = await metrics.listen(config.metrics.addr, config.metrics.port, log.child('metrics'));
+    }
   } catch (e) {
+    await server?.close();
     await sync?.stop();
     await network?.close();
     await core.close();
@@ -188,9 +205,11 @@ export async function startNode(config: NodeConfig, log: Logger = createLogger(c
     devAccount: core.devAccount,
     docsUrl: docsRoutes ? new URL('docs', server.url).href : undefined,
     network,
+    metricsUrl,
     rpcThreadStats: () => server.threadStats(),
     close() {
       closing ??= (async () => {
+        await metrics?.close();
         await server.close();
         await sync?.stop();
         await network?.close();

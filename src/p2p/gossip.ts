@@ -64,7 +64,7 @@ export function startGossip(pubsub: GossipSub, door: ChainDoor, hooks: GossipHoo
       fault(peer, `block ${number}: ${outcome.refused.reason}`);
       return TopicValidatorResult.Reject;
     }
-    log.debug(`p2p: block ${number} from ${peer} not imported: ${outcome.refused?.reason ?? 'no reason given'}`);
+    log.debug(`p2p: block ${number} from ${peer} not imported: ${outcome.refused?.reason ?? 'no reason given'}`, { number, hash, peer: String(peer) });
     peerHead(peer, { number, hash });
     return TopicValidatorResult.Ignore;
   });

@@ -73,7 +73,7 @@ export async function startNetwork(o: NetworkOptions): Promise<NetworkHost> {
   const handshaked = new Map<string, HandshakedPeer>();
   const headListeners: ((peer: PeerHead) => void)[] = [];
   const faults = new PeerFaults((id, reason) => {
-    log.info(`p2p: peer ${id} refused for a while: ${reason}`);
+    log.info(`p2p: peer ${id} refused for a while: ${reason}`, { peer: String(id) });
     disconnect(peerIdFromString(id), reason);
   });
   // aborted, not closed: a graceful close waits for the peer to end its streams (gossipsub's never end)
@@ -81,7 +81,7 @@ export async function startNetwork(o: NetworkOptions): Promise<NetworkHost> {
     for (const connection of libp2p.getConnections(peer)) connection.abort(new Error(reason));
   };
   const fault = (peer: PeerId | string, reason: string) => {
-    log.debug(`p2p: fault of ${peer}: ${reason}`);
+    log.debug(`p2p: fault of ${peer}: ${reason}`, { peer: String(peer) });
     faults.fault(peer.toString(), reason);
   };
 
@@ -145,7 +145,7 @@ export async function startNetwork(o: NetworkOptions): Promise<NetworkHost> {
     // a peer whose record went (deleted or removed) and that is no bootnode or static peer is dropped
     for (const peer of libp2p.getPeers()) {
       if (!admission.admits(peer.toString())) {
-        log.info(`p2p: peer ${peer} has no NodeManagement record in force any more: disconnected`);
+        log.info(`p2p: peer ${peer} has no NodeManagement record in force any more: disconnected`, { peer: String(peer) });
         disconnect(peer, 'no NodeManagement record in force');
       }
     }
@@ -179,7 +179,7 @@ export async function startNetwork(o: NetworkOptions): Promise<NetworkHost> {
   };
   const handshakeFailed = (connection: Connection, e: unknown) => {
     if (isPeerFault(e)) fault(connection.remotePeer, `handshake: ${(e as Error).message}`);
-    else log.debug(`p2p: handshake with ${connection.remotePeer} failed: ${(e as Error).message}`);
+    else log.debug(`p2p: handshake with ${connection.remotePeer} failed: ${(e as Error).message}`, { peer: String(connection.remotePeer) });
     connection.abort(new Error('handshake failed'));
   };
   await serveStatus(libp2p, localStatus, handshakeDone, handshakeFailed);

@@ -6,6 +6,7 @@
 // another; a SIGKILL loses nothing committed, and the next start syncs from its head.
 import type { ChainDoor } from './chain-door.ts';
 import type { PeerSet } from './peer-set.ts';
+import type { LogFields } from '../node/logger.ts';
 
 /** Blocks per range request: 10-transfer blocks are ~1.3 KiB, so a chunk is a few hundred KiB. */
 export const CHUNK_BLOCKS = 128;
@@ -21,8 +22,8 @@ const RETRY_MS = 3000;
 const MAX_RETRY_MS = 60_000;
 
 export interface SyncLog {
-  info(msg: string): void;
-  warn(msg: string): void;
+  info(msg: string, fields?: LogFields): void;
+  warn(msg: string, fields?: LogFields): void;
 }
 
 interface Fetched {
@@ -131,7 +132,7 @@ export class BlockSync {
     let next = startingBlock + 1n;
     let nextFetch = next;
     this.door.setSyncing({ startingBlock, currentBlock: startingBlock, highestBlock: target });
-    this.log.info(`sync: from block #${startingBlock} to #${target}`);
+    this.log.info(`sync: from block #${startingBlock} to #${target}`, { from: startingBlock, to: target });
     while (next <= target && !this.stopped) {
       if (nextFetch < next) nextFetch = next;
       const limit = Math.min(MAX_REQUESTS, REQUESTS_PER_PEER * Math.max(1, this.peers.peers().length));
@@ -153,7 +154,7 @@ export class BlockSync {
       const skip = Number(next - req.from);
       if (got.blocks.length <= skip) {
         if (got.peer === undefined) {
-          this.log.warn(`sync: no peer serves block #${next} (${got.failure}); stopped at #${this.door.head().number}`);
+          this.log.warn(`sync: no peer serves block #${next} (${got.failure}); stopped at #${this.door.head().number}`, { number: next });
           break;
         }
         // heads only grow (istanbul blocks are final): an empty answer for a block the peer said it
@@ -173,7 +174,7 @@ export class BlockSync {
       if (outcome.refused) {
         const at = `block #${next + BigInt(outcome.refused.index)}`;
         if (outcome.refused.peerFault) this.peers.penalise(got.peer!, `${at}: ${outcome.refused.reason}`);
-        else this.log.warn(`sync: ${at} from ${got.peer} not imported: ${outcome.refused.reason}`);
+        else this.log.warn(`sync: ${at} from ${got.peer} not imported: ${outcome.refused.reason}`, { number: next + BigInt(outcome.refused.index), peer: String(got.peer) });
         shunned.add(got.peer!);
         // what this answer held from the refused block on is fetched again, from another peer
         const owed = Number(req.from + BigInt(answered) - (head + 1n));
@@ -186,12 +187,12 @@ export class BlockSync {
       const now = performance.now();
       if (now - lastLine >= (this.o.progressEveryMs ?? PROGRESS_EVERY_MS)) {
         lastLine = now;
-        this.log.info(progressLine(head, target, blocksDone, txsDone, (now - started) / 1000));
+        this.log.info(progressLine(head, target, blocksDone, txsDone, (now - started) / 1000), { number: head, target });
       }
     }
     const head = this.door.head().number;
     const seconds = (performance.now() - started) / 1000;
-    this.log.info(`${progressLine(head, target, blocksDone, txsDone, seconds)}: ${head >= target ? 'in step' : 'stopped'} after ${seconds.toFixed(1)} s`);
+    this.log.info(`${progressLine(head, target, blocksDone, txsDone, seconds)}: ${head >= target ? 'in step' : 'stopped'} after ${seconds.toFixed(1)} s`, { number: head, target });
     // a peer that failed may serve later (or another connect): look again without waiting for a new
     // head, less often each time it stops short (a peer claiming a head it does not serve)
     if (head >= target) this.retryMs = RETRY_MS;

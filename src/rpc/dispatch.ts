@@ -3,12 +3,12 @@
 // call, and (optionally) a check of the result against its schema. It never throws and never
 // recurses into client data, so no request can take the process down.
 import { RpcError, INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST, METHOD_NOT_FOUND, PARSE_ERROR, RESPONSE_TOO_LARGE, RESPONSE_TOO_LARGE_MESSAGE, methodNotFoundMessage } from './errors.ts';
-import { NULL_ID, batchResponse, errorResponse, idJson, rawJsonText, replyBytes, resultResponse, type IdJson } from './response.ts';
+import { NULL_ID, batchResponse, errorResponse, idJson, rawJsonText, replyBytes, replyErrorCode, resultResponse, type IdJson } from './response.ts';
 import { releaseReply } from './reply-buffers.ts';
 import { explainFailure, runValidator, type PatternLabels } from './validation-message.ts';
 import { resultProblem } from './result-check.ts';
 import { batchIdTexts, numberIdText } from './id-text.ts';
-import { silentLogger, type CallContext, type ConnectionContext, type Logger, type MethodSpec, type MethodTable, type RpcHandler, type RpcReply, type Validate } from './types.ts';
+import { silentLogger, type CallContext, type ConnectionContext, type Logger, type MethodSpec, type MethodTable, type RequestObserver, type RpcHandler, type RpcReply, type Validate } from './types.ts';
 
 export interface DispatcherOptions {
   readonly methods: MethodTable;
@@ -36,6 +36,8 @@ export interface DispatcherOptions {
   /** Regex → human label (generated `patternLabels`) for validation messages. */
   readonly patternLabels?: PatternLabels;
   readonly log?: Logger;
+  /** Told of each request and batch (--metrics); absent, requests are not timed at all. */
+  readonly observer?: RequestObserver;
 }
 
 /** One callable method, resolved once at start-up so a request costs one Map lookup. */
@@ -83,8 +85,13 @@ export class Dispatcher implements RpcHandler {
   private readonly labels: PatternLabels;
   private readonly log: Logger;
   private readonly failureAnswer: DispatcherOptions['failureAnswer'];
+  private readonly observer: RequestObserver | undefined;
+  /** one(), timed and told to the observer when there is one: chosen once, so without one a request pays nothing */
+  private readonly answer: Dispatcher['one'];
 
   constructor(opts: DispatcherOptions) {
+    this.observer = opts.observer;
+    this.answer = opts.observer ? this.observedOne : this.one;
     this.checkResults = opts.checkResults;
     this.maxBatch = opts.maxBatch ?? 1000;
     this.maxResponseBytes = opts.maxResponseBytes === 0 ? Infinity : (opts.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES);
@@ -114,8 +121,11 @@ export class Dispatcher implements RpcHandler {
       return Promise.resolve(errorResponse(NULL_ID, PARSE_ERROR, `parse error: ${(e as Error).message}`));
     }
     // numeric ids are echoed as written (id-text.ts), which their parsed value may not be
-    if (Array.isArray(value)) return this.batch(value, conn, value.some(hasNumberId) ? batchIdTexts(body) : undefined);
-    return this.one(value, conn, { room: this.maxResponseBytes, over: false }, hasNumberId(value) ? numberIdText(body, (value as { id: number }).id) : undefined);
+    if (Array.isArray(value)) {
+      this.observer?.batch(value.length);
+      return this.batch(value, conn, value.some(hasNumberId) ? batchIdTexts(body) : undefined);
+    }
+    return this.answer(value, conn, { room: this.maxResponseBytes, over: false }, hasNumberId(value) ? numberIdText(body, (value as { id: number }).id) : undefined);
   }
 
   /** `idTexts`: the elements' ids as written in the body, where some are numbers. */
@@ -139,7 +149,7 @@ export class Dispatcher implements RpcHandler {
           await new Promise<void>((resolve) => setImmediate(resolve));
           sliceStart = performance.now();
         }
-        r = await this.one(list[i], conn, budget, idTexts?.[i]);
+        r = await this.answer(list[i], conn, budget, idTexts?.[i]);
       }
       if (r !== undefined) replies.push(r);
     }
@@ -214,6 +224,16 @@ export class Dispatcher implements RpcHandler {
       }
     }
     budget.room -= size;
+    return reply;
+  }
+
+  /** one(), timed, its method and outcome told to the observer (a method not served counts as ''). */
+  private async observedOne(req: unknown, conn: ConnectionContext, budget: ResponseBudget, idText?: IdJson): Promise<RpcReply | undefined> {
+    const t0 = performance.now();
+    const reply = await this.one(req, conn, budget, idText);
+    const method = typeof req === 'object' && req !== null ? (req as { method?: unknown }).method : undefined;
+    const served = typeof method === 'string' && this.routes.has(method) ? method : '';
+    this.observer!.request(served, reply === undefined ? 0 : replyErrorCode(reply), (performance.now() - t0) / 1000);
     return reply;
   }
 

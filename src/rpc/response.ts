@@ -118,6 +118,25 @@ export function errorResponse(id: IdJson, code: number, message: string, data?: 
   return '{"jsonrpc":"2.0","id":' + id + ',"error":{"code":' + code + ',"message":' + JSON.stringify(message) + tail;
 }
 
+/**
+ * The error code of a reply made by errorResponse, 0 for a result (metrics' outcome, read from the
+ * text rather than passed along every return of the dispatcher). Both layouts start with the id, a
+ * scalar; what follows it is `,"result":` or `,"error":{"code":N`, found without reading the result.
+ */
+export function replyErrorCode(reply: RpcReply): number {
+  if (typeof reply !== 'string') return 0; // bytes are only ever a large result
+  let at = ID_AT;
+  if (reply.charCodeAt(at) === 0x22 /* " */) {
+    // a string id: to its closing quote (an escaped quote is preceded by a backslash)
+    for (at++; reply.charCodeAt(at) !== 0x22; at++) if (reply.charCodeAt(at) === 0x5c /* \ */) at++;
+    at++;
+  } else at = reply.indexOf(',', at);
+  if (!reply.startsWith(ERROR_AT_ID, at)) return 0;
+  return parseInt(reply.slice(at + ERROR_AT_ID.length, at + ERROR_AT_ID.length + 12), 10);
+}
+const ID_AT = '{"jsonrpc":"2.0","id":'.length;
+const ERROR_AT_ID = ',"error":{"code":';
+
 /** A JSON-RPC notification (server → client push over WebSocket). Throws like resultResponse. */
 export function notification(method: string, params: unknown): string {
   const json = toJson(params);

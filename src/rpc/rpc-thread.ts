@@ -40,10 +40,13 @@ async function stop(): Promise<void> {
   port.close();
 }
 
+/** this thread's open WebSocket sessions (its stats) */
+const wsOpen = { sessions: 0 };
+
 port.on('message', (batch: ToThread[]) => {
   for (const m of batch) {
     if (m.t === 'stop') void stop();
-    else if (m.t === 'stats') post({ t: 'stats', stats: { listening: server !== undefined && !stopping, answeredHere: dispatcher.answers.hits, handedOver: remote.handedOver } });
+    else if (m.t === 'stats') post({ t: 'stats', stats: { listening: server !== undefined && !stopping, answeredHere: dispatcher.answers.hits, handedOver: remote.handedOver, wsSessions: wsOpen.sessions } });
     else remote.receive(m);
   }
 });
@@ -60,7 +63,7 @@ async function serve(): Promise<void> {
     port: data.port,
     sharePort: true,
     rules,
-    ws: { dispatcher, log, maxBufferedBytes: data.wsMaxBufferedBytes, maxInFlight: data.wsMaxInFlight },
+    ws: { dispatcher, log, maxBufferedBytes: data.wsMaxBufferedBytes, maxInFlight: data.wsMaxInFlight, open: wsOpen },
     maxBodyBytes: data.maxBodyBytes,
     timeouts: { headersMs: 0, requestMs: data.requestMs, keepAliveMs: 0 }, // headersMs, keepAliveMs: node:http's; uWS has its own
     maxConnections: data.maxConnections,

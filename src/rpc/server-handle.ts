@@ -10,6 +10,7 @@ export function serverHandle(host: string, port: number, transport: RpcServer['t
     port,
     transport,
     threadStats: () => Promise.resolve([]),
+    headAnswerHits: () => 0,
     close() {
       closed ??= shutDown();
       return closed;

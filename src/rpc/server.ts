@@ -10,7 +10,7 @@ import { DEFAULT_VHOSTS, VirtualHosts } from './vhosts.ts';
 import { silentLogger, type Logger, type RpcHandler } from './types.ts';
 import { loadUws, type UwsModule } from './uws-load.ts';
 import { startUwsServer } from './uws-server.ts';
-import type { WsSessionOptions } from './ws-session.ts';
+import type { WsOpenCount, WsSessionOptions } from './ws-session.ts';
 import type { HeadGeneration } from './head-generation.ts';
 import { HeadAnswers, HeadCachedHandler } from './head-answers.ts';
 import { startServerThreads } from './server-threads.ts';
@@ -75,6 +75,8 @@ export interface RpcServerOptions {
   readonly headGeneration?: HeadGeneration;
   /** Methods whose answers the threads may keep per head (generated/head-cached.ts). */
   readonly headCached?: ReadonlySet<string>;
+  /** WebSocket sessions open on the main thread, counted as they open and close (metrics). */
+  readonly wsOpen?: WsOpenCount;
 }
 
 export interface RpcServer {
@@ -87,6 +89,8 @@ export interface RpcServer {
   readonly transport: 'uws' | 'node';
   /** Each serving thread's counts (A19); empty without threads. */
   threadStats(): Promise<ThreadStats[]>;
+  /** Requests the main thread answered from its kept head answers (they never reach the dispatcher). */
+  headAnswerHits(): number;
   /** Stops accepting, closes WebSockets and idle connections; resolves when all are gone. */
   close(): Promise<void>;
 }
@@ -111,7 +115,14 @@ export const DEFAULT_MAX_BODY_BYTES = 5 * 1024 * 1024;
 const DEFAULT_TIMEOUTS: HttpTimeouts = { headersMs: 10_000, requestMs: 30_000, keepAliveMs: 30_000 };
 
 export async function startRpcServer(options: RpcServerOptions): Promise<RpcServer> {
-  const opts = withHeadAnswers(options);
+  const answers = options.headGeneration && options.headCached ? new HeadAnswers(options.headGeneration, options.headCached) : undefined;
+  const opts = answers ? { ...options, dispatcher: new HeadCachedHandler(options.dispatcher, answers) } : options;
+  const server = await startTransport(opts);
+  return { ...server, headAnswerHits: () => answers?.hits ?? 0 };
+}
+
+/** The server of the transport chosen (or the one that loads), with serving threads when asked. */
+async function startTransport(opts: RpcServerOptions): Promise<RpcServer> {
   const log = opts.log ?? silentLogger;
   const maxBodyBytes = opts.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
   const t: TransportOptions = {
@@ -130,6 +141,7 @@ export async function startRpcServer(options: RpcServerOptions): Promise<RpcServ
       log,
       maxBufferedBytes: opts.wsMaxBufferedBytes ?? 16 * 1024 * 1024,
       maxInFlight: opts.wsMaxInFlight ?? 256,
+      open: opts.wsOpen,
     },
     maxBodyBytes,
     timeouts: { ...DEFAULT_TIMEOUTS, ...opts.timeouts },
@@ -205,9 +217,3 @@ export function claimPort(host: string, port: number): Promise<number> {
   });
 }
 
-/** The dispatcher behind a HeadCachedHandler when the caller follows the head (A19). */
-function withHeadAnswers(opts: RpcServerOptions): RpcServerOptions {
-  if (!opts.headGeneration || !opts.headCached) return opts;
-  const answers = new HeadAnswers(opts.headGeneration, opts.headCached);
-  return { ...opts, dispatcher: new HeadCachedHandler(opts.dispatcher, answers) };
-}

@@ -50,6 +50,8 @@ export interface ThreadStats {
   readonly answeredHere: number;
   /** Requests handed to the main thread. */
   readonly handedOver: number;
+  /** Its WebSocket sessions open now. */
+  readonly wsSessions: number;
 }
 
 /** Main thread → serving thread. */

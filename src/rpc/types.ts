@@ -65,6 +65,17 @@ export interface RpcHandler {
   handleNow?(body: string, conn: ConnectionContext): string | Promise<RpcReply | undefined>;
 }
 
+/**
+ * Told of every request the dispatcher answers (metrics, src/node/metrics.ts). Absent, the
+ * dispatcher makes no call and reads no clock for it.
+ */
+export interface RequestObserver {
+  /** `method`: a served method's name, or '' for a request naming none; `code`: 0 for a result, else the JSON-RPC error code. */
+  request(method: string, code: number, seconds: number): void;
+  /** A batch of `size` request objects arrived. */
+  batch(size: number): void;
+}
+
 /** The node's logger (src/node/logger.ts) or anything shaped like it. */
 export interface Logger {
   error(msg: string): void;

@@ -29,6 +29,12 @@ export interface WsSessionOptions {
   readonly maxBufferedBytes: number;
   /** Requests (or batches) of one connection running at once; beyond it messages wait. */
   readonly maxInFlight: number;
+  /** Sessions open now, kept up to date here (metrics read it; a serving thread reports its own). */
+  readonly open?: WsOpenCount;
+}
+
+export interface WsOpenCount {
+  sessions: number;
 }
 
 /**
@@ -56,6 +62,7 @@ export class WsSession {
     private readonly o: WsSessionOptions,
   ) {
     const { log, maxBufferedBytes } = o;
+    if (o.open) o.open.sessions++;
     const hooks = (this.hooks = new CloseHooks(log));
     this.ctx = {
       transport: 'ws',
@@ -96,6 +103,7 @@ export class WsSession {
 
   /** The connection is gone: drop what waits and run the close hooks once. */
   closed(): void {
+    if (this.o.open) this.o.open.sessions--;
     this.waiting.length = 0;
     this.waitingChars = 0;
     this.hooks.close();

@@ -81,7 +81,7 @@ export async function startTestNode(o: TestNodeOptions = {}): Promise<TestNode> 
   };
   const transport = o.transport ?? (process.env.TEST_TRANSPORT as TestNodeOptions['transport']);
   if (transport) config.http = { ...config.http, transport };
-  const node = await startNode(config, createLogger(config.verbosity, o.logWrite));
+  const node = await startNode(config, createLogger(config.verbosity, o.logWrite, { format: config.logFormat, vmodule: config.logVmodule }));
   let id = 0;
   const raw = async (method: string, params: unknown[] = []) => {
     const res = await fetch(node.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: ++id, method, params }) });
