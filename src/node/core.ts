@@ -255,7 +255,7 @@ export class ChainCore {
       period: ist.period,
       txBudgetMs: o.txBudgetMs === 0 ? Infinity : (o.txBudgetMs ?? DEFAULT_TX_BUDGET_MS),
     });
-    this.iris = new IrisEngine({ chain, transport: this.consensus, key: this.nodeKey, policy: ist.policy, timeoutMs: ist.timeout, periodSeconds: ist.period, log: this.log });
+    this.iris = new IrisEngine({ chain, transport: this.consensus, key: this.nodeKey, policy: ist.policy, timeoutMs: ist.timeout, periodSeconds: ist.period, log: this.log.child('consensus') });
     this.iris.start();
   }
 

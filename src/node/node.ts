@@ -146,6 +146,7 @@ export async function startNode(config: NodeConfig, log: NodeLogger = createLogg
   const wsOpen: WsOpenCount = { sessions: 0 };
   // loaded only with --metrics: prom-client is not read at all otherwise
   const metrics = config.metrics ? new (await import('./metrics.ts')).NodeMetrics({ core, filters, wsOpen, network }) : undefined;
+  if (metrics && core.iris) core.iris.meter = metrics.consensus;
   const dispatcher = new Dispatcher({
     methods,
     patternLabels,

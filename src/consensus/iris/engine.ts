@@ -24,6 +24,7 @@ import {
 import type { IrisChain, IrisTransport, Proposal } from './ports.ts';
 import { proposerOf, proposerOrder } from './proposer.ts';
 import { VoteGuard } from './vote-guard.ts';
+import { NO_CONSENSUS_METER, type ConsensusMeter } from '../consensus-meter.ts';
 
 export interface IrisEngineOptions {
   chain: IrisChain;
@@ -90,6 +91,8 @@ interface Lock {
 }
 
 export class IrisEngine {
+  /** rounds begun and changed, for --metrics (the node sets it when it serves them) */
+  meter: ConsensusMeter = NO_CONSENSUS_METER;
   private readonly me: string;
   private readonly guard = new VoteGuard();
   private queue: Promise<void> = Promise.resolve();
@@ -325,6 +328,7 @@ export class IrisEngine {
   /** Starts `round` of the current height (Venachain's startNewRound), keeping a lock. */
   private enterRound(round: number, why?: string): void {
     const h = this.height!;
+    this.meter.roundStarted(h.sequence, round);
     if (why) this.o.log.info(`iris: block #${h.sequence} round ${round} started (${why}); proposer ${bytesToHex(this.proposerAt(h, round))}`);
     this.resetRound(round);
     this.waitingForRoundChange = false;
@@ -451,6 +455,7 @@ export class IrisEngine {
     const h = this.height!;
     if (round <= this.round) return;
     this.o.log.info(`iris: block #${h.sequence} round change ${this.round} → ${round} (${why})`);
+    this.meter.roundChanged(h.sequence, round);
     this.resetRound(round);
     this.waitingForRoundChange = true;
     this.armRoundTimer();
