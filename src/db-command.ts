@@ -8,7 +8,7 @@
 // the node writes during it.
 import { parseArgs } from 'node:util';
 import { resolve } from 'node:path';
-import { openStore, StoreError } from './store/lmdb-store.ts';
+import { openStoreForCommand } from './store/lmdb-store.ts';
 import { checkDatabase } from './chain/db-check.ts';
 
 const USAGE = 'usage: chain-node db check --datadir DIR';
@@ -26,14 +26,8 @@ export async function runDbCommand(argv: string[], out: (line: string) => void):
     return 2;
   }
   const datadir = resolve(values.datadir);
-  let store;
-  try {
-    store = openStore(datadir, { readOnly: true });
-  } catch (e) {
-    if (!(e instanceof StoreError)) throw e;
-    out(`chain-node db check: ${e.message}`);
-    return 1;
-  }
+  const store = openStoreForCommand(datadir, 'chain-node db check', out);
+  if (!store) return 1;
   try {
     const started = Date.now();
     const r = checkDatabase(store, (line) => out(`chain-node db check: ${line}`));

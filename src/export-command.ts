@@ -5,7 +5,7 @@
 // 1 when the datadir or the file cannot be used, 2 for a usage error.
 import { parseArgs } from 'node:util';
 import { resolve } from 'node:path';
-import { openStore, StoreError } from './store/lmdb-store.ts';
+import { openStoreForCommand, StoreError } from './store/lmdb-store.ts';
 import { Chain } from './chain/chain.ts';
 import { encodeBlock } from './chain/block-codec.ts';
 import { writeBlockFile } from './chain/block-file.ts';
@@ -30,14 +30,8 @@ export async function runExportCommand(argv: string[], out: (line: string) => vo
     return 2;
   }
   const datadir = resolve(values.datadir);
-  let store;
-  try {
-    store = openStore(datadir, { readOnly: true });
-  } catch (e) {
-    if (!(e instanceof StoreError)) throw e;
-    out(`chain-node export: ${e.message}`);
-    return 1;
-  }
+  const store = openStoreForCommand(datadir, 'chain-node export', out);
+  if (!store) return 1;
   try {
     const chain = new Chain(store);
     if (!chain.initialized) {

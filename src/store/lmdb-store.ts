@@ -84,3 +84,14 @@ export function openStore(dir: string, { readOnly = false } = {}): Store {
   };
   return store;
 }
+
+/** A datadir's store opened read-only for an offline command (`db check`, `export`); undefined after telling `out` why it cannot be (exit 1). */
+export function openStoreForCommand(datadir: string, command: string, out: (line: string) => void): Store | undefined {
+  try {
+    return openStore(datadir, { readOnly: true });
+  } catch (e) {
+    if (!(e instanceof StoreError)) throw e;
+    out(`${command}: ${e.message}`);
+    return undefined;
+  }
+}
