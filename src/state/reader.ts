@@ -17,7 +17,7 @@ const CARRIED_ACCOUNTS = 8_192;
  * manager's @ethereumjs caches keep every account, code and slot it ever read (the account cache
  * in an unbounded ordered map, plus a checkpoint-diff entry per read that only a flush clears),
  * and the head view lives until the head moves: on a chain whose head stands still, reads of new
- * addresses grew the heap without end (~250 B a read). A new manager starts with empty caches;
+ * addresses grew the heap without end (~180 B a read). A new manager starts with empty caches;
  * the hot accounts are in the view's own memo, so only hot code and slots are read again.
  */
 export const MANAGER_READS = 16_384;
