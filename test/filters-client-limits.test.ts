@@ -11,7 +11,7 @@ import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { ALL_NAMESPACES, parseFlags, type NodeConfig } from '../src/node/config.ts';
 import { loadUws } from '../src/rpc/uws-load.ts';
-import { startTestNode, type TestNode } from './helpers/node.ts';
+import { batch, startTestNode, type TestNode } from './helpers/node.ts';
 import { WsRpc } from './helpers/ws-rpc.ts';
 
 setFlagsFromString('--expose-gc');
@@ -23,12 +23,6 @@ const addresses = (n: number) => Array.from({ length: n }, (_, i) => hex(i + 1, 
 const topics = (n: number, salt = 0) => Array.from({ length: n }, (_, i) => hex(salt * 1_000_000 + i + 1, 32));
 /** The largest criteria geth allows: 1,000 addresses and 4 positions of 1,000 alternatives. */
 const largest = (salt: number) => ({ address: addresses(1000), topics: [topics(1000, salt), topics(1000, salt + 1), topics(1000, salt + 2), topics(1000, salt + 3)] });
-
-async function batch(node: TestNode, calls: [string, unknown[]][]): Promise<any[]> {
-  const body = JSON.stringify(calls.map(([method, params], id) => ({ jsonrpc: '2.0', id, method, params })));
-  const res = await fetch(node.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
-  return ((await res.json()) as any[]).sort((a, b) => a.id - b.id);
-}
 
 /** The JavaScript heap and the ArrayBuffers' memory outside it (where a large Uint8Array's bytes are). */
 function usedMiB(): number {

@@ -6,7 +6,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
-import { startTestNode, testAddress, type TestNode } from './helpers/node.ts';
+import { batch, startTestNode, testAddress, type TestNode } from './helpers/node.ts';
 import { Sender, topic } from './helpers/emitter.ts';
 
 setFlagsFromString('--expose-gc');
@@ -16,12 +16,6 @@ const sleep = (ms: number) => new Promise((res) => setTimeout(res, ms));
 const TIMEOUT_MS = 6000;
 const PER_FILTER = 16;
 const LOGS_PER_BLOCK = 40;
-
-async function batch(node: TestNode, calls: [string, unknown[]][]): Promise<any[]> {
-  const body = JSON.stringify(calls.map(([method, params], id) => ({ jsonrpc: '2.0', id, method, params })));
-  const res = await fetch(node.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
-  return ((await res.json()) as any[]).sort((a, b) => a.id - b.id);
-}
 
 /** Installs n filters (80% log filters matching everything, 10% block, 10% pending-transaction). */
 async function installMany(node: TestNode, n: number): Promise<string[]> {

@@ -12,12 +12,40 @@ const ACCOUNT_MEMO = 65_536;
 /** Most accounts a new head view takes over from the previous one; beyond this it starts empty. */
 const CARRIED_ACCOUNTS = 8_192;
 
+/**
+ * Reads a view sends to its state manager before it takes a new one at the same root. The
+ * manager's @ethereumjs caches keep every account, code and slot it ever read (the account cache
+ * in an unbounded ordered map, plus a checkpoint-diff entry per read that only a flush clears),
+ * and the head view lives until the head moves: on a chain whose head stands still, reads of new
+ * addresses grew the heap without end (~180 B a read). A new manager starts with empty caches;
+ * the hot accounts are in the view's own memo, so only hot code and slots are read again.
+ */
+export const MANAGER_READS = 16_384;
+
 export class StateView {
   /** Accounts read at this root: state under a root never changes, so hot reads skip the trie and RLP. */
   private readonly accounts: Map<string, Account | undefined>;
+  private manager: CachedMerkleStateManager;
+  /** reads sent to `manager` (MANAGER_READS) */
+  private managerReads = 0;
 
-  constructor(readonly root: Uint8Array, readonly manager: CachedMerkleStateManager, known?: Map<string, Account | undefined>) {
+  constructor(readonly root: Uint8Array, private readonly newManager: () => CachedMerkleStateManager, known?: Map<string, Account | undefined>) {
     this.accounts = known ?? new Map();
+    this.manager = newManager();
+  }
+
+  /** Entries this view holds in memory: its account memo and its manager's caches (tests bound it). */
+  heldEntries(): number {
+    return this.accounts.size + this.manager.cachedEntries();
+  }
+
+  /** The state manager for one more read: a fresh one every MANAGER_READS reads. */
+  private reader(): CachedMerkleStateManager {
+    if (++this.managerReads > MANAGER_READS) {
+      this.managerReads = 1;
+      this.manager = this.newManager();
+    }
+    return this.manager;
   }
 
   /**
@@ -35,19 +63,19 @@ export class StateView {
   async getAccount(address: Uint8Array): Promise<Account | undefined> {
     const key = Buffer.from(address.buffer, address.byteOffset, address.byteLength).toString('hex');
     if (this.accounts.has(key)) return this.accounts.get(key);
-    const account = await this.manager.getAccount(new Address(address));
+    const account = await this.reader().getAccount(new Address(address));
     if (this.accounts.size >= ACCOUNT_MEMO) this.accounts.clear();
     this.accounts.set(key, account);
     return account;
   }
 
   async getCode(address: Uint8Array): Promise<Uint8Array> {
-    return this.manager.getCode(new Address(address));
+    return this.reader().getCode(new Address(address));
   }
 
   /** 32-byte slot value (left-padded). */
   async getStorage(address: Uint8Array, slot: Uint8Array): Promise<Uint8Array> {
-    return padLeft(await this.manager.getStorage(new Address(address), padLeft(slot, 32)), 32);
+    return padLeft(await this.reader().getStorage(new Address(address), padLeft(slot, 32)), 32);
   }
 }
 
@@ -59,7 +87,7 @@ export class StateReader {
   at(root: Uint8Array): StateView {
     const hv = this.headView;
     if (hv && Buffer.compare(hv.root, root) === 0) return hv;
-    return new StateView(root, newStateManager(this.trieDb, this.common, root));
+    return new StateView(root, () => newStateManager(this.trieDb, this.common, root));
   }
 
   /**
@@ -69,6 +97,6 @@ export class StateReader {
    */
   setHead(root: Uint8Array, changed?: ReadonlyMap<string, Account | undefined>): void {
     const known = changed && this.headView?.carriedTo(changed);
-    this.headView = new StateView(root, newStateManager(this.trieDb, this.common, root), known);
+    this.headView = new StateView(root, () => newStateManager(this.trieDb, this.common, root), known);
   }
 }

@@ -43,6 +43,12 @@ export class CachedMerkleStateManager extends MerkleStateManager {
     return w;
   }
 
+  /** Entries in the account, code and storage caches (storage counted by account). */
+  cachedEntries(): number {
+    const caches = this._caches;
+    return (caches?.account?.size() ?? 0) + (caches?.code?.size() ?? 0) + (caches?.storage?.size() ?? 0);
+  }
+
   override async putStorage(address: Address, key: Uint8Array, value: Uint8Array): Promise<void> {
     const storage = this._caches?.storage;
     if (storage === undefined) return super.putStorage(address, key, value);

@@ -136,3 +136,10 @@ export function pollBlockNumber(node: TestNode): { stop: () => Promise<number> }
     },
   };
 }
+
+/** One JSON-RPC batch over HTTP (ids are the calls' indexes); the answers in the calls' order. */
+export async function batch(node: TestNode, calls: [string, unknown[]][]): Promise<any[]> {
+  const body = JSON.stringify(calls.map(([method, params], id) => ({ jsonrpc: '2.0', id, method, params })));
+  const res = await fetch(node.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+  return ((await res.json()) as any[]).sort((a, b) => a.id - b.id);
+}
