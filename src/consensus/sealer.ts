@@ -121,10 +121,12 @@ export class Sealer {
     // per-block costs: wait, and let the transactions arriving meanwhile join this block
     // (measured, 10,000 transfers at period 0: ~2,100–2,200 tx/s unbounded, 2,300–2,900 waiting).
     await this.settled;
-    const txs = [...pool.executable()].filter((t) => !this.inFlight.has(t.hashHex));
     const parent = this.parent();
     const rules = await this.o.rules(parent);
+    // asked first: every node runs a sealer, and one that does not seal alone (a follower, an iris
+    // validator) must not copy the pool at each cue
     if (!this.aloneInSet(rules.validators, parent.header.number + 1n)) return false;
+    const txs = [...pool.executable()].filter((t) => !this.inFlight.has(t.hashHex));
     const sealEmpty = this.o.period > 0 && rules.produceEmpty;
     if (txs.length === 0 && !sealEmpty) return false;
     // the head moved without this sealer (the iris engine or an import wrote it while the set was

@@ -29,7 +29,6 @@ import { Sealer } from '../consensus/sealer.ts';
 import { ConsensusChannel } from './consensus-channel.ts';
 import { CoreIrisChain } from './iris-chain.ts';
 import { IrisEngine } from '../consensus/iris/engine.ts';
-import { decodeExtra } from '../consensus/istanbul-extra.ts';
 import { validatorsAfter } from '../consensus/validator-set.ts';
 import { ChainEvents } from '../events.ts';
 import { Keystore } from '../accounts/keystore.ts';
@@ -280,11 +279,6 @@ export class ChainCore {
     const head = this.chain.head;
     const validators = (await this.blockRules(head, false)).validators;
     if (equalBytes(this.chain.head.hash, head.hash)) this.nextValidators = validators;
-  }
-
-  /** Validators named in the head's istanbul extra. */
-  validators(): Uint8Array[] {
-    return decodeExtra(this.chain.head.header.extraData).validators;
   }
 
   /**
