@@ -10,6 +10,7 @@
 // chunks, gossiped blocks, and the iris engine's steps (a proposal executed — this node's own or a
 // peer's — kept as the candidate until the validators decide it, then committed with their seals).
 import type { Common } from '@ethereumjs/common';
+import type { Account } from '@ethereumjs/util';
 import type { Chain, CommittableBlock, HeadInfo } from './chain.ts';
 import type { BlockRecord } from './types.ts';
 import { decodeBlock, type WireBlock } from './block-codec.ts';
@@ -323,9 +324,14 @@ export class BlockImport {
       this.o.log.error(`block import: blocks #${group[0]!.block.header.number}–#${group.at(-1)!.block.header.number} could not be committed; importing stopped: ${(e as Error).message}`, { from: group[0]!.block.header.number, to: group.at(-1)!.block.header.number });
       return false;
     }
-    for (const { block, built } of group) state.setHead(block.header.stateRoot, built.written);
+    // one head view for the group (a view per block cost a state manager each, read by no one)
+    const written = new Map<string, Account | undefined>();
     const accounts = new Map<string, { nonce: bigint; balance: bigint }>();
-    for (const { built } of group) for (const [a, v] of built.accounts) accounts.set(a, v);
+    for (const { built } of group) {
+      for (const [a, v] of built.written) written.set(a, v);
+      for (const [a, v] of built.accounts) accounts.set(a, v);
+    }
+    state.setHead(group.at(-1)!.block.header.stateRoot, written);
     await pool.onBlock(
       group.flatMap((g) => g.built.included),
       // only a block this node built can leave transactions out (an imported one must include all)

@@ -11,6 +11,7 @@ import type { StoredReceipt } from '../chain/types.ts';
 import type { PooledTx } from '../txpool/pooled-tx.ts';
 import type { OverlayTrieDB } from '../state/trie-db.ts';
 import { newStateManager, type CachedMerkleStateManager } from '../state/state-manager.ts';
+import { StateView } from '../state/reader.ts';
 import { EngineEVM, type CodeEngine } from './engine-evm.ts';
 import { systemContracts } from './native/index.ts';
 import { ISTANBUL_DIGEST } from '../consensus/istanbul-extra.ts';
@@ -231,6 +232,16 @@ export class BlockExecutor {
       baseFeePerGas: 0n,
     };
     return { header, included, receipts, creators: liveCreators, invalid, accounts, written };
+  }
+
+  /**
+   * The live state as a read view, when the executor stands at `root` (between blocks: the block
+   * importer asks for each block's rules on the state its parent left): its reads hit the caches of
+   * the blocks executed before, where a new view walks the trie from the root. Only until the
+   * executor runs again.
+   */
+  viewAt(root: Uint8Array): StateView | undefined {
+    return this.state.isAt(root) ? new StateView(root, () => this.state) : undefined;
   }
 
   /** Undo a block that was executed but not committed: forget its trie writes and state. */

@@ -7,6 +7,7 @@ import type { Account, Address } from '@ethereumjs/util';
 import { RLP } from '@ethereumjs/rlp';
 import type { OverlayTrieDB } from './trie-db.ts';
 import { memoizeReads } from './read-memo.ts';
+import { equalBytes } from '../util/hex.ts';
 
 /**
  * @ethereumjs/statemanager 10.1.3 writes every SSTORE through to the storage trie even when a
@@ -41,6 +42,11 @@ export class CachedMerkleStateManager extends MerkleStateManager {
     const w = this.written;
     this.written = new Map();
     return w;
+  }
+
+  /** Whether the state is exactly the one at `root`: no checkpoint open, every write flushed into the trie. */
+  isAt(root: Uint8Array): boolean {
+    return this._checkpointCount === 0 && equalBytes(this._trie.root(), root);
   }
 
   /** Entries in the account, code and storage caches (storage counted by account). */
