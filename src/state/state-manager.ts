@@ -115,8 +115,31 @@ export class ReadMemoStateManager extends CachedMerkleStateManager {
   }
 }
 
+/** Addresses whose trie key (keccak256 of the address) is remembered; past this the memo starts over. */
+const KEY_MEMO = 16_384;
+const addressKeys = new Map<string, Uint8Array>();
+
+/**
+ * A trie that remembers the keys it hashed for 20-byte inputs (addresses: the account trie's keys).
+ * Every block writes back the same senders, recipient and coinbase, and each write and read hashed
+ * the address again (~3 % of a block import, profiled). Storage tries (32-byte slot keys, made by
+ * @ethereumjs as plain tries) hash as before. mpt only reads the key it gets back.
+ */
+class AddressKeyMemoTrie extends MerklePatriciaTrie {
+  override appliedKey(key: Uint8Array): Uint8Array {
+    if (key.length !== 20) return super.appliedKey(key);
+    const memo = Buffer.from(key.buffer, key.byteOffset, 20).toString('latin1');
+    let applied = addressKeys.get(memo);
+    if (applied === undefined) {
+      if (addressKeys.size >= KEY_MEMO) addressKeys.clear();
+      addressKeys.set(memo, (applied = super.appliedKey(key)));
+    }
+    return applied;
+  }
+}
+
 export function newTrie(db: OverlayTrieDB, common: Common, root?: Uint8Array): MerklePatriciaTrie {
-  const trie = new MerklePatriciaTrie({
+  const trie = new AddressKeyMemoTrie({
     db,
     useKeyHashing: true,
     useRootPersistence: false,
