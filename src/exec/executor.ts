@@ -112,7 +112,8 @@ export class BlockExecutor {
    */
   async execute(ctx: BlockContext, txs: Iterable<PooledTx>, txBudgetMs = Infinity, directTransfers = this.directTransfers): Promise<ExecutedBlock> {
     const number = ctx.parent.number + 1n;
-    const block = evmBlock(this.common, number, ctx.timestamp, ctx.coinbase, ctx.gasLimit);
+    // the EVM's block context, made for the first transaction runTx runs (a block of transfers needs none)
+    let block: Block | undefined;
     const transfers = directTransfers ? new DirectTransfers(this.state, new Address(ctx.coinbase)) : undefined;
     const evm = this.vm.evm as EngineEVM;
     const watch = evm.executionWatch;
@@ -153,6 +154,7 @@ export class BlockExecutor {
         } else {
           // runTx reads and writes the state manager: what the direct path holds goes there first
           await transfers?.flush();
+          block ??= evmBlock(this.common, number, ctx.timestamp, ctx.coinbase, ctx.gasLimit);
           let result;
           // a checkpoint of its own, so that a transaction halted by the budget leaves no trace
           await this.state.checkpoint();
