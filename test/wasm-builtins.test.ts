@@ -73,15 +73,22 @@ function casesHeader(pairs: [bigint, bigint][]): string {
   ].join('\n');
 }
 
+// the WebAssembly JS API as this test uses it (the repository's TypeScript libs do not declare it)
+interface WasmApi {
+  Module: { new (bytes: Uint8Array): object; imports(module: object): { module: string; name: string }[] };
+  Instance: new (module: object, imports: Record<string, Record<string, unknown>>) => { exports: Record<string, unknown> };
+}
+const Wasm = (globalThis as unknown as { WebAssembly: WasmApi }).WebAssembly;
+
 interface Module {
-  exports: Record<string, any> & { memory: WebAssembly.Memory };
+  exports: Record<string, any> & { memory: { buffer: ArrayBuffer } };
   gas: { used: bigint; calls: Map<string, number> };
   read128(ptr: number, index: number): bigint;
   out(index: number): bigint;
 }
 
 function instantiate(wasm: Uint8Array): Module {
-  let memory: WebAssembly.Memory | undefined;
+  let memory: { buffer: ArrayBuffer } | undefined;
   const gas = { used: 0n, calls: new Map<string, number>() };
   const table = compilerBuiltins({ memory: () => new Uint8Array(memory!.buffer), useGas: (n) => void (gas.used += n) });
   const env: Record<string, unknown> = {};
@@ -91,9 +98,9 @@ function instantiate(wasm: Uint8Array): Module {
       return fn(...args);
     };
   }
-  const imports = WebAssembly.Module.imports(new WebAssembly.Module(wasm)).filter((i) => !(i.name in env));
-  assert.equal(imports, [], 'the module imports only builtins');
-  const instance = new WebAssembly.Instance(new WebAssembly.Module(wasm), { env: env as WebAssembly.ModuleImports });
+  const module = new Wasm.Module(wasm);
+  assert.equal(Wasm.Module.imports(module).filter((i) => !(i.name in env)), [], 'the module imports only builtins');
+  const instance = new Wasm.Instance(module, { env });
   const exports = instance.exports as Module['exports'];
   memory = exports.memory;
   const read128 = (ptr: number, index: number) => {

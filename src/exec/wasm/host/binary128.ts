@@ -21,7 +21,7 @@ export const BINARY32: FloatFormat = { fracBits: 23, expBits: 8 };
 export const F128_NAN = 0xffff8000_00000000_00000000_00000000n;
 
 /** A number unpacked: finite values are (-1)^sign · sig · 2^exp. */
-type Unpacked = { sign: 0 | 1; kind: 'zero' | 'inf' | 'nan' } | { sign: 0 | 1; kind: 'finite'; sig: bigint; exp: number };
+type Unpacked = { sign: 0 | 1; kind: 'zero' } | { sign: 0 | 1; kind: 'inf' } | { sign: 0 | 1; kind: 'nan' } | { sign: 0 | 1; kind: 'finite'; sig: bigint; exp: number };
 
 function bitLength(n: bigint): number {
   return n === 0n ? 0 : n.toString(2).length;
@@ -37,7 +37,7 @@ export function unpack(bits: bigint, f: FloatFormat): Unpacked {
   const sign = Number((bits >> BigInt(f.fracBits + f.expBits)) & 1n) as 0 | 1;
   const biased = Number((bits >> BigInt(f.fracBits)) & BigInt(maxBiased));
   const frac = bits & fracMask;
-  if (biased === maxBiased) return { sign, kind: frac === 0n ? 'inf' : 'nan' };
+  if (biased === maxBiased) return frac === 0n ? { sign, kind: 'inf' } : { sign, kind: 'nan' };
   if (biased === 0) return frac === 0n ? { sign, kind: 'zero' } : { sign, kind: 'finite', sig: frac, exp: 1 - bias(f) - f.fracBits };
   return { sign, kind: 'finite', sig: frac | (1n << BigInt(f.fracBits)), exp: biased - bias(f) - f.fracBits };
 }
@@ -97,11 +97,9 @@ export function add128(a: bigint, b: bigint): bigint {
   if (x.kind === 'zero' && y.kind === 'zero') return signBit((x.sign & y.sign) as 0 | 1, BINARY128);
   if (x.kind === 'zero') return b;
   if (y.kind === 'zero') return a;
-  const x1 = x as Extract<Unpacked, { kind: 'finite' }>;
-  const y1 = y as Extract<Unpacked, { kind: 'finite' }>;
-  const exp = Math.min(x1.exp, y1.exp);
-  const sx = (x1.sig << BigInt(x1.exp - exp)) * (x1.sign ? -1n : 1n);
-  const sy = (y1.sig << BigInt(y1.exp - exp)) * (y1.sign ? -1n : 1n);
+  const exp = Math.min(x.exp, y.exp);
+  const sx = (x.sig << BigInt(x.exp - exp)) * (x.sign ? -1n : 1n);
+  const sy = (y.sig << BigInt(y.exp - exp)) * (y.sign ? -1n : 1n);
   const sum = sx + sy;
   // an exact zero sum is +0 when rounding to nearest
   if (sum === 0n) return 0n;
