@@ -36,22 +36,35 @@ import {
   truncate,
   type FloatFormat,
 } from './binary128.ts';
-
-/** What the builtins need of the running module: its memory as it is now (it may have grown) and the gas meter. */
-export interface BuiltinsContext {
-  memory(): Uint8Array;
-  useGas(gas: bigint): void;
-}
-
-/** The module did something its helpers cannot do (a division by zero, a result pointer outside memory): the call fails. */
-export class BuiltinTrap extends Error {}
+import { u32, WasmCallError, type HostArg, type HostContext, type HostTable } from './context.ts';
 
 const MASK64 = (1n << 64n) - 1n;
 const MASK128 = (1n << 128n) - 1n;
 
 /** The 128 bits of an (i64 low, i64 high) argument pair (V8 hands i64 over as signed BigInts). */
-function join(lo: bigint, hi: bigint): bigint {
-  return ((hi & MASK64) << 64n) | (lo & MASK64);
+function join(lo: HostArg, hi: HostArg): bigint {
+  return ((BigInt(hi) & MASK64) << 64n) | (BigInt(lo) & MASK64);
+}
+
+/** An i64 argument as a signed bigint. */
+function i64(v: HostArg): bigint {
+  return BigInt.asIntN(64, BigInt(v));
+}
+
+/** Writes a 128-bit result to the 16 bytes at `ptr`, little-endian (wasm32's layout of __int128 and long double). */
+function write128(ctx: HostContext, ptr: HostArg, value: bigint): void {
+  const bytes = new Uint8Array(16);
+  let v = value & MASK128;
+  for (let i = 0; i < 16; i++) {
+    bytes[i] = Number(v & 0xffn);
+    v >>= 8n;
+  }
+  ctx.write(u32(ptr), bytes);
+}
+
+function divisor(b: bigint): bigint {
+  if (b === 0n) throw new WasmCallError('128-bit integer division by zero');
+  return b;
 }
 
 function signed128(bits: bigint): bigint {
@@ -146,93 +159,75 @@ function toU128(bits: bigint, f: FloatFormat): bigint {
  * the value each helper's C caller reads as false (eq/ne/le/cmp 1, ge -1, gt/lt 0).
  */
 function comparison(ifNaN: number) {
-  return (alo: bigint, ahi: bigint, blo: bigint, bhi: bigint): number => compare128(join(alo, ahi), join(blo, bhi)) ?? ifNaN;
+  return (_: HostContext, alo: HostArg, ahi: HostArg, blo: HostArg, bhi: HostArg): number => compare128(join(alo, ahi), join(blo, bhi)) ?? ifNaN;
 }
 
-/** The builtins table (import name → function) over one running module. */
-export function compilerBuiltins(ctx: BuiltinsContext): Record<string, (...args: never[]) => unknown> {
-  const write128 = (ptr: number, value: bigint) => {
-    const at = ptr >>> 0;
-    const memory = ctx.memory();
-    if (at + 16 > memory.length) throw new BuiltinTrap(`a 128-bit result at ${at} is outside the module's memory (${memory.length} bytes)`);
-    let v = value & MASK128;
-    for (let i = 0; i < 16; i++) {
-      memory[at + i] = Number(v & 0xffn);
-      v >>= 8n;
-    }
-  };
-  const divisor = (b: bigint) => {
-    if (b === 0n) throw new BuiltinTrap('128-bit integer division by zero');
-    return b;
-  };
+const builtins: Record<string, (ctx: HostContext, ...args: HostArg[]) => number | bigint | void> = {
+  // 128-bit integers: (result*, a.lo, a.hi, b.lo, b.hi) or (result*, a.lo, a.hi, shift)
+  __multi3: (ctx, r, alo, ahi, blo, bhi) => write128(ctx, r, join(alo, ahi) * join(blo, bhi)),
+  __divti3: (ctx, r, alo, ahi, blo, bhi) => write128(ctx, r, signed128(join(alo, ahi)) / divisor(signed128(join(blo, bhi)))),
+  __modti3: (ctx, r, alo, ahi, blo, bhi) => write128(ctx, r, signed128(join(alo, ahi)) % divisor(signed128(join(blo, bhi)))),
+  __udivti3: (ctx, r, alo, ahi, blo, bhi) => write128(ctx, r, join(alo, ahi) / divisor(join(blo, bhi))),
+  __umodti3: (ctx, r, alo, ahi, blo, bhi) => write128(ctx, r, join(alo, ahi) % divisor(join(blo, bhi))),
+  // shifts of 128 or more: zero, or the sign for an arithmetic right shift (clang never emits them)
+  __ashlti3: (ctx, r, lo, hi, s) => write128(ctx, r, u32(s) >= 128 ? 0n : join(lo, hi) << BigInt(u32(s))),
+  __lshlti3: (ctx, r, lo, hi, s) => write128(ctx, r, u32(s) >= 128 ? 0n : join(lo, hi) << BigInt(u32(s))),
+  __lshrti3: (ctx, r, lo, hi, s) => write128(ctx, r, u32(s) >= 128 ? 0n : join(lo, hi) >> BigInt(u32(s))),
+  __ashrti3: (ctx, r, lo, hi, s) => write128(ctx, r, signed128(join(lo, hi)) >> BigInt(Math.min(u32(s), 127))),
 
-  const table: Record<string, (...args: never[]) => unknown> = {
-    // 128-bit integers: (result*, a.lo, a.hi, b.lo, b.hi) or (result*, a.lo, a.hi, shift)
-    __multi3: (r: number, alo: bigint, ahi: bigint, blo: bigint, bhi: bigint) => write128(r, join(alo, ahi) * join(blo, bhi)),
-    __divti3: (r: number, alo: bigint, ahi: bigint, blo: bigint, bhi: bigint) => write128(r, signed128(join(alo, ahi)) / divisor(signed128(join(blo, bhi)))),
-    __modti3: (r: number, alo: bigint, ahi: bigint, blo: bigint, bhi: bigint) => write128(r, signed128(join(alo, ahi)) % divisor(signed128(join(blo, bhi)))),
-    __udivti3: (r: number, alo: bigint, ahi: bigint, blo: bigint, bhi: bigint) => write128(r, join(alo, ahi) / divisor(join(blo, bhi))),
-    __umodti3: (r: number, alo: bigint, ahi: bigint, blo: bigint, bhi: bigint) => write128(r, join(alo, ahi) % divisor(join(blo, bhi))),
-    // shifts of 128 or more: zero, or the sign for an arithmetic right shift (clang never emits them)
-    __ashlti3: (r: number, lo: bigint, hi: bigint, s: number) => write128(r, (s >>> 0) >= 128 ? 0n : join(lo, hi) << BigInt(s >>> 0)),
-    __lshlti3: (r: number, lo: bigint, hi: bigint, s: number) => write128(r, (s >>> 0) >= 128 ? 0n : join(lo, hi) << BigInt(s >>> 0)),
-    __lshrti3: (r: number, lo: bigint, hi: bigint, s: number) => write128(r, (s >>> 0) >= 128 ? 0n : join(lo, hi) >> BigInt(s >>> 0)),
-    __ashrti3: (r: number, lo: bigint, hi: bigint, s: number) => write128(r, signed128(join(lo, hi)) >> BigInt(Math.min(s >>> 0, 127))),
+  // long double arithmetic: (result*, a.lo, a.hi, b.lo, b.hi)
+  __addtf3: (ctx, r, alo, ahi, blo, bhi) => write128(ctx, r, add128(join(alo, ahi), join(blo, bhi))),
+  __subtf3: (ctx, r, alo, ahi, blo, bhi) => write128(ctx, r, sub128(join(alo, ahi), join(blo, bhi))),
+  __multf3: (ctx, r, alo, ahi, blo, bhi) => write128(ctx, r, mul128(join(alo, ahi), join(blo, bhi))),
+  __divtf3: (ctx, r, alo, ahi, blo, bhi) => write128(ctx, r, div128(join(alo, ahi), join(blo, bhi))),
+  __negtf2: (ctx, r, lo, hi) => write128(ctx, r, neg128(join(lo, hi))),
 
-    // long double arithmetic: (result*, a.lo, a.hi, b.lo, b.hi)
-    __addtf3: (r: number, alo: bigint, ahi: bigint, blo: bigint, bhi: bigint) => write128(r, add128(join(alo, ahi), join(blo, bhi))),
-    __subtf3: (r: number, alo: bigint, ahi: bigint, blo: bigint, bhi: bigint) => write128(r, sub128(join(alo, ahi), join(blo, bhi))),
-    __multf3: (r: number, alo: bigint, ahi: bigint, blo: bigint, bhi: bigint) => write128(r, mul128(join(alo, ahi), join(blo, bhi))),
-    __divtf3: (r: number, alo: bigint, ahi: bigint, blo: bigint, bhi: bigint) => write128(r, div128(join(alo, ahi), join(blo, bhi))),
-    __negtf2: (r: number, lo: bigint, hi: bigint) => write128(r, neg128(join(lo, hi))),
+  // comparisons: (a.lo, a.hi, b.lo, b.hi) → i32
+  __eqtf2: comparison(1),
+  __netf2: comparison(1),
+  __getf2: comparison(-1),
+  __gttf2: comparison(0),
+  __lttf2: comparison(0),
+  __letf2: comparison(1),
+  __cmptf2: comparison(1),
+  __unordtf2: (_, alo, ahi, blo, bhi) => (isNaN128(join(alo, ahi)) || isNaN128(join(blo, bhi)) ? 1 : 0),
 
-    // comparisons
-    __eqtf2: comparison(1),
-    __netf2: comparison(1),
-    __getf2: comparison(-1),
-    __gttf2: comparison(0),
-    __lttf2: comparison(0),
-    __letf2: comparison(1),
-    __cmptf2: comparison(1),
-    __unordtf2: (alo: bigint, ahi: bigint, blo: bigint, bhi: bigint) => (isNaN128(join(alo, ahi)) || isNaN128(join(blo, bhi)) ? 1 : 0),
+  // conversions into long double: (result*, value)
+  __extendsftf2: (ctx, r, x) => write128(ctx, r, f128FromF32(Number(x))),
+  __extenddftf2: (ctx, r, x) => write128(ctx, r, f128FromF64(Number(x))),
+  __floatsitf: (ctx, r, i) => write128(ctx, r, f128FromInteger(BigInt(Number(i) | 0))),
+  __floatunsitf: (ctx, r, i) => write128(ctx, r, f128FromInteger(BigInt(u32(i)))),
+  __floatditf: (ctx, r, i) => write128(ctx, r, f128FromInteger(i64(i))),
+  __floatunditf: (ctx, r, i) => write128(ctx, r, f128FromInteger(BigInt(i) & MASK64)),
+  __floattitf: (ctx, r, lo, hi) => write128(ctx, r, f128FromInteger(signed128(join(lo, hi)))),
+  __floatuntitf: (ctx, r, lo, hi) => write128(ctx, r, f128FromInteger(join(lo, hi))),
 
-    // conversions into long double: (result*, value)
-    __extendsftf2: (r: number, x: number) => write128(r, f128FromF32(x)),
-    __extenddftf2: (r: number, x: number) => write128(r, f128FromF64(x)),
-    __floatsitf: (r: number, i: number) => write128(r, f128FromInteger(BigInt(i | 0))),
-    __floatunsitf: (r: number, i: number) => write128(r, f128FromInteger(BigInt(i >>> 0))),
-    __floatditf: (r: number, i: bigint) => write128(r, f128FromInteger(BigInt.asIntN(64, i))),
-    __floatunditf: (r: number, i: bigint) => write128(r, f128FromInteger(BigInt.asUintN(64, i))),
-    __floattitf: (r: number, lo: bigint, hi: bigint) => write128(r, f128FromInteger(signed128(join(lo, hi)))),
-    __floatuntitf: (r: number, lo: bigint, hi: bigint) => write128(r, f128FromInteger(join(lo, hi))),
+  // conversions out of long double: (a.lo, a.hi) → value
+  __trunctfdf2: (_, lo, hi) => f128ToF64(join(lo, hi)),
+  __trunctfsf2: (_, lo, hi) => f128ToF32(join(lo, hi)),
+  __fixtfsi: (_, lo, hi) => Number(toSigned(join(lo, hi), 32)),
+  __fixtfdi: (_, lo, hi) => toSigned(join(lo, hi), 64),
+  __fixunstfsi: (_, lo, hi) => Number(BigInt.asIntN(32, toUnsigned(join(lo, hi), 32))),
+  __fixunstfdi: (_, lo, hi) => BigInt.asIntN(64, toUnsigned(join(lo, hi), 64)),
+  __fixtfti: (ctx, r, lo, hi) => write128(ctx, r, toI128(join(lo, hi), BINARY128)),
+  __fixunstfti: (ctx, r, lo, hi) => write128(ctx, r, toU128(join(lo, hi), BINARY128)),
 
-    // conversions out of long double: (a.lo, a.hi) → value
-    __trunctfdf2: (lo: bigint, hi: bigint) => f128ToF64(join(lo, hi)),
-    __trunctfsf2: (lo: bigint, hi: bigint) => f128ToF32(join(lo, hi)),
-    __fixtfsi: (lo: bigint, hi: bigint) => Number(toSigned(join(lo, hi), 32)),
-    __fixtfdi: (lo: bigint, hi: bigint) => toSigned(join(lo, hi), 64),
-    __fixunstfsi: (lo: bigint, hi: bigint) => Number(BigInt.asIntN(32, toUnsigned(join(lo, hi), 32))),
-    __fixunstfdi: (lo: bigint, hi: bigint) => BigInt.asIntN(64, toUnsigned(join(lo, hi), 64)),
-    __fixtfti: (r: number, lo: bigint, hi: bigint) => write128(r, toI128(join(lo, hi), BINARY128)),
-    __fixunstfti: (r: number, lo: bigint, hi: bigint) => write128(r, toU128(join(lo, hi), BINARY128)),
+  // 128-bit integers and the host formats
+  __floattidf: (_, lo, hi) => Number(signed128(join(lo, hi))), // Number(bigint) rounds to nearest even
+  __floatuntidf: (_, lo, hi) => Number(join(lo, hi)),
+  __floattisf: (_, lo, hi) => f32FromInteger(signed128(join(lo, hi))),
+  __floatuntisf: (_, lo, hi) => f32FromInteger(join(lo, hi)),
+  __floatsidf: (_, i) => Number(i) | 0,
+  __fixdfti: (ctx, r, x) => write128(ctx, r, toI128(f64Bits(Number(x)), BINARY64)),
+  __fixsfti: (ctx, r, x) => write128(ctx, r, toI128(f32Bits(Number(x)), BINARY32)),
+  __fixunsdfti: (ctx, r, x) => write128(ctx, r, toU128(f64Bits(Number(x)), BINARY64)),
+  __fixunssfti: (ctx, r, x) => write128(ctx, r, toU128(f32Bits(Number(x)), BINARY32)),
+};
 
-    // 128-bit integers and the host formats
-    __floattidf: (lo: bigint, hi: bigint) => Number(signed128(join(lo, hi))), // Number(bigint) rounds to nearest even
-    __floatuntidf: (lo: bigint, hi: bigint) => Number(join(lo, hi)),
-    __floattisf: (lo: bigint, hi: bigint) => f32FromInteger(signed128(join(lo, hi))),
-    __floatuntisf: (lo: bigint, hi: bigint) => f32FromInteger(join(lo, hi)),
-    __floatsidf: (i: number) => i | 0,
-    __fixdfti: (r: number, x: number) => write128(r, toI128(f64Bits(x), BINARY64)),
-    __fixsfti: (r: number, x: number) => write128(r, toI128(f32Bits(x), BINARY32)),
-    __fixunsdfti: (r: number, x: number) => write128(r, toU128(f64Bits(x), BINARY64)),
-    __fixunssfti: (r: number, x: number) => write128(r, toU128(f32Bits(x), BINARY32)),
-  };
-
-  // each helper charges its gas before it runs
-  return Object.fromEntries(
-    Object.entries(table).map(([name, fn]) => {
-      const gas = BigInt(BUILTIN_GAS[name]!);
-      return [name, (...args: never[]) => (ctx.useGas(gas), fn(...args))];
-    }),
-  );
-}
+/** The builtins (module `env`), each charging Venachain's gas before it runs. */
+export const compilerBuiltinsHost: HostTable = Object.fromEntries(
+  Object.entries(builtins).map(([name, fn]) => {
+    const gas = BigInt(BUILTIN_GAS[name]!);
+    return [name, (ctx: HostContext, ...args: HostArg[]) => (ctx.useGas(gas), fn(ctx, ...args))];
+  }),
+);

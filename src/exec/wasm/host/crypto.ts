@@ -7,38 +7,29 @@
 //                                          signature does not recover; 280,738 gas
 import { keccak256 } from '../../../crypto/keccak.ts';
 import { addressOfPublicKey, recoverPublicKey } from '../../../crypto/secp256k1.ts';
-import type { BuiltinsContext } from './compiler-builtins.ts';
-import { BuiltinTrap } from './compiler-builtins.ts';
+import { u32, type HostTable } from './context.ts';
 
 export const SHA3_GAS = 1310n;
-export const ECRECOVER_GAS = 280738n;
+export const ECRECOVER_GAS = 280_738n;
 
-export function cryptoFunctions(ctx: BuiltinsContext): Record<string, (...args: never[]) => unknown> {
-  const bytes = (ptr: number, length: number) => {
-    const at = ptr >>> 0;
-    const len = length >>> 0;
-    const memory = ctx.memory();
-    if (at + len > memory.length) throw new BuiltinTrap(`${len} bytes at ${at} are outside the module's memory (${memory.length} bytes)`);
-    return memory.subarray(at, at + len);
-  };
-  return {
-    sha3: (src: number, srcLen: number, dest: number, destLen: number) => {
-      ctx.useGas(SHA3_GAS);
-      const hash = keccak256(bytes(src, srcLen));
-      if (destLen >>> 0 >= 32) bytes(dest, 32).set(hash);
-    },
-    ecrecover: (hash: number, sig: number, addr: number) => {
-      ctx.useGas(ECRECOVER_GAS);
-      const signature = bytes(sig, 65);
-      const recid = signature[64]!;
-      if (recid > 3) return;
-      let publicKey: Uint8Array;
-      try {
-        publicKey = recoverPublicKey(bytes(hash, 32).slice(), signature.slice(0, 64), recid);
-      } catch {
-        return;
-      }
-      bytes(addr, 20).set(addressOfPublicKey(publicKey));
-    },
-  };
-}
+export const cryptoHost: HostTable = {
+  sha3(ctx, src, srcLen, dest, destLen) {
+    ctx.useGas(SHA3_GAS);
+    const hash = keccak256(ctx.bytes(u32(src), u32(srcLen)));
+    if (u32(destLen) >= 32) ctx.write(u32(dest), hash);
+  },
+  ecrecover(ctx, hash, sig, addr) {
+    ctx.useGas(ECRECOVER_GAS);
+    const signature = ctx.bytes(u32(sig), 65).slice();
+    const digest = ctx.bytes(u32(hash), 32).slice();
+    const recid = signature[64]!;
+    if (recid > 3) return;
+    let publicKey: Uint8Array;
+    try {
+      publicKey = recoverPublicKey(digest, signature.subarray(0, 64), recid);
+    } catch {
+      return;
+    }
+    ctx.write(u32(addr), addressOfPublicKey(publicKey));
+  },
+};
