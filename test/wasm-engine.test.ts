@@ -1,0 +1,146 @@
+// The wasm VM through the node's JSON-RPC: C contracts compiled here with clang (skipped cleanly
+// without it) deployed and called with eth_sendRawTransaction, eth_sendTransaction and eth_call —
+// storage, strings, every integer width, events in receipts and eth_getLogs, the creator, failing
+// calls reverting their writes, out of gas, bad call and deploy data, `interpreter: evm`.
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { existsSync, readFileSync } from 'node:fs';
+import { Transaction, Wallet } from 'ethers';
+import { keccak_256 } from '@noble/hashes/sha3.js';
+import { decodeWasmReturn, encodeWasmCall, encodeWasmDeploy, parseWasmAbi, TX_TYPE_RAW_RETURN, type WasmAbi, type WasmValue } from '../src/codec/wasm-abi.ts';
+import { encodeCall } from '../src/codec/venachain-call.ts';
+import { bytesToHex, hexToBytes } from '../src/util/hex.ts';
+import { mined, NODE_KEY, pollBlockNumber, startTestNode, testAddress, testGenesis, testKey, type TestNode } from './helpers/node.ts';
+import { clangAvailable, compileC } from './helpers/wasm-c.ts';
+
+const haveClang = clangAvailable();
+let node: TestNode;
+let wasm: Uint8Array;
+let abiJson: string;
+let abi: WasmAbi;
+let contract: string;
+
+async function sendRaw(data: Uint8Array, to: string | null, key = testKey(0), gasLimit = 5_000_000n): Promise<any> {
+  const wallet = new Wallet(key);
+  const [nonce, chainId] = await Promise.all([node.rpc('eth_getTransactionCount', [wallet.address, 'pending']), node.rpc('eth_chainId')]);
+  const raw = await wallet.signTransaction(Transaction.from({ to, data: bytesToHex(data), gasLimit, gasPrice: 0n, chainId: BigInt(chainId), nonce: Number(nonce) }));
+  return mined(node, await node.rpc('eth_sendRawTransaction', [raw]));
+}
+
+async function query(fn: string, args: WasmValue[] = [], txType = 2n): Promise<WasmValue | undefined> {
+  const result = await node.rpc('eth_call', [{ to: contract, data: bytesToHex(encodeWasmCall(abi, fn, args, txType)) }, 'latest']);
+  const entry = abi.find((e) => e.name === fn)!;
+  return decodeWasmReturn(entry.outputs[0]?.type ?? 'void', txType, hexToBytes(result));
+}
+
+test.before(async () => {
+  if (!haveClang) return;
+  ({ wasm, abi: abiJson } = compileC('storage'));
+  abi = parseWasmAbi(abiJson);
+  node = await startTestNode();
+  const receipt = await sendRaw(encodeWasmDeploy(wasm, abiJson), null);
+  assert.is(receipt.status, '0x1', 'the deploy succeeds');
+  contract = receipt.contractAddress;
+});
+test.after(async () => {
+  await node?.stop();
+});
+
+const maybe = haveClang ? test : test.skip;
+
+maybe('a deploy stores the RLP blob as the code, runs init() once and records the creator', async () => {
+  assert.is(await node.rpc('eth_getCode', [contract, 'latest']), bytesToHex(encodeWasmDeploy(wasm, abiJson)));
+  assert.is(await query('getCounter'), 7n, 'init() set the counter');
+  const info = await node.rpc('eth_getAccountBaseInfo', [contract, 'latest']);
+  assert.is(info.Creator.toLowerCase(), testAddress(0).toLowerCase());
+  assert.is(await query('callerIsOwner', [], 2n), 1n, 'eth_call without from: not the owner');
+  const asOwner = await node.rpc('eth_call', [{ from: testAddress(0), to: contract, data: bytesToHex(encodeWasmCall(abi, 'callerIsOwner')) }, 'latest']);
+  assert.is(decodeWasmReturn('int64', 2n, hexToBytes(asOwner)), 0n, 'the creator is the owner (0)');
+});
+
+maybe('storage set by eth_sendRawTransaction and eth_sendTransaction is read back; the event is in the receipt and eth_getLogs', async () => {
+  const receipt = await sendRaw(encodeWasmCall(abi, 'setCounter', [-12345678901n]), contract);
+  assert.is(receipt.status, '0x1');
+  assert.is(await query('getCounter'), -12345678901n);
+  assert.is(receipt.logs.length, 1);
+  const topic = bytesToHex(keccak_256(new TextEncoder().encode('CounterSet')));
+  assert.equal(receipt.logs[0].topics, [topic]);
+  assert.is(receipt.logs[0].address.toLowerCase(), contract.toLowerCase());
+  // the data is the int64 as the contract's memory holds it (little-endian)
+  assert.is(receipt.logs[0].data, bytesToHex(new Uint8Array(new BigInt64Array([-12345678901n]).buffer)));
+  const logs = await node.rpc('eth_getLogs', [{ address: contract, topics: [topic], fromBlock: '0x0', toBlock: 'latest' }]);
+  assert.is(logs.length, 1);
+  assert.is(logs[0].transactionHash, receipt.transactionHash);
+
+  const from = await node.rpc('personal_newAccount', ['']);
+  await node.rpc('personal_unlockAccount', [from, '', 60]);
+  const hash = await node.rpc('eth_sendTransaction', [{ from, to: contract, data: bytesToHex(encodeWasmCall(abi, 'put', ['colour', 'a rather long value that needs more than one storage slot'])), gas: '0x2dc6c0', gasPrice: '0x0' }]);
+  assert.is((await mined(node, hash)).status, '0x1');
+  assert.is(await query('get', ['colour']), 'a rather long value that needs more than one storage slot');
+  await sendRaw(encodeWasmCall(abi, 'put', ['colour', 'red']), contract);
+  assert.is(await query('get', ['colour']), 'red', 'a shorter value replaces the long one');
+  assert.is(await query('get', ['nothing']), '', 'a key never set reads empty');
+});
+
+maybe('strings in and out; txType 9 and 14 answer raw strings, other txTypes ABI-encoded', async () => {
+  assert.is(await query('greet', ['wasm']), 'hello, wasm');
+  assert.is(await query('greet', ['wasm'], TX_TYPE_RAW_RETURN), 'hello, wasm');
+  const raw = await node.rpc('eth_call', [{ to: contract, data: bytesToHex(encodeWasmCall(abi, 'greet', ['x'], 14n)) }, 'latest']);
+  assert.is(raw, bytesToHex(new TextEncoder().encode('hello, x')));
+});
+
+maybe('each integer width passes in and out with its sign', async () => {
+  assert.is(await query('neg8', [100n]), -100n);
+  assert.is(await query('inc8', [254n]), 255n);
+  assert.is(await query('neg16', [-30000n]), 30000n);
+  assert.is(await query('inc16', [65534n]), 65535n);
+  assert.is(await query('neg32', [2147483647n]), -2147483647n);
+  assert.is(await query('inc32', [4294967294n]), 4294967295n);
+  assert.is(await query('neg64', [-9223372036854775807n]), 9223372036854775807n);
+  assert.is(await query('inc64', [18446744073709551614n]), 18446744073709551615n);
+  assert.is(await query('inc64', [41n], TX_TYPE_RAW_RETURN), 42n);
+  assert.is(await query('not', [false]), true);
+});
+
+maybe('a failing call: status 0, its write undone, the reason in eth_call', async () => {
+  const receipt = await sendRaw(encodeWasmCall(abi, 'setThenAbort', [99n]), contract);
+  assert.is(receipt.status, '0x0');
+  assert.is(await query('getCounter'), -12345678901n, 'the counter is unchanged');
+  const res = await node.raw('eth_call', [{ to: contract, data: bytesToHex(encodeWasmCall(abi, 'setThenAbort', [1n])) }, 'latest']);
+  assert.match(res.error!.message, /abort\(\) called/);
+});
+
+maybe('a function not in the ABI, or with the wrong arguments, fails with the reason and stores nothing', async () => {
+  const res = await node.raw('eth_call', [{ to: contract, data: bytesToHex(encodeCall('nope', [])) }, 'latest']);
+  assert.match(res.error!.message, /ABI has no function "nope"/);
+  const short = await node.raw('eth_call', [{ to: contract, data: bytesToHex(encodeCall('neg32', [new Uint8Array(2)])) }, 'latest']);
+  assert.match(short.error!.message, /neg32: argument 1 \(v\): a int32 argument must be 4 byte\(s\), got 2/);
+  const receipt = await sendRaw(encodeCall('nope', []), contract);
+  assert.is(receipt.status, '0x0');
+});
+
+maybe('malformed deploy data: status 0 with the reason, no code stored', async () => {
+  // a module that does not compile (valid magic, garbage after)
+  const bad = encodeWasmDeploy(new Uint8Array([0, 0x61, 0x73, 0x6d, 1, 0, 0, 0, 0xff, 0xff]), abiJson);
+  const res = await node.raw('eth_estimateGas', [{ from: testAddress(0), data: bytesToHex(bad) }]);
+  assert.match(res.error!.message, /wasm contract refused: /);
+  const receipt = await sendRaw(bad, null);
+  assert.is(receipt.status, '0x0');
+  assert.is(await node.rpc('eth_getCode', [receipt.contractAddress ?? '0x' + '00'.repeat(20), 'latest']), '0x');
+  // a broken ABI is refused too
+  const { RLP } = await import('@ethereumjs/rlp');
+  const badAbi = RLP.encode([new Uint8Array(8), wasm, new TextEncoder().encode('{not json')]);
+  const r2 = await node.raw('eth_estimateGas', [{ from: testAddress(0), data: bytesToHex(badAbi) }]);
+  assert.match(r2.error!.message, /ABI is not JSON/);
+});
+
+maybe('eth_estimateGas answers for a wasm deploy and call; the estimate is enough', async () => {
+  const deployGas = BigInt(await node.rpc('eth_estimateGas', [{ from: testAddress(1), data: bytesToHex(encodeWasmDeploy(wasm, abiJson)) }]));
+  assert.ok(deployGas > 21_000n);
+  const callGas = BigInt(await node.rpc('eth_estimateGas', [{ from: testAddress(1), to: contract, data: bytesToHex(encodeWasmCall(abi, 'setCounter', [5n])) }]));
+  const receipt = await sendRaw(encodeWasmCall(abi, 'setCounter', [5n]), contract, testKey(1), callGas);
+  assert.is(receipt.status, '0x1');
+  assert.is(BigInt(receipt.gasUsed), callGas);
+});
+
+test.run();
