@@ -11,22 +11,19 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { compilerBuiltins, BUILTIN_GAS } from '../src/exec/wasm/host/compiler-builtins.ts';
+import { Message } from '@ethereumjs/evm';
+import { BUILTIN_GAS, compilerBuiltinsHost } from '../src/exec/wasm/host/compiler-builtins.ts';
+import { hostImports } from '../src/exec/wasm/host/index.ts';
+import { WasmCallError } from '../src/exec/wasm/host/context.ts';
+import { RunContext, type RunEnv } from '../src/exec/wasm/run-context.ts';
+import { moduleSignatures } from '../src/exec/wasm/signatures.ts';
+import { clangAvailable } from './helpers/wasm-c.ts';
 import { prng } from './helpers/prng.ts';
 
 const SOURCE = fileURLToPath(new URL('./wasm/contracts/builtins.c', import.meta.url));
 const CASES = 300;
 const M64 = (1n << 64n) - 1n;
 const M128 = (1n << 128n) - 1n;
-
-function hasClang(): boolean {
-  try {
-    execFileSync('clang', ['--version'], { stdio: 'ignore' });
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 /** A binary128 value as a C hex-float literal clang reads exactly. */
 function literal(bits: bigint): string {
@@ -73,41 +70,38 @@ function casesHeader(pairs: [bigint, bigint][]): string {
   ].join('\n');
 }
 
-// the WebAssembly JS API as this test uses it (the repository's TypeScript libs do not declare it)
-interface WasmApi {
-  Module: { new (bytes: Uint8Array): object; imports(module: object): { module: string; name: string }[] };
-  Instance: new (module: object, imports: Record<string, Record<string, unknown>>) => { exports: Record<string, unknown> };
-}
-const Wasm = (globalThis as unknown as { WebAssembly: WasmApi }).WebAssembly;
-
 interface Module {
-  exports: Record<string, any> & { memory: { buffer: ArrayBuffer } };
-  gas: { used: bigint; calls: Map<string, number> };
+  exports: Record<string, any>;
+  /** gas charged by host functions, and how many times each was called */
+  gas: { used(): bigint; calls: Map<string, number> };
   read128(ptr: number, index: number): bigint;
   out(index: number): bigint;
 }
 
+const GAS = 10n ** 12n;
+
+/** The module instantiated as the engine links it (hostImports: every host function adapted to the module's signatures), on a real RunContext. */
 function instantiate(wasm: Uint8Array): Module {
-  let memory: { buffer: ArrayBuffer } | undefined;
-  const gas = { used: 0n, calls: new Map<string, number>() };
-  const table = compilerBuiltins({ memory: () => new Uint8Array(memory!.buffer), useGas: (n) => void (gas.used += n) });
-  const env: Record<string, unknown> = {};
-  for (const [name, fn] of Object.entries(table)) {
-    env[name] = (...args: never[]) => {
-      gas.calls.set(name, (gas.calls.get(name) ?? 0) + 1);
-      return fn(...args);
+  const module = new WebAssembly.Module(wasm);
+  assert.equal(WebAssembly.Module.imports(module).filter((i) => !Object.hasOwn(compilerBuiltinsHost, i.name)), [], 'the module imports only builtins');
+  // a run's context outside any EVM: the builtins use memory and gas only
+  const ctx = new RunContext({ message: new Message({ gasLimit: GAS }) } as RunEnv);
+  const calls = new Map<string, number>();
+  const imports = hostImports(module, moduleSignatures(wasm), ctx);
+  for (const [name, fn] of Object.entries(imports.env!)) {
+    imports.env![name] = (...args: unknown[]) => {
+      calls.set(name, (calls.get(name) ?? 0) + 1);
+      return (fn as (...a: unknown[]) => unknown)(...args);
     };
   }
-  const module = new Wasm.Module(wasm);
-  assert.equal(Wasm.Module.imports(module).filter((i) => !(i.name in env)), [], 'the module imports only builtins');
-  const instance = new Wasm.Instance(module, { env });
-  const exports = instance.exports as Module['exports'];
-  memory = exports.memory;
+  const instance = new WebAssembly.Instance(module, imports);
+  const exports = instance.exports as Record<string, any>;
+  ctx.attachMemory(exports.memory);
   const read128 = (ptr: number, index: number) => {
-    const view = new DataView(memory!.buffer);
+    const view = new DataView(ctx.memory().buffer);
     return (view.getBigUint64(ptr + index * 16 + 8, true) << 64n) | view.getBigUint64(ptr + index * 16, true);
   };
-  return { exports, gas, read128, out: (i) => read128(exports.results(), i) };
+  return { exports, gas: { used: () => GAS - ctx.gas.remaining(), calls }, read128, out: (i) => read128(exports.results(), i) };
 }
 
 /** i64 halves of a 128-bit value, as a wasm export takes them */
@@ -124,7 +118,7 @@ let mod: Module | undefined;
 let pairs: [bigint, bigint][] = [];
 
 test.before(() => {
-  if (!hasClang()) return;
+  if (!clangAvailable()) return;
   dir = mkdtempSync(join(tmpdir(), 'wasm-builtins-'));
   pairs = operands(23);
   writeFileSync(join(dir, 'cases.h'), casesHeader(pairs));
@@ -162,7 +156,7 @@ withModule('128-bit integers: multiply, divide, remainder, shifts (signed and un
 });
 
 withModule('a 128-bit division by zero traps instead of answering', (m) => {
-  assert.throws(() => m.exports.int_ops(...halves(7n), ...halves(0n), 1), /division by zero/);
+  assert.throws(() => m.exports.int_ops(...halves(7n), ...halves(0n), 1), (e: Error) => e instanceof WasmCallError && /division by zero/.test(e.message));
 });
 
 withModule('long double arithmetic: known binary128 results and f64-exact ones', (m) => {
@@ -276,12 +270,12 @@ withModule(`${CASES} random operand pairs: + - * / as clang folds them at compil
 });
 
 withModule('every call charges the builtin its Venachain gas', (m) => {
-  const before = m.gas.used;
+  const before = m.gas.used();
   const calls = new Map(m.gas.calls);
   m.exports.ld_ops(...halves(ONE), ...halves(THREE));
   let expected = 0n;
   for (const [name, n] of m.gas.calls) expected += BigInt(BUILTIN_GAS[name]!) * BigInt(n - (calls.get(name) ?? 0));
-  assert.is(m.gas.used - before, expected);
+  assert.is(m.gas.used() - before, expected);
   assert.is(expected, BigInt(BUILTIN_GAS.__addtf3! + BUILTIN_GAS.__subtf3! + BUILTIN_GAS.__multf3! + BUILTIN_GAS.__divtf3!), 'four helpers (negation is inline)');
 });
 

@@ -8,8 +8,10 @@ import { memoryHost } from './memory.ts';
 import { printsHost } from './prints.ts';
 import { chainContextHost } from './chain-context.ts';
 import { stateHost } from './state.ts';
+import { compilerBuiltinsHost } from './compiler-builtins.ts';
+import { cryptoHost } from './crypto.ts';
 
-export const HOST_FUNCTIONS: HostTable = { ...memoryHost, ...printsHost, ...chainContextHost, ...stateHost };
+export const HOST_FUNCTIONS: HostTable = { ...memoryHost, ...printsHost, ...chainContextHost, ...stateHost, ...compilerBuiltinsHost, ...cryptoHost };
 
 /** The imports of one run of `module`, bound to `ctx`. */
 export function hostImports(module: WebAssembly.Module, sigs: ModuleSignatures, ctx: HostContext): WebAssembly.Imports {
