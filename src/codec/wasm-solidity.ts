@@ -13,10 +13,12 @@
 //   which reaches the Solidity contract as the 4-byte selector of funcName(type,…) and the
 //   arguments ABI-encoded. Types: address, bool, string, int8…int256 and uint8…uint256 in the
 //   eight widths 8/16/32/64/128/256 (Venachain's SolInputTypeConversion takes no others).
-// What the wasm side reads back: bcwasmCallInt64 takes an answer's first 8 bytes as an int64 (0
-//   when shorter); bcwasmCallString an answer's bytes. On an `all` chain both first read
-//   Solidity-style answers: a 32-byte word whose top 24 bytes are a sign extension gives the int64 in
-//   its last 8 (another 32-byte word reads 0), an ABI-encoded string (first byte 0) its text.
+// What the wasm side reads back (as Venachain's `all` chains read it; its wasm-only chains skip the
+//   Solidity-style step, which here is always taken): bcwasmCallInt64 takes a 32-byte word whose
+//   top 24 bytes are a sign extension as the int64 in its last 8 (another 32-byte word reads 0),
+//   any other answer's first 8 bytes (0 when shorter); bcwasmCallString takes an ABI-encoded
+//   string's text (32-byte offset word starting with 0, length word, data) and any other answer
+//   as it is.
 import { RLP } from '@ethereumjs/rlp';
 import { keccak_256 } from '@noble/hashes/sha3.js';
 import { abiString, beBytes, beValue, CallCodecError, TX_TYPE_SOL_COMPATIBLE_WASM } from './venachain-call.ts';
@@ -176,19 +178,19 @@ export function solidityCallFromWasm(data: Uint8Array): Uint8Array {
   return bytes;
 }
 
-/** What bcwasmCallInt64 returns for a callee's answer (Venachain's WasmCallResultCompatibleSolInt64 on an `all` chain, then BytesToInt64). */
-export function int64FromReturn(ret: Uint8Array, solidityStyle: boolean): bigint {
+/** What bcwasmCallInt64 returns for a callee's answer (Venachain's WasmCallResultCompatibleSolInt64, then BytesToInt64). */
+export function int64FromReturn(ret: Uint8Array): bigint {
   let bytes = ret;
-  if (solidityStyle && ret.length === 32) {
+  if (ret.length === 32) {
     const top = ret.subarray(0, 24);
     bytes = top.every((b) => b === 0) || top.every((b) => b === 0xff) ? ret.subarray(24) : new Uint8Array(0);
   }
   return bytes.length < 8 ? 0n : BigInt.asIntN(64, beValue(bytes.subarray(0, 8)));
 }
 
-/** The bytes bcwasmCallString hands the contract for a callee's answer (Venachain's WasmCallResultCompatibleSolString on an `all` chain). */
-export function stringFromReturn(ret: Uint8Array, solidityStyle: boolean): Uint8Array {
-  if (!solidityStyle || ret.length < 64 || ret[0] !== 0) return ret;
+/** The bytes bcwasmCallString hands the contract for a callee's answer (Venachain's WasmCallResultCompatibleSolString). */
+export function stringFromReturn(ret: Uint8Array): Uint8Array {
+  if (ret.length < 64 || ret[0] !== 0) return ret;
   const length = beValue(ret.subarray(32, 64));
   if (BigInt(ret.length) < 64n + length) return ret;
   return ret.subarray(64, 64 + Number(length));

@@ -1,6 +1,6 @@
 // One run of a message on a module instance: the HostContext its host functions see (./host/),
 // its gas and what it leaves behind (storage writes, logs) until the engine applies them.
-import type { Message } from '@ethereumjs/evm';
+import type { Log, Message } from '@ethereumjs/evm';
 import type { Address } from '@ethereumjs/util';
 import type { EngineEVM } from '../engine-evm.ts';
 import type { Logger } from '../../node/logger.ts';
@@ -60,7 +60,7 @@ export class RunContext implements HostContext {
   readonly gas: GasMeter;
   /** storage writes of this run by hex key, in the order made (the last write of a key wins) */
   readonly writes = new Map<string, { key: Uint8Array; value: Uint8Array }>();
-  readonly logs: [Uint8Array, Uint8Array[], Uint8Array][] = [];
+  readonly logs: Log[] = [];
   private memoryObject: WebAssembly.Memory | undefined;
   private allocator: BumpAllocator | undefined;
 
@@ -108,6 +108,10 @@ export class RunContext implements HostContext {
     this.gas.use(gas);
   }
 
+  gasLeft(): bigint {
+    return this.gas.remaining();
+  }
+
   known<T>(key: string, read: () => Promise<T>): T {
     if (this.env.reads.has(key)) return this.env.reads.get(key) as T;
     throw new NeedsRead(key, read);
@@ -138,5 +142,9 @@ export class RunContext implements HostContext {
   emit(topics: Uint8Array[], data: Uint8Array): void {
     if (this.message.isStatic) throw new WasmCallError('emitEvent in a static call');
     this.logs.push([this.address.bytes, topics, data]);
+  }
+
+  addLogs(logs: readonly Log[]): void {
+    this.logs.push(...logs);
   }
 }
