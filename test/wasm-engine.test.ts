@@ -110,6 +110,23 @@ maybe('a failing call: status 0, its write undone, the reason in eth_call', asyn
   assert.match(res.error!.message, /abort\(\) called/);
 });
 
+maybe('an endless loop ends by gas well under a second, consuming the gas, while the node answers', async () => {
+  const poll = pollBlockNumber(node);
+  const t0 = performance.now();
+  const receipt = await sendRaw(encodeWasmCall(abi, 'spin'), contract, testKey(0), 10_000_000n);
+  const txMs = performance.now() - t0;
+  assert.is(receipt.status, '0x0');
+  assert.is(BigInt(receipt.gasUsed), 10_000_000n, 'out of gas consumes all the gas');
+  const t1 = performance.now();
+  const res = await node.raw('eth_call', [{ to: contract, data: bytesToHex(encodeWasmCall(abi, 'spin')) }, 'latest']);
+  const callMs = performance.now() - t1;
+  assert.match(res.error!.message, /out of gas/);
+  const slowest = await poll.stop();
+  assert.ok(txMs < 1000, `the transaction took ${txMs.toFixed(0)} ms`);
+  assert.ok(callMs < 1000, `eth_call at the 50M gas cap took ${callMs.toFixed(0)} ms`);
+  assert.ok(slowest < 1000, `eth_blockNumber waited ${slowest.toFixed(0)} ms`);
+});
+
 maybe('a function not in the ABI, or with the wrong arguments, fails with the reason and stores nothing', async () => {
   const res = await node.raw('eth_call', [{ to: contract, data: bytesToHex(encodeCall('nope', [])) }, 'latest']);
   assert.match(res.error!.message, /ABI has no function "nope"/);
