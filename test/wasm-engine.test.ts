@@ -19,6 +19,8 @@ let wasm: Uint8Array;
 let abiJson: string;
 let abi: WasmAbi;
 let contract: string;
+/** the node's log lines (its `wasm` module at debug level) */
+const logLines: string[] = [];
 
 async function sendRaw(data: Uint8Array, to: string | null, key = testKey(0), gasLimit = 5_000_000n): Promise<any> {
   const wallet = new Wallet(key);
@@ -37,7 +39,7 @@ test.before(async () => {
   if (!haveClang) return;
   ({ wasm, abi: abiJson } = compileC('storage'));
   abi = parseWasmAbi(abiJson);
-  node = await startTestNode();
+  node = await startTestNode({ config: { logVmodule: { wasm: 4 } }, logWrite: (line) => logLines.push(line) });
   const receipt = await sendRaw(encodeWasmDeploy(wasm, abiJson), null);
   assert.is(receipt.status, '0x1', 'the deploy succeeds');
   contract = receipt.contractAddress;
@@ -127,6 +129,13 @@ maybe('an endless loop ends by gas well under a second, consuming the gas, while
   assert.ok(slowest < 1000, `eth_blockNumber waited ${slowest.toFixed(0)} ms`);
 });
 
+maybe('prints go to the node\'s debug log (module wasm), naming the contract', async () => {
+  await query('say', ['a line from the contract']);
+  const lines = logLines.filter((l) => l.includes('a line from the contract') || l.includes('wasm: -5 '));
+  assert.is(lines.length, 2, logLines.join('\n'));
+  assert.ok(lines.every((l) => l.includes('wasm') && l.toLowerCase().includes(contract.toLowerCase().slice(2))), lines.join('\n'));
+});
+
 maybe('a function not in the ABI, or with the wrong arguments, fails with the reason and stores nothing', async () => {
   const res = await node.raw('eth_call', [{ to: contract, data: bytesToHex(encodeCall('nope', [])) }, 'latest']);
   assert.match(res.error!.message, /ABI has no function "nope"/);
@@ -193,6 +202,18 @@ const BCTOKEN = '/work/vena/src/cmd/ptransfer/contracts';
   const registered = await sendRaw(encodeWasmCall(parsed, 'userregister', [5n]), token, testKey(1));
   assert.is(registered.logs.length, 1, 'the Register event');
   assert.equal(registered.logs[0].topics, [bytesToHex(keccak_256(new TextEncoder().encode('Register')))]);
+});
+
+(haveClang ? test : test.skip)('interpreter "wasm": an EVM deploy is refused with the reason; wasm runs', async () => {
+  const genesis = testGenesis(NODE_KEY) as { config: Record<string, unknown> };
+  const wasmNode = await startTestNode({ genesis: { ...genesis, config: { ...genesis.config, interpreter: 'wasm' } } });
+  try {
+    const estimate = await wasmNode.raw('eth_estimateGas', [{ from: testAddress(0), data: '0x600a600c600039600a6000f3602a60005260206000f3' }]);
+    assert.match(estimate.error!.message, /EVM contracts do not run on this chain \(genesis config.interpreter is "wasm": wasm only\)/);
+    assert.ok(BigInt(await wasmNode.rpc('eth_estimateGas', [{ from: testAddress(0), data: bytesToHex(encodeWasmDeploy(wasm, abiJson)) }])) > 21_000n);
+  } finally {
+    await wasmNode.stop();
+  }
 });
 
 test('interpreter "evm": a wasm deploy is refused with the reason, nothing stored; EVM code still runs', async () => {
