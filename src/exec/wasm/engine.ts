@@ -19,6 +19,7 @@ import type { Logger } from '../../node/logger.ts';
 import { CallCodecError, decodeCall } from '../../codec/venachain-call.ts';
 import { decodeWasmArg, encodeWasmReturn, findWasmFunction, isWasmCode, isWasmStringType, wasmReturnType } from '../../codec/wasm-abi.ts';
 import { revert } from '../native/engine.ts';
+import { EXECUTION_TIMEOUT } from '../execution-watch.ts';
 import { compiledContract, type CompiledContract } from './module-cache.ts';
 import { GAS_GLOBAL, TRAP_GLOBAL, WasmModuleError } from './prepare.ts';
 import { toWasmValue, type FuncSig } from './signatures.ts';
@@ -51,6 +52,10 @@ interface Plan {
   /** the ABI return type (init: void) */
   returnType: string;
   txType: bigint;
+}
+
+function timedOut(message: Message): ExecResult {
+  return { returnValue: new Uint8Array(0), executionGasUsed: message.gasLimit, exceptionError: new EVMError(EXECUTION_TIMEOUT as never) };
 }
 
 function outOfGas(message: Message): ExecResult {
@@ -118,6 +123,8 @@ export class WasmEngine implements CodeEngine {
       } catch (e) {
         if (e instanceof NeedsRead) {
           env.reads.set(e.key, await e.read());
+          // reruns are bounded by gas (every read costs thousands), and by the EVM's deadline too
+          if (!(await evm.executionWatch.look())) return timedOut(message);
           continue;
         }
         throw e;
