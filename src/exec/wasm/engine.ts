@@ -129,7 +129,7 @@ export class WasmEngine implements CodeEngine {
         }
         throw e;
       }
-      const used = message.gasLimit - (ctx.gas.remaining() < 0n ? 0n : ctx.gas.remaining());
+      const used = message.gasLimit - (ctx.gasRemaining() < 0n ? 0n : ctx.gasRemaining());
       if ('outOfGas' in outcome) return outOfGas(message);
       if ('failure' in outcome) return revert(outcome.failure, used);
       for (const { key, value } of ctx.writes.values()) await writeValue(evm.stateManager, env.address, key, value);
@@ -200,8 +200,7 @@ function execute(compiled: CompiledContract, ctx: RunContext, plan: Plan): Outco
   try {
     instance = new WebAssembly.Instance(compiled.module, hostImports(compiled.module, compiled.sigs, ctx));
     const exports = instance.exports;
-    ctx.attachMemory(exports.memory as WebAssembly.Memory);
-    ctx.gas.attach(exports[GAS_GLOBAL] as WebAssembly.Global | undefined);
+    ctx.attach(exports.memory as WebAssembly.Memory, exports[GAS_GLOBAL] as WebAssembly.Global);
     const sig = compiled.sigs.exports.get(plan.entry)!;
     if (sig.params.length !== plan.args.length) {
       return { failure: `the contract's ${plan.entry} takes ${sig.params.length} wasm parameter(s); its ABI entry gives ${plan.args.length}` };
@@ -224,7 +223,7 @@ function execute(compiled: CompiledContract, ctx: RunContext, plan: Plan): Outco
       return toWasmValue(type, returnSlot);
     });
     const raw = (exports[plan.entry] as (...a: unknown[]) => unknown)(...args) as number | bigint | undefined;
-    if (ctx.gas.remaining() < 0n) return { outOfGas: true };
+    if (ctx.gasRemaining() < 0n) return { outOfGas: true };
     return { value: returnValue(ctx, plan.returnType, sig, raw, returnSlot) };
   } catch (e) {
     if (e instanceof NeedsRead) throw e;
@@ -232,7 +231,7 @@ function execute(compiled: CompiledContract, ctx: RunContext, plan: Plan): Outco
     if (e instanceof WasmCallError) return { failure: e.message };
     if (e instanceof WebAssembly.RuntimeError) {
       const trap = instance?.exports[TRAP_GLOBAL] as WebAssembly.Global | undefined;
-      if (trap?.value === 1 || ctx.gas.remaining() < 0n) return { outOfGas: true };
+      if (trap?.value === 1 || ctx.gasRemaining() < 0n) return { outOfGas: true };
       if (trap?.value === 2) return { failure: 'wasm call depth exceeded' };
       return { failure: `wasm trap: ${e.message}` };
     }
