@@ -96,12 +96,13 @@ function instantiate(wasm: Uint8Array): Module {
   }
   const instance = new WebAssembly.Instance(module, imports);
   const exports = instance.exports as Record<string, any>;
-  ctx.attachMemory(exports.memory);
+  // the module is not prepared (no gas global of its own): the host functions' gas counter alone
+  ctx.attach(exports.memory, new WebAssembly.Global({ value: 'i64', mutable: true }, 0n));
   const read128 = (ptr: number, index: number) => {
     const view = new DataView(ctx.memory().buffer);
     return (view.getBigUint64(ptr + index * 16 + 8, true) << 64n) | view.getBigUint64(ptr + index * 16, true);
   };
-  return { exports, gas: { used: () => GAS - ctx.gas.remaining(), calls }, read128, out: (i) => read128(exports.results(), i) };
+  return { exports, gas: { used: () => GAS - ctx.gasRemaining(), calls }, read128, out: (i) => read128(exports.results(), i) };
 }
 
 /** i64 halves of a 128-bit value, as a wasm export takes them */

@@ -19,6 +19,8 @@ let wasm: Uint8Array;
 let abiJson: string;
 let abi: WasmAbi;
 let contract: string;
+/** the node's log lines (its `wasm` module at debug level) */
+const logLines: string[] = [];
 
 async function sendRaw(data: Uint8Array, to: string | null, key = testKey(0), gasLimit = 5_000_000n): Promise<any> {
   const wallet = new Wallet(key);
@@ -37,7 +39,7 @@ test.before(async () => {
   if (!haveClang) return;
   ({ wasm, abi: abiJson } = compileC('storage'));
   abi = parseWasmAbi(abiJson);
-  node = await startTestNode();
+  node = await startTestNode({ config: { logVmodule: { wasm: 4 } }, logWrite: (line) => logLines.push(line) });
   const receipt = await sendRaw(encodeWasmDeploy(wasm, abiJson), null);
   assert.is(receipt.status, '0x1', 'the deploy succeeds');
   contract = receipt.contractAddress;
@@ -110,6 +112,30 @@ maybe('a failing call: status 0, its write undone, the reason in eth_call', asyn
   assert.match(res.error!.message, /abort\(\) called/);
 });
 
+maybe('an endless loop ends by gas well under a second, consuming the gas, while the node answers', async () => {
+  const poll = pollBlockNumber(node);
+  const t0 = performance.now();
+  const receipt = await sendRaw(encodeWasmCall(abi, 'spin'), contract, testKey(0), 10_000_000n);
+  const txMs = performance.now() - t0;
+  assert.is(receipt.status, '0x0');
+  assert.is(BigInt(receipt.gasUsed), 10_000_000n, 'out of gas consumes all the gas');
+  const t1 = performance.now();
+  const res = await node.raw('eth_call', [{ to: contract, data: bytesToHex(encodeWasmCall(abi, 'spin')) }, 'latest']);
+  const callMs = performance.now() - t1;
+  assert.match(res.error!.message, /out of gas/);
+  const slowest = await poll.stop();
+  assert.ok(txMs < 1000, `the transaction took ${txMs.toFixed(0)} ms`);
+  assert.ok(callMs < 1000, `eth_call at the 50M gas cap took ${callMs.toFixed(0)} ms`);
+  assert.ok(slowest < 1000, `eth_blockNumber waited ${slowest.toFixed(0)} ms`);
+});
+
+maybe('prints go to the node\'s debug log (module wasm), naming the contract', async () => {
+  await query('say', ['a line from the contract']);
+  const lines = logLines.filter((l) => l.includes('a line from the contract') || l.includes('wasm: -5 '));
+  assert.is(lines.length, 2, logLines.join('\n'));
+  assert.ok(lines.every((l) => l.includes('wasm') && l.toLowerCase().includes(contract.toLowerCase().slice(2))), lines.join('\n'));
+});
+
 maybe('a function not in the ABI, or with the wrong arguments, fails with the reason and stores nothing', async () => {
   const res = await node.raw('eth_call', [{ to: contract, data: bytesToHex(encodeCall('nope', [])) }, 'latest']);
   assert.match(res.error!.message, /ABI has no function "nope"/);
@@ -142,5 +168,86 @@ maybe('eth_estimateGas answers for a wasm deploy and call; the estimate is enoug
   assert.is(receipt.status, '0x1');
   assert.is(BigInt(receipt.gasUsed), callGas);
 });
+
+maybe('a deploy over EIP-170\'s 24 KiB is stored, paying Venachain\'s 20 gas a byte of code', async () => {
+  // the module padded with a custom section to ~30 KB
+  const pad = new Uint8Array(30_000);
+  const section = new Uint8Array([0x00, ...leb128(pad.length + 4), 3, 0x70, 0x61, 0x64, ...pad]);
+  const big = encodeWasmDeploy(new Uint8Array([...wasm, ...section]), abiJson);
+  const receipt = await sendRaw(big, null, testKey(2), 10_000_000n);
+  assert.is(receipt.status, '0x1');
+  assert.is((await node.rpc('eth_getCode', [receipt.contractAddress, 'latest'])).length, 2 + big.length * 2);
+  assert.ok(BigInt(receipt.gasUsed) < BigInt(big.length) * 200n, `gas used ${BigInt(receipt.gasUsed)} is below @ethereumjs' 200 a byte`);
+});
+
+const BCTOKEN = '/work/vena/src/cmd/ptransfer/contracts';
+(haveClang && existsSync(BCTOKEN) ? test : test.skip)("Venachain's BcToken.wasm (BCWasm C++) deploys unchanged and keeps balances", async () => {
+  const tokenAbi = readFileSync(`${BCTOKEN}/BcToken.cpp.abi.json`, 'utf8');
+  const receipt = await sendRaw(encodeWasmDeploy(new Uint8Array(readFileSync(`${BCTOKEN}/BcToken.wasm`)), tokenAbi), null, testKey(3), 10_000_000n);
+  assert.is(receipt.status, '0x1', 'deployed');
+  const token = receipt.contractAddress;
+  const parsed = parseWasmAbi(tokenAbi);
+  const call = async (fn: string, args: WasmValue[]) => {
+    const r = await node.rpc('eth_call', [{ to: token, data: bytesToHex(encodeWasmCall(parsed, fn, args)) }, 'latest']);
+    return decodeWasmReturn(parsed.find((e) => e.name === fn)!.outputs[0]!.type, 2n, hexToBytes(r));
+  };
+  const owner = testAddress(3).toLowerCase();
+  const other = testAddress(2).toLowerCase();
+  assert.is(await call('getBalance', [owner]), 4294967295n, 'init() credited the deployer');
+  const sent = await sendRaw(encodeWasmCall(parsed, 'transfer', [100n, owner, other]), token, testKey(3));
+  assert.is(sent.status, '0x1');
+  assert.is(await call('getBalance', [other]), 100n);
+  assert.is(await call('getBalance', [owner]), 4294967195n);
+  assert.is(await call('checkBalance', [other, 50n]), 0n, 'SUCCESS');
+  const registered = await sendRaw(encodeWasmCall(parsed, 'userregister', [5n]), token, testKey(1));
+  assert.is(registered.logs.length, 1, 'the Register event');
+  assert.equal(registered.logs[0].topics, [bytesToHex(keccak_256(new TextEncoder().encode('Register')))]);
+});
+
+(haveClang ? test : test.skip)('interpreter "wasm": an EVM deploy is refused with the reason; wasm runs', async () => {
+  const genesis = testGenesis(NODE_KEY) as { config: Record<string, unknown> };
+  const wasmNode = await startTestNode({ genesis: { ...genesis, config: { ...genesis.config, interpreter: 'wasm' } } });
+  try {
+    const estimate = await wasmNode.raw('eth_estimateGas', [{ from: testAddress(0), data: '0x600a600c600039600a6000f3602a60005260206000f3' }]);
+    assert.match(estimate.error!.message, /EVM contracts do not run on this chain \(genesis config.interpreter is "wasm": wasm only\)/);
+    assert.ok(BigInt(await wasmNode.rpc('eth_estimateGas', [{ from: testAddress(0), data: bytesToHex(encodeWasmDeploy(wasm, abiJson)) }])) > 21_000n);
+  } finally {
+    await wasmNode.stop();
+  }
+});
+
+test('interpreter "evm": a wasm deploy is refused with the reason, nothing stored; EVM code still runs', async () => {
+  const wasmOnly = haveClang ? compileC('storage') : { wasm: new Uint8Array([0, 0x61, 0x73, 0x6d, 1, 0, 0, 0]), abi: '[]' };
+  const genesis = testGenesis(NODE_KEY) as { config: Record<string, unknown> };
+  const evmNode = await startTestNode({ genesis: { ...genesis, config: { ...genesis.config, interpreter: 'evm' } } });
+  try {
+    const data = bytesToHex(encodeWasmDeploy(wasmOnly.wasm, wasmOnly.abi));
+    const estimate = await evmNode.raw('eth_estimateGas', [{ from: testAddress(0), data }]);
+    assert.match(estimate.error!.message, /wasm contracts do not run on this chain \(genesis config.interpreter is "evm"\)/);
+    const wallet = new Wallet(testKey(0));
+    const raw = await wallet.signTransaction(Transaction.from({ to: null, data, gasLimit: 3_000_000n, gasPrice: 0n, chainId: 300n, nonce: 0 }));
+    const receipt = await mined(evmNode, await evmNode.rpc('eth_sendRawTransaction', [raw]));
+    assert.is(receipt.status, '0x0');
+    assert.is(await evmNode.rpc('eth_getCode', [receipt.contractAddress, 'latest']), '0x');
+    // EVM code: PUSH1 42 PUSH1 0 MSTORE PUSH1 32 PUSH1 0 RETURN as the runtime of a tiny constructor
+    const evm = await wallet.signTransaction(Transaction.from({ to: null, data: '0x600a600c600039600a6000f3602a60005260206000f3', gasLimit: 100_000n, gasPrice: 0n, chainId: 300n, nonce: 1 }));
+    const deployed = await mined(evmNode, await evmNode.rpc('eth_sendRawTransaction', [evm]));
+    assert.is(deployed.status, '0x1');
+    assert.is(BigInt(await evmNode.rpc('eth_call', [{ to: deployed.contractAddress }, 'latest'])), 42n);
+  } finally {
+    await evmNode.stop();
+  }
+});
+
+function leb128(n: number): number[] {
+  const out: number[] = [];
+  do {
+    let b = n & 0x7f;
+    n >>>= 7;
+    if (n !== 0) b |= 0x80;
+    out.push(b);
+  } while (n !== 0);
+  return out;
+}
 
 test.run();

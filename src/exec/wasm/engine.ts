@@ -19,6 +19,7 @@ import type { Logger } from '../../node/logger.ts';
 import { CallCodecError, decodeCall } from '../../codec/venachain-call.ts';
 import { decodeWasmArg, encodeWasmReturn, findWasmFunction, isWasmCode, isWasmStringType, wasmReturnType } from '../../codec/wasm-abi.ts';
 import { revert } from '../native/engine.ts';
+import { EXECUTION_TIMEOUT } from '../execution-watch.ts';
 import { compiledContract, type CompiledContract } from './module-cache.ts';
 import { GAS_GLOBAL, TRAP_GLOBAL, WasmModuleError } from './prepare.ts';
 import { toWasmValue, type FuncSig } from './signatures.ts';
@@ -52,6 +53,10 @@ interface Plan {
   /** the ABI return type (init: void) */
   returnType: string;
   txType: bigint;
+}
+
+function timedOut(message: Message): ExecResult {
+  return { returnValue: new Uint8Array(0), executionGasUsed: message.gasLimit, exceptionError: new EVMError(EXECUTION_TIMEOUT as never) };
 }
 
 function outOfGas(message: Message): ExecResult {
@@ -119,11 +124,13 @@ export class WasmEngine implements CodeEngine {
       } catch (e) {
         if (e instanceof NeedsRead) {
           env.reads.set(e.key, await e.read());
+          // reruns are bounded by gas (every read costs thousands), and by the EVM's deadline too
+          if (!(await evm.executionWatch.look())) return timedOut(message);
           continue;
         }
         throw e;
       }
-      const used = message.gasLimit - (ctx.gas.remaining() < 0n ? 0n : ctx.gas.remaining());
+      const used = message.gasLimit - (ctx.gasRemaining() < 0n ? 0n : ctx.gasRemaining());
       if ('outOfGas' in outcome) return outOfGas(message);
       if ('failure' in outcome) return revert(outcome.failure, used);
       for (const { key, value } of ctx.writes.values()) await writeValue(evm.stateManager, env.address, key, value);
@@ -194,8 +201,7 @@ function execute(compiled: CompiledContract, ctx: RunContext, plan: Plan): Outco
   try {
     instance = new WebAssembly.Instance(compiled.module, hostImports(compiled.module, compiled.sigs, ctx));
     const exports = instance.exports;
-    ctx.attachMemory(exports.memory as WebAssembly.Memory);
-    ctx.gas.attach(exports[GAS_GLOBAL] as WebAssembly.Global | undefined);
+    ctx.attach(exports.memory as WebAssembly.Memory, exports[GAS_GLOBAL] as WebAssembly.Global);
     const sig = compiled.sigs.exports.get(plan.entry)!;
     if (sig.params.length !== plan.args.length) {
       return { failure: `the contract's ${plan.entry} takes ${sig.params.length} wasm parameter(s); its ABI entry gives ${plan.args.length}` };
@@ -218,7 +224,7 @@ function execute(compiled: CompiledContract, ctx: RunContext, plan: Plan): Outco
       return toWasmValue(type, returnSlot);
     });
     const raw = (exports[plan.entry] as (...a: unknown[]) => unknown)(...args) as number | bigint | undefined;
-    if (ctx.gas.remaining() < 0n) return { outOfGas: true };
+    if (ctx.gasRemaining() < 0n) return { outOfGas: true };
     return { value: returnValue(ctx, plan.returnType, sig, raw, returnSlot) };
   } catch (e) {
     if (e instanceof NeedsRead) throw e;
@@ -226,7 +232,7 @@ function execute(compiled: CompiledContract, ctx: RunContext, plan: Plan): Outco
     if (e instanceof WasmCallError) return { failure: e.message };
     if (e instanceof WebAssembly.RuntimeError) {
       const trap = instance?.exports[TRAP_GLOBAL] as WebAssembly.Global | undefined;
-      if (trap?.value === 1 || ctx.gas.remaining() < 0n) return { outOfGas: true };
+      if (trap?.value === 1 || ctx.gasRemaining() < 0n) return { outOfGas: true };
       if (trap?.value === 2) return { failure: 'wasm call depth exceeded' };
       return { failure: `wasm trap: ${e.message}` };
     }

@@ -5,13 +5,7 @@ import { keccak_256 } from '@noble/hashes/sha3.js';
 import { decodeWasmDeploy, parseWasmAbi, type WasmAbi } from '../../codec/wasm-abi.ts';
 import { bytesToHex } from '../../util/hex.ts';
 import { moduleSignatures, type ModuleSignatures } from './signatures.ts';
-import { prepareModule, WasmModuleError, type PrepareLimits } from './prepare.ts';
-
-/**
- * What a contract may use (Venachain's life: 16 initial + 16 dynamic pages of 64 KiB; frames of
- * its call stack).
- */
-export const WASM_LIMITS: PrepareLimits = { maxMemoryPages: 32, maxCallDepth: 512 };
+import { DEFAULT_PREPARE_LIMITS, prepareModule, WasmModuleError } from './prepare.ts';
 
 /** Compiled contracts kept. A compiled module is a few times its code size (V8's Liftoff code). */
 const MAX_ENTRIES = 128;
@@ -51,7 +45,7 @@ async function compile(code: Uint8Array): Promise<CompiledContract> {
   } catch (e) {
     throw new WasmModuleError((e as Error).message);
   }
-  const prepared = prepareModule(wasm, WASM_LIMITS);
+  const prepared = prepareModule(wasm, DEFAULT_PREPARE_LIMITS);
   let module: WebAssembly.Module;
   try {
     module = await WebAssembly.compile(prepared);
@@ -59,7 +53,6 @@ async function compile(code: Uint8Array): Promise<CompiledContract> {
     throw new WasmModuleError(`the wasm module does not compile: ${(e as Error).message}`);
   }
   const sigs = moduleSignatures(prepared);
-  if (sigs.otherImports.length > 0) throw new WasmModuleError(`a contract must define its own memory and tables; it imports ${sigs.otherImports.join(', ')}`);
   if (!WebAssembly.Module.exports(module).some((e) => e.name === 'memory' && e.kind === 'memory')) throw new WasmModuleError('a contract must export its memory as "memory"');
   return { module, sigs, abi };
 }

@@ -4,7 +4,9 @@
 // others), so every host function is adapted to the signature its module declares; arguments of
 // an export are converted the same way. WebAssembly's JavaScript API does not expose signatures
 // (type reflection is not in Node 20), hence this reader of the type, import, function and export
-// sections. The module was validated by V8 first: the reader trusts its structure.
+// sections (on prepare.ts's ByteReader). The module was prepared first: the reader trusts its structure.
+
+import { ByteReader } from './binary/reader.ts';
 
 export type ValType = 'i32' | 'i64' | 'f32' | 'f64';
 
@@ -20,86 +22,57 @@ export interface ModuleSignatures {
   exports: Map<string, FuncSig>;
   /** `module.field` of each imported global: its type */
   globals: Map<string, ValType>;
-  /** `module.field` of each imported memory or table (a contract must define its own) */
-  otherImports: string[];
 }
 
 const VAL_TYPES: Record<number, ValType> = { 0x7f: 'i32', 0x7e: 'i64', 0x7d: 'f32', 0x7c: 'f64' };
 
-class Reader {
-  pos = 0;
-  constructor(private readonly bytes: Uint8Array) {}
-  byte(): number {
-    if (this.pos >= this.bytes.length) throw new Error('unexpected end of module');
-    return this.bytes[this.pos++]!;
-  }
-  u32(): number {
-    let result = 0;
-    let shift = 0;
-    for (;;) {
-      const b = this.byte();
-      result += (b & 0x7f) * 2 ** shift;
-      if ((b & 0x80) === 0) return result;
-      shift += 7;
-    }
-  }
-  name(): string {
-    const n = this.u32();
-    const s = new TextDecoder().decode(this.bytes.subarray(this.pos, this.pos + n));
-    this.pos += n;
-    return s;
-  }
-  valType(): ValType {
-    const b = this.byte();
-    // a reference type (funcref, externref) in a signature: no BCWasm contract has one
-    return VAL_TYPES[b] ?? (`0x${b.toString(16)}` as ValType);
-  }
-  skipLimits(): void {
-    const flags = this.byte();
-    this.u32();
-    if (flags & 1) this.u32();
-  }
+function valType(r: ByteReader): ValType {
+  const b = r.u8();
+  // a reference type (funcref, externref) in a signature: no BCWasm contract has one
+  return VAL_TYPES[b] ?? (`0x${b.toString(16)}` as ValType);
+}
+
+function skipLimits(r: ByteReader): void {
+  const flags = r.u8();
+  r.u32();
+  if (flags & 1) r.u32();
 }
 
 export function moduleSignatures(wasm: Uint8Array): ModuleSignatures {
-  const r = new Reader(wasm);
-  r.pos = 8;
+  const r = new ByteReader(wasm, 8);
   const types: FuncSig[] = [];
   const imports = new Map<string, FuncSig>();
   const exports = new Map<string, FuncSig>();
   const globals = new Map<string, ValType>();
-  const otherImports: string[] = [];
   /** the type of every function by index: imported ones first */
   const funcTypes: number[] = [];
   while (r.pos < wasm.length) {
-    const id = r.byte();
+    const id = r.u8();
     const size = r.u32();
     const end = r.pos + size;
     if (id === 1) {
       for (let n = r.u32(); n > 0; n--) {
-        r.byte(); // 0x60: func
-        const params = Array.from({ length: r.u32() }, () => r.valType());
-        const results = Array.from({ length: r.u32() }, () => r.valType());
+        r.u8(); // 0x60: func
+        const params = Array.from({ length: r.u32() }, () => valType(r));
+        const results = Array.from({ length: r.u32() }, () => valType(r));
         types.push({ params, results });
       }
     } else if (id === 2) {
       for (let n = r.u32(); n > 0; n--) {
         const name = `${r.name()}.${r.name()}`;
-        const kind = r.byte();
+        const kind = r.u8();
         if (kind === 0) {
           const t = r.u32();
           funcTypes.push(t);
           imports.set(name, types[t]!);
         } else if (kind === 1) {
-          otherImports.push(name);
-          r.byte();
-          r.skipLimits();
+          r.u8();
+          skipLimits(r);
         } else if (kind === 2) {
-          otherImports.push(name);
-          r.skipLimits();
+          skipLimits(r);
         } else {
-          globals.set(name, r.valType());
-          r.byte();
+          globals.set(name, valType(r));
+          r.u8();
         }
       }
     } else if (id === 3) {
@@ -107,14 +80,14 @@ export function moduleSignatures(wasm: Uint8Array): ModuleSignatures {
     } else if (id === 7) {
       for (let n = r.u32(); n > 0; n--) {
         const name = r.name();
-        const kind = r.byte();
+        const kind = r.u8();
         const index = r.u32();
         if (kind === 0) exports.set(name, types[funcTypes[index]!]!);
       }
     }
     r.pos = end;
   }
-  return { imports, exports, globals, otherImports };
+  return { imports, exports, globals };
 }
 
 /** `value` as a wasm value of `type`: integers wrap to their width (i64 as BigInt), floats as numbers. */

@@ -72,3 +72,9 @@ EXPORT int64_t callerIsOwner(void) {
 }
 
 EXPORT int64_t blockNumber(void) { return number(); }
+
+/* debug prints: the node's debug log */
+EXPORT void say(const char *s) {
+  prints(s);
+  printi(-5);
+}

@@ -76,7 +76,7 @@ export interface HostContext {
   /** charges host gas; throws WasmOutOfGas (which unwinds through the module) when short */
   useGas(gas: bigint): void;
   /** gas left to the run (what an inner call can be given) */
-  gasLeft(): bigint;
+  gasRemaining(): bigint;
   /** a value only an await can read, known from an earlier run of this message, else NeedsRead */
   known<T>(key: string, read: () => Promise<T>): T;
   /** the host's own allocator over the module's memory (env.malloc), for modules without their own */

@@ -110,7 +110,7 @@ function innerCall(ctx: HostContext, call: Omit<InnerCall, 'gasLimit'>, gasLimit
   if (ctx.message.isStatic && call.kind !== 'delegate' && call.value !== 0n) throw new WasmCallError('a value transfer in a static call');
   const n = callsMade.get(ctx) ?? 0;
   callsMade.set(ctx, n + 1);
-  const full: InnerCall = { ...call, gasLimit: gasLimit(ctx.gasLeft()) };
+  const full: InnerCall = { ...call, gasLimit: gasLimit(ctx.gasRemaining()) };
   const result = ctx.known(`call:${n}`, () => runInner(ctx, full));
   ctx.useGas(result.gasUsed);
   ctx.addLogs(result.logs);

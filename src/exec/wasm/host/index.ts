@@ -26,7 +26,7 @@ export function hostImports(module: WebAssembly.Module, sigs: ModuleSignatures, 
       into[name] = new WebAssembly.Global({ value: type, mutable: false }, type === 'i64' ? 0n : 0);
       continue;
     }
-    if (kind !== 'function') continue; // memory and table imports are refused at deploy (../module-cache.ts)
+    if (kind !== 'function') continue; // memory and table imports are refused at deploy (../prepare.ts)
     const fn = m === 'env' && Object.hasOwn(HOST_FUNCTIONS, name) ? HOST_FUNCTIONS[name]! : undefined;
     const result = sigs.imports.get(key)?.results[0];
     into[name] = (...args: HostArg[]) => {
