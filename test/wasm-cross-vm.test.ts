@@ -26,6 +26,8 @@ contract Target {
     function getString(string calldata s) external pure returns (string memory) { return string.concat("sol:", s); }
     function store(int64 v) external { stored = v; emit Stored(v); }
     function storeAndFail(int64 v) external { stored = v; revert("refused"); }
+    uint256 public sink;
+    function burn(uint256 n) external { uint256 acc; for (uint256 i; i < n; i++) acc += i; sink = acc; }
     receive() external payable {}
     // calls into a wasm contract in Venachain's JSON form
     function callWasm(address w, bytes calldata json) external returns (bool ok, bytes memory ret) { (ok, ret) = w.call(json); }
@@ -50,11 +52,11 @@ let target: string; // the Solidity contract
 let sol: Interface;
 const utf8 = new TextEncoder();
 
-async function sendRaw(data: Uint8Array | string, to: string | null, value = 0n): Promise<any> {
+async function sendRaw(data: Uint8Array | string, to: string | null, value = 0n, gasLimit = 8_000_000n): Promise<any> {
   const wallet = new Wallet(testKey(0));
   const [nonce, chainId] = await Promise.all([node.rpc('eth_getTransactionCount', [wallet.address, 'pending']), node.rpc('eth_chainId')]);
   const raw = await wallet.signTransaction(
-    Transaction.from({ to, data: typeof data === 'string' ? data : bytesToHex(data), value, gasLimit: 8_000_000n, gasPrice: 0n, chainId: BigInt(chainId), nonce: Number(nonce) }),
+    Transaction.from({ to, data: typeof data === 'string' ? data : bytesToHex(data), value, gasLimit, gasPrice: 0n, chainId: BigInt(chainId), nonce: Number(nonce) }),
   );
   return mined(node, await node.rpc('eth_sendRawTransaction', [raw]));
 }
@@ -125,6 +127,22 @@ maybe("wasm → Solidity in a transaction: the callee's write and event land; a 
   assert.is(await query(a, 'callInt64', [target, params('getInt', ['bytes32(0x00)'])]), 0n);
 });
 
+maybe("the callee's gas is the caller's: charged to the transaction; a callee out of gas leaves the caller 1/64 (EIP-150) to carry on", async () => {
+  const few = await sendRaw(encodeWasmCall(abi, 'callVoid', [target, params('burn', ['uint256(10)'])]), a);
+  const many = await sendRaw(encodeWasmCall(abi, 'callVoid', [target, params('burn', ['uint256(1000)'])]), a);
+  assert.is(few.status, '0x1');
+  assert.is(many.status, '0x1');
+  const extra = BigInt(many.gasUsed) - BigInt(few.gasUsed);
+  assert.ok(extra > 40_000n && extra < 200_000n, `990 more loop turns in the callee cost the transaction ${extra} gas`);
+
+  await sendRaw(encodeWasmCall(abi, 'callThenStore', [target, params('getInt', ['int64(4)'])]), a);
+  assert.is(await query(a, 'last'), 8n);
+  const endless = await sendRaw(encodeWasmCall(abi, 'callThenStore', [target, params('burn', ['uint256(1000000000)'])]), a, 0n, 3_000_000n);
+  assert.is(endless.status, '0x1', 'the caller carries on after its callee ran out of gas');
+  assert.is(await query(a, 'last'), 0n);
+  assert.ok(BigInt(endless.gasUsed) > (3_000_000n * 63n) / 64n - 50_000n, `the callee burned its share: ${BigInt(endless.gasUsed)} of 3,000,000`);
+});
+
 maybe('Solidity → wasm: the JSON form becomes the wasm call; int64 as one word, strings raw; a failing wasm callee', async () => {
   assert.is((await solCall('wasmInt64', [a, json('twice', ['int64(-21)'])]))[0], -42n);
   assert.is((await solCall('wasmString', [a, json('echo', ['string(hi there)'])]))[0], 'hi there');
@@ -148,6 +166,10 @@ maybe("wasm → wasm: raw (txType 9) and word (txType 2) int64 answers, strings;
   assert.is(await query(b, 'count'), 0n, "b's own storage is untouched");
   await sendRaw(encodeWasmCall(abi, 'callVoid', [b, params('bump')]), a);
   assert.is(await query(b, 'count'), 1n, 'a plain call counts in the callee');
+  // the callee sees the caller's write before the call, and the caller reads the callee's after it
+  assert.is(await query(a, 'presetThenDelegate', [b, params('bump'), 41n]), 42_042n);
+  await sendRaw(encodeWasmCall(abi, 'presetThenDelegate', [b, params('bump'), 41n]), a);
+  assert.is(await query(a, 'count'), 42n, "the callee's write stays: the caller's earlier write is not applied over it");
 });
 
 maybe('callTransfer moves value to an account and to a Solidity contract; more than the balance answers 1', async () => {

@@ -5,7 +5,7 @@ import type { Address } from '@ethereumjs/util';
 import type { EngineEVM } from '../engine-evm.ts';
 import type { Logger } from '../../node/logger.ts';
 import { bytesToHex } from '../../util/hex.ts';
-import { readValue } from './storage.ts';
+import { readValue, writeValue } from './storage.ts';
 import { BumpAllocator } from './host/memory.ts';
 import { NeedsRead, WasmCallError, WasmOutOfGas, type HostContext, type RunningTx } from './host/context.ts';
 
@@ -36,6 +36,8 @@ export class RunContext implements HostContext {
   /** the prepared module's GAS_GLOBAL: gas left (-1 once short); the module charges its instructions there */
   private gasLeft: WebAssembly.Global | undefined;
   private allocator: BumpAllocator | undefined;
+  /** inner calls (host/cross-vm.ts) made so far by this run */
+  private innerCalls = 0;
 
   constructor(private readonly env: RunEnv) {
     this.evm = env.evm;
@@ -90,8 +92,19 @@ export class RunContext implements HostContext {
   }
 
   known<T>(key: string, read: () => Promise<T>): T {
-    if (this.env.reads.has(key)) return this.env.reads.get(key) as T;
-    throw new NeedsRead(key, read);
+    // a value read before an inner call may have changed in it: after one, values are read anew
+    const k = `${this.innerCalls}:${key}`;
+    if (this.env.reads.has(k)) return this.env.reads.get(k) as T;
+    throw new NeedsRead(k, read);
+  }
+
+  async flushWrites(): Promise<void> {
+    for (const { key, value } of this.writes.values()) await writeValue(this.evm.stateManager, this.address, key, value);
+  }
+
+  innerCallDone(): void {
+    this.writes.clear();
+    this.innerCalls++;
   }
 
   hostMalloc(size: number): number {

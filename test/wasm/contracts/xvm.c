@@ -150,3 +150,10 @@ EXPORT const char *recover(const char *hashHex, const char *sigHex) {
   ecrecover(hash, sig, addr);
   return tohex(addr, 20);
 }
+
+/* a write, then a delegate call that runs on it: the callee sees the write and its own write stays */
+EXPORT int64_t presetThenDelegate(const char *addr, const char *params, int64_t preset) {
+  setState(COUNT, sizeof COUNT - 1, &preset, sizeof preset);
+  int64_t r = delegateInt64(addr, params);
+  return r * 1000 + count();
+}

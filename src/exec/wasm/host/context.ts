@@ -90,6 +90,13 @@ export interface HostContext {
   emit(topics: Uint8Array[], data: Uint8Array): void;
   /** adds the logs of an inner call, in order after the run's own so far (kept until the call succeeds) */
   addLogs(logs: readonly Log[]): void;
+  /**
+   * Applies the run's storage writes so far to the state: an inner call (./cross-vm.ts) must see
+   * them (a delegate call runs on this storage; a callee may call back). Same writes on every rerun.
+   */
+  flushWrites(): Promise<void>;
+  /** After an inner call: the writes flushed before it are not applied again, and values read before it are read anew. */
+  innerCallDone(): void;
 }
 
 /** A pointer or length argument: the unsigned 32-bit value. */

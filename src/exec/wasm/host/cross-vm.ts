@@ -22,7 +22,9 @@
 // Gas, unlike Venachain's (which gives the callee the gas the caller started with and charges
 // nothing for it): the callee gets the gas left but 1/64 (EIP-150) and its use is charged to the
 // caller. Host functions cannot await, so each call runs once through HostContext.known (the run
-// then starts again with its answer known, ./context.ts): its key is the call's number in the run.
+// then starts again with its answer known, ./context.ts); the run's storage writes so far are
+// applied first (the callee may read them: a delegate call runs on them, a callee may call back),
+// and what the run read before the call is read anew after it.
 import { Message, type Log } from '@ethereumjs/evm';
 import { Address } from '@ethereumjs/util';
 import { RLP } from '@ethereumjs/rlp';
@@ -59,9 +61,6 @@ interface InnerCall {
   gasLimit: bigint;
 }
 
-/** The number of inner calls each run has made so far: a call's key in `known` (the same on every rerun). */
-const callsMade = new WeakMap<HostContext, number>();
-
 /** The call data the target is sent: a Solidity contract gets the ABI call wasm's "type(value)" form stands for. */
 async function callDataFor(evm: EngineEVM, call: InnerCall): Promise<Uint8Array> {
   const code = await evm.stateManager.getCode(call.target);
@@ -73,6 +72,7 @@ async function callDataFor(evm: EngineEVM, call: InnerCall): Promise<Uint8Array>
 async function runInner(ctx: HostContext, call: InnerCall): Promise<InnerResult> {
   const failed = (gasUsed: bigint): InnerResult => ({ ok: false, returnValue: new Uint8Array(0), gasUsed, logs: [] });
   const { evm, message } = ctx;
+  await ctx.flushWrites();
   if (message.depth >= Number(evm.common.param('stackLimit'))) return failed(0n);
   let data: Uint8Array;
   try {
@@ -108,10 +108,9 @@ async function runInner(ctx: HostContext, call: InnerCall): Promise<InnerResult>
  */
 function innerCall(ctx: HostContext, call: Omit<InnerCall, 'gasLimit'>, gasLimit: (left: bigint) => bigint): InnerResult {
   if (ctx.message.isStatic && call.kind !== 'delegate' && call.value !== 0n) throw new WasmCallError('a value transfer in a static call');
-  const n = callsMade.get(ctx) ?? 0;
-  callsMade.set(ctx, n + 1);
   const full: InnerCall = { ...call, gasLimit: gasLimit(ctx.gasRemaining()) };
-  const result = ctx.known(`call:${n}`, () => runInner(ctx, full));
+  const result = ctx.known('inner call', () => runInner(ctx, full));
+  ctx.innerCallDone();
   ctx.useGas(result.gasUsed);
   ctx.addLogs(result.logs);
   return result;
