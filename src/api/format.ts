@@ -1,6 +1,7 @@
 // Core records → wire objects (DESIGN D6, D11). Quantities are minimal 0x-hex, data is 0x-hex.
 import { createTxFromRLP, type TypedTransaction } from '@ethereumjs/tx';
 import type { Common } from '@ethereumjs/common';
+import { DECODE_OPTIONS } from '../exec/init-code.ts';
 import { RLP } from '@ethereumjs/rlp';
 import type { Header } from '../chain/header.ts';
 import { encodeHeader } from '../chain/header.ts';
@@ -21,7 +22,8 @@ export interface TxPosition {
 export const NOT_IN_BLOCK: TxPosition = { blockHash: null, blockNumber: null, blockTimestamp: null, index: null };
 
 export function decodeTx(raw: Uint8Array, common: Common): TypedTransaction {
-  return createTxFromRLP(raw, { common });
+  // stored transactions passed checkInitCodeSize when they were admitted
+  return createTxFromRLP(raw, { common, ...DECODE_OPTIONS });
 }
 
 export function formatTx(raw: Uint8Array, sender: Uint8Array, pos: TxPosition, common: Common, hash?: Uint8Array): T.Transaction {
