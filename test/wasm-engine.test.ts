@@ -70,6 +70,10 @@ maybe('storage set by eth_sendRawTransaction and eth_sendTransaction is read bac
   assert.is(receipt.logs[0].address.toLowerCase(), contract.toLowerCase());
   // the data is the int64 as the contract's memory holds it (little-endian)
   assert.is(receipt.logs[0].data, bytesToHex(new Uint8Array(new BigInt64Array([-12345678901n]).buffer)));
+  // the value is in the account's storage as Solidity keeps mapping(bytes => bytes) at slot 0
+  const slot = bytesToHex(keccak_256(new Uint8Array([...new TextEncoder().encode('counter'), ...new Uint8Array(32)])));
+  const word = await node.rpc('eth_getStorageAt', [contract, slot, 'latest']);
+  assert.is(word, bytesToHex(new Uint8Array(new BigInt64Array([-12345678901n]).buffer)) + '00'.repeat(23) + '10');
   const logs = await node.rpc('eth_getLogs', [{ address: contract, topics: [topic], fromBlock: '0x0', toBlock: 'latest' }]);
   assert.is(logs.length, 1);
   assert.is(logs[0].transactionHash, receipt.transactionHash);

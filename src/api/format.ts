@@ -1,7 +1,6 @@
 // Core records → wire objects (DESIGN D6, D11). Quantities are minimal 0x-hex, data is 0x-hex.
 import { createTxFromRLP, type TypedTransaction } from '@ethereumjs/tx';
 import type { Common } from '@ethereumjs/common';
-import { DECODE_OPTIONS } from '../exec/init-code.ts';
 import { RLP } from '@ethereumjs/rlp';
 import type { Header } from '../chain/header.ts';
 import { encodeHeader } from '../chain/header.ts';
@@ -10,6 +9,7 @@ import { keccak256 } from '../crypto/keccak.ts';
 import { bytesToHex, quantity, ZERO_HASH } from '../util/hex.ts';
 import { logsBloom } from '../chain/bloom.ts';
 import type * as T from '../../generated/types.ts';
+import { DECODE_OPTIONS } from '../exec/init-code.ts';
 
 export interface TxPosition {
   blockHash: Uint8Array | null;
