@@ -70,6 +70,10 @@ maybe('storage set by eth_sendRawTransaction and eth_sendTransaction is read bac
   assert.is(receipt.logs[0].address.toLowerCase(), contract.toLowerCase());
   // the data is the int64 as the contract's memory holds it (little-endian)
   assert.is(receipt.logs[0].data, bytesToHex(new Uint8Array(new BigInt64Array([-12345678901n]).buffer)));
+  // the value is in the account's storage as Solidity keeps mapping(bytes => bytes) at slot 0
+  const slot = bytesToHex(keccak_256(new Uint8Array([...new TextEncoder().encode('counter'), ...new Uint8Array(32)])));
+  const word = await node.rpc('eth_getStorageAt', [contract, slot, 'latest']);
+  assert.is(word, bytesToHex(new Uint8Array(new BigInt64Array([-12345678901n]).buffer)) + '00'.repeat(23) + '10');
   const logs = await node.rpc('eth_getLogs', [{ address: contract, topics: [topic], fromBlock: '0x0', toBlock: 'latest' }]);
   assert.is(logs.length, 1);
   assert.is(logs[0].transactionHash, receipt.transactionHash);
@@ -169,15 +173,20 @@ maybe('eth_estimateGas answers for a wasm deploy and call; the estimate is enoug
   assert.is(BigInt(receipt.gasUsed), callGas);
 });
 
-maybe('a deploy over EIP-170\'s 24 KiB is stored, paying Venachain\'s 20 gas a byte of code', async () => {
-  // the module padded with a custom section to ~30 KB
-  const pad = new Uint8Array(30_000);
+maybe('a 60 KB deploy, past EIP-170\'s 24 KiB and EIP-3860\'s 48 KiB, is stored at Venachain\'s 20 gas a byte; EVM initcode keeps the 48 KiB limit', async () => {
+  // the module padded with a custom section
+  const pad = new Uint8Array(60_000).fill(1);
   const section = new Uint8Array([0x00, ...leb128(pad.length + 4), 3, 0x70, 0x61, 0x64, ...pad]);
   const big = encodeWasmDeploy(new Uint8Array([...wasm, ...section]), abiJson);
   const receipt = await sendRaw(big, null, testKey(2), 10_000_000n);
   assert.is(receipt.status, '0x1');
   assert.is((await node.rpc('eth_getCode', [receipt.contractAddress, 'latest'])).length, 2 + big.length * 2);
   assert.ok(BigInt(receipt.gasUsed) < BigInt(big.length) * 200n, `gas used ${BigInt(receipt.gasUsed)} is below @ethereumjs' 200 a byte`);
+  const wallet = new Wallet(testKey(2));
+  const nonce = await node.rpc('eth_getTransactionCount', [wallet.address, 'pending']);
+  const evmCreate = await wallet.signTransaction(Transaction.from({ to: null, data: bytesToHex(pad), gasLimit: 10_000_000n, gasPrice: 0n, chainId: 300n, nonce: Number(nonce) }));
+  const refused = await node.raw('eth_sendRawTransaction', [evmCreate]);
+  assert.match(refused.error!.message, /initcode size of this transaction is too large: it is 60000 while the max is 49152/);
 });
 
 const BCTOKEN = '/work/vena/src/cmd/ptransfer/contracts';
