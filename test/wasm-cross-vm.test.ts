@@ -31,6 +31,7 @@ contract Target {
     receive() external payable {}
     // calls into a wasm contract in Venachain's JSON form
     function callWasm(address w, bytes calldata json) external returns (bool ok, bytes memory ret) { (ok, ret) = w.call(json); }
+    function staticWasm(address w, bytes calldata json) external view returns (bool ok) { (ok, ) = w.staticcall(json); }
     function wasmInt64(address w, bytes calldata json) external returns (int64) {
         (bool ok, bytes memory ret) = w.call(json);
         require(ok, "wasm call failed");
@@ -128,10 +129,12 @@ maybe("wasm → Solidity in a transaction: the callee's write and event land; a 
 });
 
 maybe("the callee's gas is the caller's: charged to the transaction; a callee out of gas leaves the caller 1/64 (EIP-150) to carry on", async () => {
+  const estimate = BigInt(await node.rpc('eth_estimateGas', [{ from: testAddress(0), to: a, data: bytesToHex(encodeWasmCall(abi, 'callVoid', [target, params('burn', ['uint256(10)'])])) }]));
   const few = await sendRaw(encodeWasmCall(abi, 'callVoid', [target, params('burn', ['uint256(10)'])]), a);
   const many = await sendRaw(encodeWasmCall(abi, 'callVoid', [target, params('burn', ['uint256(1000)'])]), a);
   assert.is(few.status, '0x1');
   assert.is(many.status, '0x1');
+  assert.ok(estimate >= BigInt(few.gasUsed), `eth_estimateGas (${estimate}) covers the call (${BigInt(few.gasUsed)})`);
   const extra = BigInt(many.gasUsed) - BigInt(few.gasUsed);
   assert.ok(extra > 40_000n && extra < 200_000n, `990 more loop turns in the callee cost the transaction ${extra} gas`);
 
@@ -185,6 +188,10 @@ maybe('callTransfer moves value to an account and to a Solidity contract; more t
   assert.is(await query(a, 'transfer', [target, 1_000n]), 0n, "a Solidity contract's receive() runs on the stipend");
   assert.is(await query(a, 'transfer', [to, 1_000_000n]), 1n, '1: more than the balance');
   assert.is(BigInt(await node.rpc('eth_getBalance', [a, 'latest'])), 7_500n);
+  // called by STATICCALL, the same transfer fails the wasm call
+  const transferJson = json('transfer', [`string(${to})`, 'uint64(5)']);
+  assert.is((await solCall('callWasm', [a, transferJson]))[0], true);
+  assert.is((await solCall('staticWasm', [a, transferJson]))[0], false, 'no value moves in a static call');
 });
 
 maybe('a system contract read from wasm: ParameterManagement (int) and NodeManagement (string), as a direct call answers', async () => {
