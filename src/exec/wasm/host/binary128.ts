@@ -24,7 +24,9 @@ export const F128_NAN = 0xffff8000_00000000_00000000_00000000n;
 type Unpacked = { sign: 0 | 1; kind: 'zero' } | { sign: 0 | 1; kind: 'inf' } | { sign: 0 | 1; kind: 'nan' } | { sign: 0 | 1; kind: 'finite'; sig: bigint; exp: number };
 
 function bitLength(n: bigint): number {
-  return n === 0n ? 0 : n.toString(2).length;
+  if (n === 0n) return 0;
+  const hex = n.toString(16);
+  return (hex.length - 1) * 4 + (32 - Math.clz32(parseInt(hex[0]!, 16)));
 }
 
 function bias(f: FloatFormat): number {
@@ -64,6 +66,10 @@ export function round(sign: 0 | 1, sig: bigint, exp: number, f: FloatFormat): bi
   if (exp >= q) {
     m = sig << BigInt(exp - q);
   } else {
+    if (q - exp > bitLength(sig)) {
+      // below half the last place: rounds to zero (no mask of thousands of bits for it)
+      return signBit(sign, f);
+    }
     const shift = BigInt(q - exp);
     m = sig >> shift;
     const rest = sig & ((1n << shift) - 1n);
@@ -86,6 +92,11 @@ export function isNaN128(a: bigint): boolean {
   return unpack(a, BINARY128).kind === 'nan';
 }
 
+/** The exponent of a finite number's top significand bit. */
+function top(x: { sig: bigint; exp: number }): number {
+  return x.exp + bitLength(x.sig) - 1;
+}
+
 export function add128(a: bigint, b: bigint): bigint {
   const x = unpack(a, BINARY128);
   const y = unpack(b, BINARY128);
@@ -97,9 +108,15 @@ export function add128(a: bigint, b: bigint): bigint {
   if (x.kind === 'zero' && y.kind === 'zero') return signBit((x.sign & y.sign) as 0 | 1, BINARY128);
   if (x.kind === 'zero') return b;
   if (y.kind === 'zero') return a;
-  const exp = Math.min(x.exp, y.exp);
-  const sx = (x.sig << BigInt(x.exp - exp)) * (x.sign ? -1n : 1n);
-  const sy = (y.sig << BigInt(y.exp - exp)) * (y.sign ? -1n : 1n);
+  // an operand whose top bit lies more than 118 bits below the other's only nudges the rounding:
+  // it stands in as its sign and one bit at 2^(top-118), below a quarter of the result's last place
+  // either way (the same rounding), which keeps the shifts below short (exponents span 32,766 bits)
+  const [big, small] = top(x) >= top(y) ? [x, y] : [y, x];
+  const floor = top(big) - 118;
+  const tiny = top(small) < floor ? { ...small, sig: 1n, exp: floor } : small;
+  const exp = Math.min(big.exp, tiny.exp);
+  const sx = (big.sig << BigInt(big.exp - exp)) * (big.sign ? -1n : 1n);
+  const sy = (tiny.sig << BigInt(tiny.exp - exp)) * (tiny.sign ? -1n : 1n);
   const sum = sx + sy;
   // an exact zero sum is +0 when rounding to nearest
   if (sum === 0n) return 0n;
