@@ -8,7 +8,9 @@
 // earlier run of the same message is answered at once; otherwise NeedsRead unwinds the run, the
 // engine awaits `read`, and runs the message again from its start with the value known. A run has
 // no effect outside itself until it ends (storage writes and logs wait in the context), so a rerun
-// is the same computation with one more value known.
+// is the same computation with one more value known. An inner call (./cross-vm.ts) is such a read:
+// it runs once, after the run's writes so far are applied (the same writes on every rerun), and
+// what the run reads after it is read anew.
 import type { Log, Message } from '@ethereumjs/evm';
 import type { Address } from '@ethereumjs/util';
 import type { EngineEVM } from '../../engine-evm.ts';
