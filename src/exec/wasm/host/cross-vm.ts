@@ -104,12 +104,14 @@ async function runInner(ctx: HostContext, call: InnerCall): Promise<InnerResult>
 
 /**
  * Makes the run's next inner call (or, on a rerun, takes its known result), charges the gas it
- * used and adds its logs. `gasLimit`: what the callee gets, given the gas left.
+ * used and adds its logs. `target` and `params` are views of the module's memory, copied only when
+ * the call runs (a rerun passes here once per earlier call: it stays cheap); `gasLimit`: what the
+ * callee gets, given the gas left.
  */
-function innerCall(ctx: HostContext, call: Omit<InnerCall, 'gasLimit'>, gasLimit: (left: bigint) => bigint): InnerResult {
-  if (ctx.message.isStatic && call.kind !== 'delegate' && call.value !== 0n) throw new WasmCallError('a value transfer in a static call');
-  const full: InnerCall = { ...call, gasLimit: gasLimit(ctx.gasRemaining()) };
-  const result = ctx.known('inner call', () => runInner(ctx, full));
+function innerCall(ctx: HostContext, kind: InnerCall['kind'], target: Uint8Array, params: Uint8Array, value: bigint, gasLimit: (left: bigint) => bigint): InnerResult {
+  if (ctx.message.isStatic && kind !== 'delegate' && value !== 0n) throw new WasmCallError('a value transfer in a static call');
+  const left = ctx.gasRemaining();
+  const result = ctx.known('inner call', () => runInner(ctx, { kind, target: new Address(target.slice()), params: params.slice(), value, gasLimit: gasLimit(left) }));
   ctx.innerCallDone();
   ctx.useGas(result.gasUsed);
   ctx.addLogs(result.logs);
@@ -119,12 +121,8 @@ function innerCall(ctx: HostContext, call: Omit<InnerCall, 'gasLimit'>, gasLimit
 /** EIP-150: all but one 64th of the gas left. */
 const allButOne64th = (left: bigint) => left - left / 64n;
 
-function targetAt(ctx: HostContext, ptr: HostArg): Address {
-  return new Address(ctx.bytes(u32(ptr), 20).slice());
-}
-
 function call(ctx: HostContext, kind: 'call' | 'delegate', addr: HostArg, params: HostArg, len: HostArg): InnerResult {
-  return innerCall(ctx, { kind, target: targetAt(ctx, addr), params: ctx.bytes(u32(params), u32(len)).slice(), value: kind === 'call' ? ctx.message.value : 0n }, allButOne64th);
+  return innerCall(ctx, kind, ctx.bytes(u32(addr), 20), ctx.bytes(u32(params), u32(len)), kind === 'call' ? ctx.message.value : 0n, allButOne64th);
 }
 
 function int64Answer(r: InnerResult): bigint {
@@ -150,8 +148,7 @@ export const crossVmHost: HostTable = {
     target.set(raw.subarray(Math.max(0, raw.length - 20)), Math.max(0, 20 - raw.length));
     const value = beValue(ctx.bytes(u32(valuePtr), 32));
     const stipend = value === 0n ? 0n : BigInt(ctx.evm.common.param('callStipendGas'));
-    const r = innerCall(ctx, { kind: 'transfer', target: new Address(target), params: new Uint8Array(0), value }, () => stipend);
-    return r.ok ? 0n : 1n;
+    return innerCall(ctx, 'transfer', target, new Uint8Array(0), value, () => stipend).ok ? 0n : 1n;
   },
   bcwasmCall(ctx, addr, params, len) {
     ctx.useGas(CROSS_VM_GAS.bcwasmCall);
