@@ -123,6 +123,7 @@ maybe("wasm → Solidity in a transaction: the callee's write and event land; a 
   assert.is(await query(a, 'last'), 0n, 'it read 0 from the failed call and stored it');
   assert.is((await solCall('stored', []))[0], 9n, "the failed callee's write is undone");
   assert.is(failing.logs.length, 0);
+  assert.is(await query(a, 'callString', [target, params('storeAndFail', ['int64(1)'])]), '(null)', 'bcwasmCallString answers a null pointer');
   // params the Solidity side cannot take: the call fails, the caller reads 0
   assert.is(await query(a, 'callInt64', [target, params('getInt', ['int64(not a number)'])]), 0n);
   assert.is(await query(a, 'callInt64', [target, params('getInt', ['bytes32(0x00)'])]), 0n);
@@ -169,6 +170,7 @@ maybe("wasm → wasm: raw (txType 9) and word (txType 2) int64 answers, strings;
   assert.is(await query(b, 'count'), 0n, "b's own storage is untouched");
   await sendRaw(encodeWasmCall(abi, 'callVoid', [b, params('bump')]), a);
   assert.is(await query(b, 'count'), 1n, 'a plain call counts in the callee');
+  assert.is(await query(a, 'delegateString', [b, params('echo', ['by delegate'])]), 'by delegate');
   // the callee sees the caller's write before the call, and the caller reads the callee's after it
   assert.is(await query(a, 'presetThenDelegate', [b, params('bump'), 41n]), 42_042n);
   await sendRaw(encodeWasmCall(abi, 'presetThenDelegate', [b, params('bump'), 41n]), a);
