@@ -1,10 +1,13 @@
 // The wasm VM through the node's JSON-RPC: C contracts compiled here with clang (skipped cleanly
 // without it) deployed and called with eth_sendRawTransaction, eth_sendTransaction and eth_call —
 // storage, strings, every integer width, events in receipts and eth_getLogs, the creator, failing
-// calls reverting their writes, out of gas, bad call and deploy data, `interpreter: evm`.
+// calls reverting their writes, out of gas, bad call and deploy data, large deploys, Venachain's
+// BcToken.wasm, `interpreter: evm` and `wasm`, and a fresh datadir re-executing the whole chain.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Transaction, Wallet } from 'ethers';
 import { keccak_256 } from '@noble/hashes/sha3.js';
 import { RLP } from '@ethereumjs/rlp';
@@ -13,6 +16,8 @@ import { encodeCall } from '../src/codec/venachain-call.ts';
 import { bytesToHex, hexToBytes } from '../src/util/hex.ts';
 import { mined, NODE_KEY, pollBlockNumber, startTestNode, testAddress, testGenesis, testKey, type TestNode } from './helpers/node.ts';
 import { clangAvailable, compileC } from './helpers/wasm-c.ts';
+import { runExportCommand } from '../src/export-command.ts';
+import { runImportCommand } from '../src/import-command.ts';
 
 const haveClang = clangAvailable();
 let node: TestNode;
@@ -245,6 +250,21 @@ test('interpreter "evm": a wasm deploy is refused with the reason, nothing store
     assert.is(BigInt(await evmNode.rpc('eth_call', [{ to: deployed.contractAddress }, 'latest'])), 42n);
   } finally {
     await evmNode.stop();
+  }
+});
+
+maybe('a fresh datadir importing this chain re-executes every wasm transaction to the same receipts and state roots', async () => {
+  const file = join(node.dir, 'chain.rlp');
+  const fresh = mkdtempSync(join(tmpdir(), 'chain-node-wasm-import-'));
+  try {
+    let output = '';
+    const collect = (line: string) => (output += line + '\n');
+    assert.is(await runExportCommand([file, '--datadir', node.dir], collect, collect), 0, output);
+    assert.is(await runImportCommand([file, '--datadir', fresh, '--genesis', join(node.dir, 'test-genesis.json')], collect, collect), 0, output);
+    const latest = await node.rpc('eth_getBlockByNumber', ['latest', false]);
+    assert.match(output, new RegExp(`head #${Number(latest.number)} ${latest.hash}`));
+  } finally {
+    rmSync(fresh, { recursive: true, force: true });
   }
 });
 
