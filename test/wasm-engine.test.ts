@@ -153,6 +153,9 @@ maybe('a function not in the ABI, or with the wrong arguments, fails with the re
   assert.match(short.error!.message, /neg32: argument 1 \(v\): a int32 argument must be 4 byte\(s\), got 2/);
   const receipt = await sendRaw(encodeCall('nope', []), contract);
   assert.is(receipt.status, '0x0');
+  // txType 0 is a transfer: RLP([0]) alone succeeds, and a named function does not run
+  assert.is((await sendRaw(RLP.encode([new Uint8Array(8)]), contract)).status, '0x1');
+  assert.is(await node.rpc('eth_call', [{ to: contract, data: bytesToHex(encodeWasmCall(abi, 'greet', ['x'], 0n)) }, 'latest']), '0x');
 });
 
 maybe('malformed deploy data: status 0 with the reason, no code stored', async () => {

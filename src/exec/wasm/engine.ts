@@ -173,9 +173,10 @@ function callPlan(compiled: CompiledContract, data: Uint8Array): Plan | undefine
   try {
     call = decodeCall(data);
   } catch (e) {
-    // RLP([txType 0]) alone is a transfer to the contract
+    // RLP([txType 0]) alone is a transfer to the contract (a txType of fewer than 8 bytes reads as 0, as Venachain's BytesToInt64)
     const items = safeRlp(data);
-    if (Array.isArray(items) && items.length === 1 && items[0] instanceof Uint8Array && items[0].every((b) => b === 0)) return undefined;
+    const only = Array.isArray(items) && items.length === 1 ? items[0] : undefined;
+    if (only instanceof Uint8Array && (only.length < 8 || only.subarray(0, 8).every((b) => b === 0))) return undefined;
     throw e;
   }
   const entry = findWasmFunction(compiled.abi, call.funcName);
