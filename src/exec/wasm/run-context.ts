@@ -9,6 +9,11 @@ import { readValue, writeValue } from './storage.ts';
 import { BumpAllocator } from './host/memory.ts';
 import { NeedsRead, WasmCallError, WasmOutOfGas, type HostContext, type RunningTx } from './host/context.ts';
 
+/** The HostContext.known key of the storage value under `hexKey`. */
+export function storageReadKey(hexKey: string): string {
+  return `state:${hexKey}`;
+}
+
 /** What a run of the message needs from outside it. */
 export interface RunEnv {
   evm: EngineEVM;
@@ -32,6 +37,8 @@ export class RunContext implements HostContext {
   /** storage writes of this run by hex key, in the order made (the last write of a key wins) */
   readonly writes = new Map<string, { key: Uint8Array; value: Uint8Array }>();
   readonly logs: Log[] = [];
+  /** the storage keys this run read from the state (not its own writes) by hex key, in order */
+  readonly storageReads = new Map<string, Uint8Array>();
   private memoryObject: WebAssembly.Memory | undefined;
   /** the prepared module's GAS_GLOBAL: gas left (-1 once short); the module charges its instructions there */
   private gasLeft: WebAssembly.Global | undefined;
@@ -93,7 +100,7 @@ export class RunContext implements HostContext {
 
   known<T>(key: string, read: () => Promise<T>): T {
     // a value read before an inner call may have changed in it: after one, values are read anew
-    const k = `${this.innerCalls}:${key}`;
+    const k = this.innerCalls === 0 ? key : `${this.innerCalls}:${key}`;
     if (this.env.reads.has(k)) return this.env.reads.get(k) as T;
     throw new NeedsRead(k, read);
   }
@@ -118,7 +125,9 @@ export class RunContext implements HostContext {
       const written = this.writes.get(hex);
       if (written !== undefined) return written.value;
       const k = key.slice();
-      return this.known(`state:${hex}`, () => readValue(this.evm.stateManager, this.address, k));
+      const value = this.known(storageReadKey(hex), () => readValue(this.evm.stateManager, this.address, k));
+      this.storageReads.set(hex, k);
+      return value;
     },
     set: (key: Uint8Array, value: Uint8Array): void => {
       if (this.message.isStatic) throw new WasmCallError('setState in a static call');
