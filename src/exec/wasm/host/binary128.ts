@@ -18,7 +18,7 @@ export const BINARY64: FloatFormat = { fracBits: 52, expBits: 11 };
 export const BINARY32: FloatFormat = { fracBits: 23, expBits: 8 };
 
 /** softfloat's default NaN on x86 (defaultNaNF128UI64 = 0xFFFF800000000000, low word 0) */
-export const F128_NAN = 0xffff8000_00000000_00000000_00000000n;
+const F128_NAN = 0xffff8000_00000000_00000000_00000000n;
 
 /** A number unpacked: finite values are (-1)^sign · sig · 2^exp. */
 type Unpacked = { sign: 0 | 1; kind: 'zero' } | { sign: 0 | 1; kind: 'inf' } | { sign: 0 | 1; kind: 'nan' } | { sign: 0 | 1; kind: 'finite'; sig: bigint; exp: number };
@@ -33,7 +33,7 @@ function bias(f: FloatFormat): number {
   return (1 << (f.expBits - 1)) - 1;
 }
 
-export function unpack(bits: bigint, f: FloatFormat): Unpacked {
+function unpack(bits: bigint, f: FloatFormat): Unpacked {
   const fracMask = (1n << BigInt(f.fracBits)) - 1n;
   const maxBiased = (1 << f.expBits) - 1;
   const sign = Number((bits >> BigInt(f.fracBits + f.expBits)) & 1n) as 0 | 1;
@@ -56,7 +56,7 @@ function infinity(sign: 0 | 1, f: FloatFormat): bigint {
  * The format's bits of (-1)^sign · sig · 2^exp (sig ≥ 0), rounded to nearest, ties to even:
  * overflow gives infinity, tiny values go subnormal (rounded at the subnormal quantum) or to zero.
  */
-export function round(sign: 0 | 1, sig: bigint, exp: number, f: FloatFormat): bigint {
+function round(sign: 0 | 1, sig: bigint, exp: number, f: FloatFormat): bigint {
   if (sig === 0n) return signBit(sign, f);
   // q: the exponent of the result's last significand bit; never below the subnormals' quantum
   const qMin = 1 - bias(f) - f.fracBits;
@@ -195,7 +195,7 @@ export function f64Bits(x: number): bigint {
   return scratch.getBigUint64(0);
 }
 
-export function f64FromBits(bits: bigint): number {
+function f64FromBits(bits: bigint): number {
   scratch.setBigUint64(0, bits);
   return scratch.getFloat64(0);
 }
@@ -205,7 +205,7 @@ export function f32Bits(x: number): bigint {
   return BigInt(scratch.getUint32(0));
 }
 
-export function f32FromBits(bits: bigint): number {
+function f32FromBits(bits: bigint): number {
   scratch.setUint32(0, Number(bits));
   return scratch.getFloat32(0);
 }
