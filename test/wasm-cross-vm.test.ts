@@ -175,6 +175,11 @@ maybe("wasm → wasm: raw (txType 9) and word (txType 2) int64 answers, strings;
   assert.is(await query(a, 'presetThenDelegate', [b, params('bump'), 41n]), 42_042n);
   await sendRaw(encodeWasmCall(abi, 'presetThenDelegate', [b, params('bump'), 41n]), a);
   assert.is(await query(a, 'count'), 42n, "the callee's write stays: the caller's earlier write is not applied over it");
+  // a contract calling itself 4 deep: each level reads the deepest write (0) after its call, and it stays
+  const deep = await sendRaw(encodeWasmCall(abi, 'recurse', [4n]), b);
+  assert.is(deep.status, '0x1');
+  assert.is(await query(b, 'count'), 0n);
+  assert.is(await query(b, 'recurse', [4n]), 4n, 'four levels answered, each seeing count 0 below it');
 });
 
 maybe('callTransfer moves value to an account and to a Solidity contract; more than the balance answers 1', async () => {

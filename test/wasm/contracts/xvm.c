@@ -157,3 +157,17 @@ EXPORT int64_t presetThenDelegate(const char *addr, const char *params, int64_t 
   int64_t r = delegateInt64(addr, params);
   return r * 1000 + count();
 }
+
+/* calls itself n deep (RLP([2, "recurse", n - 1]) built here), each level writing n first: the
+ * deepest write stays, and each level reads the ones below it */
+EXPORT int64_t recurse(int64_t n) {
+  setState(COUNT, sizeof COUNT - 1, &n, sizeof n);
+  if (n <= 0) return 0;
+  uint8_t self[20];
+  address(self);
+  uint8_t p[27] = {0xda, 0x88, 0, 0, 0, 0, 0, 0, 0, 2, 0x87, 'r', 'e', 'c', 'u', 'r', 's', 'e', 0x88};
+  int64_t m = n - 1;
+  for (int i = 0; i < 8; i++) p[19 + i] = (uint8_t)(m >> (56 - 8 * i));
+  int64_t below = bcwasmCallInt64(self, p, sizeof p);
+  return 1 + below + 100 * count();
+}
