@@ -194,7 +194,9 @@ maybe('callTransfer moves value to an account and to a Solidity contract; more t
   assert.is(BigInt(await node.rpc('eth_getBalance', [to, 'latest'])), 2_500n);
   assert.is(await query(a, 'transfer', [target, 1_000n]), 0n, "a Solidity contract's receive() runs on the stipend");
   assert.is(await query(a, 'transfer', [to, 1_000_000n]), 1n, '1: more than the balance');
-  assert.is(BigInt(await node.rpc('eth_getBalance', [a, 'latest'])), 7_500n);
+  assert.is((await sendRaw(encodeWasmCall(abi, 'transfer', [b, 500n]), a)).status, '0x1');
+  assert.is(BigInt(await node.rpc('eth_getBalance', [b, 'latest'])), 500n, 'a wasm contract takes it in its transfer form');
+  assert.is(BigInt(await node.rpc('eth_getBalance', [a, 'latest'])), 7_000n);
   // called by STATICCALL, the same transfer fails the wasm call
   const transferJson = json('transfer', [`string(${to})`, 'uint64(5)']);
   assert.is((await solCall('callWasm', [a, transferJson]))[0], true);
