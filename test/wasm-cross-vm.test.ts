@@ -9,7 +9,8 @@ import * as assert from 'uvu/assert';
 import { Interface, SigningKey, Transaction, Wallet, keccak256, toUtf8Bytes } from 'ethers';
 import { RLP } from '@ethereumjs/rlp';
 import { decodeWasmReturn, encodeWasmCall, encodeWasmDeploy, parseWasmAbi, TX_TYPE_RAW_RETURN, type WasmAbi, type WasmValue } from '../src/codec/wasm-abi.ts';
-import { beBytes, decodeReturn, encodeCall, encodeArg } from '../src/codec/venachain-call.ts';
+import { beBytes, CallCodecError, decodeReturn, encodeCall, encodeArg } from '../src/codec/venachain-call.ts';
+import { int64FromReturn, solidityCallFromWasm, stringFromReturn, wasmCallFromSolidity } from '../src/codec/wasm-solidity.ts';
 import { NODE_MANAGEMENT, PARAMETER_MANAGEMENT } from '../src/exec/native/system-state.ts';
 import { bytesToHex, hexToBytes } from '../src/util/hex.ts';
 import { mined, startTestNode, testAddress, testKey, type TestNode } from './helpers/node.ts';
@@ -223,6 +224,35 @@ maybe('sha3 and ecrecover', async () => {
   const rsv = (v: number) => sig.r + sig.s.slice(2) + v.toString(16).padStart(2, '0');
   assert.is('0x' + (await query(a, 'recover', [digest, rsv(sig.v - 27)])), testAddress(1).toLowerCase());
   assert.is(await query(a, 'recover', [digest, rsv(sig.v)]), '0'.repeat(40), 'v = 27/28 is not a recovery id: nothing written');
+});
+
+test('the two call forms, byte for byte: JSON into wasm arguments, "type(value)" into the ABI call ethers encodes', () => {
+  const fromJson = RLP.decode(wasmCallFromSolidity(json('f', ['int32(-2)', 'uint(4294967297)', 'int64(-3)', 'float32(1.5)', 'float64(-0.25)', 'bool(true)', 'uint8(5)', 'string(a(b))']))) as Uint8Array[];
+  assert.equal(
+    fromJson.map((x) => bytesToHex(x)),
+    [bytesToHex(beBytes(14n, 8)), '0x66', '0xfffffffe', '0x00000001', '0xfffffffffffffffd', '0x3fc00000', '0xbfd0000000000000', '0x01', '0x35', bytesToHex(utf8.encode('b)'))],
+  );
+  for (const bad of [utf8.encode('[1]'), json(''), json('f', ['int64(1.5)']), json('f', ['uint64(18446744073709551615)']), json('f', ['bool(yes)']), json('f', ['novalue']), utf8.encode('{"func_name":"f","func_params":[1]}')]) {
+    assert.throws(() => wasmCallFromSolidity(bad), (e: Error) => e instanceof CallCodecError, new TextDecoder().decode(bad));
+  }
+
+  const iface = new Interface(['function g(address a, bool b, string s, int8 i, uint256 u, int128 n, string t)']);
+  const to = testAddress(2);
+  const args = [to, true, 'héllo', -7, 2n ** 255n, -(2n ** 100n), ''];
+  const fromWasm = solidityCallFromWasm(hexToBytes(params('g', [`address(${to})`, 'bool(true)', 'string(héllo)', 'int8(-7)', `uint256(${2n ** 255n})`, `int128(${-(2n ** 100n)})`, 'string()'])));
+  assert.is(bytesToHex(fromWasm), iface.encodeFunctionData('g', args));
+  for (const bad of ['int8(128)', 'uint8(-1)', 'uint24(1)', 'bytes32(0x00)', 'address(0xzz)', 'bool(1)']) {
+    assert.throws(() => solidityCallFromWasm(hexToBytes(params('g', [bad]))), (e: Error) => e instanceof CallCodecError, bad);
+  }
+
+  // how bcwasmCallInt64 and bcwasmCallString read answers
+  assert.is(int64FromReturn(beBytes(-5n, 32)), -5n);
+  assert.is(int64FromReturn(beBytes(1n << 200n, 32)), 0n, 'a word beyond int64 reads 0');
+  assert.is(int64FromReturn(beBytes(7n, 8)), 7n);
+  assert.is(int64FromReturn(new Uint8Array(3)), 0n);
+  const solidityString = hexToBytes(new Interface(['function h() returns (string)']).encodeFunctionResult('h', ['text']));
+  assert.is(new TextDecoder().decode(stringFromReturn(solidityString)), 'text');
+  assert.equal(stringFromReturn(utf8.encode('raw')), utf8.encode('raw'));
 });
 
 test.run();
