@@ -46,8 +46,9 @@ export interface PrepareLimits {
 
 /**
  * The chain's limits: 256 pages = 16 MiB of memory (Venachain's life gives a contract its initial
- * pages plus 16); 1,024 depth units ≈ 330 KB of V8's ~1 MB stack at most (frameWeight), leaving the
- * rest for the node's own frames below the contract (measured: test/wasm-prepare.test.ts).
+ * pages plus 16); 1,024 depth units, which took at most ~18 % of V8's ~1 MB stack whatever the
+ * frames (many locals, deep operand stacks: test/wasm-prepare.test.ts), leaving the rest to the
+ * node's frames below the contract and to contracts it calls (DEPTH_GLOBAL).
  */
 export const DEFAULT_PREPARE_LIMITS: PrepareLimits = { maxMemoryPages: 256, maxCallDepth: 1024 };
 
