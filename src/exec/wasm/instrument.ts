@@ -63,6 +63,9 @@ interface Control {
   results: number;
 }
 
+/** V8's 50,000 locals a function, less the 4 scratch locals the injected code may add */
+const MAX_LOCALS = 49_996;
+
 /** operand slots the injected code may push above the function's own */
 const INJECTED_SLOTS = 4;
 
@@ -80,7 +83,7 @@ export function instrumentBody(body: ByteReader, paramCount: number, wrapperBloc
     const type = body.u8();
     checkValueType(type, 'a local');
     localCount += n;
-    if (localCount > 50_000) throw new WasmModuleError(`a function declares ${localCount} locals (at most 50,000)`);
+    if (localCount > MAX_LOCALS) throw new WasmModuleError(`a function declares ${localCount} locals and parameters (at most ${MAX_LOCALS})`);
     localGroups.push([n, type]);
   }
   // scratch locals the injected code needs, appended after the function's own (no index shifts)
