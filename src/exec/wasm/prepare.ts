@@ -15,7 +15,8 @@
 // - three functions: use-gas (charges a dynamic amount), out-of-gas and depth-exceeded (set the
 //   globals, then `unreachable`);
 // - in every function body: a gas charge at the top of each metered block (instrument.ts), the
-//   depth count in and out, NaN canonicalisation after each float operation that can make one.
+//   depth count in and out (except in small leaves: no call into the module, one depth unit), NaN
+//   canonicalisation after each float operation that can make one.
 // Custom sections (names, producers, debug info) are dropped.
 import { ByteReader, WasmFormatError } from './binary/reader.ts';
 import { ByteWriter } from './binary/writer.ts';
@@ -173,6 +174,7 @@ function rewrite(wasm: Uint8Array, limits: PrepareLimits): Uint8Array {
       return type && [type.params.length, type.results.length];
     },
     funcType: (funcIndex) => funcTypes[funcIndex],
+    importedFuncs,
   };
   const typeVoid = types.length;
   const typeUseGas = types.length + 1;
