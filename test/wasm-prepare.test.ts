@@ -10,10 +10,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import wabtInit from 'wabt';
 import {
-  DEFAULT_PREPARE_LIMITS, DEPTH_GLOBAL, GAS_GLOBAL, prepareModule, TRAP_CALL_DEPTH, TRAP_GLOBAL, TRAP_OUT_OF_GAS,
+  DEFAULT_PREPARE_LIMITS, DEPTH_GLOBAL, GAS_GLOBAL, MAX_TABLE_ENTRIES, prepareModule, TRAP_CALL_DEPTH, TRAP_GLOBAL, TRAP_OUT_OF_GAS,
   WasmModuleError, type PrepareLimits,
 } from '../src/exec/wasm/prepare.ts';
-import { COPY_WORD_GAS, MEMORY_PAGE_GAS } from '../src/exec/wasm/gas-costs.ts';
+import { COPY_WORD_GAS, MEMORY_PAGE_GAS, TABLE_ELEMENT_GAS } from '../src/exec/wasm/gas-costs.ts';
 import { prng } from './helpers/prng.ts';
 
 // @types/node declares no WebAssembly values
@@ -216,6 +216,22 @@ test('memory: the maximum is clamped to the cap, grow past it answers -1, each p
   }
   assert.is(run(prepared(text('2 4')), 'grow', [3]).result, -1, 'a lower maximum of its own stays');
   assert.throws(() => prepareModule(wat(text('17')), LIMITS), /memory starts at 17 pages of 64 KiB, above the chain's cap of 16/);
+});
+
+test('tables: the maximum is clamped too, table.grow past it answers -1, each entry grown costs gas', () => {
+  // a funcref local starts null: the one way a contract can grow a table
+  const text = (table: string) => `(module (table $t ${table} funcref)
+    (func (export "grow") (param i32) (result i32) (local $null funcref) (table.grow $t (local.get $null) (local.get 0))))`;
+  for (const table of ['1', '1 1000000']) {
+    const ex = prepared(text(table));
+    const base = run(ex, 'grow', [0]).used;
+    const r = run(ex, 'grow', [1000]);
+    assert.is(r.result, 1);
+    assert.is(r.used - base, 1000n * TABLE_ELEMENT_GAS);
+    assert.is(run(ex, 'grow', [MAX_TABLE_ENTRIES - 1001]).result, 1001);
+    assert.is(run(ex, 'grow', [1]).result, -1, `past ${MAX_TABLE_ENTRIES} entries`);
+  }
+  assert.throws(() => prepareModule(wat(text(String(MAX_TABLE_ENTRIES + 1))), LIMITS), /table starts with 65537 entries, above the chain's cap of 65536/);
 });
 
 test('refusals name what the module has', () => {

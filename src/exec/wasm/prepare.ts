@@ -7,7 +7,8 @@
 // non-trapping float-to-int, bulk memory, mutable-global imports and exports, a funcref table.
 // Refused, each with its reason: SIMD, threads/atomics, exception handling, tail calls, reference
 // types beyond a funcref table's elements, GC, more than one memory or a 64-bit or shared one, an
-// imported memory or table, a start function, initial memory above the cap.
+// imported memory or table, a start function, initial memory above the cap, a table starting above
+// MAX_TABLE_ENTRIES. Memory and table maxima are clamped to those caps.
 //
 // What the prepared module adds (appended, so no index of the module's own shifts):
 // - globals GAS_GLOBAL (exported mutable i64: the gas left, set by the engine before a call and read
@@ -221,7 +222,8 @@ function rewrite(wasm: Uint8Array, limits: PrepareLimits): Uint8Array {
   w.section(1, typeOut);
   copySection(w, 2, sections, wasm);
   w.section(3, new ByteWriter().u32(functions.count + 3).bytes(functions.entries).u32(typeUseGas).u32(typeVoid).u32(typeVoid));
-  copySection(w, 4, sections, wasm);
+  const tables = sections.get(4);
+  if (tables) w.section(4, clampTables(new ByteReader(wasm, tables.start, tables.end)));
   const memory = sections.get(5);
   if (memory) w.section(5, clampMemory(new ByteReader(wasm, memory.start, memory.end), limits.maxMemoryPages));
   const globalOut = new ByteWriter().u32(globals.count + 3).bytes(globals.entries);
@@ -257,6 +259,32 @@ function clampMemory(r: ByteReader, maxPages: number): ByteWriter {
     throw new WasmModuleError(`the module's memory starts at ${initial} pages of 64 KiB, above the chain's cap of ${maxPages}`);
   }
   return w.u8(0x01).u32(initial).u32(Math.min(maximum, maxPages));
+}
+
+/**
+ * Most entries a table may have: a table is references (8 bytes each in V8), grown at a gas per
+ * entry, so without a cap one call could allocate V8's 10 million entries. clang and AssemblyScript
+ * make one table as large as the functions whose address is taken, never grown.
+ */
+export const MAX_TABLE_ENTRIES = 65_536;
+
+/** the table section with every table's maximum clamped to MAX_TABLE_ENTRIES */
+function clampTables(r: ByteReader): ByteWriter {
+  const count = r.u32();
+  const w = new ByteWriter(16).u32(count);
+  for (let i = 0; i < count; i++) {
+    const type = r.u8();
+    checkValueType(type, 'a table');
+    const flags = r.u8();
+    if (flags & ~0x01) throw new WasmModuleError(`the module defines a table with flags 0x${flags.toString(16)} (table64 or shared), which the chain does not run`);
+    const initial = r.u32();
+    const maximum = flags & 0x01 ? r.u32() : MAX_TABLE_ENTRIES;
+    if (initial > MAX_TABLE_ENTRIES) {
+      throw new WasmModuleError(`the module's table starts with ${initial} entries, above the chain's cap of ${MAX_TABLE_ENTRIES}`);
+    }
+    w.u8(type).u8(0x01).u32(initial).u32(Math.min(maximum, MAX_TABLE_ENTRIES));
+  }
+  return w;
 }
 
 /** the module's exports plus the gas, trap and depth globals */
