@@ -12,7 +12,7 @@
 //
 // What the prepared module adds (appended, so no index of the module's own shifts):
 // - globals GAS_GLOBAL (exported mutable i64: the gas left, set by the engine before a call and read
-//   after) and TRAP_GLOBAL (exported mutable i32: why it trapped), and an internal call-depth count;
+//   after), TRAP_GLOBAL (exported mutable i32: why it trapped) and DEPTH_GLOBAL (the call depth);
 // - three functions: use-gas (charges a dynamic amount), out-of-gas and depth-exceeded (set the
 //   globals, then `unreachable`);
 // - in every function body: a gas charge at the top of each metered block (instrument.ts), the
@@ -213,7 +213,7 @@ function rewrite(wasm: Uint8Array, limits: PrepareLimits): Uint8Array {
     const body = new ByteReader(wasm, start, start + size);
     code.sized(instrumentBody(body, type.params.length, wrapperBlockType(type.results, typeIndex), ins));
   }
-  code.sized(useGasBody(ins)).sized(trapBody(ins, gasGlobal, trapGlobal, TRAP_OUT_OF_GAS)).sized(trapBody(ins, gasGlobal, trapGlobal, TRAP_CALL_DEPTH));
+  code.sized(useGasBody(ins)).sized(trapBody(gasGlobal, trapGlobal, TRAP_OUT_OF_GAS)).sized(trapBody(gasGlobal, trapGlobal, TRAP_CALL_DEPTH));
 
   // assemble, sections in their order
   const w = new ByteWriter(code.length + wasm.length / 4 + 256).bytes(new Uint8Array(MAGIC_AND_VERSION));
@@ -313,7 +313,7 @@ function useGasBody(ins: Instrumentation): ByteWriter {
 }
 
 /** () → (): records why the module traps, then traps; out of gas also leaves gas at -1 */
-function trapBody(ins: Instrumentation, gasGlobal: number, trapGlobal: number, reason: number): ByteWriter {
+function trapBody(gasGlobal: number, trapGlobal: number, reason: number): ByteWriter {
   const w = new ByteWriter(32).u32(0);
   if (reason === TRAP_OUT_OF_GAS) w.u8(0x42).s64(-1n).u8(0x24).u32(gasGlobal);
   w.u8(0x41).s32(reason).u8(0x24).u32(trapGlobal);
