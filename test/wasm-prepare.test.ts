@@ -1,7 +1,8 @@
 // prepareModule (src/exec/wasm/prepare.ts): hand-written modules (wabt) and modules clang and
 // AssemblyScript compile here, prepared and run in V8 — the function's real output, instantiated.
-// Exact gas of straight-line code and of loops, out of gas, an endless loop's end, the call-depth
-// and memory caps, every refusal, the NaN rule, and that compiled contracts still compute the same.
+// Exact gas of straight-line code and of loops, out of gas, an endless loop's end, the call-depth,
+// memory and table caps, every refusal, damaged modules, the NaN rule, and that compiled contracts
+// (and Venachain's own binaries, where its checkout is) still compute the same.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { spawnSync } from 'node:child_process';
@@ -18,7 +19,7 @@ import { prng } from './helpers/prng.ts';
 
 // @types/node declares no WebAssembly values
 interface WasmGlobal { value: bigint | number }
-type Exports = Record<string, ((...args: unknown[]) => unknown) & WasmGlobal & { buffer: ArrayBuffer; grow(n: number): number }>;
+type Exports = Record<string, ((...args: unknown[]) => unknown) & WasmGlobal & { buffer: ArrayBuffer }>;
 const WA = (globalThis as unknown as {
   WebAssembly: {
     validate(b: Uint8Array): boolean;
