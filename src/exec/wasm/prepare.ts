@@ -54,11 +54,6 @@ export interface PrepareLimits {
  */
 export const DEFAULT_PREPARE_LIMITS: PrepareLimits = { maxMemoryPages: 256, maxCallDepth: 1024 };
 
-// @types/node 20 declares no WebAssembly values; the two this module uses
-const wasmApi = (globalThis as unknown as {
-  WebAssembly: { validate(bytes: Uint8Array): boolean; Module: new (bytes: Uint8Array) => object };
-}).WebAssembly;
-
 const MAGIC_AND_VERSION = [0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00];
 /** the MVP's sections (1–11), data count (12) and tags (13, refused below) */
 const KNOWN_SECTIONS = new Set([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13]);
@@ -71,7 +66,7 @@ interface FuncType {
 export function prepareModule(wasm: Uint8Array, limits: PrepareLimits): Uint8Array {
   // V8 checks the module first (types, indices, structure), so an invalid one is refused with its
   // own reason; the rewrite below then refuses what V8 accepts but the chain does not run
-  if (!wasmApi.validate(wasm)) throw new WasmModuleError(`invalid wasm module: ${compileErrorOf(wasm)}`);
+  if (!WebAssembly.validate(wasm)) throw new WasmModuleError(`invalid wasm module: ${compileErrorOf(wasm)}`);
   try {
     return rewrite(wasm, limits);
   } catch (err) {
@@ -82,7 +77,7 @@ export function prepareModule(wasm: Uint8Array, limits: PrepareLimits): Uint8Arr
 
 function compileErrorOf(wasm: Uint8Array): string {
   try {
-    new wasmApi.Module(wasm);
+    new WebAssembly.Module(wasm);
     return 'V8 refuses it';
   } catch (err) {
     return (err as Error).message.replace(/^WebAssembly\.Module\(\): /, '');
