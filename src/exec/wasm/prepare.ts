@@ -31,9 +31,9 @@ export const GAS_GLOBAL = '__gas_left';
 /** exported mutable i32 the prepared module adds: 0, or why it trapped (TRAP_OUT_OF_GAS, TRAP_CALL_DEPTH) */
 export const TRAP_GLOBAL = '__trap';
 /**
- * exported mutable i32 the prepared module adds: call-depth units in use (instrument.ts frameWeight).
- * 0 at instantiation; an engine running a contract inside another can start it at the caller's
- * count, so that nested instances share one budget of V8's stack.
+ * exported mutable i32 the prepared module adds: call-depth units in use (instrument.ts frameWeight),
+ * 0 whenever no call runs. Nothing nests instances on one stack: a contract's call of another runs
+ * between two runs of the caller (host/cross-vm.ts), on a fresh stack.
  */
 export const DEPTH_GLOBAL = '__call_depth';
 export const TRAP_OUT_OF_GAS = 1;
@@ -50,7 +50,7 @@ export interface PrepareLimits {
  * The chain's limits: 256 pages = 16 MiB of memory (Venachain's life gives a contract its initial
  * pages plus 16); 1,024 depth units, which took at most ~18 % of V8's ~1 MB stack whatever the
  * frames (many locals, deep operand stacks: test/wasm-prepare.test.ts), leaving the rest to the
- * node's frames below the contract and to contracts it calls (DEPTH_GLOBAL).
+ * node's frames below the contract.
  */
 export const DEFAULT_PREPARE_LIMITS: PrepareLimits = { maxMemoryPages: 256, maxCallDepth: 1024 };
 
