@@ -13,9 +13,9 @@ import type { LogFields } from '../node/logger.ts';
 export const CHUNK_BLOCKS = 128;
 /**
  * Range requests in flight per peer: some being answered while earlier ones' blocks import. The
- * import takes every consecutive range already downloaded in one call, and each call ends by
- * waiting for its last commit (~0.1 s measured): with one peer and two ranges in flight, a third
- * of a 10,000-block sync was that wait.
+ * import takes every consecutive range already downloaded in one call, since each call ends by
+ * waiting for its last commit (~0.1 s measured): imported one range at a time, 10,000 blocks spent
+ * 27 % of their import in that wait.
  */
 export const REQUESTS_PER_PEER = 4;
 /** Range requests in flight in all (the downloaded but not yet imported chunks are held in memory). */
