@@ -8,6 +8,7 @@
 import type { ChainDoor } from './chain-door.ts';
 import type { PeerSet } from './peer-set.ts';
 import type { LogFields } from '../node/logger.ts';
+import { RANGE_ANSWER_BYTES } from './wire.ts';
 
 /** Blocks per range request: 10-transfer blocks are ~1.3 KiB, so a chunk is a few hundred KiB. */
 export const CHUNK_BLOCKS = 128;
@@ -20,6 +21,12 @@ export const CHUNK_BLOCKS = 128;
 export const REQUESTS_PER_PEER = 4;
 /** Range requests in flight in all (the downloaded but not yet imported chunks are held in memory). */
 const MAX_REQUESTS = 8;
+/**
+ * Most bytes of blocks one import takes when it adds downloaded ranges to the one it waits for (one
+ * range's answer limit): the import decodes every transaction of its blocks at its start, so eight
+ * full ranges would hold ~600,000 decoded transfers at once.
+ */
+const MAX_IMPORT_BYTES = RANGE_ANSWER_BYTES;
 /** A peer's head this far ahead starts a sync at once; a head one block ahead is the block being announced, so it waits this long for the gossip first. */
 const ANNOUNCE_GRACE_MS = 1500;
 const PROGRESS_EVERY_MS = 5000;
@@ -236,11 +243,15 @@ export class BlockSync {
    * out of `inFlight` into `parts`; returns the block after the last taken.
    */
   private takeDownloaded(inFlight: Request[], end: bigint, parts: Part[]): bigint {
+    let bytes = byteSize(parts[0]!.blocks);
     for (;;) {
       const i = inFlight.findIndex((r) => r.from === end && r.got?.peer !== undefined && r.got.blocks.length >= r.count);
       if (i < 0) return end;
+      const blocks = inFlight[i]!.got!.blocks.slice(0, inFlight[i]!.count);
+      bytes += byteSize(blocks);
+      if (bytes > MAX_IMPORT_BYTES) return end;
       const [r] = inFlight.splice(i, 1);
-      parts.push({ peer: r!.got!.peer!, blocks: r!.got!.blocks.slice(0, r!.count) });
+      parts.push({ peer: r!.got!.peer!, blocks });
       end += BigInt(r!.count);
     }
   }
@@ -261,6 +272,12 @@ export class BlockSync {
       this.load.set(peer, this.load.get(peer)! - 1);
     }
   }
+}
+
+function byteSize(blocks: readonly Uint8Array[]): number {
+  let n = 0;
+  for (const b of blocks) n += b.length;
+  return n;
 }
 
 /** The part holding the `index`th block of the parts together. */
