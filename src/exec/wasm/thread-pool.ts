@@ -113,7 +113,12 @@ export async function takeThread(): Promise<WasmThread> {
   while (thread !== undefined && !thread.healthy) thread = idle.pop();
   thread ??= new WasmThread();
   thread.hold();
-  await thread.ready;
+  try {
+    await thread.ready;
+  } catch (e) {
+    await thread.end();
+    throw e;
+  }
   return thread;
 }
 
