@@ -9,7 +9,7 @@ import { Address } from '@ethereumjs/util';
 import type { Common } from '@ethereumjs/common';
 import type { OverlayTrieDB } from '../state/trie-db.ts';
 import { newStateManager, ReadMemoStateManager, type CachedMerkleStateManager } from '../state/state-manager.ts';
-import { createEvmVM, evmBlock } from './executor.ts';
+import { createEvmVM, evmBlock, type ChainExecConfig } from './executor.ts';
 import { makeTxCommon } from './common.ts';
 import type { BlockHashSource } from './block-hashes.ts';
 import { CallCache, callKey } from './call-cache.ts';
@@ -145,9 +145,9 @@ export class CallRunner {
   }
 
   /** `fastViews: false` runs every message on @ethereumjs (the reference, for tests). */
-  static async create(common: Common, trieDb: OverlayTrieDB, hashes: BlockHashSource, reader: StateReader, chainTxGasLimit: bigint, fastViews = true): Promise<CallRunner> {
+  static async create(common: Common, trieDb: OverlayTrieDB, hashes: BlockHashSource, reader: StateReader, chain: ChainExecConfig, fastViews = true): Promise<CallRunner> {
     const state = newStateManager(trieDb, common, undefined, ReadMemoStateManager);
-    const vm = await createEvmVM(common, state, hashes, chainTxGasLimit);
+    const vm = await createEvmVM(common, state, hashes, chain);
     const evm = vm.evm as EngineEVM;
     const precompiles = [...evm.precompiles.keys()];
     const views = fastViews ? new ViewCalls(reader, common.chainId(), (code) => evm.claimedElsewhere(code), precompiles.map((address) => BigInt('0x' + address))) : undefined;
