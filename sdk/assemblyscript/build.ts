@@ -9,7 +9,7 @@
 import { readFile } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import * as asc from 'assemblyscript/asc';
+import type * as Asc from 'assemblyscript/asc';
 import { encodeWasmDeploy, type WasmAbiEntry } from '../../src/codec/wasm-abi.ts';
 import { ContractTransform, SDK_PACKAGE, START_EXPORT } from './transform.ts';
 
@@ -31,7 +31,9 @@ const sdkFile = new RegExp(`(?:^|[\\\\/])node_modules[\\\\/]${SDK_PACKAGE.replac
 
 export async function buildContract(file: string): Promise<BuiltContract> {
   const path = resolve(file);
-  const transform = new ContractTransform();
+  // ES modules only (no `require` condition): imported here, where this file's loader may be require
+  const [asc, compiler, { default: binaryen }] = await Promise.all([import('assemblyscript/asc'), import('assemblyscript'), import('assemblyscript/binaryen')]);
+  const transform = new ContractTransform(compiler, binaryen);
   let wasm: Uint8Array | undefined;
   const stderr = asc.createMemoryStream();
   const result = await asc.main(
@@ -50,7 +52,7 @@ export async function buildContract(file: string): Promise<BuiltContract> {
     {
       stderr,
       // asc calls an object's hooks as they are (only a class gets its fields assigned)
-      transforms: [transform as unknown as asc.Transform],
+      transforms: [transform as unknown as Asc.Transform],
       readFile: async (name, baseDir) => {
         const sdk = sdkFile.exec(name);
         try {

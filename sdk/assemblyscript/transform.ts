@@ -16,17 +16,11 @@
 //
 // Types map by name (i32 → int32, u64 → uint64, bool, string, f64 → float64, …); any other type in
 // an exported signature is an error naming the function and parameter.
-import {
-  DecoratorNode,
-  FunctionDeclaration,
-  IdentifierExpression,
-  NamedTypeNode,
-  type Parser,
-  type Source,
-  type Statement,
-  type TypeNode,
-} from 'assemblyscript';
-import binaryen from 'assemblyscript/binaryen';
+// The compiler's modules are given to the constructor, not imported: they are ES modules only
+// (their package exports no `require` condition), and tests load this file through require.
+import type * as Compiler from 'assemblyscript';
+import type { DecoratorNode, FunctionDeclaration, Parser, Source, Statement, TypeNode } from 'assemblyscript';
+import type Binaryen from 'assemblyscript/binaryen';
 import type { WasmAbiEntry } from '../../src/codec/wasm-abi.ts';
 
 /** AssemblyScript's CommonFlags (a const enum in its declarations). */
@@ -59,8 +53,8 @@ interface ExportedFunction {
   constant: boolean;
 }
 
-function typeName(node: TypeNode, where: string): string {
-  if (!(node instanceof NamedTypeNode) || node.name.next !== null || node.hasTypeArguments || node.isNullable) {
+function typeName(as: typeof Compiler, node: TypeNode, where: string): string {
+  if (!(node instanceof as.NamedTypeNode) || node.name.next !== null || node.hasTypeArguments || node.isNullable) {
     throw new ContractError(`${where}: only ${Object.keys(ABI_TYPES).join(', ')} (and void for results) cross into a contract call`);
   }
   return node.name.identifier.text;
@@ -73,7 +67,7 @@ function abiType(asType: string, where: string): string {
 }
 
 function decoratorName(d: DecoratorNode): string {
-  return d.name instanceof IdentifierExpression ? d.name.text : '';
+  return 'text' in d.name && typeof d.name.text === 'string' ? d.name.text : '';
 }
 
 /** Takes the decorator `name` off `decl`; whether it had it. */
@@ -87,15 +81,15 @@ function takeDecorator(decl: FunctionDeclaration, name: string): boolean {
   return true;
 }
 
-function signatureOf(decl: FunctionDeclaration, what: string): ExportedFunction {
+function signatureOf(as: typeof Compiler, decl: FunctionDeclaration, what: string): ExportedFunction {
   const name = decl.name.text;
   if (decl.typeParameters?.length) throw new ContractError(`${what} ${name}: a generic function cannot be exported`);
   const params = decl.signature.parameters.map((p) => {
     const where = `${what} ${name}, parameter ${p.name.text}`;
-    return { name: p.name.text, type: typeName(p.type, where) };
+    return { name: p.name.text, type: typeName(as, p.type, where) };
   });
   for (const p of params) abiType(p.type, `${what} ${name}, parameter ${p.name}`);
-  const returns = typeName(decl.signature.returnType, `${what} ${name}, result`);
+  const returns = typeName(as, decl.signature.returnType, `${what} ${name}, result`);
   if (returns !== 'void') abiType(returns, `${what} ${name}, result`);
   return { name, params, returns, constant: false };
 }
@@ -133,6 +127,11 @@ export class ContractTransform {
   /** The contract's ABI, once the entry file has been parsed. */
   abi: WasmAbiEntry[] | undefined;
 
+  constructor(
+    private readonly as: typeof Compiler,
+    private readonly binaryen: typeof Binaryen,
+  ) {}
+
   afterParse(parser: Parser): void {
     // the runtime (~lib/rt/index-stub) is parsed as an entry too
     const entries = parser.sources.filter((s) => (s.sourceKind as number) === USER_ENTRY && !s.normalizedPath.startsWith('~lib/'));
@@ -141,11 +140,12 @@ export class ContractTransform {
     const functions: ExportedFunction[] = [];
     const events: ExportedFunction[] = [];
     const exported = new Set<string>();
+    const isFunction = (s: Statement): s is FunctionDeclaration => s instanceof this.as.FunctionDeclaration;
     for (const statement of source.statements) {
-      if (!(statement instanceof FunctionDeclaration)) continue;
+      if (!isFunction(statement)) continue;
       if (takeDecorator(statement, 'event')) {
         if (!statement.is(FLAG_DECLARE) || statement.body !== null) throw new ContractError(`@event ${statement.name.text}: declare it without a body (\`@event declare function ${statement.name.text}(…): void\`)`);
-        const e = signatureOf(statement, '@event');
+        const e = signatureOf(this.as, statement, '@event');
         if (e.returns !== 'void') throw new ContractError(`@event ${e.name}: an event returns void`);
         events.push(e);
         continue;
@@ -155,7 +155,7 @@ export class ContractTransform {
         if (constant) throw new ContractError(`@constant ${statement.name.text}: only an exported function is called from outside`);
         continue;
       }
-      const f = signatureOf(statement, 'exported function');
+      const f = signatureOf(this.as, statement, 'exported function');
       f.constant = constant;
       // the wrapper takes the export's name; the function itself stays callable inside the file
       statement.flags &= ~FLAG_EXPORT;
@@ -173,16 +173,18 @@ export class ContractTransform {
     const generatedPath = source.normalizedPath.replace(/\.ts$/, '') + '.contract.ts';
     parser.parseFile(text, generatedPath, false);
     const generated = parser.sources.find((s) => s.normalizedPath === generatedPath)!;
-    replaceEvents(source, generated, new Set(events.map((e) => e.name)));
+    replaceEvents(source, generated, new Set(events.map((e) => e.name)), isFunction);
     // what was generated belongs to the contract's file (its functions, its exports); the import
     // of the SDK stays behind in the generated file, so the SDK's globals are loaded
+    const isImport = (s: Statement): boolean => s instanceof this.as.ImportStatement;
     const moved = generated.statements.filter((s) => !isImport(s));
     generated.statements = generated.statements.filter(isImport);
     source.statements.push(...moved);
   }
 
   /** Runs AssemblyScript's start function at the top of each export and drops its own export. */
-  afterCompile(module: binaryen.Module): void {
+  afterCompile(module: Binaryen.Module): void {
+    const binaryen = this.binaryen;
     const start = module.getExport(START_EXPORT);
     if (!start) return;
     const startName = binaryen.getExportInfo(start).value;
@@ -192,21 +194,17 @@ export class ContractTransform {
       if (info.kind !== binaryen.ExternalFunction) continue;
       const fn = module.getFunction(info.value);
       const { body, results } = binaryen.getFunctionInfo(fn);
-      setBody(fn, module.block(null, [module.call(startName, [], binaryen.none), body], results));
+      setBody(binaryen, fn, module.block(null, [module.call(startName, [], binaryen.none), body], results));
     }
   }
 }
 
-function isImport(s: Statement): boolean {
-  return !(s instanceof FunctionDeclaration) && s.constructor.name === 'ImportStatement';
-}
-
 /** Each `@event declare function` of the contract's file is replaced by its generated body. */
-function replaceEvents(source: Source, generated: Source, events: Set<string>): void {
+function replaceEvents(source: Source, generated: Source, events: Set<string>, isFunction: (s: Statement) => s is FunctionDeclaration): void {
   const bodies = new Map<string, FunctionDeclaration>();
-  for (const s of generated.statements) if (s instanceof FunctionDeclaration && events.has(s.name.text)) bodies.set(s.name.text, s);
+  for (const s of generated.statements) if (isFunction(s) && events.has(s.name.text)) bodies.set(s.name.text, s);
   source.statements = source.statements.map((s) => {
-    const body = s instanceof FunctionDeclaration && s.is(FLAG_DECLARE) ? bodies.get(s.name.text) : undefined;
+    const body = isFunction(s) && s.is(FLAG_DECLARE) ? bodies.get(s.name.text) : undefined;
     if (body === undefined) return s;
     generated.statements = generated.statements.filter((g) => g !== body);
     return body;
@@ -214,4 +212,6 @@ function replaceEvents(source: Source, generated: Source, events: Set<string>): 
 }
 
 /** binaryen.js has Function.setBody; its declarations put Function on Module instances instead. */
-const setBody = (binaryen as unknown as { Function: { setBody(fn: binaryen.FunctionRef, body: binaryen.ExpressionRef): void } }).Function.setBody;
+function setBody(binaryen: typeof Binaryen, fn: Binaryen.FunctionRef, body: Binaryen.ExpressionRef): void {
+  (binaryen as unknown as { Function: { setBody(fn: Binaryen.FunctionRef, body: Binaryen.ExpressionRef): void } }).Function.setBody(fn, body);
+}

@@ -442,7 +442,7 @@ export function callContractString(address: string, data: Uint8Array): string {
 // @ts-ignore: decorator
 @global export function __contract_abort(message: string | null, fileName: string | null, line: u32, column: u32): void {
   let text = "abort: " + (message === null ? "" : message);
-  if (fileName !== null) text += ` at ${fileName!}:${line}:${column}`;
+  if (fileName !== null) text += ` at ${fileName}:${line}:${column}`;
   print(text);
   env.abort();
   unreachable();
