@@ -51,16 +51,22 @@ export function print(message: string): void {
 
 // ---- addresses: "0x" and 40 lowercase hex digits ----
 
-const HEX = "0123456789abcdef";
-
-/** "0x…" lowercase hex of `len` bytes at `ptr`. */
+/** "0x…" lowercase hex of `len` bytes at `ptr`. Written as ASCII bytes, then decoded once: each string concatenation would copy. */
 export function hexOf(ptr: usize, len: usize): string {
-  let out = "0x";
-  for (let i: usize = 0; i < len; i++) {
-    const b = load<u8>(ptr + i);
-    out += HEX.charAt(b >> 4) + HEX.charAt(b & 15);
+  const n = <i32>len;
+  const out = new Uint8Array(2 + 2 * n);
+  out[0] = 0x30; // 0
+  out[1] = 0x78; // x
+  for (let i = 0; i < n; i++) {
+    const b = load<u8>(ptr + <usize>i);
+    out[2 + 2 * i] = hexChar(b >> 4);
+    out[3 + 2 * i] = hexChar(b & 15);
   }
-  return out;
+  return String.UTF8.decodeUnsafe(out.dataStart, out.length);
+}
+
+function hexChar(nibble: u8): u8 {
+  return nibble < 10 ? 0x30 + nibble : 0x57 + nibble;
 }
 
 function hexDigit(c: i32): i32 {
@@ -72,12 +78,13 @@ function hexDigit(c: i32): i32 {
 
 /** The 20 bytes of an address given as "0x" and 40 hex digits (any case); fails the call otherwise. */
 export function addressBytes(address: string): Uint8Array {
-  require(address.length == 42 && address.startsWith("0x"), "not an address (0x and 40 hex digits): " + address);
+  // the message is built only on failure: a concatenation per call costs gas
+  if (address.length != 42 || !address.startsWith("0x")) revert("not an address (0x and 40 hex digits): " + address);
   const out = new Uint8Array(20);
   for (let i = 0; i < 20; i++) {
     const hi = hexDigit(address.charCodeAt(2 + 2 * i));
     const lo = hexDigit(address.charCodeAt(3 + 2 * i));
-    require(hi >= 0 && lo >= 0, "not an address (0x and 40 hex digits): " + address);
+    if (hi < 0 || lo < 0) revert("not an address (0x and 40 hex digits): " + address);
     out[i] = <u8>((hi << 4) | lo);
   }
   return out;
@@ -155,7 +162,9 @@ export function blockHash(number: u64): string {
 function amount32(buf: Uint8Array): u64 {
   let v: u64 = 0;
   for (let i = 0; i < 32; i++) {
-    if (i < 24) require(buf[i] == 0, "amount above 2^64-1");
+    if (i < 24) {
+      if (buf[i] != 0) revert("amount above 2^64-1");
+    }
     else v = (v << 8) | buf[i];
   }
   return v;
