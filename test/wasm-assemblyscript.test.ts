@@ -1,8 +1,10 @@
-// A contract written in AssemblyScript, end to end: `npm run build:contract` on the template token
+// Contracts written in AssemblyScript, end to end: `npm run build:contract` on the template token
 // writes its wasm, ABI and deploy data; the SDK's helpers deploy it to a real dev node
 // (eth_sendTransaction) and use it (eth_call, transactions), a raw transaction signed elsewhere
 // calls it too; transfers move balances, log their event (receipt and eth_getLogs), and a transfer
-// above the balance fails with status 0 and changes nothing.
+// above the balance fails with status 0 and changes nothing. A second contract
+// (test/wasm/assemblyscript/values.ts, deployed by eth_sendRawTransaction) takes every ABI type
+// through exported signatures, storage and an event, and fails through AssemblyScript's assert.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { execFile } from 'node:child_process';
@@ -13,13 +15,14 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Transaction, Wallet } from 'ethers';
 import { keccak_256 } from '@noble/hashes/sha3.js';
-import { ChainClient, callWasm, deployWasm, sendWasm, wasmContract, type WasmAbi, type WasmContract } from '../generated/client/index.ts';
-import { buildContract, ContractBuildError } from '../sdk/assemblyscript/build.ts';
+import { ChainClient, RpcError, TX_TYPE_RAW_RETURN, callWasm, deployWasm, sendWasm, wasmContract, type WasmAbi, type WasmCall, type WasmContract } from '../generated/client/index.ts';
+import { buildContract, ContractBuildError, type BuiltContract } from '../sdk/assemblyscript/build.ts';
 import { bytesToHex } from '../src/util/hex.ts';
 import { mined, startTestNode, testAddress, testKey, type TestNode } from './helpers/node.ts';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const TEMPLATE = join(root, 'sdk/assemblyscript/template/token.ts');
+const VALUES = join(root, 'test/wasm/assemblyscript/values.ts');
 const ZERO = '0x0000000000000000000000000000000000000000';
 
 let node: TestNode;
@@ -30,12 +33,22 @@ let wasm: Uint8Array;
 let abi: WasmAbi;
 let token: WasmContract<WasmAbi>;
 let address: string;
+let values: BuiltContract;
+
+/** A raw transaction from a key the dev chain never funded: its gas costs nothing at price 0. */
+async function sendRaw(to: string | null, data: string, nonce: number): Promise<any> {
+  const raw = await new Wallet(testKey(5)).signTransaction(Transaction.from({ to, data, gasLimit: 5_000_000n, gasPrice: 0n, chainId: 300n, nonce }));
+  return mined(node, await node.rpc('eth_sendRawTransaction', [raw]));
+}
 
 test.before(async () => {
   out = mkdtempSync(join(tmpdir(), 'wasm-as-'));
   const t0 = performance.now();
-  const { stdout } = await promisify(execFile)('npm', ['run', '-s', 'build:contract', '--', TEMPLATE, '--out', out], { cwd: root, encoding: 'utf8' });
-  console.log(`wasm-assemblyscript: npm run build:contract ${Math.round(performance.now() - t0)} ms (${stdout.trim()})`);
+  const [{ stdout }] = await Promise.all([
+    promisify(execFile)('npm', ['run', '-s', 'build:contract', '--', TEMPLATE, '--out', out], { cwd: root, encoding: 'utf8' }),
+    buildContract(VALUES).then((built) => (values = built)),
+  ]);
+  console.log(`wasm-assemblyscript: npm run build:contract ${Math.round(performance.now() - t0)} ms beside a second build (${stdout.trim()})`);
   node = await startTestNode({ dev: true });
   client = ChainClient.http(node.url);
   dev = node.devAccount!.toLowerCase();
@@ -96,18 +109,45 @@ test('transfer: balances move (any address case), the event is in the receipt an
 });
 
 test('a transfer above the balance fails (status 0, nothing changed, no event): a raw transaction and the SDK', async () => {
-  // a key the dev chain never funded: its gas costs nothing at price 0, and it holds no tokens
-  const wallet = new Wallet(testKey(5));
-  const raw = await wallet.signTransaction(
-    Transaction.from({ to: address, data: token.call('transfer', dev, 1n).data, gasLimit: 5_000_000n, gasPrice: 0n, chainId: 300n, nonce: 0 }),
-  );
-  const receipt = await mined(node, await node.rpc('eth_sendRawTransaction', [raw]));
+  // testKey(5) holds no tokens
+  const receipt = await sendRaw(address, token.call('transfer', dev, 1n).data, 0);
   assert.is(receipt.status, '0x0');
   assert.equal(receipt.logs, []);
   const tooMuch = await sendWasm(client, { from: dev, to: address, call: token.call('transfer', testAddress(1), 10n ** 9n) });
   assert.equal([tooMuch.ok, tooMuch.events], [false, []]);
   assert.is(await callWasm(client, address, token.call('balanceOf', dev)), 999_750n);
   assert.is(await callWasm(client, address, token.call('balanceOf', testAddress(1))), 250n);
+});
+
+test('every ABI type crosses exported signatures, storage and an event; an assert fails the call', async () => {
+  const receipt = await sendRaw(null, bytesToHex(values.deployData), 1);
+  assert.is(receipt.status, '0x1', 'deployed by eth_sendRawTransaction');
+  const at = receipt.contractAddress as string;
+  const c = wasmContract(values.abi);
+  const q = <R>(call: WasmCall<string, R>) => callWasm(client, at, call);
+  const ints = [-128n, 255n, -32768n, 65535n, -2147483648n, 4294967295n, -(10n ** 12n), 10n ** 15n];
+  assert.is(await q(c.call('sum', ...ints)), ints.reduce((a, b) => a + b));
+  assert.equal([await q(c.call('negate8', 5n)), await q(c.call('negate8', -128n))], [-5n, -128n], 'int8 in and out, wrapping as i8 does');
+  assert.equal([await q(c.call('half', 3)), await q(c.call('half', -0.5))], [1.5, -0.25]);
+  assert.equal([await q(c.call('not', true)), await q(c.call('not', false))], [false, true]);
+  assert.is(await q(c.call('greet', 'wörld')), 'héllo, wörld ✓');
+  const raw = await client.eth.call({ to: at, data: c.encodeCall('greet', ['wörld'], TX_TYPE_RAW_RETURN) }, 'latest');
+  assert.is(c.decodeResult('greet', raw, TX_TYPE_RAW_RETURN), 'héllo, wörld ✓', 'txType 9: the raw UTF-8');
+
+  const sent = await sendWasm(client, { from: dev, to: at, call: c.call('remember', 7, 'ünïcode', -5n) });
+  assert.is(sent.ok, true);
+  assert.equal(sent.events[0]?.args, { a: -5n, b: 65531n, c: -5n, d: -5n, e: true, f: -1.25, s: 'ünïcode' });
+  assert.is(await q(c.call('nameOf', 7)), 'ünïcode');
+  assert.is(await q(c.call('valueOf', 'ünïcode')), -5n);
+  assert.is(await q(c.call('valueOf', 'other')), -1n, 'an absent key reads as the fallback');
+  assert.match(String(await q(c.call('where'))), new RegExp(`^${at.toLowerCase()}@\\d+$`));
+
+  assert.is(await q(c.call('mustBePositive', 3)), 3n);
+  await client.eth.call({ to: at, data: c.call('mustBePositive', 0).data }, 'latest').then(
+    () => assert.unreachable('a failed assert answered'),
+    (e: Error) => assert.instance(e, RpcError),
+  );
+  assert.is((await sendWasm(client, { from: dev, to: at, call: c.call('mustBePositive', 0) })).ok, false);
 });
 
 test('a build error names the function and parameter; nothing is written', async () => {

@@ -1,0 +1,62 @@
+// A contract for test/wasm-assemblyscript.test.ts: every ABI type through an exported signature,
+// stored and read back with Storage, logged in an event, and AssemblyScript's own abort.
+import { Storage, contractAddress, blockNumber, print } from "@chain-node/wasm-contract";
+
+const last = new Storage<string, i64>("last:");
+const names = new Storage<i32, string>("name:");
+
+// @ts-ignore: decorator
+@event declare function Values(a: i8, b: u16, c: i32, d: i64, e: bool, f: f64, s: string): void;
+
+// @ts-ignore: decorator
+@constant export function sum(a: i8, b: u8, c: i16, d: u16, e: i32, f: u32, g: i64, h: u64): i64 {
+  return <i64>a + <i64>b + <i64>c + <i64>d + <i64>e + <i64>f + g + <i64>h;
+}
+
+// @ts-ignore: decorator
+@constant export function negate8(a: i8): i8 {
+  return -a;
+}
+
+// @ts-ignore: decorator
+@constant export function half(x: f64): f64 {
+  return x / 2;
+}
+
+// @ts-ignore: decorator
+@constant export function not(b: bool): bool {
+  return !b;
+}
+
+// @ts-ignore: decorator
+@constant export function greet(name: string): string {
+  return "héllo, " + name + " ✓";
+}
+
+export function remember(key: i32, name: string, value: i64): void {
+  names.set(key, name);
+  last.set(name, value);
+  Values(<i8>value, <u16>value, <i32>value, value, value < 0, <f64>value / 4, name);
+}
+
+// @ts-ignore: decorator
+@constant export function nameOf(key: i32): string {
+  return names.get(key, "");
+}
+
+// @ts-ignore: decorator
+@constant export function valueOf(name: string): i64 {
+  return last.get(name, -1);
+}
+
+/** Fails through AssemblyScript's own abort (an assertion). */
+export function mustBePositive(x: i32): i32 {
+  assert(x > 0, "x must be positive");
+  return x;
+}
+
+// @ts-ignore: decorator
+@constant export function where(): string {
+  print("where: " + contractAddress());
+  return contractAddress() + "@" + blockNumber().toString();
+}
