@@ -22,6 +22,7 @@ import type { EvmTracer, TxEnd } from './tracer.ts';
 import { CallError, CallTimeout, TraceTooLarge } from './call-errors.ts';
 import { applyStateOverrides, type StateOverrides } from './state-override.ts';
 import { simulateBlocks, type SimulatedBlock, type SimulatedBlockSpec, type SimulationOptions } from './simulate.ts';
+import { checkInitCodeSize, DECODE_OPTIONS } from './init-code.ts';
 
 export interface CallRequest {
   from?: Uint8Array;
@@ -255,7 +256,7 @@ export class CallRunner {
     await this.state.checkpoint();
     try {
       for (let i = 0; i < raws.length; i++) {
-        const tx = createTxFromRLP(raws[i]!, { common: this.txCommon });
+        const tx = createTxFromRLP(raws[i]!, { common: this.txCommon, ...DECODE_OPTIONS });
         const tracer = tracers[i];
         await tracer?.start?.(this.state, [tx.getSenderAddress().bytes, ...(tx.to ? [tx.to.bytes] : []), ctx.coinbase]);
         const detach = tracer && attach(this.vm, tracer);
@@ -400,7 +401,8 @@ export class CallRunner {
   txGas(req: CallRequest, accessList?: AccessListBytes): { intrinsic: bigint; minimum: bigint } {
     // on the shared transaction Common: with the VM's own, createTx deep-copies it (~120 µs)
     const fields = { to: req.to, data: req.data, value: req.value, gasLimit: 2n ** 60n };
-    const tx = createTx(accessList ? { ...fields, type: 1, accessList } : fields, { common: this.txCommon });
+    const tx = createTx(accessList ? { ...fields, type: 1, accessList } : fields, { common: this.txCommon, ...DECODE_OPTIONS });
+    checkInitCodeSize(tx);
     return { intrinsic: tx.getIntrinsicGas(), minimum: tx.getMinimumGasLimit() };
   }
 

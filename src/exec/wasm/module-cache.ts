@@ -1,7 +1,8 @@
 // Compiled contracts by code hash: a module is prepared (validated, metered: ./prepare.ts) and
 // compiled once, then instantiated for every message that runs it. Bounded: the least recently
-// used entry goes first.
-import { keccak_256 } from '@noble/hashes/sha3.js';
+// used entry goes first. The state manager hands the same code object to the messages of a contract
+// while it caches it, so a lookup by that object comes first and skips hashing the code.
+import { keccak256 } from '../../crypto/keccak.ts';
 import { decodeWasmDeploy, parseWasmAbi, type WasmAbi } from '../../codec/wasm-abi.ts';
 import { bytesToHex } from '../../util/hex.ts';
 import { moduleSignatures, type ModuleSignatures } from './signatures.ts';
@@ -17,10 +18,13 @@ export interface CompiledContract {
 }
 
 const cache = new Map<string, Promise<CompiledContract>>();
+/** code object → its cache key */
+const keys = new WeakMap<Uint8Array, string>();
 
 /** Prepares and compiles stored code (the deploy's RLP blob); rejects with WasmModuleError naming what the chain refuses. */
 export function compiledContract(code: Uint8Array): Promise<CompiledContract> {
-  const key = bytesToHex(keccak_256(code));
+  let key = keys.get(code);
+  if (key === undefined) keys.set(code, (key = bytesToHex(keccak256(code))));
   let entry = cache.get(key);
   if (entry !== undefined) {
     cache.delete(key);

@@ -1,5 +1,5 @@
 // One run of a message on a module instance: the HostContext its host functions see (./host/),
-// its gas and what it leaves behind (storage writes, logs) until the engine applies them.
+// its gas (shared with the prepared module's own charges) and what it leaves behind (storage writes, logs) until the engine applies them.
 import type { Message } from '@ethereumjs/evm';
 import type { Address } from '@ethereumjs/util';
 import type { EngineEVM } from '../engine-evm.ts';
@@ -9,32 +9,9 @@ import { readValue } from './storage.ts';
 import { BumpAllocator } from './host/memory.ts';
 import { NeedsRead, WasmCallError, WasmOutOfGas, type HostContext, type RunningTx } from './host/context.ts';
 
-/**
- * Gas left, kept in the prepared module's GAS_GLOBAL (the module charges its instructions there)
- * once the instance exists; host functions charge the same counter.
- */
-export class GasMeter {
-  private global: WebAssembly.Global | undefined;
-  private left: bigint;
-  constructor(limit: bigint) {
-    this.left = limit;
-  }
-  attach(global: WebAssembly.Global | undefined): void {
-    this.global = global;
-    if (global !== undefined) global.value = this.left;
-  }
-  remaining(): bigint {
-    return this.global === undefined ? this.left : (this.global.value as bigint);
-  }
-  use(gas: bigint): void {
-    const left = this.remaining() - gas;
-    this.set(left < 0n ? -1n : left);
-    if (left < 0n) throw new WasmOutOfGas();
-  }
-  private set(v: bigint): void {
-    if (this.global === undefined) this.left = v;
-    else this.global.value = v;
-  }
+/** The HostContext.known key of the storage value under `hexKey`. */
+export function storageReadKey(hexKey: string): string {
+  return `state:${hexKey}`;
 }
 
 /** What a run of the message needs from outside it. */
@@ -57,11 +34,14 @@ export class RunContext implements HostContext {
   readonly isInit: boolean;
   readonly tx: RunningTx;
   readonly log: Logger;
-  readonly gas: GasMeter;
   /** storage writes of this run by hex key, in the order made (the last write of a key wins) */
   readonly writes = new Map<string, { key: Uint8Array; value: Uint8Array }>();
   readonly logs: [Uint8Array, Uint8Array[], Uint8Array][] = [];
+  /** the storage keys this run read from the state (not its own writes) by hex key, in order */
+  readonly storageReads = new Map<string, Uint8Array>();
   private memoryObject: WebAssembly.Memory | undefined;
+  /** the prepared module's GAS_GLOBAL: gas left (-1 once short); the module charges its instructions there */
+  private gasLeft: WebAssembly.Global | undefined;
   private allocator: BumpAllocator | undefined;
 
   constructor(private readonly env: RunEnv) {
@@ -71,12 +51,18 @@ export class RunContext implements HostContext {
     this.isInit = env.isInit;
     this.tx = env.tx;
     this.log = env.log;
-    this.gas = new GasMeter(env.message.gasLimit);
   }
 
-  /** The instance's memory, once it exists. */
-  attachMemory(memory: WebAssembly.Memory): void {
+  /** The instance's memory and gas counter, once it exists; the counter starts at the message's gas. */
+  attach(memory: WebAssembly.Memory, gasLeft: WebAssembly.Global): void {
     this.memoryObject = memory;
+    this.gasLeft = gasLeft;
+    gasLeft.value = this.message.gasLimit;
+  }
+
+  /** Gas left: the message's until the instance exists, negative once short. */
+  gasRemaining(): bigint {
+    return this.gasLeft === undefined ? this.message.gasLimit : (this.gasLeft.value as bigint);
   }
 
   creatorOf(address: Address): Uint8Array | undefined {
@@ -105,7 +91,9 @@ export class RunContext implements HostContext {
   }
 
   useGas(gas: bigint): void {
-    this.gas.use(gas);
+    const left = this.gasRemaining() - gas;
+    this.gasLeft!.value = left < 0n ? -1n : left;
+    if (left < 0n) throw new WasmOutOfGas();
   }
 
   known<T>(key: string, read: () => Promise<T>): T {
@@ -124,7 +112,9 @@ export class RunContext implements HostContext {
       const written = this.writes.get(hex);
       if (written !== undefined) return written.value;
       const k = key.slice();
-      return this.known(`state:${hex}`, () => readValue(this.evm.stateManager, this.address, k));
+      const value = this.known(storageReadKey(hex), () => readValue(this.evm.stateManager, this.address, k));
+      this.storageReads.set(hex, k);
+      return value;
     },
     set: (key: Uint8Array, value: Uint8Array): void => {
       if (this.message.isStatic) throw new WasmCallError('setState in a static call');

@@ -33,14 +33,15 @@ export class WasmOutOfGas extends Error {
   }
 }
 
-/** A host function needs a value only an await can read (see the file comment); not a failure. */
-export class NeedsRead extends Error {
+/**
+ * Thrown by a host function that needs a value only an await can read (see the file comment): not
+ * a failure, and not an Error, so that throwing it captures no stack trace.
+ */
+export class NeedsRead {
   constructor(
     readonly key: string,
     readonly read: () => Promise<unknown>,
-  ) {
-    super(`needs ${key}`);
-  }
+  ) {}
 }
 
 /** The running block and transaction as the EVM keeps them. */
