@@ -6,12 +6,11 @@
 import { tsImport } from 'tsx/esm/api';
 
 const [file] = process.argv.slice(2);
-const [asc, compiler, { default: binaryen }, { compileContract }, { ContractError }] = await Promise.all([
+const [asc, compiler, { default: binaryen }, { compileContract, ContractError }] = await Promise.all([
   import('assemblyscript/asc'),
   import('assemblyscript'),
   import('assemblyscript/binaryen'),
   tsImport('./compile.ts', import.meta.url),
-  tsImport('./transform.ts', import.meta.url),
 ]);
 try {
   const { wasm, abi, log } = await compileContract(file, { asc, compiler, binaryen });

@@ -15,6 +15,8 @@ import type Binaryen from 'assemblyscript/binaryen';
 import type { WasmAbiEntry } from '../../src/codec/wasm-abi.ts';
 import { ContractError, ContractTransform, SDK_PACKAGE, START_EXPORT } from './transform.ts';
 
+export { ContractError };
+
 const SDK_SOURCES = join(dirname(fileURLToPath(import.meta.url)), 'assembly');
 
 /** The compiler's ES modules, imported by the caller outside tsx. */
@@ -72,6 +74,8 @@ export async function compileContract(file: string, { asc, compiler, binaryen }:
     },
   );
   const log = stderr.toString();
+  // the transform's own refusal as it is (asc's log adds its stack)
+  if (result.error instanceof ContractError) throw result.error;
   if (result.error) throw new ContractError(log.trim() || result.error.message);
   if (!wasm || !transform.abi) throw new ContractError('the compiler produced no module');
   return { wasm, abi: transform.abi, log };

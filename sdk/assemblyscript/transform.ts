@@ -11,8 +11,10 @@
 //  - no start section: AssemblyScript's start function (top-level initialisers, e.g.
 //    `const balances = new Storage<…>(…)`) runs at the top of each export instead, once per
 //    instance (its own guard), as the node refuses a module with a start section;
-//  - the ABI (Venachain's JSON: functions in source order, then events) is built from the
-//    declarations' types; `@constant` marks a function that only reads.
+//  - the ABI (Venachain's JSON: functions in source order, then events; not `init` and `malloc`,
+//    which no transaction calls) is built from the declarations' types; `@constant` marks a
+//    function that only reads. Exported names differing only in case are refused (Venachain
+//    matches a call's function name without case).
 //
 // Types map by name (i32 → int32, u64 → uint64, bool, string, f64 → float64, …); any other type in
 // an exported signature is an error naming the function and parameter.
@@ -137,7 +139,7 @@ export class ContractTransform {
     const entries = parser.sources.filter((s) => (s.sourceKind as number) === USER_ENTRY && !s.normalizedPath.startsWith('~lib/'));
     if (entries.length !== 1) throw new ContractError(`a contract is one entry file (got ${entries.map((s) => s.normalizedPath).join(', ')})`);
     const source = entries[0]!;
-    const functions: ExportedFunction[] = [];
+    const wrapped: ExportedFunction[] = [];
     const events: ExportedFunction[] = [];
     const exported = new Set<string>();
     const isFunction = (s: Statement): s is FunctionDeclaration => s instanceof this.as.FunctionDeclaration;
@@ -159,12 +161,15 @@ export class ContractTransform {
       f.constant = constant;
       // the wrapper takes the export's name; the function itself stays callable inside the file
       statement.flags &= ~FLAG_EXPORT;
+      // Venachain finds a function by its name without case
+      const clash = [...exported].find((n) => n.toLowerCase() === f.name.toLowerCase());
+      if (clash !== undefined) throw new ContractError(`exported functions ${clash} and ${f.name} differ only in case: Venachain matches names without case`);
       exported.add(f.name);
-      if (f.name !== 'init') functions.push(f);
-      else if (f.params.length || f.returns !== 'void') throw new ContractError('init takes no arguments and returns void (the deploy runs it)');
+      if (f.name === 'init' && (f.params.length || f.returns !== 'void')) throw new ContractError('init takes no arguments and returns void (the deploy runs it)');
+      wrapped.push(f);
     }
-    // `init` is not in the ABI: the deploy calls it, no transaction can
-    const wrapped = [...functions, ...(exported.has('init') ? [{ name: 'init', params: [], returns: 'void', constant: false }] : [])];
+    // not in the ABI: the deploy runs init, the node calls malloc; no transaction can
+    const functions = wrapped.filter((f) => f.name !== 'init' && f.name !== 'malloc');
     let text = `import "${SDK_PACKAGE}";\n` + wrapped.map(wrapperSource).join('') + events.map(eventSource).join('');
     if (!exported.has('init')) text += 'export function init(): void {}\n';
     if (!exported.has('malloc')) text += 'export function malloc(size: usize): usize { return __contract_malloc(size); }\n';
