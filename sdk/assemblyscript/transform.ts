@@ -18,8 +18,8 @@
 //
 // Types map by name (i32 → int32, u64 → uint64, bool, string, f64 → float64, …); any other type in
 // an exported signature is an error naming the function and parameter.
-// The compiler's modules are given to the constructor, not imported: they are ES modules only
-// (their package exports no `require` condition), and tests load this file through require.
+// The compiler's modules are given to the constructor, not imported: compile-process.mjs imports
+// them outside tsx's loader, which makes importing them ~10× slower.
 import type * as Compiler from 'assemblyscript';
 import type { DecoratorNode, FunctionDeclaration, Parser, Source, Statement, TypeNode } from 'assemblyscript';
 import type Binaryen from 'assemblyscript/binaryen';
