@@ -2,6 +2,10 @@
 // CPU-heavy code (the same module as compiled and as prepared, best of several runs), the rate an
 // endless loop burns 50M gas, and the prepare time of a ~100 KiB module. Run on its own:
 //   node --import tsx bench/wasm-prepare.ts
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import wabtInit from 'wabt';
 import { DEFAULT_PREPARE_LIMITS, GAS_GLOBAL, prepareModule } from '../src/exec/wasm/prepare.ts';
 
@@ -23,7 +27,7 @@ function best(runs: number, f: () => void): number {
   return min;
 }
 
-// CPU-heavy kernels: integer (a sieve over memory, a hash mix) and float (a harmonic sum)
+// hand-written CPU-heavy kernels: integer (a sieve over memory, a hash mix) and float (a harmonic sum)
 const KERNELS = `(module (memory 2)
   (func (export "sieve") (param $n i32) (result i32) (local $i i32) (local $j i32) (local $c i32)
     (memory.fill (i32.const 0) (i32.const 1) (local.get $n))
@@ -58,24 +62,55 @@ const KERNELS = `(module (memory 2)
       (br $l)))
     (local.get $s)))`;
 
-const kernels = wat(KERNELS);
-const raw = instantiate(kernels);
-const metered = instantiate(prepareModule(kernels, DEFAULT_PREPARE_LIMITS));
-console.log('kernel              compiled   prepared   overhead   gas/call');
-for (const [name, arg] of [['sieve', 100_000], ['mix', 3_000_000], ['harmonic', 3_000_000]] as const) {
-  const call = (ex: Record<string, any>) => () => {
-    ex[GAS_GLOBAL] && (ex[GAS_GLOBAL].value = 10n ** 15n);
-    ex[name](arg);
-  };
-  best(5, call(raw));
-  best(5, call(metered));
-  const a = best(15, call(raw));
-  const b = best(15, call(metered));
-  metered[GAS_GLOBAL].value = 10n ** 15n;
-  metered[name](arg);
-  const gas = 10n ** 15n - metered[GAS_GLOBAL].value;
-  console.log(`${`${name}(${arg})`.padEnd(20)}${a.toFixed(2).padStart(8)} ms${b.toFixed(2).padStart(8)} ms${`${((b / a - 1) * 100).toFixed(0)} %`.padStart(10)}${String(gas).padStart(12)}`);
+// the same kernels in C, as clang -O2 compiles them (when clang is installed)
+const C_KERNELS = `typedef unsigned long long u64;
+static unsigned char heap[65536];
+__attribute__((export_name("fib"))) u64 fib(int n) { u64 a = 0, b = 1; for (int i = 0; i < n; i++) { u64 t = a + b; a = b; b = t; } return a; }
+__attribute__((export_name("ack"))) int ack(int m, int n) { return m == 0 ? n + 1 : n == 0 ? ack(m - 1, 1) : ack(m - 1, ack(m, n - 1)); }
+__attribute__((export_name("sieve"))) int sieve(int n) { for (int i = 0; i < n; i++) heap[i] = 1; int c = 0;
+  for (int i = 2; i < n; i++) if (heap[i]) { c++; for (int j = i * 2; j < n; j += i) heap[j] = 0; } return c; }
+__attribute__((export_name("mean"))) double mean(int n) { double s = 0; for (int i = 1; i <= n; i++) s += 1.0 / i; return s / n; }
+__attribute__((export_name("copy"))) int copy(int n) { int s = 0; for (int k = 0; k < 100; k++) { for (int i = 0; i < n; i++) heap[i] = (unsigned char)(i + k);
+  __builtin_memcpy(heap + 8192, heap, n); for (int i = 0; i < n; i++) s += heap[8192 + i]; } return s; }
+`;
+
+function compileC(): Uint8Array | undefined {
+  const dir = mkdtempSync(join(tmpdir(), 'wasm-bench-'));
+  try {
+    writeFileSync(join(dir, 'k.c'), C_KERNELS);
+    const cc = spawnSync('clang', ['--target=wasm32', '-O2', '-nostdlib', '-mbulk-memory', '-Wl,--no-entry', '-Wl,--export-dynamic',
+      '-Wl,--allow-undefined', '-o', join(dir, 'k.wasm'), join(dir, 'k.c')]);
+    return cc.status === 0 ? new Uint8Array(readFileSync(join(dir, 'k.wasm'))) : undefined;
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 }
+
+function compare(title: string, bytes: Uint8Array, calls: [string, number[]][]): void {
+  const raw = instantiate(bytes);
+  const metered = instantiate(prepareModule(bytes, DEFAULT_PREPARE_LIMITS));
+  console.log(`${title.padEnd(22)}compiled   prepared   overhead     gas/call   Mgas/s`);
+  for (const [name, args] of calls) {
+    const call = (ex: Record<string, any>) => () => {
+      if (ex[GAS_GLOBAL]) ex[GAS_GLOBAL].value = 10n ** 15n;
+      ex[name](...args);
+    };
+    // interleaved, best of 30: the machine is shared
+    let a = Infinity;
+    let b = Infinity;
+    for (let i = 0; i < 30; i++) {
+      a = Math.min(a, best(1, call(raw)));
+      b = Math.min(b, best(1, call(metered)));
+    }
+    const gas = 10n ** 15n - metered[GAS_GLOBAL].value;
+    console.log(`${`${name}(${args})`.padEnd(22)}${a.toFixed(2).padStart(8)} ms${b.toFixed(2).padStart(8)} ms${`${((b / a - 1) * 100).toFixed(0)} %`.padStart(10)}${String(gas).padStart(13)}${(Number(gas) / b / 1000).toFixed(0).padStart(9)}`);
+  }
+}
+
+compare('wat kernel', wat(KERNELS), [['sieve', [100_000]], ['mix', [3_000_000]], ['harmonic', [3_000_000]]]);
+const c = compileC();
+if (c) compare('C kernel (clang -O2)', c, [['fib', [50_000_000]], ['sieve', [60_000]], ['mean', [3_000_000]], ['ack', [2, 400]], ['copy', [4_000]]]);
+else console.log('(no clang: C kernels skipped)');
 
 // an endless loop: how fast 50M gas burns, and wasm instructions a second meanwhile
 const spin = instantiate(prepareModule(wat(`(module (func (export "spin") (local $x i32)

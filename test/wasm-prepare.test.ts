@@ -14,6 +14,7 @@ import {
   WasmModuleError, type PrepareLimits,
 } from '../src/exec/wasm/prepare.ts';
 import { COPY_WORD_GAS, MEMORY_PAGE_GAS } from '../src/exec/wasm/gas-costs.ts';
+import { prng } from './helpers/prng.ts';
 
 // @types/node declares no WebAssembly values
 interface WasmGlobal { value: bigint | number }
@@ -239,6 +240,26 @@ test('refusals name what the module has', () => {
   for (const garbage of [new Uint8Array(), new Uint8Array([0, 0x61, 0x73, 0x6d, 2, 0, 0, 0]), new TextEncoder().encode('not wasm')]) {
     assert.throws(() => prepareModule(garbage, LIMITS), (err: Error) => err instanceof WasmModuleError && /^invalid wasm module/.test(err.message));
   }
+});
+
+test('damaged modules: prepareModule refuses with WasmModuleError or returns a valid module, never anything else', () => {
+  const seeds = [wat(COUNTER), wat(RECURSE), wat(`(module (memory 1) (table 2 funcref) (elem (i32.const 0) $a $b)
+    (func $a (result f64) (f64.sqrt (f64.const 2))) (func $b (result f64) (f64.const 1))
+    (func (export "pick") (param i32) (result f64) (call_indirect (result f64) (local.get 0)))
+    (func (export "fill") (param i32) (memory.fill (i32.const 0) (i32.const 7) (local.get 0)) (drop (memory.grow (i32.const 1)))))`)];
+  const random = prng(23);
+  let refused = 0;
+  for (let i = 0; i < 3000; i++) {
+    const bytes = seeds[i % seeds.length].slice();
+    for (let flips = 1 + Math.floor(random() * 3); flips > 0; flips--) bytes[Math.floor(random() * bytes.length)] = Math.floor(random() * 256);
+    try {
+      assert.ok(WA.validate(prepareModule(bytes, LIMITS)), `seed ${i}: the prepared module is valid`);
+    } catch (err) {
+      if (!(err instanceof WasmModuleError)) throw err;
+      refused++;
+    }
+  }
+  assert.ok(refused > 0 && refused < 3000);
 });
 
 test('NaN rule: every NaN an operation makes is the canonical one (positive, quiet, no payload)', () => {

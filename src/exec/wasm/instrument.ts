@@ -38,10 +38,10 @@ export function checkValueType(type: number, where: string): void {
 
 /**
  * How many call-depth units a call of this function takes: one per 32 value slots of its frame
- * (parameters, locals, the operand stack at its highest), at least one. V8 keeps ~8 bytes a slot
- * plus ~60 bytes a frame (measured: HANDOFF-WASM-PREP.md), so a unit is at most ~320 bytes of the
- * real stack whatever the function, and maxCallDepth units fit V8's stack — whose overflow would end
- * a call at a depth that depends on the machine and on what called the contract.
+ * (parameters, locals, the operand stack at its highest), at least one. V8's baseline compiler
+ * keeps ~8 bytes a slot plus ~60 bytes a frame (measured on Node 20), so a unit is at most ~320
+ * bytes of the real stack whatever the function, and maxCallDepth units fit V8's stack — whose
+ * overflow would end a call at a depth that depends on the machine and on what called the contract.
  */
 export function frameWeight(slots: number): number {
   return 1 + Math.floor(slots / 32);

@@ -46,8 +46,9 @@ export interface PrepareLimits {
 
 /**
  * The chain's limits: 256 pages = 16 MiB of memory (Venachain's life gives a contract its initial
- * pages plus 16); 1,024 depth units ≈ 330 KB of V8's ~1 MB stack at most (frameWeight), leaving the
- * rest for the node's own frames below the contract (measured: test/wasm-prepare.test.ts).
+ * pages plus 16); 1,024 depth units, which took at most ~18 % of V8's ~1 MB stack whatever the
+ * frames (many locals, deep operand stacks: test/wasm-prepare.test.ts), leaving the rest to the
+ * node's frames below the contract and to contracts it calls (DEPTH_GLOBAL).
  */
 export const DEFAULT_PREPARE_LIMITS: PrepareLimits = { maxMemoryPages: 256, maxCallDepth: 1024 };
 
@@ -57,8 +58,8 @@ const wasmApi = (globalThis as unknown as {
 }).WebAssembly;
 
 const MAGIC_AND_VERSION = [0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00];
-/** the order sections must appear in (tag, 13, sits between memory and global) */
-const SECTION_ORDER = [1, 2, 3, 4, 5, 13, 6, 7, 8, 9, 12, 10, 11];
+/** the MVP's sections (1–11), data count (12) and tags (13, refused below) */
+const KNOWN_SECTIONS = new Set([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13]);
 
 interface FuncType {
   params: Uint8Array;
@@ -100,22 +101,15 @@ function vector(wasm: Uint8Array, section: Section | undefined): { count: number
 }
 
 function rewrite(wasm: Uint8Array, limits: PrepareLimits): Uint8Array {
-  if (wasm.length < 8 || MAGIC_AND_VERSION.some((b, i) => wasm[i] !== b)) {
-    throw new WasmModuleError('not a wasm module (no wasm magic and version 1)');
-  }
   const sections = new Map<number, Section>();
   const r = new ByteReader(wasm, 8);
-  let lastOrder = -1;
   while (!r.done) {
     const id = r.u8();
     const size = r.u32();
     const start = r.pos;
     r.bytesOf(size);
     if (id === 0) continue;
-    const order = SECTION_ORDER.indexOf(id);
-    if (order < 0) throw new WasmModuleError(`the module has an unknown section (id ${id})`);
-    if (order <= lastOrder) throw new WasmModuleError(`section ${id} is out of order or repeated`);
-    lastOrder = order;
+    if (!KNOWN_SECTIONS.has(id)) throw new WasmModuleError(`the module has a section of id ${id}, which the chain does not know`);
     if (id === 8) throw new WasmModuleError('the module has a start function, which the chain does not run (a contract starts in init)');
     if (id === 13) throw new WasmModuleError('the module declares exception tags (exception handling), which the chain does not run');
     sections.set(id, { start, end: r.pos });
