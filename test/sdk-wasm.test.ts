@@ -17,6 +17,7 @@ const ABI = [
   { name: 'widths', inputs: [{ name: 'a', type: 'int8' }, { name: 'b', type: 'int16' }, { name: 'c', type: 'int32' }, { name: 'd', type: 'int64' }, { name: 'e', type: 'float64' }, { name: 'f', type: 'bool' }], outputs: [], constant: 'false', type: 'function' },
   { name: 'Transfer', inputs: [{ name: 'from', type: 'string' }, { name: 'to', type: 'string' }, { name: 'amount', type: 'uint64' }], outputs: [], constant: 'false', type: 'event' },
   { name: 'Delta', inputs: [{ name: 'by', type: 'int32' }, { name: 'ok', type: 'bool' }], outputs: [], constant: 'false', type: 'event' },
+  { name: 'Rate', inputs: [{ name: 'r', type: 'float64' }], outputs: [], constant: 'false', type: 'event' },
 ] as const;
 const token = wasmContract(ABI);
 const TO = '0x' + 'cd'.repeat(20);
@@ -73,6 +74,11 @@ test('events: a log with keccak256(name) and RLP data is read by the ABI; any ot
   assert.is(token.decodeEvent({ topics: [bytesToHex(keccak_256(new TextEncoder().encode('Other')))], data }), undefined, 'not an event of the ABI');
   assert.is(token.decodeEvent({ topics: [topic], data: '0x01' }), undefined, 'not RLP of its arguments');
   assert.is(token.decodeEvent({ topics: [topic, topic], data }), undefined, 'Venachain logs one topic');
+  const rate = bytesToHex(keccak_256(new TextEncoder().encode('Rate')));
+  const bits = new Uint8Array(8);
+  new DataView(bits.buffer).setFloat64(0, -1.25);
+  assert.equal(token.decodeEvent({ topics: [rate], data: bytesToHex(RLP.encode([bits])) })?.values, [-1.25]);
+  assert.is(token.decodeEvent({ topics: [rate], data: bytesToHex(RLP.encode([bits.subarray(0, 3)])) }), undefined, 'a float64 of 3 bytes');
 });
 
 test('bad calls are refused before they are sent, naming the function and argument', () => {

@@ -25,7 +25,7 @@ import {
   type WasmAbiEntry,
   type WasmValue,
 } from '../codec/wasm-abi.ts';
-import { eventTopic } from '../codec/venachain-call.ts';
+import { beValue, eventTopic } from '../codec/venachain-call.ts';
 import { bytesToHex, hexToBytes } from '../util/hex.ts';
 import { waitForReceipt, type SystemClient } from './system-contracts.ts';
 import { toQuantity } from './quantity.ts';
@@ -114,10 +114,6 @@ function functionOf(abi: WasmAbi, method: string): WasmAbiEntry {
   return entry;
 }
 
-function beValue(bytes: Uint8Array): bigint {
-  return bytes.length === 0 ? 0n : BigInt(bytesToHex(bytes));
-}
-
 /** One RLP item of event data as its input's type: the encoding of the AssemblyScript SDK's RlpList (and BCWasm's events). */
 function eventValue(type: string, bytes: Uint8Array): WasmValue {
   if (isWasmStringType(type)) return new TextDecoder().decode(bytes);
@@ -143,7 +139,8 @@ export function wasmContract<const A extends readonly AbiShape[]>(abiJson: A | s
   const encodeCall = (method: string, args: readonly unknown[], txType = TX_TYPE_CALL): string => bytesToHex(encodeWasmCall(abi, method, args as WasmValue[], txType));
   return {
     abi,
-    encodeDeploy: (wasm, txType = TX_TYPE_DEPLOY) => bytesToHex(encodeWasmDeploy(wasm, abi, txType)),
+    // the ABI deployed as given (parsing fills absent fields)
+    encodeDeploy: (wasm, txType = TX_TYPE_DEPLOY) => bytesToHex(encodeWasmDeploy(wasm, typeof abiJson === 'string' || abiJson instanceof Uint8Array ? abiJson : JSON.stringify(abiJson), txType)),
     encodeCall,
     call: (method, ...args) => ({ method, data: encodeCall(method, args), txType: TX_TYPE_CALL, returns: wasmReturnType(functionOf(abi, method)), abi }),
     decodeResult: (method, answer, txType = TX_TYPE_CALL) => {
@@ -160,7 +157,13 @@ export function wasmContract<const A extends readonly AbiShape[]>(abiJson: A | s
         return undefined;
       }
       if (!Array.isArray(items) || items.length !== entry.inputs.length || !items.every((i) => i instanceof Uint8Array)) return undefined;
-      const values = entry.inputs.map((p, i) => eventValue(p.type, items[i] as Uint8Array));
+      let values: WasmValue[];
+      try {
+        values = entry.inputs.map((p, i) => eventValue(p.type, items[i] as Uint8Array));
+      } catch (e) {
+        if (e instanceof WasmAbiError) return undefined;
+        throw e;
+      }
       return { name: entry.name, values, args: Object.fromEntries(entry.inputs.map((p, i) => [p.name || String(i), values[i]!])) };
     },
   };
