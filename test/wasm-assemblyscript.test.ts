@@ -141,6 +141,11 @@ test('every ABI type crosses exported signatures, storage and an event; an asser
   assert.is(await q(c.call('valueOf', 'ünïcode')), -5n);
   assert.is(await q(c.call('valueOf', 'other')), -1n, 'an absent key reads as the fallback');
   assert.match(String(await q(c.call('where'))), new RegExp(`^${at.toLowerCase()}@\\d+$`));
+  // deployed by testKey(5): the dev account is not its owner
+  const context = (from: string, value: string) => client.eth.call({ from, to: at, data: c.call('context').data, value }, 'latest').then((r) => c.decodeResult('context', r));
+  assert.is(await context(dev, '0x5'), `${dev} ${dev} 5 5 false true false true`, 'origin, caller, value, balance, isOwner, isFromInit in init and now, timestamp');
+  const deployer = testAddress(5).toLowerCase();
+  assert.is(await context(deployer, '0x0'), `${deployer} ${deployer} 0 0 true true false true`, 'the deployer owns it');
 
   assert.is(await q(c.call('mustBePositive', 3)), 3n);
   await client.eth.call({ to: at, data: c.call('mustBePositive', 0).data }, 'latest').then(

@@ -42,10 +42,10 @@
 /** Writes the 20-byte address of the account or contract calling this one. */
 // @ts-ignore: decorator
 @external("env", "caller") export declare function caller(addr: usize): void;
-/** Venachain's IsOwner of `account` over `contract` (addresses as bytes). */
+/** 0 when `account` is the owner (creator) of `contract` (addresses as bytes), else 1 (Venachain's convention). */
 // @ts-ignore: decorator
 @external("env", "isOwner") export declare function isOwner(contract: usize, contractLen: usize, account: usize, accountLen: usize): i64;
-/** 1 while `init` runs (the deploy), else 0. */
+/** 0 while `init` runs (the deploy), else 1 (Venachain's convention). */
 // @ts-ignore: decorator
 @external("env", "isFromInit") export declare function isFromInit(): i64;
 /** Writes the value sent with the call: 32 bytes big-endian. */

@@ -146,9 +146,17 @@ export function callerNonce(): u64 {
   return <u64>env.getCallerNonce();
 }
 
-/** Whether this runs in `init` (the deploy). */
+/** Whether `account` created this contract. The host answers 0 for yes. */
+export function isOwner(account: string): bool {
+  const self = new Uint8Array(20);
+  env.address(self.dataStart);
+  const who = addressBytes(account);
+  return env.isOwner(self.dataStart, 20, who.dataStart, 20) == 0;
+}
+
+/** Whether this runs in `init` (the deploy). The host answers 0 for yes. */
 export function isFromInit(): bool {
-  return env.isFromInit() != 0;
+  return env.isFromInit() == 0;
 }
 
 /** The 32-byte hash of block `number` as "0x…". */

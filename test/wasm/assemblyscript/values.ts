@@ -1,9 +1,14 @@
 // A contract for test/wasm-assemblyscript.test.ts: every ABI type through an exported signature,
 // stored and read back with Storage, logged in an event, and AssemblyScript's own abort.
-import { Storage, contractAddress, blockNumber, print } from "@chain-node/wasm-contract";
+import { Storage, StorageValue, balance, blockNumber, callValue, caller, contractAddress, isFromInit, isOwner, origin, print, timestamp } from "@chain-node/wasm-contract";
 
 const last = new Storage<string, i64>("last:");
 const names = new Storage<i32, string>("name:");
+const deployedInInit = new StorageValue<bool>("init");
+
+export function init(): void {
+  deployedInInit.set(isFromInit());
+}
 
 // @ts-ignore: decorator
 @event declare function Values(a: i8, b: u16, c: i32, d: i64, e: bool, f: f64, s: string): void;
@@ -59,4 +64,11 @@ export function mustBePositive(x: i32): i32 {
 @constant export function where(): string {
   print("where: " + contractAddress());
   return contractAddress() + "@" + blockNumber().toString();
+}
+
+/** The chain context as one line: "origin caller value balance callerIsOwner fromInit(init) fromInit(now) timestamp>0". */
+// @ts-ignore: decorator
+@constant export function context(): string {
+  return origin() + " " + caller() + " " + callValue().toString() + " " + balance().toString() + " " + isOwner(caller()).toString() + " " +
+    deployedInInit.get(false).toString() + " " + isFromInit().toString() + " " + (timestamp() > 0).toString();
 }
