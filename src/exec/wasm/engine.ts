@@ -24,6 +24,7 @@ import { compiledContract, type CompiledContract } from './module-cache.ts';
 import { GAS_GLOBAL, TRAP_GLOBAL, WasmModuleError } from './prepare.ts';
 import { toWasmValue, type FuncSig } from './signatures.ts';
 import { hostImports } from './host/index.ts';
+import { wasmCallData } from './host/cross-vm.ts';
 import { NeedsRead, WasmCallError, WasmOutOfGas, type RunningTx } from './host/context.ts';
 import { readValue, writeValue } from './storage.ts';
 import { RunContext, storageReadKey, type RunEnv } from './run-context.ts';
@@ -96,7 +97,7 @@ export class WasmEngine implements CodeEngine {
     }
     let plan: Plan | undefined;
     try {
-      plan = isInit ? { entry: 'init', args: [], returnType: 'void', txType: 0n } : callPlan(compiled, message.data);
+      plan = isInit ? { entry: 'init', args: [], returnType: 'void', txType: 0n } : callPlan(compiled, await wasmCallData(evm, message));
     } catch (e) {
       if (e instanceof WasmCallError || e instanceof CallCodecError) return revert(e.message, 0n);
       throw e;

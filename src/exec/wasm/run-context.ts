@@ -1,11 +1,11 @@
 // One run of a message on a module instance: the HostContext its host functions see (./host/),
 // its gas (shared with the prepared module's own charges) and what it leaves behind (storage writes, logs) until the engine applies them.
-import type { Message } from '@ethereumjs/evm';
+import type { Log, Message } from '@ethereumjs/evm';
 import type { Address } from '@ethereumjs/util';
 import type { EngineEVM } from '../engine-evm.ts';
 import type { Logger } from '../../node/logger.ts';
 import { bytesToHex } from '../../util/hex.ts';
-import { readValue } from './storage.ts';
+import { readValue, writeValue } from './storage.ts';
 import { BumpAllocator } from './host/memory.ts';
 import { NeedsRead, WasmCallError, WasmOutOfGas, type HostContext, type RunningTx } from './host/context.ts';
 
@@ -36,13 +36,15 @@ export class RunContext implements HostContext {
   readonly log: Logger;
   /** storage writes of this run by hex key, in the order made (the last write of a key wins) */
   readonly writes = new Map<string, { key: Uint8Array; value: Uint8Array }>();
-  readonly logs: [Uint8Array, Uint8Array[], Uint8Array][] = [];
+  readonly logs: Log[] = [];
   /** the storage keys this run read from the state (not its own writes) by hex key, in order */
   readonly storageReads = new Map<string, Uint8Array>();
   private memoryObject: WebAssembly.Memory | undefined;
   /** the prepared module's GAS_GLOBAL: gas left (-1 once short); the module charges its instructions there */
   private gasLeft: WebAssembly.Global | undefined;
   private allocator: BumpAllocator | undefined;
+  /** inner calls (host/cross-vm.ts) made so far by this run */
+  private innerCalls = 0;
 
   constructor(private readonly env: RunEnv) {
     this.evm = env.evm;
@@ -97,8 +99,19 @@ export class RunContext implements HostContext {
   }
 
   known<T>(key: string, read: () => Promise<T>): T {
-    if (this.env.reads.has(key)) return this.env.reads.get(key) as T;
-    throw new NeedsRead(key, read);
+    // a value read before an inner call may have changed in it: after one, values are read anew
+    const k = this.innerCalls === 0 ? key : `${this.innerCalls}:${key}`;
+    if (this.env.reads.has(k)) return this.env.reads.get(k) as T;
+    throw new NeedsRead(k, read);
+  }
+
+  async flushWrites(): Promise<void> {
+    for (const { key, value } of this.writes.values()) await writeValue(this.evm.stateManager, this.address, key, value);
+  }
+
+  innerCallDone(): void {
+    this.writes.clear();
+    this.innerCalls++;
   }
 
   hostMalloc(size: number): number {
@@ -128,5 +141,9 @@ export class RunContext implements HostContext {
   emit(topics: Uint8Array[], data: Uint8Array): void {
     if (this.message.isStatic) throw new WasmCallError('emitEvent in a static call');
     this.logs.push([this.address.bytes, topics, data]);
+  }
+
+  addLogs(logs: readonly Log[]): void {
+    this.logs.push(...logs);
   }
 }

@@ -8,8 +8,10 @@
 // earlier run of the same message is answered at once; otherwise NeedsRead unwinds the run, the
 // engine awaits `read`, and runs the message again from its start with the value known. A run has
 // no effect outside itself until it ends (storage writes and logs wait in the context), so a rerun
-// is the same computation with one more value known.
-import type { Message } from '@ethereumjs/evm';
+// is the same computation with one more value known. An inner call (./cross-vm.ts) is such a read:
+// it runs once, after the run's writes so far are applied (the same writes on every rerun), and
+// what the run reads after it is read anew.
+import type { Log, Message } from '@ethereumjs/evm';
 import type { Address } from '@ethereumjs/util';
 import type { EngineEVM } from '../../engine-evm.ts';
 import type { Logger } from '../../../node/logger.ts';
@@ -76,6 +78,8 @@ export interface HostContext {
   write(ptr: number, data: Uint8Array): void;
   /** charges host gas; throws WasmOutOfGas (which unwinds through the module) when short */
   useGas(gas: bigint): void;
+  /** gas left to the run (what an inner call can be given) */
+  gasRemaining(): bigint;
   /** a value only an await can read, known from an earlier run of this message, else NeedsRead */
   known<T>(key: string, read: () => Promise<T>): T;
   /** the host's own allocator over the module's memory (env.malloc), for modules without their own */
@@ -87,6 +91,15 @@ export interface HostContext {
   };
   /** adds a log at the contract's address (kept until the call succeeds) */
   emit(topics: Uint8Array[], data: Uint8Array): void;
+  /** adds the logs of an inner call, in order after the run's own so far (kept until the call succeeds) */
+  addLogs(logs: readonly Log[]): void;
+  /**
+   * Applies the run's storage writes so far to the state: an inner call (./cross-vm.ts) must see
+   * them (a delegate call runs on this storage; a callee may call back). Same writes on every rerun.
+   */
+  flushWrites(): Promise<void>;
+  /** After an inner call: the writes flushed before it are not applied again, and values read before it are read anew. */
+  innerCallDone(): void;
 }
 
 /** A pointer or length argument: the unsigned 32-bit value. */

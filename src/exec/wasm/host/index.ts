@@ -8,8 +8,11 @@ import { memoryHost } from './memory.ts';
 import { printsHost } from './prints.ts';
 import { chainContextHost } from './chain-context.ts';
 import { stateHost } from './state.ts';
+import { compilerBuiltinsHost } from './compiler-builtins.ts';
+import { cryptoHost } from './crypto.ts';
+import { crossVmHost } from './cross-vm.ts';
 
-export const HOST_FUNCTIONS: HostTable = { ...memoryHost, ...printsHost, ...chainContextHost, ...stateHost };
+export const HOST_FUNCTIONS: HostTable = { ...memoryHost, ...printsHost, ...chainContextHost, ...stateHost, ...compilerBuiltinsHost, ...cryptoHost, ...crossVmHost };
 
 /** The imports of one run of `module`, bound to `ctx`. */
 export function hostImports(module: WebAssembly.Module, sigs: ModuleSignatures, ctx: HostContext): WebAssembly.Imports {
