@@ -4,7 +4,8 @@
 // calls it too; transfers move balances, log their event (receipt and eth_getLogs), and a transfer
 // above the balance fails with status 0 and changes nothing. A second contract
 // (test/wasm/assemblyscript/values.ts, deployed by eth_sendRawTransaction) takes every ABI type
-// through exported signatures, storage and an event, and fails through AssemblyScript's assert.
+// through exported signatures, storage and an event, reads the chain context, hashes, calls a
+// second instance of itself, pays out value, and fails through AssemblyScript's assert.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { execFile } from 'node:child_process';
@@ -119,7 +120,7 @@ test('a transfer above the balance fails (status 0, nothing changed, no event): 
   assert.is(await callWasm(client, address, token.call('balanceOf', testAddress(1))), 250n);
 });
 
-test('every ABI type crosses exported signatures, storage and an event; an assert fails the call', async () => {
+test('every ABI type crosses signatures, storage and an event; context, sha3, calls out and a payout work; an assert fails the call', async () => {
   const receipt = await sendRaw(null, bytesToHex(values.deployData), 1);
   assert.is(receipt.status, '0x1', 'deployed by eth_sendRawTransaction');
   const at = receipt.contractAddress as string;
@@ -146,6 +147,20 @@ test('every ABI type crosses exported signatures, storage and an event; an asser
   assert.is(await context(dev, '0x5'), `${dev} ${dev} 5 5 false true false true`, 'origin, caller, value, balance, isOwner, isFromInit in init and now, timestamp');
   const deployer = testAddress(5).toLowerCase();
   assert.is(await context(deployer, '0x0'), `${deployer} ${deployer} 0 0 true true false true`, 'the deployer owns it');
+
+  const digest = bytesToHex(keccak_256(new TextEncoder().encode('ünïcode')));
+  assert.is(await q(c.call('hash', 'ünïcode')), digest, 'sha3');
+
+  // calls to another contract (a second instance), each integer width at its ABI width
+  const other = (await sendRaw(null, bytesToHex(values.deployData), 2)).contractAddress as string;
+  assert.is(await q(c.call('callSum', other)), 4n);
+  assert.is(await q(c.call('callGreet', other, 'you')), 'héllo, you ✓');
+  // a value transfer out of the contract: 10 wei sent with the call, 7 paid out
+  const before = BigInt(await client.eth.getBalance(testAddress(2), 'latest'));
+  const paid = await sendWasm(client, { from: dev, to: at, call: c.call('payout', testAddress(2), 7n), value: 10n });
+  assert.is(paid.ok, true);
+  assert.is(BigInt(await client.eth.getBalance(testAddress(2), 'latest')) - before, 7n);
+  assert.is(BigInt(await client.eth.getBalance(at, 'latest')), 3n);
 
   assert.is(await q(c.call('mustBePositive', 3)), 3n);
   await client.eth.call({ to: at, data: c.call('mustBePositive', 0).data }, 'latest').then(

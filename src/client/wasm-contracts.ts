@@ -209,9 +209,13 @@ export async function callWasm<R>(client: SystemClient, to: string, call: WasmCa
   return decodeWasmReturn(call.returns, call.txType, hexToBytes(answer)) as R;
 }
 
-/** Sends a call from an account the node holds (eth_sendTransaction), waits for it to be mined and reads its events. */
-export async function sendWasm(client: SystemClient, options: { from: string; to: string; call: WasmCall<string, unknown>; gas?: bigint; timeoutMs?: number }): Promise<WasmOutcome> {
-  const hash = await client.eth.sendTransaction({ from: options.from, to: options.to, data: options.call.data, gas: gasOf(options.gas) });
+/** Sends a call (with `value` wei, default none) from an account the node holds (eth_sendTransaction), waits for it to be mined and reads its events. */
+export async function sendWasm(
+  client: SystemClient,
+  options: { from: string; to: string; call: WasmCall<string, unknown>; value?: bigint; gas?: bigint; timeoutMs?: number },
+): Promise<WasmOutcome> {
+  const value = options.value === undefined ? undefined : toQuantity(options.value);
+  const hash = await client.eth.sendTransaction({ from: options.from, to: options.to, data: options.call.data, value, gas: gasOf(options.gas) });
   return outcome(wasmContract(options.call.abi), await waitForReceipt(client, hash, options.timeoutMs));
 }
 

@@ -315,6 +315,18 @@ export class StorageValue<V> {
 
 // ---- RLP: event data and call data ----
 
+/** The low `width` bytes of v, big-endian; leading zeros dropped when `minimal`. */
+function bigEndian(v: u64, width: i32, minimal: bool = false): Uint8Array {
+  let n = width;
+  if (minimal) {
+    n = 0;
+    for (let x = v; x != 0; x >>= 8) n++;
+  }
+  const out = new Uint8Array(n);
+  for (let i = 0; i < n; i++) out[n - 1 - i] = <u8>(v >> (8 * i));
+  return out;
+}
+
 /**
  * An RLP list being built, as Venachain encodes event data and call data: strings as their UTF-8,
  * unsigned integers minimal big-endian, negative ones as 8 bytes two's complement, bool as 1 or
@@ -331,29 +343,17 @@ export class RlpList {
   private static itemBytes<T>(value: T): Uint8Array {
     if (isString<T>()) return utf8(changetype<string>(value));
     if (isReference<T>()) return changetype<Uint8Array>(value);
-    if (isBoolean<T>()) return RlpList.bigEndian(value ? 1 : 0, 1, true);
+    if (isBoolean<T>()) return bigEndian(value ? 1 : 0, 1, true);
     if (isFloat<T>()) {
-      if (sizeof<T>() == 4) return RlpList.bigEndian(<u64>reinterpret<u32>(<f32>value), 4, false);
-      return RlpList.bigEndian(reinterpret<u64>(<f64>value), 8, false);
+      if (sizeof<T>() == 4) return bigEndian(<u64>reinterpret<u32>(<f32>value), 4);
+      return bigEndian(reinterpret<u64>(<f64>value), 8);
     }
     if (isInteger<T>()) {
-      if (isSigned<T>() && <i64>value < 0) return RlpList.bigEndian(<u64>(<i64>value), 8, false);
-      return RlpList.bigEndian(<u64>value, 8, true);
+      if (isSigned<T>() && <i64>value < 0) return bigEndian(<u64>(<i64>value), 8);
+      return bigEndian(<u64>value, 8, true);
     }
     ERROR("an RLP item must be an integer, a float, bool, string or Uint8Array");
     return new Uint8Array(0);
-  }
-
-  /** `width` big-endian bytes of v, leading zeros dropped when `minimal`. */
-  private static bigEndian(v: u64, width: i32, minimal: bool): Uint8Array {
-    let n = width;
-    if (minimal) {
-      n = 0;
-      for (let x = v; x != 0; x >>= 8) n++;
-    }
-    const out = new Uint8Array(n);
-    for (let i = 0; i < n; i++) out[n - 1 - i] = <u8>(v >> (8 * i));
-    return out;
   }
 
   private static prefixed(offset: u8, payload: Uint8Array): Uint8Array {
@@ -363,7 +363,7 @@ export class RlpList {
       head = new Uint8Array(1);
       head[0] = offset + <u8>len;
     } else {
-      const lenBytes = RlpList.bigEndian(<u64>len, 4, true);
+      const lenBytes = bigEndian(<u64>len, 4, true);
       head = new Uint8Array(1 + lenBytes.length);
       head[0] = offset + 55 + <u8>lenBytes.length;
       head.set(lenBytes, 1);
@@ -404,14 +404,35 @@ export function emitEvent(name: string, data: Uint8Array): void {
 /** txType of an ordinary call, the one Venachain's own inner calls send. */
 export const TX_TYPE_CALL: i64 = 2;
 
-/** Call data of `funcName`: RLP([txType as 8 bytes, funcName, …]); add the arguments, then encode(). */
-export function callData(funcName: string): RlpList {
-  const txType = new Uint8Array(8);
-  for (let i = 0; i < 8; i++) txType[7 - i] = <u8>(TX_TYPE_CALL >> (8 * i));
-  return new RlpList().add<Uint8Array>(txType).add<string>(funcName);
+/**
+ * Call data for another contract: RLP([txType 2 as 8 bytes, funcName, arg…]) with each argument
+ * as a wasm callee reads it — integers big-endian at their type's width, bool 1 byte, floats their
+ * IEEE 754 bits, strings UTF-8. For a Solidity callee add strings "type(value)", e.g.
+ * `add<string>("uint256(5)")`.
+ */
+export class CallData {
+  private readonly list: RlpList = new RlpList();
+
+  constructor(funcName: string) {
+    this.list.add<Uint8Array>(bigEndian(<u64>TX_TYPE_CALL, 8)).add<string>(funcName);
+  }
+
+  add<T>(value: T): CallData {
+    if (isString<T>()) this.list.add<string>(changetype<string>(value));
+    else if (isReference<T>()) this.list.add<Uint8Array>(changetype<Uint8Array>(value));
+    else if (isBoolean<T>()) this.list.add<Uint8Array>(bigEndian(value ? 1 : 0, 1));
+    else if (isFloat<T>()) this.list.add<Uint8Array>(sizeof<T>() == 4 ? bigEndian(<u64>reinterpret<u32>(<f32>value), 4) : bigEndian(reinterpret<u64>(<f64>value), 8));
+    else if (isInteger<T>()) this.list.add<Uint8Array>(bigEndian(<u64>value, <i32>sizeof<T>()));
+    else ERROR("a call argument must be an integer, a float, bool, string or Uint8Array");
+    return this;
+  }
+
+  encode(): Uint8Array {
+    return this.list.encode();
+  }
 }
 
-/** Calls the contract at `address` with `data` (callData(…).encode()), ignoring what it answers. */
+/** Calls the contract at `address` with `data` (new CallData(…).add…encode()), ignoring what it answers; the call's value goes along. */
 export function callContract(address: string, data: Uint8Array): void {
   env.bcwasmCall(addressBytes(address).dataStart, data.dataStart, data.length);
 }

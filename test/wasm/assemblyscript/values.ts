@@ -1,6 +1,10 @@
 // A contract for test/wasm-assemblyscript.test.ts: every ABI type through an exported signature,
-// stored and read back with Storage, logged in an event, and AssemblyScript's own abort.
-import { Storage, StorageValue, balance, blockNumber, callValue, caller, contractAddress, isFromInit, isOwner, origin, print, timestamp } from "@chain-node/wasm-contract";
+// stored and read back with Storage, logged in an event, AssemblyScript's own abort, the chain
+// context, sha3, calls to another contract and a value transfer.
+import {
+  CallData, Storage, StorageValue, balance, blockNumber, callContractInt64, callContractString, callValue, caller, contractAddress,
+  hexOf, isFromInit, isOwner, origin, print, sha3, timestamp, transferValue,
+} from "@chain-node/wasm-contract";
 
 const last = new Storage<string, i64>("last:");
 const names = new Storage<i32, string>("name:");
@@ -71,4 +75,27 @@ export function mustBePositive(x: i32): i32 {
 @constant export function context(): string {
   return origin() + " " + caller() + " " + callValue().toString() + " " + balance().toString() + " " + isOwner(caller()).toString() + " " +
     deployedInInit.get(false).toString() + " " + isFromInit().toString() + " " + (timestamp() > 0).toString();
+}
+
+/** sum(-1, 2, -3, 4, -5, 6, -7, 8) of the contract at `target`: 4. */
+export function callSum(target: string): i64 {
+  const data = new CallData("sum").add<i8>(-1).add<u8>(2).add<i16>(-3).add<u16>(4).add<i32>(-5).add<u32>(6).add<i64>(-7).add<u64>(8);
+  return callContractInt64(target, data.encode());
+}
+
+/** greet(name) of the contract at `target`. */
+export function callGreet(target: string, name: string): string {
+  return callContractString(target, new CallData("greet").add<string>(name).encode());
+}
+
+/** keccak256 of the UTF-8 of `s`, as "0x…". */
+// @ts-ignore: decorator
+@constant export function hash(s: string): string {
+  const digest = sha3(Uint8Array.wrap(String.UTF8.encode(s)));
+  return hexOf(digest.dataStart, 32);
+}
+
+/** Sends `amount` wei of this contract's balance to `to`. */
+export function payout(to: string, amount: u64): bool {
+  return transferValue(to, amount);
 }
