@@ -170,7 +170,7 @@ test('every ABI type crosses signatures, storage and an event; context, sha3, ca
   assert.is((await sendWasm(client, { from: dev, to: at, call: c.call('mustBePositive', 0) })).ok, false);
 });
 
-test('a build error names the function and parameter; nothing is written', async () => {
+test('a build error names the function and parameter', async () => {
   const file = join(out, 'bad.ts');
   writeFileSync(file, 'export function store(values: Array<i32>): void {}\n');
   try {

@@ -313,7 +313,7 @@ export class StorageValue<V> {
   }
 }
 
-// ---- RLP: event data and call data ----
+// ---- RLP: event data (and the frame of call data) ----
 
 /** The low `width` bytes of v, big-endian; leading zeros dropped when `minimal`. */
 function bigEndian(v: u64, width: i32, minimal: bool = false): Uint8Array {
@@ -328,7 +328,7 @@ function bigEndian(v: u64, width: i32, minimal: bool = false): Uint8Array {
 }
 
 /**
- * An RLP list being built, as Venachain encodes event data and call data: strings as their UTF-8,
+ * An RLP list being built, as BCWasm encodes event data (call data: CallData): strings as their UTF-8,
  * unsigned integers minimal big-endian, negative ones as 8 bytes two's complement, bool as 1 or
  * empty, floats as their IEEE 754 bits big-endian, Uint8Array as is.
  */
