@@ -9,12 +9,9 @@ import { join } from 'node:path';
 import wabtInit from 'wabt';
 import { DEFAULT_PREPARE_LIMITS, GAS_GLOBAL, prepareModule } from '../src/exec/wasm/prepare.ts';
 
-const WA = (globalThis as unknown as {
-  WebAssembly: { Module: new (b: Uint8Array) => object; Instance: new (m: object, i: object) => { exports: Record<string, any> } };
-}).WebAssembly;
 const wabt = await wabtInit();
 const wat = (text: string): Uint8Array => wabt.parseWat('bench.wat', text, { bulk_memory: true, sat_float_to_int: true }).toBinary({}).buffer;
-const instantiate = (bytes: Uint8Array) => new WA.Instance(new WA.Module(bytes), {}).exports;
+const instantiate = (bytes: Uint8Array) => new WebAssembly.Instance(new WebAssembly.Module(bytes), {}).exports as Record<string, any>;
 
 /** best wall time of `runs` calls, ms */
 function best(runs: number, f: () => void): number {

@@ -28,6 +28,8 @@ export interface Instrumentation {
   typeArity(typeIndex: number): [number, number] | undefined;
   /** the type index of a function index */
   funcType(funcIndex: number): number | undefined;
+  /** how many functions the module imports (the host's: they never call back into it) */
+  importedFuncs: number;
 }
 
 export function checkValueType(type: number, where: string): void {
@@ -63,6 +65,9 @@ interface Control {
   results: number;
 }
 
+/** V8's 50,000 locals a function, less the 4 scratch locals the injected code may add */
+const MAX_LOCALS = 49_996;
+
 /** operand slots the injected code may push above the function's own */
 const INJECTED_SLOTS = 4;
 
@@ -80,7 +85,7 @@ export function instrumentBody(body: ByteReader, paramCount: number, wrapperBloc
     const type = body.u8();
     checkValueType(type, 'a local');
     localCount += n;
-    if (localCount > 50_000) throw new WasmModuleError(`a function declares ${localCount} locals (at most 50,000)`);
+    if (localCount > MAX_LOCALS) throw new WasmModuleError(`a function declares ${localCount} locals and parameters (at most ${MAX_LOCALS})`);
     localGroups.push([n, type]);
   }
   // scratch locals the injected code needs, appended after the function's own (no index shifts)
@@ -123,6 +128,8 @@ export function instrumentBody(body: ByteReader, paramCount: number, wrapperBloc
 
   // the operand stack's height, tracked to size the frame (frameWeight)
   const controls: Control[] = [];
+  /** whether the body calls a function of the module (or may: call_indirect) */
+  let callsModule = false;
   let height = 0;
   let maxHeight = 0;
   const base = (): number => controls[controls.length - 1]?.base ?? 0;
@@ -176,7 +183,11 @@ export function instrumentBody(body: ByteReader, paramCount: number, wrapperBloc
           flush();
           if (!body.done) throw new WasmFormatError('code after the end of a function body');
           const weight = frameWeight(localCount + scratch.length + maxHeight + INJECTED_SLOTS);
-          return finishBody(out, localGroups, scratch, ins, weight, wrapperBlockType);
+          // a small leaf is not counted: nothing of the module runs above it, and its frame (one
+          // unit at most) fits the stack the cap leaves spare; its returns, branches to the
+          // function's label now, stay returns
+          const counted = callsModule || weight > 1;
+          return finishBody(out, localGroups, scratch, counted ? { ins, weight, wrapperBlockType } : undefined);
         }
         copy(start);
         flush();
@@ -215,7 +226,9 @@ export function instrumentBody(body: ByteReader, paramCount: number, wrapperBloc
         endsFlow();
         break;
       case 0x10: { // call
-        const arity = ins.typeArity(ins.funcType(body.u32()) ?? -1);
+        const callee = body.u32();
+        if (callee >= ins.importedFuncs) callsModule = true;
+        const arity = ins.typeArity(ins.funcType(callee) ?? -1);
         if (!arity) throw new WasmModuleError('a call names a function that does not exist');
         effect(arity[0], arity[1]);
         cost += opcodeGas(op);
@@ -223,6 +236,7 @@ export function instrumentBody(body: ByteReader, paramCount: number, wrapperBloc
         break;
       }
       case 0x11: { // call_indirect
+        callsModule = true;
         const arity = ins.typeArity(body.u32());
         body.u32();
         if (!arity) throw new WasmModuleError('a call_indirect names a type that does not exist');
@@ -285,18 +299,19 @@ for (const op of [0x9b, 0x9c, 0x9d, 0x9e, 0x9f, 0xa0, 0xa1, 0xa2, 0xa3, 0xa4, 0x
 const CANONICAL_F32 = new Uint8Array([0x00, 0x00, 0xc0, 0x7f]);
 const CANONICAL_F64 = new Uint8Array([0, 0, 0, 0, 0, 0, 0xf8, 0x7f]);
 
+/** the locals, then the code — inside the depth count when `depth` says how */
 function finishBody(
   code: ByteWriter,
   localGroups: [number, number][],
   scratch: number[],
-  ins: Instrumentation,
-  weight: number,
-  wrapperBlockType: Uint8Array,
+  depth: { ins: Instrumentation; weight: number; wrapperBlockType: Uint8Array } | undefined,
 ): ByteWriter {
   const w = new ByteWriter(code.length + 64);
   w.u32(localGroups.length + scratch.length);
   for (const [n, type] of localGroups) w.u32(n).u8(type);
   for (const key of scratch) w.u32(1).u8(Math.floor(key / 4));
+  if (!depth) return w.bytes(code.finish());
+  const { ins, weight, wrapperBlockType } = depth;
   // prologue: trap when this call would take the depth over the cap, else count it
   const limit = ins.maxCallDepth - weight;
   if (limit < 0) w.u8(0x10).u32(ins.depthExceededFunc);
@@ -310,8 +325,7 @@ function finishBody(
   w.u8(0x02).bytes(wrapperBlockType);
   w.bytes(code.finish());
   w.u8(0x23).u32(ins.depthGlobal).u8(0x41).s32(weight).u8(0x6b).u8(0x24).u32(ins.depthGlobal);
-  w.u8(0x0b);
-  return w;
+  return w.u8(0x0b);
 }
 
 /** reads a block type: its [parameter count, result count] */

@@ -7,15 +7,17 @@
 // non-trapping float-to-int, bulk memory, mutable-global imports and exports, a funcref table.
 // Refused, each with its reason: SIMD, threads/atomics, exception handling, tail calls, reference
 // types beyond a funcref table's elements, GC, more than one memory or a 64-bit or shared one, an
-// imported memory or table, a start function, initial memory above the cap.
+// imported memory or table, a start function, initial memory above the cap, a table starting above
+// MAX_TABLE_ENTRIES. Memory and table maxima are clamped to those caps.
 //
 // What the prepared module adds (appended, so no index of the module's own shifts):
 // - globals GAS_GLOBAL (exported mutable i64: the gas left, set by the engine before a call and read
-//   after) and TRAP_GLOBAL (exported mutable i32: why it trapped), and an internal call-depth count;
+//   after), TRAP_GLOBAL (exported mutable i32: why it trapped) and DEPTH_GLOBAL (the call depth);
 // - three functions: use-gas (charges a dynamic amount), out-of-gas and depth-exceeded (set the
 //   globals, then `unreachable`);
 // - in every function body: a gas charge at the top of each metered block (instrument.ts), the
-//   depth count in and out, NaN canonicalisation after each float operation that can make one.
+//   depth count in and out (except in small leaves: no call into the module, one depth unit), NaN
+//   canonicalisation after each float operation that can make one.
 // Custom sections (names, producers, debug info) are dropped.
 import { ByteReader, WasmFormatError } from './binary/reader.ts';
 import { ByteWriter } from './binary/writer.ts';
@@ -29,9 +31,9 @@ export const GAS_GLOBAL = '__gas_left';
 /** exported mutable i32 the prepared module adds: 0, or why it trapped (TRAP_OUT_OF_GAS, TRAP_CALL_DEPTH) */
 export const TRAP_GLOBAL = '__trap';
 /**
- * exported mutable i32 the prepared module adds: call-depth units in use (instrument.ts frameWeight).
- * 0 at instantiation; an engine running a contract inside another can start it at the caller's
- * count, so that nested instances share one budget of V8's stack.
+ * exported mutable i32 the prepared module adds: call-depth units in use (instrument.ts frameWeight),
+ * 0 whenever no call runs. Nothing nests instances on one stack: a contract's call of another runs
+ * between two runs of the caller (host/cross-vm.ts), on a fresh stack.
  */
 export const DEPTH_GLOBAL = '__call_depth';
 export const TRAP_OUT_OF_GAS = 1;
@@ -48,14 +50,9 @@ export interface PrepareLimits {
  * The chain's limits: 256 pages = 16 MiB of memory (Venachain's life gives a contract its initial
  * pages plus 16); 1,024 depth units, which took at most ~18 % of V8's ~1 MB stack whatever the
  * frames (many locals, deep operand stacks: test/wasm-prepare.test.ts), leaving the rest to the
- * node's frames below the contract and to contracts it calls (DEPTH_GLOBAL).
+ * node's frames below the contract.
  */
 export const DEFAULT_PREPARE_LIMITS: PrepareLimits = { maxMemoryPages: 256, maxCallDepth: 1024 };
-
-// @types/node 20 declares no WebAssembly values; the two this module uses
-const wasmApi = (globalThis as unknown as {
-  WebAssembly: { validate(bytes: Uint8Array): boolean; Module: new (bytes: Uint8Array) => object };
-}).WebAssembly;
 
 const MAGIC_AND_VERSION = [0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00];
 /** the MVP's sections (1–11), data count (12) and tags (13, refused below) */
@@ -69,7 +66,7 @@ interface FuncType {
 export function prepareModule(wasm: Uint8Array, limits: PrepareLimits): Uint8Array {
   // V8 checks the module first (types, indices, structure), so an invalid one is refused with its
   // own reason; the rewrite below then refuses what V8 accepts but the chain does not run
-  if (!wasmApi.validate(wasm)) throw new WasmModuleError(`invalid wasm module: ${compileErrorOf(wasm)}`);
+  if (!WebAssembly.validate(wasm)) throw new WasmModuleError(`invalid wasm module: ${compileErrorOf(wasm)}`);
   try {
     return rewrite(wasm, limits);
   } catch (err) {
@@ -80,7 +77,7 @@ export function prepareModule(wasm: Uint8Array, limits: PrepareLimits): Uint8Arr
 
 function compileErrorOf(wasm: Uint8Array): string {
   try {
-    new wasmApi.Module(wasm);
+    new WebAssembly.Module(wasm);
     return 'V8 refuses it';
   } catch (err) {
     return (err as Error).message.replace(/^WebAssembly\.Module\(\): /, '');
@@ -173,6 +170,7 @@ function rewrite(wasm: Uint8Array, limits: PrepareLimits): Uint8Array {
       return type && [type.params.length, type.results.length];
     },
     funcType: (funcIndex) => funcTypes[funcIndex],
+    importedFuncs,
   };
   const typeVoid = types.length;
   const typeUseGas = types.length + 1;
@@ -210,7 +208,7 @@ function rewrite(wasm: Uint8Array, limits: PrepareLimits): Uint8Array {
     const body = new ByteReader(wasm, start, start + size);
     code.sized(instrumentBody(body, type.params.length, wrapperBlockType(type.results, typeIndex), ins));
   }
-  code.sized(useGasBody(ins)).sized(trapBody(ins, gasGlobal, trapGlobal, TRAP_OUT_OF_GAS)).sized(trapBody(ins, gasGlobal, trapGlobal, TRAP_CALL_DEPTH));
+  code.sized(useGasBody(ins)).sized(trapBody(gasGlobal, trapGlobal, TRAP_OUT_OF_GAS)).sized(trapBody(gasGlobal, trapGlobal, TRAP_CALL_DEPTH));
 
   // assemble, sections in their order
   const w = new ByteWriter(code.length + wasm.length / 4 + 256).bytes(new Uint8Array(MAGIC_AND_VERSION));
@@ -219,7 +217,8 @@ function rewrite(wasm: Uint8Array, limits: PrepareLimits): Uint8Array {
   w.section(1, typeOut);
   copySection(w, 2, sections, wasm);
   w.section(3, new ByteWriter().u32(functions.count + 3).bytes(functions.entries).u32(typeUseGas).u32(typeVoid).u32(typeVoid));
-  copySection(w, 4, sections, wasm);
+  const tables = sections.get(4);
+  if (tables) w.section(4, clampTables(new ByteReader(wasm, tables.start, tables.end)));
   const memory = sections.get(5);
   if (memory) w.section(5, clampMemory(new ByteReader(wasm, memory.start, memory.end), limits.maxMemoryPages));
   const globalOut = new ByteWriter().u32(globals.count + 3).bytes(globals.entries);
@@ -257,6 +256,32 @@ function clampMemory(r: ByteReader, maxPages: number): ByteWriter {
   return w.u8(0x01).u32(initial).u32(Math.min(maximum, maxPages));
 }
 
+/**
+ * Most entries a table may have: a table is references (8 bytes each in V8), grown at a gas per
+ * entry, so without a cap one call could allocate V8's 10 million entries. clang and AssemblyScript
+ * make one table as large as the functions whose address is taken, never grown.
+ */
+export const MAX_TABLE_ENTRIES = 65_536;
+
+/** the table section with every table's maximum clamped to MAX_TABLE_ENTRIES */
+function clampTables(r: ByteReader): ByteWriter {
+  const count = r.u32();
+  const w = new ByteWriter(16).u32(count);
+  for (let i = 0; i < count; i++) {
+    const type = r.u8();
+    checkValueType(type, 'a table');
+    const flags = r.u8();
+    if (flags & ~0x01) throw new WasmModuleError(`the module defines a table with flags 0x${flags.toString(16)} (table64 or shared), which the chain does not run`);
+    const initial = r.u32();
+    const maximum = flags & 0x01 ? r.u32() : MAX_TABLE_ENTRIES;
+    if (initial > MAX_TABLE_ENTRIES) {
+      throw new WasmModuleError(`the module's table starts with ${initial} entries, above the chain's cap of ${MAX_TABLE_ENTRIES}`);
+    }
+    w.u8(type).u8(0x01).u32(initial).u32(Math.min(maximum, MAX_TABLE_ENTRIES));
+  }
+  return w;
+}
+
 /** the module's exports plus the gas, trap and depth globals */
 function exportsWith(exports: ReturnType<typeof vector>, gasGlobal: number): ByteWriter {
   for (let n = exports.count; n > 0; n--) {
@@ -283,7 +308,7 @@ function useGasBody(ins: Instrumentation): ByteWriter {
 }
 
 /** () → (): records why the module traps, then traps; out of gas also leaves gas at -1 */
-function trapBody(ins: Instrumentation, gasGlobal: number, trapGlobal: number, reason: number): ByteWriter {
+function trapBody(gasGlobal: number, trapGlobal: number, reason: number): ByteWriter {
   const w = new ByteWriter(32).u32(0);
   if (reason === TRAP_OUT_OF_GAS) w.u8(0x42).s64(-1n).u8(0x24).u32(gasGlobal);
   w.u8(0x41).s32(reason).u8(0x24).u32(trapGlobal);
