@@ -14,9 +14,17 @@ import { mined, pollBlockNumber, startTestNode, testAddress, testKey, type TestN
 import { clangAvailable, compileC } from './helpers/wasm-c.ts';
 import { compile } from './helpers/solc.ts';
 
-// relays a call into a wasm contract in Venachain's JSON form, kept here (a "type(value)" argument cannot carry parentheses)
+// Relay: relays a call into a wasm contract in Venachain's JSON form, kept here (a "type(value)"
+// argument cannot carry parentheses). Factory: creates a contract that self-destructs at once.
 const SOLIDITY = `
 pragma solidity ^0.8.20;
+contract Child {
+    function die() external { selfdestruct(payable(msg.sender)); }
+}
+contract Factory {
+    address public last;
+    function make() external { Child c = new Child(); c.die(); last = address(c); }
+}
 contract Relay {
     bytes json;
     function setJson(bytes calldata j) external { json = j; }
@@ -34,6 +42,7 @@ let node: TestNode;
 let threads: { abi: WasmAbi; address: string };
 let xvm: { abi: WasmAbi; a: string; b: string };
 let relay: string;
+let factory: { address: string; abi: Interface };
 
 async function sendRaw(data: Uint8Array | string, to: string | null, gasLimit = 8_000_000n, on = node): Promise<any> {
   const wallet = new Wallet(testKey(0));
@@ -69,10 +78,12 @@ test.before(async () => {
   const x = compileC('xvm');
   const [ra, rb] = [await sendRaw(encodeWasmDeploy(x.wasm, x.abi), null), await sendRaw(encodeWasmDeploy(x.wasm, x.abi), null)];
   xvm = { abi: parseWasmAbi(x.abi), a: ra.contractAddress, b: rb.contractAddress };
-  const sol = compile(SOLIDITY).Relay!;
-  const rr = await sendRaw(sol.bytecode, null);
+  const sol = compile(SOLIDITY);
+  const [rr, rf] = [await sendRaw(sol.Relay!.bytecode, null), await sendRaw(sol.Factory!.bytecode, null)];
   assert.is(rr.status, '0x1');
+  assert.is(rf.status, '0x1');
   relay = rr.contractAddress;
+  factory = { address: rf.contractAddress, abi: new Interface(sol.Factory!.abi) };
 });
 test.after(async () => {
   await node?.stop();
@@ -135,6 +146,19 @@ maybe('wasm → Solidity → wasm → wasm: each wasm frame on its own thread, t
   const setJson = new Interface(['function setJson(bytes)']).encodeFunctionData('setJson', [toUtf8Bytes(json)]);
   assert.is((await sendRaw(setJson, relay)).status, '0x1');
   assert.is(await query(xvm.abi, xvm.a, 'callInt64', [relay, params('relay', [`address(${xvm.b})`])]), 42n);
+});
+
+maybe('a contract created and self-destructed under a transaction a wasm contract started is removed', async () => {
+  const r = await sendRaw(encodeWasmCall(xvm.abi, 'callVoid', [factory.address, params('make')]), xvm.a);
+  assert.is(r.status, '0x1');
+  const last = await node.rpc('eth_call', [{ to: factory.address, data: factory.abi.encodeFunctionData('last') }, 'latest']);
+  const child = factory.abi.decodeFunctionResult('last', last)[0] as string;
+  assert.is.not(child, '0x0000000000000000000000000000000000000000', 'the factory ran');
+  assert.is(await node.rpc('eth_getCode', [child, 'latest']), '0x');
+});
+
+maybe("an inner call's string answer is placed by the contract's own malloc: its later allocations do not overwrite it", async () => {
+  assert.is(await query(threads.abi, threads.address, 'answerThenAllocate'), 'hello');
 });
 
 maybe(`at most ${MAX_WASM_NESTING} wasm frames nest: the next inner call fails, the frames above carry on`, async () => {
