@@ -31,7 +31,7 @@ import { WasmModuleError } from './prepare.ts';
 import { WasmCallError } from './host/context.ts';
 import { runInnerCall, wasmCallData } from './inner-call.ts';
 import { readValue, writeValue } from './storage.ts';
-import { giveBack, takeThread, type WasmThread } from './thread-pool.ts';
+import { giveBack, takeThread } from './thread-pool.ts';
 import { is128 } from './run.ts';
 import type { HostRequest, Plan, PlannedArg, RunMessage, RunningTx, ThreadMessage, Write } from './thread-protocol.ts';
 import { bytesToHex } from '../../util/hex.ts';
@@ -45,8 +45,8 @@ export const WASM_CREATE_DATA_GAS = 20n;
 
 /**
  * wasm frames that may nest in one message tree (wasm → wasm, or through EVM frames between):
- * each holds a thread while it waits for the frames below it (~10–15 MB, 70 ms to start from the
- * bundle, ~1.5 s from the sources). A consensus rule: the frame past it fails.
+ * each holds a thread while it waits for the frames below it (~10–15 MB, ~40 ms to start from the
+ * bundle, ~0.5 s from the sources). A consensus rule: the frame past it fails.
  */
 export const MAX_WASM_NESTING = 16;
 

@@ -9,7 +9,7 @@ import type { ThreadSetup } from './wasm-thread.ts';
 import type { HostAnswer, RunRequest, ThreadMessage } from './thread-protocol.ts';
 import type { CompiledContract } from './module-cache.ts';
 
-/** Free threads kept warm; more are ended when given back (each is ~10–15 MB and 70 ms–1.5 s to start). */
+/** Free threads kept warm; more are ended when given back (each is ~10–15 MB; ~40 ms to start from the bundle, ~0.5 s from the sources). */
 const KEEP_IDLE = 4;
 /** Modules a thread keeps (each was posted to it once; the compiled code itself is shared). */
 const MODULES_PER_THREAD = 128;
