@@ -53,7 +53,8 @@ export async function runInnerCall(evm: EngineEVM, message: Message, self: Addre
   if (execResult.exceptionError !== undefined) return failed(execResult.executionGasUsed);
   for (const [k, v] of inner.selfdestruct ?? []) message.selfdestruct?.set(k, v);
   for (const a of inner.createdAddresses ?? []) message.createdAddresses?.add(a);
-  return { ok: true, returnValue: execResult.returnValue, gasUsed: execResult.executionGasUsed, logs: execResult.logs ?? [] };
+  // a copy: the answer may be a view of the callee's memory, and a view travels to the wasm thread with the whole buffer behind it
+  return { ok: true, returnValue: execResult.returnValue.slice(), gasUsed: execResult.executionGasUsed, logs: execResult.logs ?? [] };
 }
 
 /**
