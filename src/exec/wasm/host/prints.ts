@@ -1,6 +1,7 @@
 // Debug prints and abort (Venachain's life/resolver): each print is one line on the node's debug
-// log (module `wasm`, --log.vmodule wasm=4), naming the contract; the gas is Venachain's, which
-// prices a print as a heavy operation so that contracts do not print in production.
+// log (module `wasm`, --log.vmodule wasm=4), naming the contract (sent to the main thread without
+// waiting); the gas is Venachain's, which prices a print as a heavy operation so that contracts do
+// not print in production.
 import { bytesToHex } from '../../../util/hex.ts';
 import { u32, WasmCallError, type HostArg, type HostContext, type HostTable } from './context.ts';
 
@@ -8,7 +9,7 @@ const text = new TextDecoder();
 
 function print(ctx: HostContext, gas: bigint, line: string): void {
   ctx.useGas(gas);
-  ctx.log.debug(line, { contract: bytesToHex(ctx.address.bytes) });
+  ctx.print(line);
 }
 
 /** A 128-bit integer stored little-endian at `ptr` (what clang passes for __int128 by pointer). */
