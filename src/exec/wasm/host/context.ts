@@ -72,6 +72,26 @@ export interface HostContext {
   innerCall(kind: InnerCallKind, target: Uint8Array, params: Uint8Array, value: bigint, gasLimit: bigint): InnerCallAnswer;
 }
 
+/**
+ * Gas for lengths a contract chooses, on top of Venachain's flat prices (decision W10): Venachain
+ * charges a memcpy of 16 MiB, a sha3 of 16 MiB or a 16 MiB state value as it charges one byte, so
+ * a loop of them buys seconds of every validator's CPU (or megabytes of state) for little gas.
+ * The rates are the EVM's: a copy as memory.copy's 3 a word, hashing as KECCAK256's 6 a word, log
+ * data as LOG's 8 a byte, each storage slot past a short value's one as SSTORE's 20,000 (written)
+ * or a cold SLOAD's 2,100 (read). A value under 32 bytes (one slot) pays Venachain's price alone.
+ */
+export const LENGTH_GAS = { copyWord: 3n, hashWord: 6n, logByte: 8n, storeSlot: 20_000n, loadSlot: 2_100n } as const;
+
+/** Started 32-byte words of `bytes`. */
+export function words(bytes: number): bigint {
+  return BigInt(Math.ceil(bytes / 32));
+}
+
+/** Storage slots a value of `bytes` takes beyond its head slot (../storage.ts: 32 bytes or more → one slot per word). */
+export function extraSlots(bytes: number): bigint {
+  return bytes < 32 ? 0n : words(bytes);
+}
+
 /** A pointer or length argument: the unsigned 32-bit value. */
 export function u32(v: HostArg): number {
   return typeof v === 'bigint' ? Number(BigInt.asUintN(32, v)) : v >>> 0;
