@@ -200,6 +200,11 @@ maybe('a 60 KB deploy, past EIP-170\'s 24 KiB and EIP-3860\'s 48 KiB, is stored 
   assert.is(receipt.status, '0x1');
   assert.is((await node.rpc('eth_getCode', [receipt.contractAddress, 'latest'])).length, 2 + big.length * 2);
   assert.ok(BigInt(receipt.gasUsed) < BigInt(big.length) * 200n, `gas used ${BigInt(receipt.gasUsed)} is below @ethereumjs' 200 a byte`);
+  // eth_simulateV1 applies the same rules: the wasm deploy runs, the EVM initcode is refused
+  const [simulated] = await node.rpc('eth_simulateV1', [{ blockStateCalls: [{ calls: [{ from: testAddress(2), data: bytesToHex(big) }] }] }, 'latest']);
+  assert.is(simulated.calls[0].status, '0x1', JSON.stringify(simulated.calls[0].error));
+  const tooBig = await node.raw('eth_simulateV1', [{ blockStateCalls: [{ calls: [{ from: testAddress(2), data: bytesToHex(pad) }] }] }, 'latest']);
+  assert.match(tooBig.error!.message, /max initcode size exceeded: 60000 > 49152/);
   const wallet = new Wallet(testKey(2));
   const nonce = await node.rpc('eth_getTransactionCount', [wallet.address, 'pending']);
   const evmCreate = await wallet.signTransaction(Transaction.from({ to: null, data: bytesToHex(pad), gasLimit: 10_000_000n, gasPrice: 0n, chainId: 300n, nonce: Number(nonce) }));
