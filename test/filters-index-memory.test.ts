@@ -1,6 +1,6 @@
 // The log index's memory bound holds for what its logs really keep: each log's objects and the
 // JSON the API makes of it, not only its payload. Counting payload alone, the soak's logs (two
-// topics, one word of data: 116 bytes) held ~2.8 KiB each, so 50,000 of them held ~140 MiB
+// topics, no data: 84 bytes) held ~2.8 KiB each, so 50,000 of them held ~140 MiB
 // under a 32 MiB bound, and the node grew for the ~45 minutes the index took to fill.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';

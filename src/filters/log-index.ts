@@ -112,8 +112,8 @@ export class LogIndex {
  * keeps as long as the log: its objects (the record, one typed array per value, the MatchedLog)
  * and its JSON twice, as text for pushes and as bytes for eth_getLogs (each ≈ 2 × payload as hex
  * plus ~450 B). Measured: a log of one topic and no data 1.4 KiB with both forms
- * (test/filters-index-memory.test.ts; estimated 1.8), the soak's logs of two topics and a word of
- * data 2.8 KiB in its heap snapshots while their bytes still kept pooled chunks (estimated 2.3).
+ * (test/filters-index-memory.test.ts; estimated 1.8), the soak's logs of two topics and no data
+ * 2.8 KiB in its heap snapshots while their bytes still kept pooled chunks (estimated 2.2).
  */
 const LOG_BYTES = 1_000;
 const VALUE_BYTES = 200;
