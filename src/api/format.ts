@@ -9,6 +9,7 @@ import { keccak256 } from '../crypto/keccak.ts';
 import { bytesToHex, quantity, ZERO_HASH } from '../util/hex.ts';
 import { logsBloom } from '../chain/bloom.ts';
 import type * as T from '../../generated/types.ts';
+import { DECODE_OPTIONS } from '../exec/init-code.ts';
 
 export interface TxPosition {
   blockHash: Uint8Array | null;
@@ -21,7 +22,8 @@ export interface TxPosition {
 export const NOT_IN_BLOCK: TxPosition = { blockHash: null, blockNumber: null, blockTimestamp: null, index: null };
 
 export function decodeTx(raw: Uint8Array, common: Common): TypedTransaction {
-  return createTxFromRLP(raw, { common });
+  // stored transactions passed checkInitCodeSize when they were admitted
+  return createTxFromRLP(raw, { common, ...DECODE_OPTIONS });
 }
 
 export function formatTx(raw: Uint8Array, sender: Uint8Array, pos: TxPosition, common: Common, hash?: Uint8Array): T.Transaction {

@@ -30,7 +30,8 @@ export class CallCodecError extends Error {}
 const utf8 = new TextEncoder();
 const utf8Strict = new TextDecoder('utf-8', { fatal: true });
 
-function beBytes(n: bigint, width: number): Uint8Array {
+/** `n` as `width` bytes big-endian (two's complement for negatives). */
+export function beBytes(n: bigint, width: number): Uint8Array {
   const out = new Uint8Array(width);
   let v = BigInt.asUintN(width * 8, n);
   for (let i = width - 1; i >= 0; i--) {
@@ -40,7 +41,8 @@ function beBytes(n: bigint, width: number): Uint8Array {
   return out;
 }
 
-function beValue(bytes: Uint8Array): bigint {
+/** Big-endian bytes as an unsigned integer. */
+export function beValue(bytes: Uint8Array): bigint {
   let v = 0n;
   for (const b of bytes) v = (v << 8n) | BigInt(b);
   return v;
@@ -143,7 +145,8 @@ export function decodeArg(type: ParamType, bytes: Uint8Array): string | bigint |
   }
 }
 
-function abiString(bytes: Uint8Array): Uint8Array {
+/** A string return as Solidity's ABI encodes it: offset 0x20, length, data padded to 32 bytes. */
+export function abiString(bytes: Uint8Array): Uint8Array {
   const padded = Math.ceil(bytes.length / 32) * 32;
   const out = new Uint8Array(64 + padded);
   out[31] = 0x20;

@@ -9,7 +9,7 @@ import { Address } from '@ethereumjs/util';
 import type { Common } from '@ethereumjs/common';
 import type { OverlayTrieDB } from '../state/trie-db.ts';
 import { newStateManager, ReadMemoStateManager, type CachedMerkleStateManager } from '../state/state-manager.ts';
-import { createEvmVM, evmBlock } from './executor.ts';
+import { createEvmVM, evmBlock, type ChainExecConfig } from './executor.ts';
 import { makeTxCommon } from './common.ts';
 import type { BlockHashSource } from './block-hashes.ts';
 import { CallCache, callKey } from './call-cache.ts';
@@ -22,6 +22,7 @@ import type { EvmTracer, TxEnd } from './tracer.ts';
 import { CallError, CallTimeout, TraceTooLarge } from './call-errors.ts';
 import { applyStateOverrides, type StateOverrides } from './state-override.ts';
 import { simulateBlocks, type SimulatedBlock, type SimulatedBlockSpec, type SimulationOptions } from './simulate.ts';
+import { checkInitCodeSize, DECODE_OPTIONS } from './init-code.ts';
 
 export interface CallRequest {
   from?: Uint8Array;
@@ -145,9 +146,9 @@ export class CallRunner {
   }
 
   /** `fastViews: false` runs every message on @ethereumjs (the reference, for tests). */
-  static async create(common: Common, trieDb: OverlayTrieDB, hashes: BlockHashSource, reader: StateReader, chainTxGasLimit: bigint, fastViews = true): Promise<CallRunner> {
+  static async create(common: Common, trieDb: OverlayTrieDB, hashes: BlockHashSource, reader: StateReader, chain: ChainExecConfig, fastViews = true): Promise<CallRunner> {
     const state = newStateManager(trieDb, common, undefined, ReadMemoStateManager);
-    const vm = await createEvmVM(common, state, hashes, chainTxGasLimit);
+    const vm = await createEvmVM(common, state, hashes, chain);
     const evm = vm.evm as EngineEVM;
     const precompiles = [...evm.precompiles.keys()];
     const views = fastViews ? new ViewCalls(reader, common.chainId(), (code) => evm.claimedElsewhere(code), precompiles.map((address) => BigInt('0x' + address))) : undefined;
@@ -255,7 +256,7 @@ export class CallRunner {
     await this.state.checkpoint();
     try {
       for (let i = 0; i < raws.length; i++) {
-        const tx = createTxFromRLP(raws[i]!, { common: this.txCommon });
+        const tx = createTxFromRLP(raws[i]!, { common: this.txCommon, ...DECODE_OPTIONS });
         const tracer = tracers[i];
         await tracer?.start?.(this.state, [tx.getSenderAddress().bytes, ...(tx.to ? [tx.to.bytes] : []), ctx.coinbase]);
         const detach = tracer && attach(this.vm, tracer);
@@ -400,7 +401,8 @@ export class CallRunner {
   txGas(req: CallRequest, accessList?: AccessListBytes): { intrinsic: bigint; minimum: bigint } {
     // on the shared transaction Common: with the VM's own, createTx deep-copies it (~120 µs)
     const fields = { to: req.to, data: req.data, value: req.value, gasLimit: 2n ** 60n };
-    const tx = createTx(accessList ? { ...fields, type: 1, accessList } : fields, { common: this.txCommon });
+    const tx = createTx(accessList ? { ...fields, type: 1, accessList } : fields, { common: this.txCommon, ...DECODE_OPTIONS });
+    checkInitCodeSize(tx);
     return { intrinsic: tx.getIntrinsicGas(), minimum: tx.getMinimumGasLimit() };
   }
 

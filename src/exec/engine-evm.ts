@@ -68,7 +68,26 @@ export class EngineEVM extends EVM {
       const refused = await this.native?.refuseDeploy(this, message.caller);
       if (refused !== undefined) return { execResult: refused };
     }
-    return super._executeCreate(message);
+    // EIP-3860 bounds EVM initcode; code another engine runs is bounded by that engine (src/exec/init-code.ts)
+    (this as { allowUnlimitedInitCodeSize: boolean }).allowUnlimitedInitCodeSize = this.claimedElsewhere(message.data);
+    try {
+      return await super._executeCreate(message);
+    } finally {
+      (this as { allowUnlimitedContractSize: boolean }).allowUnlimitedContractSize = false;
+    }
+  }
+
+  /**
+   * The running creation's code is not held to EIP-170's limit: the engine that ran it checked
+   * its own (wasm: Venachain's 512 KiB). Lasts until that creation ends.
+   */
+  liftCodeSizeLimit(): void {
+    (this as { allowUnlimitedContractSize: boolean }).allowUnlimitedContractSize = true;
+  }
+
+  /** The creator of `address` when a message of the running transaction created it (not yet taken by takeCreations). */
+  pendingCreator(address: Address): Uint8Array | undefined {
+    return this.created.find(([a]) => a.equals(address))?.[1].bytes;
   }
 
   override async runInterpreter(message: Message, opts: Parameters<RunInterpreter>[1] = {}): Promise<InterpreterResult> {

@@ -11,8 +11,10 @@ import type { StoredReceipt } from '../chain/types.ts';
 import type { PooledTx } from '../txpool/pooled-tx.ts';
 import type { OverlayTrieDB } from '../state/trie-db.ts';
 import { newStateManager, type CachedMerkleStateManager } from '../state/state-manager.ts';
-import { EngineEVM, type CodeEngine } from './engine-evm.ts';
+import { EngineEVM } from './engine-evm.ts';
 import { systemContracts } from './native/index.ts';
+import { codeEngines } from './interpreters.ts';
+import type { WasmEngineEnv } from './wasm/engine.ts';
 import { ISTANBUL_DIGEST } from '../consensus/istanbul-extra.ts';
 import { orderedTrieRoot } from '../chain/ordered-trie.ts';
 import { shareableCommon } from './common.ts';
@@ -54,9 +56,18 @@ interface TxOutcome {
   created: Uint8Array | null;
 }
 
-/** `chainTxGasLimit`: the genesis' config.txGasLimit (what the system contracts answer while TxGasLimit is unset). */
-export async function createEvmVM(common: Common, stateManager: CachedMerkleStateManager, hashes: BlockHashSource, chainTxGasLimit: bigint, engines: readonly CodeEngine[] = []): Promise<VM> {
-  const evm = new EngineEVM({ common, stateManager, blockchain: hashes as never }, systemContracts(chainTxGasLimit), engines);
+/** What every EVM of a chain is built with, from its genesis and the node. */
+export interface ChainExecConfig {
+  /** the genesis' config.txGasLimit (what the system contracts answer while TxGasLimit is unset) */
+  txGasLimit: bigint;
+  /** the genesis' config.interpreter: which code runs on which engine (src/exec/interpreters.ts) */
+  interpreter: string;
+  /** what the wasm VM needs of the node */
+  wasm: WasmEngineEnv;
+}
+
+export async function createEvmVM(common: Common, stateManager: CachedMerkleStateManager, hashes: BlockHashSource, chain: ChainExecConfig): Promise<VM> {
+  const evm = new EngineEVM({ common, stateManager, blockchain: hashes as never }, systemContracts(chain.txGasLimit), codeEngines(chain.interpreter, chain.wasm));
   await watchInterpreterSteps(evm);
   return createVM({ common, stateManager, evm });
 }
@@ -94,10 +105,10 @@ export class BlockExecutor {
   ) {}
 
   /** `directTransfers: false` runs plain value transfers through runTx too (the reference, for tests). */
-  static async create(common: Common, trieDb: OverlayTrieDB, headStateRoot: Uint8Array, hashes: BlockHashSource, chainTxGasLimit: bigint, directTransfers = true): Promise<BlockExecutor> {
+  static async create(common: Common, trieDb: OverlayTrieDB, headStateRoot: Uint8Array, hashes: BlockHashSource, chain: ChainExecConfig, directTransfers = true): Promise<BlockExecutor> {
     const state = newStateManager(trieDb, common, headStateRoot);
     state.trackWritten = true; // the pool re-bases the accounts each block wrote (P6)
-    const vm = await createEvmVM(common, state, hashes, chainTxGasLimit);
+    const vm = await createEvmVM(common, state, hashes, chain);
     return new BlockExecutor(common, trieDb, state, vm, directTransfers);
   }
 

@@ -147,7 +147,7 @@ export const FLAGS = {
   'metrics.addr': { type: 'string', default: DEFAULT_METRICS_ADDR, help: 'metrics listen address' },
   'metrics.port': { type: 'string', default: String(DEFAULT_METRICS_PORT), help: 'metrics port (0 picks a free port)' },
   verbosity: { type: 'string', default: '3', help: 'log level 0-5 (silent, error, warn, info, debug, trace)' },
-  'log.vmodule': { type: 'string', default: '', help: 'per-module log level over --verbosity, comma-separated module=level (e.g. p2p=4,consensus=4; modules: chain, txpool, accounts, consensus, import, p2p, sync, rpc, filters, docs, metrics)' },
+  'log.vmodule': { type: 'string', default: '', help: 'per-module log level over --verbosity, comma-separated module=level (e.g. p2p=4,consensus=4; modules: chain, txpool, accounts, consensus, import, p2p, sync, rpc, filters, docs, metrics, wasm)' },
   'log.format': { type: 'string', help: 'log line format: json (one JSON object a line) or text (default: text on a terminal, else json)' },
   gasprice: { type: 'string', default: '0', help: 'minimum gas price in wei (also what eth_gasPrice reports)' },
   'txpool.pricebump': { type: 'string', default: String(DEFAULT_TXPOOL_CONFIG.priceBump), help: 'percent a replacement (same sender and nonce) must raise the gas price by' },

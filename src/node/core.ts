@@ -14,7 +14,7 @@ import { ChainParamsReader, type ChainParams } from './chain-params.ts';
 import { parseGenesis, readGenesisFile, type ChainConfig } from '../chain/genesis.ts';
 import { buildGenesisBlock } from '../chain/genesis-block.ts';
 import { makeCommon, makeTxCommon } from '../exec/common.ts';
-import { BlockExecutor } from '../exec/executor.ts';
+import { BlockExecutor, type ChainExecConfig } from '../exec/executor.ts';
 import { CallRunner } from '../exec/call.ts';
 import { blockHashSource } from '../exec/block-hashes.ts';
 import { TxPool } from '../txpool/pool.ts';
@@ -181,8 +181,13 @@ export class ChainCore {
     state.setHead(chain.head.header.stateRoot);
     // plain transfers skip runTx only on chains sealed by the clock (P8): with period 0 a block holds
     // what arrived while the previous one was being built, and faster blocks only make them smaller
-    const executor = await BlockExecutor.create(common, trieDb, chain.head.header.stateRoot, hashes, genesis.config.txGasLimit, o.directTransfers ?? genesis.config.istanbul.period > 0);
-    const calls = await CallRunner.create(common, trieDb, hashes, state, genesis.config.txGasLimit, o.fastViews);
+    const execConfig: ChainExecConfig = {
+      txGasLimit: genesis.config.txGasLimit,
+      interpreter: genesis.config.interpreter,
+      wasm: { log: o.log.child('wasm'), creatorOf: (a) => chain.creatorOf(a) },
+    };
+    const executor = await BlockExecutor.create(common, trieDb, chain.head.header.stateRoot, hashes, execConfig, o.directTransfers ?? genesis.config.istanbul.period > 0);
+    const calls = await CallRunner.create(common, trieDb, hashes, state, execConfig, o.fastViews);
     const pool = new TxPool(
       {
         // always the current head: the pool re-bases on it after every block

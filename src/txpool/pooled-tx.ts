@@ -7,6 +7,7 @@ import { signingDigest } from './signing-digest.ts';
 import { bytesToHex, padLeft } from '../util/hex.ts';
 import { recoveryId } from '../crypto/secp256k1.ts';
 import { InvalidSignature, recoverHere, type SignatureRecovery } from '../crypto/signature-recovery.ts';
+import { checkInitCodeSize, DECODE_OPTIONS } from '../exec/init-code.ts';
 
 export interface PooledTx {
   readonly hash: Uint8Array;
@@ -47,7 +48,8 @@ export interface SignedTx {
 export function decodeSignedTx(raw: Uint8Array, common: Common): SignedTx {
   let tx: TypedTransaction;
   try {
-    tx = createTxFromRLP(raw, { common, freeze: false });
+    tx = createTxFromRLP(raw, { common, freeze: false, ...DECODE_OPTIONS });
+    checkInitCodeSize(tx);
   } catch (e) {
     throw new TxDecodeError(`invalid transaction encoding: ${(e as Error).message.split('\n')[0]}`);
   }

@@ -96,7 +96,7 @@ function evmSystemState(evm: EngineEVM, isStatic: boolean): SystemState {
 }
 
 /** A failed message: status 0, its state and logs reverted, `reason` its revert reason. */
-function revert(reason: string, gasUsed: bigint): ExecResult {
+export function revert(reason: string, gasUsed: bigint): ExecResult {
   return { returnValue: revertData(reason), executionGasUsed: gasUsed, exceptionError: new EVMError(EVMError.errorMessages.REVERT) };
 }
 
