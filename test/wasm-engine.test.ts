@@ -172,6 +172,16 @@ maybe('malformed deploy data: status 0 with the reason, no code stored', async (
   assert.match(r2.error!.message, /ABI is not JSON/);
 });
 
+maybe('host functions charge the lengths a contract chooses: memset by the word, a long state value by the slot', async () => {
+  const gas = async (fn: string, args: WasmValue[]) => BigInt(await node.rpc('eth_estimateGas', [{ from: testAddress(1), to: contract, data: bytesToHex(encodeWasmCall(abi, fn, args)) }]));
+  // ten more memsets of 1,000 words: 10 × (125 flat + 3 × 1,000) and the loop's few instructions
+  const moreFills = (await gas('fill', [32_000n, 11n])) - (await gas('fill', [32_000n, 1n]));
+  assert.ok(moreFills >= 31_250n && moreFills < 33_000n, `ten memsets of 32,000 bytes cost ${moreFills} gas`);
+  // a 320-byte value takes 10 slots beyond its head (20,000 each); a 31-byte one only its head
+  const longer = (await gas('put', ['k', 'x'.repeat(320)])) - (await gas('put', ['k', 'x'.repeat(31)]));
+  assert.ok(longer >= 200_000n && longer < 260_000n, `the longer value costs ${longer} more gas`);
+});
+
 maybe('eth_estimateGas answers for a wasm deploy and call; the estimate is enough', async () => {
   const deployGas = BigInt(await node.rpc('eth_estimateGas', [{ from: testAddress(1), data: bytesToHex(encodeWasmDeploy(wasm, abiJson)) }]));
   assert.ok(deployGas > 21_000n);
