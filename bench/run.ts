@@ -25,6 +25,7 @@ import { poolBench } from './pool.ts';
 import { networkBench } from './network.ts';
 import { validatorsBench } from './validators.ts';
 import { syncBench } from './sync.ts';
+import { wasmCallsBench } from './wasm-calls.ts';
 import { awaitDelivery, subscribeNewHeads, type Subscribers } from './fanout.ts';
 import { nodeKeyFrom, enodeUrl } from '../src/node-key.ts';
 import { addressOf } from '../src/crypto/secp256k1.ts';
@@ -450,6 +451,17 @@ async function main(): Promise<void> {
       const m = /^([\d,]+) tx\/s$/.exec(r.value);
       table.more.push({ short: r.name, label: `pool admission, in-process: ${r.name}`, unit: 'tx/s', better: 'higher', compare: false, cells: { [OURS]: m ? { value: Number(m[1]!.replace(/,/g, '')), text: r.extra || undefined } : { text: `${r.value} ${r.extra}` } } });
       log(`  ${r.name}: ${r.value}`);
+    }
+    // issue 23: the wasm VM against the EVM, the same get/set contract in C and in Solidity (in-process)
+    log('[chain-node] the wasm VM against the EVM: a get/set contract (bench/wasm-calls.ts, in-process)');
+    try {
+      for (const [what, wasm, evm] of await wasmCallsBench(quick ? 500 : 2000, quick ? 100 : 300)) {
+        table.more.push({ short: what, label: `wasm (C) / EVM (Solidity), in-process: ${what}`, unit: '', better: 'higher', compare: false, cells: { [OURS]: { text: evm === '—' ? wasm : `${wasm} / ${evm}` } } });
+        log(`  ${what}: ${wasm} / ${evm}`);
+      }
+    } catch (e) {
+      log(`  wasm failed: ${(e as Error).stack ?? e}`);
+      notes.push(`The wasm rows failed (${(e as Error).message.split('\n')[0]}); not measured.`);
     }
     // issue 21: two processes of the bundle on loopback, a validator and a follower syncing from it
     const syncBlocks = quick ? 1000 : 10_000;

@@ -13,6 +13,8 @@ export interface SoakSample {
   /** the anonymous part of RSS: the process's own memory (the rest maps files, mostly LMDB's) */
   readonly anonMiB: number;
   readonly heapMiB: number;
+  /** V8's heap as committed (used plus free pages and the young generation's reserve): RSS beyond it and external is native memory */
+  readonly heapTotalMiB: number;
   /** V8's external memory: Buffers and typed arrays */
   readonly externalMiB: number;
   /** per kind of request: answers in the sample, p50 and p99 in ms, errors */
@@ -142,6 +144,7 @@ export function parseSoakCsv(text: string): SoakSample[] {
       rssMiB: Number(at('rss_mib')),
       anonMiB: Number(at('anon_mib')),
       heapMiB: Number(at('heap_mib')),
+      heapTotalMiB: cols.includes('heap_total_mib') ? Number(at('heap_total_mib')) : NaN,
       externalMiB: cols.includes('external_mib') ? Number(at('external_mib')) : NaN,
       restart: at('restart'),
       kinds: Object.fromEntries(kinds.map((k) => [k, { n: Number(at(`${k}_n`)), p50: Number(at(`${k}_p50_ms`)), p99: Number(at(`${k}_p99_ms`)), errors: Number(at(`${k}_errors`)) }])),

@@ -7,6 +7,7 @@
 // errors, into a CSV and an SVG chart (bench/soak-chart.ts), and ends with the trend.
 //
 //   npm run soak -- [--minutes 30] [--sample 10] [--restart-every 5] [--out bench/results/soak] [--svg docs/soak.svg]
+//                   [--only read,call,send,getLogs,filter,ws]
 //
 // Errors while the node is down for a restart (refused connections, a filter the restart forgot)
 // are expected and counted apart; any other failed request is an error.
@@ -33,13 +34,17 @@ const { values: o } = parseArgs({
     'restart-every': { type: 'string', default: '5' },
     out: { type: 'string', default: 'bench/results/soak' },
     svg: { type: 'string' },
+    only: { type: 'string' },
   },
 });
+const KIND_NAMES = ['read', 'call', 'send', 'getLogs', 'filter', 'ws'];
 const MINUTES = Number(o.minutes);
 const SAMPLE_S = Number(o.sample);
 const RESTART_S = Number(o['restart-every']) * 60;
-if (!(MINUTES > 0) || !(SAMPLE_S >= 1) || !(RESTART_S > 0)) {
-  process.stderr.write('usage: npm run soak -- [--minutes N] [--sample SECONDS] [--restart-every MINUTES] [--out PREFIX] [--svg FILE]\n');
+/** --only read,send,…: the kinds of load to run (to find which one makes memory grow); all without it */
+const only = o.only?.split(',');
+if (!(MINUTES > 0) || !(SAMPLE_S >= 1) || !(RESTART_S > 0) || only?.some((k) => !KIND_NAMES.includes(k))) {
+  process.stderr.write(`usage: npm run soak -- [--minutes N] [--sample SECONDS] [--restart-every MINUTES] [--out PREFIX] [--svg FILE] [--only ${KIND_NAMES.join(',')}]\n`);
   process.exit(2);
 }
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -105,9 +110,11 @@ class Kind {
 }
 const kinds = { read: new Kind(), call: new Kind(), send: new Kind(), getLogs: new Kind(), filter: new Kind(), ws: new Kind() };
 let running = true;
+const enabled = (kind: Kind) => !only || only.some((k) => kinds[k as keyof typeof kinds] === kind);
 
 /** Runs `step` again and again, `pauseMs` apart, timing each into `kind`. */
 async function loop(kind: Kind, pauseMs: number, step: () => Promise<unknown>): Promise<void> {
+  if (!enabled(kind)) return;
   while (running) {
     if (down) {
       await sleep(100);
@@ -217,7 +224,7 @@ function wsClient(i: number): void {
     setTimeout(() => wsClient(i), 500);
   });
 }
-for (let i = 0; i < WS_CLIENTS; i++) wsClient(i);
+if (enabled(kinds.ws)) for (let i = 0; i < WS_CLIENTS; i++) wsClient(i);
 
 // ------------------------------------------------------------------ restarts and samples
 
@@ -235,14 +242,14 @@ async function restart(): Promise<void> {
   down = false;
 }
 
-/** V8's heap in use and its external memory (Buffers, typed arrays), from the node's /metrics. */
-async function v8MiB(): Promise<{ heap: number; external: number }> {
+/** V8's heap in use and committed and its external memory (Buffers, typed arrays), from the node's /metrics. */
+async function v8MiB(): Promise<{ heap: number; heapTotal: number; external: number }> {
   try {
     const text = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text();
     const read = (name: string) => Number(new RegExp(`^${name} (\\S+)$`, 'm').exec(text)?.[1] ?? NaN) / 2 ** 20;
-    return { heap: read('nodejs_heap_size_used_bytes'), external: read('nodejs_external_memory_bytes') };
+    return { heap: read('nodejs_heap_size_used_bytes'), heapTotal: read('nodejs_heap_size_total_bytes'), external: read('nodejs_external_memory_bytes') };
   } catch {
-    return { heap: NaN, external: NaN };
+    return { heap: NaN, heapTotal: NaN, external: NaN };
   }
 }
 
@@ -261,7 +268,7 @@ while (performance.now() < endAt) {
     t: Math.round((performance.now() - t0) / 1000),
     rssMiB: rssMiB(node.pid),
     anonMiB: rssMiB(node.pid, 'RssAnon'),
-    ...(await v8MiB().then((m) => ({ heapMiB: m.heap, externalMiB: m.external }))),
+    ...(await v8MiB().then((m) => ({ heapMiB: m.heap, heapTotalMiB: m.heapTotal, externalMiB: m.external }))),
     kinds: Object.fromEntries(Object.entries(kinds).map(([k, v]) => [k, v.take()])),
     restart: pendingRestart,
   };
@@ -270,7 +277,7 @@ while (performance.now() < endAt) {
   notesPerSample.push(notifications);
   notifications = 0;
   const worst = Object.entries(kinds).filter(([, k]) => k.lastError).map(([n, k]) => `${n}: ${k.lastError}`);
-  log(`t=${s.t}s notifications=${notesPerSample.at(-1)} rss=${s.rssMiB.toFixed(0)}MiB anon=${s.anonMiB.toFixed(0)}MiB heap=${s.heapMiB.toFixed(0)}MiB external=${s.externalMiB.toFixed(0)}MiB ` + Object.entries(s.kinds).map(([k, v]) => `${k} ${v.n}/${fmtMs(v.p99)}${v.errors ? ` ${v.errors}err` : ''}`).join(' ') + (worst.length ? ` (last: ${worst.join('; ')})` : ''));
+  log(`t=${s.t}s notifications=${notesPerSample.at(-1)} rss=${s.rssMiB.toFixed(0)}MiB anon=${s.anonMiB.toFixed(0)}MiB heap=${s.heapMiB.toFixed(0)}/${s.heapTotalMiB.toFixed(0)}MiB external=${s.externalMiB.toFixed(0)}MiB ` + Object.entries(s.kinds).map(([k, v]) => `${k} ${v.n}/${fmtMs(v.p99)}${v.errors ? ` ${v.errors}err` : ''}`).join(' ') + (worst.length ? ` (last: ${worst.join('; ')})` : ''));
   for (const k of Object.values(kinds)) k.lastError = '';
 }
 running = false;
@@ -289,8 +296,8 @@ function fmtMs(v: number): string {
 }
 const kindNames = Object.keys(kinds);
 const csv = [
-  ['t_s', 'rss_mib', 'anon_mib', 'heap_mib', 'external_mib', 'restart', 'ws_notifications', ...kindNames.flatMap((k) => [`${k}_n`, `${k}_p50_ms`, `${k}_p99_ms`, `${k}_errors`])].join(','),
-  ...samples.map((s, i) => [s.t, s.rssMiB.toFixed(1), s.anonMiB.toFixed(1), s.heapMiB.toFixed(1), s.externalMiB.toFixed(1), s.restart, notesPerSample[i], ...kindNames.flatMap((k) => [s.kinds[k]!.n, s.kinds[k]!.p50.toFixed(2), s.kinds[k]!.p99.toFixed(2), s.kinds[k]!.errors])].join(',')),
+  ['t_s', 'rss_mib', 'anon_mib', 'heap_mib', 'heap_total_mib', 'external_mib', 'restart', 'ws_notifications', ...kindNames.flatMap((k) => [`${k}_n`, `${k}_p50_ms`, `${k}_p99_ms`, `${k}_errors`])].join(','),
+  ...samples.map((s, i) => [s.t, s.rssMiB.toFixed(1), s.anonMiB.toFixed(1), s.heapMiB.toFixed(1), s.heapTotalMiB.toFixed(1), s.externalMiB.toFixed(1), s.restart, notesPerSample[i], ...kindNames.flatMap((k) => [s.kinds[k]!.n, s.kinds[k]!.p50.toFixed(2), s.kinds[k]!.p99.toFixed(2), s.kinds[k]!.errors])].join(',')),
 ].join('\n');
 mkdirSync(dirname(outPrefix), { recursive: true });
 writeFileSync(`${outPrefix}.csv`, csv + '\n');
@@ -305,6 +312,8 @@ function slopePerHour(points: [number, number][]): number {
   const den = ok.reduce((a, [t]) => a + (t - mt) ** 2, 0);
   return den === 0 ? 0 : (num / den) * 3600;
 }
+/** what RSS holds beyond V8: malloc's heap (LMDB, uWS, V8's own bookkeeping), thread stacks */
+const nativeMiB = (s: SoakSample) => s.anonMiB - s.heapTotalMiB - s.externalMiB;
 const median = (v: number[]) => {
   const s = v.filter(Number.isFinite).sort((a, b) => a - b);
   return s.length ? s[Math.floor(s.length / 2)]! : NaN;
@@ -320,6 +329,7 @@ const lines = [
   `RSS MiB: median ${median(samples.map((s) => s.rssMiB)).toFixed(0)}, max ${Math.max(...samples.map((s) => s.rssMiB)).toFixed(0)}; ${firstAfterLabel} ${median(firstAfter.map((s) => s.rssMiB)).toFixed(0)}, last 5 min ${median(tail.map((s) => s.rssMiB)).toFixed(0)}; slope ${after} ${slopePerHour(settled.map((s) => [s.t, s.rssMiB])).toFixed(1)} MiB/h`,
   `RSS anonymous MiB (the process's own; the rest maps LMDB's growing file): median ${median(samples.map((s) => s.anonMiB)).toFixed(0)}, max ${Math.max(...samples.map((s) => s.anonMiB)).toFixed(0)}; ${firstAfterLabel} ${median(firstAfter.map((s) => s.anonMiB)).toFixed(0)}, last 5 min ${median(tail.map((s) => s.anonMiB)).toFixed(0)}; slope ${after} ${slopePerHour(settled.map((s) => [s.t, s.anonMiB])).toFixed(1)} MiB/h`,
   `heap MiB: median ${median(samples.map((s) => s.heapMiB)).toFixed(0)}, max ${Math.max(...samples.map((s) => s.heapMiB).filter(Number.isFinite)).toFixed(0)}; slope ${after} ${slopePerHour(settled.map((s) => [s.t, s.heapMiB])).toFixed(1)} MiB/h; external (Buffers) median ${median(samples.map((s) => s.externalMiB)).toFixed(0)}, slope ${slopePerHour(settled.map((s) => [s.t, s.externalMiB])).toFixed(1)} MiB/h`,
+  `heap committed MiB (used, free pages, the young generation's reserve): median ${median(samples.map((s) => s.heapTotalMiB)).toFixed(0)}, slope ${after} ${slopePerHour(settled.map((s) => [s.t, s.heapTotalMiB])).toFixed(1)} MiB/h; native (anonymous − committed heap − external): median ${median(samples.map(nativeMiB)).toFixed(0)}, slope ${slopePerHour(settled.map((s) => [s.t, nativeMiB(s)])).toFixed(1)} MiB/h`,
   ...kindNames.map((k) => {
     const t = kinds[k as keyof typeof kinds].totals;
     const p99s = samples.map((s) => s.kinds[k]!.p99).filter(Number.isFinite);

@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import wabtInit from 'wabt';
 import { DEFAULT_PREPARE_LIMITS, GAS_GLOBAL, prepareModule } from '../src/exec/wasm/prepare.ts';
+import { manyFunctionsWat } from '../test/helpers/wasm-wat.ts';
 
 const wabt = await wabtInit();
 const wat = (text: string): Uint8Array => wabt.parseWat('bench.wat', text, { bulk_memory: true, sat_float_to_int: true }).toBinary({}).buffer;
@@ -125,18 +126,7 @@ const iterations = 50_000_000 / 53;
 console.log(`endless loop, 50M gas: ${spinMs.toFixed(1)} ms (${((iterations * 5) / spinMs / 1000).toFixed(0)}M wasm instructions/s)`);
 
 // prepare time of a ~100 KiB module
-const fn = (i: number) => `(func $f${i} (export "f${i}") (param $n i32) (result i32) (local $i i32) (local $x f64)
-  (block $out (loop $l
-    (br_if $out (i32.ge_u (local.get $i) (local.get $n)))
-    (i32.store (i32.and (local.get $i) (i32.const 0xfff)) (i32.mul (local.get $i) (i32.const ${i})))
-    (local.set $x (f64.add (local.get $x) (f64.convert_i32_u (i32.load (i32.const 16)))))
-    (if (i32.and (local.get $i) (i32.const 1)) (then (local.set $x (f64.mul (local.get $x) (f64.const 0.5))))
-      (else (local.set $x (f64.sqrt (local.get $x)))))
-    (local.set $i (i32.add (local.get $i) (i32.const 1)))
-    (br $l)))
-  ${i > 0 ? `(drop (call $f${i - 1} (i32.const 0)))` : ''}
-  (i32.add (local.get $i) (i32.trunc_sat_f64_u (local.get $x))))`;
-const big = wat(`(module (memory 1) ${Array.from({ length: 1000 }, (_, i) => fn(i)).join('\n')})`);
+const big = wat(manyFunctionsWat(1000));
 const first = best(1, () => prepareModule(big, DEFAULT_PREPARE_LIMITS));
 const warm = best(10, () => prepareModule(big, DEFAULT_PREPARE_LIMITS));
 const out = prepareModule(big, DEFAULT_PREPARE_LIMITS);

@@ -28,7 +28,7 @@ const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const { values: opts } = parseArgs({ options: { outdir: { type: 'string', default: 'dist' }, 'no-warm': { type: 'boolean', default: false }, 'if-stale': { type: 'boolean', default: false } } });
 const outdir = resolve(root, opts.outdir);
 const bundle = join(outdir, 'chain-node.cjs');
-const OUTPUTS = ['chain-node.cjs', 'rpc-thread.cjs', 'recovery-thread.cjs', 'precompile-thread.cjs', 'chain-node.mjs'];
+const OUTPUTS = ['chain-node.cjs', 'rpc-thread.cjs', 'recovery-thread.cjs', 'precompile-thread.cjs', 'wasm-thread.cjs', 'chain-node.mjs'];
 /** what a build was made from (written last, so an interrupted build is never taken as current) */
 const inputsFile = join(outdir, 'build-inputs.json');
 /** this script, the launcher template, the dependency edits and esbuild's version: a change to any of them changes every output */
@@ -54,7 +54,7 @@ const BANNER = '"use strict";var __bundleUrl = require("node:url").pathToFileURL
 // `arguments` is not defined, the file's value is the function itself.
 const SELF_WRAPPED = ['(typeof arguments === "object" ? (f) => f.apply(exports, arguments) : (f) => f)(function (exports, require, module, __filename, __dirname) {' + BANNER, '\n});'];
 // the node, and the modules of its worker threads (src/util/module-worker.ts starts them from next
-// to the bundle): RPC serving threads, sender-recovery threads and precompile threads; the same
+// to the bundle): RPC serving threads, sender-recovery threads, precompile threads and wasm threads; the same
 // settings for all
 const bundleOptions = (entry, outfile, banner = BANNER, footer = '') => ({
   absWorkingDir: root,
@@ -86,6 +86,7 @@ const results = await Promise.all([
   build(bundleOptions('src/rpc/rpc-thread.ts', join(outdir, 'rpc-thread.cjs'))),
   build(bundleOptions('src/crypto/recovery-thread.ts', join(outdir, 'recovery-thread.cjs'))),
   build(bundleOptions('src/exec/precompile-thread.ts', join(outdir, 'precompile-thread.cjs'))),
+  build(bundleOptions('src/exec/wasm/wasm-thread.ts', join(outdir, 'wasm-thread.cjs'))),
 ]);
 
 // the launcher reads the bundle as one-byte text (esbuild escapes every other character by default)

@@ -13,7 +13,10 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, 
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import wabtInit from 'wabt';
 import { spawnNode, rpcCall, type NodeProcess } from './helpers/process.ts';
+import { encodeWasmCall, encodeWasmDeploy, parseWasmAbi } from '../src/codec/wasm-abi.ts';
+import { bytesToHex } from '../src/util/hex.ts';
 
 const ROOT = resolve(fileURLToPath(new URL('..', import.meta.url)));
 const SINK = '0x' + '5'.repeat(40);
@@ -50,8 +53,12 @@ async function waitFor<T>(what: string, get: () => T | undefined, timeoutMs = 10
 }
 
 async function sendFromDevAccount(url: string, value: bigint): Promise<{ blockHash: string; status: string }> {
+  return sendFromDev(url, { to: SINK, value: '0x' + value.toString(16) });
+}
+
+async function sendFromDev(url: string, tx: object): Promise<{ blockHash: string; status: string; contractAddress?: string }> {
   const [dev] = (await rpcCall(url, 'eth_accounts')) as string[];
-  const hash = await rpcCall(url, 'eth_sendTransaction', [{ from: dev, to: SINK, value: '0x' + value.toString(16) }]);
+  const hash = await rpcCall(url, 'eth_sendTransaction', [{ from: dev, ...tx }]);
   for (let i = 0; i < 250; i++, await sleep(20)) {
     const r = await rpcCall(url, 'eth_getTransactionReceipt', [hash]);
     if (r) return r;
@@ -115,8 +122,9 @@ test('the bundled node signs and seals, writes a code cache the next start accep
     await stop(node);
 
     // worker threads run from the bundle's sibling modules: a serving thread (dist/rpc-thread.cjs,
-    // A19), a sender-recovery thread (dist/recovery-thread.cjs, A20) and a precompile thread
+    // A19), a sender-recovery thread (dist/recovery-thread.cjs, A20), a precompile thread
     // (dist/precompile-thread.cjs: a bn254 pairing of 4 pairs, 181,000 gas, is above its threshold)
+    // and a wasm thread (dist/wasm-thread.cjs: every wasm message runs on one)
     node = await spawnNode(['--datadir', datadir, '--http.port', '0', '--dev.period', '0', '--verbosity', '4', '--http.threads', '1', '--txpool.recoverythreads', '1', '--rpc.evmtimeout', '2s'], 30_000, launcher);
     const started = node;
     await waitFor('the serving thread', () => (/rpc: rpc thread 1 serves on port \d+/.test(started.output()) ? true : undefined));
@@ -132,6 +140,12 @@ test('the bundled node signs and seals, writes a code cache the next start accep
     const timedOut = await rpcCall(started.url, 'eth_call', [pairing(880), 'latest']).catch((e: Error) => e.message);
     assert.match(timedOut, /execution aborted \(timeout = 2s\)/);
     assert.ok(performance.now() - t0 < 5000, `the pairing ended after ${(performance.now() - t0).toFixed(0)} ms`);
+    const wasm = (await wabtInit()).parseWat('answer.wat', '(module (memory (export "memory") 1) (func (export "init")) (func (export "answer") (result i64) i64.const 42))').toBinary({}).buffer;
+    const abi = '[{"name":"init","inputs":[],"outputs":[],"type":"function"},{"name":"answer","inputs":[],"outputs":[{"name":"","type":"int64"}],"type":"function"}]';
+    const deployed = await sendFromDev(started.url, { data: bytesToHex(encodeWasmDeploy(wasm, abi)), gas: '0x7a1200' });
+    assert.is(deployed.status, '0x1', 'a wasm deploy (init() on a wasm thread)');
+    const answer = await rpcCall(started.url, 'eth_call', [{ to: deployed.contractAddress, data: bytesToHex(encodeWasmCall(parseWasmAbi(abi), 'answer', [])) }, 'latest']);
+    assert.is(BigInt(answer), 42n);
     await stop(node);
   } finally {
     if (node && node.child.exitCode === null && node.child.signalCode === null) {

@@ -14,6 +14,8 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { build } from 'esbuild';
 import { ALL_NAMESPACES } from '../src/node/config.ts';
+import { encodeWasmCall, parseWasmAbi } from '../src/codec/wasm-abi.ts';
+import { bytesToHex } from '../src/util/hex.ts';
 import { startTestNode, type TestNode } from './helpers/node.ts';
 import { chromiumMissing, launchChromium } from './helpers/chromium.ts';
 
@@ -22,8 +24,12 @@ const SDK = join(root, 'sdk/client');
 const sdkPackage = JSON.parse(readFileSync(join(SDK, 'package.json'), 'utf8')) as { name: string; version: string };
 const TSC = join(root, 'node_modules/typescript/bin/tsc');
 
-/** What every consumer does, in the SDK's own words: HTTP calls, a batch, a newHeads over WebSocket, a typed error. */
+/** A wasm contract's ABI the consumers encode a call for (the SDK's wasm helpers). */
+const WASM_ABI_JSON = JSON.stringify([{ name: 'inc', inputs: [{ name: 'by', type: 'uint32' }], outputs: [{ name: '', type: 'uint32' }], constant: 'true', type: 'function' }]);
+
+/** What every consumer does, in the SDK's own words: HTTP calls, a batch, a newHeads over WebSocket, a typed error, a wasm call's data. */
 const USE = `
+  const WASM_ABI = ${WASM_ABI_JSON};
   const http = ChainClient.http(url);
   const [chainId, balance] = await http.batch((api) => [api.eth.chainId(), api.eth.getBalance(dev, 'latest')]);
   const ws = ChainClient.ws(url.replace('http', 'ws'));
@@ -35,21 +41,22 @@ const USE = `
   let invalid;
   try { await http.eth.getBalance('0x12', 'latest'); } catch (e) { invalid = e instanceof RpcError ? e.code : String(e); }
   await ws.close();
-  const result = { chainId, devChain: devChain.id, balance: fromQuantity(balance) > 0n, head: head.number, invalid };`;
+  const wasmCall = wasmContract(WASM_ABI).encodeCall('inc', [5]);
+  const result = { chainId, devChain: devChain.id, balance: fromQuantity(balance) > 0n, head: head.number, invalid, wasmCall };`;
 
-const ESM = `import { ChainClient, RpcError, devChain, fromQuantity, toQuantity } from '${sdkPackage.name}';
+const ESM = `import { ChainClient, RpcError, devChain, fromQuantity, toQuantity, wasmContract } from '${sdkPackage.name}';
 const [url, dev] = process.argv.slice(2);
 ${USE}
 console.log(JSON.stringify(result));
 `;
-const CJS = `const { ChainClient, RpcError, devChain, fromQuantity, toQuantity } = require('${sdkPackage.name}');
+const CJS = `const { ChainClient, RpcError, devChain, fromQuantity, toQuantity, wasmContract } = require('${sdkPackage.name}');
 (async () => {
   const [url, dev] = process.argv.slice(2);
   ${USE}
   console.log(JSON.stringify(result));
 })();
 `;
-const BROWSER = `import { ChainClient, RpcError, devChain, fromQuantity, toQuantity } from '${sdkPackage.name}';
+const BROWSER = `import { ChainClient, RpcError, devChain, fromQuantity, toQuantity, wasmContract } from '${sdkPackage.name}';
 window.runSdk = async (url, dev) => {
   ${USE}
   return result;
@@ -88,7 +95,7 @@ test.after(async () => {
   if (!process.env.KEEP_SDK_CONSUMER) rmSync(project, { recursive: true, force: true });
 });
 
-const expected = () => ({ chainId: '0x12c', devChain: 300, balance: true, invalid: -32602 });
+const expected = () => ({ chainId: '0x12c', devChain: 300, balance: true, invalid: -32602, wasmCall: bytesToHex(encodeWasmCall(parseWasmAbi(WASM_ABI_JSON), 'inc', [5])) });
 
 test('npm pack, then npm install --offline from the tarball into a new project', () => {
   let t = performance.now();

@@ -11,11 +11,11 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Message } from '@ethereumjs/evm';
 import { BUILTIN_GAS, compilerBuiltinsHost } from '../src/exec/wasm/host/compiler-builtins.ts';
 import { hostImports } from '../src/exec/wasm/host/index.ts';
 import { WasmCallError } from '../src/exec/wasm/host/context.ts';
-import { RunContext, type RunEnv } from '../src/exec/wasm/run-context.ts';
+import { RunContext, type MainLink } from '../src/exec/wasm/run-context.ts';
+import type { RunMessage, RunningTx } from '../src/exec/wasm/thread-protocol.ts';
 import { moduleSignatures } from '../src/exec/wasm/signatures.ts';
 import { clangAvailable } from './helpers/wasm-c.ts';
 import { prng } from './helpers/prng.ts';
@@ -84,8 +84,12 @@ const GAS = 10n ** 12n;
 function instantiate(wasm: Uint8Array): Module {
   const module = new WebAssembly.Module(wasm);
   assert.equal(WebAssembly.Module.imports(module).filter((i) => !Object.hasOwn(compilerBuiltinsHost, i.name)), [], 'the module imports only builtins');
-  // a run's context outside any EVM: the builtins use memory and gas only
-  const ctx = new RunContext({ message: new Message({ gasLimit: GAS }) } as RunEnv);
+  // a run's context outside any thread or EVM: the builtins use memory and gas only
+  const noMain: MainLink = {
+    request: () => assert.unreachable('a builtin asked the main thread'),
+    print: () => assert.unreachable('a builtin printed'),
+  };
+  const ctx = new RunContext({ gasLimit: GAS } as RunMessage, {} as RunningTx, noMain);
   const calls = new Map<string, number>();
   const imports = hostImports(module, moduleSignatures(wasm), ctx);
   for (const [name, fn] of Object.entries(imports.env!)) {

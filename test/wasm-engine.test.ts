@@ -172,6 +172,16 @@ maybe('malformed deploy data: status 0 with the reason, no code stored', async (
   assert.match(r2.error!.message, /ABI is not JSON/);
 });
 
+maybe('host functions charge the lengths a contract chooses: memset by the word, a long state value by the slot', async () => {
+  const gas = async (fn: string, args: WasmValue[]) => BigInt(await node.rpc('eth_estimateGas', [{ from: testAddress(1), to: contract, data: bytesToHex(encodeWasmCall(abi, fn, args)) }]));
+  // ten more memsets of 1,000 words: 10 × (125 flat + 3 × 1,000) and the loop's few instructions
+  const moreFills = (await gas('fill', [32_000n, 11n])) - (await gas('fill', [32_000n, 1n]));
+  assert.ok(moreFills >= 31_250n && moreFills < 33_000n, `ten memsets of 32,000 bytes cost ${moreFills} gas`);
+  // a 320-byte value takes 10 slots beyond its head (20,000 each); a 31-byte one only its head
+  const longer = (await gas('put', ['k', 'x'.repeat(320)])) - (await gas('put', ['k', 'x'.repeat(31)]));
+  assert.ok(longer >= 200_000n && longer < 260_000n, `the longer value costs ${longer} more gas`);
+});
+
 maybe('eth_estimateGas answers for a wasm deploy and call; the estimate is enough', async () => {
   const deployGas = BigInt(await node.rpc('eth_estimateGas', [{ from: testAddress(1), data: bytesToHex(encodeWasmDeploy(wasm, abiJson)) }]));
   assert.ok(deployGas > 21_000n);
@@ -190,6 +200,11 @@ maybe('a 60 KB deploy, past EIP-170\'s 24 KiB and EIP-3860\'s 48 KiB, is stored 
   assert.is(receipt.status, '0x1');
   assert.is((await node.rpc('eth_getCode', [receipt.contractAddress, 'latest'])).length, 2 + big.length * 2);
   assert.ok(BigInt(receipt.gasUsed) < BigInt(big.length) * 200n, `gas used ${BigInt(receipt.gasUsed)} is below @ethereumjs' 200 a byte`);
+  // eth_simulateV1 applies the same rules: the wasm deploy runs, the EVM initcode is refused
+  const [simulated] = await node.rpc('eth_simulateV1', [{ blockStateCalls: [{ calls: [{ from: testAddress(2), data: bytesToHex(big) }] }] }, 'latest']);
+  assert.is(simulated.calls[0].status, '0x1', JSON.stringify(simulated.calls[0].error));
+  const tooBig = await node.raw('eth_simulateV1', [{ blockStateCalls: [{ calls: [{ from: testAddress(2), data: bytesToHex(pad) }] }] }, 'latest']);
+  assert.match(tooBig.error!.message, /max initcode size exceeded: 60000 > 49152/);
   const wallet = new Wallet(testKey(2));
   const nonce = await node.rpc('eth_getTransactionCount', [wallet.address, 'pending']);
   const evmCreate = await wallet.signTransaction(Transaction.from({ to: null, data: bytesToHex(pad), gasLimit: 10_000_000n, gasPrice: 0n, chainId: 300n, nonce: Number(nonce) }));

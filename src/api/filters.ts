@@ -44,7 +44,10 @@ export class FilterService {
   readonly index: LogIndex;
   readonly limits: LogLimits;
   readonly log: Logger;
-  /** keyed by the log index's shared objects, so bytes and text live as long as their log is indexed (or buffered) */
+  /**
+   * keyed by the log index's shared objects, so bytes and text live as long as their log is indexed
+   * (or buffered); the index counts both in its memory bound (src/filters/log-index.ts heldBytes)
+   */
   private readonly logBytesCache = new WeakMap<MatchedLog, Uint8Array>();
   private readonly logTextCache = new WeakMap<MatchedLog, string>();
   /** keyed by the block item every listener gets, so a header is written once per block */
@@ -124,10 +127,19 @@ export class FilterService {
     return rawArrayResult<T.Log[]>(elements);
   }
 
-  /** A log's JSON as UTF-8 bytes, made once (from its text if a push already made that). */
+  /**
+   * A log's JSON as UTF-8 bytes, made once (from its text if a push already made that), in memory of
+   * their own: a slice of Buffer's shared 8 KiB pool would keep its whole chunk as long as the log
+   * is indexed (the soak's heap snapshots: 1,124 chunks, 9 MiB, kept by ~10,000 logs).
+   */
   logBytes(m: MatchedLog): Uint8Array {
     let bytes = this.logBytesCache.get(m);
-    if (bytes === undefined) this.logBytesCache.set(m, (bytes = Buffer.from(this.logTextCache.get(m) ?? JSON.stringify(formatLog(m.log, m)))));
+    if (bytes === undefined) {
+      const text = this.logTextCache.get(m) ?? JSON.stringify(formatLog(m.log, m));
+      const own = Buffer.allocUnsafeSlow(Buffer.byteLength(text));
+      own.write(text);
+      this.logBytesCache.set(m, (bytes = own));
+    }
     return bytes;
   }
 

@@ -40,3 +40,19 @@ export {
   type JsonOrText,
 } from './system-contracts.ts';
 export { TX_TYPE_CALL, TX_TYPE_RAW_RETURN, TX_TYPE_SOL_COMPATIBLE_WASM, CallCodecError } from '../codec/venachain-call.ts';
+export {
+  wasmContract,
+  deployWasm,
+  callWasm,
+  sendWasm,
+  type WasmContract,
+  type WasmCall,
+  type WasmEvent,
+  type WasmOutcome,
+  type WasmDeployOptions,
+  type WasmFunctionName,
+  type WasmArgs,
+  type WasmResult,
+  type WasmTypeValue,
+} from './wasm-contracts.ts';
+export { WasmAbiError, parseWasmAbi, TX_TYPE_DEPLOY, type WasmAbi, type WasmAbiEntry, type WasmAbiParam, type WasmValue } from '../codec/wasm-abi.ts';

@@ -11,6 +11,8 @@ import type { CachedMerkleStateManager } from '../state/state-manager.ts';
 import type { EngineEVM } from './engine-evm.ts';
 import { evmBlock } from './executor.ts';
 import { applyStateOverrides, type StateOverrides } from './state-override.ts';
+import { DECODE_OPTIONS } from './init-code.ts';
+import { isWasmCode } from '../codec/wasm-abi.ts';
 import { CallError, CallTimeout } from './call-errors.ts';
 import type { CallContext } from './call.ts';
 import { EMPTY_TRIE_ROOT, EMPTY_UNCLES_HASH, encodeHeader, type Header } from '../chain/header.ts';
@@ -166,8 +168,8 @@ function callTx(call: SimulatedCall, nonce: bigint, gasLimit: bigint, common: Co
   try {
     tx =
       call.maxFeePerGas !== undefined || call.maxPriorityFeePerGas !== undefined
-        ? createTx({ ...fields, type: 2, maxFeePerGas: call.maxFeePerGas ?? call.maxPriorityFeePerGas ?? 0n, maxPriorityFeePerGas: call.maxPriorityFeePerGas ?? 0n, accessList: call.accessList ?? [] }, { common, freeze: false })
-        : createTx(call.accessList ? { ...fields, type: 1, gasPrice: call.gasPrice ?? 0n, accessList: call.accessList } : { ...fields, gasPrice: call.gasPrice ?? 0n }, { common, freeze: false });
+        ? createTx({ ...fields, type: 2, maxFeePerGas: call.maxFeePerGas ?? call.maxPriorityFeePerGas ?? 0n, maxPriorityFeePerGas: call.maxPriorityFeePerGas ?? 0n, accessList: call.accessList ?? [] }, { common, freeze: false, ...DECODE_OPTIONS })
+        : createTx(call.accessList ? { ...fields, type: 1, gasPrice: call.gasPrice ?? 0n, accessList: call.accessList } : { ...fields, gasPrice: call.gasPrice ?? 0n }, { common, freeze: false, ...DECODE_OPTIONS });
   } catch (e) {
     // @ethereumjs's constructor checks (found by the RPC fuzzer: they were internal errors); its
     // message ends with a dump of the transaction, which the client sent
@@ -219,7 +221,8 @@ export async function simulateBlocks(vm: VM, state: CachedMerkleStateManager, bl
         if (gas > budget) gas = budget;
         if (gasUsed + gas > gasLimit) throw new SimulationError('blockGasLimit', `block gas limit reached: ${gasUsed} + ${gas} > ${gasLimit}`);
         const tx = callTx(call, nonce, gas, txCommon);
-        if (!call.to && (call.data?.length ?? 0) > MAX_INIT_CODE_SIZE) throw new SimulationError('initCodeSize', `max initcode size exceeded: ${call.data!.length} > ${MAX_INIT_CODE_SIZE}`);
+        // a wasm deploy's data is the contract, not initcode (src/exec/init-code.ts)
+        if (!call.to && (call.data?.length ?? 0) > MAX_INIT_CODE_SIZE && !isWasmCode(call.data!)) throw new SimulationError('initCodeSize', `max initcode size exceeded: ${call.data!.length} > ${MAX_INIT_CODE_SIZE}`);
         const minimum = tx.getMinimumGasLimit();
         if (gas < minimum) throw new SimulationError('intrinsicGas', `intrinsic gas too low: have ${gas}, want ${minimum}`);
         const price = 'maxFeePerGas' in tx ? (tx.maxFeePerGas as bigint) : (tx as { gasPrice: bigint }).gasPrice;

@@ -30,7 +30,7 @@ export interface LogLimits {
   indexBlocks: number;
   /** logs the log index keeps over all its blocks */
   indexLogs: number;
-  /** log payload bytes (address, topics, data) the log index keeps: the bound for fat logs, whose text is ~2× their bytes */
+  /** memory the log index's logs may hold, with their JSON (estimated per log: src/filters/log-index.ts heldBytes) */
   indexBytes: number;
 }
 

@@ -163,6 +163,8 @@ export class NodeMetrics {
     });
     new Gauge({ name: 'chain_ws_subscriptions', help: 'eth_subscribe subscriptions active', registers: r, collect() { this.set(filters.manager.counts().subscriptions); } });
     new Gauge({ name: 'chain_filters', help: 'polled filters installed (eth_newFilter, eth_newBlockFilter, eth_newPendingTransactionFilter)', registers: r, collect() { this.set(filters.manager.counts().filters); } });
+    new Gauge({ name: 'chain_log_index_logs', help: 'logs the in-memory log index holds (at most 50,000, in at most 16,384 blocks)', registers: r, collect() { this.set(filters.index.held().logs); } });
+    new Gauge({ name: 'chain_log_index_bytes', help: 'memory the log index holds, estimated: its logs with their JSON (at most 32 MiB)', registers: r, collect() { this.set(filters.index.held().bytes); } });
     new Gauge({ name: 'chain_txpool_pending', help: 'executable transactions in the pool', registers: r, collect() { this.set(core.pool.pendingCount); } });
     new Gauge({ name: 'chain_txpool_queued', help: 'transactions in the pool waiting for a nonce gap to close', registers: r, collect() { this.set(core.pool.queuedCount); } });
     new Gauge({ name: 'chain_head_block', help: 'number of the head block', registers: r, collect() { this.set(Number(core.chain.headNumber)); } });

@@ -7,7 +7,7 @@ import { existsSync, mkdirSync, readFileSync, renameSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-const CONTRACTS = join(dirname(fileURLToPath(import.meta.url)), '..', 'wasm', 'contracts');
+export const CONTRACTS = join(dirname(fileURLToPath(import.meta.url)), '..', 'wasm', 'contracts');
 const CACHE = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'node_modules', '.cache', 'wasm-c');
 
 let available: boolean | undefined;
@@ -32,9 +32,9 @@ export interface CContract {
   abi: string;
 }
 
-/** test/wasm/contracts/NAME.c compiled (-O2, no libc, every EXPORT exported), and its ABI. */
-export function compileC(name: string): CContract {
-  const source = join(CONTRACTS, `${name}.c`);
+/** DIR/NAME.c (default: test/wasm/contracts, whose venachain.h it may include) compiled (-O2, no libc, every EXPORT exported), and DIR/NAME.abi.json. */
+export function compileC(name: string, dir = CONTRACTS): CContract {
+  const source = join(dir, `${name}.c`);
   const hash = createHash('sha256').update(readFileSync(source)).update(readFileSync(join(CONTRACTS, 'venachain.h'))).digest('hex').slice(0, 16);
   const out = join(CACHE, `${name}-${hash}.wasm`);
   if (!existsSync(out)) {
@@ -43,5 +43,5 @@ export function compileC(name: string): CContract {
     execFileSync('clang', ['--target=wasm32', '-O2', '-nostdlib', '-fno-builtin', '-Wl,--no-entry', '-Wl,--export-dynamic', '-Wl,--allow-undefined', '-o', tmp, source], { stdio: ['ignore', 'ignore', 'pipe'] });
     renameSync(tmp, out);
   }
-  return { wasm: new Uint8Array(readFileSync(out)), abi: readFileSync(join(CONTRACTS, `${name}.abi.json`), 'utf8') };
+  return { wasm: new Uint8Array(readFileSync(out)), abi: readFileSync(join(dir, `${name}.abi.json`), 'utf8') };
 }

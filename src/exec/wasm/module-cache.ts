@@ -1,5 +1,6 @@
 // Compiled contracts by code hash: a module is prepared (validated, metered: ./prepare.ts) and
-// compiled once, then instantiated for every message that runs it. Bounded: the least recently
+// compiled once on the main thread, then posted once to each wasm thread that runs it (the compiled
+// code is shared, not copied) and instantiated there for every message. Bounded: the least recently
 // used entry goes first. The state manager hands the same code object to the messages of a contract
 // while it caches it, so a lookup by that object comes first and skips hashing the code.
 import { keccak256 } from '../../crypto/keccak.ts';
@@ -15,6 +16,8 @@ export interface CompiledContract {
   module: WebAssembly.Module;
   sigs: ModuleSignatures;
   abi: WasmAbi;
+  /** the code's keccak256 (hex): how wasm threads know the module */
+  hash: string;
 }
 
 const cache = new Map<string, Promise<CompiledContract>>();
@@ -31,7 +34,7 @@ export function compiledContract(code: Uint8Array): Promise<CompiledContract> {
     cache.set(key, entry);
     return entry;
   }
-  entry = compile(code);
+  entry = compile(code, key);
   cache.set(key, entry);
   // a refused module is not kept: the error is cheap to make again, and the cache holds contracts
   entry.catch(() => cache.delete(key));
@@ -39,7 +42,7 @@ export function compiledContract(code: Uint8Array): Promise<CompiledContract> {
   return entry;
 }
 
-async function compile(code: Uint8Array): Promise<CompiledContract> {
+async function compile(code: Uint8Array, hash: string): Promise<CompiledContract> {
   let abi: WasmAbi;
   let wasm: Uint8Array;
   try {
@@ -58,5 +61,5 @@ async function compile(code: Uint8Array): Promise<CompiledContract> {
   }
   const sigs = moduleSignatures(prepared);
   if (!WebAssembly.Module.exports(module).some((e) => e.name === 'memory' && e.kind === 'memory')) throw new WasmModuleError('a contract must export its memory as "memory"');
-  return { module, sigs, abi };
+  return { module, sigs, abi, hash };
 }

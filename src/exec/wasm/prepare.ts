@@ -33,7 +33,7 @@ export const TRAP_GLOBAL = '__trap';
 /**
  * exported mutable i32 the prepared module adds: call-depth units in use (instrument.ts frameWeight),
  * 0 whenever no call runs. Nothing nests instances on one stack: a contract's call of another runs
- * between two runs of the caller (host/cross-vm.ts), on a fresh stack.
+ * on another wasm thread (engine.ts) while the caller's waits, each on its own stack.
  */
 export const DEPTH_GLOBAL = '__call_depth';
 export const TRAP_OUT_OF_GAS = 1;

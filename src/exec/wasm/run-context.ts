@@ -1,74 +1,48 @@
-// One run of a message on a module instance: the HostContext its host functions see (./host/),
-// its gas (shared with the prepared module's own charges) and what it leaves behind (storage writes, logs) until the engine applies them.
-import type { Log, Message } from '@ethereumjs/evm';
-import type { Address } from '@ethereumjs/util';
-import type { EngineEVM } from '../engine-evm.ts';
-import type { Logger } from '../../node/logger.ts';
+// One run of a message on a module instance, on a wasm thread: the HostContext its host functions
+// see, its gas (the prepared module's GAS_GLOBAL, which host functions charge too), the storage
+// writes and logs it has made since it last handed them to the main thread, and the values the
+// main thread has answered (kept until the next inner call, which may change them).
+import type { Log } from '@ethereumjs/evm';
 import { bytesToHex } from '../../util/hex.ts';
-import { readValue, writeValue } from './storage.ts';
 import { BumpAllocator } from './host/memory.ts';
-import { NeedsRead, WasmCallError, WasmOutOfGas, type HostContext, type RunningTx } from './host/context.ts';
+import { WasmCallError, WasmOutOfGas, type HostContext } from './host/context.ts';
+import type { HostRequest, InnerCallAnswer, InnerCallKind, RunMessage, RunningTx, Write } from './thread-protocol.ts';
 
-/** The HostContext.known key of the storage value under `hexKey`. */
-export function storageReadKey(hexKey: string): string {
-  return `state:${hexKey}`;
-}
-
-/** What a run of the message needs from outside it. */
-export interface RunEnv {
-  evm: EngineEVM;
-  message: Message;
-  address: Address;
-  isInit: boolean;
-  tx: RunningTx;
-  log: Logger;
-  creatorOf(address: Address): Uint8Array | undefined;
-  /** values read by earlier runs of the same message (HostContext.known) */
-  reads: Map<string, unknown>;
+/** The main thread as a run reaches it: `request` blocks until the answer is there. */
+export interface MainLink {
+  request(request: HostRequest): unknown;
+  print(line: string): void;
 }
 
 export class RunContext implements HostContext {
-  readonly evm: EngineEVM;
-  readonly message: Message;
-  readonly address: Address;
-  readonly isInit: boolean;
-  readonly tx: RunningTx;
-  readonly log: Logger;
-  /** storage writes of this run by hex key, in the order made (the last write of a key wins) */
-  readonly writes = new Map<string, { key: Uint8Array; value: Uint8Array }>();
-  readonly logs: Log[] = [];
-  /** the storage keys this run read from the state (not its own writes) by hex key, in order */
-  readonly storageReads = new Map<string, Uint8Array>();
+  /** storage writes not handed to the main thread yet, by hex key, in the order of last writes */
+  private readonly writes = new Map<string, Write>();
+  private logs: Log[] = [];
+  /** values the main thread answered since the last inner call */
+  private readonly answers = new Map<string, unknown>();
   private memoryObject: WebAssembly.Memory | undefined;
   /** the prepared module's GAS_GLOBAL: gas left (-1 once short); the module charges its instructions there */
   private gasLeft: WebAssembly.Global | undefined;
   private allocator: BumpAllocator | undefined;
-  /** inner calls (host/cross-vm.ts) made so far by this run */
-  private innerCalls = 0;
+  private contractMalloc: ((size: number) => number) | undefined;
 
-  constructor(private readonly env: RunEnv) {
-    this.evm = env.evm;
-    this.message = env.message;
-    this.address = env.address;
-    this.isInit = env.isInit;
-    this.tx = env.tx;
-    this.log = env.log;
-  }
+  constructor(
+    readonly message: RunMessage,
+    readonly tx: RunningTx,
+    private readonly main: MainLink,
+  ) {}
 
-  /** The instance's memory and gas counter, once it exists; the counter starts at the message's gas. */
-  attach(memory: WebAssembly.Memory, gasLeft: WebAssembly.Global): void {
+  /** The instance's memory, gas counter (set to the message's gas) and own allocator, once it exists. */
+  attach(memory: WebAssembly.Memory, gasLeft: WebAssembly.Global, malloc?: (size: number) => number): void {
     this.memoryObject = memory;
     this.gasLeft = gasLeft;
+    this.contractMalloc = malloc;
     gasLeft.value = this.message.gasLimit;
   }
 
   /** Gas left: the message's until the instance exists, negative once short. */
   gasRemaining(): bigint {
     return this.gasLeft === undefined ? this.message.gasLimit : (this.gasLeft.value as bigint);
-  }
-
-  creatorOf(address: Address): Uint8Array | undefined {
-    return this.env.creatorOf(address);
   }
 
   memory(): Uint8Array {
@@ -98,52 +72,78 @@ export class RunContext implements HostContext {
     if (left < 0n) throw new WasmOutOfGas();
   }
 
-  known<T>(key: string, read: () => Promise<T>): T {
-    // a value read before an inner call may have changed in it: after one, values are read anew
-    const k = this.innerCalls === 0 ? key : `${this.innerCalls}:${key}`;
-    if (this.env.reads.has(k)) return this.env.reads.get(k) as T;
-    throw new NeedsRead(k, read);
-  }
-
-  async flushWrites(): Promise<void> {
-    for (const { key, value } of this.writes.values()) await writeValue(this.evm.stateManager, this.address, key, value);
-  }
-
-  innerCallDone(): void {
-    this.writes.clear();
-    this.innerCalls++;
-  }
-
   hostMalloc(size: number): number {
     this.allocator ??= new BumpAllocator(this.memoryObject!);
     return this.allocator.malloc(size);
+  }
+
+  malloc(size: number): number {
+    return this.contractMalloc ? this.contractMalloc(size) : this.hostMalloc(size);
+  }
+
+  /** A value of the main thread's, asked once per run until the next inner call. */
+  private answer<T>(key: string, request: HostRequest): T {
+    if (this.answers.has(key)) return this.answers.get(key) as T;
+    const value = this.main.request(request) as T;
+    this.answers.set(key, value);
+    return value;
+  }
+
+  balance(): bigint {
+    return this.answer('balance', { op: 'balance' });
+  }
+
+  callerNonce(): bigint {
+    return this.answer('nonce', { op: 'nonce' });
+  }
+
+  blockHash(number: bigint): Uint8Array {
+    return this.answer(`blockhash:${number}`, { op: 'blockHash', number });
+  }
+
+  creatorOf(address: Uint8Array): Uint8Array | undefined {
+    return this.answer(`creator:${bytesToHex(address)}`, { op: 'creator', address: address.slice() });
   }
 
   readonly storage = {
     get: (key: Uint8Array): Uint8Array => {
       const hex = bytesToHex(key);
       const written = this.writes.get(hex);
-      if (written !== undefined) return written.value;
-      const k = key.slice();
-      const value = this.known(storageReadKey(hex), () => readValue(this.evm.stateManager, this.address, k));
-      this.storageReads.set(hex, k);
-      return value;
+      if (written !== undefined) return written[1];
+      return this.answer(`state:${hex}`, { op: 'storage', key: key.slice() });
     },
     set: (key: Uint8Array, value: Uint8Array): void => {
       if (this.message.isStatic) throw new WasmCallError('setState in a static call');
       const hex = bytesToHex(key);
       // re-inserted so that the map's order is the order of last writes
       this.writes.delete(hex);
-      this.writes.set(hex, { key, value });
+      this.writes.set(hex, [key, value]);
     },
   };
 
   emit(topics: Uint8Array[], data: Uint8Array): void {
     if (this.message.isStatic) throw new WasmCallError('emitEvent in a static call');
-    this.logs.push([this.address.bytes, topics, data]);
+    this.logs.push([this.message.address, topics, data]);
   }
 
-  addLogs(logs: readonly Log[]): void {
-    this.logs.push(...logs);
+  print(line: string): void {
+    this.main.print(line);
+  }
+
+  innerCall(kind: InnerCallKind, target: Uint8Array, params: Uint8Array, value: bigint, gasLimit: bigint): InnerCallAnswer {
+    const { writes, logs } = this.handOver();
+    const answer = this.main.request({ op: 'call', kind, target: target.slice(), params: params.slice(), value, gasLimit, writes, logs }) as InnerCallAnswer;
+    // the callee may have changed what the run read (a delegate call writes this storage, a callee may call back)
+    this.answers.clear();
+    return answer;
+  }
+
+  /** The writes and logs made since the last hand-over, which the main thread applies now. */
+  handOver(): { writes: Write[]; logs: Log[] } {
+    const writes = [...this.writes.values()];
+    this.writes.clear();
+    const logs = this.logs;
+    this.logs = [];
+    return { writes, logs };
   }
 }

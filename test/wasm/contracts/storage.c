@@ -83,3 +83,9 @@ EXPORT void say(const char *s) {
   prints(s);
   printi(-5);
 }
+
+/* memset of len bytes, times times: host gas by the length a contract chooses */
+EXPORT void fill(uint32_t len, uint32_t times) {
+  char *p = malloc(len);
+  for (uint32_t i = 0; i < times; i++) memset(p, (int)i, len);
+}

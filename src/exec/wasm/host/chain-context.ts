@@ -1,17 +1,14 @@
 // Chain context host functions (Venachain's life/resolver): the block, the transaction, the
 // message and accounts, written into the module's memory as Venachain does (addresses 20 bytes,
-// hashes and 256-bit amounts 32 bytes big-endian), at Venachain's flat gas each.
-import { Address } from '@ethereumjs/util';
+// hashes and 256-bit amounts 32 bytes big-endian), at Venachain's flat gas each. The block, the
+// transaction and the message come with the run; balance, nonce, block hashes and creators are
+// read on the main thread (./context.ts).
 import { beBytes } from '../../../codec/venachain-call.ts';
 import { equalBytes } from '../../../util/hex.ts';
-import { u32, type HostContext, type HostTable } from './context.ts';
+import { u32, type HostTable } from './context.ts';
 
 /** How far back BLOCKHASH (and blockHash) reaches. */
 const BLOCK_HASH_WINDOW = 256n;
-
-function balanceOf(ctx: HostContext, address: Address): bigint {
-  return ctx.known(`balance:${address}`, async () => (await ctx.evm.stateManager.getAccount(address))?.balance ?? 0n);
-}
 
 export const chainContextHost: HostTable = {
   gasPrice(ctx) {
@@ -22,10 +19,7 @@ export const chainContextHost: HostTable = {
     ctx.useGas(25n);
     const n = BigInt(u32(num));
     const current = ctx.tx.number;
-    const hash =
-      n >= current || n + BLOCK_HASH_WINDOW < current
-        ? new Uint8Array(32)
-        : ctx.known(`blockhash:${n}`, async () => (await ctx.evm.blockchain.getBlock(Number(n))).hash());
+    const hash = n >= current || n + BLOCK_HASH_WINDOW < current ? new Uint8Array(32) : ctx.blockHash(n);
     ctx.write(u32(ptr), hash);
   },
   number(ctx) {
@@ -42,33 +36,33 @@ export const chainContextHost: HostTable = {
   },
   coinbase(ctx, ptr) {
     ctx.useGas(27n);
-    ctx.write(u32(ptr), ctx.tx.coinbase.bytes);
+    ctx.write(u32(ptr), ctx.tx.coinbase);
   },
   // the running contract's own balance (Venachain's GetBalance(Address()))
   balance(ctx, ptr) {
     ctx.useGas(1609n);
-    ctx.write(u32(ptr), beBytes(balanceOf(ctx, ctx.address), 32));
+    ctx.write(u32(ptr), beBytes(ctx.balance(), 32));
   },
   origin(ctx, ptr) {
     ctx.useGas(28n);
-    ctx.write(u32(ptr), ctx.tx.origin.bytes);
+    ctx.write(u32(ptr), ctx.tx.origin);
   },
   caller(ctx, ptr) {
     ctx.useGas(35n);
-    ctx.write(u32(ptr), ctx.message.caller.bytes);
+    ctx.write(u32(ptr), ctx.message.caller);
   },
   // 0 when `account` created `contract`, else 1 (Venachain's convention)
   isOwner(ctx, contract, contractLen, account, accountLen) {
     ctx.useGas(5077n);
     const c = lastBytes(ctx.bytes(u32(contract), u32(contractLen)));
     const a = lastBytes(ctx.bytes(u32(account), u32(accountLen)));
-    const creator = ctx.creatorOf(new Address(c));
+    const creator = ctx.creatorOf(c);
     return creator !== undefined && equalBytes(creator, a) ? 0 : 1;
   },
   // 0 while the deploy's init() runs, else 1
   isFromInit(ctx) {
     ctx.useGas(4n);
-    return ctx.isInit ? 0 : 1;
+    return ctx.message.isInit ? 0 : 1;
   },
   callValue(ctx, ptr) {
     ctx.useGas(215n);
@@ -76,12 +70,11 @@ export const chainContextHost: HostTable = {
   },
   address(ctx, ptr) {
     ctx.useGas(79n);
-    ctx.write(u32(ptr), ctx.address.bytes);
+    ctx.write(u32(ptr), ctx.message.address);
   },
   getCallerNonce(ctx) {
     ctx.useGas(1358n);
-    const caller = ctx.message.caller;
-    return ctx.known(`nonce:${caller}`, async () => (await ctx.evm.stateManager.getAccount(caller))?.nonce ?? 0n);
+    return ctx.callerNonce();
   },
 };
 

@@ -1,20 +1,15 @@
-// What a host function sees of the running call: the module's memory, gas, the message and the
-// EVM it runs in, the contract's storage, its logs. The engine (../engine.ts) builds one context per
-// run of a message; each file of this folder exports a table of host functions keyed by import
-// name (module `env`), which ./index.ts merges and adapts to each module's import signatures.
+// What a host function sees of the running call: the module's memory, gas, the message, the
+// contract's storage, its logs, and the main thread. Each file of this folder exports a table of
+// host functions keyed by import name (module `env`), which ./index.ts merges and adapts to each
+// module's import signatures.
 //
-// Host functions are synchronous (wasm cannot await), but the state behind the EVM is read with
-// awaits. A host function that needs such a value asks `known(key, read)`: a value read by an
-// earlier run of the same message is answered at once; otherwise NeedsRead unwinds the run, the
-// engine awaits `read`, and runs the message again from its start with the value known. A run has
-// no effect outside itself until it ends (storage writes and logs wait in the context), so a rerun
-// is the same computation with one more value known. An inner call (./cross-vm.ts) is such a read:
-// it runs once, after the run's writes so far are applied (the same writes on every rerun), and
-// what the run reads after it is read anew.
-import type { Log, Message } from '@ethereumjs/evm';
-import type { Address } from '@ethereumjs/util';
-import type { EngineEVM } from '../../engine-evm.ts';
-import type { Logger } from '../../../node/logger.ts';
+// A message runs once, on a wasm thread (../wasm-thread.ts), and host functions are synchronous.
+// What the thread knows it answers itself: memory, gas, builtins, hashes, the chain context known
+// when the message started, the run's own storage writes. A value only the main thread can read
+// (a storage key not read yet, a balance, a nonce, a block hash, a creator) and an inner call are
+// requests: the thread posts one and blocks until the main thread, which is free meanwhile, has
+// answered (../run-context.ts).
+import type { InnerCallAnswer, InnerCallKind, RunMessage, RunningTx } from '../thread-protocol.ts';
 
 /** An argument of a host function as V8 passes it: i32 and floats as Number, i64 as BigInt. */
 export type HostArg = number | bigint;
@@ -35,39 +30,9 @@ export class WasmOutOfGas extends Error {
   }
 }
 
-/**
- * Thrown by a host function that needs a value only an await can read (see the file comment): not
- * a failure, and not an Error, so that throwing it captures no stack trace.
- */
-export class NeedsRead {
-  constructor(
-    readonly key: string,
-    readonly read: () => Promise<unknown>,
-  ) {}
-}
-
-/** The running block and transaction as the EVM keeps them. */
-export interface RunningTx {
-  origin: Address;
-  gasPrice: bigint;
-  number: bigint;
-  timestamp: bigint;
-  gasLimit: bigint;
-  coinbase: Address;
-}
-
 export interface HostContext {
-  readonly evm: EngineEVM;
-  readonly message: Message;
-  /** the contract whose code runs: the owner of the storage and of the logs */
-  readonly address: Address;
-  /** whether this run is the deploy's init() */
-  readonly isInit: boolean;
+  readonly message: RunMessage;
   readonly tx: RunningTx;
-  /** the node's `wasm` logger (debug prints go to its debug level) */
-  readonly log: Logger;
-  /** the contract's creator, by address (AccountBaseInfo.Creator); undefined for an account no contract created */
-  creatorOf(address: Address): Uint8Array | undefined;
   /** The module's memory as it is now; a memory.grow replaces the buffer, so take it anew after any call into the module. */
   memory(): Uint8Array;
   /** `len` bytes at `ptr` (a view), or WasmCallError when outside the memory */
@@ -80,26 +45,51 @@ export interface HostContext {
   useGas(gas: bigint): void;
   /** gas left to the run (what an inner call can be given) */
   gasRemaining(): bigint;
-  /** a value only an await can read, known from an earlier run of this message, else NeedsRead */
-  known<T>(key: string, read: () => Promise<T>): T;
   /** the host's own allocator over the module's memory (env.malloc), for modules without their own */
   hostMalloc(size: number): number;
-  /** this contract's storage: reads through `known`, writes kept until the call succeeds */
+  /**
+   * Memory the host fills for the contract (a string argument, an inner call's string answer):
+   * through the contract's exported `malloc` when it has one — a second allocator in the same
+   * memory would hand out the same bytes — else the host's.
+   */
+  malloc(size: number): number;
+  /** the running contract's balance, the caller's nonce, a block's hash, a contract's creator: read on the main thread */
+  balance(): bigint;
+  callerNonce(): bigint;
+  blockHash(number: bigint): Uint8Array;
+  /** the contract's creator (AccountBaseInfo.Creator); undefined for an account no contract created */
+  creatorOf(address: Uint8Array): Uint8Array | undefined;
+  /** this contract's storage: the run's own writes first, else the state (read on the main thread) */
   readonly storage: {
     get(key: Uint8Array): Uint8Array;
     set(key: Uint8Array, value: Uint8Array): void;
   };
-  /** adds a log at the contract's address (kept until the call succeeds) */
+  /** adds a log at the contract's address */
   emit(topics: Uint8Array[], data: Uint8Array): void;
-  /** adds the logs of an inner call, in order after the run's own so far (kept until the call succeeds) */
-  addLogs(logs: readonly Log[]): void;
-  /**
-   * Applies the run's storage writes so far to the state: an inner call (./cross-vm.ts) must see
-   * them (a delegate call runs on this storage; a callee may call back). Same writes on every rerun.
-   */
-  flushWrites(): Promise<void>;
-  /** After an inner call: the writes flushed before it are not applied again, and values read before it are read anew. */
-  innerCallDone(): void;
+  /** a debug line on the node's log (module `wasm`), naming the contract */
+  print(line: string): void;
+  /** runs an inner call on the main thread (../inner-call.ts), the run's writes and logs so far applied first */
+  innerCall(kind: InnerCallKind, target: Uint8Array, params: Uint8Array, value: bigint, gasLimit: bigint): InnerCallAnswer;
+}
+
+/**
+ * Gas for lengths a contract chooses, on top of Venachain's flat prices (decision W10): Venachain
+ * charges a memcpy of 16 MiB, a sha3 of 16 MiB or a 16 MiB state value as it charges one byte, so
+ * a loop of them buys seconds of every validator's CPU (or megabytes of state) for little gas.
+ * The rates are the EVM's: a copy as memory.copy's 3 a word, hashing as KECCAK256's 6 a word, log
+ * data as LOG's 8 a byte, each storage slot past a short value's one as SSTORE's 20,000 (written)
+ * or a cold SLOAD's 2,100 (read). A value under 32 bytes (one slot) pays Venachain's price alone.
+ */
+export const LENGTH_GAS = { copyWord: 3n, hashWord: 6n, logByte: 8n, storeSlot: 20_000n, loadSlot: 2_100n } as const;
+
+/** Started 32-byte words of `bytes`. */
+export function words(bytes: number): bigint {
+  return BigInt(Math.ceil(bytes / 32));
+}
+
+/** Storage slots a value of `bytes` takes beyond its head slot (../storage.ts: 32 bytes or more → one slot per word). */
+export function extraSlots(bytes: number): bigint {
+  return bytes < 32 ? 0n : words(bytes);
 }
 
 /** A pointer or length argument: the unsigned 32-bit value. */

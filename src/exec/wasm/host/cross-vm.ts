@@ -11,7 +11,7 @@
 //       running call's own value (Venachain's rule); returns 0 (1,231 gas)
 //   i64 bcwasmCallInt64(addr20, params, len)         … and reads the answer as an int64, 0 on failure (1,282)
 //   char* bcwasmCallString(addr20, params, len)      … as a NUL-terminated string copied into the
-//       module's memory (the host allocator, as Venachain's MallocString), 0 on failure (1,283)
+//       module's memory (through the contract's malloc when it exports one), 0 on failure (1,283)
 //   bcwasmDelegateCall / …Int64 / …String            the same as DELEGATECALL: the callee's code runs
 //       on this contract's storage, with this call's caller and value (3,469 / 3,807 / 3,826)
 // A failed callee answers 0 (its state and logs undone) and the caller carries on, as Venachain's.
@@ -21,17 +21,13 @@
 //
 // Gas, unlike Venachain's (which gives the callee the gas the caller started with and charges
 // nothing for it): the callee gets the gas left but 1/64 (EIP-150) and its use is charged to the
-// caller. Host functions cannot await, so each call runs once through HostContext.known (the run
-// then starts again with its answer known, ./context.ts); the run's storage writes so far are
-// applied first (the callee may read them: a delegate call runs on them, a callee may call back),
-// and what the run read before the call is read anew after it.
-import { Message, type Log } from '@ethereumjs/evm';
-import { Address } from '@ethereumjs/util';
-import { RLP } from '@ethereumjs/rlp';
-import { CallCodecError, beBytes, beValue } from '../../../codec/venachain-call.ts';
-import { isWasmCode } from '../../../codec/wasm-abi.ts';
-import { int64FromReturn, solidityCallFromWasm, stringFromReturn, wasmCallFromSolidity } from '../../../codec/wasm-solidity.ts';
-import type { EngineEVM } from '../../engine-evm.ts';
+// caller. The call runs on the main thread (../inner-call.ts) while this run waits for it; the
+// run's storage writes and logs so far are applied first (a delegate call runs on that storage, a
+// callee may call back, the receipt keeps the order of execution), and what the run read before the
+// call is read anew after it.
+import { beValue } from '../../../codec/venachain-call.ts';
+import { int64FromReturn, stringFromReturn } from '../../../codec/wasm-solidity.ts';
+import type { InnerCallAnswer, InnerCallKind } from '../thread-protocol.ts';
 import { u32, WasmCallError, type HostArg, type HostContext, type HostTable } from './context.ts';
 
 /** Venachain's flat gas of each function (cplusplus.go). */
@@ -45,95 +41,30 @@ export const CROSS_VM_GAS = {
   bcwasmDelegateCallString: 3826n,
 } as const;
 
-/** What an inner call left: its answer, the gas it used, its logs (none when it failed). */
-interface InnerResult {
-  ok: boolean;
-  returnValue: Uint8Array;
-  gasUsed: bigint;
-  logs: Log[];
-}
-
-interface InnerCall {
-  kind: 'call' | 'delegate' | 'transfer';
-  target: Address;
-  params: Uint8Array;
-  value: bigint;
-  gasLimit: bigint;
-}
-
-/** The call data the target is sent: a Solidity contract gets the ABI call wasm's "type(value)" form stands for. */
-async function callDataFor(evm: EngineEVM, call: InnerCall): Promise<Uint8Array> {
-  const code = await evm.stateManager.getCode(call.target);
-  if (call.kind === 'transfer') return isWasmCode(code) ? RLP.encode([beBytes(0n, 8)]) : new Uint8Array(0);
-  return code.length === 0 || isWasmCode(code) ? call.params : solidityCallFromWasm(call.params);
-}
-
-/** Runs one inner call as an EVM CALL / DELEGATECALL would, one level below the running message. */
-async function runInner(ctx: HostContext, call: InnerCall): Promise<InnerResult> {
-  const failed = (gasUsed: bigint): InnerResult => ({ ok: false, returnValue: new Uint8Array(0), gasUsed, logs: [] });
-  const { evm, message } = ctx;
-  await ctx.flushWrites();
-  if (message.depth >= Number(evm.common.param('stackLimit'))) return failed(0n);
-  let data: Uint8Array;
-  try {
-    data = await callDataFor(evm, call);
-  } catch (e) {
-    if (e instanceof CallCodecError) return failed(0n);
-    throw e;
-  }
-  const delegate = call.kind === 'delegate';
-  const inner = new Message({
-    caller: delegate ? message.caller : ctx.address,
-    to: delegate ? ctx.address : call.target,
-    codeAddress: delegate ? call.target : undefined,
-    value: delegate ? message.value : call.value,
-    data,
-    gasLimit: call.gasLimit,
-    isStatic: message.isStatic,
-    delegatecall: delegate,
-    depth: message.depth + 1,
-    selfdestruct: new Map(message.selfdestruct ?? []),
-    createdAddresses: new Set(message.createdAddresses ?? []),
-  });
-  const { execResult } = await evm.runCall({ message: inner });
-  if (execResult.exceptionError !== undefined) return failed(execResult.executionGasUsed);
-  for (const [k, v] of inner.selfdestruct ?? []) message.selfdestruct?.set(k, v);
-  for (const a of inner.createdAddresses ?? []) message.createdAddresses?.add(a);
-  return { ok: true, returnValue: execResult.returnValue, gasUsed: execResult.executionGasUsed, logs: execResult.logs ?? [] };
-}
-
-/**
- * Makes the run's next inner call (or, on a rerun, takes its known result), charges the gas it
- * used and adds its logs. `target` and `params` are views of the module's memory, copied only when
- * the call runs (a rerun passes here once per earlier call: it stays cheap); `gasLimit`: what the
- * callee gets, given the gas left.
- */
-function innerCall(ctx: HostContext, kind: InnerCall['kind'], target: Uint8Array, params: Uint8Array, value: bigint, gasLimit: (left: bigint) => bigint): InnerResult {
+/** Makes an inner call, charges the gas it used; `gasLimit`: what the callee gets, given the gas left. */
+function innerCall(ctx: HostContext, kind: InnerCallKind, target: Uint8Array, params: Uint8Array, value: bigint, gasLimit: (left: bigint) => bigint): InnerCallAnswer {
   if (ctx.message.isStatic && kind !== 'delegate' && value !== 0n) throw new WasmCallError('a value transfer in a static call');
-  const left = ctx.gasRemaining();
-  const result = ctx.known('inner call', () => runInner(ctx, { kind, target: new Address(target.slice()), params: params.slice(), value, gasLimit: gasLimit(left) }));
-  ctx.innerCallDone();
-  ctx.useGas(result.gasUsed);
-  ctx.addLogs(result.logs);
-  return result;
+  const answer = ctx.innerCall(kind, target, params, value, gasLimit(ctx.gasRemaining()));
+  ctx.useGas(answer.gasUsed);
+  return answer;
 }
 
 /** EIP-150: all but one 64th of the gas left. */
 const allButOne64th = (left: bigint) => left - left / 64n;
 
-function call(ctx: HostContext, kind: 'call' | 'delegate', addr: HostArg, params: HostArg, len: HostArg): InnerResult {
+function call(ctx: HostContext, kind: 'call' | 'delegate', addr: HostArg, params: HostArg, len: HostArg): InnerCallAnswer {
   return innerCall(ctx, kind, ctx.bytes(u32(addr), 20), ctx.bytes(u32(params), u32(len)), kind === 'call' ? ctx.message.value : 0n, allButOne64th);
 }
 
-function int64Answer(r: InnerResult): bigint {
+function int64Answer(r: InnerCallAnswer): bigint {
   return r.ok ? int64FromReturn(r.returnValue) : 0n;
 }
 
 /** The answer as a NUL-terminated string in the module's memory (0 when the call failed). */
-function stringAnswer(ctx: HostContext, r: InnerResult): number {
+function stringAnswer(ctx: HostContext, r: InnerCallAnswer): number {
   if (!r.ok) return 0;
   const text = stringFromReturn(r.returnValue);
-  const ptr = ctx.hostMalloc(text.length + 1);
+  const ptr = ctx.malloc(text.length + 1);
   ctx.write(ptr, text);
   ctx.write(ptr + text.length, new Uint8Array(1));
   return ptr;
@@ -147,7 +78,7 @@ export const crossVmHost: HostTable = {
     const target = new Uint8Array(20);
     target.set(raw.subarray(Math.max(0, raw.length - 20)), Math.max(0, 20 - raw.length));
     const value = beValue(ctx.bytes(u32(valuePtr), 32));
-    const stipend = value === 0n ? 0n : BigInt(ctx.evm.common.param('callStipendGas'));
+    const stipend = value === 0n ? 0n : ctx.message.callStipend;
     return innerCall(ctx, 'transfer', target, new Uint8Array(0), value, () => stipend).ok ? 0n : 1n;
   },
   bcwasmCall(ctx, addr, params, len) {
@@ -177,16 +108,3 @@ export const crossVmHost: HostTable = {
     return stringAnswer(ctx, call(ctx, 'delegate', addr, params, len));
   },
 };
-
-/**
- * The call data a wasm contract runs for `message`: a Solidity contract's call arrives in
- * Venachain's JSON form and is turned into the wasm call it stands for (wasmCallFromSolidity);
- * calls from accounts, wasm contracts, the zero address and delegate calls are taken as they are.
- * Throws CallCodecError when a Solidity contract's call data is not that JSON.
- */
-export async function wasmCallData(evm: EngineEVM, message: Message): Promise<Uint8Array> {
-  if (message.delegatecall) return message.data;
-  const callerCode = await evm.stateManager.getCode(message.caller);
-  if (callerCode.length === 0 || isWasmCode(callerCode)) return message.data;
-  return wasmCallFromSolidity(message.data);
-}

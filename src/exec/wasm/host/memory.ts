@@ -1,6 +1,11 @@
 // Memory host functions (Venachain's life/resolver): an allocator and the C library's mem*
-// functions on the module's memory, at Venachain's flat gas each.
-import { u32, WasmCallError, type HostContext, type HostTable } from './context.ts';
+// functions on the module's memory, at Venachain's flat gas each plus 3 a word of the length (W10).
+import { LENGTH_GAS, u32, WasmCallError, words, type HostContext, type HostTable } from './context.ts';
+
+/** Venachain's flat price and the length's words at memory.copy's rate, charged before the work. */
+function useCopyGas(ctx: HostContext, flat: bigint, len: number): void {
+  ctx.useGas(flat + words(len) * LENGTH_GAS.copyWord);
+}
 
 export const memoryHost: HostTable = {
   malloc(ctx, size) {
@@ -15,15 +20,15 @@ export const memoryHost: HostTable = {
     ctx.useGas(1n);
   },
   calloc(ctx, num, size) {
-    ctx.useGas(251n);
     const total = u32(num) * u32(size);
+    useCopyGas(ctx, 251n, total);
     const ptr = ctx.hostMalloc(total);
     ctx.memory().fill(0, ptr, ptr + total);
     return ptr;
   },
   realloc(ctx, ptr, size) {
-    ctx.useGas(161n);
     const n = u32(size);
+    useCopyGas(ctx, 161n, n);
     if (n === 0) return 0;
     const to = ctx.hostMalloc(n);
     const from = u32(ptr);
@@ -32,22 +37,22 @@ export const memoryHost: HostTable = {
     return to;
   },
   memcpy(ctx, dest, src, len) {
-    ctx.useGas(23n);
+    useCopyGas(ctx, 23n, u32(len));
     return move(ctx, dest, src, len);
   },
   memmove(ctx, dest, src, len) {
-    ctx.useGas(22n);
+    useCopyGas(ctx, 22n, u32(len));
     return move(ctx, dest, src, len);
   },
   memcmp(ctx, a, b, len) {
-    ctx.useGas(25n);
+    useCopyGas(ctx, 25n, u32(len));
     const x = ctx.bytes(u32(a), u32(len));
     const y = ctx.bytes(u32(b), u32(len));
     for (let i = 0; i < x.length; i++) if (x[i] !== y[i]) return x[i]! < y[i]! ? -1 : 1;
     return 0;
   },
   memset(ctx, ptr, value, len) {
-    ctx.useGas(125n);
+    useCopyGas(ctx, 125n, u32(len));
     const at = u32(ptr);
     ctx.bytes(at, u32(len)).fill(Number(value) & 0xff);
     return at;

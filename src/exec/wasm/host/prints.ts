@@ -1,14 +1,15 @@
 // Debug prints and abort (Venachain's life/resolver): each print is one line on the node's debug
-// log (module `wasm`, --log.vmodule wasm=4), naming the contract; the gas is Venachain's, which
-// prices a print as a heavy operation so that contracts do not print in production.
+// log (module `wasm`, --log.vmodule wasm=4), naming the contract (sent to the main thread without
+// waiting); the gas is Venachain's, which prices a print as a heavy operation so that contracts do
+// not print in production.
 import { bytesToHex } from '../../../util/hex.ts';
-import { u32, WasmCallError, type HostArg, type HostContext, type HostTable } from './context.ts';
+import { LENGTH_GAS, u32, WasmCallError, words, type HostArg, type HostContext, type HostTable } from './context.ts';
 
 const text = new TextDecoder();
 
 function print(ctx: HostContext, gas: bigint, line: string): void {
   ctx.useGas(gas);
-  ctx.log.debug(line, { contract: bytesToHex(ctx.address.bytes) });
+  ctx.print(line);
 }
 
 /** A 128-bit integer stored little-endian at `ptr` (what clang passes for __int128 by pointer). */
@@ -21,7 +22,7 @@ function int128At(ctx: HostContext, ptr: HostArg, signed: boolean): bigint {
 
 export const printsHost: HostTable = {
   prints: (ctx, ptr) => print(ctx, 319_400n, text.decode(ctx.cString(u32(ptr)))),
-  prints_l: (ctx, ptr, len) => print(ctx, 358_400n, text.decode(ctx.bytes(u32(ptr), u32(len)))),
+  prints_l: (ctx, ptr, len) => print(ctx, 358_400n + words(u32(len)) * LENGTH_GAS.copyWord, text.decode(ctx.bytes(u32(ptr), u32(len)))),
   printi: (ctx, v) => print(ctx, 334_600n, BigInt.asIntN(64, BigInt(v)).toString()),
   printui: (ctx, v) => print(ctx, 293_600n, BigInt.asUintN(64, BigInt(v)).toString()),
   printi128: (ctx, ptr) => print(ctx, 300_000n, int128At(ctx, ptr, true).toString()),
@@ -31,7 +32,7 @@ export const printsHost: HostTable = {
   // a long double's bits, little-endian at ptr: printed as hex (no binary128 formatting in JavaScript)
   printqf: (ctx, ptr) => print(ctx, 300_000n, '0x' + int128At(ctx, ptr, false).toString(16).padStart(32, '0') + ' (binary128)'),
   printn: (ctx, v) => print(ctx, 301_400n, String(u32(v))),
-  printhex: (ctx, ptr, len) => print(ctx, 387_400n, bytesToHex(ctx.bytes(u32(ptr), u32(len))).slice(2)),
+  printhex: (ctx, ptr, len) => print(ctx, 387_400n + words(u32(len)) * LENGTH_GAS.copyWord, bytesToHex(ctx.bytes(u32(ptr), u32(len))).slice(2)),
   abort(ctx) {
     ctx.useGas(1n);
     throw new WasmCallError('abort() called');
