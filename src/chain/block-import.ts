@@ -51,8 +51,16 @@ type Recovered = { signers: SealSigners; txs: PooledTx[] } | { problem: string }
 /** The header fields execution reproduces, in the order a mismatch is reported. */
 const REPRODUCED: (keyof Header)[] = ['stateRoot', 'receiptsRoot', 'transactionsRoot', 'logsBloom', 'gasUsed', 'parentHash', 'sha3Uncles', 'difficulty', 'mixHash', 'nonce', 'baseFeePerGas'];
 
-/** Executed blocks waiting for their commit beyond this make the next block wait (every trie read scans the uncommitted ones). */
-const MAX_UNCOMMITTED = 64;
+/**
+ * Executed blocks, and their transactions, waiting for their commit beyond these make the next
+ * block wait: every trie read that misses the newest ones scans the uncommitted generations, and
+ * they are held in memory. Small blocks execute faster than LMDB's write thread commits them (a
+ * group's commit, fsync included, ~0.1 s): with at most 64 blocks, a 10,000-block import of
+ * 10-transfer blocks waited 7.2 s of 32 s here; with 256, 297 / 287 → 351 / 339 blocks/s
+ * (alternating runs). Large blocks stop at the transaction bound long before.
+ */
+const MAX_UNCOMMITTED = 256;
+const MAX_UNCOMMITTED_TXS = 16_384;
 
 class Refused extends Error {
   constructor(
@@ -206,11 +214,13 @@ export class BlockImport {
     let transactions = 0;
     let why: Refused | undefined;
     let ready: Executed[] = [];
+    let readyTxs = 0;
     let committing: Promise<void> | undefined;
     const commitReady = () => {
       if (committing || ready.length === 0 || this.broken) return;
       const group = ready;
       ready = [];
+      readyTxs = 0;
       committing = this.commit(group).then((ok) => {
         committing = undefined;
         if (!ok) return;
@@ -224,6 +234,7 @@ export class BlockImport {
       try {
         const { block: record, built } = await this.execute(block, await recovered[i]!, parent, false);
         ready.push({ block: record, receipts: built.receipts, creators: built.creators, trieNodes: this.o.executor.trieDb.seal(), built });
+        readyTxs += record.txs.length;
         parent = { hash: record.hash, header: record.header };
       } catch (e) {
         why = e instanceof Refused ? e : new Refused(`block #${block.header.number} could not be imported: ${(e as Error).message}`, false);
@@ -233,7 +244,7 @@ export class BlockImport {
         break;
       }
       commitReady();
-      if (ready.length >= MAX_UNCOMMITTED) await committing;
+      if (ready.length >= MAX_UNCOMMITTED || readyTxs >= MAX_UNCOMMITTED_TXS) await committing;
     }
     commitReady();
     while (committing) await committing;
