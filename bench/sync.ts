@@ -5,8 +5,9 @@
 //     follower syncing over libp2p from that one peer; timed from its first imported block to the
 //     last (the node's own sync line says the same, from the sync's start).
 //   - `door` (--door): in this process, the follower's ChainDoor.importBlocks fed with the
-//     validator's ChainDoor.blocks in chunks of CHUNK_BLOCKS — the chain side alone (decoding, seal
-//     and sender recovery, execution, commits), no network.
+//     validator's ChainDoor.blocks in the batches the sync imports from one peer whose ranges arrive
+//     faster than they import (REQUESTS_PER_PEER ranges of CHUNK_BLOCKS) — the chain side alone
+//     (decoding, seal and sender recovery, execution, commits), no network.
 //
 //   node --import tsx bench/sync.ts [--blocks N] [--txs N] [--door]
 //
@@ -19,7 +20,7 @@ import { fileURLToPath } from 'node:url';
 import { startTestNode, type TestNode } from '../test/helpers/node.ts';
 import { sealTransferBlocks, undialledGenesis } from '../test/helpers/blocks.ts';
 import { CoreChainDoor } from '../src/node/chain-door.ts';
-import { CHUNK_BLOCKS } from '../src/p2p/sync.ts';
+import { CHUNK_BLOCKS, REQUESTS_PER_PEER } from '../src/p2p/sync.ts';
 import { freePort, startServer, type Server } from './proc.ts';
 import { rpcCall } from '../test/helpers/process.ts';
 
@@ -41,7 +42,7 @@ async function makeChain(blocks: number, txs: number, dir: string): Promise<void
   }
 }
 
-/** The follower imports the validator's chain door to door, one chunk at a time. */
+/** The follower imports the validator's chain door to door, one batch at a time. */
 async function importDoorToDoor(dirA: string, dirB: string, txsPerBlock: number): Promise<SyncResult> {
   const a: TestNode = await startTestNode({ dir: dirA, genesis: undialledGenesis(txsPerBlock) });
   // the validator's genesis, and a key of its own: a follower
@@ -53,7 +54,7 @@ async function importDoorToDoor(dirA: string, dirB: string, txsPerBlock: number)
     let txs = 0;
     const t0 = performance.now();
     while (to.head().number < target) {
-      const outcome = await to.importBlocks(from.blocks(to.head().number + 1n, CHUNK_BLOCKS, 16 << 20));
+      const outcome = await to.importBlocks(from.blocks(to.head().number + 1n, REQUESTS_PER_PEER * CHUNK_BLOCKS, 64 << 20));
       if (outcome.refused) throw new Error(`block #${to.head().number + 1n} refused: ${outcome.refused.reason}`);
       txs += outcome.transactions;
     }

@@ -9,7 +9,7 @@ import { Wallet, Transaction } from 'ethers';
 import { startTestNode, testGenesis, testKey, mined, pollBlockNumber, NODE_KEY, type TestNode } from './helpers/node.ts';
 import { resealed, sealTransferBlocks, SINK } from './helpers/blocks.ts';
 import { CoreChainDoor } from '../src/node/chain-door.ts';
-import { BlockSync } from '../src/p2p/sync.ts';
+import { BlockSync, REQUESTS_PER_PEER } from '../src/p2p/sync.ts';
 import type { ChainDoor } from '../src/p2p/chain-door.ts';
 import type { PeerHead, PeerSet } from '../src/p2p/peer-set.ts';
 
@@ -107,6 +107,29 @@ test('a follower syncs the validator’s chain and then its new blocks: same has
   assert.ok(lines.some((l) => /^sync: block #\d+ of #300, \d+ blocks\/s, \d+ tx\/s/.test(l)), lines.join('\n'));
   assert.ok(lines.some((l) => l.startsWith(`sync: from block #${BLOCKS} to #${BLOCKS + 2}`)), lines.join('\n'));
   assert.match(lines.at(-1)!, /in step/);
+});
+
+test('ranges downloaded while earlier ones import go into one import together, in order', async () => {
+  const b = await follower('74'.repeat(32));
+  const door = new CoreChainDoor(b.core);
+  // each import's size, through the follower's real door
+  const imports: number[] = [];
+  const counting: ChainDoor = Object.assign(Object.create(door) as ChainDoor, {
+    importBlocks: (encoded: readonly Uint8Array[]) => (imports.push(encoded.length), door.importBlocks(encoded)),
+  });
+  const peers = new DoorPeers(new Map([['validator', { door: new CoreChainDoor(validator.core) }]]));
+  const chunk = 16;
+  const target = validator.core.chain.headNumber;
+  const sync = new BlockSync(peers, counting, { info: () => {}, warn: () => {} }, { chunk });
+  sync.start();
+  await inStep(sync, b, target);
+  await sync.stop();
+  assert.is(b.core.chain.head.hash.toString(), validator.core.chain.head.hash.toString());
+  assert.is(imports.reduce((a, n) => a + n, 0), Number(target), imports.join(' '));
+  // the requests in flight answer (2 ms) while the first range imports: later imports take several ranges
+  assert.ok(Math.max(...imports) > chunk, imports.join(' '));
+  assert.ok(Math.max(...imports) <= REQUESTS_PER_PEER * chunk, imports.join(' '));
+  assert.ok(imports.length < Number(target) / chunk, imports.join(' '));
 });
 
 test('requests spread over the peers; a peer serving bad blocks is penalised and its ranges come from another', async () => {

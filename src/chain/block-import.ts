@@ -10,6 +10,7 @@
 // chunks, gossiped blocks, and the iris engine's steps (a proposal executed — this node's own or a
 // peer's — kept as the candidate until the validators decide it, then committed with their seals).
 import type { Common } from '@ethereumjs/common';
+import type { Account } from '@ethereumjs/util';
 import type { Chain, CommittableBlock, HeadInfo } from './chain.ts';
 import type { BlockRecord } from './types.ts';
 import { decodeBlock, type WireBlock } from './block-codec.ts';
@@ -50,8 +51,16 @@ type Recovered = { signers: SealSigners; txs: PooledTx[] } | { problem: string }
 /** The header fields execution reproduces, in the order a mismatch is reported. */
 const REPRODUCED: (keyof Header)[] = ['stateRoot', 'receiptsRoot', 'transactionsRoot', 'logsBloom', 'gasUsed', 'parentHash', 'sha3Uncles', 'difficulty', 'mixHash', 'nonce', 'baseFeePerGas'];
 
-/** Executed blocks waiting for their commit beyond this make the next block wait (every trie read scans the uncommitted ones). */
-const MAX_UNCOMMITTED = 64;
+/**
+ * Executed blocks, and their transactions, waiting for their commit beyond these make the next
+ * block wait: every trie read that misses the newest ones scans the uncommitted generations, and
+ * they are held in memory. Small blocks execute faster than LMDB's write thread commits them (a
+ * group's commit, fsync included, ~0.1 s): with at most 64 blocks, a 10,000-block import of
+ * 10-transfer blocks waited 7.2 s of 32 s here; with 256, 297 / 287 → 351 / 339 blocks/s
+ * (alternating runs). Large blocks stop at the transaction bound long before.
+ */
+const MAX_UNCOMMITTED = 256;
+const MAX_UNCOMMITTED_TXS = 16_384;
 
 class Refused extends Error {
   constructor(
@@ -205,11 +214,13 @@ export class BlockImport {
     let transactions = 0;
     let why: Refused | undefined;
     let ready: Executed[] = [];
+    let readyTxs = 0;
     let committing: Promise<void> | undefined;
     const commitReady = () => {
       if (committing || ready.length === 0 || this.broken) return;
       const group = ready;
       ready = [];
+      readyTxs = 0;
       committing = this.commit(group).then((ok) => {
         committing = undefined;
         if (!ok) return;
@@ -223,6 +234,7 @@ export class BlockImport {
       try {
         const { block: record, built } = await this.execute(block, await recovered[i]!, parent, false);
         ready.push({ block: record, receipts: built.receipts, creators: built.creators, trieNodes: this.o.executor.trieDb.seal(), built });
+        readyTxs += record.txs.length;
         parent = { hash: record.hash, header: record.header };
       } catch (e) {
         why = e instanceof Refused ? e : new Refused(`block #${block.header.number} could not be imported: ${(e as Error).message}`, false);
@@ -232,7 +244,7 @@ export class BlockImport {
         break;
       }
       commitReady();
-      if (ready.length >= MAX_UNCOMMITTED) await committing;
+      if (ready.length >= MAX_UNCOMMITTED || readyTxs >= MAX_UNCOMMITTED_TXS) await committing;
     }
     commitReady();
     while (committing) await committing;
@@ -323,9 +335,14 @@ export class BlockImport {
       this.o.log.error(`block import: blocks #${group[0]!.block.header.number}–#${group.at(-1)!.block.header.number} could not be committed; importing stopped: ${(e as Error).message}`, { from: group[0]!.block.header.number, to: group.at(-1)!.block.header.number });
       return false;
     }
-    for (const { block, built } of group) state.setHead(block.header.stateRoot, built.written);
+    // one head view for the group (a view per block cost a state manager each, read by no one)
+    const written = new Map<string, Account | undefined>();
     const accounts = new Map<string, { nonce: bigint; balance: bigint }>();
-    for (const { built } of group) for (const [a, v] of built.accounts) accounts.set(a, v);
+    for (const { built } of group) {
+      for (const [a, v] of built.written) written.set(a, v);
+      for (const [a, v] of built.accounts) accounts.set(a, v);
+    }
+    state.setHead(group.at(-1)!.block.header.stateRoot, written);
     await pool.onBlock(
       group.flatMap((g) => g.built.included),
       // only a block this node built can leave transactions out (an imported one must include all)

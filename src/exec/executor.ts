@@ -11,6 +11,7 @@ import type { StoredReceipt } from '../chain/types.ts';
 import type { PooledTx } from '../txpool/pooled-tx.ts';
 import type { OverlayTrieDB } from '../state/trie-db.ts';
 import { newStateManager, type CachedMerkleStateManager } from '../state/state-manager.ts';
+import { StateView } from '../state/reader.ts';
 import { EngineEVM } from './engine-evm.ts';
 import { systemContracts } from './native/index.ts';
 import { codeEngines } from './interpreters.ts';
@@ -122,7 +123,8 @@ export class BlockExecutor {
    */
   async execute(ctx: BlockContext, txs: Iterable<PooledTx>, txBudgetMs = Infinity, directTransfers = this.directTransfers): Promise<ExecutedBlock> {
     const number = ctx.parent.number + 1n;
-    const block = evmBlock(this.common, number, ctx.timestamp, ctx.coinbase, ctx.gasLimit);
+    // the EVM's block context, made for the first transaction runTx runs (a block of transfers needs none)
+    let block: Block | undefined;
     const transfers = directTransfers ? new DirectTransfers(this.state, new Address(ctx.coinbase)) : undefined;
     const evm = this.vm.evm as EngineEVM;
     const watch = evm.executionWatch;
@@ -163,6 +165,7 @@ export class BlockExecutor {
         } else {
           // runTx reads and writes the state manager: what the direct path holds goes there first
           await transfers?.flush();
+          block ??= evmBlock(this.common, number, ctx.timestamp, ctx.coinbase, ctx.gasLimit);
           let result;
           // a checkpoint of its own, so that a transaction halted by the budget leaves no trace
           await this.state.checkpoint();
@@ -242,6 +245,16 @@ export class BlockExecutor {
       baseFeePerGas: 0n,
     };
     return { header, included, receipts, creators: liveCreators, invalid, accounts, written };
+  }
+
+  /**
+   * The live state as a read view, when the executor stands at `root` (between blocks: the block
+   * importer asks for each block's rules on the state its parent left): its reads hit the caches of
+   * the blocks executed before, where a new view walks the trie from the root. Only until the
+   * executor runs again.
+   */
+  viewAt(root: Uint8Array): StateView | undefined {
+    return this.state.isAt(root) ? new StateView(root, () => this.state) : undefined;
   }
 
   /** Undo a block that was executed but not committed: forget its trie writes and state. */

@@ -7,7 +7,7 @@ import type { Common } from '@ethereumjs/common';
 import { openStore, StoreError, type Store } from '../store/lmdb-store.ts';
 import { headProblem } from '../chain/db-check.ts';
 import { OverlayTrieDB } from '../state/trie-db.ts';
-import { StateReader } from '../state/reader.ts';
+import { StateReader, type StateView } from '../state/reader.ts';
 import { Chain, type HeadInfo } from '../chain/chain.ts';
 import type { BlockRules } from '../consensus/block-rules.ts';
 import { ChainParamsReader, type ChainParams } from './chain-params.ts';
@@ -235,7 +235,8 @@ export class ChainCore {
       events: core.events,
       common: txCommon,
       recovery: core.importRecovery,
-      rules: (parent) => core.blockRules(parent, false),
+      // the importer runs each block on its parent's state: the rules read that live state
+      rules: (parent) => core.blockRules(parent, false, executor.viewAt(parent.header.stateRoot)),
       // without a sealer (chain-node import) the import writes the chain whatever the node key
       sealing: () => o.seal !== false && core.sealsAlone(),
       directTransfers: o.directTransfers ?? true,
@@ -310,11 +311,12 @@ export class ChainCore {
   /**
    * The rules of the block on `parent`. Validators: NodeManagement's records after the parent
    * (validator-set.ts). Gas limits and empty blocks: the parameters after the parent
-   * (chain-params.ts); empty blocks also by --seal.empty.
+   * (chain-params.ts); empty blocks also by --seal.empty. `view`: the state after `parent`, when
+   * the caller has one.
    */
-  async blockRules(parent: HeadInfo, sealEmpty: boolean): Promise<BlockRules> {
+  async blockRules(parent: HeadInfo, sealEmpty: boolean, view?: StateView): Promise<BlockRules> {
     // one view of the parent's state for both reads (an imported block's parent is not the head)
-    const view = this.state.at(parent.header.stateRoot);
+    view ??= this.state.at(parent.header.stateRoot);
     const params = await this.params.after(parent, view);
     return {
       validators: await validatorsAfter(view, parent.header),

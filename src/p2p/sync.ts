@@ -1,19 +1,32 @@
 // The block sync: when a peer's head is ahead of this node's, download the missing range in chunks
 // from the peers that have it (several requests in flight, spread over the peers), and import the
-// chunks in order through the door while the next ones download. The chain's side (verification,
+// chunks in order through the door while the next ones download; the chunks that follow the next one
+// and are already downloaded go with it in the same import. The chain's side (verification,
 // execution, batched commits) is behind ChainDoor.importBlocks; what the network knows of peers is
 // behind PeerSet. A peer whose blocks are refused as wrong is penalised and its chunk fetched from
 // another; a SIGKILL loses nothing committed, and the next start syncs from its head.
 import type { ChainDoor } from './chain-door.ts';
 import type { PeerSet } from './peer-set.ts';
 import type { LogFields } from '../node/logger.ts';
+import { RANGE_ANSWER_BYTES } from './wire.ts';
 
 /** Blocks per range request: 10-transfer blocks are ~1.3 KiB, so a chunk is a few hundred KiB. */
 export const CHUNK_BLOCKS = 128;
-/** Range requests in flight per peer: one being answered while the previous one's blocks import. */
-const REQUESTS_PER_PEER = 2;
+/**
+ * Range requests in flight per peer: some being answered while earlier ones' blocks import. The
+ * import takes every consecutive range already downloaded in one call, since each call ends by
+ * waiting for its last commit (~0.1 s measured): imported one range at a time, 10,000 blocks spent
+ * 27 % of their import in that wait.
+ */
+export const REQUESTS_PER_PEER = 4;
 /** Range requests in flight in all (the downloaded but not yet imported chunks are held in memory). */
 const MAX_REQUESTS = 8;
+/**
+ * Most bytes of blocks one import takes when it adds downloaded ranges to the one it waits for (one
+ * range's answer limit): the import decodes every transaction of its blocks at its start, so eight
+ * full ranges would hold ~600,000 decoded transfers at once.
+ */
+const MAX_IMPORT_BYTES = RANGE_ANSWER_BYTES;
 /** A peer's head this far ahead starts a sync at once; a head one block ahead is the block being announced, so it waits this long for the gossip first. */
 const ANNOUNCE_GRACE_MS = 1500;
 const PROGRESS_EVERY_MS = 5000;
@@ -38,6 +51,14 @@ interface Request {
   from: bigint;
   count: number;
   answer: Promise<Fetched>;
+  /** the answer, once it is in */
+  got?: Fetched;
+}
+
+/** Downloaded blocks of one peer going into an import. */
+interface Part {
+  peer: string;
+  blocks: Uint8Array[];
 }
 
 export class BlockSync {
@@ -128,12 +149,16 @@ export class BlockSync {
     /** peers that failed or misbehaved during this sync: not asked again in it */
     const shunned = new Set<string>();
     const inFlight: Request[] = [];
-    const request = (from: bigint, count: number) => inFlight.push({ from, count, answer: this.fetch(from, count, shunned) });
+    const request = (from: bigint, count: number) => {
+      const req: Request = { from, count, answer: this.fetch(from, count, shunned) };
+      void req.answer.then((got) => (req.got = got));
+      inFlight.push(req);
+    };
     let next = startingBlock + 1n;
     let nextFetch = next;
     this.door.setSyncing({ startingBlock, currentBlock: startingBlock, highestBlock: target });
     this.log.info(`sync: from block #${startingBlock} to #${target}`, { from: startingBlock, to: target });
-    while (next <= target && !this.stopped) {
+    const refill = () => {
       if (nextFetch < next) nextFetch = next;
       const limit = Math.min(MAX_REQUESTS, REQUESTS_PER_PEER * Math.max(1, this.peers.peers().length));
       while (inFlight.length < limit && nextFetch <= target) {
@@ -141,6 +166,9 @@ export class BlockSync {
         request(nextFetch, count);
         nextFetch += BigInt(count);
       }
+    };
+    while (next <= target && !this.stopped) {
+      refill();
       // the request that holds the next block (requests wholly behind the head, which another
       // import moved, are let go: their blocks are in)
       for (let i = inFlight.length - 1; i >= 0; i--) if (inFlight[i]!.from + BigInt(inFlight[i]!.count) <= next) inFlight.splice(i, 1);
@@ -167,18 +195,23 @@ export class BlockSync {
       const answered = Math.min(got.blocks.length, req.count);
       // a short answer (the peer's size limit): the rest of the range is a request of its own
       if (answered < req.count) request(req.from + BigInt(answered), req.count - answered);
-      const outcome = await this.door.importBlocks(got.blocks.slice(skip, answered));
+      const parts: Part[] = [{ peer: got.peer!, blocks: got.blocks.slice(skip, answered) }];
+      let end = req.from + BigInt(answered);
+      if (answered === req.count) end = this.takeDownloaded(inFlight, end, parts);
+      // the ranges after the taken ones download while these import
+      refill();
+      const outcome = await this.door.importBlocks(parts.length === 1 ? parts[0]!.blocks : parts.flatMap((p) => p.blocks));
       blocksDone += outcome.imported;
       txsDone += outcome.transactions;
       const head = this.door.head().number;
       if (outcome.refused) {
         const at = `block #${next + BigInt(outcome.refused.index)}`;
-        if (outcome.refused.peerFault) this.peers.penalise(got.peer!, `${at}: ${outcome.refused.reason}`);
-        else this.log.warn(`sync: ${at} from ${got.peer} not imported: ${outcome.refused.reason}`, { number: next + BigInt(outcome.refused.index), peer: String(got.peer) });
-        shunned.add(got.peer!);
-        // what this answer held from the refused block on is fetched again, from another peer
-        const owed = Number(req.from + BigInt(answered) - (head + 1n));
-        if (owed > 0) request(head + 1n, owed);
+        const peer = partAt(parts, outcome.refused.index).peer;
+        if (outcome.refused.peerFault) this.peers.penalise(peer, `${at}: ${outcome.refused.reason}`);
+        else this.log.warn(`sync: ${at} from ${peer} not imported: ${outcome.refused.reason}`, { number: next + BigInt(outcome.refused.index), peer });
+        shunned.add(peer);
+        // what these answers held from the refused block on is fetched again, from other peers
+        for (let from = head + 1n; from < end; from += BigInt(chunk)) request(from, Number(min(BigInt(chunk), end - from)));
       }
       next = head + 1n;
       const best = this.bestHead();
@@ -205,6 +238,24 @@ export class BlockSync {
     }
   }
 
+  /**
+   * Moves the answers already in for the ranges from `end` on, each whole and following the last,
+   * out of `inFlight` into `parts`; returns the block after the last taken.
+   */
+  private takeDownloaded(inFlight: Request[], end: bigint, parts: Part[]): bigint {
+    let bytes = byteSize(parts[0]!.blocks);
+    for (;;) {
+      const i = inFlight.findIndex((r) => r.from === end && r.got?.peer !== undefined && r.got.blocks.length >= r.count);
+      if (i < 0) return end;
+      const blocks = inFlight[i]!.got!.blocks.slice(0, inFlight[i]!.count);
+      bytes += byteSize(blocks);
+      if (bytes > MAX_IMPORT_BYTES) return end;
+      const [r] = inFlight.splice(i, 1);
+      parts.push({ peer: r!.got!.peer!, blocks });
+      end += BigInt(r!.count);
+    }
+  }
+
   /** Asks the least-loaded peer that has block `from` and has not failed this sync; never rejects. */
   private async fetch(from: bigint, count: number, shunned: ReadonlySet<string>): Promise<Fetched> {
     const holders = this.peers.peers().filter((p) => p.head.number >= from);
@@ -221,6 +272,21 @@ export class BlockSync {
       this.load.set(peer, this.load.get(peer)! - 1);
     }
   }
+}
+
+function byteSize(blocks: readonly Uint8Array[]): number {
+  let n = 0;
+  for (const b of blocks) n += b.length;
+  return n;
+}
+
+/** The part holding the `index`th block of the parts together. */
+function partAt(parts: readonly Part[], index: number): Part {
+  for (const p of parts) {
+    if (index < p.blocks.length) return p;
+    index -= p.blocks.length;
+  }
+  return parts.at(-1)!;
 }
 
 function min(a: bigint, b: bigint): bigint {
