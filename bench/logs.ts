@@ -18,9 +18,8 @@ import { RpcClient } from './ingest.ts';
 import { cpuMicros, freePort, startServer } from './proc.ts';
 import { makeLogBlocks, prepare } from './workload.ts';
 import { awaitDelivery, subscribeNewHeads, type Subscribers } from './fanout.ts';
-import { nodeKeyFrom, enodeUrl } from '../src/node-key.ts';
-import { addressOf } from '../src/crypto/secp256k1.ts';
-import { bytesToHex, hexToBytes } from '../src/util/hex.ts';
+import { benchGenesis } from './genesis.ts';
+import { hexToBytes } from '../src/util/hex.ts';
 
 export interface LatencyStats {
   p50ms: number;
@@ -110,10 +109,7 @@ async function main(): Promise<void> {
   writeFileSync(join(dir, 'nodekey'), nodeKeyHex);
   writeFileSync(
     join(dir, 'genesis.in.json'),
-    JSON.stringify({
-      config: { chainId: 300, istanbul: { period: 0, firstValidatorNode: enodeUrl(nodeKeyFrom(hexToBytes(nodeKeyHex)), '127.0.0.1', 16791) } },
-      alloc: { [bytesToHex(addressOf(funder))]: { balance: (10n ** 24n).toString() } },
-    }),
+    JSON.stringify(benchGenesis(nodeKeyHex, funder, 0)),
   );
   const port = await freePort();
   const launcher = option('--entry');

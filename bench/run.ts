@@ -27,7 +27,7 @@ import { validatorsBench } from './validators.ts';
 import { syncBench } from './sync.ts';
 import { wasmCallsBench } from './wasm-calls.ts';
 import { awaitDelivery, subscribeNewHeads, type Subscribers } from './fanout.ts';
-import { nodeKeyFrom, enodeUrl } from '../src/node-key.ts';
+import { benchGenesis } from './genesis.ts';
 import { addressOf } from '../src/crypto/secp256k1.ts';
 import { bytesToHex, hexToBytes } from '../src/util/hex.ts';
 
@@ -92,11 +92,7 @@ function ourTarget(): Target {
       dir = join(base, name);
       mkdirSync(dir, { recursive: true });
       writeFileSync(join(dir, 'nodekey'), nodeKeyHex);
-      const genesis = {
-        config: { chainId: 300, istanbul: { period: mining === 'instant' ? 0 : 1, firstValidatorNode: enodeUrl(nodeKeyFrom(hexToBytes(nodeKeyHex)), '127.0.0.1', 16791) } },
-        alloc: { [bytesToHex(addressOf(OUR_FUNDER))]: { balance: (10n ** 24n).toString() } },
-      };
-      writeFileSync(join(dir, 'genesis.in.json'), JSON.stringify(genesis));
+      writeFileSync(join(dir, 'genesis.in.json'), JSON.stringify(benchGenesis(nodeKeyHex, OUR_FUNDER, mining === 'instant' ? 0 : 1)));
       dirs.set(name, dir);
     }
     return dir;

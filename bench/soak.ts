@@ -22,7 +22,7 @@ import { freePort, rssMiB, startServer, type Server } from './proc.ts';
 import { RpcClient } from './ingest.ts';
 import { GET_ARG, prepare, senderKeys, Signer } from './workload.ts';
 import { renderSoakChart, type SoakSample } from './soak-chart.ts';
-import { nodeKeyFrom, enodeUrl } from '../src/node-key.ts';
+import { benchGenesis } from './genesis.ts';
 import { addressOf } from '../src/crypto/secp256k1.ts';
 import { keccak256 } from '../src/crypto/keccak.ts';
 import { bytesToHex, hexToBytes } from '../src/util/hex.ts';
@@ -71,10 +71,7 @@ mkdirSync(datadir);
 writeFileSync(join(datadir, 'nodekey'), NODE_KEY);
 writeFileSync(
   join(work, 'genesis.json'),
-  JSON.stringify({
-    config: { chainId: 300, istanbul: { period: 1, firstValidatorNode: enodeUrl(nodeKeyFrom(hexToBytes(NODE_KEY)), '127.0.0.1', 16791) } },
-    alloc: { [bytesToHex(addressOf(FUNDER))]: { balance: (10n ** 24n).toString() } },
-  }),
+  JSON.stringify(benchGenesis(NODE_KEY, FUNDER, 1)),
 );
 const [port, metricsPort] = [await freePort(), await freePort()];
 const url = `http://127.0.0.1:${port}`;
