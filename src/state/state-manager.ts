@@ -1,11 +1,13 @@
 // State managers over the trie DB: one live manager the block executor writes through, and cheap
 // read views at any historical root (archive queries, eth_call at a block).
 import { MerklePatriciaTrie } from '@ethereumjs/mpt';
-import { Caches, MerkleStateManager } from '@ethereumjs/statemanager';
+import { Caches, CODEHASH_PREFIX, MerkleStateManager } from '@ethereumjs/statemanager';
 import type { Common } from '@ethereumjs/common';
-import type { Account, Address } from '@ethereumjs/util';
+import { Account, Address, concatBytes, unprefixedHexToBytes } from '@ethereumjs/util';
 import { RLP } from '@ethereumjs/rlp';
-import type { OverlayTrieDB } from './trie-db.ts';
+import { OverlayTrieDB } from './trie-db.ts';
+import { applyTrieWrites, type TrieWrite } from './trie-batch.ts';
+import { keccak256 } from '../crypto/keccak.ts';
 import { memoizeReads } from './read-memo.ts';
 import { equalBytes } from '../util/hex.ts';
 
@@ -65,6 +67,48 @@ export class CachedMerkleStateManager extends MerkleStateManager {
     let i = 0;
     while (i < value.length && value[i] === 0) i++;
     storage.put(address, key, RLP.encode(value.subarray(i)));
+  }
+
+  /**
+   * Moves the cached writes into the tries, as the base flush does (code, then storage slots, which
+   * change accounts, then accounts), but each trie takes its writes in one batch
+   * (src/state/trie-batch.ts) instead of one mpt put each: one walk, each changed node encoded,
+   * hashed and stored once, no intermediate roots stored (architecture N8). The base's path stays
+   * for a trie with checkpoints open (its puts must be revertible) or a DB that is not ours.
+   */
+  override async flush(): Promise<void> {
+    const caches = this._caches;
+    const trie = this._trie;
+    const db = trie.database().db;
+    if (caches === undefined || !(trie instanceof AddressKeyMemoTrie) || !(db instanceof OverlayTrieDB) || trie.hasCheckpoints() || this._prefixStorageTrieKeys) return super.flush();
+    for (const [addressHex, { code }] of caches.code?.flush() ?? []) {
+      if (code === undefined) continue;
+      const codeHash = keccak256(code);
+      await this._getCodeDB().put(this._prefixCodeHashes ? concatBytes(CODEHASH_PREFIX, codeHash) : codeHash, code);
+      const address = new Address(unprefixedHexToBytes(addressHex));
+      if ((await this.getAccount(address)) === undefined) await this.putAccount(address, new Account());
+      await this.modifyAccountFields(address, { codeHash });
+    }
+    const slots = new Map<string, TrieWrite[]>();
+    for (const [addressHex, keyHex, value] of caches.storage?.flush() ?? []) {
+      let writes = slots.get(addressHex);
+      if (writes === undefined) slots.set(addressHex, (writes = []));
+      // the cache holds RLP(value without leading zeros); an empty value deletes the slot
+      const stored = value === undefined || (RLP.decode(value) as Uint8Array).length === 0 ? undefined : value;
+      writes.push({ key: keccak256(unprefixedHexToBytes(keyHex)), value: stored });
+    }
+    for (const [addressHex, writes] of slots) {
+      const address = new Address(unprefixedHexToBytes(addressHex));
+      const account = await this.getAccount(address);
+      if (account === undefined) continue;
+      const storageTrie = this._getStorageTrie(address, account);
+      storageTrie.root(applyTrieWrites(db.nodes, storageTrie.root(), writes));
+      account.storageRoot = storageTrie.root();
+      await this.putAccount(address, account);
+    }
+    const accounts: TrieWrite[] = [];
+    for (const [addressHex, { accountRLP }] of caches.account?.flush() ?? []) accounts.push({ key: trie.appliedKey(unprefixedHexToBytes(addressHex)), value: accountRLP });
+    if (accounts.length > 0) trie.root(applyTrieWrites(db.nodes, trie.root(), accounts));
   }
 
   override async clearStorage(address: Address): Promise<void> {

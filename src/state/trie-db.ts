@@ -8,6 +8,7 @@
 // trie's root: mpt looks it up before every walk of an empty trie).
 import { KECCAK256_RLP_S, type BatchDBOp, type DB } from '@ethereumjs/util';
 import type { Database } from 'lmdb';
+import type { NodeStore } from './trie-batch.ts';
 
 export type TrieGeneration = Map<string, Uint8Array>;
 
@@ -30,6 +31,12 @@ export class OverlayTrieDB implements DB<string, string | Uint8Array> {
   private pending: TrieGeneration = new Map();
   /** writes of executed blocks whose commit is still in flight (oldest first) */
   private sealed: TrieGeneration[] = [];
+
+  /** the same nodes by hash, synchronously, for the batched trie update (src/state/trie-batch.ts) */
+  readonly nodes: NodeStore = {
+    get: (hash) => this.getSync(unprefixedHex(hash))!,
+    put: (hash, encoded) => void this.pending.set(unprefixedHex(hash), encoded),
+  };
 
   constructor(private readonly disk: Database<Uint8Array, Uint8Array>) {}
 
@@ -89,6 +96,10 @@ export class OverlayTrieDB implements DB<string, string | Uint8Array> {
   discard(): void {
     this.pending = new Map();
   }
+}
+
+function unprefixedHex(b: Uint8Array): string {
+  return Buffer.from(b.buffer, b.byteOffset, b.byteLength).toString('hex');
 }
 
 function toBytes(v: string | Uint8Array): Uint8Array {
