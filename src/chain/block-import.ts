@@ -18,7 +18,7 @@ import type { Header } from './header.ts';
 import type { BlockExecutor, ExecutedBlock } from '../exec/executor.ts';
 import type { StateReader } from '../state/reader.ts';
 import type { TxPool } from '../txpool/pool.ts';
-import { decodePooledTxWith, type PooledTx } from '../txpool/pooled-tx.ts';
+import { pooledFromFacts, type PooledTx } from '../txpool/pooled-tx.ts';
 import type { SignatureRecovery } from '../crypto/signature-recovery.ts';
 import type { ChainEvents } from '../events.ts';
 import type { BlockRulesSource } from '../consensus/block-rules.ts';
@@ -260,10 +260,12 @@ export class BlockImport {
   private async recover(block: WireBlock): Promise<Recovered> {
     const { common, recovery } = this.o;
     try {
-      const [signers, txs] = await Promise.all([
-        sealSigners(block.header, block.hash, recovery),
-        Promise.all(block.txs.map((raw, i) => decodePooledTxWith(raw, common, recovery).catch((e: Error) => Promise.reject(new BlockRuleError(`transaction ${i}: ${e.message}`))))),
-      ]);
+      // the transactions are decoded and checked where their senders are recovered (N9)
+      const [signers, facts] = await Promise.all([sealSigners(block.header, block.hash, recovery), recovery.decodeTxs(block.txs, common.chainId())]);
+      const txs = facts.map((f, i) => {
+        if (typeof f === 'string') throw new BlockRuleError(`transaction ${i}: ${f}`);
+        return pooledFromFacts(block.txs[i]!, f, common);
+      });
       return { signers, txs };
     } catch (e) {
       return { problem: (e as Error).message };

@@ -1,11 +1,14 @@
 // A sender-recovery thread (signature-recovery.ts): recovers the public keys of a batch of
-// signatures with the same code the main thread would run (libsecp256k1 when it loads).
+// signatures, or decodes, checks and recovers a batch of transactions, with the same code the main
+// thread would run (libsecp256k1 when it loads).
 import { parentPort } from 'node:worker_threads';
 import { recoverPublicKey } from './secp256k1.ts';
-import type { RecoveryAnswer, RecoveryRequest } from './recovery-protocol.ts';
+import type { RecoveryRequest, SignaturesAnswer, SignaturesRequest, TransactionsAnswer, TransactionsRequest } from './recovery-protocol.ts';
+import { decodeTxsHere } from './signature-recovery.ts';
 
 const port = parentPort!;
-port.on('message', ({ id, digests, signatures, recids }: RecoveryRequest) => {
+
+function signatures({ id, digests, signatures, recids }: SignaturesRequest): void {
   const n = recids.length;
   const keys = new Uint8Array(64 * n);
   const ok = new Uint8Array(n);
@@ -17,6 +20,13 @@ port.on('message', ({ id, digests, signatures, recids }: RecoveryRequest) => {
       // no key for this signature: the main thread refuses the transaction
     }
   }
-  const answer: RecoveryAnswer = { id, keys, ok };
+  const answer: SignaturesAnswer = { id, keys, ok };
   port.postMessage(answer, [keys.buffer as ArrayBuffer, ok.buffer as ArrayBuffer]);
-});
+}
+
+function transactions({ id, chainId, raws }: TransactionsRequest): void {
+  const answer: TransactionsAnswer = { id, txs: decodeTxsHere(raws, chainId) };
+  port.postMessage(answer);
+}
+
+port.on('message', (req: RecoveryRequest) => (req.kind === 'signatures' ? signatures(req) : transactions(req)));

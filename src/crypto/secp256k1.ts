@@ -48,6 +48,18 @@ export function recoverPublicKey(hash: Uint8Array, rs: Uint8Array, recid: number
   return noble.recoverPublicKey(sig, hash, { prehash: false, format: 'recovered' } as never).subarray(1);
 }
 
+/** A signature that recovers no public key. */
+export class InvalidSignature extends Error {}
+
+/** recoverPublicKey, whose failure is an InvalidSignature. */
+export function recoverHere(digest: Uint8Array, rs: Uint8Array, recid: number): Uint8Array {
+  try {
+    return recoverPublicKey(digest, rs, recid);
+  } catch {
+    throw new InvalidSignature('signature recovers no public key');
+  }
+}
+
 /**
  * 64-byte uncompressed public key of a 32-byte private key; throws for a key that is 0 or not below
  * the group order. Before the binding has loaded, OpenSSL (node:crypto) derives it.

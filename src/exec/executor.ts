@@ -200,8 +200,8 @@ export class BlockExecutor {
           logs: outcome.logs,
           contractAddress: outcome.created,
           from: ptx.sender,
-          to: ptx.tx.to?.bytes ?? null,
-          type: ptx.tx.type,
+          to: ptx.to?.bytes ?? null,
+          type: ptx.type,
           effectiveGasPrice: price,
         });
         blooms.push(outcome.bloom);

@@ -6,7 +6,7 @@
 // recipient, a system contract, data, an access list, a sender with code, a wrong nonce, too little balance) is
 // left to runTx, which also produces the right error. test/exec-value-transfer.test.ts runs the
 // same transactions through both paths and compares state roots and receipts.
-import { Account, type Address, KECCAK256_NULL } from '@ethereumjs/util';
+import { Account, Address, KECCAK256_NULL } from '@ethereumjs/util';
 import type { CachedMerkleStateManager } from '../state/state-manager.ts';
 import type { PooledTx } from '../txpool/pooled-tx.ts';
 import { bytesToHex } from '../util/hex.ts';
@@ -56,21 +56,21 @@ export class DirectTransfers {
    * unit costs the sender; with base fee 0 all of it is the block producer's tip.
    */
   async apply(ptx: PooledTx, price: bigint): Promise<boolean> {
-    const tx = ptx.tx;
-    if (tx.type > 2 || tx.to === undefined || tx.data.length !== 0 || tx.gasLimit < TRANSFER_GAS) return false;
-    if (tx.type !== 0 && (tx as unknown as { accessList: unknown[] }).accessList.length !== 0) return false;
-    const to = tx.to;
+    // read from the pooled transaction, not its @ethereumjs object: an imported block's transactions
+    // have none until something needs it (pooledFromFacts)
+    const to = ptx.to;
+    if (!ptx.plain || to === undefined || ptx.gasLimit < TRANSFER_GAS) return false;
     if (inPrecompileRange(to.bytes) || isSystemContract(to.bytes)) return false;
-    const from = await this.get(ptx.senderHex, tx.getSenderAddress());
+    const from = await this.get(ptx.senderHex, new Address(ptx.sender));
     const sender = from.account;
     // runTx's checks: nonce, EIP-3607 (no code at the sender; 7702-delegated senders go to runTx),
     // balance for gas limit × fee cap + value (ptx.cost)
-    if (sender === undefined || sender.nonce !== tx.nonce || !isCodeless(sender) || sender.balance < ptx.cost) return false;
+    if (sender === undefined || sender.nonce !== ptx.nonce || !isCodeless(sender) || sender.balance < ptx.cost) return false;
     const toKey = bytesToHex(to.bytes);
     const recipient = await this.get(toKey, to);
     if (recipient.account !== undefined && !isCodeless(recipient.account)) return false;
 
-    const value = tx.value;
+    const value = ptx.value;
     const fee = TRANSFER_GAS * price;
     sender.nonce += 1n;
     sender.balance -= fee + value;
