@@ -22,7 +22,6 @@ export interface SignatureRecovery {
   close(): Promise<void>;
 }
 
-
 const commons = new Map<bigint, Common>();
 
 /** Transactions decoded on the calling thread. */
