@@ -96,7 +96,8 @@ for (const [name, shape] of Object.entries(shapes)) {
           }
         }
         root = applyTrieWrites(store, root, writes);
-        assert.is(hex(root), hex(await freshRoot(live.values())), `round ${round}: the root of the keys left`);
+        // a fresh mpt per round is most of this test's time: every fourth round, and the last
+        if (!prefixFree || round % 4 === 3) assert.is(hex(root), hex(await freshRoot(live.values())), `round ${round}: the root of the keys left`);
         if (prefixFree) assert.is(hex(root), hex(sequential.root()), `round ${round}: mpt's root after the same writes`);
       }
       // mpt reading only the nodes the batch stored finds every live key and none of the others
