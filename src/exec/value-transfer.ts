@@ -44,9 +44,13 @@ export class DirectTransfers {
     this.coinbaseKey = bytesToHex(coinbase.bytes);
   }
 
-  private async get(key: string, address: Address): Promise<Held> {
+  /** `address` as an Address or its bytes: made an Address only when the account is not held yet */
+  private async get(key: string, address: Address | Uint8Array): Promise<Held> {
     let h = this.held.get(key);
-    if (h === undefined) this.held.set(key, (h = { address, account: await this.state.getAccount(address), changed: false }));
+    if (h === undefined) {
+      const a = address instanceof Address ? address : new Address(address);
+      this.held.set(key, (h = { address: a, account: await this.state.getAccount(a), changed: false }));
+    }
     return h;
   }
 
@@ -61,7 +65,7 @@ export class DirectTransfers {
     const to = ptx.to;
     if (!ptx.plain || to === undefined || ptx.gasLimit < TRANSFER_GAS) return false;
     if (inPrecompileRange(to.bytes) || isSystemContract(to.bytes)) return false;
-    const from = await this.get(ptx.senderHex, new Address(ptx.sender));
+    const from = await this.get(ptx.senderHex, ptx.sender);
     const sender = from.account;
     // runTx's checks: nonce, EIP-3607 (no code at the sender; 7702-delegated senders go to runTx),
     // balance for gas limit × fee cap + value (ptx.cost)

@@ -93,8 +93,8 @@ export class CachedMerkleStateManager extends MerkleStateManager {
     for (const [addressHex, keyHex, value] of caches.storage?.flush() ?? []) {
       let writes = slots.get(addressHex);
       if (writes === undefined) slots.set(addressHex, (writes = []));
-      // the cache holds RLP(value without leading zeros); an empty value deletes the slot
-      const stored = value === undefined || (RLP.decode(value) as Uint8Array).length === 0 ? undefined : value;
+      // the cache holds RLP(value without leading zeros): RLP("") = 0x80, a zero, deletes the slot
+      const stored = value === undefined || (value.length === 1 && value[0] === 0x80) ? undefined : value;
       writes.push({ key: keccak256(unprefixedHexToBytes(keyHex)), value: stored });
     }
     for (const [addressHex, writes] of slots) {
