@@ -152,9 +152,10 @@ test('--rpc.evmtimeout: eth_call of a 880-pair pairing and of a 400 KiB-exponent
       assert.ok(slowest < 1000, `${call.to}: eth_blockNumber took ${slowest.toFixed(0)} ms`);
     }
     // the thread ended with the call and another started (from the sources ~1 s, inside 400 ms only
-    // from the bundle): calls answer exactly again
+    // from the bundle; a fresh-clone CI run on a slow spell of this VM once took over 5 s): calls
+    // answer exactly again
     let answer: { result?: string; error?: { message: string } } = {};
-    for (const end = performance.now() + 5000; answer.result === undefined && performance.now() < end; ) {
+    for (const end = performance.now() + 15_000; answer.result === undefined && performance.now() < end; ) {
       answer = await node.raw('eth_call', [{ to: '0x' + at(8), data: '0x' + bnPairs(4) }, 'latest']);
     }
     assert.equal(answer.result, '0x' + word(1n), JSON.stringify(answer));
