@@ -14,7 +14,7 @@
 export const FAULT_LIMIT = 3;
 export const BAN_MS = 60_000;
 /** Waste a peer may send at once: a fault each time it runs past it. */
-export const WASTE_BUDGET = 64;
+export const WASTE_BUDGET = 32;
 /** Tokens back per new head (a height's honest waste is a few) … */
 export const WASTE_PER_HEAD = 16;
 /** … and per second (round changes of a chain that makes no block). */
