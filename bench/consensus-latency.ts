@@ -1,4 +1,4 @@
-// The consensus channel's latency (src/p2p/consensus-gossip.ts) between two processes on loopback:
+// The consensus channel's latency (src/p2p/consensus-streams.ts) between two processes on loopback:
 // node B's "engine" publishes messages through the door's onConsensusMessage, node A's door times
 // each from its publish to consensusMessage (both processes read one clock). Each node is the real
 // network host (startNetwork) over a door that stands in for the chain: a validator, no blocks.
@@ -29,6 +29,7 @@ async function node(me: 'a' | 'b', portA: number, portB: number, count: number, 
     networkId: 1n,
     genesisHash: new Uint8Array(32),
     head: () => ({ number: 0n, hash: new Uint8Array(32) }),
+    hashAt: () => undefined,
     blocks: () => [],
     importBlocks: async () => ({ imported: 0, transactions: 0 }),
     receiveTransaction: async () => ({ kind: 'ignored', reason: 'no pool' }),
@@ -40,6 +41,7 @@ async function node(me: 'a' | 'b', portA: number, portB: number, count: number, 
     onNodeRecordsChanged: () => undefined,
     setSyncing: () => undefined,
     isValidator: () => true,
+    validators: () => [keys.a.address, keys.b.address],
     async consensusMessage(m) {
       latencies.push(now() - new DataView(m.buffer, m.byteOffset).getFloat64(0));
       if (latencies.length === count) {

@@ -21,6 +21,10 @@ export class CoreChainDoor implements ChainDoor {
     return { number: header.number, hash };
   }
 
+  hashAt(number: bigint): Uint8Array | undefined {
+    return this.core.chain.hashByNumber(number);
+  }
+
   blocks(from: bigint, count: number, maxBytes: number): Uint8Array[] {
     const { chain } = this.core;
     const out: Uint8Array[] = [];
@@ -101,6 +105,10 @@ export class CoreChainDoor implements ChainDoor {
 
   isValidator(): boolean {
     return this.core.isValidatorNext();
+  }
+
+  validators(): readonly Uint8Array[] {
+    return this.core.validatorsNext();
   }
 
   consensusMessage(message: Uint8Array): Promise<ConsensusVerdict> {

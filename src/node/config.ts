@@ -7,6 +7,7 @@ import type { LedgerTransports } from '../accounts/ledger.ts';
 import type { LogLimits } from '../filters/limits.ts';
 import type { TransportChoice } from '../rpc/server.ts';
 import { MAX_VERBOSITY, type LogFormat } from './logger.ts';
+import { parseCidr } from '../util/cidr.ts';
 
 export const ALL_NAMESPACES = ['personal', 'iris', 'eth', 'chain', 'admin', 'txpool', 'net', 'web3', 'debug'] as const;
 /**
@@ -101,6 +102,10 @@ export interface P2pConfig {
   bootnodes: string[];
   /** most connected peers (--maxpeers) */
   maxPeers: number;
+  /** inbound connections a second per address (--p2p.inboundrate; default 5, 0: no limit) */
+  inboundRate?: number;
+  /** CIDRs not held to it (--p2p.inboundrate.exempt) */
+  inboundExempt?: string[];
   /** for tests: the fault file (--p2p.faults, or CHAIN_NODE_P2P_FAULTS; src/p2p/faults.ts) */
   faults?: string;
 }
@@ -141,6 +146,8 @@ export const FLAGS = {
   'p2p.addr': { type: 'string', help: 'p2p listening address (default 127.0.0.1 on a dev chain, 0.0.0.0 on a genesis-file chain)' },
   bootnodes: { type: 'string', default: '', help: 'peers dialled at start and redialled when they drop, comma-separated: enode://<128 hex>@ip:port URLs or multiaddrs with /p2p/<peer id> (the genesis firstValidatorNode is always one)' },
   maxpeers: { type: 'string', default: '50', help: 'most connected peers' },
+  'p2p.inboundrate': { type: 'string', default: '5', help: 'inbound p2p connections a second from one address, loopback included (a burst of twice that; a connection whose peer is refused costs a second\'s worth; 0: no limit)' },
+  'p2p.inboundrate.exempt': { type: 'string', default: '', help: 'IP networks not held to --p2p.inboundrate, comma-separated CIDRs (e.g. 127.0.0.0/8 for peers that all arrive through a local proxy)' },
   'p2p.faults': { type: 'string', help: 'for tests only: a JSON file of faults to inject (gossip from peers dropped, delayed, duplicated, reordered; partitions), re-read when it changes; also CHAIN_NODE_P2P_FAULTS=FILE' },
   nodiscover: { type: 'boolean', default: false, help: 'accepted for Venachain scripts: the node never runs discovery (peers are bootnodes, static peers and NodeManagement\'s registered nodes)' },
   metrics: { type: 'boolean', default: false, help: 'serve Prometheus metrics at GET /metrics on --metrics.addr:--metrics.port (a listener of their own)' },
@@ -248,6 +255,8 @@ export function parseFlags(argv: string[], env: NodeJS.ProcessEnv = process.env)
       addr: v['p2p.addr'] === undefined ? undefined : p2pAddr(String(v['p2p.addr'])),
       bootnodes: list(String(v.bootnodes)),
       maxPeers: int(String(v.maxpeers), 'maxpeers'),
+      inboundRate: int(String(v['p2p.inboundrate']), 'p2p.inboundrate'),
+      inboundExempt: cidrs(String(v['p2p.inboundrate.exempt'])),
       faults: faultsFile((v['p2p.faults'] as string | undefined) ?? env.CHAIN_NODE_P2P_FAULTS),
     },
     txpool: {
@@ -304,6 +313,18 @@ function faultsFile(v: string | undefined): string | undefined {
   if (v === undefined) return undefined;
   if (v === '') throw new ConfigError('--p2p.faults (or CHAIN_NODE_P2P_FAULTS) must name a file');
   return resolve(v);
+}
+
+function cidrs(v: string): string[] {
+  const out = list(v);
+  for (const c of out) {
+    try {
+      parseCidr(c);
+    } catch (e) {
+      throw new ConfigError(`--p2p.inboundrate.exempt: ${(e as Error).message}`);
+    }
+  }
+  return out;
 }
 
 function p2pAddr(v: string): string {

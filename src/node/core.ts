@@ -277,6 +277,11 @@ export class ChainCore {
     return next.length === 1 && equalBytes(next[0]!, this.nodeKey.address);
   }
 
+  /** The validator set of the block after the head (addresses). */
+  validatorsNext(): readonly Uint8Array[] {
+    return this.nextValidators;
+  }
+
   /** Whether this node's key is in the validator set of the block after the head. */
   isValidatorNext(): boolean {
     return this.nextValidators.some((v) => equalBytes(v, this.nodeKey.address));

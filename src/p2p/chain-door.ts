@@ -53,6 +53,8 @@ export interface ChainDoor {
   readonly networkId: bigint;
   readonly genesisHash: Uint8Array;
   head(): ChainHead;
+  /** The hash of this chain's block `number`, undefined above the head (a block at a final height that is not this one is no block of this chain). */
+  hashAt(number: bigint): Uint8Array | undefined;
   /** Encoded blocks from `from` on, at most `count` of them and about `maxBytes` together (at least one if it exists): what a peer's range request gets. */
   blocks(from: bigint, count: number, maxBytes: number): Uint8Array[];
   /** Verifies, executes and commits encoded blocks in order (each on its parent); stops at the first refused. */
@@ -75,6 +77,8 @@ export interface ChainDoor {
   setSyncing(progress: SyncProgress | undefined): void;
   /** Whether this node is a validator of the block after its head (it then takes part in the consensus channel). */
   isValidator(): boolean;
+  /** The addresses of the validators of the block after the head (who the consensus channel is among); as isValidator(), read anew before onHead tells a head. */
+  validators(): readonly Uint8Array[];
   /** A consensus message (src/consensus/iris) a peer sent: 'invalid' (malformed, or not signed by a validator) penalises the sender; 'ignored' is not relayed. */
   consensusMessage(message: Uint8Array): Promise<ConsensusVerdict>;
   /** Each consensus message this node's engine sends: to deliver to the other validators. */

@@ -2,11 +2,15 @@
 // blocks (or, past gossip's size limit, their number and hash). Each arriving message is judged by
 // its topic validator before gossipsub delivers or relays it: the chain decides (door), and what
 // it says becomes Accept (relay), Ignore (drop quietly) or Reject (drop and penalise the sender).
+// A block this node has, or one it could not place, costs the sender waste (peer-faults.ts); a
+// block at a height this node has that is not its block there is a fault. Transactions the pool
+// knows cost nothing: one sent to several nodes' RPC comes back by gossip from each of them.
 import type { PeerId } from '@libp2p/interface';
 import { TopicValidatorResult, type GossipSub } from '@libp2p/gossipsub';
 import type { ChainDoor, ChainHead } from './chain-door.ts';
 import { decodeBlock } from '../chain/block-codec.ts';
 import { decodeBlockGossip, encodeBlockGossip, topicsOf } from './wire.ts';
+import { bytesToHex, equalBytes } from '../util/hex.ts';
 import type { Logger } from '../node/logger.ts';
 
 /** A topic validator as gossipsub calls it. */
@@ -14,6 +18,8 @@ export type TopicValidator = (peer: PeerId, msg: { data: Uint8Array }) => Promis
 
 export interface GossipHooks {
   fault(peer: PeerId, reason: string): void;
+  /** a message of no use (peer-faults.ts: the waste budget) */
+  wasted(peer: PeerId, what: string): void;
   /** each topic's validator goes through it: the fault injection's (faults.ts) when on */
   guard(validate: TopicValidator): TopicValidator;
   /** a peer showed it has a block: its head may have moved */
@@ -23,7 +29,7 @@ export interface GossipHooks {
 
 export function startGossip(pubsub: GossipSub, door: ChainDoor, hooks: GossipHooks): void {
   const topics = topicsOf(door.genesisHash);
-  const { fault, peerHead, log, guard } = hooks;
+  const { fault, wasted, peerHead, log, guard } = hooks;
   const validate = (topic: string, validator: TopicValidator) => pubsub.topicValidators.set(topic, guard(validator));
 
   validate(topics.txs, async (peer, msg) => {
@@ -49,7 +55,16 @@ export function startGossip(pubsub: GossipSub, door: ChainDoor, hooks: GossipHoo
     }
     const { number, hash, encoded } = block;
     const head = door.head();
-    if (number <= head.number) return TopicValidatorResult.Ignore;
+    if (number <= head.number) {
+      // blocks are final: another block at a height this chain has is forged, not late
+      const ours = door.hashAt(number);
+      if (ours !== undefined && !equalBytes(ours, hash)) {
+        fault(peer, `block ${number} ${bytesToHex(hash)} is not this chain's ${bytesToHex(ours)}`);
+        return TopicValidatorResult.Reject;
+      }
+      wasted(peer, `block ${number}, which this node has`);
+      return TopicValidatorResult.Ignore;
+    }
     // a block beyond the next, or only announced, is the sync's to fetch (onPeerHead)
     if (number > head.number + 1n || encoded === undefined) {
       peerHead(peer, { number, hash });
@@ -65,6 +80,7 @@ export function startGossip(pubsub: GossipSub, door: ChainDoor, hooks: GossipHoo
       return TopicValidatorResult.Reject;
     }
     log.debug(`p2p: block ${number} from ${peer} not imported: ${outcome.refused?.reason ?? 'no reason given'}`, { number, hash, peer: String(peer) });
+    wasted(peer, `block ${number}, not imported: ${outcome.refused?.reason ?? 'no reason given'}`);
     peerHead(peer, { number, hash });
     return TopicValidatorResult.Ignore;
   });

@@ -3,8 +3,9 @@
 // chain's own protocols (handshake.ts, block-ranges.ts, tx-sync.ts). Admission follows Venachain
 // (admission.ts), misbehaviour is counted (peer-faults.ts), and a dial loop keeps the bootnodes,
 // static peers and consensus nodes connected — libp2p 3 has no autodial. Validators also carry the
-// consensus channel (consensus-gossip.ts). Tests may inject faults (faults.ts). It implements what
-// the RPC needs (Network) and what the sync needs (PeerSet).
+// consensus channel (consensus-streams.ts). Tests may inject faults (faults.ts). It implements what
+// the RPC needs (Network) and what the sync needs (PeerSet). Inbound connections are rate-limited
+// per address before their handshake (inbound-limit.ts).
 import './promise-with-resolvers.ts'; // first: libp2p calls Promise.withResolvers, which Node 20 lacks
 import { createLibp2p } from 'libp2p';
 import { tcp } from '@libp2p/tcp';
@@ -30,10 +31,11 @@ import { exchangeStatus, serveStatus, statusMismatch, HANDSHAKE_TIMEOUT_MS } fro
 import { requestBlockRange, serveBlockRanges } from './block-ranges.ts';
 import { pushPendingTransactions, servePendingTransactions } from './tx-sync.ts';
 import { startGossip, type TopicValidator } from './gossip.ts';
-import { startConsensusGossip } from './consensus-gossip.ts';
+import { startConsensusStreams } from './consensus-streams.ts';
+import { InboundLimit, DEFAULT_INBOUND_RATE } from './inbound-limit.ts';
 import { FaultInjector, watchFaultFile } from './faults.ts';
 import { parsePeerAddress, nodeIdOfPeerId, tcpAddr } from './peer-address.ts';
-import { CHAIN_PROTOCOL, MAX_GOSSIP_MESSAGE, type Status } from './wire.ts';
+import { CHAIN_PROTOCOL, MAX_GOSSIP_MESSAGE, topicsOf, type Status } from './wire.ts';
 
 /** How often the dial loop looks for a target that is not connected. */
 const DIAL_INTERVAL_MS = 1000;
@@ -50,7 +52,8 @@ export interface NetworkOptions {
   key: NodeKey;
   /** addr: resolved by the node (127.0.0.1 on a dev chain, 0.0.0.0 on a genesis-file chain); port 0: a free one */
   /** faults: a fault file (faults.ts), for tests only */
-  config: { addr: string; port: number; bootnodes: string[]; maxPeers: number; faults?: string };
+  /** inboundRate / inboundExempt: --p2p.inboundrate and its exempt CIDRs (inbound-limit.ts) */
+  config: { addr: string; port: number; bootnodes: string[]; maxPeers: number; inboundRate?: number; inboundExempt?: string[]; faults?: string };
   door: ChainDoor;
   /** the genesis' firstValidatorNode (an enode URL; '' or port 0: none): dialled like a bootnode */
   firstValidatorNode: string;
@@ -84,6 +87,10 @@ export async function startNetwork(o: NetworkOptions): Promise<NetworkHost> {
     log.debug(`p2p: fault of ${peer}: ${reason}`, { peer: String(peer) });
     faults.fault(peer.toString(), reason);
   };
+  const wasted = (peer: PeerId | string, what: string, cost?: number) => {
+    if (faults.wasted(peer.toString(), what, cost)) log.debug(`p2p: fault of ${peer}: waste, the last: ${what}`, { peer: String(peer) });
+  };
+  const inbound = new InboundLimit(o.config.inboundRate ?? DEFAULT_INBOUND_RATE, o.config.inboundExempt ?? []);
 
   libp2p = await createLibp2p({
     privateKey,
@@ -94,11 +101,19 @@ export async function startNetwork(o: NetworkOptions): Promise<NetworkHost> {
     connectionGater: {
       denyDialPeer: (peer) => refused(peer.toString()),
       denyOutboundEncryptedConnection: (peer) => refused(peer.toString()),
-      denyInboundEncryptedConnection: (peer) => refused(peer.toString()) || !admitsInbound(peer.toString()),
+      // before the noise handshake: a closed socket costs nothing, a handshake does
+      denyInboundConnection: (maConn) => !inbound.admit(ipOf(maConn.remoteAddr)),
+      denyInboundEncryptedConnection: (peer, maConn) => {
+        const deny = refused(peer.toString()) || !admitsInbound(peer.toString());
+        if (deny) inbound.refused(ipOf(maConn.remoteAddr));
+        return deny;
+      },
     },
     connectionManager: {
-      // loopback (a local network's nodes start at once) is not held to the 5-a-second inbound rate
-      allow: ['/ip4/127.0.0.0/ipcidr/8'],
+      // the per-address limit is InboundLimit's (the gater above), loopback included; libp2p's own
+      // (5 a second) would hold registered peers behind one address to it, and its allow list also
+      // lifts maxConnections
+      inboundConnectionThreshold: Number.MAX_SAFE_INTEGER,
       maxConnections: Math.max(o.config.maxPeers, 1) * 2 + 8,
     },
     // a node busy executing a batch answers pings late: that is no reason to drop it (libp2p-facts)
@@ -113,6 +128,8 @@ export async function startNetwork(o: NetworkOptions): Promise<NetworkHost> {
         fastMsgIdFn: (msg) => bytesToHex(sha256(msg.data ?? new Uint8Array(0))),
         ignoreDuplicatePublishError: true,
         maxInboundDataLength: MAX_GOSSIP_MESSAGE,
+        // messages and subscriptions on any other topic are dropped unread (and take no memory)
+        allowedTopics: Object.values(topicsOf(door.genesisHash)),
       }),
     },
     start: false,
@@ -212,9 +229,10 @@ export async function startNetwork(o: NetworkOptions): Promise<NetworkHost> {
   }
   const guard = (validate: TopicValidator) => (injected ? injected.guard(validate, TopicValidatorResult.Ignore) : validate);
 
+  await startConsensusStreams(libp2p, door, { fault, wasted, peers: () => handshaked.keys(), injected, log });
+  door.onHead(() => faults.newHead());
   await libp2p.start();
-  startGossip(libp2p.services.pubsub, door, { fault, peerHead: noteHead, log, guard });
-  startConsensusGossip(libp2p.services.pubsub, door, { fault, log, guard });
+  startGossip(libp2p.services.pubsub, door, { fault, wasted, peerHead: noteHead, log, guard });
 
   // the dial loop: every target that is not connected (nor being dialled, nor banned) is dialled
   const dialling = new Set<string>();
@@ -327,11 +345,19 @@ export async function startNetwork(o: NetworkOptions): Promise<NetworkHost> {
       try {
         return await requestBlockRange(libp2p, peerIdFromString(peerId), from, count);
       } catch (e) {
-        if (isPeerFault(e)) fault(peerId, `block range answer: ${(e as Error).message}`);
+        if (isPeerFault(e)) {
+          fault(peerId, `block range answer: ${(e as Error).message}`);
+          throw Object.assign(e as Error, { penalised: true });
+        }
         throw e;
       }
     },
     penalise: fault,
+    distrust(peerId) {
+      // level with this node: it is asked for blocks again once it tells a head above
+      const p = handshaked.get(peerId);
+      if (p) p.head = door.head();
+    },
     async close() {
       if (closed) return;
       closed = true;

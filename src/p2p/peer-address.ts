@@ -9,6 +9,7 @@ import type { PeerId } from '@libp2p/interface';
 import { secp256k1 } from '@noble/curves/secp256k1.js';
 import { isIP } from 'node:net';
 import { bytesToHex, hexToBytes } from '../util/hex.ts';
+import { addressOfPublicKey } from '../crypto/secp256k1.ts';
 
 export interface PeerAddress {
   peerId: PeerId;
@@ -26,6 +27,12 @@ export function peerIdOfNodeId(nodeId: string): PeerId {
 export function nodeIdOfPeerId(peerId: PeerId): string | undefined {
   if (peerId.type !== 'secp256k1') return undefined;
   return bytesToHex(secp256k1.Point.fromBytes(peerId.publicKey.raw).toBytes(false)).slice(4);
+}
+
+/** The chain address of a secp256k1 peer id (keccak of its public point, as a validator's address); undefined for another kind of key. */
+export function addressOfPeerId(peerId: PeerId): Uint8Array | undefined {
+  if (peerId.type !== 'secp256k1') return undefined;
+  return addressOfPublicKey(secp256k1.Point.fromBytes(peerId.publicKey.raw).toBytes(false).subarray(1));
 }
 
 /** The libp2p multiaddr of a TCP endpoint. */

@@ -14,8 +14,10 @@ export interface PeerSet {
   peers(): PeerHead[];
   /** A peer's head moved (handshake, a block announcement): a sync may be due. */
   onPeerHead(listener: (peer: PeerHead) => void): void;
-  /** Encoded blocks `from`…, at most `count` (the peer may send fewer; none when it has none). Rejects on a transport failure or a malformed answer (the peer is then penalised by the host). */
+  /** Encoded blocks `from`…, at most `count` (the peer may send fewer; none when it has none). Rejects on a transport failure or a malformed answer (the peer is then penalised by the host, and the error's `penalised` is true). */
   requestBlocks(peerId: string, from: bigint, count: number): Promise<Uint8Array[]>;
   /** The peer sent something wrong (a block refused with peerFault): lower its score, drop it when it goes on. */
   penalise(peerId: string, reason: string): void;
+  /** The peer did not serve the head it claimed: its head counts as this node's until it tells a higher one. */
+  distrust(peerId: string): void;
 }

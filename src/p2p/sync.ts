@@ -44,6 +44,8 @@ interface Fetched {
   peer: string | undefined;
   blocks: Uint8Array[];
   failure?: string;
+  /** the host penalised the peer for its answer already */
+  penalised?: boolean;
 }
 
 /** A range request: blocks from…from+count−1. */
@@ -185,9 +187,13 @@ export class BlockSync {
           this.log.warn(`sync: no peer serves block #${next} (${got.failure}); stopped at #${this.door.head().number}`, { number: next });
           break;
         }
-        // heads only grow (istanbul blocks are final): an empty answer for a block the peer said it
-        // has is a lie, not a lag — a transport failure is not counted, the host judges those
-        if (got.blocks.length === 0 && got.failure === undefined) this.peers.penalise(got.peer, `claimed a head at or above #${req.from} and served no block from it`);
+        // heads only grow (istanbul blocks are final): a peer that serves nothing of a head it
+        // claimed — an empty answer, or no answer — is a fault (N13), and its claim is let go, so a
+        // lie starts one sync, not one at every block
+        if (got.blocks.length === 0) {
+          if (!got.penalised) this.peers.penalise(got.peer, `claimed a head at or above #${req.from} and served no block from it${got.failure === undefined ? '' : ` (${got.failure})`}`);
+          this.peers.distrust(got.peer);
+        }
         shunned.add(got.peer);
         request(next, req.count - skip);
         continue;
@@ -267,7 +273,7 @@ export class BlockSync {
     try {
       return { peer, blocks: await this.peers.requestBlocks(peer, from, count) };
     } catch (e) {
-      return { peer, blocks: [], failure: (e as Error).message };
+      return { peer, blocks: [], failure: (e as Error).message, penalised: (e as { penalised?: boolean }).penalised === true };
     } finally {
       this.load.set(peer, this.load.get(peer)! - 1);
     }

@@ -10,6 +10,8 @@ export const CHAIN_PROTOCOL = { name: 'chain', version: 1 } as const;
 export const STATUS_PROTOCOL = '/chain/status/1';
 export const BLOCKS_PROTOCOL = '/chain/blocks/1';
 export const TXS_PROTOCOL = '/chain/txs/1';
+/** The consensus channel among validators (consensus-streams.ts). */
+export const CONSENSUS_PROTOCOL = '/chain/iris/1';
 
 /** Most blocks one range request may ask for. */
 export const MAX_RANGE_COUNT = 256;
@@ -30,10 +32,10 @@ export const MAX_GOSSIP_BLOCK = 3.5 * 1024 * 1024;
 /** Gossip's receive limit (a block plus the RPC envelope). */
 export const MAX_GOSSIP_MESSAGE = 4 * 1024 * 1024;
 
-/** Topic names carry the genesis hash, so two chains never mix. `consensus`: iris' messages, among validators only. */
-export function topicsOf(genesisHash: Uint8Array): { txs: string; blocks: string; consensus: string } {
+/** Topic names carry the genesis hash, so two chains never mix. */
+export function topicsOf(genesisHash: Uint8Array): { txs: string; blocks: string } {
   const g = bytesToHex(genesisHash).slice(2);
-  return { txs: `/chain/${g}/txs/1`, blocks: `/chain/${g}/blocks/1`, consensus: `/chain/${g}/iris/1` };
+  return { txs: `/chain/${g}/txs/1`, blocks: `/chain/${g}/blocks/1` };
 }
 
 export interface Status {
@@ -96,25 +98,26 @@ export function decodeBlockGossip(bytes: Uint8Array): BlockGossip {
   return { kind: 'announcement', head: { number: integer(number!, 'block announcement number'), hash: hash! } };
 }
 
-/** Random bytes after each consensus message on its topic: each send is its own gossip message. */
+/** Random bytes after each consensus message on its channel: each send is its own message. */
 export const CONSENSUS_SEND_TAG_BYTES = 8;
+/** Largest consensus frame: a PREPREPARE carries a whole block, plus its locked prepares. */
+export const MAX_CONSENSUS_FRAME = MAX_BLOCK_FRAME + 256 * 1024;
 
 /**
- * The consensus topic: the engine's message, then a tag of its own per send. Gossip's message id
- * is its content's hash, so without the tag an engine that sends the same signed vote again (as
- * Venachain's COMMIT for an old block) would be silent: gossipsub publishes an id it has seen once,
- * and receivers take it once. Copies of one send (relays) keep its tag and stay one message.
+ * A frame of the consensus channel: the engine's message, then a tag of its own per send. Copies of
+ * one send (relays) are one message, known by the frame's hash; without the tag an engine that sends
+ * the same signed vote again (as Venachain's COMMIT for an old block) would be taken for a copy.
  */
-export function encodeConsensusGossip(message: Uint8Array, tag: Uint8Array): Uint8Array {
+export function encodeConsensusFrame(message: Uint8Array, tag: Uint8Array): Uint8Array {
   const out = new Uint8Array(message.length + CONSENSUS_SEND_TAG_BYTES);
   out.set(message);
   out.set(tag.subarray(0, CONSENSUS_SEND_TAG_BYTES), message.length);
   return out;
 }
 
-export function decodeConsensusGossip(bytes: Uint8Array): Uint8Array {
-  if (bytes.length <= CONSENSUS_SEND_TAG_BYTES) throw new Error(`consensus gossip of ${bytes.length} bytes: no message before its ${CONSENSUS_SEND_TAG_BYTES}-byte tag`);
-  return bytes.subarray(0, bytes.length - CONSENSUS_SEND_TAG_BYTES);
+export function consensusMessageOf(frame: Uint8Array): Uint8Array {
+  if (frame.length <= CONSENSUS_SEND_TAG_BYTES) throw new Error(`consensus frame of ${frame.length} bytes: no message before its ${CONSENSUS_SEND_TAG_BYTES}-byte tag`);
+  return frame.subarray(0, frame.length - CONSENSUS_SEND_TAG_BYTES);
 }
 
 function byteItems(bytes: Uint8Array, count: number, what: string): Uint8Array[] {

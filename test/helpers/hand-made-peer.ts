@@ -12,7 +12,8 @@ type Lib = Awaited<ReturnType<typeof loadLibp2p>>;
 type Wire = typeof import('../../src/p2p/wire.ts');
 
 // libp2p's packages are ESM-only: loaded with import() (in test.before), as the node loads them (uvu -r tsx require()s test files)
-async function loadLibp2p() {
+export async function loadLibp2p() {
+  await import('../../src/p2p/promise-with-resolvers.ts'); // libp2p calls Promise.withResolvers, which Node 20 lacks
   return {
     ...(await import('libp2p')),
     ...(await import('@libp2p/tcp')),
@@ -23,7 +24,44 @@ async function loadLibp2p() {
     ...(await import('@libp2p/utils')),
     ...(await import('@multiformats/multiaddr')),
     ...(await import('@noble/hashes/sha2.js')),
+    ...(await import('@libp2p/crypto/keys')),
+    ...(await import('@libp2p/peer-id')),
   };
+}
+
+/**
+ * A bare libp2p host of the chain whose genesis is `genesisHash` (its status answers a node's
+ * handshake: by default level with that genesis, so no node's sync asks it for blocks), subscribed
+ * to the transactions and blocks topics. `key`: a 32-byte secp256k1 node key (default: a new
+ * Ed25519 identity, a stranger to every chain).
+ */
+export async function createPeer(lib: Lib, wire: Wire, genesisHash: Uint8Array, status: Partial<Status> = {}, key?: Uint8Array): Promise<Peer> {
+  const peer = (await lib.createLibp2p({
+    ...(key ? { privateKey: lib.privateKeyFromRaw(key) } : {}),
+    addresses: { listen: ['/ip4/127.0.0.1/tcp/0'] },
+    transports: [lib.tcp()],
+    connectionEncrypters: [lib.noise()],
+    streamMuxers: [lib.yamux()],
+    connectionMonitor: { enabled: false },
+    services: {
+      identify: lib.identify(),
+      pubsub: lib.gossipsub({ globalSignaturePolicy: 'StrictNoSign', msgIdFn: (m) => lib.sha256(m.data), allowPublishToZeroTopicPeers: true }),
+    },
+  })) as Peer;
+  await peer.handle(wire.STATUS_PROTOCOL, async (stream: Stream) => {
+    const lp = lib.lpStream(stream);
+    await lp.read();
+    await lp.write(wire.encodeStatus(statusOf(genesisHash, status)));
+    await stream.close();
+  });
+  const topics = wire.topicsOf(genesisHash);
+  peer.services.pubsub.subscribe(topics.txs);
+  peer.services.pubsub.subscribe(topics.blocks);
+  return peer;
+
+  function statusOf(genesis: Uint8Array, s: Partial<Status>): Status {
+    return { networkId: 300n, genesisHash: genesis, head: { number: 0n, hash: genesis }, name: 'hostile', ...s };
+  }
 }
 
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -43,7 +81,7 @@ export interface HandMadePeers {
   wire: Wire;
   /** the node's listening multiaddr */
   nodeAddr: string;
-  /** A peer of the node's chain; `status` answers the node's handshake (default: the node's genesis, head 42). */
+  /** A peer of the node's chain; `status` answers the node's handshake (default: the node's genesis, head the genesis). */
   peer(status?: Partial<Status>): Promise<Peer>;
   /** Makes the peer a static peer of the node and waits until the node has done its handshake with it. */
   admitted(peer: Peer): Promise<void>;
@@ -67,27 +105,8 @@ export async function handMadePeers(node: TestNode, genesisHash: Uint8Array): Pr
     nodeAddr,
     listed,
     async peer(status) {
-      const peer = (await lib.createLibp2p({
-        addresses: { listen: ['/ip4/127.0.0.1/tcp/0'] },
-        transports: [lib.tcp()],
-        connectionEncrypters: [lib.noise()],
-        streamMuxers: [lib.yamux()],
-        connectionMonitor: { enabled: false },
-        services: {
-          identify: lib.identify(),
-          pubsub: lib.gossipsub({ globalSignaturePolicy: 'StrictNoSign', msgIdFn: (m) => lib.sha256(m.data), allowPublishToZeroTopicPeers: true }),
-        },
-      })) as Peer;
+      const peer = await createPeer(lib, wire, genesisHash, status);
       started.push(peer);
-      await peer.handle(wire.STATUS_PROTOCOL, async (stream: Stream) => {
-        const lp = lib.lpStream(stream);
-        await lp.read();
-        await lp.write(wire.encodeStatus({ networkId: 300n, genesisHash, head: { number: 42n, hash: new Uint8Array(32).fill(42) }, name: 'hostile', ...status }));
-        await stream.close();
-      });
-      const topics = wire.topicsOf(genesisHash);
-      peer.services.pubsub.subscribe(topics.txs);
-      peer.services.pubsub.subscribe(topics.blocks);
       return peer;
     },
     async admitted(peer) {
