@@ -172,32 +172,19 @@ function decisionFileProblems(root: string): string[] {
   return out;
 }
 
-const report = (problems: string[]) => `\n  ${problems.join('\n  ')}`;
-
-test('README.md ≤ 25,000 bytes and docs/architecture.md ≤ 40,000', () => {
-  const problems = sizeProblems(repo);
-  assert.equal(problems, [], report(problems));
-});
-
-test('every decision code cited in src/, test/, bench/, scripts/ and codegen/ has a file in docs/decisions/', () => {
-  const problems = citationProblems(repo);
-  assert.equal(problems, [], report(problems));
-});
-
-test('no source comment cites "DESIGN Dn", a document outside the repository', () => {
-  const problems = outsideDocumentProblems(repo);
-  assert.equal(problems, [], report(problems));
-});
-
-test('every relative link in README.md and docs/ points to a file and heading that exist', () => {
-  const problems = linkProblems(repo);
-  assert.equal(problems, [], report(problems));
-});
-
-test('every decision is a file in the ADR shape, listed in the index', () => {
-  const problems = decisionFileProblems(repo);
-  assert.equal(problems, [], report(problems));
-});
+const CHECKS: [string, (root: string) => string[]][] = [
+  ['README.md ≤ 25,000 bytes and docs/architecture.md ≤ 40,000', sizeProblems],
+  ['every decision code cited in src/, test/, bench/, scripts/ and codegen/ has a file in docs/decisions/', citationProblems],
+  ['no source comment cites "DESIGN Dn", a document outside the repository', outsideDocumentProblems],
+  ['every relative link in README.md and docs/ points to a file and heading that exist', linkProblems],
+  ['every decision is a file in the ADR shape, listed in the index', decisionFileProblems],
+];
+for (const [name, check] of CHECKS) {
+  test(name, () => {
+    const problems = check(repo);
+    assert.equal(problems, [], `\n  ${problems.join('\n  ')}`);
+  });
+}
 
 test('slug follows GitHub: punctuation dropped, spaces to hyphens', () => {
   assert.is(slug('Peers, admission and sync'), 'peers-admission-and-sync');
@@ -218,9 +205,7 @@ test('each check finds its violation planted in a small tree', () => {
     put('docs/architecture.md', '# Architecture\n\n## The picture\n\nSee [the README](../README.md#quick-start).\n');
     put('README.md', '# x\n\n## Quick start\n\n[arch](docs/architecture.md#the-picture) and [A1](docs/decisions/A1-bundle.md)\n');
     put('src/a.ts', '// runs the bundle (A1); i32 and F64 are wasm types, clang -O2 a flag\nexport const a = 1;\n');
-    for (const check of [sizeProblems, citationProblems, outsideDocumentProblems, linkProblems, decisionFileProblems]) {
-      assert.equal(check(root), [], `${check.name} on the clean tree`);
-    }
+    for (const [name, check] of CHECKS) assert.equal(check(root), [], `${name}: on the clean tree`);
 
     put('README.md', `# x\n\n## Quick start\n\n${'a'.repeat(README_MAX)}\n`);
     assert.match(sizeProblems(root).join('\n'), /README\.md is \d+ bytes/);
