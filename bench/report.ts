@@ -1,5 +1,5 @@
 // The bench's results: one model (rows × nodes), rendered as the markdown table that the terminal,
-// bench/results/*.md and the README show. The SVG chart (chart.ts) reads the same model.
+// bench/results/*.md and docs/performance.md show. The SVG chart (chart.ts) reads the same model.
 
 export type Better = 'higher' | 'lower';
 

@@ -3,7 +3,8 @@
 //   --quick    shorter runs (3 s per rate row, 2,000 transfers); results go to bench/results/tmp/
 //   --peers    also installs anvil, Hardhat and ganache into bench/peers/ and runs the identical
 //              workloads against each, side by side; writes bench/results/latest.{md,json,svg}
-//   --readme   with --peers: also puts the table and chart into README.md (between the bench markers)
+//   --docs     with --peers: also puts the table and chart into docs/performance.md (between the bench
+//              markers; --readme is its old name). The README's summary table is updated by hand.
 //   --wait-quiet  first waits (at most 5 minutes) for the 1-minute load average to fall below 0.5
 // BENCH_DEBUG=1 logs the ingest's progress every poll.
 // Every node gets the same preparation (workload.ts), the same load generator (load.ts) and the same
@@ -32,7 +33,7 @@ import { addressOf } from '../src/crypto/secp256k1.ts';
 import { bytesToHex, hexToBytes } from '../src/util/hex.ts';
 
 const argv = process.argv.slice(2);
-const KNOWN = ['--quick', '--peers', '--readme', '--wait-quiet'];
+const KNOWN = ['--quick', '--peers', '--docs', '--readme', '--wait-quiet'];
 if (argv.some((a) => !KNOWN.includes(a))) {
   // an unknown flag (--help included) must not start a multi-minute run that overwrites results
   const usage = readFileSync(fileURLToPath(import.meta.url), 'utf8').split('\nimport')[0]!.split('\n').filter((l) => /^\/\/ {3}/.test(l)).join('\n');
@@ -41,7 +42,7 @@ if (argv.some((a) => !KNOWN.includes(a))) {
 }
 const quick = argv.includes('--quick');
 const withPeers = argv.includes('--peers');
-const writeReadme = argv.includes('--readme');
+const writeDocs = argv.includes('--docs') || argv.includes('--readme');
 const waitQuiet = argv.includes('--wait-quiet');
 const SECONDS = quick ? 3 : 10;
 /** each rate row is measured in this many turns per node (see rateRows); wrk takes whole seconds */
@@ -394,7 +395,7 @@ async function quiet(): Promise<void> {
 }
 
 async function main(): Promise<void> {
-  // the node runs as users run it: the esbuild bundle `npm start` builds (docs/architecture.md A1)
+  // the node runs as users run it: the esbuild bundle `npm start` builds (A1)
   execFileSync(process.execPath, ['scripts/build.mjs'], { cwd: root, stdio: 'inherit' });
   if (waitQuiet) await quiet();
   const t0 = performance.now();
@@ -527,22 +528,22 @@ async function main(): Promise<void> {
   writeFileSync(join(dir, `${name}.md`), md);
   writeFileSync(join(dir, `${name}.json`), JSON.stringify(rep, null, 2) + '\n');
   if (withPeers) writeFileSync(join(dir, `${name}.svg`), renderChart(rep));
-  if (withPeers && writeReadme && !quick) updateReadme(md);
+  if (withPeers && writeDocs && !quick) updatePerformancePage(md);
   const behind = rep.rows.map((r) => [r.label, ratio(r)] as const).filter(([, q]) => q && !q.ahead);
   if (withPeers) log(behind.length ? `behind the best peer in ${behind.length} rows:\n${behind.map(([l, q]) => `  ${l}: ${q!.ratio.toFixed(2)}×`).join('\n')}` : 'ahead of every peer in every row');
   log(`results in ${join(dir, name)}.{md,json${withPeers ? ',svg' : ''}}`);
 }
 
-/** Replaces the block between the README's bench markers with the table and the chart. */
-function updateReadme(md: string): void {
-  const path = join(root, 'README.md');
+/** Replaces the block between docs/performance.md's bench markers with the table and the chart. */
+function updatePerformancePage(md: string): void {
+  const path = join(root, 'docs/performance.md');
   const text = readFileSync(path, 'utf8');
   const a = text.indexOf('<!-- bench:start -->');
   const b = text.indexOf('<!-- bench:end -->');
-  if (a < 0 || b < a) throw new Error('README.md has no <!-- bench:start --> … <!-- bench:end --> block');
-  const block = `<!-- bench:start -->\n${md}\n![chain-node vs anvil, Hardhat, ganache](bench/results/latest.svg)\n`;
+  if (a < 0 || b < a) throw new Error('docs/performance.md has no <!-- bench:start --> … <!-- bench:end --> block');
+  const block = `<!-- bench:start -->\n${md}\n![chain-node vs anvil, Hardhat, ganache](../bench/results/latest.svg)\n`;
   writeFileSync(path, text.slice(0, a) + block + text.slice(b));
-  log('README.md updated');
+  log('docs/performance.md updated');
 }
 
 main().catch((e) => {

@@ -1,7 +1,7 @@
 // Sync bench (issue 21): a validator's chain of --blocks blocks holding --txs transfers each is made
 // in this process (the validator seals them as it would any transactions), then a follower on the
 // same genesis takes all of it, and the rate is blocks and transactions per second:
-//   - `network` (the README row): the validator and the follower as processes on loopback, the
+//   - `network` (the row of docs/performance.md's network table): the validator and the follower as processes on loopback, the
 //     follower syncing over libp2p from that one peer; timed from its first imported block to the
 //     last (the node's own sync line says the same, from the sync's start).
 //   - `door` (--door): in this process, the follower's ChainDoor.importBlocks fed with the

@@ -1,4 +1,4 @@
-// The transport comparison behind docs/architecture.md A13: the bundled node (dist/chain-node.mjs)
+// The transport comparison behind decision A13: the bundled node (dist/chain-node.mjs)
 // once with --http.transport uws and once with node, and bench/bare-server.ts (bare node:http doing
 // the same JSON work) for reference, under wrk (2 threads, 32 keep-alive connections). Per row:
 // req/s and the server's CPU per answered request (user + system from /proc), the median over

@@ -4,7 +4,7 @@ import { _, Ajv, type AnySchema, type KeywordCxt } from 'ajv';
 import type { JSONSchema, OpenRPCDocument } from './load.ts';
 
 /**
- * Marks an `integer` schema whose values may exceed 2^53 (DESIGN D6: exact JSON integers such as a
+ * Marks an `integer` schema whose values may exceed 2^53 (D6: exact JSON integers such as a
  * balance in wei). Its TypeScript type is `number | bigint`, and its validator accepts a bigint (the
  * value a handler returns for such an integer) besides an integral number.
  */

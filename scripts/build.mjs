@@ -1,6 +1,6 @@
 // Bundles the node with esbuild into dist/chain-node.cjs, run by the launcher dist/chain-node.mjs
 // (scripts/bundle-launcher.mjs) through a V8 code cache. One file loads far faster than the
-// TypeScript sources through tsx (docs/architecture.md A1), and the cache skips compiling it (A14).
+// TypeScript sources through tsx (A1), and the cache skips compiling it (A14).
 // Native modules and the USB stack stay external; so does uWebSockets.js, whose binary
 // src/rpc/uws-load.ts requires by its path inside node_modules at run time. The node's bundle is one
 // self-calling function the launcher compiles as read (SELF_WRAPPED below), and every bundle gets

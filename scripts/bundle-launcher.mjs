@@ -1,7 +1,7 @@
 // chain-node launcher: scripts/build.mjs copies it to dist/chain-node.mjs (with BUNDLE_ID filled in).
 // It runs the CommonJS bundle dist/chain-node.cjs through a V8 code cache, so that a start skips
 // parsing and compiling 1.4 MB of JavaScript (~50 ms of the ~220 ms to the first answer, measured;
-// docs/architecture.md A14). Node 20 has no compile cache for modules (module.enableCompileCache
+// A14). Node 20 has no compile cache for modules (module.enableCompileCache
 // came in Node 22), hence vm.Script with cachedData, the way v8-compile-cache does it.
 //
 // The cache is written by the node itself, once, ~1 s after a start that found none (or one V8

@@ -1,5 +1,5 @@
 // Edits the build makes to dependencies' code as it bundles them, each because it costs every
-// start of the node and changes nothing the node can observe (docs/architecture.md A22). Each edit
+// start of the node and changes nothing the node can observe (A22). Each edit
 // names the exact text it replaces: a dependency update that changes that text fails the build
 // instead of silently bundling the code unedited (or edited wrongly). The sources and the tests run
 // the dependencies as published; test/bundle.test.ts runs the edited bundle.

@@ -1,5 +1,5 @@
 // The bundled node (npm start, the chain-node bin, the bench): scripts/build.mjs makes a CommonJS
-// bundle and a launcher that runs it through a V8 code cache (docs/architecture.md A14). Nothing
+// bundle and a launcher that runs it through a V8 code cache (A14). Nothing
 // else runs the bundle, so this checks that it works as the sources do — native modules, scrypt on
 // the thread pool (light cost) and in its worker (standard cost), signing, a serving thread — and
 // that its code cache is written, accepted by the next start, and replaced when damaged, never

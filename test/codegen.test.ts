@@ -187,7 +187,7 @@ test('the standalone validators load under Node ESM and accept/reject sample val
     assert.not.ok(peers([{ ...peer, protocols: { eth: { version: '63' } } }]));
     assert.is(peers.errors![0]!.instancePath, '/0/protocols/eth/version');
 
-    // x-bigint integers: an integral number or a bigint (DESIGN D6), nothing else.
+    // x-bigint integers: an integral number or a bigint (D6), nothing else.
     const info = v['r_chain_getAccountBaseInfo']!;
     assert.ok(info({ Nonce: 1, Balance: 10n ** 21n }));
     assert.ok(info({ Nonce: 0, Balance: 1e21 }));

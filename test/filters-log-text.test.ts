@@ -1,4 +1,4 @@
-// Log lists go out as text joined from each log's cached JSON (docs/architecture.md F7). These
+// Log lists go out as text joined from each log's cached JSON (F7). These
 // answers must be byte-for-byte what formatting the logs gives: checked against the logs of the
 // receipts (formatted by src/api/format.ts, no text cache), on a fresh index, on a warm one, after
 // a restart (cold index, blocks read back from LMDB) and across the edge of a deliberately small

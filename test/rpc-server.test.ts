@@ -3,7 +3,7 @@
 // table of malformed or hostile requests; after each one a normal request must still work.
 // Everything runs over both transports (uWebSockets.js and the node:http + ws fallback); where
 // uWebSockets.js cannot answer like node:http (its own HTTP parser and WebSocket framing), the case
-// says so and docs/architecture.md (A13) lists the difference.
+// says so and docs/transport.md (A13) lists the difference.
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { connect } from 'node:net';
@@ -522,7 +522,7 @@ const cases: Case[] = [
     expect: rpcError(-32603, { id: 1, message: "internal error: result of test_badBlock failed its schema: must have required property 'hash'" }),
   },
   {
-    name: 'bigint in a result is written as exact integer digits (DESIGN D6)',
+    name: 'bigint in a result is written as exact integer digits (D6)',
     send: () => post(call('test_bigint')),
     expect: (o) => assert.is(o.text, '{"jsonrpc":"2.0","id":1,"result":{"balance":1208925819614629174706176}}'),
   },

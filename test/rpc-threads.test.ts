@@ -1,4 +1,4 @@
-// RPC serving threads (docs/architecture.md A19): the node's port is served by the main thread and
+// RPC serving threads (A19): the node's port is served by the main thread and
 // by serving threads, and the kernel spreads connections over them. Whichever thread a connection
 // lands on, it must get the same answers, never one older than a head the client has already seen,
 // and WebSockets must behave the same (subscriptions, their end with the socket, the send cap).

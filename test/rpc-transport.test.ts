@@ -1,4 +1,4 @@
-// Which transport serves (src/rpc/server.ts, docs/architecture.md A13): 'auto' picks uWebSockets.js
+// Which transport serves (src/rpc/server.ts, A13): 'auto' picks uWebSockets.js
 // where its binary loads (here: Node 20 on linux-x64), 'node' serves with node:http + ws, the
 // --http.transport flag reaches the server, and a binary that does not load is a reason, not a
 // crash. What each transport answers is tested in rpc-server.test.ts, over both.

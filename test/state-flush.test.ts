@@ -1,5 +1,5 @@
 // The node's state manager moves a block's cached writes into the tries in batches
-// (CachedMerkleStateManager.flush → src/state/trie-batch.ts, architecture N8). Here the same random
+// (CachedMerkleStateManager.flush → src/state/trie-batch.ts, N8). Here the same random
 // blocks of writes — accounts created, changed, deleted and created again, contract code, storage
 // slots set, changed and zeroed, storage cleared — go to two managers of that class, each over its
 // own OverlayTrieDB on its own LMDB: one flushing in batches, one through @ethereumjs's own flush

@@ -1,4 +1,4 @@
-// Block parameters, resolved against the chain: "block number or TAG" (DESIGN D9: also a plain JSON
+// Block parameters, resolved against the chain: "block number or TAG" (D9: also a plain JSON
 // integer) and, where execution-apis allows a hash (BlockNumberOrTagOrHash), block hashes.
 import type { Chain } from '../chain/chain.ts';
 import type { Header } from '../chain/header.ts';

@@ -1,4 +1,4 @@
-// Core failures → JSON-RPC errors (DESIGN D7). Core modules throw their own error classes; the
+// Core failures → JSON-RPC errors (D7). Core modules throw their own error classes; the
 // handlers translate here so the core never learns about JSON-RPC.
 import { RpcError, executionReverted, invalidParams, serverError } from '../rpc/errors.ts';
 import { TxRejected } from '../txpool/admission.ts';

@@ -1,5 +1,5 @@
 // eth_/chain_ fee methods (eth_feeHistory, eth_maxPriorityFeePerGas, eth_blobBaseFee) by geth's rules
-// (eth/gasprice/feehistory.go) over a chain whose base fee is always 0 (DESIGN D12).
+// (eth/gasprice/feehistory.go) over a chain whose base fee is always 0 (D12).
 import type { ApiContext } from './context.ts';
 import type { Header } from '../chain/header.ts';
 import type { FeeHistory } from '../../generated/types.ts';

@@ -16,7 +16,7 @@ export function storageSlot(key: string): Uint8Array {
   return padLeft(hexToBytes(key), 32);
 }
 
-/** Exact JSON integer (DESIGN D6): a number when it is safe, else a bigint the serializer writes as digits. */
+/** Exact JSON integer (D6): a number when it is safe, else a bigint the serializer writes as digits. */
 function exactInt(n: bigint): number | bigint {
   return n <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(n) : n;
 }

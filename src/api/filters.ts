@@ -2,7 +2,7 @@
 // share: filter-option parsing, wire formatting of filter items (made once per item and shared by
 // every filter and subscription that gets it) and per-connection clean-up of pushed listeners.
 // Log lists (getLogs, getFilterLogs, getFilterChanges) go out as a RawJsonArray of each log's JSON
-// bytes, made once per log while its block is in the log index (docs/architecture.md F7); pushes
+// bytes, made once per log while its block is in the log index (F7); pushes
 // splice an item's JSON text, made once per item (a block's header, a log), into each
 // subscriber's notification.
 // Filter options accept the spec's spellings (fromblock, toblock, blockhash, topic) and the

@@ -1,4 +1,4 @@
-// Core records → wire objects (DESIGN D6, D11). Quantities are minimal 0x-hex, data is 0x-hex.
+// Core records → wire objects (D6, D11). Quantities are minimal 0x-hex, data is 0x-hex.
 import { createTxFromRLP, type TypedTransaction } from '@ethereumjs/tx';
 import type { Common } from '@ethereumjs/common';
 import { RLP } from '@ethereumjs/rlp';

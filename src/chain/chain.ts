@@ -136,7 +136,7 @@ export class Chain {
    * all in one LMDB write transaction, then moves the head. A block of up to SYNC_COMMIT_TXS
    * transactions commits synchronously: it is a short write, and the block's receipts and
    * notifications wait for it (the async path's hops between the event loop and LMDB's write thread
-   * made a one-transaction block's commit 2.9–3.8 ms instead of 1.6–2.0 ms, docs/architecture.md
+   * made a one-transaction block's commit 2.9–3.8 ms instead of 1.6–2.0 ms,
    * A16). A larger block commits on the write thread, so the event loop keeps serving (and the
    * sealer executes the next block) meanwhile. Callers never overlap two commits.
    */

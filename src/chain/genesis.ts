@@ -1,4 +1,4 @@
-// Genesis in Venachain's format (DESIGN D4). Numbers may be JSON numbers, decimal strings or
+// Genesis in Venachain's format (D4). Numbers may be JSON numbers, decimal strings or
 // 0x-hex strings (geth's parser accepts both string forms; Venachain ships decimal strings).
 import { readFileSync } from 'node:fs';
 import { hexToBytes } from '../util/hex.ts';

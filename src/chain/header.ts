@@ -1,4 +1,4 @@
-// Block header: the London field list (16 fields, base fee always 0: DESIGN D12) with an istanbul
+// Block header: the London field list (16 fields, base fee always 0: D12) with an istanbul
 // extra. The block hash follows istanbul: keccak of the header whose extra has its committed seals
 // removed, so validators can add commit signatures without changing the hash they signed.
 import { RLP } from '@ethereumjs/rlp';

@@ -1,4 +1,4 @@
-// JSON with exact integers. Some results are plain JSON integers that can exceed 2^53 (DESIGN D6:
+// JSON with exact integers. Some results are plain JSON integers that can exceed 2^53 (D6:
 // a balance in wei in eth_getAccountBaseInfo); JSON.parse would round them. Node 20 has no
 // JSON.parse source access, so such numbers are turned into marked strings before parsing and
 // revived as bigint. Outgoing bigints are written as JSON integers the same way round.

@@ -1,5 +1,5 @@
-// secp256k1 signing and recovery. Recovery dominates transaction admission (DESIGN: noble ~0.8k/s,
-// libsecp256k1 ~20k/s), so the native binding is used when it loads and noble is the fallback.
+// secp256k1 signing and recovery. Recovery dominates transaction admission (measured:
+// @noble/curves recovers ~0.8k/s, libsecp256k1 ~20k/s), so the native binding is used when it loads and noble is the fallback.
 // The binding loads on the first signature: loading it (its context builds tables) costs ~15 ms,
 // and a node's start needs only its key's public key, which OpenSSL derives (node:crypto) in ~0.7 ms.
 import { createECDH, type ECDH } from 'node:crypto';

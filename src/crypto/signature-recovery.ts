@@ -1,5 +1,5 @@
 // Recovers the public keys behind transaction signatures, on the main thread or on recovery
-// threads (docs/architecture.md A20). Recovery is the largest single cost of admitting a
+// threads (A20). Recovery is the largest single cost of admitting a
 // transaction (libsecp256k1, ~50–65 µs of the ~95 µs decoding takes on the event loop, measured); with threads, the
 // requests of one event-loop turn go to a thread as one message and the event loop keeps parsing,
 // checking and answering meanwhile. A block's transactions to import go to a thread whole: it

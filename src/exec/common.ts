@@ -1,4 +1,4 @@
-// The @ethereumjs Common for our chain: the chain id from genesis, the Prague rule set (DESIGN D12:
+// The @ethereumjs Common for our chain: the chain id from genesis, the Prague rule set (D12:
 // solc 0.8 output needs Shanghai+; Osaka would cap a transaction's gas at 2^24, below the spec's
 // default of 1.5e9), and native secp256k1 recovery for transaction senders.
 import { Hardfork, Mainnet, createCustomCommon, type Common, type ParamsDict } from '@ethereumjs/common';

@@ -4,7 +4,7 @@
 // and code hash, and calls other plain EVM contracts and the ecrecover, SHA-256 and identity
 // precompiles without value (CALL, STATICCALL, DELEGATECALL: proxies, multicalls, contracts reading
 // contracts, signature checks, old solc's memory copies). @ethereumjs spends ~300 µs of set-up,
-// journaling and allocation on a call that executes ~100 opcodes (measured, docs/architecture.md
+// journaling and allocation on a call that executes ~100 opcodes (measured,
 // A17); this runs the same call in a few µs. It never guesses: anything outside that subset —
 // value transfers, other precompiles, CREATE*, CALLCODE, EXTCODECOPY, SELFDESTRUCT, BLOCKHASH, blob
 // opcodes, calls nested deeper than MAX_DEPTH — answers `bail`, and the caller runs the message on

@@ -3,7 +3,7 @@
 // (one block item, one MatchedLog per log) and those shared items are handed to every listener —
 // nothing re-scans the chain per filter.
 //
-// Memory rule (docs/architecture.md): a filter keeps at most maxBufferedPerFilter items between
+// Memory rule (F1): a filter keeps at most maxBufferedPerFilter items between
 // polls, dropping the oldest (a client that far behind re-reads them with getLogs); all filters
 // together keep at most maxBufferedTotal items, beyond which the filter polled longest ago is
 // removed; at most maxFilters filters (and, separately, maxFilters subscriptions) exist, one

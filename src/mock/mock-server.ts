@@ -1,7 +1,7 @@
 // A mock of the node for front-end work without a chain: @open-rpc/server-js's Router in mock mode
 // answers each method from openrpc.json's examples (a call whose params equal an example's gets
 // that example's result; any other valid call gets a schema-valid generated value) and checks
-// params against the document. server-js is used here, where its gaps do not matter (DESIGN D1),
+// params against the document. server-js is used here, where its gaps do not matter (D1, C4),
 // behind a small HTTP front of our own that covers them:
 //   - a request without `params` (or `params: null`) crashes server-js's param validator, and with
 //     it the process: params are normalised to [] before the Router sees them;

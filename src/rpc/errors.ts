@@ -1,4 +1,4 @@
-// JSON-RPC 2.0 / EIP-1474 error codes (DESIGN D7) and the one error class handlers throw.
+// JSON-RPC 2.0 / EIP-1474 error codes (D7) and the one error class handlers throw.
 // Anything else a handler throws is a bug: the dispatcher logs it and answers -32603 "internal
 // error" without the message or stack (they can carry paths, keys or state we must not leak).
 

@@ -1,7 +1,7 @@
 // Answers kept for the current head: a request to a head-cached method (openrpc.json
 // `x-cache: head`, generated/head-cached.ts) whose answer was already made at this head is answered
 // from it, without the dispatcher — on the main thread (HeadCachedHandler below) and in each serving
-// thread, where it also saves the trip to the main thread (docs/architecture.md A19). A repeated
+// thread, where it also saves the trip to the main thread (A19). A repeated
 // eth_blockNumber, eth_getBalance of the same accounts or identical eth_call costs the transport and
 // a lookup.
 //

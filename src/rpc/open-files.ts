@@ -1,6 +1,6 @@
 // The process's file descriptors as Linux reports them in /proc: how many are open and how many
 // may be. Connections are descriptors, so these bound how many the RPC server can hold before
-// accept() fails with EMFILE (where uSockets would spin, docs/architecture.md). Elsewhere both are
+// accept() fails with EMFILE (where uSockets would spin, S7). Elsewhere both are
 // unknown (undefined) and the caller does without.
 import { readFileSync, readdirSync, statSync } from 'node:fs';
 

@@ -1,4 +1,4 @@
-// Reused memory for large responses assembled as bytes (log lists, docs/architecture.md F7).
+// Reused memory for large responses assembled as bytes (log lists, F7, F8).
 //
 // Why: a fresh buffer of a few hundred KiB is new memory from the OS, and its first touch costs a
 // page fault per 4 KiB page. Measured here (bench/logs.ts, 1,000 logs = 455 KiB): assembling into a

@@ -5,7 +5,7 @@ import { randomBytes } from 'node:crypto';
 import type { RpcReply } from './types.ts';
 import { releaseReply, replyBuffer } from './reply-buffers.ts';
 
-// DESIGN D6: some results carry exact integers beyond 2^53 (getAccountBaseInfo's Balance), which
+// D6: some results carry exact integers beyond 2^53 (getAccountBaseInfo's Balance), which
 // handlers return as bigint and the wire carries as plain JSON digits. JSON.stringify throws on a
 // bigint, so the common case costs nothing extra: only a result that holds a bigint takes the
 // second pass, where each bigint becomes a marked string that is then unquoted. The marker holds
@@ -19,7 +19,7 @@ function markBigint(_key: string, value: unknown): unknown {
 
 /**
  * A value already written as JSON text, spliced into a response verbatim: results served from text
- * made once for immutable data (docs/architecture.md F7: logs of sealed blocks), so a repeated query
+ * made once for immutable data (F7: logs of sealed blocks), so a repeated query
  * does not stringify the same objects again. The text must be valid JSON; with --rpc.checkresults
  * the dispatcher parses it and validates what it is about to send.
  */

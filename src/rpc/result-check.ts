@@ -7,7 +7,7 @@ import type { Validate } from './types.ts';
 const MAX_DEPTH = 64;
 
 /**
- * "" when the result matches; else "<path> <what is wrong>". A bigint (DESIGN D6: exact JSON
+ * "" when the result matches; else "<path> <what is wrong>". A bigint (D6: exact JSON
  * integers) fails ajv's `integer`, which checks `typeof === 'number'`, so a failing result that
  * holds bigints is checked again with them as numbers: the wire carries them as integers.
  */

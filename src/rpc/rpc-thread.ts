@@ -1,4 +1,4 @@
-// An RPC serving thread (docs/architecture.md A19): the main thread's uWebSockets.js server, on the
+// An RPC serving thread (A19): the main thread's uWebSockets.js server, on the
 // same port, in a worker thread. Its dispatcher is a HeadCachedHandler in front of a RemoteHandler:
 // answers kept for the head are written here; every other request is dispatched on the main thread
 // (server-threads.ts).

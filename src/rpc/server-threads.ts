@@ -1,4 +1,4 @@
-// The main thread's side of the RPC serving threads (docs/architecture.md A19). With
+// The main thread's side of the RPC serving threads (A19). With
 // uWebSockets.js each serving thread runs its own server on the node's port (the kernel spreads
 // connections over the sockets listening there, SO_REUSEPORT), so reads are parsed, answered from
 // the thread's HeadAnswers and written on another core. Everything else a thread hands over here:

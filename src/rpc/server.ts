@@ -1,5 +1,5 @@
 // The RPC transport behind one small interface: HTTP POST and WebSocket upgrades (any path) on one
-// port. Two implementations (DESIGN D1, docs/architecture.md A13): uWebSockets.js (uws-server.ts),
+// port. Two implementations (D1, A13): uWebSockets.js (uws-server.ts),
 // the default where its binary loads, and node:http + `ws` (node-server.ts), always available.
 // Both apply the same rules (http-rules.ts, ws-session.ts); callers only see startRpcServer() and
 // RpcServer. With uWebSockets.js the port can also be served by threads (server-threads.ts, A19).

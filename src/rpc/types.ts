@@ -48,7 +48,7 @@ export interface CallContext extends ConnectionContext {
 
 /**
  * A response as the transport writes it: JSON text, or that text's UTF-8 bytes. Bytes are for large
- * answers assembled from pieces encoded once (log lists, docs/architecture.md F7): they reach the
+ * answers assembled from pieces encoded once (log lists, F7): they reach the
  * socket without a large string to flatten and encode per answer. Both go out as they are — an HTTP
  * body, or a WebSocket *text* frame.
  */

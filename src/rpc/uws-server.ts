@@ -1,5 +1,5 @@
 // The default transport: uWebSockets.js (C++ HTTP and WebSocket server, ~2x node:http per request;
-// docs/architecture.md A13) serving HTTP POST and WebSocket upgrades on any path of one port, with
+// A13) serving HTTP POST and WebSocket upgrades on any path of one port, with
 // the same rules as the node:http fallback (http-rules.ts, ws-session.ts).
 //
 // uWS rules this module keeps: a request handler answers synchronously or registers onAborted

@@ -73,7 +73,7 @@ export class CachedMerkleStateManager extends MerkleStateManager {
    * Moves the cached writes into the tries, as the base flush does (code, then storage slots, which
    * change accounts, then accounts), but each trie takes its writes in one batch
    * (src/state/trie-batch.ts) instead of one mpt put each: one walk, each changed node encoded,
-   * hashed and stored once, no intermediate roots stored (architecture N8). The base's path stays
+   * hashed and stored once, no intermediate roots stored (N8). The base's path stays
    * for a trie with checkpoints open (its puts must be revertible) or a DB that is not ours.
    */
   override async flush(): Promise<void> {

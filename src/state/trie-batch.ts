@@ -3,7 +3,7 @@
 // @ethereumjs/mpt's put walks from the root for every key and stores every node on the way,
 // re-encoded and re-hashed: a block that writes 12 accounts hashed and stored the root 12 times
 // (each intermediate root a node no block's state reaches, kept forever by an archive node) and
-// spent ~0.8 ms in the trie (architecture N3's profile). Here the writes change a tree of decoded
+// spent ~0.8 ms in the trie (N3's profile). Here the writes change a tree of decoded
 // nodes loaded on demand, and one pass at the end encodes each changed node once, stores the ones of
 // 32 bytes or more (and the root) under their hash and embeds the others in their parent, exactly as
 // mpt does: same roots and same stored nodes for the final state (test/trie-batch.test.ts checks

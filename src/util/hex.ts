@@ -1,4 +1,4 @@
-// Wire encodings (DESIGN D6): quantities are 0x-hex without leading zeros, data is 0x-hex bytes.
+// Wire encodings (D6): quantities are 0x-hex without leading zeros, data is 0x-hex bytes.
 // These run on every request, so they avoid regexes and intermediate arrays.
 
 const HEX = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, '0'));
