@@ -89,7 +89,7 @@ test('proposer budget: a transaction running past --miner.txtimeout is left out,
     assert.ok(lines.some((l) => l.includes(`dropped ${loop}`) && l.includes('200 ms')), lines.join('\n'));
     // sent again, it is refused at once rather than costing the proposer another budget
     const again = await node.raw('eth_sendRawTransaction', [await signLoop(attacker, DEV_TX_GAS_LIMIT)]);
-    assert.equal(again.error, { code: -32000, message: `transaction ${loop} was dropped for exceeding the proposer's time budget of 200 ms (--miner.txtimeout)` });
+    assert.equal(again.error, { code: -32000, message: `transaction ${loop} was dropped: execution exceeded the proposer's time budget of 200 ms (--miner.txtimeout)` });
     // the sender's state is untouched; its next nonce waits for the gap to be filled
     assert.is(await node.rpc('eth_getTransactionCount', [attacker.address, 'latest']), '0x0');
     assert.equal(await node.rpc('txpool_status'), { pending: '0x0', queued: '0x1' });

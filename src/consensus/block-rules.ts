@@ -10,6 +10,8 @@ export interface BlockRules {
   txGasLimit: bigint;
   /** the block's gas limit (BlockGasLimit) */
   gasLimit: bigint;
+  /** most gas the block's transactions may reserve together, below gasLimit when that is larger (S13) */
+  gasBound: bigint;
   /** whether a block without transactions is sealed (IsProduceEmptyBlock, or --seal.empty) */
   produceEmpty: boolean;
 }
