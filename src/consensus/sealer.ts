@@ -135,7 +135,6 @@ export class Sealer {
     if (built.included.length === 0 && !sealEmpty) {
       await executor.rollback(parent.header.stateRoot);
       await this.committing;
-      this.dropped(built.invalid);
       await this.o.onDropped(built.invalid);
       return built.invalid.length > 0;
     }
@@ -160,7 +159,6 @@ export class Sealer {
       }
       const commitMs = performance.now() - t1;
       this.o.onCommitted(block, built.written);
-      this.dropped(built.invalid);
       await this.o.onDropped(built.invalid);
       await pool.onBlock(built.included, [], built.accounts);
       for (const t of built.included) this.inFlight.delete(t.hashHex);
@@ -195,11 +193,5 @@ export class Sealer {
       );
     }
     return alone;
-  }
-
-  private dropped(invalid: ExecutedBlock['invalid']): void {
-    for (const i of invalid) {
-      this.o.log.warn(`dropped ${i.ptx.hashHex}: ${i.reason}`, { tx: i.ptx.hashHex });
-    }
   }
 }

@@ -165,6 +165,7 @@ export class ChainCore {
   private async droppedWork(invalid: ExecutedBlock['invalid']): Promise<void> {
     if (invalid.length === 0) return;
     for (const i of invalid) {
+      this.log.child('consensus').warn(`dropped ${i.ptx.hashHex}: ${i.reason}`, { tx: i.ptx.hashHex });
       if (!i.overBudget) continue;
       this.overBudget.remember(i.ptx.hashHex, i.reason);
       if (!this.pool.isLocal(i.ptx.senderHex)) this.freeWork.coolDown(i.ptx.senderHex, `its transaction ${i.ptx.hashHex} was dropped: ${i.reason}`);

@@ -62,15 +62,19 @@ export class CoreIrisChain implements IrisChain {
     const { executor, pool, key, period, budget } = this.o;
     const kept = await this.o.writer.buildProposal(async (head) => {
       const rules = await this.o.rules(head);
-      const { header, hash, built } = await buildBlock(executor, head, rules, [...pool.executable()], key, period, budget);
-      // left out now: were they kept until a commit, every round's proposal would run them again
-      await this.o.onDropped(built.invalid);
-      if (built.included.length === 0 && !(period > 0 && rules.produceEmpty)) {
+      // a build that only dropped transactions is tried once more on what is left: the engine
+      // proposes again only on new work or in the next round (a round timeout per dropped loop)
+      for (let attempt = 0; ; attempt++) {
+        const { header, hash, built } = await buildBlock(executor, head, rules, [...pool.executable()], key, period, budget);
+        // left out now: were they kept until a commit, every round's proposal would run them again
+        await this.o.onDropped(built.invalid);
+        if (built.included.length > 0 || (period > 0 && rules.produceEmpty)) {
+          const txs = built.included;
+          return { block: { hash, header, txs: txs.map((t) => t.raw), senders: txs.map((t) => t.sender), txHashes: txs.map((t) => t.hash) }, built };
+        }
         await executor.rollback(head.header.stateRoot);
-        return undefined;
+        if (attempt === 1 || built.invalid.length === 0 || pool.pendingCount === 0) return undefined;
       }
-      const txs = built.included;
-      return { block: { hash, header, txs: txs.map((t) => t.raw), senders: txs.map((t) => t.sender), txHashes: txs.map((t) => t.hash) }, built };
     });
     return kept && proposalOf(kept);
   }
