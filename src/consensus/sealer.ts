@@ -163,7 +163,7 @@ export class Sealer {
       await pool.onBlock(built.included, [], built.accounts);
       for (const t of built.included) this.inFlight.delete(t.hashHex);
       this.o.events.emitBlock({ block, receipts: built.receipts });
-      this.o.log.debug(`sealed block #${header.number}: ${block.txs.length} txs, execute ${executedMs.toFixed(1)} ms, commit ${commitMs.toFixed(1)} ms`, { number: header.number, hash: block.hash, txs: block.txs.length });
+      this.o.log.debug(`sealed block #${header.number}: ${block.txs.length} txs, execute ${executedMs.toFixed(1)} ms${built.cut ? ' (the build time ran out: the rest waits)' : ''}, commit ${commitMs.toFixed(1)} ms`, { number: header.number, hash: block.hash, txs: block.txs.length });
     })();
     return true;
   }
