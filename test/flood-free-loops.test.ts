@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { Transaction, Wallet } from 'ethers';
+import { Transaction, Wallet, type HDNodeWallet } from 'ethers';
 import { BLOCK_GAS_BOUND } from '../src/chain/genesis.ts';
 import { DEV_TX_GAS_LIMIT } from '../src/node/dev-genesis.ts';
 import { spawnNode, type NodeProcess } from './helpers/process.ts';
@@ -16,8 +16,9 @@ import { cleanUp, fundedSender, networkDir, receiptOn, runNetwork, until, type N
 /** JUMPDEST PUSH1 0 JUMP: for ever */
 const ENDLESS = '0x5b600056';
 const LOOPS = 40;
+type Signer = Wallet | HDNodeWallet;
 
-function signLoop(w: Wallet, gasLimit: bigint, nonce = 0): Promise<string> {
+function signLoop(w: Signer, gasLimit: bigint, nonce = 0): Promise<string> {
   return w.signTransaction(Transaction.from({ to: null, data: ENDLESS, gasLimit, gasPrice: 0n, chainId: 300, type: 0, nonce }));
 }
 
@@ -31,7 +32,7 @@ async function headOf(url: string): Promise<number> {
 }
 
 /** Sends the loops round-robin to `urls`: the senders admitted, and the refusals. */
-async function flood(urls: string[], wallets: Wallet[], gasLimit: bigint): Promise<{ admitted: Wallet[]; refusals: string[] }> {
+async function flood(urls: string[], wallets: Signer[], gasLimit: bigint): Promise<{ admitted: Signer[]; refusals: string[] }> {
   const answers = await Promise.all(wallets.map(async (w, i) => call(urls[i % urls.length]!, 'eth_sendRawTransaction', [await signLoop(w, gasLimit)])));
   const refusals = answers.filter((a) => a.error).map((a) => `${a.error!.code} ${a.error!.message}`);
   return { admitted: wallets.filter((_, i) => !answers[i]!.error), refusals };
