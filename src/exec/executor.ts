@@ -307,6 +307,10 @@ export class BlockExecutor {
   /** Undo a block that was executed but not committed: forget its trie writes and state. */
   async rollback(parentStateRoot: Uint8Array): Promise<void> {
     this.trieDb.discard();
+    // the caches' unflushed writes go too: setStateRoot flushes first, and their tries' nodes were
+    // just discarded (a refused block whose transactions created contracts failed here with
+    // "missing trie node")
+    this.state.clearCaches();
     await this.state.setStateRoot(parentStateRoot, true);
   }
 
