@@ -21,7 +21,7 @@ export interface ChainConfig {
    */
   txGasLimit: bigint;
   /**
-   * Most gas a block's transactions may reserve together, whatever the header's gas limit says
+   * Most gas a block may use (geth's gas-pool rule: used so far + the next one's gas limit), whatever the header's gas limit says
    * (S13): what every validator can execute well inside a round. Genesis `config.blockGasBound`,
    * default BLOCK_GAS_BOUND; it also caps the per-transaction limit in force.
    */

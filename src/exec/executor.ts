@@ -32,7 +32,7 @@ export interface BlockContext {
   extraData: Uint8Array;
   /** the chain's per-transaction gas limit: a transaction above it is invalid */
   txGasLimit: bigint;
-  /** most gas the transactions may reserve together when below gasLimit: the block gas bound (S13) */
+  /** the gas pool's size when below gasLimit: the block gas bound (S13) */
   gasBound: bigint;
 }
 
