@@ -20,6 +20,12 @@ export interface ChainConfig {
    * what applies while ParameterManagement's TxGasLimit was never set (src/core/chain-params.ts).
    */
   txGasLimit: bigint;
+  /**
+   * Most gas a block may use (geth's gas-pool rule: used so far + the next one's gas limit), whatever the header's gas limit says
+   * (S13): what every validator can execute well inside a round. Genesis `config.blockGasBound`,
+   * default BLOCK_GAS_BOUND; it also caps the per-transaction limit in force.
+   */
+  blockGasBound: bigint;
   istanbul: { timeout: number; period: number; policy: number; firstValidatorNode: string };
 }
 
@@ -37,6 +43,11 @@ export interface Genesis {
 export const DEFAULT_GAS_LIMIT = 2n ** 48n;
 /** Venachain's TxGasLimit default (ParameterManagement); at ~2e7 gas/s an endless loop at it runs 75 s, hence --miner.txtimeout. */
 const DEFAULT_TX_GAS_LIMIT = 1_500_000_000n;
+/**
+ * Default block gas bound (S13): 60M gas of the costliest loops runs 3–5 s on @ethereumjs here, a
+ * third to a half of the default 10 s round; two dev-chain transactions at their 30M limit fit.
+ */
+export const BLOCK_GAS_BOUND = 60_000_000n;
 export const DEFAULTS = { chainId: 300n, interpreter: 'all', period: 1, timeout: 10000, policy: 0 };
 
 export class GenesisError extends Error {}
@@ -74,6 +85,7 @@ export function parseGenesis(json: unknown): Genesis {
     chainId: num(c.chainId, 'config.chainId', DEFAULTS.chainId),
     interpreter: typeof c.interpreter === 'string' ? c.interpreter : DEFAULTS.interpreter,
     txGasLimit: num(c.txGasLimit, 'config.txGasLimit', DEFAULT_TX_GAS_LIMIT),
+    blockGasBound: num(c.blockGasBound, 'config.blockGasBound', BLOCK_GAS_BOUND),
     istanbul: {
       timeout: Number(num(ist.timeout, 'config.istanbul.timeout', BigInt(DEFAULTS.timeout))),
       period: Number(num(ist.period, 'config.istanbul.period', BigInt(DEFAULTS.period))),
@@ -82,6 +94,7 @@ export function parseGenesis(json: unknown): Genesis {
     },
   };
   if (config.txGasLimit < MIN_TX_GAS) throw new GenesisError(`genesis: config.txGasLimit must be at least ${MIN_TX_GAS} (a plain transfer's gas), got ${config.txGasLimit}`);
+  if (config.blockGasBound < MIN_TX_GAS) throw new GenesisError(`genesis: config.blockGasBound must be at least ${MIN_TX_GAS} (a plain transfer's gas), got ${config.blockGasBound}`);
   const alloc = new Map<string, GenesisAlloc>();
   for (const [addr, acc] of Object.entries((g.alloc ?? {}) as Record<string, any>)) {
     const a = (addr.startsWith('0x') ? addr : '0x' + addr).toLowerCase();

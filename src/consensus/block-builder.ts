@@ -3,7 +3,7 @@
 // proposer seal; and putting the committed seals into a decided block's extra.
 import type { HeadInfo } from '../chain/chain.ts';
 import { headerHash, headerSigHash, type Header } from '../chain/header.ts';
-import type { BlockExecutor, ExecutedBlock } from '../exec/executor.ts';
+import type { BlockExecutor, ExecutedBlock, ExecutionBudget } from '../exec/executor.ts';
 import type { PooledTx } from '../tx/pooled-tx.ts';
 import type { NodeKey } from '../crypto/node-key.ts';
 import { decodeExtra, encodeExtra } from '../chain/istanbul-extra.ts';
@@ -25,17 +25,19 @@ export interface BuiltBlock {
 /**
  * Executes `txs` on `parent` (the executor's state) into a block proposed by `key`: timestamp now
  * (at least the parent's, one second past it when blocks come by the clock), the rules' gas limits
- * and set, the proposer seal. The caller decides whether an empty result is worth a block.
+ * and set, the proposer seal. `budget`: --miner.txtimeout per transaction and --miner.buildtime
+ * for the block, past which the block is sealed with what ran (S13). The caller decides whether an
+ * empty result is worth a block.
  */
-export async function buildBlock(executor: BlockExecutor, parent: HeadInfo, rules: BlockRules, txs: Iterable<PooledTx>, key: NodeKey, period: number, txBudgetMs: number): Promise<BuiltBlock> {
+export async function buildBlock(executor: BlockExecutor, parent: HeadInfo, rules: BlockRules, txs: Iterable<PooledTx>, key: NodeKey, period: number, budget: Pick<ExecutionBudget, 'txMs' | 'buildMs'>): Promise<BuiltBlock> {
   const now = BigInt(Math.floor(Date.now() / 1000));
   const timestamp = now > parent.header.timestamp ? now : parent.header.timestamp + (period > 0 ? 1n : 0n);
   const vanity = decodeExtra(parent.header.extraData).vanity;
   const unsealedExtra = encodeExtra({ vanity, validators: rules.validators, seal: new Uint8Array(0), committedSeals: [] });
   const built = await executor.execute(
-    { parent: parent.header, parentHash: parent.hash, timestamp, coinbase: key.address, gasLimit: rules.gasLimit, extraData: unsealedExtra, txGasLimit: rules.txGasLimit },
+    { parent: parent.header, parentHash: parent.hash, timestamp, coinbase: key.address, gasLimit: rules.gasLimit, gasBound: rules.gasBound, extraData: unsealedExtra, txGasLimit: rules.txGasLimit },
     txs,
-    txBudgetMs,
+    budget,
   );
   const header: Header = { ...built.header };
   const seal = seal65(headerSigHash(header), key.privateKey);

@@ -10,6 +10,8 @@ export interface BlockRules {
   txGasLimit: bigint;
   /** the block's gas limit (BlockGasLimit) */
   gasLimit: bigint;
+  /** most gas the block may use (the gas pool's size when below gasLimit, S13) */
+  gasBound: bigint;
   /** whether a block without transactions is sealed (IsProduceEmptyBlock, or --seal.empty) */
   produceEmpty: boolean;
 }

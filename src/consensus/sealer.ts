@@ -5,8 +5,7 @@
 import type { Account } from '@ethereumjs/util';
 import type { Chain, HeadInfo } from '../chain/chain.ts';
 import type { BlockRecord } from '../chain/types.ts';
-import type { BlockExecutor, ExecutedBlock } from '../exec/executor.ts';
-import { OverBudgetDrops } from '../txpool/over-budget.ts';
+import type { BlockExecutor, ExecutedBlock, ExecutionBudget } from '../exec/executor.ts';
 import type { TxPool } from '../txpool/pool.ts';
 import type { NodeKey } from '../crypto/node-key.ts';
 import type { ChainEvents } from '../chain/events.ts';
@@ -25,8 +24,10 @@ export interface SealerOptions {
   period: number;
   /** the validator set, gas limits and empty-block rule of the block on a parent */
   rules: BlockRulesSource;
-  /** most execution time one transaction may take in a block this node proposes (--miner.txtimeout); slower ones are dropped */
-  txBudgetMs: number;
+  /** most execution time one transaction (--miner.txtimeout) and the block (--miner.buildtime) may take */
+  budget: Pick<ExecutionBudget, 'txMs' | 'buildMs'>;
+  /** transactions a block left out as invalid: the pool drops them (called before the block's commit, or with no block) */
+  onDropped: (invalid: ExecutedBlock['invalid']) => Promise<void>;
   /** called after each committed block, before events fan out (state readers move their head; `written`: the accounts the block wrote) */
   onCommitted: (block: BlockRecord, written: ReadonlyMap<string, Account | undefined>) => void;
   log: Logger;
@@ -47,12 +48,7 @@ export class Sealer {
   private settled: Promise<void> = Promise.resolve();
   /** hashes of transactions in the block being committed: not offered to the next block */
   private readonly inFlight = new Set<string>();
-  /** transactions dropped for the time budget, which admission refuses when they come back */
-  readonly overBudget: OverBudgetDrops;
-
-  constructor(private readonly o: SealerOptions) {
-    this.overBudget = new OverBudgetDrops(o.txBudgetMs);
-  }
+  constructor(private readonly o: SealerOptions) {}
 
   start(): void {
     if (this.o.period === 0) {
@@ -135,12 +131,11 @@ export class Sealer {
     if (this.tip === undefined || !equalBytes(parent.hash, this.tip.hash)) await executor.rollback(parent.header.stateRoot);
     const t0 = performance.now();
     // `txs` is a snapshot: transactions admitted while this block executes wait for the next one
-    const { header: proposed, hash, built } = await buildBlock(executor, parent, rules, txs, key, this.o.period, this.o.txBudgetMs);
+    const { header: proposed, hash, built } = await buildBlock(executor, parent, rules, txs, key, this.o.period, this.o.budget);
     if (built.included.length === 0 && !sealEmpty) {
       await executor.rollback(parent.header.stateRoot);
       await this.committing;
-      await pool.onBlock([], built.invalid.map((i) => i.ptx));
-      this.dropped(built.invalid);
+      await this.o.onDropped(built.invalid);
       return built.invalid.length > 0;
     }
     const header = withCommittedSeals(proposed, [committedSeal(hash, key.privateKey)]);
@@ -164,11 +159,11 @@ export class Sealer {
       }
       const commitMs = performance.now() - t1;
       this.o.onCommitted(block, built.written);
-      await pool.onBlock(built.included, built.invalid.map((i) => i.ptx), built.accounts);
+      await this.o.onDropped(built.invalid);
+      await pool.onBlock(built.included, [], built.accounts);
       for (const t of built.included) this.inFlight.delete(t.hashHex);
-      this.dropped(built.invalid);
       this.o.events.emitBlock({ block, receipts: built.receipts });
-      this.o.log.debug(`sealed block #${header.number}: ${block.txs.length} txs, execute ${executedMs.toFixed(1)} ms, commit ${commitMs.toFixed(1)} ms`, { number: header.number, hash: block.hash, txs: block.txs.length });
+      this.o.log.debug(`sealed block #${header.number}: ${block.txs.length} txs, execute ${executedMs.toFixed(1)} ms${built.cut ? ' (the build time ran out: the rest waits)' : ''}, commit ${commitMs.toFixed(1)} ms`, { number: header.number, hash: block.hash, txs: block.txs.length });
     })();
     return true;
   }
@@ -198,12 +193,5 @@ export class Sealer {
       );
     }
     return alone;
-  }
-
-  private dropped(invalid: ExecutedBlock['invalid']): void {
-    for (const i of invalid) {
-      if (i.overBudget) this.overBudget.remember(i.ptx.hashHex);
-      this.o.log.warn(`dropped ${i.ptx.hashHex}: ${i.reason}`, { tx: i.ptx.hashHex });
-    }
   }
 }

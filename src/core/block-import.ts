@@ -42,6 +42,11 @@ export interface BlockImportOptions {
   sealing: () => boolean;
   /** whether plain transfers skip runTx (BlockExecutor.execute) */
   directTransfers: boolean;
+  /**
+   * Most execution time a proposal may take to verify (the round timeout: past it the round is
+   * lost anyway); a decided block has none, its work being bounded by the block gas bound (S13)
+   */
+  verifyMs: number;
   log: Logger;
 }
 
@@ -298,14 +303,15 @@ export class BlockImport {
     if (header.gasLimit !== rules.gasLimit) throw new Refused(`${at}: gas limit ${header.gasLimit}, the chain's is ${rules.gasLimit}`, true);
     const { executor } = this.o;
     const built = await executor.execute(
-      { parent: parent.header, parentHash: parent.hash, timestamp: header.timestamp, coinbase: header.miner, gasLimit: header.gasLimit, extraData: header.extraData, txGasLimit: rules.txGasLimit },
+      { parent: parent.header, parentHash: parent.hash, timestamp: header.timestamp, coinbase: header.miner, gasLimit: header.gasLimit, gasBound: rules.gasBound, extraData: header.extraData, txGasLimit: rules.txGasLimit },
       recovered.txs,
-      Infinity,
+      proposal ? { verifyMs: this.o.verifyMs } : {},
       this.o.directTransfers,
     );
     const problem = this.reproductionProblem(header, built, recovered.txs);
     // the callers' catch rolls the executor back to the parent
-    if (problem) throw new Refused(`${at}: ${problem}`, true);
+    // a proposal too slow for this node to verify in time is not proof against its proposer
+    if (problem) throw new Refused(`${at}: ${problem}`, !built.invalid.some((i) => i.overBudget));
     const txs = built.included;
     return { block: { hash, header, txs: txs.map((t) => t.raw), senders: txs.map((t) => t.sender), txHashes: txs.map((t) => t.hash) }, built };
   }
@@ -315,7 +321,7 @@ export class BlockImport {
     const missing = txs.findIndex((t, i) => built.included[i] !== t);
     if (missing >= 0) {
       const invalid = built.invalid.find((x) => x.ptx === txs[missing]);
-      return `transaction ${missing} ${txs[missing]!.hashHex} cannot be included: ${invalid?.reason ?? 'it does not fit the block gas limit'}`;
+      return `transaction ${missing} ${txs[missing]!.hashHex} cannot be included: ${invalid?.reason ?? 'it does not fit the block gas limit (or the chain\'s block gas bound)'}`;
     }
     for (const field of REPRODUCED) {
       const want = header[field];

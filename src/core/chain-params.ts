@@ -8,8 +8,10 @@ import { PARAM_KEYS, PARAMETER_MANAGEMENT, systemStateAt, systemStorageRoot } fr
 
 
 export interface ChainParams {
-  /** most gas one transaction may carry: TxGasLimit, else the genesis' config.txGasLimit */
+  /** most gas one transaction may carry: TxGasLimit, else the genesis' config.txGasLimit, at most the block gas bound (S13) */
   txGasLimit: bigint;
+  /** TxGasLimit (or the genesis') before the block gas bound capped it: what an error names */
+  txGasLimitSet: bigint;
   /** the gas limit of the blocks this node seals: BlockGasLimit; undefined = never set (the parent's gas limit carries on) */
   blockGasLimit: bigint | undefined;
   /** IsProduceEmptyBlock = 1: blocks without transactions are sealed */
@@ -26,6 +28,8 @@ export class ChainParamsReader {
     private readonly state: StateReader,
     /** the genesis' config.txGasLimit: ChainConfig's documented place for what TxGasLimit now governs */
     private readonly genesisTxGasLimit: bigint,
+    /** the genesis' config.blockGasBound: a transaction above it can never be in a block, so it caps the per-transaction limit */
+    private readonly blockGasBound: bigint,
   ) {}
 
   /** `block` is compared by identity: Chain hands out one HeadInfo per head. `view`: the state after it, when the caller has one. */
@@ -53,7 +57,8 @@ export class ChainParamsReader {
       params.getInt(PARAM_KEYS.blockGasLimit),
       params.getInt(PARAM_KEYS.isProduceEmptyBlock),
     ]);
-    const read = { txGasLimit: txGasLimit ?? this.genesisTxGasLimit, blockGasLimit, produceEmpty: produceEmpty === 1n };
+    const txGasLimitSet = txGasLimit ?? this.genesisTxGasLimit;
+    const read = { txGasLimit: txGasLimitSet < this.blockGasBound ? txGasLimitSet : this.blockGasBound, txGasLimitSet, blockGasLimit, produceEmpty: produceEmpty === 1n };
     this.lastRead = { storageRoot, params: read };
     return read;
   }

@@ -14,7 +14,9 @@ import { ChainParamsReader, type ChainParams } from './chain-params.ts';
 import { parseGenesis, readGenesisFile, type ChainConfig } from '../chain/genesis.ts';
 import { buildGenesisBlock } from '../chain/genesis-block.ts';
 import { makeCommon, makeTxCommon } from '../tx/common.ts';
-import { BlockExecutor, type ChainExecConfig } from '../exec/executor.ts';
+import { BlockExecutor, type ChainExecConfig, type ExecutedBlock } from '../exec/executor.ts';
+import { OverBudgetDrops } from '../txpool/over-budget.ts';
+import { FreeWork } from '../txpool/free-work.ts';
 import { CallRunner } from '../exec/call.ts';
 import { blockHashSource } from '../exec/block-hashes.ts';
 import { TxPool } from '../txpool/pool.ts';
@@ -71,6 +73,8 @@ export interface CoreOptions {
   recoveryThreads?: number;
   /** most execution time one transaction may take in a block this node proposes (--miner.txtimeout; 0: none; default DEFAULT_TX_BUDGET_MS) */
   txBudgetMs?: number;
+  /** most execution time a block this node proposes may take, ms (--miner.buildtime; 0: none; default a third of the genesis' istanbul.timeout, S13) */
+  buildMs?: number;
   /** false: neither the sealer nor the iris engine, whatever the node key (`chain-node import`: the import is the chain's one writer) */
   seal?: boolean;
 }
@@ -82,6 +86,12 @@ export interface CoreOptions {
  */
 const DEFAULT_TX_BUDGET_MS = 5000;
 
+/**
+ * The proposer's build time by default, as a share of the round timeout (S13): the proposer builds,
+ * then every validator executes the same block, then two rounds of votes, all inside the round.
+ */
+const BUILD_SHARE_OF_ROUND = 1 / 3;
+
 export class ChainCore {
   readonly events = new ChainEvents();
   private sealer: Sealer | undefined;
@@ -89,6 +99,10 @@ export class ChainCore {
   private nextValidators: Uint8Array[] = [];
   /** settles once the set of the block after the newest head is read: what isValidatorNext() answers lags a new head until then */
   nextValidatorsRead: Promise<void> = Promise.resolve();
+  /** transactions a proposer of this node dropped for its time budget, refused when they come back */
+  private readonly overBudget: OverBudgetDrops;
+  /** unpaid work's bounds and the senders cooling down (S14) */
+  readonly freeWork: FreeWork;
   /** decoded transactions refused by the state or the pool, for when they are sent again */
   private readonly refused = new RecentlyRefused();
   /** every transaction answered with a hash, on disk until mined (item 9); off while it is replayed */
@@ -130,7 +144,34 @@ export class ChainCore {
     /** --txpool.nolocals: what this node signs is pooled as remote */
     private readonly noLocals: boolean,
   ) {
-    this.params = new ChainParamsReader(state, config.txGasLimit);
+    this.params = new ChainParamsReader(state, config.txGasLimit, config.blockGasBound);
+    this.overBudget = new OverBudgetDrops();
+    this.freeWork = new FreeWork(config.blockGasBound, (hash) => pool.has(hash));
+    this.events.onBlock(({ block, receipts }) => {
+      if (block.txHashes) this.freeWork.blockOutcomes(block.txHashes.map(bytesToHex), receipts);
+    });
+  }
+
+  /** The time budgets of a block this node proposes: per transaction and for the whole block. */
+  private buildBudget(o: CoreOptions): { txMs: number; buildMs: number } {
+    const off = (ms: number) => (ms === 0 ? Infinity : ms);
+    return { txMs: off(o.txBudgetMs ?? DEFAULT_TX_BUDGET_MS), buildMs: off(o.buildMs ?? Math.round(this.config.istanbul.timeout * BUILD_SHARE_OF_ROUND)) };
+  }
+
+  /**
+   * Transactions a block this node built left out as invalid: dropped from the pool (also when
+   * no block comes of it), and those over a time budget remembered, their senders cooling down.
+   */
+  private async droppedWork(invalid: ExecutedBlock['invalid']): Promise<void> {
+    if (invalid.length === 0) return;
+    for (const i of invalid) {
+      this.log.child('consensus').warn(`dropped ${i.ptx.hashHex}: ${i.reason}`, { tx: i.ptx.hashHex });
+      if (!i.overBudget) continue;
+      this.overBudget.remember(i.ptx.hashHex, i.reason);
+      if (!this.pool.isLocal(i.ptx.senderHex)) this.freeWork.coolDown(i.ptx.senderHex, `its transaction ${i.ptx.hashHex} was dropped: ${i.reason}`);
+    }
+    // no account changed: the pool only drops them
+    await this.pool.onBlock([], invalid.map((i) => i.ptx), new Map());
   }
 
   static async open(o: CoreOptions): Promise<ChainCore> {
@@ -242,6 +283,7 @@ export class ChainCore {
       // without a sealer (chain-node import) the import writes the chain whatever the node key
       sealing: () => o.seal !== false && core.sealsAlone(),
       directTransfers: o.directTransfers ?? true,
+      verifyMs: genesis.config.istanbul.timeout,
       log: o.log.child('import'),
     });
     if (o.seal !== false) core.startIris(o);
@@ -260,7 +302,8 @@ export class ChainCore {
       key: this.nodeKey,
       rules: (parent) => this.blockRules(parent, o.sealEmpty),
       period: ist.period,
-      txBudgetMs: o.txBudgetMs === 0 ? Infinity : (o.txBudgetMs ?? DEFAULT_TX_BUDGET_MS),
+      budget: this.buildBudget(o),
+      onDropped: (invalid) => this.droppedWork(invalid),
     });
     this.iris = new IrisEngine({ chain, transport: this.consensus, key: this.nodeKey, policy: ist.policy, timeoutMs: ist.timeout, periodSeconds: ist.period, log: this.log.child('consensus') });
     this.iris.start();
@@ -308,7 +351,8 @@ export class ChainCore {
       events: this.events,
       period: this.config.istanbul.period,
       rules: (parent) => this.blockRules(parent, o.sealEmpty),
-      txBudgetMs: o.txBudgetMs === 0 ? Infinity : (o.txBudgetMs ?? DEFAULT_TX_BUDGET_MS),
+      budget: this.buildBudget(o),
+      onDropped: (invalid) => this.droppedWork(invalid),
       onCommitted: (block, written) => this.state.setHead(block.header.stateRoot, written),
       log: this.log.child('consensus'),
     });
@@ -329,6 +373,7 @@ export class ChainCore {
       validators: await validatorsAfter(view, parent.header),
       txGasLimit: params.txGasLimit,
       gasLimit: params.blockGasLimit ?? parent.header.gasLimit,
+      gasBound: this.config.blockGasBound,
       produceEmpty: sealEmpty || params.produceEmpty,
     };
   }
@@ -347,7 +392,7 @@ export class ChainCore {
   async admissionRules(): Promise<AdmissionRules> {
     const head = this.chain.head;
     const params = await this.params.after(head);
-    return { chainId: this.config.chainId, minGasPrice: this.minGasPrice, blockGasLimit: params.blockGasLimit ?? head.header.gasLimit, txGasLimit: params.txGasLimit };
+    return { chainId: this.config.chainId, minGasPrice: this.minGasPrice, blockGasLimit: params.blockGasLimit ?? head.header.gasLimit, txGasLimit: params.txGasLimit, txGasLimitSet: params.txGasLimitSet };
   }
 
   /**
@@ -386,12 +431,15 @@ export class ChainCore {
     // geth's words: `already known` is for the pool; a mined one is answered as its nonce is (ethers: NONCE_EXPIRED)
     if (this.pool.has(ptx.hashHex)) throw new TxRejected(`already known: ${ptx.hashHex}`);
     if (this.chain.txLocation(ptx.hash)) throw new TxRejected(`nonce too low: ${ptx.hashHex} is already mined`);
-    const overBudget = this.sealer?.overBudget.refusal(ptx.hashHex);
+    const overBudget = this.overBudget.refusal(ptx.hashHex);
     if (overBudget) throw new TxRejected(overBudget);
     if (o.fromPeer) ptx.fromPeer = true;
     try {
-      await checkState(ptx, this.state.at(this.chain.head.header.stateRoot));
+      const { balance } = await checkState(ptx, this.state.at(this.chain.head.header.stateRoot));
+      // a local sender is one whose transactions this node signed before, or this one
+      const unpaid = this.freeWork.check(ptx, balance, o.local || this.pool.isLocal(ptx.senderHex));
       await this.pool.add(ptx, { local: o.local });
+      if (unpaid) this.freeWork.admitted(ptx);
     } catch (e) {
       // kept decoded for a resend, which may come through this node's RPC
       delete ptx.fromPeer;

@@ -4,7 +4,7 @@
 import type { HeadInfo } from '../chain/chain.ts';
 import { decodeBlock, encodeBlock } from '../chain/block-codec.ts';
 import type { BlockImport, Candidate } from './block-import.ts';
-import type { BlockExecutor } from '../exec/executor.ts';
+import type { BlockExecutor, ExecutedBlock, ExecutionBudget } from '../exec/executor.ts';
 import type { TxPool } from '../txpool/pool.ts';
 import type { ChainEvents } from '../chain/events.ts';
 import type { NodeKey } from '../crypto/node-key.ts';
@@ -24,8 +24,10 @@ export interface CoreIrisChainOptions {
   rules: (parent: HeadInfo) => Promise<BlockRules>;
   /** istanbul.period (seconds) */
   period: number;
-  /** --miner.txtimeout: a proposal leaves out transactions slower than this */
-  txBudgetMs: number;
+  /** --miner.txtimeout and --miner.buildtime: a proposal leaves out transactions slower than the one and stops at the other */
+  budget: Pick<ExecutionBudget, 'txMs' | 'buildMs'>;
+  /** transactions a proposal left out as invalid: dropped from the pool at once (a proposal may never be decided, S13) */
+  onDropped: (invalid: ExecutedBlock['invalid']) => Promise<void>;
 }
 
 function proposalOf(c: Candidate): Proposal {
@@ -61,16 +63,22 @@ export class CoreIrisChain implements IrisChain {
   }
 
   async build(): Promise<Proposal | undefined> {
-    const { executor, pool, key, period, txBudgetMs } = this.o;
+    const { executor, pool, key, period, budget } = this.o;
     const kept = await this.o.writer.buildProposal(async (head) => {
       const rules = await this.o.rules(head);
-      const { header, hash, built } = await buildBlock(executor, head, rules, [...pool.executable()], key, period, txBudgetMs);
-      if (built.included.length === 0 && !(period > 0 && rules.produceEmpty)) {
+      // a build that only dropped transactions is tried once more on what is left: the engine
+      // proposes again only on new work or in the next round (a round timeout per dropped loop)
+      for (let attempt = 0; ; attempt++) {
+        const { header, hash, built } = await buildBlock(executor, head, rules, [...pool.executable()], key, period, budget);
+        // left out now: were they kept until a commit, every round's proposal would run them again
+        await this.o.onDropped(built.invalid);
+        if (built.included.length > 0 || (period > 0 && rules.produceEmpty)) {
+          const txs = built.included;
+          return { block: { hash, header, txs: txs.map((t) => t.raw), senders: txs.map((t) => t.sender), txHashes: txs.map((t) => t.hash) }, built };
+        }
         await executor.rollback(head.header.stateRoot);
-        return undefined;
+        if (attempt === 1 || built.invalid.length === 0 || pool.pendingCount === 0) return undefined;
       }
-      const txs = built.included;
-      return { block: { hash, header, txs: txs.map((t) => t.raw), senders: txs.map((t) => t.sender), txHashes: txs.map((t) => t.hash) }, built };
     });
     return kept && proposalOf(kept);
   }

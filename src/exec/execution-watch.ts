@@ -28,6 +28,8 @@ export class ExecutionWatch {
   /** a budget counts execution only: each yield moves the deadline on by the time it took */
   private budget = false;
   private lastYield = performance.now();
+  /** time spent letting others run, ever (a block's build time leaves it out, as a budget does) */
+  yieldedMs = 0;
 
   /**
    * Bounds what runs from now until `unlimit()`: by a wall-clock `deadline` (performance.now()
@@ -60,6 +62,7 @@ export class ExecutionWatch {
     if (now - this.lastYield >= YIELD_EVERY_MS) {
       await new Promise((resolve) => setImmediate(resolve));
       const resumed = performance.now();
+      this.yieldedMs += resumed - now;
       if (this.budget) this.deadline += resumed - now;
       this.lastYield = now = resumed;
     }

@@ -32,6 +32,25 @@ export interface BlockContext {
   extraData: Uint8Array;
   /** the chain's per-transaction gas limit: a transaction above it is invalid */
   txGasLimit: bigint;
+  /** the gas pool's size when below gasLimit: the block gas bound (S13) */
+  gasBound: bigint;
+}
+
+/**
+ * How long a block's execution may take, counting execution only (time spent letting I/O run is
+ * not counted, as in ExecutionWatch's budgets). Unset fields do not bound.
+ */
+export interface ExecutionBudget {
+  /** one transaction (--miner.txtimeout): a slower one is halted, undone and reported invalid (`overBudget`) */
+  txMs?: number;
+  /**
+   * building (--miner.buildtime, S13): past it no further transaction is started and the block
+   * is sealed with what ran; one halted by it is left for a later block, or reported over budget
+   * when it had the whole build time to itself
+   */
+  buildMs?: number;
+  /** verifying a proposal (the round timeout): a transaction halted by it is invalid, so the block is refused */
+  verifyMs?: number;
 }
 
 export interface ExecutedBlock {
@@ -42,6 +61,8 @@ export interface ExecutedBlock {
   creators: [Uint8Array, Uint8Array][];
   /** transactions that cannot execute (e.g. nonce or balance no longer valid, over the time budget: `overBudget`), with the reason */
   invalid: { ptx: PooledTx; reason: string; overBudget?: true }[];
+  /** building stopped at the build time (ExecutionBudget.buildMs) with transactions left to run */
+  cut: boolean;
   /** nonce and balance after the block of every account it wrote, by lowercase hex address */
   accounts: Map<string, { nonce: bigint; balance: bigint }>;
   /** the same accounts as they are after the block (undefined: deleted), for the head's read view */
@@ -115,13 +136,13 @@ export class BlockExecutor {
 
   /**
    * Runs `txs` (per sender in nonce order) on top of the parent state and assembles the header.
-   * A transaction whose execution takes more than `txBudgetMs` (time spent letting I/O run not
-   * counted) is halted, undone and reported invalid: it never enters a block, so which node ran
-   * it how fast decides nothing other validators see. `directTransfers`: whether plain value
-   * transfers skip runTx (default: as created; an imported block's transactions are given, so the
-   * reasons to keep runTx at period 0 do not apply to it).
+   * Past the `budget` (ExecutionBudget) a transaction is halted and undone: reported invalid (it
+   * never enters a block, so which node ran it how fast decides nothing other validators see), or
+   * left for a later block when the build time ran out under it. `directTransfers`: whether plain
+   * value transfers skip runTx (default: as created; an imported block's transactions are given,
+   * so the reasons to keep runTx at period 0 do not apply to it).
    */
-  async execute(ctx: BlockContext, txs: Iterable<PooledTx>, txBudgetMs = Infinity, directTransfers = this.directTransfers): Promise<ExecutedBlock> {
+  async execute(ctx: BlockContext, txs: Iterable<PooledTx>, budget: ExecutionBudget = {}, directTransfers = this.directTransfers): Promise<ExecutedBlock> {
     const number = ctx.parent.number + 1n;
     // the EVM's block context, made for the first transaction runTx runs (a block of transfers needs none)
     let block: Block | undefined;
@@ -135,6 +156,16 @@ export class BlockExecutor {
     const skippedSenders = new Set<string>();
     const blooms: Uint8Array[] = [];
     let gasUsed = 0n;
+    // the gas pool (geth's rule) holds the smaller of the header's limit and the chain's bound
+    const gasPool = ctx.gasBound < ctx.gasLimit ? ctx.gasBound : ctx.gasLimit;
+    const { txMs = Infinity, buildMs = Infinity, verifyMs = Infinity } = budget;
+    const blockMs = buildMs < verifyMs ? buildMs : verifyMs;
+    const started = performance.now();
+    let yielded = 0;
+    const yieldedBefore = watch.yieldedMs;
+    /** execution time of the block so far, yields left out */
+    const spent = () => performance.now() - started - yielded - (watch.yieldedMs - yieldedBefore);
+    let cut = false;
     let lastYield = performance.now();
     this.state.takeWritten(); // what an earlier, rolled-back execution wrote does not count
     await this.state.checkpoint();
@@ -143,12 +174,19 @@ export class BlockExecutor {
         // @ethereumjs awaits only microtasks, so a long block would starve the sockets: let I/O
         // (requests, admissions for the next block) run every couple of milliseconds.
         if (performance.now() - lastYield > YIELD_EVERY_MS) {
+          const before = performance.now();
           await new Promise((resolve) => setImmediate(resolve));
           lastYield = performance.now();
+          yielded += lastYield - before;
         }
         if (skippedSenders.has(ptx.senderHex)) continue;
+        const left = blockMs - spent();
+        if (buildMs !== Infinity && left <= 0) {
+          cut = true;
+          break;
+        }
         // Gas pool rule (geth): the whole gas limit must fit in what the block has left.
-        if (gasUsed + ptx.gasLimit > ctx.gasLimit) {
+        if (gasUsed + ptx.gasLimit > gasPool) {
           skippedSenders.add(ptx.senderHex);
           continue;
         }
@@ -169,7 +207,11 @@ export class BlockExecutor {
           let result;
           // a checkpoint of its own, so that a transaction halted by the budget leaves no trace
           await this.state.checkpoint();
-          watch.limit({ budgetMs: txBudgetMs });
+          // the block's time left bounds this one too
+          const allowance = txMs < left ? txMs : left;
+          // halted by the build time after others ran: it did not have the whole build time to itself
+          const leftForLater = allowance < txMs && buildMs !== Infinity && included.length > 0;
+          watch.limit({ budgetMs: allowance });
           try {
             result = await runTx(this.vm, { tx: ptx.tx, block, blockGasUsed: gasUsed, skipHardForkValidation: true, skipBlockGasLimitValidation: true });
           } catch (e) {
@@ -184,7 +226,12 @@ export class BlockExecutor {
           if (watch.expired) {
             await this.state.revert();
             evm.takeCreations();
-            invalid.push({ ptx, reason: `execution exceeded the proposer's time budget of ${txBudgetMs} ms (--miner.txtimeout)`, overBudget: true });
+            if (leftForLater) {
+              // the build time ran out under it: sealed without it, it may fit a later block
+              cut = true;
+              break;
+            }
+            invalid.push({ ptx, reason: overBudgetReason(allowance, txMs, buildMs, verifyMs), overBudget: true });
             skippedSenders.add(ptx.senderHex);
             continue;
           }
@@ -244,7 +291,7 @@ export class BlockExecutor {
       nonce: new Uint8Array(8),
       baseFeePerGas: 0n,
     };
-    return { header, included, receipts, creators: liveCreators, invalid, accounts, written };
+    return { header, included, receipts, creators: liveCreators, invalid, cut, accounts, written };
   }
 
   /**
@@ -260,6 +307,10 @@ export class BlockExecutor {
   /** Undo a block that was executed but not committed: forget its trie writes and state. */
   async rollback(parentStateRoot: Uint8Array): Promise<void> {
     this.trieDb.discard();
+    // the caches' unflushed writes go too: setStateRoot flushes first, and their tries' nodes were
+    // just discarded (a refused block whose transactions created contracts failed here with
+    // "missing trie node")
+    this.state.clearCaches();
     await this.state.setStateRoot(parentStateRoot, true);
   }
 
@@ -267,6 +318,13 @@ export class BlockExecutor {
   close(): Promise<void> {
     return (this.vm.evm as EngineEVM).close();
   }
+}
+
+/** Why a transaction halted at `allowance` ms is left out: the bound that gave it that much. */
+function overBudgetReason(allowance: number, txMs: number, buildMs: number, verifyMs: number): string {
+  if (verifyMs !== Infinity && allowance < txMs) return `the block's execution passed the ${verifyMs} ms a proposal may take to verify (the round timeout)`;
+  if (allowance < txMs) return `execution exceeded the proposer's block build time of ${buildMs} ms (--miner.buildtime)`;
+  return `execution exceeded the proposer's time budget of ${txMs} ms (--miner.txtimeout)`;
 }
 
 /** What each unit of gas cost the sender: base fee (always 0) + min(tip, fee cap − base fee). */

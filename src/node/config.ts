@@ -70,6 +70,8 @@ export interface NodeConfig {
   evmTimeoutMs?: number;
   /** most execution time one transaction may take in a block this node proposes, ms (--miner.txtimeout; 0: none; default 5 s) */
   txBudgetMs?: number;
+  /** most execution time a block this node proposes may take, ms (--miner.buildtime; 0: none; default a third of istanbul.timeout) */
+  buildMs?: number;
   /** the p2p listening port (--p2p.port; 0 = a free port) */
   p2pPort: number;
   /** the network (src/p2p); absent: none (tests that run one node) — the command line always has one */
@@ -169,6 +171,7 @@ export const FLAGS = {
   'txpool.rejournal': { type: 'string', default: '1h', help: 'how often the journal is rewritten with the transactions still in the pool (at least 1s; e.g. 1h, 10m)' },
   'txpool.nolocals': { type: 'boolean', default: false, help: 'no local treatment (exemption from eviction and limits) for the transactions this node signs, and no journal' },
   'miner.txtimeout': { type: 'string', default: '5s', help: 'most execution time one transaction may take in a block this node proposes; a slower one is left out, dropped from the pool and refused when sent again (0: no limit)' },
+  'miner.buildtime': { type: 'string', help: 'most execution time a block this node proposes may take: past it the block is sealed with the transactions that ran (0: no limit; default a third of the genesis istanbul.timeout)' },
   'seal.empty': { type: 'boolean', default: false, help: 'seal empty blocks every period' },
   'dev.period': { type: 'string', default: '1', help: 'block period in seconds of a new dev chain (0: seal when transactions arrive)' },
   lightkdf: { type: 'boolean', default: false, help: 'cheap scrypt for new key files (tests and dev only)' },
@@ -250,6 +253,7 @@ export function parseFlags(argv: string[], env: NodeJS.ProcessEnv = process.env)
     gasCap: BigInt(int(String(v['rpc.gascap']), 'rpc.gascap', 21000)),
     evmTimeoutMs: durationMs(String(v['rpc.evmtimeout']), 'rpc.evmtimeout'),
     txBudgetMs: durationMs(String(v['miner.txtimeout']), 'miner.txtimeout'),
+    buildMs: v['miner.buildtime'] === undefined ? undefined : durationMs(String(v['miner.buildtime']), 'miner.buildtime'),
     p2pPort: int(String(v['p2p.port']), 'p2p.port'),
     metrics: v.metrics === true ? { addr: metricsAddr(String(v['metrics.addr'])), port: int(String(v['metrics.port']), 'metrics.port') } : undefined,
     p2p: {

@@ -13,8 +13,10 @@ export interface AdmissionRules {
   chainId: bigint;
   minGasPrice: bigint;
   blockGasLimit: bigint;
-  /** the chain's per-transaction gas limit (ChainConfig.txGasLimit) */
+  /** the chain's per-transaction gas limit in force (ChainParams.txGasLimit: at most the block gas bound) */
   txGasLimit: bigint;
+  /** the per-transaction limit as set, when the block gas bound lowered it (the error then says why) */
+  txGasLimitSet?: bigint;
 }
 
 export class TxRejected extends Error {}
@@ -62,18 +64,22 @@ export async function checkStateless(raw: Uint8Array, common: Common, rules: Adm
   const minGas = ptx.tx.getMinimumGasLimit();
   if (ptx.gasLimit < minGas) throw new TxRejected(`intrinsic gas too low: have ${ptx.gasLimit}, want ${minGas}`);
   if (ptx.gasLimit > rules.blockGasLimit) throw new TxRejected(`exceeds block gas limit: tx gas ${ptx.gasLimit}, block gas limit ${rules.blockGasLimit}`);
-  if (ptx.gasLimit > rules.txGasLimit) throw new TxRejected(`transaction gas limit too high: gas ${ptx.gasLimit} exceeds the chain's per-transaction limit ${rules.txGasLimit}`);
+  if (ptx.gasLimit > rules.txGasLimit) {
+    const why = rules.txGasLimitSet !== undefined && rules.txGasLimitSet > rules.txGasLimit ? ` (TxGasLimit is ${rules.txGasLimitSet}; the block gas bound, genesis config.blockGasBound, caps it: no block may reserve more)` : '';
+    throw new TxRejected(`transaction gas limit too high: gas ${ptx.gasLimit} exceeds the chain's per-transaction limit ${rules.txGasLimit}${why}`);
+  }
   if (ptx.gasPrice < rules.minGasPrice) throw new TxRejected(`transaction underpriced: gas price ${ptx.gasPrice} below the node's minimum ${rules.minGasPrice}`);
   return ptx;
 }
 
-/** Nonce and balance against the head state. */
-export async function checkState(ptx: PooledTx, head: StateView): Promise<void> {
+/** Nonce and balance against the head state; returns the sender's account as the head holds it. */
+export async function checkState(ptx: PooledTx, head: StateView): Promise<{ nonce: bigint; balance: bigint }> {
   const account = await head.getAccount(ptx.sender);
   const nonce = account?.nonce ?? 0n;
   const balance = account?.balance ?? 0n;
   if (ptx.nonce < nonce) throw new TxRejected(`nonce too low: next nonce ${nonce}, tx nonce ${ptx.nonce}`);
   if (balance < ptx.cost) throw new TxRejected(`insufficient funds for gas * price + value: balance ${balance}, tx cost ${ptx.cost}`);
+  return { nonce, balance };
 }
 
 /**

@@ -354,9 +354,17 @@ export class TxPool {
     }
   }
 
-  /** Pending transactions: sender by sender, each sender's in nonce order (what the executor needs). */
+  /**
+   * Pending transactions: sender by sender, each sender's in nonce order (what the executor needs);
+   * senders whose next transaction carries the least gas first, in arrival order among equals.
+   * Where gas is free every price ties, and a block that stops at its build time (S13) should
+   * have spent it on the short work first: a transfer is not left behind forty endless loops.
+   */
   *executable(): Generator<PooledTx> {
-    for (const s of this.senders.values()) {
+    const senders: SenderTxs[] = [];
+    for (const s of this.senders.values()) if (s.pending > 0) senders.push(s);
+    senders.sort((a, b) => (a.txs[0]!.gasLimit < b.txs[0]!.gasLimit ? -1 : a.txs[0]!.gasLimit > b.txs[0]!.gasLimit ? 1 : 0));
+    for (const s of senders) {
       for (let i = 0; i < s.pending; i++) yield s.txs[i]!;
     }
   }
