@@ -5,9 +5,10 @@
 // The damage is done with plain file writes and through LMDB opened directly, while no node runs.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { cpSync, existsSync, mkdtempSync, openSync, rmSync, truncateSync, writeSync, closeSync, writeFileSync, chmodSync, chownSync } from 'node:fs';
+import { cpSync, existsSync, statSync, mkdtempSync, openSync, rmSync, truncateSync, writeSync, closeSync, writeFileSync, chmodSync, chownSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
+import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 import { open, type Database } from 'lmdb';
 import { RLP } from '@ethereumjs/rlp';
@@ -115,6 +116,26 @@ test('zeroed meta pages, a garbage meta page 1: start refuses in words (was SIGS
   exitedInWords(await start, new RegExp(`database ${file} is damaged: both meta pages are invalid`));
   exitedInWords(await check, /is damaged: both meta pages are invalid/);
   exitedInWords(await startGarbled, /data\.mdb is damaged: meta page 1 is invalid \(bad magic\)/);
+});
+
+test('random bytes over the data file (40 × 64, as in issue 33): db check names each damaged table or block in words, exit 1, no stack', async () => {
+  const dir = copy('random-bytes');
+  const file = join(dir, 'chaindata', 'data.mdb');
+  const size = statSync(file).size;
+  // the last 400 KB past the two meta pages, at offsets from a fixed seed (the damage is the same each run)
+  const from = Math.max(2 * 4096, size - 400 * 1024);
+  let seed = createHash('sha256').update('issue 33 item 6').digest();
+  for (let i = 0; i < 40; i++) {
+    seed = createHash('sha256').update(seed).digest();
+    const offset = from + (seed.readUInt32BE(0) % (size - from - 64));
+    overwrite(file, offset, Buffer.concat([seed, createHash('sha256').update(seed).update('b').digest()]));
+  }
+  // the real command: LMDB may abort a process on such pages, which the command survives (children)
+  const r = await runCli(['db', 'check', '--datadir', dir], { timeoutMs: 120_000 });
+  exitedInWords(r, new RegExp(`database ${dir} is damaged: \\d+ problems?`));
+  for (const line of r.output.trim().split('\n').filter((l) => !/^page \d+ not found error$/.test(l))) assert.match(line, /^chain-node db check: /, `a line in words: ${line}`);
+  // each problem names a table and a key, a block, the head, or the part LMDB stopped in
+  assert.match(r.output, /chain-node db check: (table \w+|block #\d+|head block|blocks|state|trie node 0x)/);
 });
 
 test('truncated data file: start refuses in words (was SIGBUS)', async () => {
