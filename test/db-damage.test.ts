@@ -14,7 +14,7 @@ import { open, type Database } from 'lmdb';
 import { RLP } from '@ethereumjs/rlp';
 import { Wallet, Transaction } from 'ethers';
 import { startTestNode, mined, testKey, testAddress } from './helpers/node.ts';
-import { runCli, type CliRun } from './helpers/process.ts';
+import { runCli, spawnNode, type CliRun } from './helpers/process.ts';
 import { runDbCommand } from '../src/db-command.ts';
 import { keccak256 } from '../src/crypto/keccak.ts';
 import { bytesToHex, hexToBytes } from '../src/util/hex.ts';
@@ -238,6 +238,22 @@ test('busy port: exit 1 with EADDRINUSE, and no datadir is created', async () =>
     assert.not.ok(existsSync(dir), 'the datadir was not created');
   } finally {
     await new Promise((r) => holder.close(r));
+  }
+});
+
+test('a second dev node on the p2p port of the first: exit 1 naming 127.0.0.1:port (a dev chain listens on loopback) and --p2p.port', async () => {
+  const port = 26791; // this suite's own, not the default 16791 other runs may hold
+  const first = await spawnNode(['--datadir', join(root, 'dev-1'), '--http.port', '0', '--p2p.port', String(port)]);
+  try {
+    const second = await runCli(['--datadir', join(root, 'dev-2'), '--http.port', '0', '--p2p.port', String(port)]);
+    // was: listen EADDRINUSE: address already in use 0.0.0.0:16791 (the port was probed on every interface)
+    exitedInWords(second, new RegExp(`cannot listen for peers on 127\\.0\\.0\\.1:${port}: the address is in use \\(EADDRINUSE\\).*--p2p\\.port chooses another port`));
+    // a free port for the second one: it starts
+    const third = await runCli(['--datadir', join(root, 'dev-3'), '--http.port', '0', '--p2p.port', '0']);
+    assert.is(third.exit, 'started', third.output);
+  } finally {
+    first.child.kill('SIGTERM');
+    await first.exited;
   }
 });
 

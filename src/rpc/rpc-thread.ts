@@ -46,7 +46,7 @@ const wsOpen = { sessions: 0 };
 port.on('message', (batch: ToThread[]) => {
   for (const m of batch) {
     if (m.t === 'stop') void stop();
-    else if (m.t === 'stats') post({ t: 'stats', stats: { listening: server !== undefined && !stopping, answeredHere: dispatcher.answers.hits, handedOver: remote.handedOver, wsSessions: wsOpen.sessions } });
+    else if (m.t === 'stats') post({ t: 'stats', stats: { listening: server !== undefined && !stopping, answeredHere: dispatcher.answers.hits, answeredByMethod: Object.fromEntries(dispatcher.answers.hitsByMethod), handedOver: remote.handedOver, wsSessions: wsOpen.sessions } });
     else remote.receive(m);
   }
 });

@@ -91,6 +91,8 @@ export interface RpcServer {
   threadStats(): Promise<ThreadStats[]>;
   /** Requests the main thread answered from its kept head answers (they never reach the dispatcher). */
   headAnswerHits(): number;
+  /** The same by method. */
+  headAnswerHitsByMethod(): ReadonlyMap<string, number>;
   /** Stops accepting, closes WebSockets and idle connections; resolves when all are gone. */
   close(): Promise<void>;
 }
@@ -118,7 +120,7 @@ export async function startRpcServer(options: RpcServerOptions): Promise<RpcServ
   const answers = options.headGeneration && options.headCached ? new HeadAnswers(options.headGeneration, options.headCached) : undefined;
   const opts = answers ? { ...options, dispatcher: new HeadCachedHandler(options.dispatcher, answers) } : options;
   const server = await startTransport(opts);
-  return { ...server, headAnswerHits: () => answers?.hits ?? 0 };
+  return { ...server, headAnswerHits: () => answers?.hits ?? 0, headAnswerHitsByMethod: () => answers?.hitsByMethod ?? new Map() };
 }
 
 /** The server of the transport chosen (or the one that loads), with serving threads when asked. */
