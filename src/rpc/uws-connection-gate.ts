@@ -5,24 +5,22 @@
 // sheds: WebSocket handshakes get 503 and every HTTP answer closes its connection, so the count
 // falls back as clients are answered; idle connections are cut by uWS's ~10 s idle timeout.
 //
-// It does not stop listening: uSockets binds without SO_REUSEADDR, so once its listening socket is
-// closed the port cannot be bound again while a connection accepted on it is still open (measured:
-// EADDRINUSE). So a flood of idle connections faster than the idle timeout can still reach the
-// limit, where uSockets' accept loop spins on EMFILE (100 % of a core, measured with 400
-// connections under `ulimit -n 256`) until the idle timeout frees descriptors. Hence the default
-// cap at 80 % of the limit, and --http.transport node where floods of idle connections are a risk.
+// Shedding alone does not hold the cap against idle connections (they send nothing to answer): at
+// the limit uSockets' accept loop spins on EMFILE (100 % of a core, measured with 400 connections
+// under `ulimit -n 256`). So `onChange` also tells the server when to stop listening (over) and
+// when to listen again (back under 90 % of the cap and clear of the limit's reserve): S21.
 import { CapWarnings } from './connection-cap.ts';
 import { openFileCounter, openFileLimit } from './open-files.ts';
 import type { Logger } from './types.ts';
 
 export interface ConnectionGate {
-  /** Over the cap (or near the open-files limit): shed. */
+  /** Over the cap (or near the open-files limit): stop listening and shed. */
   readonly over: boolean;
   stop(): void;
 }
 
 /** Starts watching (every 100 ms where counting is cheap, else every second); undefined without /proc. */
-export function startConnectionGate(maxConnections: number, log: Logger): ConnectionGate | undefined {
+export function startConnectionGate(maxConnections: number, log: Logger, onChange: (over: boolean) => void = () => {}): ConnectionGate | undefined {
   const counter = openFileCounter();
   if (counter === undefined) {
     log.debug('rpc: open descriptors cannot be counted here: --http.maxconns is not enforced');
@@ -34,20 +32,25 @@ export function startConnectionGate(maxConnections: number, log: Logger): Connec
   // what the process held before any connection: the connections are the rest
   const baseline = counter.count();
   const warnings = new CapWarnings(log);
+  // back under this (and clear of the reserve twice over) before listening again: no flapping at the cap
+  const resumeBelow = Math.max(1, Math.floor(maxConnections * 0.9));
   const gate = { over: false, stop: () => clearInterval(timer) };
   const timer = setInterval(() => {
     const files = counter.count();
     const open = files - baseline;
     const nearLimit = limit !== undefined && files >= limit - reserve;
-    const over = open >= maxConnections || nearLimit;
+    const over = gate.over ? open >= resumeBelow || (limit !== undefined && files >= limit - 2 * reserve) : open >= maxConnections || nearLimit;
     if (over && !gate.over) {
       warnings.note((n) =>
         nearLimit
-          ? `rpc: ${files} of ${limit} open files in use: refusing WebSockets and closing connections after their answer (${n} time(s) since the last line)`
-          : `rpc: ~${open} connections open, --http.maxconns is ${maxConnections}: refusing WebSockets and closing connections after their answer (${n} time(s) since the last line)`,
+          ? `rpc: ${files} of ${limit} open files in use: not accepting connections until they fall, closing the open ones after their answer (${n} time(s) since the last line)`
+          : `rpc: ~${open} connections open, --http.maxconns is ${maxConnections}: not accepting connections until they fall, closing the open ones after their answer (${n} time(s) since the last line)`,
       );
     }
-    gate.over = over;
+    if (over !== gate.over) {
+      gate.over = over;
+      onChange(over);
+    }
   }, counter.cheap ? 100 : 1000);
   timer.unref();
   return gate;
