@@ -212,7 +212,7 @@ maybe('a 60 KB deploy, past EIP-170\'s 24 KiB and EIP-3860\'s 48 KiB, is stored 
   assert.match(refused.error!.message, /initcode size of this transaction is too large: it is 60000 while the max is 49152/);
   // the node signing the same deploy (eth_sendTransaction answered -32603 "initcode size … too large"
   // while eth_estimateGas answered a figure): both take it; both refuse the EVM initcode, -32000 with the reason
-  const signer = await node.rpc('personal_importRawKey', [testKey(4).slice(2), 'pw']);
+  const signer = await node.rpc('personal_newAccount', ['pw']); // gas is free here: no balance needed
   await node.rpc('personal_unlockAccount', [signer, 'pw', 60]);
   const estimate = await node.rpc('eth_estimateGas', [{ from: signer, data: bytesToHex(big) }]);
   const sent = await mined(node, await node.rpc('eth_sendTransaction', [{ from: signer, data: bytesToHex(big), gas: estimate }]));

@@ -61,7 +61,6 @@ async function serve(): Promise<void> {
   server = await startUwsServer(loaded.uws, {
     host: data.host,
     port: data.port,
-    sharePort: true,
     rules,
     ws: { dispatcher, log, maxBufferedBytes: data.wsMaxBufferedBytes, maxInFlight: data.wsMaxInFlight, open: wsOpen },
     maxBodyBytes: data.maxBodyBytes,

@@ -108,8 +108,6 @@ export interface TransportOptions {
   readonly maxConnections: number;
   readonly closeGraceMs: number;
   readonly log: Logger;
-  /** Listen with SO_REUSEPORT beside the serving threads (uws only). */
-  readonly sharePort?: boolean;
 }
 
 export const DEFAULT_MAX_BODY_BYTES = 5 * 1024 * 1024;
@@ -157,7 +155,8 @@ async function startTransport(opts: RpcServerOptions): Promise<RpcServer> {
     if ('uws' in loaded) {
       log.debug('rpc: serving with uWebSockets.js');
       const threads = opts.threads ?? 0;
-      if (threads === 0) return startUwsServer(loaded.uws, t);
+      // uSockets sets SO_REUSEPORT only on a port it is given (S21): port 0 becomes a free port first
+      if (threads === 0) return startUwsServer(loaded.uws, t.port === 0 ? { ...t, port: await claimPort(t.host, 0) } : t);
       return startWithThreads(loaded.uws, t, threads, opts);
     }
     if (choice === 'uws') throw new Error(`transport uws: ${loaded.reason}`);
@@ -170,7 +169,7 @@ async function startTransport(opts: RpcServerOptions): Promise<RpcServer> {
 async function startWithThreads(uws: UwsModule, t: TransportOptions, threads: number, opts: RpcServerOptions): Promise<RpcServer> {
   if (!opts.headGeneration) throw new Error('serving threads need a head generation');
   const port = await claimPort(t.host, t.port);
-  const main = await startUwsServer(uws, { ...t, port, sharePort: true });
+  const main = await startUwsServer(uws, { ...t, port });
   const serving = startServerThreads(
     threads,
     {

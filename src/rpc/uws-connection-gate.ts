@@ -2,19 +2,18 @@
 // accepts or closes an HTTP connection, so this counts the process's open descriptors instead (each
 // connection is one; with serving threads every thread reads the same process-wide count) and says
 // when they are over the cap, or close to the open-files limit by any other means. The server then
-// sheds: WebSocket handshakes get 503 and every HTTP answer closes its connection, so the count
-// falls back as clients are answered; idle connections are cut by uWS's ~10 s idle timeout.
-//
-// Shedding alone does not hold the cap against idle connections (they send nothing to answer): at
-// the limit uSockets' accept loop spins on EMFILE (100 % of a core, measured with 400 connections
-// under `ulimit -n 256`). So `onChange` also tells the server when to stop listening (over) and
-// when to listen again (back under 90 % of the cap and clear of the limit's reserve): S21.
+// stops listening (`onChange`), so no connection is accepted past the cap and uSockets never meets
+// EMFILE at accept, where its accept loop spins (100 % of a core, measured with 400 connections
+// under `ulimit -n 256`); WebSocket handshakes on connections already open get 503. Idle
+// connections are cut by uWS's ~10 s idle timeout; once the count is back under 90 % of the cap and
+// clear of the limit's reserve the server listens again (S21). Closing answered connections instead
+// (S7's first way) left idle ones holding the descriptors and cut the clients that were working.
 import { CapWarnings } from './connection-cap.ts';
 import { openFileCounter, openFileLimit } from './open-files.ts';
 import type { Logger } from './types.ts';
 
 export interface ConnectionGate {
-  /** Over the cap (or near the open-files limit): stop listening and shed. */
+  /** Over the cap (or near the open-files limit): not listening, WebSocket handshakes refused. */
   readonly over: boolean;
   stop(): void;
 }
@@ -43,8 +42,8 @@ export function startConnectionGate(maxConnections: number, log: Logger, onChang
     if (over && !gate.over) {
       warnings.note((n) =>
         nearLimit
-          ? `rpc: ${files} of ${limit} open files in use: not accepting connections until they fall, closing the open ones after their answer (${n} time(s) since the last line)`
-          : `rpc: ~${open} connections open, --http.maxconns is ${maxConnections}: not accepting connections until they fall, closing the open ones after their answer (${n} time(s) since the last line)`,
+          ? `rpc: ${files} of ${limit} open files in use: not accepting connections until they fall (${n} time(s) since the last line)`
+          : `rpc: ~${open} connections open, --http.maxconns is ${maxConnections}: not accepting connections until they fall (${n} time(s) since the last line)`,
       );
     }
     if (over !== gate.over) {

@@ -92,7 +92,8 @@ export async function startUwsServer(uws: UwsModule, t: TransportOptions): Promi
   let closing = false;
   /** Over --http.maxconns: answers close their connection, WebSocket handshakes are refused. */
   let gate: ConnectionGate | undefined;
-  const shedding = (): boolean => closing || gate?.over === true;
+  // over the cap the listener is closed instead (S21): the connections already open keep being answered
+  const shedding = (): boolean => closing;
   /** POSTs being read or dispatched; close() waits for them. */
   let inFlight = 0;
   let drained: (() => void) | undefined;
@@ -267,11 +268,12 @@ export async function startUwsServer(uws: UwsModule, t: TransportOptions): Promi
     },
   });
 
-  // Bound with SO_REUSEPORT (uSockets' default option 0): a shared port (serving threads, A19) gives
-  // every thread listening on it a share of the connections, and a listener closed over the cap can
-  // bind the port again while the connections accepted on it still hold it (S21; without the option:
-  // EADDRINUSE). server.ts has made sure beforehand that no one else holds the port, and a process
-  // that binds it without the option (node:net, a second chain-node) is refused while we hold it.
+  // Bound with SO_REUSEPORT and SO_REUSEADDR (uSockets' option 0 on a port other than 0, which
+  // server.ts never passes): a shared port (serving threads, A19) gives every thread listening on it
+  // a share of the connections, and a listener closed over the cap can bind the port again while the
+  // connections accepted on it still hold it (S21; without the options: EADDRINUSE). server.ts has
+  // made sure beforehand that no one else holds the port, and a process that binds it without the
+  // option (node:net, a second chain-node's port probe) is refused while we hold it.
   const first = await new Promise<us_listen_socket | false>((resolve) => app.listen(host, t.port, 0, resolve));
   if (first === false) {
     app.close();
@@ -293,7 +295,11 @@ export async function startUwsServer(uws: UwsModule, t: TransportOptions): Promi
     resuming = true;
     app.listen(host, port, 0, (s: us_listen_socket | false) => {
       resuming = false;
-      if (s === false) return log.warn(`rpc: cannot listen on ${host}:${port} again (tried again at the next count)`);
+      if (s === false) {
+        log.warn(`rpc: cannot listen on ${host}:${port} again; trying again in a second`);
+        setTimeout(resume, 1000).unref();
+        return;
+      }
       if (closing || gate?.over) uws.us_listen_socket_close(s);
       else listenSocket = s;
     });
