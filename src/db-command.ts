@@ -97,6 +97,10 @@ async function checkAsChild(datadir: string, skip: Set<string>): Promise<number>
 /** Runs the walk in children until every phase has been checked or has stopped its child. */
 async function checkInChildren(datadir: string, relaunch: string[], out: (line: string) => void): Promise<number> {
   const started = Date.now();
+  // a file that cannot be opened is told from here (its meta pages are checked before LMDB maps it): no child for that
+  const store = openStoreForCommand(datadir, 'chain-node db check', out);
+  if (!store) return 1;
+  await store.close();
   const done = new Set<string>();
   const totals: Counts = { blocks: 0, transactions: 0, trieNodes: 0, accounts: 0, contracts: 0, slots: 0 };
   let problems = 0;
