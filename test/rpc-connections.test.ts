@@ -205,6 +205,14 @@ for (const c of cases) {
       for (let i = 0; i < 3; i++) assert.ok(await keptAliveCall(child.url, agent, 1000), `kept-alive eth_blockNumber ${i} within 1 s`);
       assert.match(child.output(), c.warn);
       if (c.transport === 'uws') {
+        // over the cap uWS does not listen (S21): a new client is refused at once (it used to wait in
+        // the backlog while the accept loop spun on EMFILE), whatever the machine's load
+        const outcome = await new Promise<string>((resolve) => {
+          const probe = connect(port, '127.0.0.1');
+          probe.on('connect', () => (probe.destroy(), resolve('connected')));
+          probe.on('error', (e: NodeJS.ErrnoException) => resolve(e.code ?? 'error'));
+        });
+        assert.is(outcome, 'ECONNREFUSED', 'a new connection over the cap');
         const refused = await new Promise<number>((resolve) => {
           const ws = new WebSocket(child!.url.replace('http', 'ws'));
           ws.on('open', () => (ws.close(), resolve(101)));
