@@ -9,7 +9,7 @@
 import { RLP } from '@ethereumjs/rlp';
 import { encodeReceipt } from '@ethereumjs/vm';
 import { KECCAK256_NULL } from '@ethereumjs/util';
-import type { Database, Key, Transaction } from 'lmdb';
+import type { Database, Key } from 'lmdb';
 import type { Store } from '../store/lmdb-store.ts';
 import { decodeHeader, headerHash, EMPTY_TRIE_ROOT, type Header } from './header.ts';
 import { orderedTrieRoot } from './ordered-trie.ts';
