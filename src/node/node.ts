@@ -69,8 +69,8 @@ function p2pListenAddr(p2p: P2pConfig, devChain: boolean): string {
 /** Fails in words naming the address and the flags when another process holds it (a second node on this machine). */
 async function claimP2pPort(addr: string, port: number): Promise<void> {
   await claimPort(addr, port).catch((e: NodeJS.ErrnoException) => {
-    const why = e.code === 'EADDRINUSE' ? 'the address is in use (EADDRINUSE), by another node on this machine?' : e.message;
-    throw Object.assign(new Error(`cannot listen for peers on ${addr}:${port}: ${why} --p2p.port chooses another port (0: a free one), --p2p.addr another address`), { code: e.code });
+    const why = e.code === 'EADDRINUSE' ? 'the address is in use (EADDRINUSE; another node on this machine?)' : e.message;
+    throw Object.assign(new Error(`cannot listen for peers on ${addr}:${port}: ${why}; --p2p.port chooses another port (0: a free one), --p2p.addr another address`), { code: e.code });
   });
 }
 
