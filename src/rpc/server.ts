@@ -155,8 +155,9 @@ async function startTransport(opts: RpcServerOptions): Promise<RpcServer> {
     if ('uws' in loaded) {
       log.debug('rpc: serving with uWebSockets.js');
       const threads = opts.threads ?? 0;
-      // uSockets sets SO_REUSEPORT only on a port it is given (S21): port 0 becomes a free port first
-      if (threads === 0) return startUwsServer(loaded.uws, t.port === 0 ? { ...t, port: await claimPort(t.host, 0) } : t);
+      // uWS listens with SO_REUSEPORT (S21), which would let it share a port held by another of our
+      // servers: the port is claimed first (a free one for port 0: uSockets sets the option only on a given port)
+      if (threads === 0) return startUwsServer(loaded.uws, { ...t, port: await claimPort(t.host, t.port) });
       return startWithThreads(loaded.uws, t, threads, opts);
     }
     if (choice === 'uws') throw new Error(`transport uws: ${loaded.reason}`);
