@@ -334,9 +334,9 @@ export const p_personal_sendTransaction_0 = validate22;
 const schema24 = {"$ref":"urn:chain-node:openrpc#/components/schemas/SendTransactionInput"};
 const schema25 = {"title":"SendTransactionInput","type":"object","description":"Send-transaction object of `personal_sendTransaction`, `personal_signTransaction` and `personal_signAndSendTransaction`, with the payload named `input`. Omitted fields are filled by the node: `nonce` from the pool, `gasPrice` from `eth_gasPrice`, `gas` with the default 1500000000 capped at the chain's per-transaction gas limit (30000000 on a dev chain) (unused gas is returned). `data` is accepted as an alias of `input`; unknown fields are ignored.","additionalProperties":true,"required":["from"],"properties":{"from":{"$ref":"#/components/schemas/Address","description":"Source address; its key file is decrypted with the password given next to this object."},"to":{"description":"Destination; omit (or null) to create a contract.","oneOf":[{"$ref":"#/components/schemas/Address"},{"type":"null"}]},"gas":{"$ref":"#/components/schemas/Quantity","description":"Gas available for execution. Default 1500000000 capped at the chain's per-transaction gas limit (30000000 on a dev chain); unused gas is returned."},"gasPrice":{"$ref":"#/components/schemas/Quantity","description":"Gas price in wei. Default: the node's gas price (`eth_gasPrice`)."},"value":{"$ref":"#/components/schemas/Quantity","description":"Amount sent in wei. Default 0."},"nonce":{"$ref":"#/components/schemas/Quantity","description":"Nonce. Default: the next nonce of the sender in the pool. Reusing the nonce of a pending transaction replaces it."},"input":{"$ref":"#/components/schemas/Data","description":"Payload: encoded method call or contract init code."},"data":{"$ref":"#/components/schemas/Data","description":"Alias of `input` (the `eth_` name); if both are given they must be equal."}}};
 const schema28 = {"title":"Quantity","type":"string","pattern":"^0x[0-9a-fA-F]{1,64}$","description":"Unsigned integer as 0x-prefixed hex (1 to 64 hex digits). The input form of a quantity: leading zeros and upper-case digits are accepted, the empty value `0x` is not. The node itself emits quantities in the canonical form (see `Uint`)."};
-const schema32 = {"title":"Data","type":"string","pattern":"^0x([0-9a-fA-F]{2})*$","description":"Hex byte string, 0x-prefixed, two digits per byte. `0x` is the empty string. The input form: upper-case digits are accepted."};
+const schema32 = {"title":"Data","type":"string","pattern":"^0x(?:[0-9a-fA-F]{2})*$","description":"Hex byte string, 0x-prefixed, two digits per byte. `0x` is the empty string. The input form: upper-case digits are accepted."};
 const pattern5 = new RegExp("^0x[0-9a-fA-F]{1,64}$", "u");
-const pattern9 = new RegExp("^0x([0-9a-fA-F]{2})*$", "u");
+const pattern9 = new RegExp("^0x(?:[0-9a-fA-F]{2})*$", "u");
 
 function validate23(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -554,7 +554,7 @@ const _errs25 = errors;
 if(errors === _errs25){
 if(typeof data6 === "string"){
 if(!pattern9.test(data6)){
-validate23.errors = [{instancePath:instancePath+"/input",schemaPath:"#/components/schemas/Data/pattern",keyword:"pattern",params:{pattern: "^0x([0-9a-fA-F]{2})*$"},message:"must match pattern \""+"^0x([0-9a-fA-F]{2})*$"+"\""}];
+validate23.errors = [{instancePath:instancePath+"/input",schemaPath:"#/components/schemas/Data/pattern",keyword:"pattern",params:{pattern: "^0x(?:[0-9a-fA-F]{2})*$"},message:"must match pattern \""+"^0x(?:[0-9a-fA-F]{2})*$"+"\""}];
 return false;
 }
 }
@@ -576,7 +576,7 @@ const _errs28 = errors;
 if(errors === _errs28){
 if(typeof data7 === "string"){
 if(!pattern9.test(data7)){
-validate23.errors = [{instancePath:instancePath+"/data",schemaPath:"#/components/schemas/Data/pattern",keyword:"pattern",params:{pattern: "^0x([0-9a-fA-F]{2})*$"},message:"must match pattern \""+"^0x([0-9a-fA-F]{2})*$"+"\""}];
+validate23.errors = [{instancePath:instancePath+"/data",schemaPath:"#/components/schemas/Data/pattern",keyword:"pattern",params:{pattern: "^0x(?:[0-9a-fA-F]{2})*$"},message:"must match pattern \""+"^0x(?:[0-9a-fA-F]{2})*$"+"\""}];
 return false;
 }
 }
@@ -648,8 +648,8 @@ return errors === 0;
 export const r_personal_signTransaction = validate26;
 const schema36 = {"$ref":"urn:chain-node:openrpc#/components/schemas/SignedTransaction"};
 const schema37 = {"title":"SignedTransaction","type":"object","description":"A signed, not broadcast, transaction: returned by `personal_signTransaction` and `signTransaction`. Submit `raw` with `sendRawTransaction`.","additionalProperties":false,"required":["raw","tx"],"properties":{"raw":{"$ref":"#/components/schemas/Bytes","description":"RLP-encoded signed transaction."},"tx":{"$ref":"#/components/schemas/SignedTransactionFields","description":"The transaction's fields."}}};
-const schema38 = {"title":"Bytes","type":"string","pattern":"^0x([0-9a-f]{2})*$","description":"Lower-case hex byte string, 0x-prefixed. Two digits per byte; the form byte strings the node returns take."};
-const pattern12 = new RegExp("^0x([0-9a-f]{2})*$", "u");
+const schema38 = {"title":"Bytes","type":"string","pattern":"^0x(?:[0-9a-f]{2})*$","description":"Lower-case hex byte string, 0x-prefixed. Two digits per byte; the form byte strings the node returns take."};
+const pattern12 = new RegExp("^0x(?:[0-9a-f]{2})*$", "u");
 const schema39 = {"title":"SignedTransactionFields","type":"object","description":"Fields of a transaction signed by the node (legacy, EIP-155 protected).","additionalProperties":false,"required":["type","chainId","nonce","gasPrice","gas","to","value","input","hash","v","r","s"],"properties":{"type":{"$ref":"#/components/schemas/TxType","description":"Transaction type: `0x0` (legacy)."},"chainId":{"$ref":"#/components/schemas/Uint","description":"Chain id the transaction is signed for."},"nonce":{"$ref":"#/components/schemas/Uint","description":"Nonce."},"gasPrice":{"$ref":"#/components/schemas/Uint","description":"Gas price in wei."},"gas":{"$ref":"#/components/schemas/Uint","description":"Gas limit."},"to":{"description":"Destination; null for a contract creation.","oneOf":[{"$ref":"#/components/schemas/Address"},{"type":"null"}]},"value":{"$ref":"#/components/schemas/Uint","description":"Amount in wei."},"input":{"$ref":"#/components/schemas/Bytes","description":"Payload."},"hash":{"$ref":"#/components/schemas/Bytes32","description":"Transaction hash (keccak256 of `raw`)."},"v":{"$ref":"#/components/schemas/Uint","description":"Signature V (chainId × 2 + 35 or 36)."},"r":{"$ref":"#/components/schemas/Uint","description":"Signature R."},"s":{"$ref":"#/components/schemas/Uint","description":"Signature S."}}};
 const schema40 = {"title":"TxType","type":"string","pattern":"^0x(0|[1-9a-f][0-9a-f]?)$","description":"Transaction type byte as a canonical quantity: `0x0` legacy (the transactions the node signs and what clients send at `eth_gasPrice`), `0x1` EIP-2930, `0x2` EIP-1559."};
 const schema41 = {"title":"Uint","type":"string","pattern":"^0x(0|[1-9a-f][0-9a-f]{0,63})$","description":"Canonical quantity: 0x-prefixed lower-case hex without leading zeros (`0x0` for zero), at most 256 bits. The form every quantity the node returns takes."};
@@ -904,7 +904,7 @@ const _errs28 = errors;
 if(errors === _errs28){
 if(typeof data7 === "string"){
 if(!pattern12.test(data7)){
-validate28.errors = [{instancePath:instancePath+"/input",schemaPath:"#/components/schemas/Bytes/pattern",keyword:"pattern",params:{pattern: "^0x([0-9a-f]{2})*$"},message:"must match pattern \""+"^0x([0-9a-f]{2})*$"+"\""}];
+validate28.errors = [{instancePath:instancePath+"/input",schemaPath:"#/components/schemas/Bytes/pattern",keyword:"pattern",params:{pattern: "^0x(?:[0-9a-f]{2})*$"},message:"must match pattern \""+"^0x(?:[0-9a-f]{2})*$"+"\""}];
 return false;
 }
 }
@@ -1057,7 +1057,7 @@ const _errs3 = errors;
 if(errors === _errs3){
 if(typeof data0 === "string"){
 if(!pattern12.test(data0)){
-validate27.errors = [{instancePath:instancePath+"/raw",schemaPath:"#/components/schemas/Bytes/pattern",keyword:"pattern",params:{pattern: "^0x([0-9a-f]{2})*$"},message:"must match pattern \""+"^0x([0-9a-f]{2})*$"+"\""}];
+validate27.errors = [{instancePath:instancePath+"/raw",schemaPath:"#/components/schemas/Bytes/pattern",keyword:"pattern",params:{pattern: "^0x(?:[0-9a-f]{2})*$"},message:"must match pattern \""+"^0x(?:[0-9a-f]{2})*$"+"\""}];
 return false;
 }
 }
@@ -1118,7 +1118,7 @@ const _errs0 = errors;
 if(errors === _errs0){
 if(typeof data === "string"){
 if(!pattern9.test(data)){
-validate31.errors = [{instancePath,schemaPath:"urn:chain-node:openrpc#/components/schemas/Data/pattern",keyword:"pattern",params:{pattern: "^0x([0-9a-fA-F]{2})*$"},message:"must match pattern \""+"^0x([0-9a-fA-F]{2})*$"+"\""}];
+validate31.errors = [{instancePath,schemaPath:"urn:chain-node:openrpc#/components/schemas/Data/pattern",keyword:"pattern",params:{pattern: "^0x(?:[0-9a-fA-F]{2})*$"},message:"must match pattern \""+"^0x(?:[0-9a-fA-F]{2})*$"+"\""}];
 return false;
 }
 }
@@ -3379,7 +3379,7 @@ const _errs36 = errors;
 if(errors === _errs36){
 if(typeof data7 === "string"){
 if(!pattern12.test(data7)){
-validate64.errors = [{instancePath:instancePath+"/input",schemaPath:"#/components/schemas/Bytes/pattern",keyword:"pattern",params:{pattern: "^0x([0-9a-f]{2})*$"},message:"must match pattern \""+"^0x([0-9a-f]{2})*$"+"\""}];
+validate64.errors = [{instancePath:instancePath+"/input",schemaPath:"#/components/schemas/Bytes/pattern",keyword:"pattern",params:{pattern: "^0x(?:[0-9a-f]{2})*$"},message:"must match pattern \""+"^0x(?:[0-9a-f]{2})*$"+"\""}];
 return false;
 }
 }
@@ -4477,7 +4477,7 @@ const _errs62 = errors;
 if(errors === _errs62){
 if(typeof data13 === "string"){
 if(!pattern12.test(data13)){
-validate63.errors = [{instancePath:instancePath+"/extraData",schemaPath:"#/components/schemas/Bytes/pattern",keyword:"pattern",params:{pattern: "^0x([0-9a-f]{2})*$"},message:"must match pattern \""+"^0x([0-9a-f]{2})*$"+"\""}];
+validate63.errors = [{instancePath:instancePath+"/extraData",schemaPath:"#/components/schemas/Bytes/pattern",keyword:"pattern",params:{pattern: "^0x(?:[0-9a-f]{2})*$"},message:"must match pattern \""+"^0x(?:[0-9a-f]{2})*$"+"\""}];
 return false;
 }
 }
@@ -4879,7 +4879,7 @@ const _errs0 = errors;
 if(errors === _errs0){
 if(typeof data === "string"){
 if(!pattern12.test(data)){
-validate72.errors = [{instancePath,schemaPath:"urn:chain-node:openrpc#/components/schemas/Bytes/pattern",keyword:"pattern",params:{pattern: "^0x([0-9a-f]{2})*$"},message:"must match pattern \""+"^0x([0-9a-f]{2})*$"+"\""}];
+validate72.errors = [{instancePath,schemaPath:"urn:chain-node:openrpc#/components/schemas/Bytes/pattern",keyword:"pattern",params:{pattern: "^0x(?:[0-9a-f]{2})*$"},message:"must match pattern \""+"^0x(?:[0-9a-f]{2})*$"+"\""}];
 return false;
 }
 }
@@ -5489,7 +5489,7 @@ const _errs10 = errors;
 if(errors === _errs10){
 if(typeof data3 === "string"){
 if(!pattern12.test(data3)){
-validate82.errors = [{instancePath:instancePath+"/proof/" + i0,schemaPath:"#/components/schemas/Bytes/pattern",keyword:"pattern",params:{pattern: "^0x([0-9a-f]{2})*$"},message:"must match pattern \""+"^0x([0-9a-f]{2})*$"+"\""}];
+validate82.errors = [{instancePath:instancePath+"/proof/" + i0,schemaPath:"#/components/schemas/Bytes/pattern",keyword:"pattern",params:{pattern: "^0x(?:[0-9a-f]{2})*$"},message:"must match pattern \""+"^0x(?:[0-9a-f]{2})*$"+"\""}];
 return false;
 }
 }
@@ -5585,7 +5585,7 @@ const _errs8 = errors;
 if(errors === _errs8){
 if(typeof data2 === "string"){
 if(!pattern12.test(data2)){
-validate81.errors = [{instancePath:instancePath+"/accountProof/" + i0,schemaPath:"#/components/schemas/Bytes/pattern",keyword:"pattern",params:{pattern: "^0x([0-9a-f]{2})*$"},message:"must match pattern \""+"^0x([0-9a-f]{2})*$"+"\""}];
+validate81.errors = [{instancePath:instancePath+"/accountProof/" + i0,schemaPath:"#/components/schemas/Bytes/pattern",keyword:"pattern",params:{pattern: "^0x(?:[0-9a-f]{2})*$"},message:"must match pattern \""+"^0x(?:[0-9a-f]{2})*$"+"\""}];
 return false;
 }
 }
@@ -6178,7 +6178,7 @@ const _errs22 = errors;
 if(errors === _errs22){
 if(typeof data5 === "string"){
 if(!pattern9.test(data5)){
-validate92.errors = [{instancePath:instancePath+"/data",schemaPath:"#/components/schemas/Data/pattern",keyword:"pattern",params:{pattern: "^0x([0-9a-fA-F]{2})*$"},message:"must match pattern \""+"^0x([0-9a-fA-F]{2})*$"+"\""}];
+validate92.errors = [{instancePath:instancePath+"/data",schemaPath:"#/components/schemas/Data/pattern",keyword:"pattern",params:{pattern: "^0x(?:[0-9a-fA-F]{2})*$"},message:"must match pattern \""+"^0x(?:[0-9a-fA-F]{2})*$"+"\""}];
 return false;
 }
 }
@@ -6200,7 +6200,7 @@ const _errs25 = errors;
 if(errors === _errs25){
 if(typeof data6 === "string"){
 if(!pattern9.test(data6)){
-validate92.errors = [{instancePath:instancePath+"/input",schemaPath:"#/components/schemas/Data/pattern",keyword:"pattern",params:{pattern: "^0x([0-9a-fA-F]{2})*$"},message:"must match pattern \""+"^0x([0-9a-fA-F]{2})*$"+"\""}];
+validate92.errors = [{instancePath:instancePath+"/input",schemaPath:"#/components/schemas/Data/pattern",keyword:"pattern",params:{pattern: "^0x(?:[0-9a-fA-F]{2})*$"},message:"must match pattern \""+"^0x(?:[0-9a-fA-F]{2})*$"+"\""}];
 return false;
 }
 }
@@ -6430,7 +6430,7 @@ const _errs9 = errors;
 if(errors === _errs9){
 if(typeof data2 === "string"){
 if(!pattern9.test(data2)){
-validate97.errors = [{instancePath:instancePath+"/code",schemaPath:"#/components/schemas/Data/pattern",keyword:"pattern",params:{pattern: "^0x([0-9a-fA-F]{2})*$"},message:"must match pattern \""+"^0x([0-9a-fA-F]{2})*$"+"\""}];
+validate97.errors = [{instancePath:instancePath+"/code",schemaPath:"#/components/schemas/Data/pattern",keyword:"pattern",params:{pattern: "^0x(?:[0-9a-fA-F]{2})*$"},message:"must match pattern \""+"^0x(?:[0-9a-fA-F]{2})*$"+"\""}];
 return false;
 }
 }
@@ -6982,7 +6982,7 @@ const _errs22 = errors;
 if(errors === _errs22){
 if(typeof data5 === "string"){
 if(!pattern9.test(data5)){
-validate107.errors = [{instancePath:instancePath+"/data",schemaPath:"#/components/schemas/Data/pattern",keyword:"pattern",params:{pattern: "^0x([0-9a-fA-F]{2})*$"},message:"must match pattern \""+"^0x([0-9a-fA-F]{2})*$"+"\""}];
+validate107.errors = [{instancePath:instancePath+"/data",schemaPath:"#/components/schemas/Data/pattern",keyword:"pattern",params:{pattern: "^0x(?:[0-9a-fA-F]{2})*$"},message:"must match pattern \""+"^0x(?:[0-9a-fA-F]{2})*$"+"\""}];
 return false;
 }
 }
@@ -7004,7 +7004,7 @@ const _errs25 = errors;
 if(errors === _errs25){
 if(typeof data6 === "string"){
 if(!pattern9.test(data6)){
-validate107.errors = [{instancePath:instancePath+"/input",schemaPath:"#/components/schemas/Data/pattern",keyword:"pattern",params:{pattern: "^0x([0-9a-fA-F]{2})*$"},message:"must match pattern \""+"^0x([0-9a-fA-F]{2})*$"+"\""}];
+validate107.errors = [{instancePath:instancePath+"/input",schemaPath:"#/components/schemas/Data/pattern",keyword:"pattern",params:{pattern: "^0x(?:[0-9a-fA-F]{2})*$"},message:"must match pattern \""+"^0x(?:[0-9a-fA-F]{2})*$"+"\""}];
 return false;
 }
 }
@@ -7512,7 +7512,7 @@ const _errs22 = errors;
 if(errors === _errs22){
 if(typeof data5 === "string"){
 if(!pattern9.test(data5)){
-validate119.errors = [{instancePath:instancePath+"/data",schemaPath:"#/components/schemas/Data/pattern",keyword:"pattern",params:{pattern: "^0x([0-9a-fA-F]{2})*$"},message:"must match pattern \""+"^0x([0-9a-fA-F]{2})*$"+"\""}];
+validate119.errors = [{instancePath:instancePath+"/data",schemaPath:"#/components/schemas/Data/pattern",keyword:"pattern",params:{pattern: "^0x(?:[0-9a-fA-F]{2})*$"},message:"must match pattern \""+"^0x(?:[0-9a-fA-F]{2})*$"+"\""}];
 return false;
 }
 }
@@ -7534,7 +7534,7 @@ const _errs25 = errors;
 if(errors === _errs25){
 if(typeof data6 === "string"){
 if(!pattern9.test(data6)){
-validate119.errors = [{instancePath:instancePath+"/input",schemaPath:"#/components/schemas/Data/pattern",keyword:"pattern",params:{pattern: "^0x([0-9a-fA-F]{2})*$"},message:"must match pattern \""+"^0x([0-9a-fA-F]{2})*$"+"\""}];
+validate119.errors = [{instancePath:instancePath+"/input",schemaPath:"#/components/schemas/Data/pattern",keyword:"pattern",params:{pattern: "^0x(?:[0-9a-fA-F]{2})*$"},message:"must match pattern \""+"^0x(?:[0-9a-fA-F]{2})*$"+"\""}];
 return false;
 }
 }
@@ -8351,7 +8351,7 @@ const _errs43 = errors;
 if(errors === _errs43){
 if(typeof data7 === "string"){
 if(!pattern12.test(data7)){
-validate129.errors = [{instancePath:instancePath+"/data",schemaPath:"#/components/schemas/Bytes/pattern",keyword:"pattern",params:{pattern: "^0x([0-9a-f]{2})*$"},message:"must match pattern \""+"^0x([0-9a-f]{2})*$"+"\""}];
+validate129.errors = [{instancePath:instancePath+"/data",schemaPath:"#/components/schemas/Bytes/pattern",keyword:"pattern",params:{pattern: "^0x(?:[0-9a-f]{2})*$"},message:"must match pattern \""+"^0x(?:[0-9a-f]{2})*$"+"\""}];
 return false;
 }
 }
@@ -8476,7 +8476,7 @@ const _errs5 = errors;
 if(errors === _errs5){
 if(typeof data1 === "string"){
 if(!pattern12.test(data1)){
-validate128.errors = [{instancePath:instancePath+"/returnData",schemaPath:"#/components/schemas/Bytes/pattern",keyword:"pattern",params:{pattern: "^0x([0-9a-f]{2})*$"},message:"must match pattern \""+"^0x([0-9a-f]{2})*$"+"\""}];
+validate128.errors = [{instancePath:instancePath+"/returnData",schemaPath:"#/components/schemas/Bytes/pattern",keyword:"pattern",params:{pattern: "^0x(?:[0-9a-f]{2})*$"},message:"must match pattern \""+"^0x(?:[0-9a-f]{2})*$"+"\""}];
 return false;
 }
 }
@@ -8595,7 +8595,7 @@ const _errs21 = errors;
 if(errors === _errs21){
 if(typeof data8 === "string"){
 if(!pattern12.test(data8)){
-validate128.errors = [{instancePath:instancePath+"/error/data",schemaPath:"#/components/schemas/Bytes/pattern",keyword:"pattern",params:{pattern: "^0x([0-9a-f]{2})*$"},message:"must match pattern \""+"^0x([0-9a-f]{2})*$"+"\""}];
+validate128.errors = [{instancePath:instancePath+"/error/data",schemaPath:"#/components/schemas/Bytes/pattern",keyword:"pattern",params:{pattern: "^0x(?:[0-9a-f]{2})*$"},message:"must match pattern \""+"^0x(?:[0-9a-f]{2})*$"+"\""}];
 return false;
 }
 }
@@ -9284,7 +9284,7 @@ const _errs62 = errors;
 if(errors === _errs62){
 if(typeof data13 === "string"){
 if(!pattern12.test(data13)){
-validate126.errors = [{instancePath:instancePath+"/extraData",schemaPath:"#/components/schemas/Bytes/pattern",keyword:"pattern",params:{pattern: "^0x([0-9a-f]{2})*$"},message:"must match pattern \""+"^0x([0-9a-f]{2})*$"+"\""}];
+validate126.errors = [{instancePath:instancePath+"/extraData",schemaPath:"#/components/schemas/Bytes/pattern",keyword:"pattern",params:{pattern: "^0x(?:[0-9a-f]{2})*$"},message:"must match pattern \""+"^0x(?:[0-9a-f]{2})*$"+"\""}];
 return false;
 }
 }
@@ -9960,7 +9960,7 @@ const _errs2 = errors;
 if(errors === _errs2){
 if(typeof data === "string"){
 if(!pattern12.test(data)){
-const err0 = {instancePath,schemaPath:"urn:chain-node:openrpc#/components/schemas/Bytes/pattern",keyword:"pattern",params:{pattern: "^0x([0-9a-f]{2})*$"},message:"must match pattern \""+"^0x([0-9a-f]{2})*$"+"\""};
+const err0 = {instancePath,schemaPath:"urn:chain-node:openrpc#/components/schemas/Bytes/pattern",keyword:"pattern",params:{pattern: "^0x(?:[0-9a-f]{2})*$"},message:"must match pattern \""+"^0x(?:[0-9a-f]{2})*$"+"\""};
 if(vErrors === null){
 vErrors = [err0];
 }
@@ -11404,7 +11404,7 @@ const _errs25 = errors;
 if(errors === _errs25){
 if(typeof data6 === "string"){
 if(!pattern9.test(data6)){
-validate155.errors = [{instancePath:instancePath+"/data",schemaPath:"#/components/schemas/Data/pattern",keyword:"pattern",params:{pattern: "^0x([0-9a-fA-F]{2})*$"},message:"must match pattern \""+"^0x([0-9a-fA-F]{2})*$"+"\""}];
+validate155.errors = [{instancePath:instancePath+"/data",schemaPath:"#/components/schemas/Data/pattern",keyword:"pattern",params:{pattern: "^0x(?:[0-9a-fA-F]{2})*$"},message:"must match pattern \""+"^0x(?:[0-9a-fA-F]{2})*$"+"\""}];
 return false;
 }
 }
@@ -11426,7 +11426,7 @@ const _errs28 = errors;
 if(errors === _errs28){
 if(typeof data7 === "string"){
 if(!pattern9.test(data7)){
-validate155.errors = [{instancePath:instancePath+"/input",schemaPath:"#/components/schemas/Data/pattern",keyword:"pattern",params:{pattern: "^0x([0-9a-fA-F]{2})*$"},message:"must match pattern \""+"^0x([0-9a-fA-F]{2})*$"+"\""}];
+validate155.errors = [{instancePath:instancePath+"/input",schemaPath:"#/components/schemas/Data/pattern",keyword:"pattern",params:{pattern: "^0x(?:[0-9a-fA-F]{2})*$"},message:"must match pattern \""+"^0x(?:[0-9a-fA-F]{2})*$"+"\""}];
 return false;
 }
 }
@@ -11684,7 +11684,7 @@ const _errs25 = errors;
 if(errors === _errs25){
 if(typeof data6 === "string"){
 if(!pattern9.test(data6)){
-validate158.errors = [{instancePath:instancePath+"/data",schemaPath:"#/components/schemas/Data/pattern",keyword:"pattern",params:{pattern: "^0x([0-9a-fA-F]{2})*$"},message:"must match pattern \""+"^0x([0-9a-fA-F]{2})*$"+"\""}];
+validate158.errors = [{instancePath:instancePath+"/data",schemaPath:"#/components/schemas/Data/pattern",keyword:"pattern",params:{pattern: "^0x(?:[0-9a-fA-F]{2})*$"},message:"must match pattern \""+"^0x(?:[0-9a-fA-F]{2})*$"+"\""}];
 return false;
 }
 }
@@ -11706,7 +11706,7 @@ const _errs28 = errors;
 if(errors === _errs28){
 if(typeof data7 === "string"){
 if(!pattern9.test(data7)){
-validate158.errors = [{instancePath:instancePath+"/input",schemaPath:"#/components/schemas/Data/pattern",keyword:"pattern",params:{pattern: "^0x([0-9a-fA-F]{2})*$"},message:"must match pattern \""+"^0x([0-9a-fA-F]{2})*$"+"\""}];
+validate158.errors = [{instancePath:instancePath+"/input",schemaPath:"#/components/schemas/Data/pattern",keyword:"pattern",params:{pattern: "^0x(?:[0-9a-fA-F]{2})*$"},message:"must match pattern \""+"^0x(?:[0-9a-fA-F]{2})*$"+"\""}];
 return false;
 }
 }
@@ -12001,7 +12001,7 @@ const _errs28 = errors;
 if(errors === _errs28){
 if(typeof data7 === "string"){
 if(!pattern12.test(data7)){
-validate162.errors = [{instancePath:instancePath+"/input",schemaPath:"#/components/schemas/Bytes/pattern",keyword:"pattern",params:{pattern: "^0x([0-9a-f]{2})*$"},message:"must match pattern \""+"^0x([0-9a-f]{2})*$"+"\""}];
+validate162.errors = [{instancePath:instancePath+"/input",schemaPath:"#/components/schemas/Bytes/pattern",keyword:"pattern",params:{pattern: "^0x(?:[0-9a-f]{2})*$"},message:"must match pattern \""+"^0x(?:[0-9a-f]{2})*$"+"\""}];
 return false;
 }
 }
@@ -12154,7 +12154,7 @@ const _errs3 = errors;
 if(errors === _errs3){
 if(typeof data0 === "string"){
 if(!pattern12.test(data0)){
-validate161.errors = [{instancePath:instancePath+"/raw",schemaPath:"#/components/schemas/Bytes/pattern",keyword:"pattern",params:{pattern: "^0x([0-9a-f]{2})*$"},message:"must match pattern \""+"^0x([0-9a-f]{2})*$"+"\""}];
+validate161.errors = [{instancePath:instancePath+"/raw",schemaPath:"#/components/schemas/Bytes/pattern",keyword:"pattern",params:{pattern: "^0x(?:[0-9a-f]{2})*$"},message:"must match pattern \""+"^0x(?:[0-9a-f]{2})*$"+"\""}];
 return false;
 }
 }
@@ -12587,7 +12587,7 @@ const _errs36 = errors;
 if(errors === _errs36){
 if(typeof data7 === "string"){
 if(!pattern12.test(data7)){
-validate166.errors = [{instancePath:instancePath+"/input",schemaPath:"#/components/schemas/Bytes/pattern",keyword:"pattern",params:{pattern: "^0x([0-9a-f]{2})*$"},message:"must match pattern \""+"^0x([0-9a-f]{2})*$"+"\""}];
+validate166.errors = [{instancePath:instancePath+"/input",schemaPath:"#/components/schemas/Bytes/pattern",keyword:"pattern",params:{pattern: "^0x(?:[0-9a-f]{2})*$"},message:"must match pattern \""+"^0x(?:[0-9a-f]{2})*$"+"\""}];
 return false;
 }
 }
@@ -13290,7 +13290,7 @@ const _errs25 = errors;
 if(errors === _errs25){
 if(typeof data6 === "string"){
 if(!pattern9.test(data6)){
-validate170.errors = [{instancePath:instancePath+"/data",schemaPath:"#/components/schemas/Data/pattern",keyword:"pattern",params:{pattern: "^0x([0-9a-fA-F]{2})*$"},message:"must match pattern \""+"^0x([0-9a-fA-F]{2})*$"+"\""}];
+validate170.errors = [{instancePath:instancePath+"/data",schemaPath:"#/components/schemas/Data/pattern",keyword:"pattern",params:{pattern: "^0x(?:[0-9a-fA-F]{2})*$"},message:"must match pattern \""+"^0x(?:[0-9a-fA-F]{2})*$"+"\""}];
 return false;
 }
 }
@@ -13312,7 +13312,7 @@ const _errs28 = errors;
 if(errors === _errs28){
 if(typeof data7 === "string"){
 if(!pattern9.test(data7)){
-validate170.errors = [{instancePath:instancePath+"/input",schemaPath:"#/components/schemas/Data/pattern",keyword:"pattern",params:{pattern: "^0x([0-9a-fA-F]{2})*$"},message:"must match pattern \""+"^0x([0-9a-fA-F]{2})*$"+"\""}];
+validate170.errors = [{instancePath:instancePath+"/input",schemaPath:"#/components/schemas/Data/pattern",keyword:"pattern",params:{pattern: "^0x(?:[0-9a-fA-F]{2})*$"},message:"must match pattern \""+"^0x(?:[0-9a-fA-F]{2})*$"+"\""}];
 return false;
 }
 }
@@ -14436,7 +14436,7 @@ const _errs43 = errors;
 if(errors === _errs43){
 if(typeof data7 === "string"){
 if(!pattern12.test(data7)){
-validate186.errors = [{instancePath:instancePath+"/data",schemaPath:"#/components/schemas/Bytes/pattern",keyword:"pattern",params:{pattern: "^0x([0-9a-f]{2})*$"},message:"must match pattern \""+"^0x([0-9a-f]{2})*$"+"\""}];
+validate186.errors = [{instancePath:instancePath+"/data",schemaPath:"#/components/schemas/Bytes/pattern",keyword:"pattern",params:{pattern: "^0x(?:[0-9a-f]{2})*$"},message:"must match pattern \""+"^0x(?:[0-9a-f]{2})*$"+"\""}];
 return false;
 }
 }
@@ -16339,7 +16339,7 @@ const _errs2 = errors;
 if(errors === _errs2){
 if(typeof data0 === "string"){
 if(!pattern12.test(data0)){
-validate230.errors = [{instancePath:instancePath+"/" + i0,schemaPath:"urn:chain-node:openrpc#/components/schemas/Bytes/pattern",keyword:"pattern",params:{pattern: "^0x([0-9a-f]{2})*$"},message:"must match pattern \""+"^0x([0-9a-f]{2})*$"+"\""}];
+validate230.errors = [{instancePath:instancePath+"/" + i0,schemaPath:"urn:chain-node:openrpc#/components/schemas/Bytes/pattern",keyword:"pattern",params:{pattern: "^0x(?:[0-9a-f]{2})*$"},message:"must match pattern \""+"^0x(?:[0-9a-f]{2})*$"+"\""}];
 return false;
 }
 }
@@ -16827,7 +16827,7 @@ const _errs27 = errors;
 if(errors === _errs27){
 if(typeof data11 === "string"){
 if(!pattern12.test(data11)){
-validate235.errors = [{instancePath:instancePath+"/returnData",schemaPath:"#/components/schemas/Bytes/pattern",keyword:"pattern",params:{pattern: "^0x([0-9a-f]{2})*$"},message:"must match pattern \""+"^0x([0-9a-f]{2})*$"+"\""}];
+validate235.errors = [{instancePath:instancePath+"/returnData",schemaPath:"#/components/schemas/Bytes/pattern",keyword:"pattern",params:{pattern: "^0x(?:[0-9a-f]{2})*$"},message:"must match pattern \""+"^0x(?:[0-9a-f]{2})*$"+"\""}];
 return false;
 }
 }
@@ -16962,7 +16962,7 @@ const _errs7 = errors;
 if(errors === _errs7){
 if(typeof data2 === "string"){
 if(!pattern12.test(data2)){
-validate234.errors = [{instancePath:instancePath+"/returnValue",schemaPath:"#/components/schemas/Bytes/pattern",keyword:"pattern",params:{pattern: "^0x([0-9a-f]{2})*$"},message:"must match pattern \""+"^0x([0-9a-f]{2})*$"+"\""}];
+validate234.errors = [{instancePath:instancePath+"/returnValue",schemaPath:"#/components/schemas/Bytes/pattern",keyword:"pattern",params:{pattern: "^0x(?:[0-9a-f]{2})*$"},message:"must match pattern \""+"^0x(?:[0-9a-f]{2})*$"+"\""}];
 return false;
 }
 }
@@ -17113,7 +17113,7 @@ const _errs11 = errors;
 if(errors === _errs11){
 if(typeof data3 === "string"){
 if(!pattern12.test(data3)){
-validate239.errors = [{instancePath:instancePath+"/data",schemaPath:"#/components/schemas/Bytes/pattern",keyword:"pattern",params:{pattern: "^0x([0-9a-f]{2})*$"},message:"must match pattern \""+"^0x([0-9a-f]{2})*$"+"\""}];
+validate239.errors = [{instancePath:instancePath+"/data",schemaPath:"#/components/schemas/Bytes/pattern",keyword:"pattern",params:{pattern: "^0x(?:[0-9a-f]{2})*$"},message:"must match pattern \""+"^0x(?:[0-9a-f]{2})*$"+"\""}];
 return false;
 }
 }
@@ -17297,7 +17297,7 @@ const _errs17 = errors;
 if(errors === _errs17){
 if(typeof data5 === "string"){
 if(!pattern12.test(data5)){
-validate238.errors = [{instancePath:instancePath+"/input",schemaPath:"#/components/schemas/Bytes/pattern",keyword:"pattern",params:{pattern: "^0x([0-9a-f]{2})*$"},message:"must match pattern \""+"^0x([0-9a-f]{2})*$"+"\""}];
+validate238.errors = [{instancePath:instancePath+"/input",schemaPath:"#/components/schemas/Bytes/pattern",keyword:"pattern",params:{pattern: "^0x(?:[0-9a-f]{2})*$"},message:"must match pattern \""+"^0x(?:[0-9a-f]{2})*$"+"\""}];
 return false;
 }
 }
@@ -17319,7 +17319,7 @@ const _errs20 = errors;
 if(errors === _errs20){
 if(typeof data6 === "string"){
 if(!pattern12.test(data6)){
-validate238.errors = [{instancePath:instancePath+"/output",schemaPath:"#/components/schemas/Bytes/pattern",keyword:"pattern",params:{pattern: "^0x([0-9a-f]{2})*$"},message:"must match pattern \""+"^0x([0-9a-f]{2})*$"+"\""}];
+validate238.errors = [{instancePath:instancePath+"/output",schemaPath:"#/components/schemas/Bytes/pattern",keyword:"pattern",params:{pattern: "^0x(?:[0-9a-f]{2})*$"},message:"must match pattern \""+"^0x(?:[0-9a-f]{2})*$"+"\""}];
 return false;
 }
 }
@@ -17510,7 +17510,7 @@ const _errs6 = errors;
 if(errors === _errs6){
 if(typeof data1 === "string"){
 if(!pattern12.test(data1)){
-validate243.errors = [{instancePath:instancePath+"/code",schemaPath:"#/components/schemas/Bytes/pattern",keyword:"pattern",params:{pattern: "^0x([0-9a-f]{2})*$"},message:"must match pattern \""+"^0x([0-9a-f]{2})*$"+"\""}];
+validate243.errors = [{instancePath:instancePath+"/code",schemaPath:"#/components/schemas/Bytes/pattern",keyword:"pattern",params:{pattern: "^0x(?:[0-9a-f]{2})*$"},message:"must match pattern \""+"^0x(?:[0-9a-f]{2})*$"+"\""}];
 return false;
 }
 }

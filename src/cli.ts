@@ -25,7 +25,7 @@ async function main(): Promise<void> {
     import('./db-command.ts'),
   ]);
   if (process.argv[2] === 'db') {
-    process.exitCode = await runDbCommand(process.argv.slice(3), (line) => process.stdout.write(line + '\n'));
+    process.exitCode = await runDbCommand(process.argv.slice(3), (line) => process.stdout.write(line + '\n'), [process.execPath, ...process.execArgv, process.argv[1]!]);
     return;
   }
   if (process.argv[2] === 'export' || process.argv[2] === 'import') {

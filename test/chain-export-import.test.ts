@@ -102,7 +102,7 @@ test('CLI: export → import into a fresh datadir → a node on it serves the sa
   assert.is(served.code, '0x' + RUNTIME);
   assert.is(BigInt(served.balance), 10n ** 24n + 7n);
   assert.is(served.receipt, '0x1');
-  const check = await inProcess(runDbCommand as typeof runImportCommand, ['check', '--datadir', fresh]);
+  const check = await inProcess((argv, out) => runDbCommand(argv, out), ['check', '--datadir', fresh]);
   assert.is(check.exit, 0, check.output);
 });
 
@@ -217,7 +217,7 @@ test('db check on an imported datadir finds a body removed and receipts altered 
   const r4 = receipts.get(h4)!;
   await receipts.put(h4, r4.map((r) => ({ ...r, status: 0 })));
   await env.close();
-  const check = await inProcess(runDbCommand as typeof runImportCommand, ['check', '--datadir', damaged]);
+  const check = await inProcess((argv, out) => runDbCommand(argv, out), ['check', '--datadir', damaged]);
   assert.is(check.exit, 1, check.output);
   assert.match(check.output, /block #2 0x[0-9a-f]{64}: body not found/);
   assert.match(check.output, /block #4 0x[0-9a-f]{64}: receipts do not match the header's receiptsRoot/);

@@ -5,15 +5,16 @@
 // The damage is done with plain file writes and through LMDB opened directly, while no node runs.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { cpSync, existsSync, mkdtempSync, openSync, rmSync, truncateSync, writeSync, closeSync, writeFileSync, chmodSync, chownSync } from 'node:fs';
+import { cpSync, existsSync, statSync, mkdtempSync, openSync, rmSync, truncateSync, writeSync, closeSync, writeFileSync, chmodSync, chownSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
+import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 import { open, type Database } from 'lmdb';
 import { RLP } from '@ethereumjs/rlp';
 import { Wallet, Transaction } from 'ethers';
 import { startTestNode, mined, testKey, testAddress } from './helpers/node.ts';
-import { runCli, type CliRun } from './helpers/process.ts';
+import { runCli, spawnNode, type CliRun } from './helpers/process.ts';
 import { runDbCommand } from '../src/db-command.ts';
 import { keccak256 } from '../src/crypto/keccak.ts';
 import { bytesToHex, hexToBytes } from '../src/util/hex.ts';
@@ -117,6 +118,27 @@ test('zeroed meta pages, a garbage meta page 1: start refuses in words (was SIGS
   exitedInWords(await startGarbled, /data\.mdb is damaged: meta page 1 is invalid \(bad magic\)/);
 });
 
+test('random bytes over the data file (40 × 64, as in issue 33): db check names each damaged table or block in words, exit 1, no stack', async () => {
+  const dir = copy('random-bytes');
+  const file = join(dir, 'chaindata', 'data.mdb');
+  const size = statSync(file).size;
+  // the last 400 KB past the two meta pages, at offsets from a fixed seed (the damage is the same each run)
+  const from = Math.max(2 * 4096, size - 400 * 1024);
+  let seed = createHash('sha256').update('issue 33 item 6').digest();
+  for (let i = 0; i < 40; i++) {
+    seed = createHash('sha256').update(seed).digest();
+    const offset = from + (seed.readUInt32BE(0) % (size - from - 64));
+    overwrite(file, offset, Buffer.concat([seed, createHash('sha256').update(seed).update('b').digest()]));
+  }
+  // the real command: LMDB may abort a process on such pages, which the command survives (children)
+  const r = await runCli(['db', 'check', '--datadir', dir], { timeoutMs: 120_000 });
+  // (a page LMDB needs to open the file at all is told as such)
+  exitedInWords(r, new RegExp(`database ${dir} is damaged: \\d+ problems?|cannot open database ${dir}`));
+  for (const line of r.output.trim().split('\n').filter((l) => !/^page \d+ not found error$/.test(l))) assert.match(line, /^chain-node db check: /, `a line in words: ${line}`);
+  // each problem names a table and a key, a block, the head, or the part LMDB stopped in
+  assert.match(r.output, /chain-node db check: (table \w+|block #\d+|head block|blocks|state|trie node 0x)/);
+});
+
 test('truncated data file: start refuses in words (was SIGBUS)', async () => {
   const dir = copy('truncated');
   const file = join(dir, 'chaindata', 'data.mdb');
@@ -217,6 +239,22 @@ test('busy port: exit 1 with EADDRINUSE, and no datadir is created', async () =>
     assert.not.ok(existsSync(dir), 'the datadir was not created');
   } finally {
     await new Promise((r) => holder.close(r));
+  }
+});
+
+test('a second dev node on the p2p port of the first: exit 1 naming 127.0.0.1:port (a dev chain listens on loopback) and --p2p.port', async () => {
+  const port = 26791; // this suite's own, not the default 16791 other runs may hold
+  const first = await spawnNode(['--datadir', join(root, 'dev-1'), '--http.port', '0', '--p2p.port', String(port)]);
+  try {
+    const second = await runCli(['--datadir', join(root, 'dev-2'), '--http.port', '0', '--p2p.port', String(port)]);
+    // was: listen EADDRINUSE: address already in use 0.0.0.0:16791 (the port was probed on every interface)
+    exitedInWords(second, new RegExp(`cannot listen for peers on 127\\.0\\.0\\.1:${port}: the address is in use \\(EADDRINUSE; another node on this machine\\?\\); --p2p\\.port chooses another port`));
+    // a free port for the second one: it starts
+    const third = await runCli(['--datadir', join(root, 'dev-3'), '--http.port', '0', '--p2p.port', '0']);
+    assert.is(third.exit, 'started', third.output);
+  } finally {
+    first.child.kill('SIGTERM');
+    await first.exited;
   }
 });
 

@@ -91,6 +91,22 @@ test('the node keeps answering eth_blockNumber within a second while clients sen
   for (const { bytes } of answers) assert.ok(bytes < LIMIT + 100_000, `a batch answer of ${bytes} bytes`);
 });
 
+test('an eth_call returning 4 MiB on a dev chain (results checked against the schema) is answered whole (was -32603 "is nested too deeply")', async () => {
+  const dev = await startTestNode({ dev: true });
+  try {
+    const size = 4 * 1024 * 1024;
+    // code at an overridden address: RETURN(0, 4 MiB) — 4 MiB of zeros
+    const code = '0x62' + size.toString(16).padStart(6, '0') + '6000f3';
+    const to = '0x' + '42'.repeat(20);
+    const r = await dev.raw('eth_call', [{ to, data: '0x' }, 'latest', { [to]: { code } }]);
+    assert.is(r.error, undefined, JSON.stringify(r.error));
+    assert.is(r.result.length, 2 + 2 * size);
+    assert.ok(/^0x0+$/.test(r.result));
+  } finally {
+    await dev.stop();
+  }
+});
+
 test('--rpc.batch-response-max-size: geth\'s default 25,000,000, 0 for no limit, anything else refused', () => {
   const size = (argv: string[]) => (parseFlags(argv) as NodeConfig).http.maxResponseBytes;
   assert.is(size([]), 25_000_000);

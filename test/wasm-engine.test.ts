@@ -210,6 +210,20 @@ maybe('a 60 KB deploy, past EIP-170\'s 24 KiB and EIP-3860\'s 48 KiB, is stored 
   const evmCreate = await wallet.signTransaction(Transaction.from({ to: null, data: bytesToHex(pad), gasLimit: 10_000_000n, gasPrice: 0n, chainId: 300n, nonce: Number(nonce) }));
   const refused = await node.raw('eth_sendRawTransaction', [evmCreate]);
   assert.match(refused.error!.message, /initcode size of this transaction is too large: it is 60000 while the max is 49152/);
+  // the node signing the same deploy (eth_sendTransaction answered -32603 "initcode size … too large"
+  // while eth_estimateGas answered a figure): both take it; both refuse the EVM initcode, -32000 with the reason
+  const signer = await node.rpc('personal_newAccount', ['pw']); // gas is free here: no balance needed
+  await node.rpc('personal_unlockAccount', [signer, 'pw', 60]);
+  const estimate = await node.rpc('eth_estimateGas', [{ from: signer, data: bytesToHex(big) }]);
+  const sent = await mined(node, await node.rpc('eth_sendTransaction', [{ from: signer, data: bytesToHex(big), gas: estimate }]));
+  assert.is(sent.status, '0x1');
+  assert.is(sent.gasUsed, estimate);
+  const evmEstimate = await node.raw('eth_estimateGas', [{ from: signer, data: bytesToHex(pad) }]);
+  const evmSend = await node.raw('eth_sendTransaction', [{ from: signer, data: bytesToHex(pad), gas: '0x989680' }]);
+  for (const r of [evmEstimate, evmSend]) {
+    assert.is(r.error?.code, -32000, JSON.stringify(r));
+    assert.match(r.error!.message, /initcode size .*60000.*49152/);
+  }
 });
 
 const BCTOKEN = '/work/vena/src/cmd/ptransfer/contracts';

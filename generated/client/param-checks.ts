@@ -173,8 +173,8 @@ export const paramChecks: ReadonlyMap<string, ParamSpec> = new Map<string, Param
 export const patternLabels: Readonly<Record<string, string>> = {
   "^0x[0-9a-fA-F]{1,64}$": "unsigned integer as 0x-prefixed hex (1 to 64 hex digits)",
   "^0x(0|[1-9a-f][0-9a-f]{0,63})$": "canonical quantity",
-  "^0x([0-9a-fA-F]{2})*$": "hex byte string, 0x-prefixed, two digits per byte",
-  "^0x([0-9a-f]{2})*$": "lower-case hex byte string, 0x-prefixed",
+  "^0x(?:[0-9a-fA-F]{2})*$": "hex byte string, 0x-prefixed, two digits per byte",
+  "^0x(?:[0-9a-f]{2})*$": "lower-case hex byte string, 0x-prefixed",
   "^0x[0-9a-fA-F]{40}$": "20-byte account address as 0x-prefixed hex",
   "^0x[0-9a-fA-F]{64}$": "32-byte hash as 0x-prefixed hex",
   "^0x[0-9a-f]{64}$": "32-byte value as 0x-prefixed lower-case hex",

@@ -5,6 +5,7 @@ import type { Common } from '@ethereumjs/common';
 import { keccak256 } from '../crypto/keccak.ts';
 import { recoverPublicKey, addressOfPublicKey, signHash } from '../crypto/secp256k1.ts';
 import { concatBytes } from '../util/hex.ts';
+import { DECODE_OPTIONS } from '../tx/init-code.ts';
 
 export interface TxFields {
   nonce: bigint;
@@ -15,9 +16,13 @@ export interface TxFields {
   data: Uint8Array;
 }
 
-/** The unsigned EIP-155 legacy transaction (the chain id comes from `common`). */
+/**
+ * The unsigned EIP-155 legacy transaction (the chain id comes from `common`). Built with
+ * @ethereumjs's initcode check off, as every transaction of ours is: a wasm deploy's data is the
+ * contract, not initcode, and the pool applies EIP-3860 to the rest (src/tx/init-code.ts).
+ */
 export function unsignedLegacyTx(f: TxFields, common: Common): LegacyTx {
-  return createLegacyTx({ nonce: f.nonce, gasPrice: f.gasPrice, gasLimit: f.gasLimit, to: f.to, value: f.value, data: f.data }, { common });
+  return createLegacyTx({ nonce: f.nonce, gasPrice: f.gasPrice, gasLimit: f.gasLimit, to: f.to, value: f.value, data: f.data }, { common, ...DECODE_OPTIONS });
 }
 
 export function signLegacyTx(f: TxFields, privateKey: Uint8Array, common: Common): LegacyTx {

@@ -3,10 +3,13 @@
 // `chain-node db check` — every canonical header (hash, number, parent link), body and receipts
 // (against the header's roots), the transaction index, and the whole head state: every node of the
 // account trie and of each storage trie, and every contract's code, each verified against the hash
-// it is stored under. Reads only; nothing here writes.
+// it is stored under. Reads only; nothing here writes. Damage in the file itself (a page LMDB cannot
+// follow, a value that no longer decodes) is reported as a problem naming the table and the key or
+// key range, never thrown: a damaged datadir is exactly what this check is run on.
 import { RLP } from '@ethereumjs/rlp';
 import { encodeReceipt } from '@ethereumjs/vm';
 import { KECCAK256_NULL } from '@ethereumjs/util';
+import type { Database, Key } from 'lmdb';
 import type { Store } from '../store/lmdb-store.ts';
 import { decodeHeader, headerHash, EMPTY_TRIE_ROOT, type Header } from './header.ts';
 import { orderedTrieRoot } from './ordered-trie.ts';
@@ -19,19 +22,79 @@ import { bytesToHex, equalBytes } from '../util/hex.ts';
 /** Problems listed in full; past this only counted (a wiped table would list every block). */
 const MAX_LISTED = 50;
 
+type TableName = 'meta' | 'headers' | 'bodies' | 'canon' | 'txIndex' | 'receipts' | 'trie' | 'creators';
+const TABLES: TableName[] = ['meta', 'canon', 'headers', 'bodies', 'receipts', 'txIndex', 'trie', 'creators'];
+
+/** A stored value that cannot be read: the message names the table, the key and why. */
+class Unreadable extends Error {
+  constructor(message: string, readonly page: boolean) {
+    super(message);
+  }
+}
+
+/**
+ * Thrown after a damaged page was reported: LMDB has then marked the read transaction bad
+ * (MDB_BAD_TXN) and every later read of this process fails too, so the part being checked ends here.
+ */
+class PageDamage extends Error {}
+
+/** LMDB's own errors (MDB_PAGE_NOTFOUND, MDB_CORRUPTED, …) mean a damaged page; anything else a value that no longer decodes. */
+function isPageError(e: unknown): boolean {
+  return /^MDB_/.test(String((e as Error)?.message ?? e));
+}
+
+function readFailure(e: unknown): string {
+  const message = String((e as Error)?.message ?? e).split('\n')[0]!;
+  return isPageError(e) ? `unreadable, a page on its path is damaged (${message})` : `does not decode (${message})`;
+}
+
+/** After `e` was reported: a damaged page ends the part being checked (PageDamage). */
+function stopOnPage(e: unknown): void {
+  if (e instanceof PageDamage || (e instanceof Unreadable && e.page) || isPageError(e)) throw new PageDamage();
+}
+
+function keyText(key: unknown): string {
+  return key instanceof Uint8Array ? bytesToHex(key) : JSON.stringify(key);
+}
+
+/** `store[table].get(key)`, throwing Unreadable (table, key, why) when the file cannot give it. */
+function read<V>(store: Store, table: TableName, key: unknown): V | undefined {
+  const db = store[table] as unknown as Database<V, Key> | undefined;
+  // lmdb-js leaves a table undefined when its entry in the main database is unreadable
+  if (db === undefined) throw new Unreadable(`table ${table}: cannot be opened, its entry in LMDB's main database is damaged`, false);
+  try {
+    return db.get(key as Key);
+  } catch (e) {
+    throw new Unreadable(`table ${table} key ${keyText(key)}: ${readFailure(e)}`, isPageError(e));
+  }
+}
+
+/** What a thrown error during a check says: Unreadable names itself; anything else is a value whose shape is wrong. */
+function described(e: unknown): string {
+  return e instanceof Unreadable ? e.message : readFailure(e);
+}
+
 /** What is wrong with the head the node would start from, or undefined when it can serve it. */
 export function headProblem(store: Store): string | undefined {
-  const head = store.meta.get('head') as Uint8Array | undefined;
+  try {
+    return headProblemOf(store);
+  } catch (e) {
+    return `head ${described(e)}`;
+  }
+}
+
+function headProblemOf(store: Store): string | undefined {
+  const head = read<Uint8Array>(store, 'meta', 'head');
   if (head === undefined) return undefined; // a new database
-  const read = readHeader(store, head);
-  if (typeof read === 'string') return `head block ${bytesToHex(head)}: ${read}`;
+  const header = readHeader(store, head);
+  if (typeof header === 'string') return `head block ${bytesToHex(head)}: ${header}`;
   // a genesis without accounts has the empty root, which is no node
-  const problem = equalBytes(read.stateRoot, EMPTY_TRIE_ROOT) ? undefined : storedProblem(store, read.stateRoot);
+  const problem = equalBytes(header.stateRoot, EMPTY_TRIE_ROOT) ? undefined : storedProblem(store, header.stateRoot);
   return problem && `head state ${problem}`;
 }
 
 function readHeader(store: Store, hash: Uint8Array): Header | string {
-  const raw = store.headers.get(hash);
+  const raw = read<Uint8Array>(store, 'headers', hash);
   if (raw === undefined) return 'header not found';
   try {
     return decodeHeader(raw);
@@ -45,7 +108,7 @@ function readHeader(store: Store, hash: Uint8Array): Header | string {
  * when it is there and its bytes hash to it.
  */
 function storedProblem(store: Store, hash: Uint8Array, what = 'trie node', key = hash): string | undefined {
-  const raw = store.trie.get(key);
+  const raw = read<Uint8Array>(store, 'trie', key);
   if (raw === undefined) return `missing: ${what} ${bytesToHex(hash)} not found`;
   const actual = keccak256(raw);
   return equalBytes(actual, hash) ? undefined : `damaged: ${what} ${bytesToHex(hash)} holds bytes that hash to ${bytesToHex(actual)}`;
@@ -63,31 +126,130 @@ export interface CheckReport {
   slots: number;
 }
 
-/** Walks the whole stored chain and the head state; `progress` gets a line now and then. */
-export function checkDatabase(store: Store, progress: (line: string) => void): CheckReport {
+/** The parts of the check, in order: each table read key by key, then the canonical blocks, then the head state. */
+export const CHECK_PHASES: readonly string[] = [...TABLES.map((t) => `table ${t}`), 'blocks', 'state'];
+
+export interface CheckHooks {
+  /** a line now and then */
+  progress(line: string): void;
+  /** phases not to run (done by an earlier run that LMDB crashed later: src/db-command.ts) */
+  skip?: ReadonlySet<string>;
+  /** each phase as it begins and as it ends (with the report so far) */
+  phase?(name: string, ended: CheckReport | undefined): void;
+  /** each problem as it is found */
+  found?(problem: string): void;
+  /**
+   * After a damaged page LMDB fails every later read of the process (MDB_BAD_TXN): stop there, so
+   * that a new process checks the parts left (src/db-command.ts). Otherwise they are read anyway.
+   */
+  stopAtDamagedPage?: boolean;
+}
+
+/** Walks the whole stored chain and the head state. */
+export function checkDatabase(store: Store, hooks: CheckHooks): CheckReport {
   const report: CheckReport = { problems: [], problemCount: 0, blocks: 0, transactions: 0, trieNodes: 0, accounts: 0, contracts: 0, slots: 0 };
   const problem = (p: string) => {
     if (report.problemCount++ < MAX_LISTED) report.problems.push(p);
+    hooks.found?.(p);
   };
-  const headHash = store.meta.get('head') as Uint8Array | undefined;
-  if (headHash === undefined) {
-    problem('no head block recorded: the database holds no chain');
+  let damagedPage = false;
+  const run = (phase: string, fn: () => void) => {
+    if (hooks.skip?.has(phase) || (damagedPage && hooks.stopAtDamagedPage)) return;
+    hooks.phase?.(phase, undefined);
+    try {
+      fn();
+    } catch (e) {
+      if (!(e instanceof PageDamage)) throw e;
+      damagedPage = true;
+      problem(`${phase}: the rest of it was not read (after a damaged page LMDB fails every read of the process)`);
+    }
+    hooks.phase?.(phase, report);
+  };
+  {
+    for (const table of TABLES) run(`table ${table}`, () => checkTable(store, table, problem));
+    // read in each phase: a damaged page there ends only that phase's child (src/db-command.ts)
+    run('blocks', () => {
+      let head: ReturnType<typeof readHead>;
+      try {
+        head = readHead(store);
+      } catch (e) {
+        problem(`head block: ${described(e)}`);
+        stopOnPage(e);
+        return;
+      }
+      if (typeof head === 'string') problem(head);
+      else checkBlocks(store, head.header.number, head.hash, report, problem, hooks.progress);
+    });
+    run('state', () => {
+      let head: ReturnType<typeof readHead>;
+      try {
+        head = readHead(store);
+      } catch (e) {
+        stopOnPage(e);
+        return; // told by the blocks
+      }
+      if (typeof head === 'string') return; // told by the blocks
+      hooks.progress(`walking the head state ${bytesToHex(head.header.stateRoot)}`);
+      checkState(store, head.header.stateRoot, report, problem, hooks.progress);
+    });
     return report;
   }
-  const head = readHeader(store, headHash);
-  if (typeof head === 'string') {
-    problem(`head block ${bytesToHex(headHash)}: ${head}`);
-    return report;
+}
+
+/** The recorded head block, or what is wrong with it; throws Unreadable. */
+function readHead(store: Store): { hash: Uint8Array; header: Header } | string {
+  const hash = read<Uint8Array>(store, 'meta', 'head');
+  if (hash === undefined) return 'no head block recorded: the database holds no chain';
+  const header = readHeader(store, hash);
+  return typeof header === 'string' ? `head block ${bytesToHex(hash)}: ${header}` : { hash, header };
+}
+
+/**
+ * Reads every key of a table in order, so damage anywhere in the file is found, not only on the
+ * paths the walk below takes (old state, side blocks, creators). A damaged page stops a cursor; the
+ * same table read backwards from its end bounds the unreadable key range from above.
+ */
+function checkTable(store: Store, table: TableName, problem: (p: string) => void): void {
+  {
+    const db = store[table] as Database<unknown, Key> | undefined;
+    if (db === undefined) {
+      problem(`table ${table}: cannot be opened, its entry in LMDB's main database is damaged`);
+      return;
+    }
+    const scan = (reverse: boolean): { count: number; last?: unknown; failure?: string; page?: boolean } => {
+      let count = 0;
+      let last: unknown;
+      try {
+        for (const key of db.getKeys({ reverse })) {
+          last = key;
+          count++;
+        }
+        return { count, last };
+      } catch (e) {
+        return { count, last, failure: readFailure(e), page: isPageError(e) };
+      }
+    };
+    const forward = scan(false);
+    if (forward.failure === undefined) return;
+    // after a page error the process reads nothing more (PageDamage): the range stays open above
+    const backward = forward.page ? { count: 0, failure: 'not read' } : scan(true);
+    const from = forward.last === undefined ? 'its first key' : `key ${keyText(forward.last)}`;
+    const to = backward.failure === undefined ? 'its end' : backward.last === undefined ? 'its last key' : `key ${keyText(backward.last)}`;
+    const readable = backward.failure === undefined || forward.page ? '' : `, ${backward.count} after`;
+    problem(`table ${table}: the keys after ${from} and before ${forward.page ? 'its end' : to}: ${forward.failure} (${forward.count} keys readable before the damage${readable})`);
+    if (forward.page) throw new PageDamage();
   }
-  checkBlocks(store, head.number, headHash, report, problem, progress);
-  progress(`blocks checked: ${report.blocks} (${report.transactions} transactions); walking the head state ${bytesToHex(head.stateRoot)}`);
-  checkState(store, head.stateRoot, report, problem, progress);
-  return report;
 }
 
 function checkBlocks(store: Store, headNumber: bigint, headHash: Uint8Array, report: CheckReport, problem: (p: string) => void, progress: (line: string) => void): void {
-  const genesisHash = store.meta.get('genesis') as Uint8Array | undefined;
-  if (genesisHash === undefined) problem('no genesis block recorded');
+  let genesisHash: Uint8Array | undefined;
+  try {
+    genesisHash = read<Uint8Array>(store, 'meta', 'genesis');
+    if (genesisHash === undefined) problem('no genesis block recorded');
+  } catch (e) {
+    problem(`genesis block: ${described(e)}`);
+    stopOnPage(e);
+  }
   let parent: Uint8Array | undefined;
   let reported = Date.now();
   for (let n = 0n; n <= headNumber; n++) {
@@ -96,14 +258,29 @@ function checkBlocks(store: Store, headNumber: bigint, headHash: Uint8Array, rep
       progress(`checking blocks: ${n}/${headNumber}`);
     }
     const at = `block #${n}`;
-    const hash = store.canon.get(Number(n));
+    let hash: Uint8Array | undefined;
+    try {
+      hash = read<Uint8Array>(store, 'canon', Number(n));
+    } catch (e) {
+      problem(`${at}: ${described(e)}`);
+      stopOnPage(e);
+      parent = undefined;
+      continue;
+    }
     // the head's canonical entry is written with it; a missing one breaks lookups by number
     if (hash === undefined) {
       problem(`${at}: no canonical hash`);
       parent = undefined;
       continue;
     }
-    parent = checkBlock(store, n, hash, parent, report, (p) => problem(`${at} ${bytesToHex(hash)}: ${p}`));
+    const blockProblem = (p: string) => problem(`${at} ${bytesToHex(hash)}: ${p}`);
+    try {
+      parent = checkBlock(store, n, hash, parent, report, blockProblem);
+    } catch (e) {
+      blockProblem(described(e));
+      stopOnPage(e);
+      parent = hash;
+    }
     if (n === 0n && genesisHash !== undefined && !equalBytes(hash, genesisHash)) problem(`${at}: is not the recorded genesis ${bytesToHex(genesisHash)}`);
     if (n === headNumber && !equalBytes(hash, headHash)) problem(`${at}: is not the recorded head ${bytesToHex(headHash)}`);
     report.blocks++;
@@ -120,7 +297,7 @@ function checkBlock(store: Store, n: bigint, hash: Uint8Array, parent: Uint8Arra
   if (!equalBytes(headerHash(header), hash)) problem(`header hashes to ${bytesToHex(headerHash(header))}`);
   if (header.number !== n) problem(`header says number ${header.number}`);
   if (parent !== undefined && !equalBytes(header.parentHash, parent)) problem(`parent hash ${bytesToHex(header.parentHash)} is not block #${n - 1n} ${bytesToHex(parent)}`);
-  const body = store.bodies.get(hash) as unknown as [Uint8Array[], Uint8Array[]] | undefined;
+  const body = read<[Uint8Array[], Uint8Array[]]>(store, 'bodies', hash);
   if (body === undefined) {
     problem('body not found');
     return hash;
@@ -130,10 +307,10 @@ function checkBlock(store: Store, n: bigint, hash: Uint8Array, parent: Uint8Arra
   if (!equalBytes(orderedTrieRoot(txs), header.transactionsRoot)) problem(`transactions do not match the header's transactionsRoot ${bytesToHex(header.transactionsRoot)}`);
   for (let i = 0; i < txs.length; i++) {
     const txHash = keccak256(txs[i]!);
-    const loc = store.txIndex.get(txHash);
+    const loc = read<[number, number]>(store, 'txIndex', txHash);
     if (loc === undefined || BigInt(loc[0]) !== n || loc[1] !== i) problem(`transaction ${i} ${bytesToHex(txHash)}: ${loc ? `indexed at block #${loc[0]} index ${loc[1]}` : 'not in the transaction index'}`);
   }
-  const receipts = store.receipts.get(hash) as unknown as StoredReceipt[] | undefined;
+  const receipts = read<StoredReceipt[]>(store, 'receipts', hash);
   if (receipts === undefined) problem('receipts not found');
   else if (receipts.length !== txs.length) problem(`${receipts.length} receipts for ${txs.length} transactions`);
   else if (!equalBytes(receiptsRoot(receipts), header.receiptsRoot)) problem(`receipts do not match the header's receiptsRoot ${bytesToHex(header.receiptsRoot)}`);
@@ -156,7 +333,12 @@ function checkState(store: Store, root: Uint8Array, report: CheckReport, problem
       reported = Date.now();
       progress(`walking the head state: ${report.accounts} accounts, ${report.slots} slots, ${report.trieNodes} trie nodes`);
     }
-    const fields = RLP.decode(value) as Uint8Array[];
+    let fields: Uint8Array[] | undefined;
+    try {
+      fields = RLP.decode(value) as Uint8Array[];
+    } catch {
+      fields = undefined;
+    }
     if (!Array.isArray(fields) || fields.length !== 4) {
       problem(`account ${path}: does not decode`);
       return;
@@ -180,13 +362,19 @@ function walkTrie(store: Store, root: Uint8Array, report: CheckReport, problem: 
     let node: NodeRef;
     if (ref instanceof Uint8Array) {
       if (ref.length === 0) return;
-      const p = storedProblem(store, ref);
-      if (p) {
-        problem(`${p} (path 0x${nibblesHex(path)})`);
+      try {
+        const p = storedProblem(store, ref);
+        if (p) {
+          problem(`${p} (path 0x${nibblesHex(path)})`);
+          return;
+        }
+        report.trieNodes++;
+        node = RLP.decode(read<Uint8Array>(store, 'trie', ref)!) as NodeRef;
+      } catch (e) {
+        problem(`trie node ${bytesToHex(ref)} (path 0x${nibblesHex(path)}): ${described(e)}`);
+        stopOnPage(e);
         return;
       }
-      report.trieNodes++;
-      node = RLP.decode(store.trie.get(ref)!) as NodeRef;
     } else {
       node = ref;
     }

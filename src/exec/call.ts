@@ -402,7 +402,12 @@ export class CallRunner {
     // on the shared transaction Common: with the VM's own, createTx deep-copies it (~120 µs)
     const fields = { to: req.to, data: req.data, value: req.value, gasLimit: 2n ** 60n };
     const tx = createTx(accessList ? { ...fields, type: 1, accessList } : fields, { common: this.txCommon, ...DECODE_OPTIONS });
-    checkInitCodeSize(tx);
+    try {
+      checkInitCodeSize(tx);
+    } catch (e) {
+      // the pool's refusal of the same transaction, as a -32000 (was a -32603 internal error)
+      throw new CallError((e as Error).message);
+    }
     return { intrinsic: tx.getIntrinsicGas(), minimum: tx.getMinimumGasLimit() };
   }
 

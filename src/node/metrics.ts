@@ -73,9 +73,9 @@ type Sample = { metricName?: string; labels: Record<string, string | number>; va
  * A metric prom-client writes out from what get() returns (Registry.registerMetric takes any object
  * of that shape): ours keep their numbers themselves, so counting costs no label hashing.
  */
-function written(name: string, help: string, type: 'counter' | 'histogram', samples: () => Sample[]): Metric {
+function written(name: string, help: string, type: 'counter' | 'histogram', samples: () => Sample[] | Promise<Sample[]>): Metric {
   const shape = { name, help, type, aggregator: 'sum' as const };
-  return { ...shape, get: async () => ({ ...shape, values: samples() }), reset() {} } as unknown as Metric;
+  return { ...shape, get: async () => ({ ...shape, values: await samples() }), reset() {} } as unknown as Metric;
 }
 
 /** One method's requests. */
@@ -92,18 +92,25 @@ class MethodTally {
  */
 export class RpcMeters implements RequestObserver {
   private readonly byMethod = new Map<string, MethodTally>();
+  /**
+   * Requests answered before the dispatcher (the head answers of the main thread and of each
+   * serving thread), by method: counted in chain_rpc_requests_total as `ok` (only results are kept).
+   */
+  answeredElsewhere: () => Promise<ReadonlyMap<string, number>> = async () => new Map();
   private readonly byCode = new Map<number, number>();
   private readonly batches = new Buckets(BATCH_BUCKETS);
 
   constructor(registry: Registry) {
     const methods = () => [...this.byMethod];
     registry.registerMetric(
-      written('chain_rpc_requests_total', 'JSON-RPC requests answered, by method and outcome (ok: a result, error: an error object); method "" names none served', 'counter', () =>
-        methods().flatMap(([method, t]) => [
-          { labels: { method, outcome: 'ok' }, value: t.ok },
-          { labels: { method, outcome: 'error' }, value: t.failed },
-        ]),
-      ),
+      written('chain_rpc_requests_total', 'JSON-RPC requests answered, whichever path answered them (the dispatcher or the head answers), by method and outcome (ok: a result, error: an error object); method "" names none served', 'counter', async () => {
+        const elsewhere = await this.answeredElsewhere();
+        const names = new Set([...this.byMethod.keys(), ...elsewhere.keys()]);
+        return [...names].flatMap((method) => [
+          { labels: { method, outcome: 'ok' }, value: (this.byMethod.get(method)?.ok ?? 0) + (elsewhere.get(method) ?? 0) },
+          { labels: { method, outcome: 'error' }, value: this.byMethod.get(method)?.failed ?? 0 },
+        ]);
+      }),
     );
     registry.registerMetric(
       written('chain_rpc_request_duration_seconds', 'time from a request object to its answer, by method (head-cached answers excluded: chain_rpc_head_cache_answers_total)', 'histogram', () =>
@@ -142,6 +149,11 @@ export class NodeMetrics {
     const r = [this.registry];
     collectDefaultMetrics({ register: this.registry }); // RSS, heap, event-loop lag, GC pauses, handles
     const threadStats = () => sources.server?.threadStats() ?? Promise.resolve([]);
+    this.rpc.answeredElsewhere = async () => {
+      const all = new Map(sources.server?.headAnswerHitsByMethod() ?? []);
+      for (const s of await threadStats()) for (const [method, n] of Object.entries(s.answeredByMethod)) all.set(method, (all.get(method) ?? 0) + n);
+      return all;
+    };
     new Counter({
       name: 'chain_rpc_head_cache_answers_total',
       help: 'requests answered from the answers kept for the current head, by thread (main, or serving thread 1…n): they reach no dispatcher',

@@ -5,7 +5,7 @@ import { CoreChainDoor } from '../core/core-chain-door.ts';
 import type { NetworkHost } from '../p2p/host.ts';
 import type { BlockSync } from '../p2p/sync.ts';
 import { createLogger, type NodeLogger } from '../util/logger.ts';
-import { isLoopback, type NodeConfig } from './config.ts';
+import { isLoopback, type NodeConfig, type P2pConfig } from './config.ts';
 import { buildHandlers } from '../api/index.ts';
 import { FilterService } from '../api/filters.ts';
 import type { ApiContext } from '../api/context.ts';
@@ -58,17 +58,32 @@ export interface RunningNode {
   close(): Promise<void>;
 }
 
+/**
+ * Where the node listens for peers: --p2p.addr, else loopback on a dev chain (the one with a dev
+ * account: a developer's own, its peers are on this machine), all interfaces on a genesis-file chain.
+ */
+function p2pListenAddr(p2p: P2pConfig, devChain: boolean): string {
+  return p2p.addr ?? (devChain ? '127.0.0.1' : '0.0.0.0');
+}
+
+/** Fails in words naming the address and the flags when another process holds it (a second node on this machine). */
+async function claimP2pPort(addr: string, port: number): Promise<void> {
+  await claimPort(addr, port).catch((e: NodeJS.ErrnoException) => {
+    const why = e.code === 'EADDRINUSE' ? 'the address is in use (EADDRINUSE; another node on this machine?)' : e.message;
+    throw Object.assign(new Error(`cannot listen for peers on ${addr}:${port}: ${why}; --p2p.port chooses another port (0: a free one), --p2p.addr another address`), { code: e.code });
+  });
+}
+
 export async function startNode(config: NodeConfig, log: NodeLogger = createLogger(config.verbosity, undefined, { format: config.logFormat, vmodule: config.logVmodule })): Promise<RunningNode> {
   const loopback = isLoopback(config.http.addr);
   // a port another process holds is reported before a new datadir, node key and dev keystore are
   // created for a node that cannot serve (port 0 is always free)
   if (config.http.port !== 0) await claimPort(config.http.addr, config.http.port);
-  if (config.p2p && config.p2pPort !== 0) {
-    // libp2p's own failure to listen is an unhandled 'error' event: the port is claimed first, named in the message
-    await claimPort(config.p2p.addr ?? '0.0.0.0', config.p2pPort).catch((e: NodeJS.ErrnoException) => {
-      throw Object.assign(new Error(`p2p port (--p2p.port): ${e.message}`), { code: e.code });
-    });
-  }
+  // libp2p's own failure to listen is an unhandled 'error' event: the port is claimed first, named in
+  // the message. Before the datadir is opened a chain without a genesis file is taken for a dev chain;
+  // once it is open, the address it really listens on is claimed again if that guess was wrong.
+  const guessedP2pAddr = config.p2p && p2pListenAddr(config.p2p, config.genesisFile === undefined);
+  if (guessedP2pAddr !== undefined && config.p2pPort !== 0) await claimP2pPort(guessedP2pAddr, config.p2pPort);
   const core = await ChainCore.open({
     datadir: config.datadir,
     genesisFile: config.genesisFile,
@@ -92,6 +107,15 @@ export async function startNode(config: NodeConfig, log: NodeLogger = createLogg
     // geth's unlock rule: a key unlocked behind a listener others can reach signs for anyone there
     unlockDevAccount: loopback || config.allowInsecureUnlock,
   });
+  const p2pAddr = config.p2p && p2pListenAddr(config.p2p, core.devAccount !== undefined);
+  if (p2pAddr !== undefined && p2pAddr !== guessedP2pAddr && config.p2pPort !== 0) {
+    try {
+      await claimP2pPort(p2pAddr, config.p2pPort);
+    } catch (e) {
+      await core.close();
+      throw e;
+    }
+  }
   if (config.unlock?.length) {
     try {
       await unlockAccounts(core.keystore, config.unlock, config.passwordFile);
@@ -115,8 +139,7 @@ export async function startNode(config: NodeConfig, log: NodeLogger = createLogg
       const [{ startNetwork }, { BlockSync }] = await Promise.all([import('../p2p/host.ts'), import('../p2p/sync.ts')]);
       network = await startNetwork({
         key: core.nodeKey,
-        // a dev chain (the one with a dev account) is a developer's own: its peers are on this machine
-        config: { ...config.p2p, addr: config.p2p.addr ?? (core.devAccount ? '127.0.0.1' : '0.0.0.0'), port: config.p2pPort },
+        config: { ...config.p2p, addr: p2pAddr!, port: config.p2pPort },
         door,
         firstValidatorNode: core.config.istanbul.firstValidatorNode,
         name: clientVersion(pkg.version),

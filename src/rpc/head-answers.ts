@@ -44,6 +44,8 @@ export class HeadAnswers {
   private chars = 0;
   /** Requests answered from kept answers (RpcServer.threadStats). */
   hits = 0;
+  /** The same by method: they reach no dispatcher, so chain_rpc_requests_total adds them (src/node/metrics.ts). */
+  readonly hitsByMethod = new Map<string, number>();
 
   constructor(
     private readonly head: HeadGeneration,
@@ -76,7 +78,7 @@ export class HeadAnswers {
     // JSON writes a number too large for a double (1e400 parses to Infinity) as null: such params
     // must not share the key of params that hold a real null
     if (params.includes('null') && hasNonFinite(r.params)) return undefined;
-    return this.answer(r.method + params, typeof id === 'string' ? JSON.stringify(id) : numberIdText(body, id as number));
+    return this.answer(r.method, r.method + params, typeof id === 'string' ? JSON.stringify(id) : numberIdText(body, id as number));
   }
 
   /**
@@ -92,11 +94,11 @@ export class HeadAnswers {
     } catch {
       return undefined;
     }
-    return this.answer(method + params, idText);
+    return this.answer(method, method + params, idText);
   }
 
   /** The kept answer for `key` with `idText` as its id, or a Miss; drops every answer once the head moved. */
-  private answer(key: string, idText: string): string | Miss {
+  private answer(method: string, key: string, idText: string): string | Miss {
     const generation = this.head.current;
     if (generation !== this.generation) {
       this.generation = generation;
@@ -106,6 +108,7 @@ export class HeadAnswers {
     const result = this.results.get(key);
     if (result !== undefined) {
       this.hits++;
+      this.hitsByMethod.set(method, (this.hitsByMethod.get(method) ?? 0) + 1);
       return '{"jsonrpc":"2.0","id":' + idText + ',"result":' + result + '}';
     }
     return { key, idText, generation };

@@ -46,7 +46,7 @@ const wsOpen = { sessions: 0 };
 port.on('message', (batch: ToThread[]) => {
   for (const m of batch) {
     if (m.t === 'stop') void stop();
-    else if (m.t === 'stats') post({ t: 'stats', stats: { listening: server !== undefined && !stopping, answeredHere: dispatcher.answers.hits, handedOver: remote.handedOver, wsSessions: wsOpen.sessions } });
+    else if (m.t === 'stats') post({ t: 'stats', stats: { listening: server !== undefined && !stopping, answeredHere: dispatcher.answers.hits, answeredByMethod: Object.fromEntries(dispatcher.answers.hitsByMethod), handedOver: remote.handedOver, wsSessions: wsOpen.sessions } });
     else remote.receive(m);
   }
 });
@@ -61,7 +61,6 @@ async function serve(): Promise<void> {
   server = await startUwsServer(loaded.uws, {
     host: data.host,
     port: data.port,
-    sharePort: true,
     rules,
     ws: { dispatcher, log, maxBufferedBytes: data.wsMaxBufferedBytes, maxInFlight: data.wsMaxInFlight, open: wsOpen },
     maxBodyBytes: data.maxBodyBytes,

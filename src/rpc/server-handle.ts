@@ -11,6 +11,7 @@ export function serverHandle(host: string, port: number, transport: RpcServer['t
     transport,
     threadStats: () => Promise.resolve([]),
     headAnswerHits: () => 0,
+    headAnswerHitsByMethod: () => new Map(),
     close() {
       closed ??= shutDown();
       return closed;

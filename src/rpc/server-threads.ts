@@ -78,7 +78,7 @@ function serveThread(index: number, data: ThreadData, dispatcher: RpcHandler, lo
   let stopped = false;
   let gone = false;
   const statsWaiting: ((s: ThreadStats) => void)[] = [];
-  const NONE: ThreadStats = { listening: false, answeredHere: 0, handedOver: 0, wsSessions: 0 };
+  const NONE: ThreadStats = { listening: false, answeredHere: 0, answeredByMethod: {}, handedOver: 0, wsSessions: 0 };
   const mailbox = new Mailbox<ToThread>(worker);
   const send = (m: ToThread, transfer?: ArrayBuffer): void => {
     if (!stopped || m.t === 'res') mailbox.post(m, transfer);

@@ -91,6 +91,8 @@ export interface RpcServer {
   threadStats(): Promise<ThreadStats[]>;
   /** Requests the main thread answered from its kept head answers (they never reach the dispatcher). */
   headAnswerHits(): number;
+  /** The same by method. */
+  headAnswerHitsByMethod(): ReadonlyMap<string, number>;
   /** Stops accepting, closes WebSockets and idle connections; resolves when all are gone. */
   close(): Promise<void>;
 }
@@ -106,8 +108,6 @@ export interface TransportOptions {
   readonly maxConnections: number;
   readonly closeGraceMs: number;
   readonly log: Logger;
-  /** Listen with SO_REUSEPORT beside the serving threads (uws only). */
-  readonly sharePort?: boolean;
 }
 
 export const DEFAULT_MAX_BODY_BYTES = 5 * 1024 * 1024;
@@ -118,7 +118,7 @@ export async function startRpcServer(options: RpcServerOptions): Promise<RpcServ
   const answers = options.headGeneration && options.headCached ? new HeadAnswers(options.headGeneration, options.headCached) : undefined;
   const opts = answers ? { ...options, dispatcher: new HeadCachedHandler(options.dispatcher, answers) } : options;
   const server = await startTransport(opts);
-  return { ...server, headAnswerHits: () => answers?.hits ?? 0 };
+  return { ...server, headAnswerHits: () => answers?.hits ?? 0, headAnswerHitsByMethod: () => answers?.hitsByMethod ?? new Map() };
 }
 
 /** The server of the transport chosen (or the one that loads), with serving threads when asked. */
@@ -155,7 +155,9 @@ async function startTransport(opts: RpcServerOptions): Promise<RpcServer> {
     if ('uws' in loaded) {
       log.debug('rpc: serving with uWebSockets.js');
       const threads = opts.threads ?? 0;
-      if (threads === 0) return startUwsServer(loaded.uws, t);
+      // uWS listens with SO_REUSEPORT (S21), which would let it share a port held by another of our
+      // servers: the port is claimed first (a free one for port 0: uSockets sets the option only on a given port)
+      if (threads === 0) return startUwsServer(loaded.uws, { ...t, port: await claimPort(t.host, t.port) });
       return startWithThreads(loaded.uws, t, threads, opts);
     }
     if (choice === 'uws') throw new Error(`transport uws: ${loaded.reason}`);
@@ -168,7 +170,7 @@ async function startTransport(opts: RpcServerOptions): Promise<RpcServer> {
 async function startWithThreads(uws: UwsModule, t: TransportOptions, threads: number, opts: RpcServerOptions): Promise<RpcServer> {
   if (!opts.headGeneration) throw new Error('serving threads need a head generation');
   const port = await claimPort(t.host, t.port);
-  const main = await startUwsServer(uws, { ...t, port, sharePort: true });
+  const main = await startUwsServer(uws, { ...t, port });
   const serving = startServerThreads(
     threads,
     {

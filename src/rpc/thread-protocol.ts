@@ -48,6 +48,8 @@ export interface ThreadStats {
   readonly listening: boolean;
   /** Requests answered from its HeadAnswers. */
   readonly answeredHere: number;
+  /** The same by method. */
+  readonly answeredByMethod: Readonly<Record<string, number>>;
   /** Requests handed to the main thread. */
   readonly handedOver: number;
   /** Its WebSocket sessions open now. */

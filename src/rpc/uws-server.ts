@@ -92,7 +92,8 @@ export async function startUwsServer(uws: UwsModule, t: TransportOptions): Promi
   let closing = false;
   /** Over --http.maxconns: answers close their connection, WebSocket handshakes are refused. */
   let gate: ConnectionGate | undefined;
-  const shedding = (): boolean => closing || gate?.over === true;
+  // over the cap the listener is closed instead (S21): the connections already open keep being answered
+  const shedding = (): boolean => closing;
   /** POSTs being read or dispatched; close() waits for them. */
   let inFlight = 0;
   let drained: (() => void) | undefined;
@@ -267,22 +268,49 @@ export async function startUwsServer(uws: UwsModule, t: TransportOptions): Promi
     },
   });
 
-  // A shared port (serving threads, A19) is bound with SO_REUSEPORT: every thread listening on it
-  // gets a share of the connections. server.ts has made sure beforehand that no one else holds it.
-  const listenOption = t.sharePort ? 0 : uws.LIBUS_LISTEN_EXCLUSIVE_PORT;
-  const listenSocket = await new Promise<us_listen_socket | false>((resolve) => app.listen(host, t.port, listenOption, resolve));
-  if (listenSocket === false) {
+  // Bound with SO_REUSEPORT and SO_REUSEADDR (uSockets' option 0 on a port other than 0, which
+  // server.ts never passes): a shared port (serving threads, A19) gives every thread listening on it
+  // a share of the connections, and a listener closed over the cap can bind the port again while the
+  // connections accepted on it still hold it (S21; without the options: EADDRINUSE). server.ts has
+  // made sure beforehand that no one else holds the port, and a process that binds it without the
+  // option (node:net, a second chain-node's port probe) is refused while we hold it.
+  const first = await new Promise<us_listen_socket | false>((resolve) => app.listen(host, t.port, 0, resolve));
+  if (first === false) {
     app.close();
     throw await listenError(host, t.port);
   }
-  const port = uws.us_socket_local_port(listenSocket);
-  gate = startConnectionGate(t.maxConnections, log);
+  let listenSocket: us_listen_socket | undefined = first;
+  const port = uws.us_socket_local_port(first);
+  // Over the cap the listening socket is closed, so uSockets never meets EMFILE at accept (its accept
+  // loop spins on it, S7) and new clients are refused by the kernel; it listens again once the count
+  // is back under the cap.
+  const pause = (): void => {
+    if (listenSocket === undefined) return;
+    uws.us_listen_socket_close(listenSocket);
+    listenSocket = undefined;
+  };
+  let resuming = false;
+  const resume = (): void => {
+    if (listenSocket !== undefined || resuming || closing) return;
+    resuming = true;
+    app.listen(host, port, 0, (s: us_listen_socket | false) => {
+      resuming = false;
+      if (s === false) {
+        log.warn(`rpc: cannot listen on ${host}:${port} again; trying again in a second`);
+        setTimeout(resume, 1000).unref();
+        return;
+      }
+      if (closing || gate?.over) uws.us_listen_socket_close(s);
+      else listenSocket = s;
+    });
+  };
+  gate = startConnectionGate(t.maxConnections, log, (over) => (over ? pause() : resume()));
   return serverHandle(host, port, 'uws', shutDown);
 
   function shutDown(): Promise<void> {
     closing = true;
     gate?.stop();
-    uws.us_listen_socket_close(listenSocket as us_listen_socket);
+    pause();
     for (const ws of [...sockets]) ws.end(1001, 'server shutting down');
     return new Promise<void>((resolve) => {
       const finish = (): void => {
