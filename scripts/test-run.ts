@@ -72,9 +72,15 @@ function run(job: Job): Promise<Result> {
     child.on('close', (code, signal) => {
       clearTimeout(timer);
       const ms = performance.now() - t0;
+      // uvu 0.5 reports a suite whose before hook threw as "(0 / N)" and exits 0: a file passes
+      // only if every test it counts passed
+      const total = /^\s*Total:\s+(\d+)/m.exec(output)?.[1];
+      const passed = /^\s*Passed:\s+(\d+)/m.exec(output)?.[1];
+      const unrun = total !== undefined && passed !== undefined && Number(passed) < Number(total);
       if (timedOut) output += `\n[test-run] stopped after ${FILE_TIMEOUT_MS / 60_000} min\n`;
       else if (code !== 0) output += `\n[test-run] exit ${code ?? signal}\n`;
-      resolve({ name: job.name, ms, ok: code === 0 && !timedOut, output });
+      else if (unrun) output += `\n[test-run] ${passed} of ${total} tests passed and none failed: a before hook threw (uvu does not print its error)\n`;
+      resolve({ name: job.name, ms, ok: code === 0 && !timedOut && !unrun, output });
     });
   });
 }

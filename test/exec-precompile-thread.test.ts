@@ -159,10 +159,10 @@ test('--rpc.evmtimeout: eth_call of a 880-pair pairing and of a 400 KiB-exponent
       await assertAnswered(node, during, call.to, 1000, pace);
     }
     // the thread ended with the call and another started (from the sources ~1 s, inside 400 ms only
-    // from the bundle; a fresh-clone CI run on a slow spell of this VM once took over 5 s): calls
-    // answer exactly again
+    // from the bundle; a fresh-clone CI run on a slow spell of this VM once took over 5 s, a run at
+    // load 17 over 15 s): calls answer exactly again
     let answer: { result?: string; error?: { message: string } } = {};
-    for (const end = performance.now() + 15_000; answer.result === undefined && performance.now() < end; ) {
+    for (const end = performance.now() + 90_000; answer.result === undefined && performance.now() < end; ) {
       answer = await node.raw('eth_call', [{ to: '0x' + at(8), data: '0x' + bnPairs(4) }, 'latest']);
     }
     assert.equal(answer.result, '0x' + word(1n), JSON.stringify(answer));
