@@ -4,8 +4,8 @@
 // laptop compiling). The failures such bounds exist to catch (a call that ignores its deadline, a
 // loop that holds the event loop) are several times their bound and slow down the same way.
 
-/** One run of the reference work: ~8 ms on the quiet 2-core dev VM. */
-const QUIET_MS = 8;
+/** One run of the reference work on the quiet 2-core dev VM (median 6.2–6.9 ms at load 0.9; 11–15 ms beside `stress-ng --cpu 2`). */
+const QUIET_MS = 6.5;
 
 function reference(): number {
   // allocation, property access, strings and arithmetic: the mix of a request's path
