@@ -114,11 +114,12 @@ export async function mined(node: Pick<TestNode, 'rpc'>, hash: string): Promise<
   throw new Error(`not mined: ${hash}`);
 }
 
-/** What a poll of eth_blockNumber saw: how many answers, the slowest, over how long. */
+/** What a poll of eth_blockNumber saw: how many answers, the slowest, over how long, and the requests that failed. */
 export interface PollResult {
   answers: number;
   slowest: number;
   ms: number;
+  failures: string[];
 }
 
 /**
@@ -130,12 +131,18 @@ export function pollBlockNumber(node: Pick<TestNode, 'rpc'>): { stop: () => Prom
   let running = true;
   let slowest = 0;
   let answers = 0;
+  const failures: string[] = [];
   const started = performance.now();
+  // a failed request is a missing answer, not a rejection nobody awaits yet (which ends the process)
   const done = (async () => {
     while (running) {
       const t0 = performance.now();
-      await node.rpc('eth_blockNumber');
-      if (running) answers++;
+      try {
+        await node.rpc('eth_blockNumber');
+        if (running) answers++;
+      } catch (e) {
+        failures.push((e as Error).message);
+      }
       slowest = Math.max(slowest, performance.now() - t0);
       await new Promise((r) => setTimeout(r, 100));
     }
@@ -145,7 +152,7 @@ export function pollBlockNumber(node: Pick<TestNode, 'rpc'>): { stop: () => Prom
       const ms = performance.now() - started;
       running = false;
       await done;
-      return { answers, slowest, ms };
+      return { answers, slowest, ms, failures };
     },
   };
 }
@@ -165,7 +172,8 @@ export async function assertAnswered(node: Pick<TestNode, 'rpc'>, during: PollRe
   if (during.answers < needed && during.slowest >= bound) {
     throw new Error(
       `${what}: eth_blockNumber answered ${during.answers} times in ${during.ms.toFixed(0)} ms, the slowest after ${during.slowest.toFixed(0)} ms; ` +
-        `on the idle node ${base.answers} times over as long (needed ${needed}, or none slower than ${bound.toFixed(0)} ms)`,
+        `on the idle node ${base.answers} times over as long (needed ${needed}, or none slower than ${bound.toFixed(0)} ms)` +
+        (during.failures.length ? `; failed: ${during.failures.join('; ')}` : ''),
     );
   }
 }
