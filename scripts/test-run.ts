@@ -27,8 +27,9 @@ if (!Number.isInteger(workers) || workers < 1) {
 // The slowest files of a full run (bench/results/*-test-times.md), longest first; the rest follow
 // in name order. A stale list costs minutes, never a result.
 const HEAVY = [
-  'p2p-hostile-network', 'iris-crash', 'p2p-sync', 'iris-set-change', 'iris-faults', 'network-e2e', 'iris-network',
-  'p2p-faults-network', 'rpc-fuzz', 'docs-page', 'sdk-package', 'contract/examples', 'bundle', 'exec-time-limits', 'chain-restart',
+  'p2p-hostile-network', 'exec-precompile-thread', 'exec-view-interpreter', 'p2p-sync', 'bundle', 'chain-restart', 'iris-faults',
+  'txpool-journal', 'db-damage', 'admin-cli', 'network-e2e', 'p2p-faults-network', 'filters-client-limits', 'iris-crash', 'filters-memory',
+  'eth-fees', 'p2p-hostile', 'network-script', 'sync-peers', 'iris-network', 'chain-export-import', 'rpc-connections', 'iris-set-change',
 ];
 // A file slower than this is stopped and reported with what it printed (the longest takes ~2 min).
 const FILE_TIMEOUT_MS = 8 * 60_000;
