@@ -30,9 +30,11 @@ type Wire = typeof import('../src/p2p/wire.ts');
 const TIMEOUT_MS = 1500;
 const BASELINE_MS = 5000;
 const FLOOD_MS = 8000;
-/** the house rule: a flood may not push the p99 past this, or past this many times the baseline's on a loaded machine */
+/** the house rule: a flood may not push the p99 past this (times the pace, T2), or past this many times the baseline's on a loaded machine */
 const P99_BOUND_MS = 200;
 const P99_BASELINE_FACTOR = 3;
+/** a wait, not a claim: a loaded run (stress-ng --cpu 2 at load 20) once took over 20 s to see a validator's gossipsub subscription */
+const SUBSCRIBED_MS = 60_000;
 
 let net: LocalNetwork;
 let lib: Lib;
@@ -179,7 +181,7 @@ test('a flood of copies of block #1, each with a fresh mixHash: the sender is dr
   const block1 = decodeBlock((await lp.read()).subarray());
   const { blocks } = wire.topicsOf(genesisHash);
   const v2Id = await peerIdOf(v2);
-  await until('v2\'s subscription', async () => peer.services.pubsub.getSubscribers(blocks).some((p) => p.toString() === v2Id));
+  await until('v2\'s subscription', async () => peer.services.pubsub.getSubscribers(blocks).some((p) => p.toString() === v2Id), SUBSCRIBED_MS);
   const r = await flood(v2, peer, async () => {
     const header = { ...block1.header, mixHash: randomBytes(32) };
     const encoded = encodeBlock(header, block1.txs);
@@ -201,7 +203,7 @@ test('a flood of copies of block #1 with other committed seals (its hash unchang
   const block1 = decodeBlock(encoded1);
   const { blocks } = wire.topicsOf(genesisHash);
   const v1Id = await peerIdOf(v1);
-  await until('v1\'s subscription', async () => peer.services.pubsub.getSubscribers(blocks).some((p) => p.toString() === v1Id));
+  await until('v1\'s subscription', async () => peer.services.pubsub.getSubscribers(blocks).some((p) => p.toString() === v1Id), SUBSCRIBED_MS);
   const r = await flood(v1, peer, async () => {
     const encoded = withCommittedSeals(encoded1, () => [randomBytes(65)]);
     await peer.services.pubsub.publish(blocks, wire.encodeBlockGossip({ number: block1.header.number, hash: block1.hash, encoded }));
@@ -246,7 +248,7 @@ test('a head claimed a billion blocks ahead and never served: one sync, no flapp
   const peer = await joined(v3, keyOf(net.nodes[4]!));
   const { blocks } = wire.topicsOf(genesisHash);
   const v3Id = await peerIdOf(v3);
-  await until('v3\'s subscription', async () => peer.services.pubsub.getSubscribers(blocks).some((p) => p.toString() === v3Id));
+  await until('v3\'s subscription', async () => peer.services.pubsub.getSubscribers(blocks).some((p) => p.toString() === v3Id), SUBSCRIBED_MS);
   const syncLines = () => logOf(v3).split('\n').filter((l) => /sync: from block #\d+ to #1000000\d{3}/.test(l)).length;
   const lie = async () => {
     const fake = (await head(v3)) + 1_000_000_000n;
