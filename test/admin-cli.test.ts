@@ -167,7 +167,7 @@ test('without --password-file the password is asked on the terminal, and not ech
     }
   });
   child.stderr.on('data', (d) => (output += d));
-  const timer = setTimeout(() => child.kill('SIGKILL'), 20_000);
+  const timer = setTimeout(() => child.kill('SIGKILL'), 90_000);
   const exit = await new Promise((resolve) => child.on('close', resolve));
   clearTimeout(timer);
   assert.ok(typed, output);

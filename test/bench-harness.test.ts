@@ -10,6 +10,7 @@ import { runIngest, signTransfers } from '../bench/ingest.ts';
 import { senderKeys } from '../bench/workload.ts';
 import { markdown, ratio, type Report, type Row } from '../bench/report.ts';
 import { renderChart } from '../bench/chart.ts';
+import { paced, slowdown } from './helpers/pace.ts';
 
 function readBody(req: IncomingMessage): Promise<string> {
   return new Promise((resolve) => {
@@ -64,11 +65,14 @@ test('a node that accepts transactions but mines none is reported stalled within
   const { url, server } = await serve((m) => (m.method === 'eth_sendRawTransaction' ? '0x' + '00'.repeat(32) : '0x0'));
   try {
     const senders = senderKeys(4);
+    const pace = await slowdown();
     const t0 = performance.now();
     const r = await runIngest(url, signTransfers(senders, 5, 31337n, 1n), senders, { inFlight: 4, stallSeconds: 1, budgetSeconds: 10 });
     assert.is(r.status, 'stalled');
     assert.is(r.mined, 0);
-    assert.ok(performance.now() - t0 < 5000, 'waited far beyond the stall bound');
+    const ms = performance.now() - t0;
+    const bound = await paced(5000, pace);
+    assert.ok(ms < bound, `waited ${ms.toFixed(0)} ms, far beyond the 1 s stall bound (bound ${bound.toFixed(0)} ms at this machine's pace)`);
   } finally {
     server.close();
   }

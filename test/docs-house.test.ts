@@ -19,7 +19,7 @@ const CODE_DIRS = ['src', 'test', 'bench', 'scripts', 'codegen'];
 const SOURCE = /\.(ts|mts|cts|tsx|js|mjs|cjs)$/;
 const SKIP_DIRS = new Set(['node_modules', 'dist', 'results', 'fixtures', 'peers']);
 /** the decision series: a letter, then the number */
-const CITED = /(?<![\w.\-/])([APKFCSENGIOWXD])(\d{1,2})(?![\w])/g;
+const CITED = /(?<![\w.\-/])([APKFCSENGIOWXDT])(\d{1,2})(?![\w])/g;
 /** tokens of that form that are not decisions: wasm value types */
 const NOT_DECISIONS = new Set(['F32', 'F64', 'I32', 'I64']);
 

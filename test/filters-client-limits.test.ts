@@ -13,6 +13,7 @@ import { ALL_NAMESPACES, parseFlags, type NodeConfig } from '../src/node/config.
 import { loadUws } from '../src/rpc/uws-load.ts';
 import { batch, startTestNode, type TestNode } from './helpers/node.ts';
 import { WsRpc } from './helpers/ws-rpc.ts';
+import { paced } from './helpers/pace.ts';
 
 setFlagsFromString('--expose-gc');
 const gc = runInNewContext('gc') as () => void;
@@ -158,7 +159,8 @@ threaded('connections served by RPC threads count against the same client addres
 
 test('memory: the largest filters geth allows come back when uninstalled, and when they expire on a quiet chain', async () => {
   const N = 40;
-  const TIMEOUT_MS = 3000;
+  // the installs and the uninstalls must come before the first expires: ~1 s on a quiet machine
+  const TIMEOUT_MS = Math.round(await paced(3000));
   const node = await startTestNode({ config: { logs: { filterTimeoutMs: TIMEOUT_MS } } });
   try {
     const installAll = async () => {

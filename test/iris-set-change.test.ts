@@ -39,7 +39,7 @@ test('4 validators: an observer promoted validates from the next block, deleted 
     const miners = new Set<string>();
     for (let i = 0; i < 8 && !miners.has(fifth.address); i++) {
       // the block from the node that answered the receipt: another may not have committed it yet
-      const r = await receiptOn(nodes[i % 5]!, await send(...nodes), 10 * TIMEOUT_MS);
+      const r = await receiptOn(nodes[i % 5]!, await send(...nodes), 30 * TIMEOUT_MS);
       miners.add((await block(nodes[i % 5]!, BigInt(r.blockNumber))).miner);
     }
     assert.equal(await setOf(nodes[0]!, promotedIn), four, 'the promoting block is decided by the four');
@@ -49,7 +49,7 @@ test('4 validators: an observer promoted validates from the next block, deleted 
 
     const deletedIn = await admin(nodes[0]!, 'delete', 'node5');
     send = await fundedSender(net.dir, nodes[0]!);
-    const after = await receiptOn(nodes[1]!, await send(...validators), 10 * TIMEOUT_MS);
+    const after = await receiptOn(nodes[1]!, await send(...validators), 30 * TIMEOUT_MS);
     assert.ok(BigInt(after.blockNumber) > deletedIn);
     assert.equal(await setOf(nodes[0]!, deletedIn), five);
     assert.equal(await setOf(nodes[0]!, deletedIn + 1n), four, 'back to the four from the block after the deletion');

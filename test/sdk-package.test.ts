@@ -131,7 +131,7 @@ test('plain node, as ESM and as CommonJS', async () => {
   writeFileSync(join(project, 'app.cjs'), CJS);
   for (const app of ['app.mjs', 'app.cjs']) {
     // not execFileSync: the node under test runs in this process and must keep answering
-    const { stdout: out } = await promisify(execFile)(process.execPath, [app, node.url, node.devAccount!], { cwd: project, encoding: 'utf8', timeout: 20_000 });
+    const { stdout: out } = await promisify(execFile)(process.execPath, [app, node.url, node.devAccount!], { cwd: project, encoding: 'utf8', timeout: 90_000 });
     const result = JSON.parse(out) as Record<string, unknown>;
     assert.match(String(result.head), /^0x[1-9a-f][0-9a-f]*$/, `${app}: a new head`);
     delete result.head;

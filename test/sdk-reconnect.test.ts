@@ -10,6 +10,7 @@ import * as assert from 'uvu/assert';
 import { ChainClient, TransportError, type BlockHeader, type ClientEvents } from '../generated/client/index.ts';
 import { ALL_NAMESPACES } from '../src/node/config.ts';
 import { startTestNode, type TestNode } from './helpers/node.ts';
+import { paced, slowdown } from './helpers/pace.ts';
 
 /** Resolves when `check` holds, polling every 10 ms; rejects after `ms`. */
 async function until(what: string, check: () => boolean, ms = 10_000): Promise<void> {
@@ -113,6 +114,7 @@ test('per-call options: an aborted call rejects with the signal’s reason, a st
       assert.is(id, '0x12c');
     }
     const slow = ChainClient.http(`http://127.0.0.1:${port}/`);
+    const pace = await slowdown();
     const t0 = Date.now();
     try {
       await slow.with({ timeoutMs: 150 }).eth.chainId();
@@ -121,7 +123,8 @@ test('per-call options: an aborted call rejects with the signal’s reason, a st
       assert.instance(e, TransportError);
       assert.match((e as Error).message, /no answer within 150 ms/);
     }
-    assert.ok(Date.now() - t0 < 2000);
+    const bound = await paced(2000, pace);
+    assert.ok(Date.now() - t0 < bound, `gave up after ${Date.now() - t0} ms (bound ${bound.toFixed(0)} ms at this machine's pace)`);
     const later = new AbortController();
     const call = slow.with({ signal: later.signal }).eth.chainId();
     setTimeout(() => later.abort(), 50);

@@ -13,8 +13,8 @@ const CAST = fileURLToPath(new URL('../../node_modules/.bin/cast', import.meta.u
 export function runCast(rpcUrl: string, command: string, ...args: string[]): Promise<string> {
   return new Promise((resolve, reject) => {
     const argv = [command, '--rpc-url', rpcUrl, ...args];
-    execFile(CAST, argv, { env: { ...process.env, FOUNDRY_DISABLE_NIGHTLY_WARNING: '1', NO_COLOR: '1' }, timeout: 15_000 }, (err, stdout, stderr) =>
-      err || /^error/m.test(stderr) ? reject(new Error(`cast ${argv.join(' ')}: ${stderr || err?.message}`)) : resolve(stdout.trim()),
+    execFile(CAST, argv, { env: { ...process.env, FOUNDRY_DISABLE_NIGHTLY_WARNING: '1', NO_COLOR: '1' }, timeout: 60_000 }, (err, stdout, stderr) =>
+      err || /^error/m.test(stderr) ? reject(new Error(`cast ${argv.join(' ')}: ${stderr || err?.message}${err?.killed ? ` (killed after 60 s; it printed: ${stdout}${stderr})` : ''}`)) : resolve(stdout.trim()),
     );
   });
 }

@@ -14,7 +14,7 @@ import { signLegacyTx } from '../../src/accounts/signing.ts';
 import { makeTxCommon } from '../../src/tx/common.ts';
 import { addressOf } from '../../src/crypto/secp256k1.ts';
 import { bytesToHex, hexToBytes } from '../../src/util/hex.ts';
-import { rpcCall } from './process.ts';
+import { CHILD_TIMEOUT_MS, rpcCall } from './process.ts';
 import { faultFile } from '../../src/network/node-process.ts';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -293,7 +293,8 @@ export async function startLocalNetwork(o: LocalNetworkOptions): Promise<LocalNe
     throw e;
   }
   // every node connected to every other: a transaction gossiped before a peer is there never reaches it
-  await until('every node to be connected to every other', async () => (await Promise.all(run.nodes.map((n) => rpcCall(n.http, 'net_peerCount')))).every((c) => Number(c) >= total - 1)).catch(async (e) => {
+  // generous: on a busy machine each process compiles the sources through tsx first
+  await until('every node to be connected to every other', async () => (await Promise.all(run.nodes.map((n) => rpcCall(n.http, 'net_peerCount')))).every((c) => Number(c) >= total - 1), CHILD_TIMEOUT_MS).catch(async (e) => {
     await cleanUp(run, dir);
     throw e;
   });

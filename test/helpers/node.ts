@@ -9,6 +9,7 @@ import { createLogger } from '../../src/util/logger.ts';
 import { nodeKeyFrom, enodeUrl } from '../../src/crypto/node-key.ts';
 import { addressOf } from '../../src/crypto/secp256k1.ts';
 import { bytesToHex } from '../../src/util/hex.ts';
+import { paced } from './pace.ts';
 
 export interface TestNode extends RunningNode {
   dir: string;
@@ -113,28 +114,68 @@ export async function mined(node: Pick<TestNode, 'rpc'>, hash: string): Promise<
   throw new Error(`not mined: ${hash}`);
 }
 
+/** What a poll of eth_blockNumber saw: how many answers, the slowest, over how long, and the requests that failed. */
+export interface PollResult {
+  answers: number;
+  slowest: number;
+  ms: number;
+  failures: string[];
+}
+
 /**
- * Polls eth_blockNumber every 100 ms until stopped; resolves the slowest answer's milliseconds.
- * An answer that takes a second means the event loop was held.
+ * Polls eth_blockNumber every 100 ms until stopped. A held event loop shows as answers missing
+ * (one answer for the whole hold), which `assertAnswered` compares with the same poll on the idle
+ * node: a count, not a wall-clock bound a busy machine breaks (T2).
  */
-export function pollBlockNumber(node: TestNode): { stop: () => Promise<number> } {
+export function pollBlockNumber(node: Pick<TestNode, 'rpc'>): { stop: () => Promise<PollResult> } {
   let running = true;
   let slowest = 0;
+  let answers = 0;
+  const failures: string[] = [];
+  const started = performance.now();
+  // a failed request is a missing answer, not a rejection nobody awaits yet (which ends the process)
   const done = (async () => {
     while (running) {
       const t0 = performance.now();
-      await node.rpc('eth_blockNumber');
+      try {
+        await node.rpc('eth_blockNumber');
+        if (running) answers++;
+      } catch (e) {
+        failures.push((e as Error).message);
+      }
       slowest = Math.max(slowest, performance.now() - t0);
       await new Promise((r) => setTimeout(r, 100));
     }
   })();
   return {
     async stop() {
+      const ms = performance.now() - started;
       running = false;
       await done;
-      return slowest;
+      return { answers, slowest, ms, failures };
     },
   };
+}
+
+/**
+ * Fails unless the node kept answering while some work ran (`during`, a poll over it): it got at
+ * least a third of the answers the same poll gets on the idle node over as long (measured now), or
+ * no answer waited longer than `quietMs` at this machine's pace (`before`: slowdown() measured
+ * before the work). A loop held for the whole work answers once, after it.
+ */
+export async function assertAnswered(node: Pick<TestNode, 'rpc'>, during: PollResult, what: string, quietMs = 1000, before = 1): Promise<void> {
+  const idle = pollBlockNumber(node);
+  await new Promise((r) => setTimeout(r, during.ms));
+  const base = await idle.stop();
+  const needed = Math.max(2, Math.ceil(base.answers / 3));
+  const bound = await paced(quietMs, before);
+  if (during.answers < needed && during.slowest >= bound) {
+    throw new Error(
+      `${what}: eth_blockNumber answered ${during.answers} times in ${during.ms.toFixed(0)} ms, the slowest after ${during.slowest.toFixed(0)} ms; ` +
+        `on the idle node ${base.answers} times over as long (needed ${needed}, or none slower than ${bound.toFixed(0)} ms)` +
+        (during.failures.length ? `; failed: ${during.failures.join('; ')}` : ''),
+    );
+  }
 }
 
 /** One JSON-RPC batch over HTTP (ids are the calls' indexes); the answers in the calls' order. */

@@ -14,10 +14,17 @@ export interface NodeProcess {
 }
 
 /**
+ * How long a child may take before a test gives up on it: generous, since a child compiles the
+ * sources through tsx first (seconds on a quiet machine, tens of seconds on a busy one). A child
+ * stopped at this bound is reported with everything it printed.
+ */
+export const CHILD_TIMEOUT_MS = 90_000;
+
+/**
  * The sources through tsx, as tests run them; `entry` may name another program (the bundle: test/bundle.test.ts).
  * `wrapper`: a command that execs node in its place, e.g. `prlimit --nofile=256:256` (test/rpc-connections.test.ts).
  */
-export async function spawnNode(args: string[], timeoutMs = 15000, entry: string[] = ['--import', 'tsx', CLI], wrapper: string[] = []): Promise<NodeProcess> {
+export async function spawnNode(args: string[], timeoutMs = CHILD_TIMEOUT_MS, entry: string[] = ['--import', 'tsx', CLI], wrapper: string[] = []): Promise<NodeProcess> {
   const [command, ...before] = [...wrapper, process.execPath];
   const child = spawn(command!, [...before, ...entry, ...freeP2pPort(args)], { stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
@@ -25,7 +32,10 @@ export async function spawnNode(args: string[], timeoutMs = 15000, entry: string
   child.stderr!.on('data', (d) => (out += d));
   const exited = new Promise<number | string>((resolve) => child.on('exit', (code, signal) => resolve(code ?? signal ?? -1)));
   const startLine = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`node did not start within ${timeoutMs} ms:\n${out}`)), timeoutMs);
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`node did not start within ${timeoutMs} ms; it printed:\n${out}`));
+    }, timeoutMs);
     const check = () => {
       const line = out.split('\n').find((l) => l.includes('serving JSON-RPC on'));
       if (line) {
@@ -61,14 +71,22 @@ export interface CliRun {
   output: string;
 }
 
-/** Runs `chain-node args` to its end: a command (db check, export, import, admin), or a start expected to fail. */
+/**
+ * Runs `chain-node args` to its end: a command (db check, export, import, admin), or a start expected to fail.
+ * A child still running after `timeoutMs` is killed; its exit then reads `timeout after N ms` and its output ends with a line saying so.
+ */
 export function runCli(args: string[], opts: { timeoutMs?: number; uid?: number; gid?: number } = {}): Promise<CliRun> {
   const command = ['db', 'admin', 'export', 'import'].includes(args[0]!) ? args : freeP2pPort(args);
   const child = spawn(process.execPath, ['--import', 'tsx', CLI, ...command], { stdio: ['ignore', 'pipe', 'pipe'], uid: opts.uid, gid: opts.gid });
   let output = '';
   return new Promise((resolve) => {
     let started = false;
-    const timer = setTimeout(() => child.kill('SIGKILL'), opts.timeoutMs ?? 15000);
+    let timedOut = false;
+    const timeoutMs = opts.timeoutMs ?? CHILD_TIMEOUT_MS;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      child.kill('SIGKILL');
+    }, timeoutMs);
     const read = (d: Buffer) => {
       output += d;
       if (!started && output.includes('serving JSON-RPC on')) {
@@ -81,7 +99,8 @@ export function runCli(args: string[], opts: { timeoutMs?: number; uid?: number;
     // 'close', not 'exit': the output is complete only once the pipes are closed
     child.on('close', (code, signal) => {
       clearTimeout(timer);
-      resolve({ exit: started ? 'started' : (code ?? signal ?? -1), output });
+      if (timedOut) resolve({ exit: `timeout after ${timeoutMs} ms`, output: `${output}\n[runCli] killed: still running after ${timeoutMs} ms (chain-node ${args.join(' ')})` });
+      else resolve({ exit: started ? 'started' : (code ?? signal ?? -1), output });
     });
   });
 }
