@@ -65,7 +65,7 @@ function refused(run: CliRun, line: RegExp, exit = 1): void {
 
 /** Token.version() by name through the SDK: the forwarded call reaches Solidity as version() */
 async function versionByName(name: string): Promise<string> {
-  const answer = await client.eth.call({ to: CNS_INVOKE_ADDRESS, ...callByName(name, { data: bytesToHex(encodeCall('version')) }) }, 'latest');
+  const answer = await client.eth.call({ ...callByName(name, { data: bytesToHex(encodeCall('version')) }) }, 'latest');
   return token.decodeFunctionResult('version', answer)[0];
 }
 
@@ -131,11 +131,11 @@ test("cns refusals: the contract's reason, or a usage error naming the argument"
 test('fw: opened by the CLI, a rule added, a stranger refused by name, status and export read back, closed', async () => {
   succeeded(await admin('fw', 'open', v1), new RegExp(`^firewall of ${v1} open \\(block`));
   const stranger = testAddress(7);
-  const refusedCall = await client.eth.call({ from: stranger, to: CNS_INVOKE_ADDRESS, ...callByName('token', { data: bytesToHex(encodeCall('version')) }) }, 'latest').catch((e: Error) => e.message);
+  const refusedCall = await client.eth.call({ from: stranger, ...callByName('token', { data: bytesToHex(encodeCall('version')) }) }, 'latest').catch((e: Error) => e.message);
   assert.match(refusedCall, /Permission Denied! FW : Access to contract:0x[0-9a-f]{40} by version is refused by firewall\./);
   const rulesFile = join(dir, 'fw.json');
   succeeded(await adminInProcess('fw', 'add', v1, 'accept', `${stranger}:version`), /accept list added/);
-  assert.is(await client.eth.call({ from: stranger, to: CNS_INVOKE_ADDRESS, ...callByName('token', { data: bytesToHex(encodeCall('version')) }) }, 'latest').then((r) => token.decodeFunctionResult('version', r)[0]), 'v1');
+  assert.is(await client.eth.call({ from: stranger, ...callByName('token', { data: bytesToHex(encodeCall('version')) }) }, 'latest').then((r) => token.decodeFunctionResult('version', r)[0]), 'v1');
   const status = await adminInProcess('fw', 'status', v1);
   succeeded(status, new RegExp(`^${v1}: open$`, 'm'));
   assert.match(status.output, new RegExp(`^accept: ${stranger}:version$`, 'm'));
