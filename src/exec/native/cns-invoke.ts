@@ -12,10 +12,11 @@ import { CallCodecError, encodeEventData, eventTopic } from '../../codec/venacha
 import { CNS_CALL_GAS } from '../../codec/system-contracts-abi.ts';
 import { venachainCallFor } from '../wasm/inner-call.ts';
 import type { EngineEVM } from '../engine-evm.ts';
-import { revert } from './engine.ts';
+import { revert, type NativeContract } from './engine.ts';
 import { resolveName } from './cns-management.ts';
 import { firewallRefusal, type FirewallEnv } from './firewall-check.ts';
 import { bytesToHex, hexToBytes } from '../../util/hex.ts';
+import { CNS_INVOKE } from './system-state.ts';
 
 const ZERO = new Uint8Array(20);
 const fail = (reason: string) => revert(`CnsInvoke: ${reason}`, CNS_CALL_GAS);
@@ -75,3 +76,6 @@ export async function invokeByName(evm: EngineEVM, message: Message, env: Firewa
   const event: [Uint8Array, Uint8Array[], Uint8Array] = [ZERO, [eventTopic('CnsInvoke')], encodeEventData(0n, 'cnsinvoke successful.')];
   return { returnValue: execResult.returnValue, executionGasUsed: gasUsed, logs: [...(execResult.logs ?? []), event] };
 }
+
+/** The zero address as a system contract: no methods, the whole message is a call by name. */
+export const cnsInvoke: NativeContract = { name: 'CnsInvoke', address: CNS_INVOKE, gas: CNS_CALL_GAS, methods: {}, runMessage: invokeByName };

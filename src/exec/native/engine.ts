@@ -13,8 +13,6 @@ import { SlotStore, type Slots } from './slot-store.ts';
 import { systemState, type SystemState } from './system-state.ts';
 import { deployRefusal } from './deploy-permission.ts';
 import { firewallRefusal, type FirewallEnv } from './firewall-check.ts';
-import { invokeByName } from './cns-invoke.ts';
-import { CNS_INVOKE } from './system-state.ts';
 
 /** Code EngineEVM gives a message to a system contract: never stored, recognised by identity. */
 export const NATIVE_CODE = new Uint8Array([0xfe]);
@@ -52,6 +50,8 @@ export interface NativeContract {
   /** Venachain's flat gas of each of its methods */
   gas: bigint;
   methods: Readonly<Record<string, NativeMethod>>;
+  /** a contract that takes the whole message instead of methods (calls by name: cns-invoke.ts) */
+  runMessage?(evm: EngineEVM, message: Message, env: FirewallEnv): Promise<ExecResult>;
 }
 
 /** An implementation of every method of `abi`, with its arguments typed by the signature. */
@@ -135,15 +135,14 @@ export class NativeContracts implements CodeEngine {
   async run(evm: EngineEVM, message: Message): Promise<Awaited<ReturnType<EngineEVM['runInterpreter']>>> {
     // a DELEGATECALL into a system contract runs the contract all the same: its state is its own
     const target = message.codeAddress ?? message.to!;
-    const targetHex = bytesToHex(target.bytes);
-    const contract = this.byAddress.get(targetHex)!;
+    const contract = this.byAddress.get(bytesToHex(target.bytes))!;
     const data = message.data;
     // Venachain charges nothing for an empty input (a plain value transfer to the address)
     if (data.length === 0) return { returnValue: new Uint8Array(0), executionGasUsed: 0n };
     if (message.gasLimit < contract.gas) {
       return { returnValue: new Uint8Array(0), executionGasUsed: message.gasLimit, exceptionError: new EVMError(EVMError.errorMessages.OUT_OF_GAS) };
     }
-    if (targetHex === CNS_INVOKE) return invokeByName(evm, message, this.firewallEnv(evm, message.isStatic));
+    if (contract.runMessage !== undefined) return contract.runMessage(evm, message, this.firewallEnv(evm, message.isStatic));
     const logs: [Uint8Array, Uint8Array[], Uint8Array][] = [];
     const fail = (reason: string) => revert(reason, contract.gas);
     try {

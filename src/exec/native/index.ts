@@ -6,11 +6,7 @@ import { nodeManagement } from './node-management.ts';
 import { parameterManagement } from './parameter-management.ts';
 import { cnsManagement } from './cns-management.ts';
 import { firewallManagement } from './firewall-management.ts';
-import { CNS_CALL_GAS } from '../../codec/system-contracts-abi.ts';
-import { CNS_INVOKE } from './system-state.ts';
-
-/** Calls by name: the engine runs them itself (cns-invoke.ts); no methods of its own. */
-const cnsInvoke = { name: 'CnsInvoke', address: CNS_INVOKE, gas: CNS_CALL_GAS, methods: {} };
+import { cnsInvoke } from './cns-invoke.ts';
 
 /**
  * `chainTxGasLimit`: the genesis' config.txGasLimit, in force while TxGasLimit was never set;
