@@ -16,13 +16,13 @@ import { revert, type NativeContract } from './engine.ts';
 import { resolveName } from './cns-management.ts';
 import { firewallRefusal, type FirewallEnv } from './firewall-check.ts';
 import { bytesToHex, hexToBytes } from '../../util/hex.ts';
-import { CNS_INVOKE } from './system-state.ts';
+import { CNS_INVOKE, type SystemState } from './system-state.ts';
 
 const ZERO = new Uint8Array(20);
 const fail = (reason: string) => revert(`CnsInvoke: ${reason}`, CNS_CALL_GAS);
 
 /** Runs `message` (to the zero address, non-empty data, at least CNS_CALL_GAS) as a call by name. */
-export async function invokeByName(evm: EngineEVM, message: Message, env: FirewallEnv): Promise<ExecResult> {
+export async function invokeByName(evm: EngineEVM, message: Message, env: FirewallEnv & { state: SystemState }): Promise<ExecResult> {
   let items: unknown;
   try {
     items = RLP.decode(message.data);

@@ -10,9 +10,11 @@ import { CallCodecError, decodeArg, decodeCall, encodeEventData, encodeReturn, e
 import { type ArgsOf, type ContractAbi, type MethodSignature, type ResultOf } from '../../codec/system-contracts-abi.ts';
 import { bytesToHex, concatBytes, hexToBytes, padLeft } from '../../util/hex.ts';
 import { SlotStore, type Slots } from './slot-store.ts';
-import { systemState, type SystemState } from './system-state.ts';
+import { FIREWALL_MANAGEMENT, Firewalls, systemState, type SystemState } from './system-state.ts';
 import { deployRefusal } from './deploy-permission.ts';
 import { firewallRefusal, type FirewallEnv } from './firewall-check.ts';
+
+const FIREWALL_ADDRESS = new Address(hexToBytes(FIREWALL_MANAGEMENT));
 
 /** Code EngineEVM gives a message to a system contract: never stored, recognised by identity. */
 export const NATIVE_CODE = new Uint8Array([0xfe]);
@@ -51,7 +53,7 @@ export interface NativeContract {
   gas: bigint;
   methods: Readonly<Record<string, NativeMethod>>;
   /** a contract that takes the whole message instead of methods (calls by name: cns-invoke.ts) */
-  runMessage?(evm: EngineEVM, message: Message, env: FirewallEnv): Promise<ExecResult>;
+  runMessage?(evm: EngineEVM, message: Message, env: FirewallEnv & { state: SystemState }): Promise<ExecResult>;
 }
 
 /** An implementation of every method of `abi`, with its arguments typed by the signature. */
@@ -142,7 +144,7 @@ export class NativeContracts implements CodeEngine {
     if (message.gasLimit < contract.gas) {
       return { returnValue: new Uint8Array(0), executionGasUsed: message.gasLimit, exceptionError: new EVMError(EVMError.errorMessages.OUT_OF_GAS) };
     }
-    if (contract.runMessage !== undefined) return contract.runMessage(evm, message, this.firewallEnv(evm, message.isStatic));
+    if (contract.runMessage !== undefined) return contract.runMessage(evm, message, { ...this.firewallEnv(evm), state: evmSystemState(evm, message.isStatic) });
     const logs: [Uint8Array, Uint8Array[], Uint8Array][] = [];
     const fail = (reason: string) => revert(reason, contract.gas);
     try {
@@ -198,8 +200,11 @@ export class NativeContracts implements CodeEngine {
    * beyond the intrinsic gas, no value moves, as in Venachain.
    */
   async refuseCall(evm: EngineEVM, message: Message): Promise<ExecResult | undefined> {
+    // no firewall was ever set on this chain while FirewallManagement's account does not exist:
+    // one cached account read instead of the whole check (G12)
+    if ((await evm.stateManager.getAccount(FIREWALL_ADDRESS)) === undefined) return undefined;
     const to = bytesToHex(message.to!.bytes);
-    const refusal = await firewallRefusal(this.firewallEnv(evm, true), to, bytesToHex(message.caller.bytes), message.data);
+    const refusal = await firewallRefusal(this.firewallEnv(evm), to, bytesToHex(message.caller.bytes), message.data);
     return refusal === undefined ? undefined : revert(refusal, 0n);
   }
 
@@ -210,9 +215,10 @@ export class NativeContracts implements CodeEngine {
     return creator === undefined ? undefined : bytesToHex(creator);
   }
 
-  private firewallEnv(evm: EngineEVM, isStatic: boolean): FirewallEnv {
+  /** what the firewall check reads, read-only */
+  private firewallEnv(evm: EngineEVM): FirewallEnv {
     return {
-      state: evmSystemState(evm, isStatic),
+      firewalls: new Firewalls(new SlotStore(new EvmSlots(evm, FIREWALL_MANAGEMENT, true))),
       hasCode: async (a) => (await evm.stateManager.getCode(new Address(hexToBytes(a)))).length > 0,
       creatorOf: (a) => this.creatorOf(evm, a),
     };

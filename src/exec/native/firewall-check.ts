@@ -6,14 +6,14 @@
 //   the contract's creator                            → passes
 //   on the reject list → refused; on the accept list → passes; anything else → refused
 import { RLP } from '@ethereumjs/rlp';
-import { FW_ANY_ADDRESS, type FwRule, type SystemState } from './system-state.ts';
+import { FW_ANY_ADDRESS, type Firewalls, type FwRule } from './system-state.ts';
 
 /** Venachain's error of a call the firewall (or the deploy permission) refuses. */
 export const PERMISSION_DENIED = 'Permission Denied!';
 
 /** What the check needs of the chain besides the firewalls. */
 export interface FirewallEnv {
-  state: SystemState;
+  firewalls: Firewalls;
   hasCode(address: string): Promise<boolean>;
   creatorOf(address: string): string | undefined;
 }
@@ -22,7 +22,7 @@ const matches = (rules: readonly FwRule[], caller: string, funcName: string) => 
 
 /** Why the firewall of `contract` refuses `caller`'s call with `input`, or undefined when it passes. Addresses lowercase 0x hex. */
 export async function firewallRefusal(env: FirewallEnv, contract: string, caller: string, input: Uint8Array): Promise<string | undefined> {
-  const fw = await env.state.firewalls.get(contract);
+  const fw = await env.firewalls.get(contract);
   if (!fw.active || input.length === 0 || !(await env.hasCode(contract))) return undefined;
   let items: unknown;
   try {
