@@ -20,7 +20,7 @@ import {
   type MethodSignature,
 } from '../codec/system-contracts-abi.ts';
 import { CallCodecError, decodeEventData, decodeReturn, encodeArg, encodeCall, encodeCallByName, eventTopic, TX_TYPE_CALL, type ParamType } from '../codec/venachain-call.ts';
-import { CNS_INVOKE, CNS_MANAGEMENT, FIREWALL_MANAGEMENT, NODE_MANAGEMENT, PARAMETER_MANAGEMENT, USER_MANAGEMENT, type CnsRecord, type NodeRecord, type RoleName, type UserRecord } from '../exec/native/system-state.ts';
+import { CNS_INVOKE, CNS_MANAGEMENT, FIREWALL_MANAGEMENT, NODE_MANAGEMENT, PARAMETER_MANAGEMENT, USER_MANAGEMENT, type CnsRecord, type NodeRecord, type RoleName, type UserRecord } from '../codec/system-contracts.ts';
 import { bytesToHex, hexToBytes } from '../util/hex.ts';
 import { fromQuantity, toQuantity } from './quantity.ts';
 import { RpcError } from './errors.ts';

@@ -4,15 +4,9 @@
 // module: a key spelled twice would be a state fork.
 import { bytesToHex, hexToBytes } from '../../util/hex.ts';
 import { MemorySlots, SlotStore, TextList, ViewSlots, type Slots } from './slot-store.ts';
+import { CNS_INVOKE, CNS_MANAGEMENT, FIREWALL_MANAGEMENT, NODE_MANAGEMENT, PARAMETER_MANAGEMENT, ROLES, USER_MANAGEMENT, type CnsRecord, type NodeRecord, type RoleName, type UserRecord } from '../../codec/system-contracts.ts';
 
-export const USER_MANAGEMENT = '0x1000000000000000000000000000000000000001';
-export const NODE_MANAGEMENT = '0x1000000000000000000000000000000000000002';
-export const PARAMETER_MANAGEMENT = '0x1000000000000000000000000000000000000004';
-export const FIREWALL_MANAGEMENT = '0x1000000000000000000000000000000000000005';
-/** Venachain's CNS (it takes the address Prague gives BLS12_MAP_FP2_TO_G2: G9) */
-export const CNS_MANAGEMENT = '0x0000000000000000000000000000000000000011';
-/** calls by name (Venachain's CnsInvokeAddress): RLP([txType, "name[:version]", funcName, args…]) */
-export const CNS_INVOKE = '0x0000000000000000000000000000000000000000';
+export { CNS_INVOKE, CNS_MANAGEMENT, FIREWALL_MANAGEMENT, NODE_MANAGEMENT, PARAMETER_MANAGEMENT, ROLES, USER_MANAGEMENT, type CnsRecord, type NodeRecord, type RoleName, type UserRecord };
 
 export const SYSTEM_CONTRACTS: readonly string[] = [USER_MANAGEMENT, NODE_MANAGEMENT, PARAMETER_MANAGEMENT, FIREWALL_MANAGEMENT, CNS_MANAGEMENT, CNS_INVOKE];
 const SYSTEM_BYTES = SYSTEM_CONTRACTS.map(hexToBytes);
@@ -25,10 +19,6 @@ export function isSystemContract(address: Uint8Array): boolean {
 }
 
 // ---- UserManagement: roles ----
-
-/** Venachain's roles: bit i of an address' role mask (core/vm/sc_user_role.go). */
-export const ROLES = ['SUPER_ADMIN', 'CHAIN_ADMIN', 'GROUP_ADMIN', 'NODE_ADMIN', 'CONTRACT_ADMIN', 'CONTRACT_DEPLOYER'] as const;
-export type RoleName = (typeof ROLES)[number];
 
 export function roleBit(role: RoleName): number {
   return 1 << ROLES.indexOf(role);
@@ -80,20 +70,6 @@ export class Roles {
 
 // ---- UserManagement: users ----
 
-/**
- * A user record as UserManagement keeps and answers it: Venachain's UserInfo JSON, keys in its
- * order, the optional ones absent when empty (Go's omitempty). Addresses are lowercase 0x hex.
- */
-export interface UserRecord {
-  address: string;
-  /** who added the user (the immediate caller of addUser) */
-  authorizer: string;
-  name: string;
-  /** JSON text of { email?, organization?, phone? } */
-  descInfo?: string;
-  version?: number;
-}
-
 /** Users in UserManagement's storage, by address and by name. Records are never removed. */
 export class Users {
   constructor(readonly store: SlotStore) {}
@@ -131,25 +107,6 @@ export class Users {
 }
 
 // ---- NodeManagement: node records ----
-
-/** A node record as NodeManagement keeps and answers it (Venachain's NodeInfo JSON). */
-export interface NodeRecord {
-  name: string;
-  owner: string;
-  desc: string;
-  /** 1 consensus (validator), 2 observer, 3 light */
-  type: number;
-  /** 1 normal, 2 deleted */
-  status: number;
-  externalIP: string;
-  internalIP: string;
-  /** 128 hex digits: the node key's public point without the 0x04 prefix */
-  publicKey: string;
-  rpcPort: number;
-  p2pPort: number;
-  /** the block from which (after which) a consensus record counts as a validator; 0 = at once */
-  delayNum?: number;
-}
 
 export const NODE_TYPE = { consensus: 1, observer: 2, light: 3 } as const;
 export const NODE_STATUS = { normal: 1, deleted: 2 } as const;
@@ -219,17 +176,6 @@ export class Params {
 }
 
 // ---- CnsManagement: contract names ----
-
-/** A registration as CNS keeps and answers it (Venachain's ContractInfo JSON). Addresses are lowercase 0x hex. */
-export interface CnsRecord {
-  name: string;
-  version: string;
-  address: string;
-  /** the transaction origin that registered it */
-  origin: string;
-  /** the block number it was registered in */
-  create_time: number;
-}
 
 /** Registrations in CNS' storage: every one in order (by index), each name's versions, each name's current version. */
 export class CnsRegistry {
