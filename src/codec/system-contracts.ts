@@ -4,6 +4,11 @@
 export const USER_MANAGEMENT = '0x1000000000000000000000000000000000000001';
 export const NODE_MANAGEMENT = '0x1000000000000000000000000000000000000002';
 export const PARAMETER_MANAGEMENT = '0x1000000000000000000000000000000000000004';
+export const FIREWALL_MANAGEMENT = '0x1000000000000000000000000000000000000005';
+/** Venachain's CNS (it takes the address Prague gives BLS12_MAP_FP2_TO_G2: G9) */
+export const CNS_MANAGEMENT = '0x0000000000000000000000000000000000000011';
+/** calls by name (Venachain's CnsInvokeAddress): RLP([txType, "name[:version]", funcName, args…]) */
+export const CNS_INVOKE = '0x0000000000000000000000000000000000000000';
 
 /** Venachain's roles: bit i of an address' role mask (core/vm/sc_user_role.go). */
 export const ROLES = ['SUPER_ADMIN', 'CHAIN_ADMIN', 'GROUP_ADMIN', 'NODE_ADMIN', 'CONTRACT_ADMIN', 'CONTRACT_DEPLOYER'] as const;
@@ -40,4 +45,15 @@ export interface NodeRecord {
   p2pPort: number;
   /** the block from which (after which) a consensus record counts as a validator; 0 = at once */
   delayNum?: number;
+}
+
+/** A registration as CNS keeps and answers it (Venachain's ContractInfo JSON). Addresses are lowercase 0x hex. */
+export interface CnsRecord {
+  name: string;
+  version: string;
+  address: string;
+  /** the transaction origin that registered it */
+  origin: string;
+  /** the block number it was registered in */
+  create_time: number;
 }

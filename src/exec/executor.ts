@@ -89,7 +89,7 @@ export interface ChainExecConfig {
 }
 
 export async function createEvmVM(common: Common, stateManager: CachedMerkleStateManager, hashes: BlockHashSource, chain: ChainExecConfig): Promise<VM> {
-  const evm = new EngineEVM({ common, stateManager, blockchain: hashes as never }, systemContracts(chain.txGasLimit), codeEngines(chain.interpreter, chain.wasm));
+  const evm = new EngineEVM({ common, stateManager, blockchain: hashes as never }, systemContracts(chain.txGasLimit, (a) => chain.wasm.creatorOf(a)), codeEngines(chain.interpreter, chain.wasm));
   await watchInterpreterSteps(evm);
   return createVM({ common, stateManager, evm });
 }
@@ -153,6 +153,7 @@ export class BlockExecutor {
     const receipts: StoredReceipt[] = [];
     const invalid: ExecutedBlock['invalid'] = [];
     const creators: [Uint8Array, Uint8Array][] = [];
+    evm.blockCreators = new Map();
     const skippedSenders = new Set<string>();
     const blooms: Uint8Array[] = [];
     let gasUsed = 0n;
@@ -252,7 +253,10 @@ export class BlockExecutor {
           effectiveGasPrice: price,
         });
         blooms.push(outcome.bloom);
-        for (const [addr, creator] of evm.takeCreations()) creators.push([addr.bytes, creator.bytes]);
+        for (const [addr, creator] of evm.takeCreations()) {
+          creators.push([addr.bytes, creator.bytes]);
+          evm.blockCreators.set(addr.toString(), creator.bytes);
+        }
         included.push(ptx);
       }
       await transfers?.flush();
