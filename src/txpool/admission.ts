@@ -7,7 +7,8 @@ import { decodePooledTxWith, TxDecodeError, type PooledTx } from './pooled-tx.ts
 import { recoveryHere, type SignatureRecovery } from '../crypto/signature-recovery.ts';
 import type { StateView } from '../state/reader.ts';
 
-export const MAX_TX_BYTES = 128 * 1024;
+/** Venachain's TxSize (1 MiB), not geth's 128 KiB: its wasm contracts are deployed whole (S30). */
+export const MAX_TX_BYTES = 1024 * 1024;
 
 export interface AdmissionRules {
   chainId: bigint;
