@@ -223,7 +223,7 @@ test('1 MiB transactions (Venachain\'s limit): one is mined; a flood of them sta
   const data = '0x' + '01'.repeat(1024 * 1024 - 200);
   const gasLimit = 21000n + 40n * 1024n * 1024n; // EIP-7623 floor: 40 gas a non-zero byte
   const h = await send(sealing, wallets[2]!, { nonce: 0, data, gasLimit });
-  const r = await until('the 1 MiB transaction mined', () => sealing.rpc('eth_getTransactionReceipt', [h]), 15000);
+  const r: { status: string } = await until('the 1 MiB transaction mined', () => sealing.rpc('eth_getTransactionReceipt', [h]), 15000);
   assert.is(r.status, '0x1');
   assert.is((await sealing.rpc('eth_getTransactionByHash', [h])).input.length, data.length);
   // 95 slots hold two transactions of 1 MiB (32 slots each), never three
