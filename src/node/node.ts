@@ -138,6 +138,7 @@ export async function startNode(config: NodeConfig, log: NodeLogger = createLogg
     httpHost: config.http.addr,
     httpLoopback: loopback,
     allowInsecureUnlock: config.allowInsecureUnlock,
+    namespaces: config.http.api,
     network,
   };
   const filters = new FilterService(api, { limits: config.logs, log: log.child('filters') });
