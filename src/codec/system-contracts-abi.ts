@@ -102,3 +102,39 @@ export const PARAMETER_MANAGEMENT_ABI = {
   setStrParam: { params: ['string', 'string'], returns: 'int' },
   getStrParam: { params: ['string'], returns: 'string' },
 } as const satisfies ContractAbi;
+
+/** Venachain's flat gas of a CNS method (params.CnsManagerGas) and of a call by name (params.CnsInvokeGas, before the callee's own). */
+export const CNS_CALL_GAS = 80_000n;
+/** Venachain's flat gas of a firewall method (params.FireWall). */
+export const FIREWALL_CALL_GAS = 10_000n;
+
+// ---- CnsManagement (0x0000…0011) ----
+// (getContractInfoByAddress is Venachain's old name of getRegisteredContractsByAddress, kept as an alias.)
+export const CNS_MANAGEMENT_ABI = {
+  cnsRegisterFromInit: { params: ['string', 'string'], returns: 'int' },
+  cnsRegister: { params: ['string', 'string', 'address'], returns: 'int' },
+  cnsRedirect: { params: ['string', 'string'], returns: 'int' },
+  getContractAddress: { params: ['string', 'string'], returns: 'string' },
+  ifRegisteredByAddress: { params: ['address'], returns: 'int' },
+  ifRegisteredByName: { params: ['string'], returns: 'int' },
+  getRegisteredContracts: { params: ['int64', 'int64'], returns: 'string' },
+  getRegisteredContractsByName: { params: ['string'], returns: 'string' },
+  getRegisteredContractsByAddress: { params: ['address'], returns: 'string' },
+  getRegisteredContractsByOrigin: { params: ['address'], returns: 'string' },
+  getContractInfoByAddress: { params: ['address'], returns: 'string' },
+  importOldCnsManagerData: { params: ['string'], returns: 'int' },
+} as const satisfies ContractAbi;
+
+// ---- FirewallManagement (0x1000…0005) ----
+// action = "accept" | "reject" (any case); list = "address:funcName|…", "*" for any address or function
+export const FIREWALL_MANAGEMENT_ABI = {
+  __sys_FwOpen: { params: ['address'], returns: 'int' },
+  __sys_FwClose: { params: ['address'], returns: 'int' },
+  __sys_FwClear: { params: ['address', 'string'], returns: 'int' },
+  __sys_FwAdd: { params: ['address', 'string', 'string'], returns: 'int' },
+  __sys_FwDel: { params: ['address', 'string', 'string'], returns: 'int' },
+  __sys_FwSet: { params: ['address', 'string', 'string'], returns: 'int' },
+  __sys_FwImport: { params: ['address', 'string'], returns: 'int' },
+  __sys_FwStatus: { params: ['address'], returns: 'string' },
+  __sys_FwExport: { params: ['address'], returns: 'string' },
+} as const satisfies ContractAbi;

@@ -3,11 +3,12 @@
 // everything else to the EVM. Messages to the native system contracts (src/exec/native), which
 // have no code, are given a marker code in _loadCode that their engine claims; a contract-creation
 // transaction first passes the chain's deploy permission (native/deploy-permission.ts, in
-// _executeCreate: the one place every creation passes, code or not). The same seam records which
-// account created each contract (AccountBaseInfo.Creator), including contracts created by
-// contracts. Its execution watch lets I/O run during long messages and bounds them in time
-// (src/exec/execution-watch.ts); its expensive precompile calls run on a thread of its own
-// (src/exec/heavy-precompiles.ts).
+// _executeCreate: the one place every creation passes, code or not), and a transaction's message to
+// a contract passes that contract's firewall (native/firewall-check.ts, in _executeCall at depth 0).
+// The same seam records which account created each contract (AccountBaseInfo.Creator), including
+// contracts created by contracts. Its execution watch lets I/O run during long messages and bounds
+// them in time (src/exec/execution-watch.ts); its expensive precompile calls run on a thread of its
+// own (src/exec/heavy-precompiles.ts).
 import { EVM, NobleBN254, type EVMOpts } from '@ethereumjs/evm';
 import type { EVMResult, Message } from '@ethereumjs/evm';
 import type { Address } from '@ethereumjs/util';
@@ -37,6 +38,8 @@ export class EngineEVM extends EVM {
   readonly precompileThread = new PrecompileThread();
 
   private readonly engines: readonly CodeEngine[];
+  /** contract creations (init code) running in the current message tree: CNS' cnsRegisterFromInit */
+  initsRunning = 0;
 
   constructor(
     opts: EVMOpts,
@@ -60,6 +63,15 @@ export class EngineEVM extends EVM {
       return;
     }
     return super._loadCode(message);
+  }
+
+  protected override async _executeCall(message: Message & { to: Address }): Promise<EVMResult> {
+    // a transaction's (or eth_call's) message to a contract whose firewall is open may be refused
+    if (message.depth === 0) {
+      const refused = await this.native?.refuseCall(this, message);
+      if (refused !== undefined) return { execResult: refused };
+    }
+    return super._executeCall(message);
   }
 
   protected override async _executeCreate(message: Message): Promise<EVMResult> {
@@ -93,15 +105,20 @@ export class EngineEVM extends EVM {
   override async runInterpreter(message: Message, opts: Parameters<RunInterpreter>[1] = {}): Promise<InterpreterResult> {
     const code = message.code instanceof Uint8Array ? message.code : undefined;
     let result: InterpreterResult | undefined;
-    if (code !== undefined) {
-      for (const engine of this.engines) {
-        if (engine.claims(code)) {
-          result = await engine.run(this, message, opts);
-          break;
+    if (message.isCreate === true) this.initsRunning++;
+    try {
+      if (code !== undefined) {
+        for (const engine of this.engines) {
+          if (engine.claims(code)) {
+            result = await engine.run(this, message, opts);
+            break;
+          }
         }
       }
+      result ??= await super.runInterpreter(message, opts);
+    } finally {
+      if (message.isCreate === true) this.initsRunning--;
     }
-    result ??= await super.runInterpreter(message, opts);
     if (message.isCreate === true && result.exceptionError === undefined && message.to !== undefined) {
       this.created.push([message.to, message.caller]);
     }

@@ -68,7 +68,7 @@ export interface ChainExecConfig {
 }
 
 export async function createEvmVM(common: Common, stateManager: CachedMerkleStateManager, hashes: BlockHashSource, chain: ChainExecConfig): Promise<VM> {
-  const evm = new EngineEVM({ common, stateManager, blockchain: hashes as never }, systemContracts(chain.txGasLimit), codeEngines(chain.interpreter, chain.wasm));
+  const evm = new EngineEVM({ common, stateManager, blockchain: hashes as never }, systemContracts(chain.txGasLimit, (a) => chain.wasm.creatorOf(a)), codeEngines(chain.interpreter, chain.wasm));
   await watchInterpreterSteps(evm);
   return createVM({ common, stateManager, evm });
 }

@@ -10,7 +10,7 @@ import { keccak256 } from '../crypto/keccak.ts';
 import { analyseCode, LOW_ADDRESSES, MAX_VIEW_GAS, runView, type AccountInfo, type CodeAnalysis, type ViewEnv } from './view-interpreter.ts';
 import { EVM_BLOCK_BASE_FEE } from './executor.ts';
 import type { CallContext, CallOutcome, CallRequest } from './call.ts';
-import { isSystemContract } from './native/system-state.ts';
+import { isSystemContract, systemStateAt } from './native/system-state.ts';
 
 /** Roots whose reads are remembered (the head and a few recent blocks). */
 const ROOTS = 4;
@@ -150,6 +150,8 @@ export class ViewCalls {
     let analysis: CodeAnalysis | undefined;
     if (isSystemContract(address)) {
       // native contracts (src/exec/native) run on @ethereumjs: no analysis, the interpreter bails
+    } else if (account !== undefined && (await systemStateAt(view).firewalls.get(bytesToHex(address))).active) {
+      // a contract behind its open firewall: @ethereumjs checks who calls it (native/firewall-check.ts)
     } else if (account !== undefined) {
       const codeHash = bytesToHex(account.codeHash);
       analysis = this.analyses.get(codeHash);

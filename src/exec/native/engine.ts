@@ -7,11 +7,14 @@ import { EVMError, type ExecResult, type Message } from '@ethereumjs/evm';
 import { Account, Address } from '@ethereumjs/util';
 import type { CodeEngine, EngineEVM } from '../engine-evm.ts';
 import { CallCodecError, decodeArg, decodeCall, encodeEventData, encodeReturn, eventTopic, TX_TYPE_CALL } from '../../codec/venachain-call.ts';
-import { SYSTEM_CALL_GAS, type ArgsOf, type ContractAbi, type MethodSignature, type ResultOf } from '../../codec/system-contracts-abi.ts';
+import { type ArgsOf, type ContractAbi, type MethodSignature, type ResultOf } from '../../codec/system-contracts-abi.ts';
 import { bytesToHex, concatBytes, hexToBytes, padLeft } from '../../util/hex.ts';
 import { SlotStore, type Slots } from './slot-store.ts';
 import { systemState, type SystemState } from './system-state.ts';
 import { deployRefusal } from './deploy-permission.ts';
+import { firewallRefusal, type FirewallEnv } from './firewall-check.ts';
+import { invokeByName } from './cns-invoke.ts';
+import { CNS_INVOKE } from './system-state.ts';
 
 /** Code EngineEVM gives a message to a system contract: never stored, recognised by identity. */
 export const NATIVE_CODE = new Uint8Array([0xfe]);
@@ -27,8 +30,12 @@ export interface NativeCall {
   blockNumber: bigint;
   /** what the node applies while TxGasLimit / BlockGasLimit were never set: the getters answer the limits in force */
   unsetLimits: { txGasLimit: bigint; blockGasLimit: bigint };
-  /** the three contracts' state, writable (writes in a static call fail the call) */
+  /** the system contracts' state, writable (writes in a static call fail the call) */
   state: SystemState;
+  /** whether a contract's init() runs in this message tree (CNS' cnsRegisterFromInit) */
+  fromInit: boolean;
+  /** the creator of a contract (lowercase 0x hex), undefined for an account no contract created */
+  creatorOf(address: string): string | undefined;
   /** one log at the contract's address: topics [keccak256(topic)], data RLP([code, message]) */
   emit(topic: string, code: bigint, message: string): void;
 }
@@ -42,6 +49,8 @@ export interface NativeContract {
   name: string;
   /** lowercase 0x hex */
   address: string;
+  /** Venachain's flat gas of each of its methods */
+  gas: bigint;
   methods: Readonly<Record<string, NativeMethod>>;
 }
 
@@ -90,7 +99,7 @@ class EvmSlots implements Slots {
   }
 }
 
-/** The three contracts' state as the running EVM sees it (writes in a static call fail the call). */
+/** The system contracts' state as the running EVM sees it (writes in a static call fail the call). */
 function evmSystemState(evm: EngineEVM, isStatic: boolean): SystemState {
   return systemState((a) => new EvmSlots(evm, a, isStatic));
 }
@@ -108,6 +117,8 @@ export class NativeContracts implements CodeEngine {
     contracts: readonly NativeContract[],
     /** the genesis' config.txGasLimit, in force while TxGasLimit was never set */
     private readonly chainTxGasLimit: bigint,
+    /** the creator of a contract committed in an earlier block (AccountBaseInfo.Creator) */
+    private readonly committedCreator: (address: Uint8Array) => Uint8Array | undefined = () => undefined,
   ) {
     this.byAddress = new Map(contracts.map((c) => [c.address.toLowerCase(), c]));
   }
@@ -124,15 +135,17 @@ export class NativeContracts implements CodeEngine {
   async run(evm: EngineEVM, message: Message): Promise<Awaited<ReturnType<EngineEVM['runInterpreter']>>> {
     // a DELEGATECALL into a system contract runs the contract all the same: its state is its own
     const target = message.codeAddress ?? message.to!;
-    const contract = this.byAddress.get(bytesToHex(target.bytes))!;
+    const targetHex = bytesToHex(target.bytes);
+    const contract = this.byAddress.get(targetHex)!;
     const data = message.data;
     // Venachain charges nothing for an empty input (a plain value transfer to the address)
     if (data.length === 0) return { returnValue: new Uint8Array(0), executionGasUsed: 0n };
-    if (message.gasLimit < SYSTEM_CALL_GAS) {
+    if (message.gasLimit < contract.gas) {
       return { returnValue: new Uint8Array(0), executionGasUsed: message.gasLimit, exceptionError: new EVMError(EVMError.errorMessages.OUT_OF_GAS) };
     }
+    if (targetHex === CNS_INVOKE) return invokeByName(evm, message, this.firewallEnv(evm, message.isStatic));
     const logs: [Uint8Array, Uint8Array[], Uint8Array][] = [];
-    const fail = (reason: string) => revert(reason, SYSTEM_CALL_GAS);
+    const fail = (reason: string) => revert(reason, contract.gas);
     try {
       const { txType, funcName, args } = decodeCall(data);
       const method = Object.hasOwn(contract.methods, funcName) ? contract.methods[funcName] : undefined;
@@ -158,10 +171,12 @@ export class NativeContracts implements CodeEngine {
         // unset, the block gas limit carries on from block to block: this block's is the one in force
         unsetLimits: { txGasLimit: this.chainTxGasLimit, blockGasLimit: running._block?.header.gasLimit ?? 0n },
         state: evmSystemState(evm, message.isStatic),
+        fromInit: evm.initsRunning > 0,
+        creatorOf: (a) => this.creatorOf(evm, a),
         emit: (topic, code, msg) => logs.push([target.bytes, [eventTopic(topic)], encodeEventData(code, msg)]),
       };
       const result = await method.run(call, values);
-      return { returnValue: encodeReturn(txType, result), executionGasUsed: SYSTEM_CALL_GAS, logs };
+      return { returnValue: encodeReturn(txType, result), executionGasUsed: contract.gas, logs };
     } catch (e) {
       if (e instanceof NativeCallError || e instanceof CallCodecError) return fail(e.message);
       throw e;
@@ -176,5 +191,31 @@ export class NativeContracts implements CodeEngine {
   async refuseDeploy(evm: EngineEVM, sender: Address): Promise<ExecResult | undefined> {
     const refusal = await deployRefusal(evmSystemState(evm, true), bytesToHex(sender.bytes));
     return refusal === undefined ? undefined : revert(refusal, 0n);
+  }
+
+  /**
+   * The result of a transaction's (or eth_call's) message to `message.to` refused by that
+   * contract's firewall (firewall-check.ts), or undefined when it passes. Nothing is charged
+   * beyond the intrinsic gas, no value moves, as in Venachain.
+   */
+  async refuseCall(evm: EngineEVM, message: Message): Promise<ExecResult | undefined> {
+    const to = bytesToHex(message.to!.bytes);
+    const refusal = await firewallRefusal(this.firewallEnv(evm, true), to, bytesToHex(message.caller.bytes), message.data);
+    return refusal === undefined ? undefined : revert(refusal, 0n);
+  }
+
+  /** lowercase 0x hex; the running transaction's creations first, then the chain's */
+  private creatorOf(evm: EngineEVM, address: string): string | undefined {
+    const a = new Address(hexToBytes(address));
+    const creator = evm.pendingCreator(a) ?? this.committedCreator(a.bytes);
+    return creator === undefined ? undefined : bytesToHex(creator);
+  }
+
+  private firewallEnv(evm: EngineEVM, isStatic: boolean): FirewallEnv {
+    return {
+      state: evmSystemState(evm, isStatic),
+      hasCode: async (a) => (await evm.stateManager.getCode(new Address(hexToBytes(a)))).length > 0,
+      creatorOf: (a) => this.creatorOf(evm, a),
+    };
   }
 }

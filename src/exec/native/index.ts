@@ -4,8 +4,18 @@ import { NativeContracts } from './engine.ts';
 import { userManagement } from './user-management.ts';
 import { nodeManagement } from './node-management.ts';
 import { parameterManagement } from './parameter-management.ts';
+import { cnsManagement } from './cns-management.ts';
+import { firewallManagement } from './firewall-management.ts';
+import { CNS_CALL_GAS } from '../../codec/system-contracts-abi.ts';
+import { CNS_INVOKE } from './system-state.ts';
 
-/** `chainTxGasLimit`: the genesis' config.txGasLimit, in force while TxGasLimit was never set. */
-export function systemContracts(chainTxGasLimit: bigint): NativeContracts {
-  return new NativeContracts([userManagement, nodeManagement, parameterManagement], chainTxGasLimit);
+/** Calls by name: the engine runs them itself (cns-invoke.ts); no methods of its own. */
+const cnsInvoke = { name: 'CnsInvoke', address: CNS_INVOKE, gas: CNS_CALL_GAS, methods: {} };
+
+/**
+ * `chainTxGasLimit`: the genesis' config.txGasLimit, in force while TxGasLimit was never set;
+ * `creatorOf`: the creator of a contract committed in an earlier block.
+ */
+export function systemContracts(chainTxGasLimit: bigint, creatorOf?: (address: Uint8Array) => Uint8Array | undefined): NativeContracts {
+  return new NativeContracts([userManagement, nodeManagement, parameterManagement, firewallManagement, cnsManagement, cnsInvoke], chainTxGasLimit, creatorOf);
 }

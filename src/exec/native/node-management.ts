@@ -3,7 +3,7 @@
 // removed: "delete" is update(name, {"status":2}). The validator set of every block is read from
 // these records (src/consensus/validator-set.ts).
 import { implement, NativeCallError, type NativeCall, type NativeContract } from './engine.ts';
-import { NODE_MANAGEMENT_ABI } from '../../codec/system-contracts-abi.ts';
+import { NODE_MANAGEMENT_ABI, SYSTEM_CALL_GAS } from '../../codec/system-contracts-abi.ts';
 import { NODE_MANAGEMENT, NODE_STATUS, NODE_TYPE, type NodeRecord } from './system-state.ts';
 import { nodeInfoJson, nodeUpdateJson, parseNodeInfo, parseNodeUpdate, successResult, type NodeUpdate } from './node-json.ts';
 import { isPublicKey } from '../../crypto/secp256k1.ts';
@@ -117,6 +117,7 @@ const listJson = (records: readonly NodeRecord[]) => `[${records.map(nodeInfoJso
 export const nodeManagement: NativeContract = {
   name: 'NodeManagement',
   address: NODE_MANAGEMENT,
+  gas: SYSTEM_CALL_GAS,
   methods: implement(NODE_MANAGEMENT_ABI, {
     async add(call, nodeJson) {
       await addNode(call, parseNodeInfo('NodeManagement.add: argument 1', nodeJson));

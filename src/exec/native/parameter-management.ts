@@ -6,7 +6,7 @@
 // nothing stored, no event) whose reason eth_call answers. Its failure events (code 1 no
 // permission, 3 param invalid) went with the reverted state there too, so none is emitted.
 import { implement, NativeCallError, type NativeCall, type NativeContract } from './engine.ts';
-import { PARAMETER_MANAGEMENT_ABI } from '../../codec/system-contracts-abi.ts';
+import { PARAMETER_MANAGEMENT_ABI, SYSTEM_CALL_GAS } from '../../codec/system-contracts-abi.ts';
 import { PARAMETER_MANAGEMENT, PARAM_KEYS } from './system-state.ts';
 import { isVenachainName } from './formats.ts';
 
@@ -165,6 +165,7 @@ async function getValue(call: NativeCall, key: string): Promise<unknown> {
 export const parameterManagement: NativeContract = {
   name: 'ParameterManagement',
   address: PARAMETER_MANAGEMENT,
+  gas: SYSTEM_CALL_GAS,
   methods: implement(PARAMETER_MANAGEMENT_ABI, {
     setTxGasLimit: (call, v) => setInt(call, PARAM_KEYS.txGasLimit, v),
     getTxGasLimit: (call) => getInt(call, PARAM_KEYS.txGasLimit),

@@ -8,14 +8,19 @@ import { MemorySlots, SlotStore, TextList, ViewSlots, type Slots } from './slot-
 export const USER_MANAGEMENT = '0x1000000000000000000000000000000000000001';
 export const NODE_MANAGEMENT = '0x1000000000000000000000000000000000000002';
 export const PARAMETER_MANAGEMENT = '0x1000000000000000000000000000000000000004';
+export const FIREWALL_MANAGEMENT = '0x1000000000000000000000000000000000000005';
+/** Venachain's CNS (it takes the address Prague gives BLS12_MAP_FP2_TO_G2: G9) */
+export const CNS_MANAGEMENT = '0x0000000000000000000000000000000000000011';
+/** calls by name (Venachain's CnsInvokeAddress): RLP([txType, "name[:version]", funcName, args…]) */
+export const CNS_INVOKE = '0x0000000000000000000000000000000000000000';
 
-export const SYSTEM_CONTRACTS: readonly string[] = [USER_MANAGEMENT, NODE_MANAGEMENT, PARAMETER_MANAGEMENT];
+export const SYSTEM_CONTRACTS: readonly string[] = [USER_MANAGEMENT, NODE_MANAGEMENT, PARAMETER_MANAGEMENT, FIREWALL_MANAGEMENT, CNS_MANAGEMENT, CNS_INVOKE];
 const SYSTEM_BYTES = SYSTEM_CONTRACTS.map(hexToBytes);
 
 /** Whether `address` (20 bytes) is a system contract's. */
 export function isSystemContract(address: Uint8Array): boolean {
-  // all start 0x10 and end 0x00…0x04: one byte rules out almost every address
-  if (address[0] !== 0x10) return false;
+  // all start 0x10 or 0x00 and end 0x00…0x11: one byte rules out almost every address
+  if (address[0] !== 0x10 && address[0] !== 0x00) return false;
   return SYSTEM_BYTES.some((a) => Buffer.compare(a, address) === 0);
 }
 
@@ -213,12 +218,118 @@ export class Params {
   }
 }
 
-/** The three contracts' state over slots of each account (a state view, an EVM, a genesis being built). */
+// ---- CnsManagement: contract names ----
+
+/** A registration as CNS keeps and answers it (Venachain's ContractInfo JSON). Addresses are lowercase 0x hex. */
+export interface CnsRecord {
+  name: string;
+  version: string;
+  address: string;
+  /** the transaction origin that registered it */
+  origin: string;
+  /** the block number it was registered in */
+  create_time: number;
+}
+
+/** Registrations in CNS' storage: every one in order (by index), each name's versions, each name's current version. */
+export class CnsRegistry {
+  constructor(readonly store: SlotStore) {}
+
+  private get keys(): TextList {
+    return new TextList(this.store, 'cns:keys');
+  }
+
+  private versionList(name: string): TextList {
+    return new TextList(this.store, `cns:versions:${name}`);
+  }
+
+  get(name: string, version: string): Promise<CnsRecord | undefined> {
+    return this.store.getJson<CnsRecord>(`cns:record:${name}:${version}`);
+  }
+
+  total(): Promise<number> {
+    return this.keys.length();
+  }
+
+  /** the registrations from index `from` up to (not including) `to`, in registration order */
+  async range(from: number, to: number): Promise<CnsRecord[]> {
+    const out: CnsRecord[] = [];
+    for (let i = from; i < to; i++) {
+      const key = (await this.store.getText(`cns:keys#${i}`))!;
+      out.push((await this.store.getJson<CnsRecord>(`cns:record:${key}`))!);
+    }
+    return out;
+  }
+
+  async all(): Promise<CnsRecord[]> {
+    return this.range(0, await this.total());
+  }
+
+  /** a name's versions in registration order */
+  versions(name: string): Promise<string[]> {
+    return this.versionList(name).all();
+  }
+
+  /** Writes a registration; a name and version registered before is overwritten in place. */
+  async put(record: CnsRecord): Promise<void> {
+    const key = `${record.name}:${record.version}`;
+    if ((await this.get(record.name, record.version)) === undefined) {
+      await this.keys.push(key);
+      await this.versionList(record.name).push(record.version);
+    }
+    await this.store.putJson(`cns:record:${key}`, record);
+  }
+
+  /** the version calls by name without one reach; undefined before the name's first registration */
+  current(name: string): Promise<string | undefined> {
+    return this.store.getText(`cns:current:${name}`);
+  }
+
+  setCurrent(name: string, version: string): Promise<void> {
+    return this.store.putText(`cns:current:${name}`, version);
+  }
+}
+
+// ---- FirewallManagement: each contract's firewall ----
+
+/** Venachain's wildcard address in a firewall rule ("*"). */
+export const FW_ANY_ADDRESS = '0x' + 'f'.repeat(40);
+
+/** One rule: a caller (or FW_ANY_ADDRESS) and a function name (or "*"). */
+export interface FwRule {
+  address: string;
+  funcName: string;
+}
+
+/** A contract's firewall: open or not, and its accept and reject rules in the order they were added. */
+export interface FwState {
+  active: boolean;
+  accept: FwRule[];
+  reject: FwRule[];
+}
+
+/** Firewalls in FirewallManagement's storage, by contract address. A contract never given one has none (closed, no rules). */
+export class Firewalls {
+  constructor(readonly store: SlotStore) {}
+
+  async get(contract: string): Promise<FwState> {
+    return (await this.store.getJson<FwState>(`fw:${contract.toLowerCase()}`)) ?? { active: false, accept: [], reject: [] };
+  }
+
+  put(contract: string, state: FwState): Promise<void> {
+    const empty = !state.active && state.accept.length === 0 && state.reject.length === 0;
+    return this.store.putJson(`fw:${contract.toLowerCase()}`, empty ? undefined : state);
+  }
+}
+
+/** The system contracts' state over slots of each account (a state view, an EVM, a genesis being built). */
 export interface SystemState {
   roles: Roles;
   users: Users;
   nodes: Nodes;
   params: Params;
+  cns: CnsRegistry;
+  firewalls: Firewalls;
 }
 
 export function systemState(slotsOf: (address: string) => Slots): SystemState {
@@ -227,6 +338,8 @@ export function systemState(slotsOf: (address: string) => Slots): SystemState {
     users: new Users(new SlotStore(slotsOf(USER_MANAGEMENT))),
     nodes: new Nodes(new SlotStore(slotsOf(NODE_MANAGEMENT))),
     params: new Params(new SlotStore(slotsOf(PARAMETER_MANAGEMENT))),
+    cns: new CnsRegistry(new SlotStore(slotsOf(CNS_MANAGEMENT))),
+    firewalls: new Firewalls(new SlotStore(slotsOf(FIREWALL_MANAGEMENT))),
   };
 }
 

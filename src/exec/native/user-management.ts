@@ -5,7 +5,7 @@
 import { implement, NativeCallError, type NativeCall, type NativeContract } from './engine.ts';
 import { USER_MANAGEMENT, ROLES, roleBit, type RoleName, type UserRecord } from './system-state.ts';
 import { isVenachainEmail, isVenachainName, isVenachainPhone } from './formats.ts';
-import { USER_MANAGEMENT_ABI } from '../../codec/system-contracts-abi.ts';
+import { USER_MANAGEMENT_ABI, SYSTEM_CALL_GAS } from '../../codec/system-contracts-abi.ts';
 
 /** a mutator's return code on success (Venachain's operateSuccess) */
 const SUCCESS = 0n;
@@ -152,6 +152,7 @@ function userRecord(address: string, authorizer: string, name: string, descInfo:
 export const userManagement: NativeContract = {
   name: 'UserManagement',
   address: USER_MANAGEMENT,
+  gas: SYSTEM_CALL_GAS,
   methods: implement(USER_MANAGEMENT_ABI, {
     async setSuperAdmin(call) {
       if ((await call.state.roles.members('SUPER_ADMIN')).length > 0) throw new NativeCallError('Already Set SuperAdmin ');

@@ -13,11 +13,20 @@ import type { HostRequest, InnerCallAnswer } from './thread-protocol.ts';
 
 type InnerCall = Extract<HostRequest, { op: 'call' }>;
 
+/**
+ * Venachain's call data RLP([txType, funcName, "type(value)"…]) as a callee holding `code` takes it:
+ * a Solidity contract gets the ABI call it stands for, accounts and wasm contracts take it as it is.
+ * Throws CallCodecError when a Solidity callee's arguments are not "type(value)".
+ */
+export function venachainCallFor(code: Uint8Array, params: Uint8Array): Uint8Array {
+  return code.length === 0 || isWasmCode(code) ? params : solidityCallFromWasm(params);
+}
+
 /** The call data the target is sent: a Solidity contract gets the ABI call wasm's "type(value)" form stands for. */
 async function callDataFor(evm: EngineEVM, call: InnerCall, target: Address): Promise<Uint8Array> {
   const code = await evm.stateManager.getCode(target);
   if (call.kind === 'transfer') return isWasmCode(code) ? RLP.encode([beBytes(0n, 8)]) : new Uint8Array(0);
-  return code.length === 0 || isWasmCode(code) ? call.params : solidityCallFromWasm(call.params);
+  return venachainCallFor(code, call.params);
 }
 
 /**
