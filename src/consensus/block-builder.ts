@@ -45,12 +45,13 @@ export interface BuiltBlock {
 
 /**
  * Executes `txs` on `parent` (the executor's state) into a block proposed by `key`: timestamp now
- * (at least the parent's, one second past it when blocks come by the clock), the rules' gas limits
+ * (at least the parent's, one second past it when blocks come by a clock of seconds), the rules' gas limits
  * and set, the proposer seal. The caller decides whether an empty result is worth a block.
  */
 export async function buildBlock(executor: BlockExecutor, parent: HeadInfo, rules: BlockRules, txs: Iterable<PooledTx>, key: NodeKey, period: number, txBudgetMs: number): Promise<BuiltBlock> {
   const now = BigInt(Math.floor(Date.now() / 1000));
-  const timestamp = now > parent.header.timestamp ? now : parent.header.timestamp + (period > 0 ? 1n : 0n);
+  // a period under a second (a dev chain's) puts several blocks in one second, as period 0 does
+  const timestamp = now > parent.header.timestamp ? now : parent.header.timestamp + (period >= 1 ? 1n : 0n);
   const vanity = decodeExtra(parent.header.extraData).vanity;
   const unsealedExtra = encodeExtra({ vanity, validators: rules.validators, seal: new Uint8Array(0), committedSeals: [] });
   const built = await executor.execute(

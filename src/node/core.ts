@@ -42,7 +42,7 @@ import type { NodeLogger } from './logger.ts';
 export interface CoreOptions {
   datadir: string;
   genesisFile?: string;
-  /** block period for a new dev chain (seconds; 0 = seal on demand) */
+  /** block period for a new dev chain (seconds, fractions of one for tests; 0 = seal on demand) */
   devPeriod: number;
   sealEmpty: boolean;
   minGasPrice: bigint;
@@ -262,7 +262,7 @@ export class ChainCore {
       period: ist.period,
       txBudgetMs: o.txBudgetMs === 0 ? Infinity : (o.txBudgetMs ?? DEFAULT_TX_BUDGET_MS),
     });
-    this.iris = new IrisEngine({ chain, transport: this.consensus, key: this.nodeKey, policy: ist.policy, timeoutMs: ist.timeout, periodSeconds: ist.period, log: this.log.child('consensus') });
+    this.iris = new IrisEngine({ chain, transport: this.consensus, key: this.nodeKey, policy: ist.policy, timeoutMs: ist.timeout, periodSeconds: Math.ceil(ist.period), log: this.log.child('consensus') });
     this.iris.start();
   }
 
