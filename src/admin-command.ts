@@ -1,5 +1,5 @@
 // `chain-node admin …`: the operator CLI of the system contracts, for users of Venachain's `vcl`
-// (role / node / param ≈ vcl role / node / sysconfig). It talks JSON-RPC to a node (--rpc), builds
+// (role / node / param / cns / fw ≈ vcl role / node / sysconfig / cns / fw). It talks JSON-RPC to a node (--rpc), builds
 // every call from the one signature table through the client SDK (src/client/system-contracts.ts),
 // sends writes as transactions (src/admin/sender.ts), waits for the receipt and says in words what
 // the contract did: `node node1 added as observer (block 12, tx 0x…)`, or `failed: <the contract's
@@ -14,6 +14,8 @@ import { OPTIONS, UsageError, type Command, type Values } from './admin/command.
 import { roleCommands } from './admin/role-commands.ts';
 import { nodeCommands } from './admin/node-commands.ts';
 import { paramCommands } from './admin/param-commands.ts';
+import { cnsCommands } from './admin/cns-commands.ts';
+import { fwCommands } from './admin/fw-commands.ts';
 
 const DEFAULT_RPC = 'http://127.0.0.1:6791';
 
@@ -42,6 +44,24 @@ parameters (ParameterManagement):
   param set <name> <value>                  e.g. param set TxGasLimit 2000000000
   param get [<name>]                        one parameter, or all of them
 
+contract names (CnsManagement):
+  cns register <name> <version> <address>   register a contract you created (version x.x.x.x,
+                                            higher than the name's others)
+  cns redirect <name> <version>             make calls by name reach that version
+  cns resolve <name> [<version>]            the address (default: the version in force)
+  cns list [<name>|<address>]               registrations: all, of a name, of an address
+  cns by-origin <address>                   registrations made by an account
+  cns state <name>|<address>                registered or not
+  cns import <file>                         importOldCnsManagerData (chain admins)
+
+firewalls (FirewallManagement), by the contract's creator:
+  fw open <address> | fw close <address>    while open only listed callers pass
+  fw add|del|set <address> accept|reject <rules>
+                                            rules: caller:function|…, * for any
+  fw clear <address> accept|reject          empty a list
+  fw status <address> | fw export <address> the firewall (export: JSON for fw import)
+  fw import <address> <file>                add the rules of an exported firewall
+
 options:
   --rpc URL               the node's JSON-RPC endpoint, http(s):// or ws(s):// (default ${DEFAULT_RPC})
   --from ADDRESS          send from this account, unlocked on the node (default: the node's first account)
@@ -50,7 +70,7 @@ options:
   --json                  machine output: one JSON document
   -h, --help              this text`;
 
-const GROUPS: Record<string, Record<string, Command>> = { role: roleCommands, node: nodeCommands, param: paramCommands };
+const GROUPS: Record<string, Record<string, Command>> = { role: roleCommands, node: nodeCommands, param: paramCommands, cns: cnsCommands, fw: fwCommands };
 const NODE_OPTIONS: (keyof Values)[] = ['type', 'desc', 'delayNum', 'p2pPort', 'rpcPort'];
 
 function clientFor(rpc: string): ChainClient {
@@ -93,7 +113,7 @@ export async function runAdminCommand(argv: string[], out: (line: string) => voi
       return 2;
     }
     const commands = GROUPS[group];
-    if (commands === undefined) throw new UsageError(`unknown command ${JSON.stringify(group)}: role, node or param`);
+    if (commands === undefined) throw new UsageError(`unknown command ${JSON.stringify(group)}: role, node, param, cns or fw`);
     const command = name === undefined ? undefined : commands[name];
     if (command === undefined) throw new UsageError(`${group}: ${name === undefined ? 'no command given' : `unknown command ${JSON.stringify(name)}`}: one of ${Object.keys(commands).join(', ')}`);
     const [required, optional] = command.args;

@@ -1,25 +1,40 @@
-// The system contracts (UserManagement, NodeManagement, ParameterManagement) for applications:
+// The system contracts (UserManagement, NodeManagement, ParameterManagement, CnsManagement,
+// FirewallManagement) for applications:
 // calls encoded and answers decoded by the one signature table (src/codec/system-contracts-abi.ts),
 // typed so that a wrong method, argument count or argument type does not compile, and helpers that
 // run them over a ChainClient. The operator CLI (src/admin-command.ts) is built on these.
 //
 //   const answer = await callSystem(client, systemCall('NodeManagement', 'getAllNodes'));
 //   const { ok, events, reason } = await sendSystem(client, systemCall('UserManagement', 'addChainAdminByAddress', addr), { from });
-import { NODE_MANAGEMENT_ABI, PARAMETER_MANAGEMENT_ABI, SYSTEM_CALL_GAS, USER_MANAGEMENT_ABI, type ArgsOf, type ContractAbi, type MethodSignature } from '../codec/system-contracts-abi.ts';
-import { CallCodecError, decodeEventData, decodeReturn, encodeArg, encodeCall, eventTopic, TX_TYPE_CALL, type ParamType } from '../codec/venachain-call.ts';
-import { NODE_MANAGEMENT, PARAMETER_MANAGEMENT, USER_MANAGEMENT, type NodeRecord, type RoleName, type UserRecord } from '../exec/native/system-state.ts';
+import {
+  CNS_CALL_GAS,
+  CNS_MANAGEMENT_ABI,
+  FIREWALL_CALL_GAS,
+  FIREWALL_MANAGEMENT_ABI,
+  NODE_MANAGEMENT_ABI,
+  PARAMETER_MANAGEMENT_ABI,
+  SYSTEM_CALL_GAS,
+  USER_MANAGEMENT_ABI,
+  type ArgsOf,
+  type ContractAbi,
+  type MethodSignature,
+} from '../codec/system-contracts-abi.ts';
+import { CallCodecError, decodeEventData, decodeReturn, encodeArg, encodeCall, encodeCallByName, eventTopic, TX_TYPE_CALL, type ParamType } from '../codec/venachain-call.ts';
+import { CNS_INVOKE, CNS_MANAGEMENT, FIREWALL_MANAGEMENT, NODE_MANAGEMENT, PARAMETER_MANAGEMENT, USER_MANAGEMENT, type CnsRecord, type NodeRecord, type RoleName, type UserRecord } from '../exec/native/system-state.ts';
 import { bytesToHex, hexToBytes } from '../util/hex.ts';
 import { fromQuantity, toQuantity } from './quantity.ts';
 import { RpcError } from './errors.ts';
 import type { EthApi } from '../../generated/client/api.ts';
 import type { Log, Receipt } from '../../generated/types.ts';
 
-/** Each system contract's address and signature table, by Venachain's contract name. */
+/** Each system contract's address, signature table and flat gas per call, by Venachain's contract name. */
 export const SYSTEM_CONTRACT_ABIS = {
-  UserManagement: { address: USER_MANAGEMENT, abi: USER_MANAGEMENT_ABI },
-  NodeManagement: { address: NODE_MANAGEMENT, abi: NODE_MANAGEMENT_ABI },
-  ParameterManagement: { address: PARAMETER_MANAGEMENT, abi: PARAMETER_MANAGEMENT_ABI },
-} as const satisfies Record<string, { address: string; abi: ContractAbi }>;
+  UserManagement: { address: USER_MANAGEMENT, abi: USER_MANAGEMENT_ABI, gas: SYSTEM_CALL_GAS },
+  NodeManagement: { address: NODE_MANAGEMENT, abi: NODE_MANAGEMENT_ABI, gas: SYSTEM_CALL_GAS },
+  ParameterManagement: { address: PARAMETER_MANAGEMENT, abi: PARAMETER_MANAGEMENT_ABI, gas: SYSTEM_CALL_GAS },
+  CnsManagement: { address: CNS_MANAGEMENT, abi: CNS_MANAGEMENT_ABI, gas: CNS_CALL_GAS },
+  FirewallManagement: { address: FIREWALL_MANAGEMENT, abi: FIREWALL_MANAGEMENT_ABI, gas: FIREWALL_CALL_GAS },
+} as const satisfies Record<string, { address: string; abi: ContractAbi; gas: bigint }>;
 
 export type SystemContractName = keyof typeof SYSTEM_CONTRACT_ABIS;
 export type SystemAbi<C extends SystemContractName> = (typeof SYSTEM_CONTRACT_ABIS)[C]['abi'];
@@ -41,6 +56,27 @@ export interface EnodeNode {
   PublicKey: string;
   IP: string;
   Port: number;
+}
+
+/** CnsManagement's list queries: Venachain's result JSON, code 1 with data [] when nothing matched. */
+export interface CnsAnswer {
+  code: number;
+  msg: string;
+  data: CnsRecord[];
+}
+
+/** A firewall rule as FirewallManagement answers it (0xff…ff = any address, "*" = any function). */
+export interface FwRuleJson {
+  Addr: string;
+  FuncName: string;
+}
+
+/** FirewallManagement's __sys_FwStatus / __sys_FwExport (Venachain's FwStatus; empty lists are null). */
+export interface FwStatus {
+  ContractAddr: string;
+  Active: boolean;
+  AcceptedList: FwRuleJson[] | null;
+  RejectedList: FwRuleJson[] | null;
 }
 
 /** ParameterManagement's VRFParams (Venachain's common.VRFParams). */
@@ -69,6 +105,17 @@ interface JsonAnswers {
   ParameterManagement: {
     getVRFParams: VrfParams;
   };
+  CnsManagement: {
+    getRegisteredContracts: CnsAnswer;
+    getRegisteredContractsByName: CnsAnswer;
+    getRegisteredContractsByAddress: CnsAnswer;
+    getRegisteredContractsByOrigin: CnsAnswer;
+    getContractInfoByAddress: CnsAnswer;
+  };
+  FirewallManagement: {
+    __sys_FwStatus: FwStatus;
+    __sys_FwExport: FwStatus;
+  };
 }
 
 /** The methods whose answer is JSON text: decoded, it is parsed (the others' text stays text, getStrParam's JSON included). */
@@ -76,6 +123,8 @@ const JSON_METHODS = {
   UserManagement: ['getRolesByAddress', 'getRolesByName', 'getAddrListOfRole', 'getUserByAddress', 'getUserByName', 'getAllUsers'],
   NodeManagement: ['getAllNodes', 'getNodes', 'getNormalEnodeNodes', 'getDeletedEnodeNodes'],
   ParameterManagement: ['getVRFParams'],
+  CnsManagement: ['getRegisteredContracts', 'getRegisteredContractsByName', 'getRegisteredContractsByAddress', 'getRegisteredContractsByOrigin', 'getContractInfoByAddress'],
+  FirewallManagement: ['__sys_FwStatus', '__sys_FwExport'],
 } as const satisfies { [C in SystemContractName]: readonly (keyof JsonAnswers[C])[] };
 
 /** A string answer decoded without knowing its method at compile time: parsed JSON, or text. */
@@ -187,7 +236,7 @@ let topicNames: Map<string, string> | undefined;
 /** keccak256(name) → name for every name a system contract logs under. */
 function knownTopics(): Map<string, string> {
   if (topicNames) return topicNames;
-  const names = new Set<string>(['Notify', ...systemParameters().map((p) => p.key)]);
+  const names = new Set<string>(['Notify', '[CNS] Notify', ...systemParameters().map((p) => p.key)]);
   for (const { abi } of Object.values(SYSTEM_CONTRACT_ABIS)) for (const m of Object.keys(abi)) names.add(m);
   topicNames = new Map([...names].map((n) => [bytesToHex(eventTopic(n)), n]));
   return topicNames;
@@ -207,9 +256,22 @@ export function decodeSystemEvent(log: Pick<Log, 'address' | 'topics' | 'data'>)
   }
 }
 
-/** Gas that always covers a system call sent as a transaction: intrinsic, calldata at its dearest (EIP-7623's floor), the flat charge. */
+/** The zero address: a call sent there with callByName's data reaches the contract CNS registers under the name. */
+export const CNS_INVOKE_ADDRESS = CNS_INVOKE;
+
+/**
+ * `call` (a wasm call from wasmContract, or any `{ data }` in Venachain's encoding) made by name:
+ * to CNS_INVOKE_ADDRESS, reaching the contract registered as `name` ("token", or "token:1.0.0.1"
+ * for one version). Its answer decodes as the direct call's: `callWasm(client, CNS_INVOKE_ADDRESS,
+ * callByName('token', c.call('balanceOf', addr)))`. A Solidity contract takes "type(value)" arguments.
+ */
+export function callByName<T extends { readonly data: string }>(name: string, call: T): T & { readonly to: string } {
+  return { ...call, to: CNS_INVOKE, data: bytesToHex(encodeCallByName(name, hexToBytes(call.data))) };
+}
+
+/** Gas that always covers a system call sent as a transaction: intrinsic, calldata at its dearest (EIP-7623's floor), the contract's flat charge. */
 export function systemCallGas(call: SystemCall): bigint {
-  return 21_000n + 40n * BigInt((call.data.length - 2) / 2) + SYSTEM_CALL_GAS;
+  return 21_000n + 40n * BigInt((call.data.length - 2) / 2) + SYSTEM_CONTRACT_ABIS[call.contract].gas;
 }
 
 /** What the SDK's helpers need of a client: ChainClient has it. */

@@ -195,3 +195,14 @@ export function decodeEventData(data: Uint8Array): { code: bigint; message: stri
   }
   return { code: beValue(items[0]), message: new TextDecoder().decode(items[1]) };
 }
+
+/**
+ * A call by name: `call` (RLP([txType, funcName, args…])) with `name` ("name" or "name:version")
+ * after its txType, for the zero address (Venachain's CnsInvokeAddress) to pass on to the
+ * contract CNS registers under that name. Throws CallCodecError when `call` is not such a list.
+ */
+export function encodeCallByName(name: string, call: Uint8Array): Uint8Array {
+  const items = RLP.decode(call) as unknown;
+  if (!Array.isArray(items) || items.length < 2 || !items.every((i) => i instanceof Uint8Array)) throw new CallCodecError('a call by name wraps a Venachain call RLP([txType, funcName, args…])');
+  return RLP.encode([items[0], utf8.encode(name), ...items.slice(1)]);
+}
