@@ -6,6 +6,8 @@ import { nodeManagement } from './node-management.ts';
 import { parameterManagement } from './parameter-management.ts';
 import { cnsManagement } from './cns-management.ts';
 import { firewallManagement } from './firewall-management.ts';
+import { groupManagement } from './group-management.ts';
+import { evidenceManagement } from './evidence-management.ts';
 import { CNS_CALL_GAS } from '../../codec/system-contracts-abi.ts';
 import { CNS_INVOKE } from './system-state.ts';
 
@@ -17,5 +19,5 @@ const cnsInvoke = { name: 'CnsInvoke', address: CNS_INVOKE, gas: CNS_CALL_GAS, m
  * `creatorOf`: the creator of a contract committed in an earlier block.
  */
 export function systemContracts(chainTxGasLimit: bigint, creatorOf?: (address: Uint8Array) => Uint8Array | undefined): NativeContracts {
-  return new NativeContracts([userManagement, nodeManagement, parameterManagement, firewallManagement, cnsManagement, cnsInvoke], chainTxGasLimit, creatorOf);
+  return new NativeContracts([userManagement, nodeManagement, parameterManagement, firewallManagement, cnsManagement, cnsInvoke, groupManagement, evidenceManagement], chainTxGasLimit, creatorOf);
 }

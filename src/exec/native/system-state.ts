@@ -14,12 +14,15 @@ export const CNS_MANAGEMENT = '0x0000000000000000000000000000000000000011';
 /** calls by name (Venachain's CnsInvokeAddress): RLP([txType, "name[:version]", funcName, args…]) */
 export const CNS_INVOKE = '0x0000000000000000000000000000000000000000';
 
-export const SYSTEM_CONTRACTS: readonly string[] = [USER_MANAGEMENT, NODE_MANAGEMENT, PARAMETER_MANAGEMENT, FIREWALL_MANAGEMENT, CNS_MANAGEMENT, CNS_INVOKE];
+export const GROUP_MANAGEMENT = '0x1000000000000000000000000000000000000006';
+export const EVIDENCE_MANAGEMENT = '0x0000000000000000000000000000000000000099';
+
+export const SYSTEM_CONTRACTS: readonly string[] = [USER_MANAGEMENT, NODE_MANAGEMENT, PARAMETER_MANAGEMENT, FIREWALL_MANAGEMENT, CNS_MANAGEMENT, CNS_INVOKE, GROUP_MANAGEMENT, EVIDENCE_MANAGEMENT];
 const SYSTEM_BYTES = SYSTEM_CONTRACTS.map(hexToBytes);
 
 /** Whether `address` (20 bytes) is a system contract's. */
 export function isSystemContract(address: Uint8Array): boolean {
-  // all start 0x10 or 0x00 and end 0x00…0x11: one byte rules out almost every address
+  // all start 0x10 or 0x00 and end 0x00…0x99: one byte rules out almost every address
   if (address[0] !== 0x10 && address[0] !== 0x00) return false;
   return SYSTEM_BYTES.some((a) => Buffer.compare(a, address) === 0);
 }
@@ -322,6 +325,62 @@ export class Firewalls {
   }
 }
 
+// ---- GroupManagement: groups and their boot nodes ----
+
+/** A group as GroupManagement keeps and answers it (Venachain's GroupInfo JSON; creator EIP-55 hex, as Go's Address.String()). */
+export interface GroupRecord {
+  creator: string;
+  groupID: number;
+  creatorEnode: string;
+  bootNodes: string[];
+}
+
+/** Groups in GroupManagement's storage: each by its id, and the ids in creation order. */
+export class Groups {
+  constructor(readonly store: SlotStore) {}
+
+  private get ids(): TextList {
+    return new TextList(this.store, 'group:ids');
+  }
+
+  get(id: number): Promise<GroupRecord | undefined> {
+    return this.store.getJson<GroupRecord>(`group:${id}`);
+  }
+
+  async all(): Promise<GroupRecord[]> {
+    const out: GroupRecord[] = [];
+    for (const id of await this.ids.all()) out.push((await this.get(Number(id)))!);
+    return out;
+  }
+
+  /** Writes a group; a new id joins the list. */
+  async put(group: GroupRecord): Promise<void> {
+    if ((await this.get(group.groupID)) === undefined) await this.ids.push(String(group.groupID));
+    await this.store.putJson(`group:${group.groupID}`, group);
+  }
+}
+
+// ---- EvidenceManagement: evidence by key ----
+
+/** One piece of evidence (Venachain's Evidence: who saved it, its value, the block number it was saved in). Owner lowercase 0x hex. */
+export interface EvidenceRecord {
+  Owner: string;
+  EvidenceValue: string;
+  Timestamp: number;
+}
+
+export class EvidenceStore {
+  constructor(readonly store: SlotStore) {}
+
+  get(key: string): Promise<EvidenceRecord | undefined> {
+    return this.store.getJson<EvidenceRecord>(`evidence:${key}`);
+  }
+
+  put(key: string, record: EvidenceRecord): Promise<void> {
+    return this.store.putJson(`evidence:${key}`, record);
+  }
+}
+
 /** The system contracts' state over slots of each account (a state view, an EVM, a genesis being built). */
 export interface SystemState {
   roles: Roles;
@@ -330,6 +389,8 @@ export interface SystemState {
   params: Params;
   cns: CnsRegistry;
   firewalls: Firewalls;
+  groups: Groups;
+  evidence: EvidenceStore;
 }
 
 export function systemState(slotsOf: (address: string) => Slots): SystemState {
@@ -340,6 +401,8 @@ export function systemState(slotsOf: (address: string) => Slots): SystemState {
     params: new Params(new SlotStore(slotsOf(PARAMETER_MANAGEMENT))),
     cns: new CnsRegistry(new SlotStore(slotsOf(CNS_MANAGEMENT))),
     firewalls: new Firewalls(new SlotStore(slotsOf(FIREWALL_MANAGEMENT))),
+    groups: new Groups(new SlotStore(slotsOf(GROUP_MANAGEMENT))),
+    evidence: new EvidenceStore(new SlotStore(slotsOf(EVIDENCE_MANAGEMENT))),
   };
 }
 
