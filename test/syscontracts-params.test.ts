@@ -12,9 +12,9 @@ import * as assert from 'uvu/assert';
 import { getCreateAddress, Transaction, Wallet } from 'ethers';
 import { mined, startTestNode, testAddress, testKey, type TestNode } from './helpers/node.ts';
 import { decodeEventData, encodeCall, eventTopic } from '../src/codec/venachain-call.ts';
-import { PARAMETER_MANAGEMENT_ABI } from '../src/codec/system-contracts-abi.ts';
+import { CNS_MANAGEMENT_ABI, PARAMETER_MANAGEMENT_ABI } from '../src/codec/system-contracts-abi.ts';
 import { bytesToHex } from '../src/util/hex.ts';
-import { PARAMETER_MANAGEMENT } from '../src/exec/native/system-state.ts';
+import { CNS_MANAGEMENT, PARAMETER_MANAGEMENT } from '../src/exec/native/system-state.ts';
 import { sysCallData, sysGenesisWithRoles, sysQuery } from './helpers/syscontracts.ts';
 
 type Method = keyof typeof PARAMETER_MANAGEMENT_ABI;
@@ -73,6 +73,10 @@ test("before anything is set every getter answers the value in force: the gas li
 });
 
 test('every setter: success code 0, an event under the parameter key (receipt and eth_getLogs), the getter answers the new value, the older block the old one', async () => {
+  // GasContractName must be a name registered in CNS: the admin registers a contract it creates
+  const created = await mined(dev, await dev.rpc('eth_sendTransaction', [{ from: admin, data: '0x600a600c600039600a6000f3602a60005260206000f3' }]));
+  const cnsRegister = bytesToHex(sysCallData(CNS_MANAGEMENT_ABI, 'cnsRegister', ['gas_token', '1.0.0.1', created.contractAddress]));
+  assert.is((await mined(dev, await dev.rpc('eth_sendTransaction', [{ from: admin, to: CNS_MANAGEMENT, data: cnsRegister }]))).status, '0x1');
   const before = await dev.rpc('eth_blockNumber');
   const cases: [Method, (string | bigint)[], string, Method, (string | bigint)[], bigint | string][] = [
     ['setBlockGasLimit', [15_000_000_000n], 'BlockGasLimit', 'getBlockGasLimit', [], 15_000_000_000n],
@@ -115,6 +119,7 @@ test("invalid values fail with the reason: Venachain's ranges, 0/1 flags, bad JS
     ['setVRFParams', ['{"validatorCount":"3"}'], /validatorCount must be a non-negative integer/],
     ['setVRFParams', ['[1,2]'], /VRFParams must be a JSON object/],
     ['setGasContractName', ['bad name!'], /GasContractName must be 1 to 128 letters, digits or _/],
+    ['setGasContractName', ['unregistered'], /contract name not exist: GasContractName "unregistered" is not registered in CNS/],
     ['setStrParam', ['other', ''], /other must be 1 to 128/],
     ['setIntParam', ['GasContractName', 1n], /unsupported: "GasContractName" is not an integer parameter/],
     ['setIntParam', ['noSuchKey', 1n], /unsupported: "noSuchKey" is not an integer parameter/],

@@ -97,9 +97,16 @@ export class EngineEVM extends EVM {
     (this as { allowUnlimitedContractSize: boolean }).allowUnlimitedContractSize = true;
   }
 
-  /** The creator of `address` when a message of the running transaction created it (not yet taken by takeCreations). */
+  /**
+   * Contracts the block being executed created in its transactions so far (address hex → creator):
+   * kept by the executor for included transactions only, so every node executing the block sees
+   * the same; the chain's store has them only once the block is committed.
+   */
+  blockCreators = new Map<string, Uint8Array>();
+
+  /** The creator of `address` when the running transaction, or an earlier one of the block, created it. */
   pendingCreator(address: Address): Uint8Array | undefined {
-    return this.created.find(([a]) => a.equals(address))?.[1].bytes;
+    return this.created.find(([a]) => a.equals(address))?.[1].bytes ?? this.blockCreators.get(address.toString());
   }
 
   override async runInterpreter(message: Message, opts: Parameters<RunInterpreter>[1] = {}): Promise<InterpreterResult> {

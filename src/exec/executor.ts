@@ -132,6 +132,7 @@ export class BlockExecutor {
     const receipts: StoredReceipt[] = [];
     const invalid: ExecutedBlock['invalid'] = [];
     const creators: [Uint8Array, Uint8Array][] = [];
+    evm.blockCreators = new Map();
     const skippedSenders = new Set<string>();
     const blooms: Uint8Array[] = [];
     let gasUsed = 0n;
@@ -205,7 +206,10 @@ export class BlockExecutor {
           effectiveGasPrice: price,
         });
         blooms.push(outcome.bloom);
-        for (const [addr, creator] of evm.takeCreations()) creators.push([addr.bytes, creator.bytes]);
+        for (const [addr, creator] of evm.takeCreations()) {
+          creators.push([addr.bytes, creator.bytes]);
+          evm.blockCreators.set(addr.toString(), creator.bytes);
+        }
         included.push(ptx);
       }
       await transfers?.flush();

@@ -34,6 +34,8 @@ interface IntParam {
 interface TextParam {
   readonly default: unknown;
   parse(key: string, text: string): unknown;
+  /** checks of the value against the chain's state */
+  check?(call: NativeCall, key: string, value: unknown): Promise<void>;
 }
 
 async function intValue(call: NativeCall, key: string): Promise<bigint> {
@@ -122,9 +124,16 @@ const vrfParams: TextParam = {
   },
 };
 
+/** GasContractName: a name, registered in CNS (Venachain's gasContractNameType). */
+const gasContractName: TextParam = {
+  ...name,
+  async check(call, key, value) {
+    if ((await call.state.cns.versions(value as string)).length === 0) throw new NativeCallError(`contract name not exist: ${key} ${JSON.stringify(value)} is not registered in CNS`);
+  },
+};
+
 const TEXT_PARAMS: Readonly<Record<string, TextParam>> = {
-  // Venachain also requires a contract registered under the name in its CNS, which this node does not have
-  [PARAM_KEYS.gasContractName]: name,
+  [PARAM_KEYS.gasContractName]: gasContractName,
   [PARAM_KEYS.vrfParams]: vrfParams,
 };
 
@@ -150,7 +159,10 @@ async function setInt(call: NativeCall, key: string, value: bigint): Promise<big
 
 async function setText(call: NativeCall, key: string, text: string): Promise<bigint> {
   if (INT_PARAMS[key] !== undefined) throw new NativeCallError(`the operation is unsupported: ${key} is an integer parameter (setIntParam or set${key})`);
-  return store(call, key, textParam(key).parse(key, text));
+  const param = textParam(key);
+  const value = param.parse(key, text);
+  await param.check?.(call, key, value);
+  return store(call, key, value);
 }
 
 async function getInt(call: NativeCall, key: string): Promise<bigint> {
