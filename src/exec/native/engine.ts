@@ -13,7 +13,6 @@ import { SlotStore, type Slots } from './slot-store.ts';
 import { systemState, type SystemState } from './system-state.ts';
 import { deployRefusal } from './deploy-permission.ts';
 import { firewallRefusal, type FirewallEnv } from './firewall-check.ts';
-import { invokeByName } from './cns-invoke.ts';
 import { CNS_INVOKE } from './system-state.ts';
 
 /** Code EngineEVM gives a message to a system contract: never stored, recognised by identity. */
@@ -143,7 +142,9 @@ export class NativeContracts implements CodeEngine {
     if (message.gasLimit < contract.gas) {
       return { returnValue: new Uint8Array(0), executionGasUsed: message.gasLimit, exceptionError: new EVMError(EVMError.errorMessages.OUT_OF_GAS) };
     }
-    if (targetHex === CNS_INVOKE) return invokeByName(evm, message, this.firewallEnv(evm, message.isStatic));
+    // loaded when first needed: cns-invoke.ts imports cns-management.ts, which calls implement() from
+    // this module as it loads, so a static import would run it before this module has finished
+    if (targetHex === CNS_INVOKE) return (await import('./cns-invoke.ts')).invokeByName(evm, message, this.firewallEnv(evm, message.isStatic));
     const logs: [Uint8Array, Uint8Array[], Uint8Array][] = [];
     const fail = (reason: string) => revert(reason, contract.gas);
     try {
