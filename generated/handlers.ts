@@ -652,6 +652,14 @@ export interface PersonalHandlers {
   newAccount(password: string, ctx: CallContext): Awaitable<Address>;
 
   /**
+   * personal_importRawKey: Stores an unencrypted private key in the keystore and returns its address.
+   * @param privateKey The secp256k1 private key: 64 hex digits, `0x` optional.
+   * @param password Password that encrypts the key file.
+   * @returns Address of the imported account.
+   */
+  importRawKey(privateKey: string, password: string, ctx: CallContext): Awaitable<Address>;
+
+  /**
    * personal_unlockAccount: Unlocks an account for the given number of seconds.
    * @param address Account to unlock.
    * @param password Password of the account key file.
@@ -881,6 +889,15 @@ export interface Web3Handlers {
   sha3(data: Data, ctx: CallContext): Awaitable<Bytes32>;
 }
 
+/** Handlers for rpc_* methods. */
+export interface RpcHandlers {
+  /**
+   * rpc_modules: Returns the namespaces this listener serves, each with its version.
+   * @returns Namespace → version.
+   */
+  modules(ctx: CallContext): Awaitable<Record<string, "1.0">>;
+}
+
 /** Handlers for debug_* methods. */
 export interface DebugHandlers {
   /**
@@ -973,5 +990,6 @@ export interface Handlers {
   txpool: TxpoolHandlers;
   net: NetHandlers;
   web3: Web3Handlers;
+  rpc: RpcHandlers;
   debug: DebugHandlers;
 }

@@ -27,6 +27,7 @@ export const methods: ReadonlyMap<string, MethodSpec> = new Map<string, MethodSp
   ["personal_listWallets", { name: "personal_listWallets", group: "personal", key: "listWallets", params: [], required: 0, validateParams: [], validateResult: v.r_personal_listWallets }],
   ["personal_openWallet", { name: "personal_openWallet", group: "personal", key: "openWallet", params: ["url", "password"], required: 1, validateParams: [v.p_personal_openWallet_0, v.p_personal_openWallet_1], validateResult: v.r_personal_openWallet }],
   ["personal_newAccount", { name: "personal_newAccount", group: "personal", key: "newAccount", params: ["password"], required: 1, validateParams: [v.p_personal_newAccount_0], validateResult: v.r_personal_newAccount }],
+  ["personal_importRawKey", { name: "personal_importRawKey", group: "personal", key: "importRawKey", params: ["privateKey", "password"], required: 2, validateParams: [v.p_personal_importRawKey_0, v.p_personal_importRawKey_1], validateResult: v.r_personal_importRawKey }],
   ["personal_unlockAccount", { name: "personal_unlockAccount", group: "personal", key: "unlockAccount", params: ["address", "password", "duration"], required: 2, validateParams: [v.p_personal_unlockAccount_0, v.p_personal_unlockAccount_1, v.p_personal_unlockAccount_2], validateResult: v.r_personal_unlockAccount }],
   ["personal_lockAccount", { name: "personal_lockAccount", group: "personal", key: "lockAccount", params: ["address"], required: 1, validateParams: [v.p_personal_lockAccount_0], validateResult: v.r_personal_lockAccount }],
   ["personal_sendTransaction", { name: "personal_sendTransaction", group: "personal", key: "sendTransaction", params: ["transaction", "password"], required: 2, validateParams: [v.p_personal_sendTransaction_0, v.p_personal_sendTransaction_1], validateResult: v.r_personal_sendTransaction }],
@@ -168,6 +169,7 @@ export const methods: ReadonlyMap<string, MethodSpec> = new Map<string, MethodSp
   ["net_version", { name: "net_version", group: "net", key: "version", params: [], required: 0, validateParams: [], validateResult: v.r_net_version }],
   ["web3_clientVersion", { name: "web3_clientVersion", group: "web3", key: "clientVersion", params: [], required: 0, validateParams: [], validateResult: v.r_web3_clientVersion }],
   ["web3_sha3", { name: "web3_sha3", group: "web3", key: "sha3", params: ["data"], required: 1, validateParams: [v.p_web3_sha3_0], validateResult: v.r_web3_sha3 }],
+  ["rpc_modules", { name: "rpc_modules", group: "rpc", key: "modules", params: [], required: 0, validateParams: [], validateResult: v.r_rpc_modules }],
   ["debug_getRawHeader", { name: "debug_getRawHeader", group: "debug", key: "getRawHeader", params: ["block"], required: 1, validateParams: [v.p_debug_getRawHeader_0], validateResult: v.r_debug_getRawHeader }],
   ["debug_getRawBlock", { name: "debug_getRawBlock", group: "debug", key: "getRawBlock", params: ["block"], required: 1, validateParams: [v.p_debug_getRawBlock_0], validateResult: v.r_debug_getRawBlock }],
   ["debug_getRawTransaction", { name: "debug_getRawTransaction", group: "debug", key: "getRawTransaction", params: ["hash"], required: 1, validateParams: [v.p_debug_getRawTransaction_0], validateResult: v.r_debug_getRawTransaction }],
@@ -197,4 +199,5 @@ export const patternLabels: Readonly<Record<string, string>> = {
   "^0x[0-9a-f]{0,64}$": "requested key",
   "^([0-9]+(\\.[0-9]+)?(ms|s|m|h))+$": "go duration bounding each transaction's trace (default",
   "^0x[0-9a-f]{40}$": "prestate",
+  "^(0x)?[0-9a-fA-F]{64}$": "secp256k1 private key",
 };

@@ -294,58 +294,81 @@ validate19.errors = vErrors;
 return errors === 0;
 }
 
-export const p_personal_unlockAccount_2 = validate20;
-const schema22 = {"type":"integer","minimum":0};
+export const p_personal_importRawKey_0 = validate20;
+const schema22 = {"type":"string","pattern":"^(0x)?[0-9a-fA-F]{64}$"};
+const pattern3 = new RegExp("^(0x)?[0-9a-fA-F]{64}$", "u");
 
 function validate20(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
-if(!((typeof data == "number") && (!(data % 1) && !isNaN(data)))){
-validate20.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
-return false;
-}
 if(errors === 0){
-if(typeof data == "number"){
-if(data < 0 || isNaN(data)){
-validate20.errors = [{instancePath,schemaPath:"#/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+if(typeof data === "string"){
+if(!pattern3.test(data)){
+validate20.errors = [{instancePath,schemaPath:"#/pattern",keyword:"pattern",params:{pattern: "^(0x)?[0-9a-fA-F]{64}$"},message:"must match pattern \""+"^(0x)?[0-9a-fA-F]{64}$"+"\""}];
 return false;
 }
+}
+else {
+validate20.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
 }
 }
 validate20.errors = vErrors;
 return errors === 0;
 }
 
-export const r_personal_unlockAccount = validate21;
-const schema23 = {"type":"boolean"};
+export const p_personal_unlockAccount_2 = validate21;
+const schema23 = {"type":"integer","minimum":0};
 
 function validate21(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
-if(typeof data !== "boolean"){
-validate21.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+if(!((typeof data == "number") && (!(data % 1) && !isNaN(data)))){
+validate21.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
+}
+if(errors === 0){
+if(typeof data == "number"){
+if(data < 0 || isNaN(data)){
+validate21.errors = [{instancePath,schemaPath:"#/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+return false;
+}
+}
 }
 validate21.errors = vErrors;
 return errors === 0;
 }
 
-export const p_personal_sendTransaction_0 = validate22;
-const schema24 = {"$ref":"urn:chain-node:openrpc#/components/schemas/SendTransactionInput"};
-const schema25 = {"title":"SendTransactionInput","type":"object","description":"Send-transaction object of `personal_sendTransaction`, `personal_signTransaction` and `personal_signAndSendTransaction`, with the payload named `input`. Omitted fields are filled by the node: `nonce` from the pool, `gasPrice` from `eth_gasPrice`, `gas` with the default 1500000000 capped at the chain's per-transaction gas limit (30000000 on a dev chain) (unused gas is returned). `data` is accepted as an alias of `input`; unknown fields are ignored.","additionalProperties":true,"required":["from"],"properties":{"from":{"$ref":"#/components/schemas/Address","description":"Source address; its key file is decrypted with the password given next to this object."},"to":{"description":"Destination; omit (or null) to create a contract.","oneOf":[{"$ref":"#/components/schemas/Address"},{"type":"null"}]},"gas":{"$ref":"#/components/schemas/Quantity","description":"Gas available for execution. Default 1500000000 capped at the chain's per-transaction gas limit (30000000 on a dev chain); unused gas is returned."},"gasPrice":{"$ref":"#/components/schemas/Quantity","description":"Gas price in wei. Default: the node's gas price (`eth_gasPrice`)."},"value":{"$ref":"#/components/schemas/Quantity","description":"Amount sent in wei. Default 0."},"nonce":{"$ref":"#/components/schemas/Quantity","description":"Nonce. Default: the next nonce of the sender in the pool. Reusing the nonce of a pending transaction replaces it."},"input":{"$ref":"#/components/schemas/Data","description":"Payload: encoded method call or contract init code."},"data":{"$ref":"#/components/schemas/Data","description":"Alias of `input` (the `eth_` name); if both are given they must be equal."}}};
-const schema28 = {"title":"Quantity","type":"string","pattern":"^0x[0-9a-fA-F]{1,64}$","description":"Unsigned integer as 0x-prefixed hex (1 to 64 hex digits). The input form of a quantity: leading zeros and upper-case digits are accepted, the empty value `0x` is not. The node itself emits quantities in the canonical form (see `Uint`)."};
-const schema32 = {"title":"Data","type":"string","pattern":"^0x(?:[0-9a-fA-F]{2})*$","description":"Hex byte string, 0x-prefixed, two digits per byte. `0x` is the empty string. The input form: upper-case digits are accepted."};
-const pattern5 = new RegExp("^0x[0-9a-fA-F]{1,64}$", "u");
-const pattern9 = new RegExp("^0x(?:[0-9a-fA-F]{2})*$", "u");
+export const r_personal_unlockAccount = validate22;
+const schema24 = {"type":"boolean"};
 
-function validate23(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate22(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(typeof data !== "boolean"){
+validate22.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+return false;
+}
+validate22.errors = vErrors;
+return errors === 0;
+}
+
+export const p_personal_sendTransaction_0 = validate23;
+const schema25 = {"$ref":"urn:chain-node:openrpc#/components/schemas/SendTransactionInput"};
+const schema26 = {"title":"SendTransactionInput","type":"object","description":"Send-transaction object of `personal_sendTransaction`, `personal_signTransaction` and `personal_signAndSendTransaction`, with the payload named `input`. Omitted fields are filled by the node: `nonce` from the pool, `gasPrice` from `eth_gasPrice`, `gas` with the default 1500000000 capped at the chain's per-transaction gas limit (30000000 on a dev chain) (unused gas is returned). `data` is accepted as an alias of `input`; unknown fields are ignored.","additionalProperties":true,"required":["from"],"properties":{"from":{"$ref":"#/components/schemas/Address","description":"Source address; its key file is decrypted with the password given next to this object."},"to":{"description":"Destination; omit (or null) to create a contract.","oneOf":[{"$ref":"#/components/schemas/Address"},{"type":"null"}]},"gas":{"$ref":"#/components/schemas/Quantity","description":"Gas available for execution. Default 1500000000 capped at the chain's per-transaction gas limit (30000000 on a dev chain); unused gas is returned."},"gasPrice":{"$ref":"#/components/schemas/Quantity","description":"Gas price in wei. Default: the node's gas price (`eth_gasPrice`)."},"value":{"$ref":"#/components/schemas/Quantity","description":"Amount sent in wei. Default 0."},"nonce":{"$ref":"#/components/schemas/Quantity","description":"Nonce. Default: the next nonce of the sender in the pool. Reusing the nonce of a pending transaction replaces it."},"input":{"$ref":"#/components/schemas/Data","description":"Payload: encoded method call or contract init code."},"data":{"$ref":"#/components/schemas/Data","description":"Alias of `input` (the `eth_` name); if both are given they must be equal."}}};
+const schema29 = {"title":"Quantity","type":"string","pattern":"^0x[0-9a-fA-F]{1,64}$","description":"Unsigned integer as 0x-prefixed hex (1 to 64 hex digits). The input form of a quantity: leading zeros and upper-case digits are accepted, the empty value `0x` is not. The node itself emits quantities in the canonical form (see `Uint`)."};
+const schema33 = {"title":"Data","type":"string","pattern":"^0x(?:[0-9a-fA-F]{2})*$","description":"Hex byte string, 0x-prefixed, two digits per byte. `0x` is the empty string. The input form: upper-case digits are accepted."};
+const pattern6 = new RegExp("^0x[0-9a-fA-F]{1,64}$", "u");
+const pattern10 = new RegExp("^0x(?:[0-9a-fA-F]{2})*$", "u");
+
+function validate24(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.from === undefined) && (missing0 = "from")){
-validate23.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate24.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -356,12 +379,12 @@ const _errs3 = errors;
 if(errors === _errs3){
 if(typeof data0 === "string"){
 if(!pattern0.test(data0)){
-validate23.errors = [{instancePath:instancePath+"/from",schemaPath:"#/components/schemas/Address/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{40}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{40}$"+"\""}];
+validate24.errors = [{instancePath:instancePath+"/from",schemaPath:"#/components/schemas/Address/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{40}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{40}$"+"\""}];
 return false;
 }
 }
 else {
-validate23.errors = [{instancePath:instancePath+"/from",schemaPath:"#/components/schemas/Address/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate24.errors = [{instancePath:instancePath+"/from",schemaPath:"#/components/schemas/Address/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -439,7 +462,7 @@ else {
 vErrors.push(err3);
 }
 errors++;
-validate23.errors = vErrors;
+validate24.errors = vErrors;
 return false;
 }
 else {
@@ -465,13 +488,13 @@ const _errs12 = errors;
 const _errs13 = errors;
 if(errors === _errs13){
 if(typeof data2 === "string"){
-if(!pattern5.test(data2)){
-validate23.errors = [{instancePath:instancePath+"/gas",schemaPath:"#/components/schemas/Quantity/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{1,64}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{1,64}$"+"\""}];
+if(!pattern6.test(data2)){
+validate24.errors = [{instancePath:instancePath+"/gas",schemaPath:"#/components/schemas/Quantity/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{1,64}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{1,64}$"+"\""}];
 return false;
 }
 }
 else {
-validate23.errors = [{instancePath:instancePath+"/gas",schemaPath:"#/components/schemas/Quantity/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate24.errors = [{instancePath:instancePath+"/gas",schemaPath:"#/components/schemas/Quantity/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -487,13 +510,13 @@ const _errs15 = errors;
 const _errs16 = errors;
 if(errors === _errs16){
 if(typeof data3 === "string"){
-if(!pattern5.test(data3)){
-validate23.errors = [{instancePath:instancePath+"/gasPrice",schemaPath:"#/components/schemas/Quantity/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{1,64}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{1,64}$"+"\""}];
+if(!pattern6.test(data3)){
+validate24.errors = [{instancePath:instancePath+"/gasPrice",schemaPath:"#/components/schemas/Quantity/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{1,64}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{1,64}$"+"\""}];
 return false;
 }
 }
 else {
-validate23.errors = [{instancePath:instancePath+"/gasPrice",schemaPath:"#/components/schemas/Quantity/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate24.errors = [{instancePath:instancePath+"/gasPrice",schemaPath:"#/components/schemas/Quantity/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -509,13 +532,13 @@ const _errs18 = errors;
 const _errs19 = errors;
 if(errors === _errs19){
 if(typeof data4 === "string"){
-if(!pattern5.test(data4)){
-validate23.errors = [{instancePath:instancePath+"/value",schemaPath:"#/components/schemas/Quantity/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{1,64}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{1,64}$"+"\""}];
+if(!pattern6.test(data4)){
+validate24.errors = [{instancePath:instancePath+"/value",schemaPath:"#/components/schemas/Quantity/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{1,64}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{1,64}$"+"\""}];
 return false;
 }
 }
 else {
-validate23.errors = [{instancePath:instancePath+"/value",schemaPath:"#/components/schemas/Quantity/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate24.errors = [{instancePath:instancePath+"/value",schemaPath:"#/components/schemas/Quantity/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -531,13 +554,13 @@ const _errs21 = errors;
 const _errs22 = errors;
 if(errors === _errs22){
 if(typeof data5 === "string"){
-if(!pattern5.test(data5)){
-validate23.errors = [{instancePath:instancePath+"/nonce",schemaPath:"#/components/schemas/Quantity/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{1,64}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{1,64}$"+"\""}];
+if(!pattern6.test(data5)){
+validate24.errors = [{instancePath:instancePath+"/nonce",schemaPath:"#/components/schemas/Quantity/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{1,64}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{1,64}$"+"\""}];
 return false;
 }
 }
 else {
-validate23.errors = [{instancePath:instancePath+"/nonce",schemaPath:"#/components/schemas/Quantity/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate24.errors = [{instancePath:instancePath+"/nonce",schemaPath:"#/components/schemas/Quantity/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -553,13 +576,13 @@ const _errs24 = errors;
 const _errs25 = errors;
 if(errors === _errs25){
 if(typeof data6 === "string"){
-if(!pattern9.test(data6)){
-validate23.errors = [{instancePath:instancePath+"/input",schemaPath:"#/components/schemas/Data/pattern",keyword:"pattern",params:{pattern: "^0x(?:[0-9a-fA-F]{2})*$"},message:"must match pattern \""+"^0x(?:[0-9a-fA-F]{2})*$"+"\""}];
+if(!pattern10.test(data6)){
+validate24.errors = [{instancePath:instancePath+"/input",schemaPath:"#/components/schemas/Data/pattern",keyword:"pattern",params:{pattern: "^0x(?:[0-9a-fA-F]{2})*$"},message:"must match pattern \""+"^0x(?:[0-9a-fA-F]{2})*$"+"\""}];
 return false;
 }
 }
 else {
-validate23.errors = [{instancePath:instancePath+"/input",schemaPath:"#/components/schemas/Data/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate24.errors = [{instancePath:instancePath+"/input",schemaPath:"#/components/schemas/Data/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -575,13 +598,13 @@ const _errs27 = errors;
 const _errs28 = errors;
 if(errors === _errs28){
 if(typeof data7 === "string"){
-if(!pattern9.test(data7)){
-validate23.errors = [{instancePath:instancePath+"/data",schemaPath:"#/components/schemas/Data/pattern",keyword:"pattern",params:{pattern: "^0x(?:[0-9a-fA-F]{2})*$"},message:"must match pattern \""+"^0x(?:[0-9a-fA-F]{2})*$"+"\""}];
+if(!pattern10.test(data7)){
+validate24.errors = [{instancePath:instancePath+"/data",schemaPath:"#/components/schemas/Data/pattern",keyword:"pattern",params:{pattern: "^0x(?:[0-9a-fA-F]{2})*$"},message:"must match pattern \""+"^0x(?:[0-9a-fA-F]{2})*$"+"\""}];
 return false;
 }
 }
 else {
-validate23.errors = [{instancePath:instancePath+"/data",schemaPath:"#/components/schemas/Data/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate24.errors = [{instancePath:instancePath+"/data",schemaPath:"#/components/schemas/Data/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -600,78 +623,78 @@ var valid0 = true;
 }
 }
 else {
-validate23.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate24.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
+}
+validate24.errors = vErrors;
+return errors === 0;
+}
+
+
+function validate23(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(!(validate24(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate24.errors : vErrors.concat(validate24.errors);
+errors = vErrors.length;
 }
 validate23.errors = vErrors;
 return errors === 0;
 }
 
+export const r_personal_sendTransaction = validate26;
+const schema35 = {"$ref":"urn:chain-node:openrpc#/components/schemas/Bytes32"};
+const schema36 = {"title":"Bytes32","type":"string","pattern":"^0x[0-9a-f]{64}$","description":"32-byte value as 0x-prefixed lower-case hex. The form hashes, roots, topics and storage words take in results."};
+const pattern12 = new RegExp("^0x[0-9a-f]{64}$", "u");
 
-function validate22(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
-let vErrors = null;
-let errors = 0;
-if(!(validate23(data, {instancePath,parentData,parentDataProperty,rootData}))){
-vErrors = vErrors === null ? validate23.errors : vErrors.concat(validate23.errors);
-errors = vErrors.length;
-}
-validate22.errors = vErrors;
-return errors === 0;
-}
-
-export const r_personal_sendTransaction = validate25;
-const schema34 = {"$ref":"urn:chain-node:openrpc#/components/schemas/Bytes32"};
-const schema35 = {"title":"Bytes32","type":"string","pattern":"^0x[0-9a-f]{64}$","description":"32-byte value as 0x-prefixed lower-case hex. The form hashes, roots, topics and storage words take in results."};
-const pattern11 = new RegExp("^0x[0-9a-f]{64}$", "u");
-
-function validate25(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate26(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 const _errs0 = errors;
 if(errors === _errs0){
 if(typeof data === "string"){
-if(!pattern11.test(data)){
-validate25.errors = [{instancePath,schemaPath:"urn:chain-node:openrpc#/components/schemas/Bytes32/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-f]{64}$"},message:"must match pattern \""+"^0x[0-9a-f]{64}$"+"\""}];
+if(!pattern12.test(data)){
+validate26.errors = [{instancePath,schemaPath:"urn:chain-node:openrpc#/components/schemas/Bytes32/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-f]{64}$"},message:"must match pattern \""+"^0x[0-9a-f]{64}$"+"\""}];
 return false;
 }
 }
 else {
-validate25.errors = [{instancePath,schemaPath:"urn:chain-node:openrpc#/components/schemas/Bytes32/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate26.errors = [{instancePath,schemaPath:"urn:chain-node:openrpc#/components/schemas/Bytes32/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
-validate25.errors = vErrors;
+validate26.errors = vErrors;
 return errors === 0;
 }
 
-export const r_personal_signTransaction = validate26;
-const schema36 = {"$ref":"urn:chain-node:openrpc#/components/schemas/SignedTransaction"};
-const schema37 = {"title":"SignedTransaction","type":"object","description":"A signed, not broadcast, transaction: returned by `personal_signTransaction` and `signTransaction`. Submit `raw` with `sendRawTransaction`.","additionalProperties":false,"required":["raw","tx"],"properties":{"raw":{"$ref":"#/components/schemas/Bytes","description":"RLP-encoded signed transaction."},"tx":{"$ref":"#/components/schemas/SignedTransactionFields","description":"The transaction's fields."}}};
-const schema38 = {"title":"Bytes","type":"string","pattern":"^0x(?:[0-9a-f]{2})*$","description":"Lower-case hex byte string, 0x-prefixed. Two digits per byte; the form byte strings the node returns take."};
-const pattern12 = new RegExp("^0x(?:[0-9a-f]{2})*$", "u");
-const schema39 = {"title":"SignedTransactionFields","type":"object","description":"Fields of a transaction signed by the node (legacy, EIP-155 protected).","additionalProperties":false,"required":["type","chainId","nonce","gasPrice","gas","to","value","input","hash","v","r","s"],"properties":{"type":{"$ref":"#/components/schemas/TxType","description":"Transaction type: `0x0` (legacy)."},"chainId":{"$ref":"#/components/schemas/Uint","description":"Chain id the transaction is signed for."},"nonce":{"$ref":"#/components/schemas/Uint","description":"Nonce."},"gasPrice":{"$ref":"#/components/schemas/Uint","description":"Gas price in wei."},"gas":{"$ref":"#/components/schemas/Uint","description":"Gas limit."},"to":{"description":"Destination; null for a contract creation.","oneOf":[{"$ref":"#/components/schemas/Address"},{"type":"null"}]},"value":{"$ref":"#/components/schemas/Uint","description":"Amount in wei."},"input":{"$ref":"#/components/schemas/Bytes","description":"Payload."},"hash":{"$ref":"#/components/schemas/Bytes32","description":"Transaction hash (keccak256 of `raw`)."},"v":{"$ref":"#/components/schemas/Uint","description":"Signature V (chainId × 2 + 35 or 36)."},"r":{"$ref":"#/components/schemas/Uint","description":"Signature R."},"s":{"$ref":"#/components/schemas/Uint","description":"Signature S."}}};
-const schema40 = {"title":"TxType","type":"string","pattern":"^0x(0|[1-9a-f][0-9a-f]?)$","description":"Transaction type byte as a canonical quantity: `0x0` legacy (the transactions the node signs and what clients send at `eth_gasPrice`), `0x1` EIP-2930, `0x2` EIP-1559."};
-const schema41 = {"title":"Uint","type":"string","pattern":"^0x(0|[1-9a-f][0-9a-f]{0,63})$","description":"Canonical quantity: 0x-prefixed lower-case hex without leading zeros (`0x0` for zero), at most 256 bits. The form every quantity the node returns takes."};
+export const r_personal_signTransaction = validate27;
+const schema37 = {"$ref":"urn:chain-node:openrpc#/components/schemas/SignedTransaction"};
+const schema38 = {"title":"SignedTransaction","type":"object","description":"A signed, not broadcast, transaction: returned by `personal_signTransaction` and `signTransaction`. Submit `raw` with `sendRawTransaction`.","additionalProperties":false,"required":["raw","tx"],"properties":{"raw":{"$ref":"#/components/schemas/Bytes","description":"RLP-encoded signed transaction."},"tx":{"$ref":"#/components/schemas/SignedTransactionFields","description":"The transaction's fields."}}};
+const schema39 = {"title":"Bytes","type":"string","pattern":"^0x(?:[0-9a-f]{2})*$","description":"Lower-case hex byte string, 0x-prefixed. Two digits per byte; the form byte strings the node returns take."};
+const pattern13 = new RegExp("^0x(?:[0-9a-f]{2})*$", "u");
+const schema40 = {"title":"SignedTransactionFields","type":"object","description":"Fields of a transaction signed by the node (legacy, EIP-155 protected).","additionalProperties":false,"required":["type","chainId","nonce","gasPrice","gas","to","value","input","hash","v","r","s"],"properties":{"type":{"$ref":"#/components/schemas/TxType","description":"Transaction type: `0x0` (legacy)."},"chainId":{"$ref":"#/components/schemas/Uint","description":"Chain id the transaction is signed for."},"nonce":{"$ref":"#/components/schemas/Uint","description":"Nonce."},"gasPrice":{"$ref":"#/components/schemas/Uint","description":"Gas price in wei."},"gas":{"$ref":"#/components/schemas/Uint","description":"Gas limit."},"to":{"description":"Destination; null for a contract creation.","oneOf":[{"$ref":"#/components/schemas/Address"},{"type":"null"}]},"value":{"$ref":"#/components/schemas/Uint","description":"Amount in wei."},"input":{"$ref":"#/components/schemas/Bytes","description":"Payload."},"hash":{"$ref":"#/components/schemas/Bytes32","description":"Transaction hash (keccak256 of `raw`)."},"v":{"$ref":"#/components/schemas/Uint","description":"Signature V (chainId × 2 + 35 or 36)."},"r":{"$ref":"#/components/schemas/Uint","description":"Signature R."},"s":{"$ref":"#/components/schemas/Uint","description":"Signature S."}}};
+const schema41 = {"title":"TxType","type":"string","pattern":"^0x(0|[1-9a-f][0-9a-f]?)$","description":"Transaction type byte as a canonical quantity: `0x0` legacy (the transactions the node signs and what clients send at `eth_gasPrice`), `0x1` EIP-2930, `0x2` EIP-1559."};
+const schema42 = {"title":"Uint","type":"string","pattern":"^0x(0|[1-9a-f][0-9a-f]{0,63})$","description":"Canonical quantity: 0x-prefixed lower-case hex without leading zeros (`0x0` for zero), at most 256 bits. The form every quantity the node returns takes."};
 const func2 = Object.prototype.hasOwnProperty;
-const pattern13 = new RegExp("^0x(0|[1-9a-f][0-9a-f]?)$", "u");
-const pattern14 = new RegExp("^0x(0|[1-9a-f][0-9a-f]{0,63})$", "u");
+const pattern14 = new RegExp("^0x(0|[1-9a-f][0-9a-f]?)$", "u");
+const pattern15 = new RegExp("^0x(0|[1-9a-f][0-9a-f]{0,63})$", "u");
 
-function validate28(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate29(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((((((((((((data.type === undefined) && (missing0 = "type")) || ((data.chainId === undefined) && (missing0 = "chainId"))) || ((data.nonce === undefined) && (missing0 = "nonce"))) || ((data.gasPrice === undefined) && (missing0 = "gasPrice"))) || ((data.gas === undefined) && (missing0 = "gas"))) || ((data.to === undefined) && (missing0 = "to"))) || ((data.value === undefined) && (missing0 = "value"))) || ((data.input === undefined) && (missing0 = "input"))) || ((data.hash === undefined) && (missing0 = "hash"))) || ((data.v === undefined) && (missing0 = "v"))) || ((data.r === undefined) && (missing0 = "r"))) || ((data.s === undefined) && (missing0 = "s"))){
-validate28.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate29.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
-if(!(func2.call(schema39.properties, key0))){
-validate28.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+if(!(func2.call(schema40.properties, key0))){
+validate29.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -683,13 +706,13 @@ const _errs2 = errors;
 const _errs3 = errors;
 if(errors === _errs3){
 if(typeof data0 === "string"){
-if(!pattern13.test(data0)){
-validate28.errors = [{instancePath:instancePath+"/type",schemaPath:"#/components/schemas/TxType/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]?)$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]?)$"+"\""}];
+if(!pattern14.test(data0)){
+validate29.errors = [{instancePath:instancePath+"/type",schemaPath:"#/components/schemas/TxType/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]?)$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]?)$"+"\""}];
 return false;
 }
 }
 else {
-validate28.errors = [{instancePath:instancePath+"/type",schemaPath:"#/components/schemas/TxType/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate29.errors = [{instancePath:instancePath+"/type",schemaPath:"#/components/schemas/TxType/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -705,13 +728,13 @@ const _errs5 = errors;
 const _errs6 = errors;
 if(errors === _errs6){
 if(typeof data1 === "string"){
-if(!pattern14.test(data1)){
-validate28.errors = [{instancePath:instancePath+"/chainId",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
+if(!pattern15.test(data1)){
+validate29.errors = [{instancePath:instancePath+"/chainId",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
 return false;
 }
 }
 else {
-validate28.errors = [{instancePath:instancePath+"/chainId",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate29.errors = [{instancePath:instancePath+"/chainId",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -727,13 +750,13 @@ const _errs8 = errors;
 const _errs9 = errors;
 if(errors === _errs9){
 if(typeof data2 === "string"){
-if(!pattern14.test(data2)){
-validate28.errors = [{instancePath:instancePath+"/nonce",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
+if(!pattern15.test(data2)){
+validate29.errors = [{instancePath:instancePath+"/nonce",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
 return false;
 }
 }
 else {
-validate28.errors = [{instancePath:instancePath+"/nonce",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate29.errors = [{instancePath:instancePath+"/nonce",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -749,13 +772,13 @@ const _errs11 = errors;
 const _errs12 = errors;
 if(errors === _errs12){
 if(typeof data3 === "string"){
-if(!pattern14.test(data3)){
-validate28.errors = [{instancePath:instancePath+"/gasPrice",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
+if(!pattern15.test(data3)){
+validate29.errors = [{instancePath:instancePath+"/gasPrice",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
 return false;
 }
 }
 else {
-validate28.errors = [{instancePath:instancePath+"/gasPrice",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate29.errors = [{instancePath:instancePath+"/gasPrice",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -771,13 +794,13 @@ const _errs14 = errors;
 const _errs15 = errors;
 if(errors === _errs15){
 if(typeof data4 === "string"){
-if(!pattern14.test(data4)){
-validate28.errors = [{instancePath:instancePath+"/gas",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
+if(!pattern15.test(data4)){
+validate29.errors = [{instancePath:instancePath+"/gas",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
 return false;
 }
 }
 else {
-validate28.errors = [{instancePath:instancePath+"/gas",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate29.errors = [{instancePath:instancePath+"/gas",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -855,7 +878,7 @@ else {
 vErrors.push(err3);
 }
 errors++;
-validate28.errors = vErrors;
+validate29.errors = vErrors;
 return false;
 }
 else {
@@ -881,13 +904,13 @@ const _errs24 = errors;
 const _errs25 = errors;
 if(errors === _errs25){
 if(typeof data6 === "string"){
-if(!pattern14.test(data6)){
-validate28.errors = [{instancePath:instancePath+"/value",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
+if(!pattern15.test(data6)){
+validate29.errors = [{instancePath:instancePath+"/value",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
 return false;
 }
 }
 else {
-validate28.errors = [{instancePath:instancePath+"/value",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate29.errors = [{instancePath:instancePath+"/value",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -903,13 +926,13 @@ const _errs27 = errors;
 const _errs28 = errors;
 if(errors === _errs28){
 if(typeof data7 === "string"){
-if(!pattern12.test(data7)){
-validate28.errors = [{instancePath:instancePath+"/input",schemaPath:"#/components/schemas/Bytes/pattern",keyword:"pattern",params:{pattern: "^0x(?:[0-9a-f]{2})*$"},message:"must match pattern \""+"^0x(?:[0-9a-f]{2})*$"+"\""}];
+if(!pattern13.test(data7)){
+validate29.errors = [{instancePath:instancePath+"/input",schemaPath:"#/components/schemas/Bytes/pattern",keyword:"pattern",params:{pattern: "^0x(?:[0-9a-f]{2})*$"},message:"must match pattern \""+"^0x(?:[0-9a-f]{2})*$"+"\""}];
 return false;
 }
 }
 else {
-validate28.errors = [{instancePath:instancePath+"/input",schemaPath:"#/components/schemas/Bytes/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate29.errors = [{instancePath:instancePath+"/input",schemaPath:"#/components/schemas/Bytes/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -925,13 +948,13 @@ const _errs30 = errors;
 const _errs31 = errors;
 if(errors === _errs31){
 if(typeof data8 === "string"){
-if(!pattern11.test(data8)){
-validate28.errors = [{instancePath:instancePath+"/hash",schemaPath:"#/components/schemas/Bytes32/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-f]{64}$"},message:"must match pattern \""+"^0x[0-9a-f]{64}$"+"\""}];
+if(!pattern12.test(data8)){
+validate29.errors = [{instancePath:instancePath+"/hash",schemaPath:"#/components/schemas/Bytes32/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-f]{64}$"},message:"must match pattern \""+"^0x[0-9a-f]{64}$"+"\""}];
 return false;
 }
 }
 else {
-validate28.errors = [{instancePath:instancePath+"/hash",schemaPath:"#/components/schemas/Bytes32/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate29.errors = [{instancePath:instancePath+"/hash",schemaPath:"#/components/schemas/Bytes32/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -947,13 +970,13 @@ const _errs33 = errors;
 const _errs34 = errors;
 if(errors === _errs34){
 if(typeof data9 === "string"){
-if(!pattern14.test(data9)){
-validate28.errors = [{instancePath:instancePath+"/v",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
+if(!pattern15.test(data9)){
+validate29.errors = [{instancePath:instancePath+"/v",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
 return false;
 }
 }
 else {
-validate28.errors = [{instancePath:instancePath+"/v",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate29.errors = [{instancePath:instancePath+"/v",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -969,13 +992,13 @@ const _errs36 = errors;
 const _errs37 = errors;
 if(errors === _errs37){
 if(typeof data10 === "string"){
-if(!pattern14.test(data10)){
-validate28.errors = [{instancePath:instancePath+"/r",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
+if(!pattern15.test(data10)){
+validate29.errors = [{instancePath:instancePath+"/r",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
 return false;
 }
 }
 else {
-validate28.errors = [{instancePath:instancePath+"/r",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate29.errors = [{instancePath:instancePath+"/r",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -991,13 +1014,13 @@ const _errs39 = errors;
 const _errs40 = errors;
 if(errors === _errs40){
 if(typeof data11 === "string"){
-if(!pattern14.test(data11)){
-validate28.errors = [{instancePath:instancePath+"/s",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
+if(!pattern15.test(data11)){
+validate29.errors = [{instancePath:instancePath+"/s",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
 return false;
 }
 }
 else {
-validate28.errors = [{instancePath:instancePath+"/s",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate29.errors = [{instancePath:instancePath+"/s",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -1021,30 +1044,30 @@ var valid0 = true;
 }
 }
 else {
-validate28.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate29.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate28.errors = vErrors;
+validate29.errors = vErrors;
 return errors === 0;
 }
 
 
-function validate27(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate28(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.raw === undefined) && (missing0 = "raw")) || ((data.tx === undefined) && (missing0 = "tx"))){
-validate27.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate28.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
 if(!((key0 === "raw") || (key0 === "tx"))){
-validate27.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate28.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -1056,13 +1079,13 @@ const _errs2 = errors;
 const _errs3 = errors;
 if(errors === _errs3){
 if(typeof data0 === "string"){
-if(!pattern12.test(data0)){
-validate27.errors = [{instancePath:instancePath+"/raw",schemaPath:"#/components/schemas/Bytes/pattern",keyword:"pattern",params:{pattern: "^0x(?:[0-9a-f]{2})*$"},message:"must match pattern \""+"^0x(?:[0-9a-f]{2})*$"+"\""}];
+if(!pattern13.test(data0)){
+validate28.errors = [{instancePath:instancePath+"/raw",schemaPath:"#/components/schemas/Bytes/pattern",keyword:"pattern",params:{pattern: "^0x(?:[0-9a-f]{2})*$"},message:"must match pattern \""+"^0x(?:[0-9a-f]{2})*$"+"\""}];
 return false;
 }
 }
 else {
-validate27.errors = [{instancePath:instancePath+"/raw",schemaPath:"#/components/schemas/Bytes/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate28.errors = [{instancePath:instancePath+"/raw",schemaPath:"#/components/schemas/Bytes/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -1074,8 +1097,8 @@ var valid0 = true;
 if(valid0){
 if(data.tx !== undefined){
 const _errs5 = errors;
-if(!(validate28(data.tx, {instancePath:instancePath+"/tx",parentData:data,parentDataProperty:"tx",rootData}))){
-vErrors = vErrors === null ? validate28.errors : vErrors.concat(validate28.errors);
+if(!(validate29(data.tx, {instancePath:instancePath+"/tx",parentData:data,parentDataProperty:"tx",rootData}))){
+vErrors = vErrors === null ? validate29.errors : vErrors.concat(validate29.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs5 === errors;
@@ -1088,53 +1111,28 @@ var valid0 = true;
 }
 }
 else {
-validate27.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate28.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
+}
+validate28.errors = vErrors;
+return errors === 0;
+}
+
+
+function validate27(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(!(validate28(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate28.errors : vErrors.concat(validate28.errors);
+errors = vErrors.length;
 }
 validate27.errors = vErrors;
 return errors === 0;
 }
 
-
-function validate26(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
-let vErrors = null;
-let errors = 0;
-if(!(validate27(data, {instancePath,parentData,parentDataProperty,rootData}))){
-vErrors = vErrors === null ? validate27.errors : vErrors.concat(validate27.errors);
-errors = vErrors.length;
-}
-validate26.errors = vErrors;
-return errors === 0;
-}
-
-export const p_personal_sign_0 = validate31;
-const schema52 = {"$ref":"urn:chain-node:openrpc#/components/schemas/Data"};
-
-function validate31(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
-let vErrors = null;
-let errors = 0;
-const _errs0 = errors;
-if(errors === _errs0){
-if(typeof data === "string"){
-if(!pattern9.test(data)){
-validate31.errors = [{instancePath,schemaPath:"urn:chain-node:openrpc#/components/schemas/Data/pattern",keyword:"pattern",params:{pattern: "^0x(?:[0-9a-fA-F]{2})*$"},message:"must match pattern \""+"^0x(?:[0-9a-fA-F]{2})*$"+"\""}];
-return false;
-}
-}
-else {
-validate31.errors = [{instancePath,schemaPath:"urn:chain-node:openrpc#/components/schemas/Data/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-validate31.errors = vErrors;
-return errors === 0;
-}
-
-export const r_personal_sign = validate32;
-const schema54 = {"$ref":"urn:chain-node:openrpc#/components/schemas/Signature65"};
-const schema55 = {"title":"Signature65","type":"string","pattern":"^0x[0-9a-fA-F]{130}$","description":"65-byte ECDSA secp256k1 signature as 0x-prefixed hex: R (32 bytes) ‖ S (32 bytes) ‖ V (1 byte, 27 or 28). Produced by `personal_sign` and `eth_sign`/`chain_sign` over keccak256(\"\\x19Chain Signed Message:\\n\" ‖ decimal length of the message ‖ message) and accepted by `personal_ecRecover`."};
-const pattern26 = new RegExp("^0x[0-9a-fA-F]{130}$", "u");
+export const p_personal_sign_0 = validate32;
+const schema53 = {"$ref":"urn:chain-node:openrpc#/components/schemas/Data"};
 
 function validate32(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -1142,13 +1140,13 @@ let errors = 0;
 const _errs0 = errors;
 if(errors === _errs0){
 if(typeof data === "string"){
-if(!pattern26.test(data)){
-validate32.errors = [{instancePath,schemaPath:"urn:chain-node:openrpc#/components/schemas/Signature65/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{130}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{130}$"+"\""}];
+if(!pattern10.test(data)){
+validate32.errors = [{instancePath,schemaPath:"urn:chain-node:openrpc#/components/schemas/Data/pattern",keyword:"pattern",params:{pattern: "^0x(?:[0-9a-fA-F]{2})*$"},message:"must match pattern \""+"^0x(?:[0-9a-fA-F]{2})*$"+"\""}];
 return false;
 }
 }
 else {
-validate32.errors = [{instancePath,schemaPath:"urn:chain-node:openrpc#/components/schemas/Signature65/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate32.errors = [{instancePath,schemaPath:"urn:chain-node:openrpc#/components/schemas/Data/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -1156,20 +1154,45 @@ validate32.errors = vErrors;
 return errors === 0;
 }
 
-export const p_personal_signTypedData_0 = validate33;
-const schema56 = {"$ref":"urn:chain-node:openrpc#/components/schemas/TypedDataParam"};
-const schema57 = {"title":"TypedDataParam","description":"EIP-712 typed data as an object or as its JSON text (MetaMask sends the text).","oneOf":[{"$ref":"#/components/schemas/TypedData"},{"type":"string"}]};
-const schema58 = {"title":"TypedData","type":"object","description":"EIP-712 typed structured data. Every member of a struct must be given and no other (geth's rule); integers may be JSON numbers or decimal or 0x-hex strings, `bytesN` exactly N bytes, `bytes` and addresses 0x-hex.","additionalProperties":true,"required":["types","primaryType","domain","message"],"properties":{"types":{"type":"object","description":"Struct types by name, each a list of members. `EIP712Domain` declares the domain's members; when absent they are inferred from `domain` in the standard order (name, version, chainId, verifyingContract, salt), as ethers and viem do.","additionalProperties":{"type":"array","items":{"$ref":"#/components/schemas/TypedDataField"}}},"primaryType":{"type":"string","description":"The type of `message`, defined in `types`."},"domain":{"type":"object","description":"The EIP712Domain value (e.g. name, version, chainId, verifyingContract)."},"message":{"type":"object","description":"The value of `primaryType` that is signed."}}};
-const schema59 = {"title":"TypedDataField","type":"object","description":"One member of an EIP-712 struct type.","additionalProperties":false,"required":["name","type"],"properties":{"name":{"type":"string","description":"Member name."},"type":{"type":"string","description":"`address`, `bool`, `string`, `bytes`, `bytes1`…`bytes32`, `uint8`…`uint256`, `int8`…`int256` (`uint`/`int`: 256 bits), a struct type defined in `types`, or any of these followed by `[]` or `[n]`."}}};
+export const r_personal_sign = validate33;
+const schema55 = {"$ref":"urn:chain-node:openrpc#/components/schemas/Signature65"};
+const schema56 = {"title":"Signature65","type":"string","pattern":"^0x[0-9a-fA-F]{130}$","description":"65-byte ECDSA secp256k1 signature as 0x-prefixed hex: R (32 bytes) ‖ S (32 bytes) ‖ V (1 byte, 27 or 28). Produced by `personal_sign` and `eth_sign`/`chain_sign` over keccak256(\"\\x19Chain Signed Message:\\n\" ‖ decimal length of the message ‖ message) and accepted by `personal_ecRecover`."};
+const pattern27 = new RegExp("^0x[0-9a-fA-F]{130}$", "u");
 
-function validate35(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate33(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+const _errs0 = errors;
+if(errors === _errs0){
+if(typeof data === "string"){
+if(!pattern27.test(data)){
+validate33.errors = [{instancePath,schemaPath:"urn:chain-node:openrpc#/components/schemas/Signature65/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{130}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{130}$"+"\""}];
+return false;
+}
+}
+else {
+validate33.errors = [{instancePath,schemaPath:"urn:chain-node:openrpc#/components/schemas/Signature65/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+validate33.errors = vErrors;
+return errors === 0;
+}
+
+export const p_personal_signTypedData_0 = validate34;
+const schema57 = {"$ref":"urn:chain-node:openrpc#/components/schemas/TypedDataParam"};
+const schema58 = {"title":"TypedDataParam","description":"EIP-712 typed data as an object or as its JSON text (MetaMask sends the text).","oneOf":[{"$ref":"#/components/schemas/TypedData"},{"type":"string"}]};
+const schema59 = {"title":"TypedData","type":"object","description":"EIP-712 typed structured data. Every member of a struct must be given and no other (geth's rule); integers may be JSON numbers or decimal or 0x-hex strings, `bytesN` exactly N bytes, `bytes` and addresses 0x-hex.","additionalProperties":true,"required":["types","primaryType","domain","message"],"properties":{"types":{"type":"object","description":"Struct types by name, each a list of members. `EIP712Domain` declares the domain's members; when absent they are inferred from `domain` in the standard order (name, version, chainId, verifyingContract, salt), as ethers and viem do.","additionalProperties":{"type":"array","items":{"$ref":"#/components/schemas/TypedDataField"}}},"primaryType":{"type":"string","description":"The type of `message`, defined in `types`."},"domain":{"type":"object","description":"The EIP712Domain value (e.g. name, version, chainId, verifyingContract)."},"message":{"type":"object","description":"The value of `primaryType` that is signed."}}};
+const schema60 = {"title":"TypedDataField","type":"object","description":"One member of an EIP-712 struct type.","additionalProperties":false,"required":["name","type"],"properties":{"name":{"type":"string","description":"Member name."},"type":{"type":"string","description":"`address`, `bool`, `string`, `bytes`, `bytes1`…`bytes32`, `uint8`…`uint256`, `int8`…`int256` (`uint`/`int`: 256 bits), a struct type defined in `types`, or any of these followed by `[]` or `[n]`."}}};
+
+function validate36(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((((data.types === undefined) && (missing0 = "types")) || ((data.primaryType === undefined) && (missing0 = "primaryType"))) || ((data.domain === undefined) && (missing0 = "domain"))) || ((data.message === undefined) && (missing0 = "message"))){
-validate35.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate36.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -1193,14 +1216,14 @@ if(errors === _errs8){
 if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
 let missing1;
 if(((data2.name === undefined) && (missing1 = "name")) || ((data2.type === undefined) && (missing1 = "type"))){
-validate35.errors = [{instancePath:instancePath+"/types/" + key0.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i0,schemaPath:"#/components/schemas/TypedDataField/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+validate36.errors = [{instancePath:instancePath+"/types/" + key0.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i0,schemaPath:"#/components/schemas/TypedDataField/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
 return false;
 }
 else {
 const _errs10 = errors;
 for(const key1 in data2){
 if(!((key1 === "name") || (key1 === "type"))){
-validate35.errors = [{instancePath:instancePath+"/types/" + key0.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i0,schemaPath:"#/components/schemas/TypedDataField/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
+validate36.errors = [{instancePath:instancePath+"/types/" + key0.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i0,schemaPath:"#/components/schemas/TypedDataField/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -1209,7 +1232,7 @@ if(_errs10 === errors){
 if(data2.name !== undefined){
 const _errs11 = errors;
 if(typeof data2.name !== "string"){
-validate35.errors = [{instancePath:instancePath+"/types/" + key0.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i0+"/name",schemaPath:"#/components/schemas/TypedDataField/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate36.errors = [{instancePath:instancePath+"/types/" + key0.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i0+"/name",schemaPath:"#/components/schemas/TypedDataField/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid4 = _errs11 === errors;
@@ -1221,7 +1244,7 @@ if(valid4){
 if(data2.type !== undefined){
 const _errs13 = errors;
 if(typeof data2.type !== "string"){
-validate35.errors = [{instancePath:instancePath+"/types/" + key0.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i0+"/type",schemaPath:"#/components/schemas/TypedDataField/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate36.errors = [{instancePath:instancePath+"/types/" + key0.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i0+"/type",schemaPath:"#/components/schemas/TypedDataField/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid4 = _errs13 === errors;
@@ -1234,7 +1257,7 @@ var valid4 = true;
 }
 }
 else {
-validate35.errors = [{instancePath:instancePath+"/types/" + key0.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i0,schemaPath:"#/components/schemas/TypedDataField/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate36.errors = [{instancePath:instancePath+"/types/" + key0.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i0,schemaPath:"#/components/schemas/TypedDataField/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -1245,7 +1268,7 @@ break;
 }
 }
 else {
-validate35.errors = [{instancePath:instancePath+"/types/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/types/additionalProperties/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate36.errors = [{instancePath:instancePath+"/types/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/types/additionalProperties/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -1256,7 +1279,7 @@ break;
 }
 }
 else {
-validate35.errors = [{instancePath:instancePath+"/types",schemaPath:"#/properties/types/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate36.errors = [{instancePath:instancePath+"/types",schemaPath:"#/properties/types/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -1269,7 +1292,7 @@ if(valid0){
 if(data.primaryType !== undefined){
 const _errs15 = errors;
 if(typeof data.primaryType !== "string"){
-validate35.errors = [{instancePath:instancePath+"/primaryType",schemaPath:"#/properties/primaryType/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate36.errors = [{instancePath:instancePath+"/primaryType",schemaPath:"#/properties/primaryType/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs15 === errors;
@@ -1282,7 +1305,7 @@ if(data.domain !== undefined){
 let data6 = data.domain;
 const _errs17 = errors;
 if(!(data6 && typeof data6 == "object" && !Array.isArray(data6))){
-validate35.errors = [{instancePath:instancePath+"/domain",schemaPath:"#/properties/domain/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate36.errors = [{instancePath:instancePath+"/domain",schemaPath:"#/properties/domain/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 var valid0 = _errs17 === errors;
@@ -1295,7 +1318,7 @@ if(data.message !== undefined){
 let data7 = data.message;
 const _errs19 = errors;
 if(!(data7 && typeof data7 == "object" && !Array.isArray(data7))){
-validate35.errors = [{instancePath:instancePath+"/message",schemaPath:"#/properties/message/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate36.errors = [{instancePath:instancePath+"/message",schemaPath:"#/properties/message/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 var valid0 = _errs19 === errors;
@@ -1309,24 +1332,24 @@ var valid0 = true;
 }
 }
 else {
-validate35.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate36.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate35.errors = vErrors;
+validate36.errors = vErrors;
 return errors === 0;
 }
 
 
-function validate34(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate35(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 const _errs0 = errors;
 let valid0 = false;
 let passing0 = null;
 const _errs1 = errors;
-if(!(validate35(data, {instancePath,parentData,parentDataProperty,rootData}))){
-vErrors = vErrors === null ? validate35.errors : vErrors.concat(validate35.errors);
+if(!(validate36(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate36.errors : vErrors.concat(validate36.errors);
 errors = vErrors.length;
 }
 var _valid0 = _errs1 === errors;
@@ -1365,7 +1388,7 @@ else {
 vErrors.push(err1);
 }
 errors++;
-validate34.errors = vErrors;
+validate35.errors = vErrors;
 return false;
 }
 else {
@@ -1379,28 +1402,28 @@ vErrors = null;
 }
 }
 }
+validate35.errors = vErrors;
+return errors === 0;
+}
+
+
+function validate34(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(!(validate35(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate35.errors : vErrors.concat(validate35.errors);
+errors = vErrors.length;
+}
 validate34.errors = vErrors;
 return errors === 0;
 }
 
+export const p_iris_getSnapshot_0 = validate39;
+const schema61 = {"$ref":"urn:chain-node:openrpc#/components/schemas/BlockNumberOrTag"};
+const schema62 = {"title":"BlockNumberOrTag","description":"Block selector: a block number as a quantity (`0x1b4`), a block tag (`earliest`, `latest`, `pending`), or a plain non-negative JSON integer (`436`). The spec names quantity or TAG; the plain integer is accepted as well because Venachain accepts it and its users' scripts send it. Numbers beyond the head are not an error for block lookups (the result is null) but are for state reads (error -32000).","oneOf":[{"$ref":"#/components/schemas/Quantity"},{"$ref":"#/components/schemas/BlockTag"},{"type":"integer","minimum":0,"description":"Block number as a plain JSON integer."}]};
+const schema64 = {"title":"BlockTag","type":"string","enum":["earliest","latest","pending"],"description":"Block tag: `earliest` is the genesis block, `latest` the most recent block of the canonical chain, `pending` the block being assembled from the pool (state reads at `pending` see the latest state)."};
 
-function validate33(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
-let vErrors = null;
-let errors = 0;
-if(!(validate34(data, {instancePath,parentData,parentDataProperty,rootData}))){
-vErrors = vErrors === null ? validate34.errors : vErrors.concat(validate34.errors);
-errors = vErrors.length;
-}
-validate33.errors = vErrors;
-return errors === 0;
-}
-
-export const p_iris_getSnapshot_0 = validate38;
-const schema60 = {"$ref":"urn:chain-node:openrpc#/components/schemas/BlockNumberOrTag"};
-const schema61 = {"title":"BlockNumberOrTag","description":"Block selector: a block number as a quantity (`0x1b4`), a block tag (`earliest`, `latest`, `pending`), or a plain non-negative JSON integer (`436`). The spec names quantity or TAG; the plain integer is accepted as well because Venachain accepts it and its users' scripts send it. Numbers beyond the head are not an error for block lookups (the result is null) but are for state reads (error -32000).","oneOf":[{"$ref":"#/components/schemas/Quantity"},{"$ref":"#/components/schemas/BlockTag"},{"type":"integer","minimum":0,"description":"Block number as a plain JSON integer."}]};
-const schema63 = {"title":"BlockTag","type":"string","enum":["earliest","latest","pending"],"description":"Block tag: `earliest` is the genesis block, `latest` the most recent block of the canonical chain, `pending` the block being assembled from the pool (state reads at `pending` see the latest state)."};
-
-function validate39(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate40(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 const _errs0 = errors;
@@ -1410,7 +1433,7 @@ const _errs1 = errors;
 const _errs2 = errors;
 if(errors === _errs2){
 if(typeof data === "string"){
-if(!pattern5.test(data)){
+if(!pattern6.test(data)){
 const err0 = {instancePath,schemaPath:"#/components/schemas/Quantity/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{1,64}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{1,64}$"+"\""};
 if(vErrors === null){
 vErrors = [err0];
@@ -1449,7 +1472,7 @@ vErrors.push(err2);
 errors++;
 }
 if(!(((data === "earliest") || (data === "latest")) || (data === "pending"))){
-const err3 = {instancePath,schemaPath:"#/components/schemas/BlockTag/enum",keyword:"enum",params:{allowedValues: schema63.enum},message:"must be equal to one of the allowed values"};
+const err3 = {instancePath,schemaPath:"#/components/schemas/BlockTag/enum",keyword:"enum",params:{allowedValues: schema64.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -1514,7 +1537,7 @@ else {
 vErrors.push(err6);
 }
 errors++;
-validate39.errors = vErrors;
+validate40.errors = vErrors;
 return false;
 }
 else {
@@ -1528,43 +1551,43 @@ vErrors = null;
 }
 }
 }
+validate40.errors = vErrors;
+return errors === 0;
+}
+
+
+function validate39(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(!(validate40(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate40.errors : vErrors.concat(validate40.errors);
+errors = vErrors.length;
+}
 validate39.errors = vErrors;
 return errors === 0;
 }
 
+export const r_iris_getSnapshot = validate42;
+const schema65 = {"$ref":"urn:chain-node:openrpc#/components/schemas/Snapshot"};
+const schema66 = {"title":"Snapshot","type":"object","description":"Consensus snapshot: the validator set and vote state at a block (`iris_getSnapshot`, `iris_getSnapshotAtHash`).","additionalProperties":false,"required":["number","hash","votes","tally","validators","policy"],"properties":{"number":{"type":"integer","minimum":0,"description":"Height of the block at which the snapshot was created."},"hash":{"$ref":"#/components/schemas/Bytes32","description":"Hash of that block."},"votes":{"type":"array","items":{"$ref":"#/components/schemas/SnapshotVote"},"description":"Votes cast by consensus nodes, in chronological order."},"tally":{"type":"object","description":"Running vote count per proposal, keyed by the address voted on.","propertyNames":{"$ref":"#/components/schemas/Address"},"additionalProperties":{"$ref":"#/components/schemas/TallyEntry"}},"validators":{"type":"array","items":{"$ref":"#/components/schemas/Address"},"description":"Set of consensus nodes at that point."},"policy":{"type":"integer","minimum":0,"description":"Rule for proposer election (the `policy` of the genesis istanbul configuration)."}}};
+const schema72 = {"title":"TallyEntry","type":"object","description":"Running vote count of one proposal.","additionalProperties":false,"required":["authorize","votes"],"properties":{"authorize":{"type":"boolean","description":"True if the proposal authorizes, false if it deauthorizes."},"votes":{"type":"integer","minimum":0,"description":"Votes in favour so far."}}};
+const schema68 = {"title":"SnapshotVote","type":"object","description":"A vote cast by a consensus node.","additionalProperties":false,"required":["validator","block","address","authorize"],"properties":{"validator":{"$ref":"#/components/schemas/Address","description":"Voting consensus node."},"block":{"type":"integer","minimum":0,"description":"Block height of the vote."},"address":{"$ref":"#/components/schemas/Address","description":"Account whose authorization is being voted on."},"authorize":{"type":"boolean","description":"True to authorize, false to deauthorize."}}};
 
-function validate38(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
-let vErrors = null;
-let errors = 0;
-if(!(validate39(data, {instancePath,parentData,parentDataProperty,rootData}))){
-vErrors = vErrors === null ? validate39.errors : vErrors.concat(validate39.errors);
-errors = vErrors.length;
-}
-validate38.errors = vErrors;
-return errors === 0;
-}
-
-export const r_iris_getSnapshot = validate41;
-const schema64 = {"$ref":"urn:chain-node:openrpc#/components/schemas/Snapshot"};
-const schema65 = {"title":"Snapshot","type":"object","description":"Consensus snapshot: the validator set and vote state at a block (`iris_getSnapshot`, `iris_getSnapshotAtHash`).","additionalProperties":false,"required":["number","hash","votes","tally","validators","policy"],"properties":{"number":{"type":"integer","minimum":0,"description":"Height of the block at which the snapshot was created."},"hash":{"$ref":"#/components/schemas/Bytes32","description":"Hash of that block."},"votes":{"type":"array","items":{"$ref":"#/components/schemas/SnapshotVote"},"description":"Votes cast by consensus nodes, in chronological order."},"tally":{"type":"object","description":"Running vote count per proposal, keyed by the address voted on.","propertyNames":{"$ref":"#/components/schemas/Address"},"additionalProperties":{"$ref":"#/components/schemas/TallyEntry"}},"validators":{"type":"array","items":{"$ref":"#/components/schemas/Address"},"description":"Set of consensus nodes at that point."},"policy":{"type":"integer","minimum":0,"description":"Rule for proposer election (the `policy` of the genesis istanbul configuration)."}}};
-const schema71 = {"title":"TallyEntry","type":"object","description":"Running vote count of one proposal.","additionalProperties":false,"required":["authorize","votes"],"properties":{"authorize":{"type":"boolean","description":"True if the proposal authorizes, false if it deauthorizes."},"votes":{"type":"integer","minimum":0,"description":"Votes in favour so far."}}};
-const schema67 = {"title":"SnapshotVote","type":"object","description":"A vote cast by a consensus node.","additionalProperties":false,"required":["validator","block","address","authorize"],"properties":{"validator":{"$ref":"#/components/schemas/Address","description":"Voting consensus node."},"block":{"type":"integer","minimum":0,"description":"Block height of the vote."},"address":{"$ref":"#/components/schemas/Address","description":"Account whose authorization is being voted on."},"authorize":{"type":"boolean","description":"True to authorize, false to deauthorize."}}};
-
-function validate43(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate44(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((((data.validator === undefined) && (missing0 = "validator")) || ((data.block === undefined) && (missing0 = "block"))) || ((data.address === undefined) && (missing0 = "address"))) || ((data.authorize === undefined) && (missing0 = "authorize"))){
-validate43.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate44.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
 if(!((((key0 === "validator") || (key0 === "block")) || (key0 === "address")) || (key0 === "authorize"))){
-validate43.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate44.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -1577,12 +1600,12 @@ const _errs3 = errors;
 if(errors === _errs3){
 if(typeof data0 === "string"){
 if(!pattern0.test(data0)){
-validate43.errors = [{instancePath:instancePath+"/validator",schemaPath:"#/components/schemas/Address/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{40}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{40}$"+"\""}];
+validate44.errors = [{instancePath:instancePath+"/validator",schemaPath:"#/components/schemas/Address/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{40}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{40}$"+"\""}];
 return false;
 }
 }
 else {
-validate43.errors = [{instancePath:instancePath+"/validator",schemaPath:"#/components/schemas/Address/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate44.errors = [{instancePath:instancePath+"/validator",schemaPath:"#/components/schemas/Address/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -1596,13 +1619,13 @@ if(data.block !== undefined){
 let data1 = data.block;
 const _errs5 = errors;
 if(!((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1)))){
-validate43.errors = [{instancePath:instancePath+"/block",schemaPath:"#/properties/block/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate44.errors = [{instancePath:instancePath+"/block",schemaPath:"#/properties/block/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs5){
 if(typeof data1 == "number"){
 if(data1 < 0 || isNaN(data1)){
-validate43.errors = [{instancePath:instancePath+"/block",schemaPath:"#/properties/block/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate44.errors = [{instancePath:instancePath+"/block",schemaPath:"#/properties/block/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -1620,12 +1643,12 @@ const _errs8 = errors;
 if(errors === _errs8){
 if(typeof data2 === "string"){
 if(!pattern0.test(data2)){
-validate43.errors = [{instancePath:instancePath+"/address",schemaPath:"#/components/schemas/Address/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{40}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{40}$"+"\""}];
+validate44.errors = [{instancePath:instancePath+"/address",schemaPath:"#/components/schemas/Address/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{40}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{40}$"+"\""}];
 return false;
 }
 }
 else {
-validate43.errors = [{instancePath:instancePath+"/address",schemaPath:"#/components/schemas/Address/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate44.errors = [{instancePath:instancePath+"/address",schemaPath:"#/components/schemas/Address/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -1638,7 +1661,7 @@ if(valid0){
 if(data.authorize !== undefined){
 const _errs10 = errors;
 if(typeof data.authorize !== "boolean"){
-validate43.errors = [{instancePath:instancePath+"/authorize",schemaPath:"#/properties/authorize/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate44.errors = [{instancePath:instancePath+"/authorize",schemaPath:"#/properties/authorize/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 var valid0 = _errs10 === errors;
@@ -1653,30 +1676,30 @@ var valid0 = true;
 }
 }
 else {
-validate43.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate44.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate43.errors = vErrors;
+validate44.errors = vErrors;
 return errors === 0;
 }
 
 
-function validate42(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate43(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((((((data.number === undefined) && (missing0 = "number")) || ((data.hash === undefined) && (missing0 = "hash"))) || ((data.votes === undefined) && (missing0 = "votes"))) || ((data.tally === undefined) && (missing0 = "tally"))) || ((data.validators === undefined) && (missing0 = "validators"))) || ((data.policy === undefined) && (missing0 = "policy"))){
-validate42.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate43.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
 if(!((((((key0 === "number") || (key0 === "hash")) || (key0 === "votes")) || (key0 === "tally")) || (key0 === "validators")) || (key0 === "policy"))){
-validate42.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate43.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -1686,13 +1709,13 @@ if(data.number !== undefined){
 let data0 = data.number;
 const _errs2 = errors;
 if(!((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0)))){
-validate42.errors = [{instancePath:instancePath+"/number",schemaPath:"#/properties/number/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate43.errors = [{instancePath:instancePath+"/number",schemaPath:"#/properties/number/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs2){
 if(typeof data0 == "number"){
 if(data0 < 0 || isNaN(data0)){
-validate42.errors = [{instancePath:instancePath+"/number",schemaPath:"#/properties/number/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate43.errors = [{instancePath:instancePath+"/number",schemaPath:"#/properties/number/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -1709,13 +1732,13 @@ const _errs4 = errors;
 const _errs5 = errors;
 if(errors === _errs5){
 if(typeof data1 === "string"){
-if(!pattern11.test(data1)){
-validate42.errors = [{instancePath:instancePath+"/hash",schemaPath:"#/components/schemas/Bytes32/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-f]{64}$"},message:"must match pattern \""+"^0x[0-9a-f]{64}$"+"\""}];
+if(!pattern12.test(data1)){
+validate43.errors = [{instancePath:instancePath+"/hash",schemaPath:"#/components/schemas/Bytes32/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-f]{64}$"},message:"must match pattern \""+"^0x[0-9a-f]{64}$"+"\""}];
 return false;
 }
 }
 else {
-validate42.errors = [{instancePath:instancePath+"/hash",schemaPath:"#/components/schemas/Bytes32/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate43.errors = [{instancePath:instancePath+"/hash",schemaPath:"#/components/schemas/Bytes32/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -1734,8 +1757,8 @@ var valid2 = true;
 const len0 = data2.length;
 for(let i0=0; i0<len0; i0++){
 const _errs9 = errors;
-if(!(validate43(data2[i0], {instancePath:instancePath+"/votes/" + i0,parentData:data2,parentDataProperty:i0,rootData}))){
-vErrors = vErrors === null ? validate43.errors : vErrors.concat(validate43.errors);
+if(!(validate44(data2[i0], {instancePath:instancePath+"/votes/" + i0,parentData:data2,parentDataProperty:i0,rootData}))){
+vErrors = vErrors === null ? validate44.errors : vErrors.concat(validate44.errors);
 errors = vErrors.length;
 }
 var valid2 = _errs9 === errors;
@@ -1745,7 +1768,7 @@ break;
 }
 }
 else {
-validate42.errors = [{instancePath:instancePath+"/votes",schemaPath:"#/properties/votes/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate43.errors = [{instancePath:instancePath+"/votes",schemaPath:"#/properties/votes/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -1797,7 +1820,7 @@ else {
 vErrors.push(err2);
 }
 errors++;
-validate42.errors = vErrors;
+validate43.errors = vErrors;
 return false;
 break;
 }
@@ -1811,14 +1834,14 @@ if(errors === _errs17){
 if(data5 && typeof data5 == "object" && !Array.isArray(data5)){
 let missing1;
 if(((data5.authorize === undefined) && (missing1 = "authorize")) || ((data5.votes === undefined) && (missing1 = "votes"))){
-validate42.errors = [{instancePath:instancePath+"/tally/" + key2.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/components/schemas/TallyEntry/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+validate43.errors = [{instancePath:instancePath+"/tally/" + key2.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/components/schemas/TallyEntry/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
 return false;
 }
 else {
 const _errs19 = errors;
 for(const key3 in data5){
 if(!((key3 === "authorize") || (key3 === "votes"))){
-validate42.errors = [{instancePath:instancePath+"/tally/" + key2.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/components/schemas/TallyEntry/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key3},message:"must NOT have additional properties"}];
+validate43.errors = [{instancePath:instancePath+"/tally/" + key2.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/components/schemas/TallyEntry/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key3},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -1827,7 +1850,7 @@ if(_errs19 === errors){
 if(data5.authorize !== undefined){
 const _errs20 = errors;
 if(typeof data5.authorize !== "boolean"){
-validate42.errors = [{instancePath:instancePath+"/tally/" + key2.replace(/~/g, "~0").replace(/\//g, "~1")+"/authorize",schemaPath:"#/components/schemas/TallyEntry/properties/authorize/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate43.errors = [{instancePath:instancePath+"/tally/" + key2.replace(/~/g, "~0").replace(/\//g, "~1")+"/authorize",schemaPath:"#/components/schemas/TallyEntry/properties/authorize/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 var valid7 = _errs20 === errors;
@@ -1840,13 +1863,13 @@ if(data5.votes !== undefined){
 let data7 = data5.votes;
 const _errs22 = errors;
 if(!((typeof data7 == "number") && (!(data7 % 1) && !isNaN(data7)))){
-validate42.errors = [{instancePath:instancePath+"/tally/" + key2.replace(/~/g, "~0").replace(/\//g, "~1")+"/votes",schemaPath:"#/components/schemas/TallyEntry/properties/votes/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate43.errors = [{instancePath:instancePath+"/tally/" + key2.replace(/~/g, "~0").replace(/\//g, "~1")+"/votes",schemaPath:"#/components/schemas/TallyEntry/properties/votes/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs22){
 if(typeof data7 == "number"){
 if(data7 < 0 || isNaN(data7)){
-validate42.errors = [{instancePath:instancePath+"/tally/" + key2.replace(/~/g, "~0").replace(/\//g, "~1")+"/votes",schemaPath:"#/components/schemas/TallyEntry/properties/votes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate43.errors = [{instancePath:instancePath+"/tally/" + key2.replace(/~/g, "~0").replace(/\//g, "~1")+"/votes",schemaPath:"#/components/schemas/TallyEntry/properties/votes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -1861,7 +1884,7 @@ var valid7 = true;
 }
 }
 else {
-validate42.errors = [{instancePath:instancePath+"/tally/" + key2.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/components/schemas/TallyEntry/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate43.errors = [{instancePath:instancePath+"/tally/" + key2.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/components/schemas/TallyEntry/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -1873,7 +1896,7 @@ break;
 }
 }
 else {
-validate42.errors = [{instancePath:instancePath+"/tally",schemaPath:"#/properties/tally/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate43.errors = [{instancePath:instancePath+"/tally",schemaPath:"#/properties/tally/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -1897,12 +1920,12 @@ const _errs27 = errors;
 if(errors === _errs27){
 if(typeof data9 === "string"){
 if(!pattern0.test(data9)){
-validate42.errors = [{instancePath:instancePath+"/validators/" + i1,schemaPath:"#/components/schemas/Address/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{40}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{40}$"+"\""}];
+validate43.errors = [{instancePath:instancePath+"/validators/" + i1,schemaPath:"#/components/schemas/Address/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{40}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{40}$"+"\""}];
 return false;
 }
 }
 else {
-validate42.errors = [{instancePath:instancePath+"/validators/" + i1,schemaPath:"#/components/schemas/Address/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate43.errors = [{instancePath:instancePath+"/validators/" + i1,schemaPath:"#/components/schemas/Address/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -1913,7 +1936,7 @@ break;
 }
 }
 else {
-validate42.errors = [{instancePath:instancePath+"/validators",schemaPath:"#/properties/validators/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate43.errors = [{instancePath:instancePath+"/validators",schemaPath:"#/properties/validators/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -1927,13 +1950,13 @@ if(data.policy !== undefined){
 let data10 = data.policy;
 const _errs29 = errors;
 if(!((typeof data10 == "number") && (!(data10 % 1) && !isNaN(data10)))){
-validate42.errors = [{instancePath:instancePath+"/policy",schemaPath:"#/properties/policy/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate43.errors = [{instancePath:instancePath+"/policy",schemaPath:"#/properties/policy/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs29){
 if(typeof data10 == "number"){
 if(data10 < 0 || isNaN(data10)){
-validate42.errors = [{instancePath:instancePath+"/policy",schemaPath:"#/properties/policy/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate43.errors = [{instancePath:instancePath+"/policy",schemaPath:"#/properties/policy/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -1952,53 +1975,30 @@ var valid0 = true;
 }
 }
 else {
-validate42.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate43.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
+}
+validate43.errors = vErrors;
+return errors === 0;
+}
+
+
+function validate42(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(!(validate43(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate43.errors : vErrors.concat(validate43.errors);
+errors = vErrors.length;
 }
 validate42.errors = vErrors;
 return errors === 0;
 }
 
-
-function validate41(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
-let vErrors = null;
-let errors = 0;
-if(!(validate42(data, {instancePath,parentData,parentDataProperty,rootData}))){
-vErrors = vErrors === null ? validate42.errors : vErrors.concat(validate42.errors);
-errors = vErrors.length;
-}
-validate41.errors = vErrors;
-return errors === 0;
-}
-
-export const p_iris_getSnapshotAtHash_0 = validate46;
-const schema73 = {"$ref":"urn:chain-node:openrpc#/components/schemas/Hash32"};
-const schema74 = {"title":"Hash32","type":"string","pattern":"^0x[0-9a-fA-F]{64}$","description":"32-byte hash as 0x-prefixed hex. A block or transaction hash or a topic; the input form, any case is accepted."};
-const pattern33 = new RegExp("^0x[0-9a-fA-F]{64}$", "u");
-
-function validate46(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
-let vErrors = null;
-let errors = 0;
-const _errs0 = errors;
-if(errors === _errs0){
-if(typeof data === "string"){
-if(!pattern33.test(data)){
-validate46.errors = [{instancePath,schemaPath:"urn:chain-node:openrpc#/components/schemas/Hash32/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{64}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{64}$"+"\""}];
-return false;
-}
-}
-else {
-validate46.errors = [{instancePath,schemaPath:"urn:chain-node:openrpc#/components/schemas/Hash32/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-validate46.errors = vErrors;
-return errors === 0;
-}
-
-export const r_eth_gasPrice = validate47;
-const schema75 = {"$ref":"urn:chain-node:openrpc#/components/schemas/Uint"};
+export const p_iris_getSnapshotAtHash_0 = validate47;
+const schema74 = {"$ref":"urn:chain-node:openrpc#/components/schemas/Hash32"};
+const schema75 = {"title":"Hash32","type":"string","pattern":"^0x[0-9a-fA-F]{64}$","description":"32-byte hash as 0x-prefixed hex. A block or transaction hash or a topic; the input form, any case is accepted."};
+const pattern34 = new RegExp("^0x[0-9a-fA-F]{64}$", "u");
 
 function validate47(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -2006,13 +2006,13 @@ let errors = 0;
 const _errs0 = errors;
 if(errors === _errs0){
 if(typeof data === "string"){
-if(!pattern14.test(data)){
-validate47.errors = [{instancePath,schemaPath:"urn:chain-node:openrpc#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
+if(!pattern34.test(data)){
+validate47.errors = [{instancePath,schemaPath:"urn:chain-node:openrpc#/components/schemas/Hash32/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{64}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{64}$"+"\""}];
 return false;
 }
 }
 else {
-validate47.errors = [{instancePath,schemaPath:"urn:chain-node:openrpc#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate47.errors = [{instancePath,schemaPath:"urn:chain-node:openrpc#/components/schemas/Hash32/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -2020,10 +2020,33 @@ validate47.errors = vErrors;
 return errors === 0;
 }
 
-export const p_eth_feeHistory_0 = validate48;
-const schema77 = {"oneOf":[{"$ref":"urn:chain-node:openrpc#/components/schemas/Quantity"},{"type":"integer","minimum":0,"description":"Block count as a plain JSON integer."}]};
+export const r_eth_gasPrice = validate48;
+const schema76 = {"$ref":"urn:chain-node:openrpc#/components/schemas/Uint"};
 
 function validate48(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+const _errs0 = errors;
+if(errors === _errs0){
+if(typeof data === "string"){
+if(!pattern15.test(data)){
+validate48.errors = [{instancePath,schemaPath:"urn:chain-node:openrpc#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
+return false;
+}
+}
+else {
+validate48.errors = [{instancePath,schemaPath:"urn:chain-node:openrpc#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+validate48.errors = vErrors;
+return errors === 0;
+}
+
+export const p_eth_feeHistory_0 = validate49;
+const schema78 = {"oneOf":[{"$ref":"urn:chain-node:openrpc#/components/schemas/Quantity"},{"type":"integer","minimum":0,"description":"Block count as a plain JSON integer."}]};
+
+function validate49(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 const _errs0 = errors;
@@ -2033,7 +2056,7 @@ const _errs1 = errors;
 const _errs2 = errors;
 if(errors === _errs2){
 if(typeof data === "string"){
-if(!pattern5.test(data)){
+if(!pattern6.test(data)){
 const err0 = {instancePath,schemaPath:"urn:chain-node:openrpc#/components/schemas/Quantity/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{1,64}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{1,64}$"+"\""};
 if(vErrors === null){
 vErrors = [err0];
@@ -2105,7 +2128,7 @@ else {
 vErrors.push(err4);
 }
 errors++;
-validate48.errors = vErrors;
+validate49.errors = vErrors;
 return false;
 }
 else {
@@ -2119,20 +2142,20 @@ vErrors = null;
 }
 }
 }
-validate48.errors = vErrors;
+validate49.errors = vErrors;
 return errors === 0;
 }
 
-export const p_eth_feeHistory_2 = validate49;
-const schema79 = {"type":"array","maxItems":100,"items":{"type":"number","minimum":0,"maximum":100}};
+export const p_eth_feeHistory_2 = validate50;
+const schema80 = {"type":"array","maxItems":100,"items":{"type":"number","minimum":0,"maximum":100}};
 
-function validate49(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate50(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(Array.isArray(data)){
 if(data.length > 100){
-validate49.errors = [{instancePath,schemaPath:"#/maxItems",keyword:"maxItems",params:{limit: 100},message:"must NOT have more than 100 items"}];
+validate50.errors = [{instancePath,schemaPath:"#/maxItems",keyword:"maxItems",params:{limit: 100},message:"must NOT have more than 100 items"}];
 return false;
 }
 else {
@@ -2144,18 +2167,18 @@ const _errs1 = errors;
 if(errors === _errs1){
 if(typeof data0 == "number"){
 if(data0 > 100 || isNaN(data0)){
-validate49.errors = [{instancePath:instancePath+"/" + i0,schemaPath:"#/items/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100},message:"must be <= 100"}];
+validate50.errors = [{instancePath:instancePath+"/" + i0,schemaPath:"#/items/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100},message:"must be <= 100"}];
 return false;
 }
 else {
 if(data0 < 0 || isNaN(data0)){
-validate49.errors = [{instancePath:instancePath+"/" + i0,schemaPath:"#/items/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate50.errors = [{instancePath:instancePath+"/" + i0,schemaPath:"#/items/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
 }
 else {
-validate49.errors = [{instancePath:instancePath+"/" + i0,schemaPath:"#/items/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+validate50.errors = [{instancePath:instancePath+"/" + i0,schemaPath:"#/items/type",keyword:"type",params:{type: "number"},message:"must be number"}];
 return false;
 }
 }
@@ -2167,33 +2190,33 @@ break;
 }
 }
 else {
-validate49.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate50.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
-validate49.errors = vErrors;
+validate50.errors = vErrors;
 return errors === 0;
 }
 
-export const r_eth_feeHistory = validate50;
-const schema80 = {"$ref":"urn:chain-node:openrpc#/components/schemas/FeeHistory"};
-const schema81 = {"title":"FeeHistory","description":"Fee history of a block range (the spec's `feeHistoryResults`). Arrays follow the range's blocks from the oldest; the base fee arrays have one more entry, the block after the newest.","type":"object","required":["oldestBlock","baseFeePerGas","gasUsedRatio","baseFeePerBlobGas","blobGasUsedRatio"],"additionalProperties":false,"properties":{"oldestBlock":{"$ref":"#/components/schemas/Uint","description":"Number of the oldest block of the range (`0x0` for an empty history)."},"baseFeePerGas":{"type":"array","items":{"$ref":"#/components/schemas/Uint"},"description":"Base fee per gas of each block and of the next one: always 0."},"gasUsedRatio":{"type":"array","items":{"type":"number","minimum":0,"maximum":1},"description":"gasUsed / gasLimit of each block."},"baseFeePerBlobGas":{"type":"array","items":{"$ref":"#/components/schemas/Uint"},"description":"Blob base fee of each block and of the next one: 1 wei, the minimum (no blobs, no excess blob gas)."},"blobGasUsedRatio":{"type":"array","items":{"type":"number","minimum":0,"maximum":1},"description":"Blob gas used / the maximum per block of each block: always 0 (no blobs)."},"reward":{"type":"array","items":{"type":"array","items":{"$ref":"#/components/schemas/Uint"}},"description":"Per block, the effective priority fee per gas at each requested percentile. Present only when `rewardPercentiles` was given."}}};
+export const r_eth_feeHistory = validate51;
+const schema81 = {"$ref":"urn:chain-node:openrpc#/components/schemas/FeeHistory"};
+const schema82 = {"title":"FeeHistory","description":"Fee history of a block range (the spec's `feeHistoryResults`). Arrays follow the range's blocks from the oldest; the base fee arrays have one more entry, the block after the newest.","type":"object","required":["oldestBlock","baseFeePerGas","gasUsedRatio","baseFeePerBlobGas","blobGasUsedRatio"],"additionalProperties":false,"properties":{"oldestBlock":{"$ref":"#/components/schemas/Uint","description":"Number of the oldest block of the range (`0x0` for an empty history)."},"baseFeePerGas":{"type":"array","items":{"$ref":"#/components/schemas/Uint"},"description":"Base fee per gas of each block and of the next one: always 0."},"gasUsedRatio":{"type":"array","items":{"type":"number","minimum":0,"maximum":1},"description":"gasUsed / gasLimit of each block."},"baseFeePerBlobGas":{"type":"array","items":{"$ref":"#/components/schemas/Uint"},"description":"Blob base fee of each block and of the next one: 1 wei, the minimum (no blobs, no excess blob gas)."},"blobGasUsedRatio":{"type":"array","items":{"type":"number","minimum":0,"maximum":1},"description":"Blob gas used / the maximum per block of each block: always 0 (no blobs)."},"reward":{"type":"array","items":{"type":"array","items":{"$ref":"#/components/schemas/Uint"}},"description":"Per block, the effective priority fee per gas at each requested percentile. Present only when `rewardPercentiles` was given."}}};
 
-function validate51(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate52(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((((data.oldestBlock === undefined) && (missing0 = "oldestBlock")) || ((data.baseFeePerGas === undefined) && (missing0 = "baseFeePerGas"))) || ((data.gasUsedRatio === undefined) && (missing0 = "gasUsedRatio"))) || ((data.baseFeePerBlobGas === undefined) && (missing0 = "baseFeePerBlobGas"))) || ((data.blobGasUsedRatio === undefined) && (missing0 = "blobGasUsedRatio"))){
-validate51.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate52.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
 if(!((((((key0 === "oldestBlock") || (key0 === "baseFeePerGas")) || (key0 === "gasUsedRatio")) || (key0 === "baseFeePerBlobGas")) || (key0 === "blobGasUsedRatio")) || (key0 === "reward"))){
-validate51.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate52.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -2205,13 +2228,13 @@ const _errs2 = errors;
 const _errs3 = errors;
 if(errors === _errs3){
 if(typeof data0 === "string"){
-if(!pattern14.test(data0)){
-validate51.errors = [{instancePath:instancePath+"/oldestBlock",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
+if(!pattern15.test(data0)){
+validate52.errors = [{instancePath:instancePath+"/oldestBlock",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
 return false;
 }
 }
 else {
-validate51.errors = [{instancePath:instancePath+"/oldestBlock",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate52.errors = [{instancePath:instancePath+"/oldestBlock",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -2234,13 +2257,13 @@ const _errs7 = errors;
 const _errs8 = errors;
 if(errors === _errs8){
 if(typeof data2 === "string"){
-if(!pattern14.test(data2)){
-validate51.errors = [{instancePath:instancePath+"/baseFeePerGas/" + i0,schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
+if(!pattern15.test(data2)){
+validate52.errors = [{instancePath:instancePath+"/baseFeePerGas/" + i0,schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
 return false;
 }
 }
 else {
-validate51.errors = [{instancePath:instancePath+"/baseFeePerGas/" + i0,schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate52.errors = [{instancePath:instancePath+"/baseFeePerGas/" + i0,schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -2251,7 +2274,7 @@ break;
 }
 }
 else {
-validate51.errors = [{instancePath:instancePath+"/baseFeePerGas",schemaPath:"#/properties/baseFeePerGas/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate52.errors = [{instancePath:instancePath+"/baseFeePerGas",schemaPath:"#/properties/baseFeePerGas/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -2274,18 +2297,18 @@ const _errs12 = errors;
 if(errors === _errs12){
 if(typeof data4 == "number"){
 if(data4 > 1 || isNaN(data4)){
-validate51.errors = [{instancePath:instancePath+"/gasUsedRatio/" + i1,schemaPath:"#/properties/gasUsedRatio/items/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1},message:"must be <= 1"}];
+validate52.errors = [{instancePath:instancePath+"/gasUsedRatio/" + i1,schemaPath:"#/properties/gasUsedRatio/items/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1},message:"must be <= 1"}];
 return false;
 }
 else {
 if(data4 < 0 || isNaN(data4)){
-validate51.errors = [{instancePath:instancePath+"/gasUsedRatio/" + i1,schemaPath:"#/properties/gasUsedRatio/items/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate52.errors = [{instancePath:instancePath+"/gasUsedRatio/" + i1,schemaPath:"#/properties/gasUsedRatio/items/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
 }
 else {
-validate51.errors = [{instancePath:instancePath+"/gasUsedRatio/" + i1,schemaPath:"#/properties/gasUsedRatio/items/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+validate52.errors = [{instancePath:instancePath+"/gasUsedRatio/" + i1,schemaPath:"#/properties/gasUsedRatio/items/type",keyword:"type",params:{type: "number"},message:"must be number"}];
 return false;
 }
 }
@@ -2296,7 +2319,7 @@ break;
 }
 }
 else {
-validate51.errors = [{instancePath:instancePath+"/gasUsedRatio",schemaPath:"#/properties/gasUsedRatio/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate52.errors = [{instancePath:instancePath+"/gasUsedRatio",schemaPath:"#/properties/gasUsedRatio/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -2319,13 +2342,13 @@ const _errs16 = errors;
 const _errs17 = errors;
 if(errors === _errs17){
 if(typeof data6 === "string"){
-if(!pattern14.test(data6)){
-validate51.errors = [{instancePath:instancePath+"/baseFeePerBlobGas/" + i2,schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
+if(!pattern15.test(data6)){
+validate52.errors = [{instancePath:instancePath+"/baseFeePerBlobGas/" + i2,schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
 return false;
 }
 }
 else {
-validate51.errors = [{instancePath:instancePath+"/baseFeePerBlobGas/" + i2,schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate52.errors = [{instancePath:instancePath+"/baseFeePerBlobGas/" + i2,schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -2336,7 +2359,7 @@ break;
 }
 }
 else {
-validate51.errors = [{instancePath:instancePath+"/baseFeePerBlobGas",schemaPath:"#/properties/baseFeePerBlobGas/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate52.errors = [{instancePath:instancePath+"/baseFeePerBlobGas",schemaPath:"#/properties/baseFeePerBlobGas/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -2359,18 +2382,18 @@ const _errs21 = errors;
 if(errors === _errs21){
 if(typeof data8 == "number"){
 if(data8 > 1 || isNaN(data8)){
-validate51.errors = [{instancePath:instancePath+"/blobGasUsedRatio/" + i3,schemaPath:"#/properties/blobGasUsedRatio/items/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1},message:"must be <= 1"}];
+validate52.errors = [{instancePath:instancePath+"/blobGasUsedRatio/" + i3,schemaPath:"#/properties/blobGasUsedRatio/items/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1},message:"must be <= 1"}];
 return false;
 }
 else {
 if(data8 < 0 || isNaN(data8)){
-validate51.errors = [{instancePath:instancePath+"/blobGasUsedRatio/" + i3,schemaPath:"#/properties/blobGasUsedRatio/items/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate52.errors = [{instancePath:instancePath+"/blobGasUsedRatio/" + i3,schemaPath:"#/properties/blobGasUsedRatio/items/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
 }
 else {
-validate51.errors = [{instancePath:instancePath+"/blobGasUsedRatio/" + i3,schemaPath:"#/properties/blobGasUsedRatio/items/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+validate52.errors = [{instancePath:instancePath+"/blobGasUsedRatio/" + i3,schemaPath:"#/properties/blobGasUsedRatio/items/type",keyword:"type",params:{type: "number"},message:"must be number"}];
 return false;
 }
 }
@@ -2381,7 +2404,7 @@ break;
 }
 }
 else {
-validate51.errors = [{instancePath:instancePath+"/blobGasUsedRatio",schemaPath:"#/properties/blobGasUsedRatio/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate52.errors = [{instancePath:instancePath+"/blobGasUsedRatio",schemaPath:"#/properties/blobGasUsedRatio/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -2411,13 +2434,13 @@ const _errs27 = errors;
 const _errs28 = errors;
 if(errors === _errs28){
 if(typeof data11 === "string"){
-if(!pattern14.test(data11)){
-validate51.errors = [{instancePath:instancePath+"/reward/" + i4+"/" + i5,schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
+if(!pattern15.test(data11)){
+validate52.errors = [{instancePath:instancePath+"/reward/" + i4+"/" + i5,schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
 return false;
 }
 }
 else {
-validate51.errors = [{instancePath:instancePath+"/reward/" + i4+"/" + i5,schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate52.errors = [{instancePath:instancePath+"/reward/" + i4+"/" + i5,schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -2428,7 +2451,7 @@ break;
 }
 }
 else {
-validate51.errors = [{instancePath:instancePath+"/reward/" + i4,schemaPath:"#/properties/reward/items/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate52.errors = [{instancePath:instancePath+"/reward/" + i4,schemaPath:"#/properties/reward/items/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -2439,7 +2462,7 @@ break;
 }
 }
 else {
-validate51.errors = [{instancePath:instancePath+"/reward",schemaPath:"#/properties/reward/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate52.errors = [{instancePath:instancePath+"/reward",schemaPath:"#/properties/reward/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -2457,46 +2480,46 @@ var valid0 = true;
 }
 }
 else {
-validate51.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate52.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
+}
+validate52.errors = vErrors;
+return errors === 0;
+}
+
+
+function validate51(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(!(validate52(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate52.errors : vErrors.concat(validate52.errors);
+errors = vErrors.length;
 }
 validate51.errors = vErrors;
 return errors === 0;
 }
 
+export const r_eth_syncing = validate54;
+const schema87 = {"$ref":"urn:chain-node:openrpc#/components/schemas/Syncing"};
+const schema88 = {"title":"Syncing","description":"False when the node is synchronised, otherwise its synchronisation progress.","oneOf":[{"type":"boolean","const":false,"description":"Synchronised."},{"$ref":"#/components/schemas/SyncStatus"}]};
+const schema89 = {"title":"SyncStatus","type":"object","description":"Synchronisation progress, returned by `syncing` while the node is not synchronised.","additionalProperties":false,"required":["startingBlock","currentBlock","highestBlock","pulledStates","knownStates"],"properties":{"startingBlock":{"$ref":"#/components/schemas/Uint","description":"Block at which the current synchronisation started."},"currentBlock":{"$ref":"#/components/schemas/Uint","description":"Current block, the same as `blockNumber` returns."},"highestBlock":{"$ref":"#/components/schemas/Uint","description":"Estimated highest block."},"pulledStates":{"$ref":"#/components/schemas/Uint","description":"State entries processed so far."},"knownStates":{"$ref":"#/components/schemas/Uint","description":"State entries still to be processed."}}};
 
-function validate50(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
-let vErrors = null;
-let errors = 0;
-if(!(validate51(data, {instancePath,parentData,parentDataProperty,rootData}))){
-vErrors = vErrors === null ? validate51.errors : vErrors.concat(validate51.errors);
-errors = vErrors.length;
-}
-validate50.errors = vErrors;
-return errors === 0;
-}
-
-export const r_eth_syncing = validate53;
-const schema86 = {"$ref":"urn:chain-node:openrpc#/components/schemas/Syncing"};
-const schema87 = {"title":"Syncing","description":"False when the node is synchronised, otherwise its synchronisation progress.","oneOf":[{"type":"boolean","const":false,"description":"Synchronised."},{"$ref":"#/components/schemas/SyncStatus"}]};
-const schema88 = {"title":"SyncStatus","type":"object","description":"Synchronisation progress, returned by `syncing` while the node is not synchronised.","additionalProperties":false,"required":["startingBlock","currentBlock","highestBlock","pulledStates","knownStates"],"properties":{"startingBlock":{"$ref":"#/components/schemas/Uint","description":"Block at which the current synchronisation started."},"currentBlock":{"$ref":"#/components/schemas/Uint","description":"Current block, the same as `blockNumber` returns."},"highestBlock":{"$ref":"#/components/schemas/Uint","description":"Estimated highest block."},"pulledStates":{"$ref":"#/components/schemas/Uint","description":"State entries processed so far."},"knownStates":{"$ref":"#/components/schemas/Uint","description":"State entries still to be processed."}}};
-
-function validate55(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate56(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((((data.startingBlock === undefined) && (missing0 = "startingBlock")) || ((data.currentBlock === undefined) && (missing0 = "currentBlock"))) || ((data.highestBlock === undefined) && (missing0 = "highestBlock"))) || ((data.pulledStates === undefined) && (missing0 = "pulledStates"))) || ((data.knownStates === undefined) && (missing0 = "knownStates"))){
-validate55.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate56.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
 if(!(((((key0 === "startingBlock") || (key0 === "currentBlock")) || (key0 === "highestBlock")) || (key0 === "pulledStates")) || (key0 === "knownStates"))){
-validate55.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate56.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -2508,13 +2531,13 @@ const _errs2 = errors;
 const _errs3 = errors;
 if(errors === _errs3){
 if(typeof data0 === "string"){
-if(!pattern14.test(data0)){
-validate55.errors = [{instancePath:instancePath+"/startingBlock",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
+if(!pattern15.test(data0)){
+validate56.errors = [{instancePath:instancePath+"/startingBlock",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
 return false;
 }
 }
 else {
-validate55.errors = [{instancePath:instancePath+"/startingBlock",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate56.errors = [{instancePath:instancePath+"/startingBlock",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -2530,13 +2553,13 @@ const _errs5 = errors;
 const _errs6 = errors;
 if(errors === _errs6){
 if(typeof data1 === "string"){
-if(!pattern14.test(data1)){
-validate55.errors = [{instancePath:instancePath+"/currentBlock",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
+if(!pattern15.test(data1)){
+validate56.errors = [{instancePath:instancePath+"/currentBlock",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
 return false;
 }
 }
 else {
-validate55.errors = [{instancePath:instancePath+"/currentBlock",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate56.errors = [{instancePath:instancePath+"/currentBlock",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -2552,13 +2575,13 @@ const _errs8 = errors;
 const _errs9 = errors;
 if(errors === _errs9){
 if(typeof data2 === "string"){
-if(!pattern14.test(data2)){
-validate55.errors = [{instancePath:instancePath+"/highestBlock",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
+if(!pattern15.test(data2)){
+validate56.errors = [{instancePath:instancePath+"/highestBlock",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
 return false;
 }
 }
 else {
-validate55.errors = [{instancePath:instancePath+"/highestBlock",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate56.errors = [{instancePath:instancePath+"/highestBlock",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -2574,13 +2597,13 @@ const _errs11 = errors;
 const _errs12 = errors;
 if(errors === _errs12){
 if(typeof data3 === "string"){
-if(!pattern14.test(data3)){
-validate55.errors = [{instancePath:instancePath+"/pulledStates",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
+if(!pattern15.test(data3)){
+validate56.errors = [{instancePath:instancePath+"/pulledStates",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
 return false;
 }
 }
 else {
-validate55.errors = [{instancePath:instancePath+"/pulledStates",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate56.errors = [{instancePath:instancePath+"/pulledStates",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -2596,13 +2619,13 @@ const _errs14 = errors;
 const _errs15 = errors;
 if(errors === _errs15){
 if(typeof data4 === "string"){
-if(!pattern14.test(data4)){
-validate55.errors = [{instancePath:instancePath+"/knownStates",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
+if(!pattern15.test(data4)){
+validate56.errors = [{instancePath:instancePath+"/knownStates",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
 return false;
 }
 }
 else {
-validate55.errors = [{instancePath:instancePath+"/knownStates",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate56.errors = [{instancePath:instancePath+"/knownStates",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -2619,16 +2642,16 @@ var valid0 = true;
 }
 }
 else {
-validate55.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate56.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate55.errors = vErrors;
+validate56.errors = vErrors;
 return errors === 0;
 }
 
 
-function validate54(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate55(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 const _errs0 = errors;
@@ -2661,8 +2684,8 @@ valid0 = true;
 passing0 = 0;
 }
 const _errs3 = errors;
-if(!(validate55(data, {instancePath,parentData,parentDataProperty,rootData}))){
-vErrors = vErrors === null ? validate55.errors : vErrors.concat(validate55.errors);
+if(!(validate56(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate56.errors : vErrors.concat(validate56.errors);
 errors = vErrors.length;
 }
 var _valid0 = _errs3 === errors;
@@ -2685,7 +2708,7 @@ else {
 vErrors.push(err2);
 }
 errors++;
-validate54.errors = vErrors;
+validate55.errors = vErrors;
 return false;
 }
 else {
@@ -2699,41 +2722,41 @@ vErrors = null;
 }
 }
 }
+validate55.errors = vErrors;
+return errors === 0;
+}
+
+
+function validate54(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(!(validate55(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate55.errors : vErrors.concat(validate55.errors);
+errors = vErrors.length;
+}
 validate54.errors = vErrors;
 return errors === 0;
 }
 
+export const r_eth_getAccountBaseInfo = validate59;
+const schema95 = {"$ref":"urn:chain-node:openrpc#/components/schemas/AccountBaseInfo"};
+const schema96 = {"title":"AccountBaseInfo","type":"object","description":"Basic facts about an account. `Nonce` and `Balance` are plain JSON integers, written as exact digits and never rounded: a balance in wei usually exceeds 2^53, so clients should read it with a JSON parser that keeps big integers.","additionalProperties":false,"required":["Address","Creator","IsContract","Nonce","Balance"],"properties":{"Address":{"$ref":"#/components/schemas/Address","description":"Account address."},"Creator":{"$ref":"#/components/schemas/Address","description":"Address of the account that created this account; the zero address for accounts not created by a contract-creation transaction."},"IsContract":{"type":"boolean","description":"True for a contract account."},"Nonce":{"minimum":0,"x-bigint":true,"description":"Account counter, as a plain JSON integer."},"Balance":{"minimum":0,"x-bigint":true,"description":"Balance in wei, as a plain JSON integer (exact digits, may exceed 2^53)."}}};
 
-function validate53(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
-let vErrors = null;
-let errors = 0;
-if(!(validate54(data, {instancePath,parentData,parentDataProperty,rootData}))){
-vErrors = vErrors === null ? validate54.errors : vErrors.concat(validate54.errors);
-errors = vErrors.length;
-}
-validate53.errors = vErrors;
-return errors === 0;
-}
-
-export const r_eth_getAccountBaseInfo = validate58;
-const schema94 = {"$ref":"urn:chain-node:openrpc#/components/schemas/AccountBaseInfo"};
-const schema95 = {"title":"AccountBaseInfo","type":"object","description":"Basic facts about an account. `Nonce` and `Balance` are plain JSON integers, written as exact digits and never rounded: a balance in wei usually exceeds 2^53, so clients should read it with a JSON parser that keeps big integers.","additionalProperties":false,"required":["Address","Creator","IsContract","Nonce","Balance"],"properties":{"Address":{"$ref":"#/components/schemas/Address","description":"Account address."},"Creator":{"$ref":"#/components/schemas/Address","description":"Address of the account that created this account; the zero address for accounts not created by a contract-creation transaction."},"IsContract":{"type":"boolean","description":"True for a contract account."},"Nonce":{"minimum":0,"x-bigint":true,"description":"Account counter, as a plain JSON integer."},"Balance":{"minimum":0,"x-bigint":true,"description":"Balance in wei, as a plain JSON integer (exact digits, may exceed 2^53)."}}};
-
-function validate59(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate60(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((((data.Address === undefined) && (missing0 = "Address")) || ((data.Creator === undefined) && (missing0 = "Creator"))) || ((data.IsContract === undefined) && (missing0 = "IsContract"))) || ((data.Nonce === undefined) && (missing0 = "Nonce"))) || ((data.Balance === undefined) && (missing0 = "Balance"))){
-validate59.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate60.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
 if(!(((((key0 === "Address") || (key0 === "Creator")) || (key0 === "IsContract")) || (key0 === "Nonce")) || (key0 === "Balance"))){
-validate59.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate60.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -2746,12 +2769,12 @@ const _errs3 = errors;
 if(errors === _errs3){
 if(typeof data0 === "string"){
 if(!pattern0.test(data0)){
-validate59.errors = [{instancePath:instancePath+"/Address",schemaPath:"#/components/schemas/Address/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{40}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{40}$"+"\""}];
+validate60.errors = [{instancePath:instancePath+"/Address",schemaPath:"#/components/schemas/Address/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{40}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{40}$"+"\""}];
 return false;
 }
 }
 else {
-validate59.errors = [{instancePath:instancePath+"/Address",schemaPath:"#/components/schemas/Address/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate60.errors = [{instancePath:instancePath+"/Address",schemaPath:"#/components/schemas/Address/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -2768,12 +2791,12 @@ const _errs6 = errors;
 if(errors === _errs6){
 if(typeof data1 === "string"){
 if(!pattern0.test(data1)){
-validate59.errors = [{instancePath:instancePath+"/Creator",schemaPath:"#/components/schemas/Address/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{40}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{40}$"+"\""}];
+validate60.errors = [{instancePath:instancePath+"/Creator",schemaPath:"#/components/schemas/Address/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{40}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{40}$"+"\""}];
 return false;
 }
 }
 else {
-validate59.errors = [{instancePath:instancePath+"/Creator",schemaPath:"#/components/schemas/Address/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate60.errors = [{instancePath:instancePath+"/Creator",schemaPath:"#/components/schemas/Address/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -2786,7 +2809,7 @@ if(valid0){
 if(data.IsContract !== undefined){
 const _errs8 = errors;
 if(typeof data.IsContract !== "boolean"){
-validate59.errors = [{instancePath:instancePath+"/IsContract",schemaPath:"#/properties/IsContract/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate60.errors = [{instancePath:instancePath+"/IsContract",schemaPath:"#/properties/IsContract/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 var valid0 = _errs8 === errors;
@@ -2799,13 +2822,13 @@ if(data.Nonce !== undefined){
 let data3 = data.Nonce;
 const _errs10 = errors;
 if(!((typeof data3 == "number" && Number.isInteger(data3)) || (typeof data3 == "bigint" && data3 >= BigInt(0)))){
-validate59.errors = [{instancePath:instancePath+"/Nonce",schemaPath:"#/properties/Nonce/x-bigint",keyword:"x-bigint",params:{},message:"must be an integer"}];
+validate60.errors = [{instancePath:instancePath+"/Nonce",schemaPath:"#/properties/Nonce/x-bigint",keyword:"x-bigint",params:{},message:"must be an integer"}];
 return false;
 }
 if(errors === _errs10){
 if(typeof data3 == "number"){
 if(data3 < 0 || isNaN(data3)){
-validate59.errors = [{instancePath:instancePath+"/Nonce",schemaPath:"#/properties/Nonce/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate60.errors = [{instancePath:instancePath+"/Nonce",schemaPath:"#/properties/Nonce/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -2820,13 +2843,13 @@ if(data.Balance !== undefined){
 let data4 = data.Balance;
 const _errs11 = errors;
 if(!((typeof data4 == "number" && Number.isInteger(data4)) || (typeof data4 == "bigint" && data4 >= BigInt(0)))){
-validate59.errors = [{instancePath:instancePath+"/Balance",schemaPath:"#/properties/Balance/x-bigint",keyword:"x-bigint",params:{},message:"must be an integer"}];
+validate60.errors = [{instancePath:instancePath+"/Balance",schemaPath:"#/properties/Balance/x-bigint",keyword:"x-bigint",params:{},message:"must be an integer"}];
 return false;
 }
 if(errors === _errs11){
 if(typeof data4 == "number"){
 if(data4 < 0 || isNaN(data4)){
-validate59.errors = [{instancePath:instancePath+"/Balance",schemaPath:"#/properties/Balance/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate60.errors = [{instancePath:instancePath+"/Balance",schemaPath:"#/properties/Balance/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -2844,53 +2867,53 @@ var valid0 = true;
 }
 }
 else {
-validate59.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate60.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
+}
+validate60.errors = vErrors;
+return errors === 0;
+}
+
+
+function validate59(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(!(validate60(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate60.errors : vErrors.concat(validate60.errors);
+errors = vErrors.length;
 }
 validate59.errors = vErrors;
 return errors === 0;
 }
 
+export const r_eth_getBlockByNumber = validate62;
+const schema99 = {"$ref":"urn:chain-node:openrpc#/components/schemas/BlockOrNull"};
+const schema100 = {"title":"BlockOrNull","description":"A block object, or null when no block matches (unknown hash, number beyond the head).","oneOf":[{"$ref":"#/components/schemas/Block"},{"type":"null"}]};
+const schema101 = {"title":"Block","type":"object","description":"Block object. Besides the spec's fields it carries the standard Ethereum fields clients parse: `difficulty` (always `0x1`), `totalDifficulty`, `sha3Uncles`, `uncles` (always empty) and `baseFeePerGas` (always `0x0`). For the pending block `hash`, `number`, `nonce`, `mixHash` and `logsBloom` are null.","additionalProperties":false,"required":["number","hash","parentHash","nonce","mixHash","sha3Uncles","logsBloom","transactionsRoot","stateRoot","receiptsRoot","miner","difficulty","totalDifficulty","extraData","size","gasLimit","gasUsed","timestamp","baseFeePerGas","uncles","transactions"],"properties":{"number":{"description":"Block height. Null for the pending block.","oneOf":[{"$ref":"#/components/schemas/Uint"},{"type":"null"}]},"hash":{"description":"Block hash. Null for the pending block.","oneOf":[{"$ref":"#/components/schemas/Bytes32"},{"type":"null"}]},"parentHash":{"$ref":"#/components/schemas/Bytes32","description":"Hash of the parent block."},"nonce":{"description":"Block nonce, 8 bytes (always zero under istanbul consensus). The spec lists it as a quantity; it is sent as 8-byte data, the form Ethereum clients and the execution-apis description expect. Null for the pending block.","oneOf":[{"$ref":"#/components/schemas/Bytes8"},{"type":"null"}]},"mixHash":{"description":"Mix hash (the istanbul digest). Null for the pending block.","oneOf":[{"$ref":"#/components/schemas/Bytes32"},{"type":"null"}]},"sha3Uncles":{"$ref":"#/components/schemas/Bytes32","description":"Hash of the (always empty) uncle list."},"logsBloom":{"description":"Bloom filter of the block's logs. Null for the pending block.","oneOf":[{"$ref":"#/components/schemas/Bloom"},{"type":"null"}]},"transactionsRoot":{"$ref":"#/components/schemas/Bytes32","description":"Root of the transactions tree."},"stateRoot":{"$ref":"#/components/schemas/Bytes32","description":"Root of the state tree."},"receiptsRoot":{"$ref":"#/components/schemas/Bytes32","description":"Root of the receipts tree."},"miner":{"$ref":"#/components/schemas/Address","description":"Account that receives the block reward (the proposing validator)."},"difficulty":{"$ref":"#/components/schemas/Uint","description":"Always `0x1`."},"totalDifficulty":{"$ref":"#/components/schemas/Uint","description":"Sum of the difficulties up to and including this block: the height + 1."},"extraData":{"$ref":"#/components/schemas/Bytes","description":"Extra block data (istanbul: 32-byte vanity followed by the RLP of validators, seal and committed seals)."},"size":{"$ref":"#/components/schemas/Uint","description":"Block size in bytes."},"gasLimit":{"$ref":"#/components/schemas/Uint","description":"Maximum gas allowed in the block."},"gasUsed":{"$ref":"#/components/schemas/Uint","description":"Total gas used by all transactions in the block."},"timestamp":{"$ref":"#/components/schemas/Uint","description":"Block timestamp (Unix seconds)."},"baseFeePerGas":{"$ref":"#/components/schemas/Uint","description":"Base fee per gas: always `0x0`."},"uncles":{"type":"array","items":{"$ref":"#/components/schemas/Bytes32"},"description":"Uncle hashes: always empty."},"transactions":{"description":"Transaction hashes, or full transaction objects when the request's `fullTransactions` flag is true.","anyOf":[{"type":"array","items":{"$ref":"#/components/schemas/Bytes32"},"description":"Transaction hashes."},{"type":"array","items":{"$ref":"#/components/schemas/Transaction"},"description":"Full transaction objects."}]}}};
+const schema105 = {"title":"Bytes8","type":"string","pattern":"^0x[0-9a-f]{16}$","description":"8-byte value as 0x-prefixed lower-case hex (the block nonce)."};
+const schema108 = {"title":"Bloom","type":"string","pattern":"^0x[0-9a-f]{512}$","description":"256-byte logs bloom filter as 0x-prefixed lower-case hex."};
+const pattern51 = new RegExp("^0x[0-9a-f]{16}$", "u");
+const pattern54 = new RegExp("^0x[0-9a-f]{512}$", "u");
+const schema123 = {"title":"Transaction","type":"object","description":"Transaction object, returned by `getTransactionByHash`, the by-index lookups, full blocks, `pendingTransactions` and `txpool_content`. Besides the spec's fields it carries `type` and `chainId` and `blockTimestamp`, which the Ethereum execution-apis description requires; typed (EIP-2930/1559) transactions also carry `yParity`, `accessList` and the fee caps.","additionalProperties":false,"required":["blockHash","blockNumber","blockTimestamp","from","gas","gasPrice","hash","input","nonce","to","transactionIndex","value","type","v","r","s"],"properties":{"blockHash":{"description":"Hash of the block containing the transaction. Null for a transaction in the pending block; the 32-byte zero hash in pending-pool listings (`pendingTransactions`, `txpool_content`).","oneOf":[{"$ref":"#/components/schemas/Bytes32"},{"type":"null"}]},"blockNumber":{"description":"Number of the block containing the transaction. Null for a pending transaction.","oneOf":[{"$ref":"#/components/schemas/Uint"},{"type":"null"}]},"blockTimestamp":{"description":"Timestamp of the block containing the transaction. Null for a pending transaction.","oneOf":[{"$ref":"#/components/schemas/Uint"},{"type":"null"}]},"from":{"$ref":"#/components/schemas/Address","description":"Sender."},"gas":{"$ref":"#/components/schemas/Uint","description":"Gas made available by the sender."},"gasPrice":{"$ref":"#/components/schemas/Uint","description":"Gas price in wei (for an EIP-1559 transaction the effective price; the base fee is always 0)."},"hash":{"$ref":"#/components/schemas/Bytes32","description":"Transaction hash."},"input":{"$ref":"#/components/schemas/Bytes","description":"Transaction payload."},"nonce":{"$ref":"#/components/schemas/Uint","description":"Sender's transaction counter before this transaction."},"to":{"description":"Recipient. Null for a contract-creation transaction.","oneOf":[{"$ref":"#/components/schemas/Address"},{"type":"null"}]},"transactionIndex":{"description":"Position in the block. Null for a pending transaction.","oneOf":[{"$ref":"#/components/schemas/Uint"},{"type":"null"}]},"value":{"$ref":"#/components/schemas/Uint","description":"Amount in wei."},"type":{"$ref":"#/components/schemas/TxType","description":"Transaction type."},"chainId":{"$ref":"#/components/schemas/Uint","description":"Chain id the transaction is signed for (`0x12c` = 300 by default). Absent for a legacy transaction signed without EIP-155 replay protection."},"v":{"$ref":"#/components/schemas/Uint","description":"Signature V (EIP-155: chainId × 2 + 35 or 36 for legacy transactions; 0 or 1 for typed ones)."},"r":{"$ref":"#/components/schemas/Uint","description":"Signature R."},"s":{"$ref":"#/components/schemas/Uint","description":"Signature S."},"yParity":{"$ref":"#/components/schemas/Uint","description":"Signature y-parity (typed transactions only)."},"maxFeePerGas":{"$ref":"#/components/schemas/Uint","description":"Fee cap per gas in wei (EIP-1559 transactions only)."},"maxPriorityFeePerGas":{"$ref":"#/components/schemas/Uint","description":"Priority fee cap per gas in wei (EIP-1559 transactions only)."},"accessList":{"$ref":"#/components/schemas/AccessList","description":"Access list (typed transactions only)."}}};
+const schema144 = {"title":"AccessList","type":"array","description":"EIP-2930 access list (typed transactions only).","items":{"$ref":"#/components/schemas/AccessListEntry"}};
+const schema145 = {"title":"AccessListEntry","type":"object","description":"One entry of an EIP-2930 access list: an address and the storage slots it touches.","additionalProperties":false,"required":["address","storageKeys"],"properties":{"address":{"$ref":"#/components/schemas/Address"},"storageKeys":{"type":"array","items":{"$ref":"#/components/schemas/Bytes32"},"description":"Storage slots of the address that the transaction pre-declares."}}};
 
-function validate58(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
-let vErrors = null;
-let errors = 0;
-if(!(validate59(data, {instancePath,parentData,parentDataProperty,rootData}))){
-vErrors = vErrors === null ? validate59.errors : vErrors.concat(validate59.errors);
-errors = vErrors.length;
-}
-validate58.errors = vErrors;
-return errors === 0;
-}
-
-export const r_eth_getBlockByNumber = validate61;
-const schema98 = {"$ref":"urn:chain-node:openrpc#/components/schemas/BlockOrNull"};
-const schema99 = {"title":"BlockOrNull","description":"A block object, or null when no block matches (unknown hash, number beyond the head).","oneOf":[{"$ref":"#/components/schemas/Block"},{"type":"null"}]};
-const schema100 = {"title":"Block","type":"object","description":"Block object. Besides the spec's fields it carries the standard Ethereum fields clients parse: `difficulty` (always `0x1`), `totalDifficulty`, `sha3Uncles`, `uncles` (always empty) and `baseFeePerGas` (always `0x0`). For the pending block `hash`, `number`, `nonce`, `mixHash` and `logsBloom` are null.","additionalProperties":false,"required":["number","hash","parentHash","nonce","mixHash","sha3Uncles","logsBloom","transactionsRoot","stateRoot","receiptsRoot","miner","difficulty","totalDifficulty","extraData","size","gasLimit","gasUsed","timestamp","baseFeePerGas","uncles","transactions"],"properties":{"number":{"description":"Block height. Null for the pending block.","oneOf":[{"$ref":"#/components/schemas/Uint"},{"type":"null"}]},"hash":{"description":"Block hash. Null for the pending block.","oneOf":[{"$ref":"#/components/schemas/Bytes32"},{"type":"null"}]},"parentHash":{"$ref":"#/components/schemas/Bytes32","description":"Hash of the parent block."},"nonce":{"description":"Block nonce, 8 bytes (always zero under istanbul consensus). The spec lists it as a quantity; it is sent as 8-byte data, the form Ethereum clients and the execution-apis description expect. Null for the pending block.","oneOf":[{"$ref":"#/components/schemas/Bytes8"},{"type":"null"}]},"mixHash":{"description":"Mix hash (the istanbul digest). Null for the pending block.","oneOf":[{"$ref":"#/components/schemas/Bytes32"},{"type":"null"}]},"sha3Uncles":{"$ref":"#/components/schemas/Bytes32","description":"Hash of the (always empty) uncle list."},"logsBloom":{"description":"Bloom filter of the block's logs. Null for the pending block.","oneOf":[{"$ref":"#/components/schemas/Bloom"},{"type":"null"}]},"transactionsRoot":{"$ref":"#/components/schemas/Bytes32","description":"Root of the transactions tree."},"stateRoot":{"$ref":"#/components/schemas/Bytes32","description":"Root of the state tree."},"receiptsRoot":{"$ref":"#/components/schemas/Bytes32","description":"Root of the receipts tree."},"miner":{"$ref":"#/components/schemas/Address","description":"Account that receives the block reward (the proposing validator)."},"difficulty":{"$ref":"#/components/schemas/Uint","description":"Always `0x1`."},"totalDifficulty":{"$ref":"#/components/schemas/Uint","description":"Sum of the difficulties up to and including this block: the height + 1."},"extraData":{"$ref":"#/components/schemas/Bytes","description":"Extra block data (istanbul: 32-byte vanity followed by the RLP of validators, seal and committed seals)."},"size":{"$ref":"#/components/schemas/Uint","description":"Block size in bytes."},"gasLimit":{"$ref":"#/components/schemas/Uint","description":"Maximum gas allowed in the block."},"gasUsed":{"$ref":"#/components/schemas/Uint","description":"Total gas used by all transactions in the block."},"timestamp":{"$ref":"#/components/schemas/Uint","description":"Block timestamp (Unix seconds)."},"baseFeePerGas":{"$ref":"#/components/schemas/Uint","description":"Base fee per gas: always `0x0`."},"uncles":{"type":"array","items":{"$ref":"#/components/schemas/Bytes32"},"description":"Uncle hashes: always empty."},"transactions":{"description":"Transaction hashes, or full transaction objects when the request's `fullTransactions` flag is true.","anyOf":[{"type":"array","items":{"$ref":"#/components/schemas/Bytes32"},"description":"Transaction hashes."},{"type":"array","items":{"$ref":"#/components/schemas/Transaction"},"description":"Full transaction objects."}]}}};
-const schema104 = {"title":"Bytes8","type":"string","pattern":"^0x[0-9a-f]{16}$","description":"8-byte value as 0x-prefixed lower-case hex (the block nonce)."};
-const schema107 = {"title":"Bloom","type":"string","pattern":"^0x[0-9a-f]{512}$","description":"256-byte logs bloom filter as 0x-prefixed lower-case hex."};
-const pattern50 = new RegExp("^0x[0-9a-f]{16}$", "u");
-const pattern53 = new RegExp("^0x[0-9a-f]{512}$", "u");
-const schema122 = {"title":"Transaction","type":"object","description":"Transaction object, returned by `getTransactionByHash`, the by-index lookups, full blocks, `pendingTransactions` and `txpool_content`. Besides the spec's fields it carries `type` and `chainId` and `blockTimestamp`, which the Ethereum execution-apis description requires; typed (EIP-2930/1559) transactions also carry `yParity`, `accessList` and the fee caps.","additionalProperties":false,"required":["blockHash","blockNumber","blockTimestamp","from","gas","gasPrice","hash","input","nonce","to","transactionIndex","value","type","v","r","s"],"properties":{"blockHash":{"description":"Hash of the block containing the transaction. Null for a transaction in the pending block; the 32-byte zero hash in pending-pool listings (`pendingTransactions`, `txpool_content`).","oneOf":[{"$ref":"#/components/schemas/Bytes32"},{"type":"null"}]},"blockNumber":{"description":"Number of the block containing the transaction. Null for a pending transaction.","oneOf":[{"$ref":"#/components/schemas/Uint"},{"type":"null"}]},"blockTimestamp":{"description":"Timestamp of the block containing the transaction. Null for a pending transaction.","oneOf":[{"$ref":"#/components/schemas/Uint"},{"type":"null"}]},"from":{"$ref":"#/components/schemas/Address","description":"Sender."},"gas":{"$ref":"#/components/schemas/Uint","description":"Gas made available by the sender."},"gasPrice":{"$ref":"#/components/schemas/Uint","description":"Gas price in wei (for an EIP-1559 transaction the effective price; the base fee is always 0)."},"hash":{"$ref":"#/components/schemas/Bytes32","description":"Transaction hash."},"input":{"$ref":"#/components/schemas/Bytes","description":"Transaction payload."},"nonce":{"$ref":"#/components/schemas/Uint","description":"Sender's transaction counter before this transaction."},"to":{"description":"Recipient. Null for a contract-creation transaction.","oneOf":[{"$ref":"#/components/schemas/Address"},{"type":"null"}]},"transactionIndex":{"description":"Position in the block. Null for a pending transaction.","oneOf":[{"$ref":"#/components/schemas/Uint"},{"type":"null"}]},"value":{"$ref":"#/components/schemas/Uint","description":"Amount in wei."},"type":{"$ref":"#/components/schemas/TxType","description":"Transaction type."},"chainId":{"$ref":"#/components/schemas/Uint","description":"Chain id the transaction is signed for (`0x12c` = 300 by default). Absent for a legacy transaction signed without EIP-155 replay protection."},"v":{"$ref":"#/components/schemas/Uint","description":"Signature V (EIP-155: chainId × 2 + 35 or 36 for legacy transactions; 0 or 1 for typed ones)."},"r":{"$ref":"#/components/schemas/Uint","description":"Signature R."},"s":{"$ref":"#/components/schemas/Uint","description":"Signature S."},"yParity":{"$ref":"#/components/schemas/Uint","description":"Signature y-parity (typed transactions only)."},"maxFeePerGas":{"$ref":"#/components/schemas/Uint","description":"Fee cap per gas in wei (EIP-1559 transactions only)."},"maxPriorityFeePerGas":{"$ref":"#/components/schemas/Uint","description":"Priority fee cap per gas in wei (EIP-1559 transactions only)."},"accessList":{"$ref":"#/components/schemas/AccessList","description":"Access list (typed transactions only)."}}};
-const schema143 = {"title":"AccessList","type":"array","description":"EIP-2930 access list (typed transactions only).","items":{"$ref":"#/components/schemas/AccessListEntry"}};
-const schema144 = {"title":"AccessListEntry","type":"object","description":"One entry of an EIP-2930 access list: an address and the storage slots it touches.","additionalProperties":false,"required":["address","storageKeys"],"properties":{"address":{"$ref":"#/components/schemas/Address"},"storageKeys":{"type":"array","items":{"$ref":"#/components/schemas/Bytes32"},"description":"Storage slots of the address that the transaction pre-declares."}}};
-
-function validate66(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate67(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.address === undefined) && (missing0 = "address")) || ((data.storageKeys === undefined) && (missing0 = "storageKeys"))){
-validate66.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate67.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
 if(!((key0 === "address") || (key0 === "storageKeys"))){
-validate66.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate67.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -2903,12 +2926,12 @@ const _errs3 = errors;
 if(errors === _errs3){
 if(typeof data0 === "string"){
 if(!pattern0.test(data0)){
-validate66.errors = [{instancePath:instancePath+"/address",schemaPath:"#/components/schemas/Address/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{40}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{40}$"+"\""}];
+validate67.errors = [{instancePath:instancePath+"/address",schemaPath:"#/components/schemas/Address/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{40}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{40}$"+"\""}];
 return false;
 }
 }
 else {
-validate66.errors = [{instancePath:instancePath+"/address",schemaPath:"#/components/schemas/Address/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate67.errors = [{instancePath:instancePath+"/address",schemaPath:"#/components/schemas/Address/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -2931,13 +2954,13 @@ const _errs7 = errors;
 const _errs8 = errors;
 if(errors === _errs8){
 if(typeof data2 === "string"){
-if(!pattern11.test(data2)){
-validate66.errors = [{instancePath:instancePath+"/storageKeys/" + i0,schemaPath:"#/components/schemas/Bytes32/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-f]{64}$"},message:"must match pattern \""+"^0x[0-9a-f]{64}$"+"\""}];
+if(!pattern12.test(data2)){
+validate67.errors = [{instancePath:instancePath+"/storageKeys/" + i0,schemaPath:"#/components/schemas/Bytes32/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-f]{64}$"},message:"must match pattern \""+"^0x[0-9a-f]{64}$"+"\""}];
 return false;
 }
 }
 else {
-validate66.errors = [{instancePath:instancePath+"/storageKeys/" + i0,schemaPath:"#/components/schemas/Bytes32/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate67.errors = [{instancePath:instancePath+"/storageKeys/" + i0,schemaPath:"#/components/schemas/Bytes32/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -2948,7 +2971,7 @@ break;
 }
 }
 else {
-validate66.errors = [{instancePath:instancePath+"/storageKeys",schemaPath:"#/properties/storageKeys/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate67.errors = [{instancePath:instancePath+"/storageKeys",schemaPath:"#/properties/storageKeys/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -2962,7 +2985,36 @@ var valid0 = true;
 }
 }
 else {
-validate66.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate67.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate67.errors = vErrors;
+return errors === 0;
+}
+
+
+function validate66(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(Array.isArray(data)){
+var valid0 = true;
+const len0 = data.length;
+for(let i0=0; i0<len0; i0++){
+const _errs1 = errors;
+if(!(validate67(data[i0], {instancePath:instancePath+"/" + i0,parentData:data,parentDataProperty:i0,rootData}))){
+vErrors = vErrors === null ? validate67.errors : vErrors.concat(validate67.errors);
+errors = vErrors.length;
+}
+var valid0 = _errs1 === errors;
+if(!valid0){
+break;
+}
+}
+}
+else {
+validate66.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -2975,46 +3027,17 @@ function validate65(data, {instancePath="", parentData, parentDataProperty, root
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
-if(Array.isArray(data)){
-var valid0 = true;
-const len0 = data.length;
-for(let i0=0; i0<len0; i0++){
-const _errs1 = errors;
-if(!(validate66(data[i0], {instancePath:instancePath+"/" + i0,parentData:data,parentDataProperty:i0,rootData}))){
-vErrors = vErrors === null ? validate66.errors : vErrors.concat(validate66.errors);
-errors = vErrors.length;
-}
-var valid0 = _errs1 === errors;
-if(!valid0){
-break;
-}
-}
-}
-else {
-validate65.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "array"},message:"must be array"}];
-return false;
-}
-}
-validate65.errors = vErrors;
-return errors === 0;
-}
-
-
-function validate64(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
-let vErrors = null;
-let errors = 0;
-if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((((((((((((((((data.blockHash === undefined) && (missing0 = "blockHash")) || ((data.blockNumber === undefined) && (missing0 = "blockNumber"))) || ((data.blockTimestamp === undefined) && (missing0 = "blockTimestamp"))) || ((data.from === undefined) && (missing0 = "from"))) || ((data.gas === undefined) && (missing0 = "gas"))) || ((data.gasPrice === undefined) && (missing0 = "gasPrice"))) || ((data.hash === undefined) && (missing0 = "hash"))) || ((data.input === undefined) && (missing0 = "input"))) || ((data.nonce === undefined) && (missing0 = "nonce"))) || ((data.to === undefined) && (missing0 = "to"))) || ((data.transactionIndex === undefined) && (missing0 = "transactionIndex"))) || ((data.value === undefined) && (missing0 = "value"))) || ((data.type === undefined) && (missing0 = "type"))) || ((data.v === undefined) && (missing0 = "v"))) || ((data.r === undefined) && (missing0 = "r"))) || ((data.s === undefined) && (missing0 = "s"))){
-validate64.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate65.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
-if(!(func2.call(schema122.properties, key0))){
-validate64.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+if(!(func2.call(schema123.properties, key0))){
+validate65.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -3030,7 +3053,7 @@ const _errs4 = errors;
 const _errs5 = errors;
 if(errors === _errs5){
 if(typeof data0 === "string"){
-if(!pattern11.test(data0)){
+if(!pattern12.test(data0)){
 const err0 = {instancePath:instancePath+"/blockHash",schemaPath:"#/components/schemas/Bytes32/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-f]{64}$"},message:"must match pattern \""+"^0x[0-9a-f]{64}$"+"\""};
 if(vErrors === null){
 vErrors = [err0];
@@ -3088,7 +3111,7 @@ else {
 vErrors.push(err3);
 }
 errors++;
-validate64.errors = vErrors;
+validate65.errors = vErrors;
 return false;
 }
 else {
@@ -3118,7 +3141,7 @@ const _errs11 = errors;
 const _errs12 = errors;
 if(errors === _errs12){
 if(typeof data1 === "string"){
-if(!pattern14.test(data1)){
+if(!pattern15.test(data1)){
 const err4 = {instancePath:instancePath+"/blockNumber",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""};
 if(vErrors === null){
 vErrors = [err4];
@@ -3176,7 +3199,7 @@ else {
 vErrors.push(err7);
 }
 errors++;
-validate64.errors = vErrors;
+validate65.errors = vErrors;
 return false;
 }
 else {
@@ -3206,7 +3229,7 @@ const _errs18 = errors;
 const _errs19 = errors;
 if(errors === _errs19){
 if(typeof data2 === "string"){
-if(!pattern14.test(data2)){
+if(!pattern15.test(data2)){
 const err8 = {instancePath:instancePath+"/blockTimestamp",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""};
 if(vErrors === null){
 vErrors = [err8];
@@ -3264,7 +3287,7 @@ else {
 vErrors.push(err11);
 }
 errors++;
-validate64.errors = vErrors;
+validate65.errors = vErrors;
 return false;
 }
 else {
@@ -3291,12 +3314,12 @@ const _errs24 = errors;
 if(errors === _errs24){
 if(typeof data3 === "string"){
 if(!pattern0.test(data3)){
-validate64.errors = [{instancePath:instancePath+"/from",schemaPath:"#/components/schemas/Address/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{40}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{40}$"+"\""}];
+validate65.errors = [{instancePath:instancePath+"/from",schemaPath:"#/components/schemas/Address/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{40}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{40}$"+"\""}];
 return false;
 }
 }
 else {
-validate64.errors = [{instancePath:instancePath+"/from",schemaPath:"#/components/schemas/Address/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate65.errors = [{instancePath:instancePath+"/from",schemaPath:"#/components/schemas/Address/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -3312,13 +3335,13 @@ const _errs26 = errors;
 const _errs27 = errors;
 if(errors === _errs27){
 if(typeof data4 === "string"){
-if(!pattern14.test(data4)){
-validate64.errors = [{instancePath:instancePath+"/gas",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
+if(!pattern15.test(data4)){
+validate65.errors = [{instancePath:instancePath+"/gas",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
 return false;
 }
 }
 else {
-validate64.errors = [{instancePath:instancePath+"/gas",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate65.errors = [{instancePath:instancePath+"/gas",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -3334,13 +3357,13 @@ const _errs29 = errors;
 const _errs30 = errors;
 if(errors === _errs30){
 if(typeof data5 === "string"){
-if(!pattern14.test(data5)){
-validate64.errors = [{instancePath:instancePath+"/gasPrice",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
+if(!pattern15.test(data5)){
+validate65.errors = [{instancePath:instancePath+"/gasPrice",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
 return false;
 }
 }
 else {
-validate64.errors = [{instancePath:instancePath+"/gasPrice",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate65.errors = [{instancePath:instancePath+"/gasPrice",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -3356,13 +3379,13 @@ const _errs32 = errors;
 const _errs33 = errors;
 if(errors === _errs33){
 if(typeof data6 === "string"){
-if(!pattern11.test(data6)){
-validate64.errors = [{instancePath:instancePath+"/hash",schemaPath:"#/components/schemas/Bytes32/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-f]{64}$"},message:"must match pattern \""+"^0x[0-9a-f]{64}$"+"\""}];
+if(!pattern12.test(data6)){
+validate65.errors = [{instancePath:instancePath+"/hash",schemaPath:"#/components/schemas/Bytes32/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-f]{64}$"},message:"must match pattern \""+"^0x[0-9a-f]{64}$"+"\""}];
 return false;
 }
 }
 else {
-validate64.errors = [{instancePath:instancePath+"/hash",schemaPath:"#/components/schemas/Bytes32/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate65.errors = [{instancePath:instancePath+"/hash",schemaPath:"#/components/schemas/Bytes32/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -3378,13 +3401,13 @@ const _errs35 = errors;
 const _errs36 = errors;
 if(errors === _errs36){
 if(typeof data7 === "string"){
-if(!pattern12.test(data7)){
-validate64.errors = [{instancePath:instancePath+"/input",schemaPath:"#/components/schemas/Bytes/pattern",keyword:"pattern",params:{pattern: "^0x(?:[0-9a-f]{2})*$"},message:"must match pattern \""+"^0x(?:[0-9a-f]{2})*$"+"\""}];
+if(!pattern13.test(data7)){
+validate65.errors = [{instancePath:instancePath+"/input",schemaPath:"#/components/schemas/Bytes/pattern",keyword:"pattern",params:{pattern: "^0x(?:[0-9a-f]{2})*$"},message:"must match pattern \""+"^0x(?:[0-9a-f]{2})*$"+"\""}];
 return false;
 }
 }
 else {
-validate64.errors = [{instancePath:instancePath+"/input",schemaPath:"#/components/schemas/Bytes/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate65.errors = [{instancePath:instancePath+"/input",schemaPath:"#/components/schemas/Bytes/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -3400,13 +3423,13 @@ const _errs38 = errors;
 const _errs39 = errors;
 if(errors === _errs39){
 if(typeof data8 === "string"){
-if(!pattern14.test(data8)){
-validate64.errors = [{instancePath:instancePath+"/nonce",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
+if(!pattern15.test(data8)){
+validate65.errors = [{instancePath:instancePath+"/nonce",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
 return false;
 }
 }
 else {
-validate64.errors = [{instancePath:instancePath+"/nonce",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate65.errors = [{instancePath:instancePath+"/nonce",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -3484,7 +3507,7 @@ else {
 vErrors.push(err15);
 }
 errors++;
-validate64.errors = vErrors;
+validate65.errors = vErrors;
 return false;
 }
 else {
@@ -3514,7 +3537,7 @@ const _errs50 = errors;
 const _errs51 = errors;
 if(errors === _errs51){
 if(typeof data10 === "string"){
-if(!pattern14.test(data10)){
+if(!pattern15.test(data10)){
 const err16 = {instancePath:instancePath+"/transactionIndex",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""};
 if(vErrors === null){
 vErrors = [err16];
@@ -3572,7 +3595,7 @@ else {
 vErrors.push(err19);
 }
 errors++;
-validate64.errors = vErrors;
+validate65.errors = vErrors;
 return false;
 }
 else {
@@ -3598,13 +3621,13 @@ const _errs55 = errors;
 const _errs56 = errors;
 if(errors === _errs56){
 if(typeof data11 === "string"){
-if(!pattern14.test(data11)){
-validate64.errors = [{instancePath:instancePath+"/value",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
+if(!pattern15.test(data11)){
+validate65.errors = [{instancePath:instancePath+"/value",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
 return false;
 }
 }
 else {
-validate64.errors = [{instancePath:instancePath+"/value",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate65.errors = [{instancePath:instancePath+"/value",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -3620,13 +3643,13 @@ const _errs58 = errors;
 const _errs59 = errors;
 if(errors === _errs59){
 if(typeof data12 === "string"){
-if(!pattern13.test(data12)){
-validate64.errors = [{instancePath:instancePath+"/type",schemaPath:"#/components/schemas/TxType/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]?)$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]?)$"+"\""}];
+if(!pattern14.test(data12)){
+validate65.errors = [{instancePath:instancePath+"/type",schemaPath:"#/components/schemas/TxType/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]?)$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]?)$"+"\""}];
 return false;
 }
 }
 else {
-validate64.errors = [{instancePath:instancePath+"/type",schemaPath:"#/components/schemas/TxType/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate65.errors = [{instancePath:instancePath+"/type",schemaPath:"#/components/schemas/TxType/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -3642,13 +3665,13 @@ const _errs61 = errors;
 const _errs62 = errors;
 if(errors === _errs62){
 if(typeof data13 === "string"){
-if(!pattern14.test(data13)){
-validate64.errors = [{instancePath:instancePath+"/chainId",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
+if(!pattern15.test(data13)){
+validate65.errors = [{instancePath:instancePath+"/chainId",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
 return false;
 }
 }
 else {
-validate64.errors = [{instancePath:instancePath+"/chainId",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate65.errors = [{instancePath:instancePath+"/chainId",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -3664,13 +3687,13 @@ const _errs64 = errors;
 const _errs65 = errors;
 if(errors === _errs65){
 if(typeof data14 === "string"){
-if(!pattern14.test(data14)){
-validate64.errors = [{instancePath:instancePath+"/v",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
+if(!pattern15.test(data14)){
+validate65.errors = [{instancePath:instancePath+"/v",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
 return false;
 }
 }
 else {
-validate64.errors = [{instancePath:instancePath+"/v",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate65.errors = [{instancePath:instancePath+"/v",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -3686,13 +3709,13 @@ const _errs67 = errors;
 const _errs68 = errors;
 if(errors === _errs68){
 if(typeof data15 === "string"){
-if(!pattern14.test(data15)){
-validate64.errors = [{instancePath:instancePath+"/r",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
+if(!pattern15.test(data15)){
+validate65.errors = [{instancePath:instancePath+"/r",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
 return false;
 }
 }
 else {
-validate64.errors = [{instancePath:instancePath+"/r",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate65.errors = [{instancePath:instancePath+"/r",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -3708,13 +3731,13 @@ const _errs70 = errors;
 const _errs71 = errors;
 if(errors === _errs71){
 if(typeof data16 === "string"){
-if(!pattern14.test(data16)){
-validate64.errors = [{instancePath:instancePath+"/s",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
+if(!pattern15.test(data16)){
+validate65.errors = [{instancePath:instancePath+"/s",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
 return false;
 }
 }
 else {
-validate64.errors = [{instancePath:instancePath+"/s",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate65.errors = [{instancePath:instancePath+"/s",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -3730,13 +3753,13 @@ const _errs73 = errors;
 const _errs74 = errors;
 if(errors === _errs74){
 if(typeof data17 === "string"){
-if(!pattern14.test(data17)){
-validate64.errors = [{instancePath:instancePath+"/yParity",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
+if(!pattern15.test(data17)){
+validate65.errors = [{instancePath:instancePath+"/yParity",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
 return false;
 }
 }
 else {
-validate64.errors = [{instancePath:instancePath+"/yParity",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate65.errors = [{instancePath:instancePath+"/yParity",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -3752,13 +3775,13 @@ const _errs76 = errors;
 const _errs77 = errors;
 if(errors === _errs77){
 if(typeof data18 === "string"){
-if(!pattern14.test(data18)){
-validate64.errors = [{instancePath:instancePath+"/maxFeePerGas",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
+if(!pattern15.test(data18)){
+validate65.errors = [{instancePath:instancePath+"/maxFeePerGas",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
 return false;
 }
 }
 else {
-validate64.errors = [{instancePath:instancePath+"/maxFeePerGas",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate65.errors = [{instancePath:instancePath+"/maxFeePerGas",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -3774,13 +3797,13 @@ const _errs79 = errors;
 const _errs80 = errors;
 if(errors === _errs80){
 if(typeof data19 === "string"){
-if(!pattern14.test(data19)){
-validate64.errors = [{instancePath:instancePath+"/maxPriorityFeePerGas",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
+if(!pattern15.test(data19)){
+validate65.errors = [{instancePath:instancePath+"/maxPriorityFeePerGas",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
 return false;
 }
 }
 else {
-validate64.errors = [{instancePath:instancePath+"/maxPriorityFeePerGas",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate65.errors = [{instancePath:instancePath+"/maxPriorityFeePerGas",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -3792,8 +3815,8 @@ var valid0 = true;
 if(valid0){
 if(data.accessList !== undefined){
 const _errs82 = errors;
-if(!(validate65(data.accessList, {instancePath:instancePath+"/accessList",parentData:data,parentDataProperty:"accessList",rootData}))){
-vErrors = vErrors === null ? validate65.errors : vErrors.concat(validate65.errors);
+if(!(validate66(data.accessList, {instancePath:instancePath+"/accessList",parentData:data,parentDataProperty:"accessList",rootData}))){
+vErrors = vErrors === null ? validate66.errors : vErrors.concat(validate66.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs82 === errors;
@@ -3825,30 +3848,30 @@ var valid0 = true;
 }
 }
 else {
-validate64.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate65.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate64.errors = vErrors;
+validate65.errors = vErrors;
 return errors === 0;
 }
 
 
-function validate63(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate64(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((((((((((((((((((((data.number === undefined) && (missing0 = "number")) || ((data.hash === undefined) && (missing0 = "hash"))) || ((data.parentHash === undefined) && (missing0 = "parentHash"))) || ((data.nonce === undefined) && (missing0 = "nonce"))) || ((data.mixHash === undefined) && (missing0 = "mixHash"))) || ((data.sha3Uncles === undefined) && (missing0 = "sha3Uncles"))) || ((data.logsBloom === undefined) && (missing0 = "logsBloom"))) || ((data.transactionsRoot === undefined) && (missing0 = "transactionsRoot"))) || ((data.stateRoot === undefined) && (missing0 = "stateRoot"))) || ((data.receiptsRoot === undefined) && (missing0 = "receiptsRoot"))) || ((data.miner === undefined) && (missing0 = "miner"))) || ((data.difficulty === undefined) && (missing0 = "difficulty"))) || ((data.totalDifficulty === undefined) && (missing0 = "totalDifficulty"))) || ((data.extraData === undefined) && (missing0 = "extraData"))) || ((data.size === undefined) && (missing0 = "size"))) || ((data.gasLimit === undefined) && (missing0 = "gasLimit"))) || ((data.gasUsed === undefined) && (missing0 = "gasUsed"))) || ((data.timestamp === undefined) && (missing0 = "timestamp"))) || ((data.baseFeePerGas === undefined) && (missing0 = "baseFeePerGas"))) || ((data.uncles === undefined) && (missing0 = "uncles"))) || ((data.transactions === undefined) && (missing0 = "transactions"))){
-validate63.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate64.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
-if(!(func2.call(schema100.properties, key0))){
-validate63.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+if(!(func2.call(schema101.properties, key0))){
+validate64.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -3864,7 +3887,7 @@ const _errs4 = errors;
 const _errs5 = errors;
 if(errors === _errs5){
 if(typeof data0 === "string"){
-if(!pattern14.test(data0)){
+if(!pattern15.test(data0)){
 const err0 = {instancePath:instancePath+"/number",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""};
 if(vErrors === null){
 vErrors = [err0];
@@ -3922,7 +3945,7 @@ else {
 vErrors.push(err3);
 }
 errors++;
-validate63.errors = vErrors;
+validate64.errors = vErrors;
 return false;
 }
 else {
@@ -3952,7 +3975,7 @@ const _errs11 = errors;
 const _errs12 = errors;
 if(errors === _errs12){
 if(typeof data1 === "string"){
-if(!pattern11.test(data1)){
+if(!pattern12.test(data1)){
 const err4 = {instancePath:instancePath+"/hash",schemaPath:"#/components/schemas/Bytes32/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-f]{64}$"},message:"must match pattern \""+"^0x[0-9a-f]{64}$"+"\""};
 if(vErrors === null){
 vErrors = [err4];
@@ -4010,7 +4033,7 @@ else {
 vErrors.push(err7);
 }
 errors++;
-validate63.errors = vErrors;
+validate64.errors = vErrors;
 return false;
 }
 else {
@@ -4036,13 +4059,13 @@ const _errs16 = errors;
 const _errs17 = errors;
 if(errors === _errs17){
 if(typeof data2 === "string"){
-if(!pattern11.test(data2)){
-validate63.errors = [{instancePath:instancePath+"/parentHash",schemaPath:"#/components/schemas/Bytes32/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-f]{64}$"},message:"must match pattern \""+"^0x[0-9a-f]{64}$"+"\""}];
+if(!pattern12.test(data2)){
+validate64.errors = [{instancePath:instancePath+"/parentHash",schemaPath:"#/components/schemas/Bytes32/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-f]{64}$"},message:"must match pattern \""+"^0x[0-9a-f]{64}$"+"\""}];
 return false;
 }
 }
 else {
-validate63.errors = [{instancePath:instancePath+"/parentHash",schemaPath:"#/components/schemas/Bytes32/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate64.errors = [{instancePath:instancePath+"/parentHash",schemaPath:"#/components/schemas/Bytes32/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -4062,7 +4085,7 @@ const _errs21 = errors;
 const _errs22 = errors;
 if(errors === _errs22){
 if(typeof data3 === "string"){
-if(!pattern50.test(data3)){
+if(!pattern51.test(data3)){
 const err8 = {instancePath:instancePath+"/nonce",schemaPath:"#/components/schemas/Bytes8/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-f]{16}$"},message:"must match pattern \""+"^0x[0-9a-f]{16}$"+"\""};
 if(vErrors === null){
 vErrors = [err8];
@@ -4120,7 +4143,7 @@ else {
 vErrors.push(err11);
 }
 errors++;
-validate63.errors = vErrors;
+validate64.errors = vErrors;
 return false;
 }
 else {
@@ -4150,7 +4173,7 @@ const _errs28 = errors;
 const _errs29 = errors;
 if(errors === _errs29){
 if(typeof data4 === "string"){
-if(!pattern11.test(data4)){
+if(!pattern12.test(data4)){
 const err12 = {instancePath:instancePath+"/mixHash",schemaPath:"#/components/schemas/Bytes32/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-f]{64}$"},message:"must match pattern \""+"^0x[0-9a-f]{64}$"+"\""};
 if(vErrors === null){
 vErrors = [err12];
@@ -4208,7 +4231,7 @@ else {
 vErrors.push(err15);
 }
 errors++;
-validate63.errors = vErrors;
+validate64.errors = vErrors;
 return false;
 }
 else {
@@ -4234,13 +4257,13 @@ const _errs33 = errors;
 const _errs34 = errors;
 if(errors === _errs34){
 if(typeof data5 === "string"){
-if(!pattern11.test(data5)){
-validate63.errors = [{instancePath:instancePath+"/sha3Uncles",schemaPath:"#/components/schemas/Bytes32/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-f]{64}$"},message:"must match pattern \""+"^0x[0-9a-f]{64}$"+"\""}];
+if(!pattern12.test(data5)){
+validate64.errors = [{instancePath:instancePath+"/sha3Uncles",schemaPath:"#/components/schemas/Bytes32/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-f]{64}$"},message:"must match pattern \""+"^0x[0-9a-f]{64}$"+"\""}];
 return false;
 }
 }
 else {
-validate63.errors = [{instancePath:instancePath+"/sha3Uncles",schemaPath:"#/components/schemas/Bytes32/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate64.errors = [{instancePath:instancePath+"/sha3Uncles",schemaPath:"#/components/schemas/Bytes32/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -4260,7 +4283,7 @@ const _errs38 = errors;
 const _errs39 = errors;
 if(errors === _errs39){
 if(typeof data6 === "string"){
-if(!pattern53.test(data6)){
+if(!pattern54.test(data6)){
 const err16 = {instancePath:instancePath+"/logsBloom",schemaPath:"#/components/schemas/Bloom/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-f]{512}$"},message:"must match pattern \""+"^0x[0-9a-f]{512}$"+"\""};
 if(vErrors === null){
 vErrors = [err16];
@@ -4318,7 +4341,7 @@ else {
 vErrors.push(err19);
 }
 errors++;
-validate63.errors = vErrors;
+validate64.errors = vErrors;
 return false;
 }
 else {
@@ -4344,13 +4367,13 @@ const _errs43 = errors;
 const _errs44 = errors;
 if(errors === _errs44){
 if(typeof data7 === "string"){
-if(!pattern11.test(data7)){
-validate63.errors = [{instancePath:instancePath+"/transactionsRoot",schemaPath:"#/components/schemas/Bytes32/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-f]{64}$"},message:"must match pattern \""+"^0x[0-9a-f]{64}$"+"\""}];
+if(!pattern12.test(data7)){
+validate64.errors = [{instancePath:instancePath+"/transactionsRoot",schemaPath:"#/components/schemas/Bytes32/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-f]{64}$"},message:"must match pattern \""+"^0x[0-9a-f]{64}$"+"\""}];
 return false;
 }
 }
 else {
-validate63.errors = [{instancePath:instancePath+"/transactionsRoot",schemaPath:"#/components/schemas/Bytes32/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate64.errors = [{instancePath:instancePath+"/transactionsRoot",schemaPath:"#/components/schemas/Bytes32/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -4366,13 +4389,13 @@ const _errs46 = errors;
 const _errs47 = errors;
 if(errors === _errs47){
 if(typeof data8 === "string"){
-if(!pattern11.test(data8)){
-validate63.errors = [{instancePath:instancePath+"/stateRoot",schemaPath:"#/components/schemas/Bytes32/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-f]{64}$"},message:"must match pattern \""+"^0x[0-9a-f]{64}$"+"\""}];
+if(!pattern12.test(data8)){
+validate64.errors = [{instancePath:instancePath+"/stateRoot",schemaPath:"#/components/schemas/Bytes32/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-f]{64}$"},message:"must match pattern \""+"^0x[0-9a-f]{64}$"+"\""}];
 return false;
 }
 }
 else {
-validate63.errors = [{instancePath:instancePath+"/stateRoot",schemaPath:"#/components/schemas/Bytes32/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate64.errors = [{instancePath:instancePath+"/stateRoot",schemaPath:"#/components/schemas/Bytes32/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -4388,13 +4411,13 @@ const _errs49 = errors;
 const _errs50 = errors;
 if(errors === _errs50){
 if(typeof data9 === "string"){
-if(!pattern11.test(data9)){
-validate63.errors = [{instancePath:instancePath+"/receiptsRoot",schemaPath:"#/components/schemas/Bytes32/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-f]{64}$"},message:"must match pattern \""+"^0x[0-9a-f]{64}$"+"\""}];
+if(!pattern12.test(data9)){
+validate64.errors = [{instancePath:instancePath+"/receiptsRoot",schemaPath:"#/components/schemas/Bytes32/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-f]{64}$"},message:"must match pattern \""+"^0x[0-9a-f]{64}$"+"\""}];
 return false;
 }
 }
 else {
-validate63.errors = [{instancePath:instancePath+"/receiptsRoot",schemaPath:"#/components/schemas/Bytes32/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate64.errors = [{instancePath:instancePath+"/receiptsRoot",schemaPath:"#/components/schemas/Bytes32/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -4411,12 +4434,12 @@ const _errs53 = errors;
 if(errors === _errs53){
 if(typeof data10 === "string"){
 if(!pattern0.test(data10)){
-validate63.errors = [{instancePath:instancePath+"/miner",schemaPath:"#/components/schemas/Address/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{40}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{40}$"+"\""}];
+validate64.errors = [{instancePath:instancePath+"/miner",schemaPath:"#/components/schemas/Address/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{40}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{40}$"+"\""}];
 return false;
 }
 }
 else {
-validate63.errors = [{instancePath:instancePath+"/miner",schemaPath:"#/components/schemas/Address/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate64.errors = [{instancePath:instancePath+"/miner",schemaPath:"#/components/schemas/Address/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -4432,13 +4455,13 @@ const _errs55 = errors;
 const _errs56 = errors;
 if(errors === _errs56){
 if(typeof data11 === "string"){
-if(!pattern14.test(data11)){
-validate63.errors = [{instancePath:instancePath+"/difficulty",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
+if(!pattern15.test(data11)){
+validate64.errors = [{instancePath:instancePath+"/difficulty",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
 return false;
 }
 }
 else {
-validate63.errors = [{instancePath:instancePath+"/difficulty",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate64.errors = [{instancePath:instancePath+"/difficulty",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -4454,13 +4477,13 @@ const _errs58 = errors;
 const _errs59 = errors;
 if(errors === _errs59){
 if(typeof data12 === "string"){
-if(!pattern14.test(data12)){
-validate63.errors = [{instancePath:instancePath+"/totalDifficulty",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
+if(!pattern15.test(data12)){
+validate64.errors = [{instancePath:instancePath+"/totalDifficulty",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
 return false;
 }
 }
 else {
-validate63.errors = [{instancePath:instancePath+"/totalDifficulty",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate64.errors = [{instancePath:instancePath+"/totalDifficulty",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -4476,13 +4499,13 @@ const _errs61 = errors;
 const _errs62 = errors;
 if(errors === _errs62){
 if(typeof data13 === "string"){
-if(!pattern12.test(data13)){
-validate63.errors = [{instancePath:instancePath+"/extraData",schemaPath:"#/components/schemas/Bytes/pattern",keyword:"pattern",params:{pattern: "^0x(?:[0-9a-f]{2})*$"},message:"must match pattern \""+"^0x(?:[0-9a-f]{2})*$"+"\""}];
+if(!pattern13.test(data13)){
+validate64.errors = [{instancePath:instancePath+"/extraData",schemaPath:"#/components/schemas/Bytes/pattern",keyword:"pattern",params:{pattern: "^0x(?:[0-9a-f]{2})*$"},message:"must match pattern \""+"^0x(?:[0-9a-f]{2})*$"+"\""}];
 return false;
 }
 }
 else {
-validate63.errors = [{instancePath:instancePath+"/extraData",schemaPath:"#/components/schemas/Bytes/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate64.errors = [{instancePath:instancePath+"/extraData",schemaPath:"#/components/schemas/Bytes/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -4498,13 +4521,13 @@ const _errs64 = errors;
 const _errs65 = errors;
 if(errors === _errs65){
 if(typeof data14 === "string"){
-if(!pattern14.test(data14)){
-validate63.errors = [{instancePath:instancePath+"/size",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
+if(!pattern15.test(data14)){
+validate64.errors = [{instancePath:instancePath+"/size",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
 return false;
 }
 }
 else {
-validate63.errors = [{instancePath:instancePath+"/size",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate64.errors = [{instancePath:instancePath+"/size",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -4520,13 +4543,13 @@ const _errs67 = errors;
 const _errs68 = errors;
 if(errors === _errs68){
 if(typeof data15 === "string"){
-if(!pattern14.test(data15)){
-validate63.errors = [{instancePath:instancePath+"/gasLimit",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
+if(!pattern15.test(data15)){
+validate64.errors = [{instancePath:instancePath+"/gasLimit",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
 return false;
 }
 }
 else {
-validate63.errors = [{instancePath:instancePath+"/gasLimit",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate64.errors = [{instancePath:instancePath+"/gasLimit",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -4542,13 +4565,13 @@ const _errs70 = errors;
 const _errs71 = errors;
 if(errors === _errs71){
 if(typeof data16 === "string"){
-if(!pattern14.test(data16)){
-validate63.errors = [{instancePath:instancePath+"/gasUsed",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
+if(!pattern15.test(data16)){
+validate64.errors = [{instancePath:instancePath+"/gasUsed",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
 return false;
 }
 }
 else {
-validate63.errors = [{instancePath:instancePath+"/gasUsed",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate64.errors = [{instancePath:instancePath+"/gasUsed",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -4564,13 +4587,13 @@ const _errs73 = errors;
 const _errs74 = errors;
 if(errors === _errs74){
 if(typeof data17 === "string"){
-if(!pattern14.test(data17)){
-validate63.errors = [{instancePath:instancePath+"/timestamp",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
+if(!pattern15.test(data17)){
+validate64.errors = [{instancePath:instancePath+"/timestamp",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
 return false;
 }
 }
 else {
-validate63.errors = [{instancePath:instancePath+"/timestamp",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate64.errors = [{instancePath:instancePath+"/timestamp",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -4586,13 +4609,13 @@ const _errs76 = errors;
 const _errs77 = errors;
 if(errors === _errs77){
 if(typeof data18 === "string"){
-if(!pattern14.test(data18)){
-validate63.errors = [{instancePath:instancePath+"/baseFeePerGas",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
+if(!pattern15.test(data18)){
+validate64.errors = [{instancePath:instancePath+"/baseFeePerGas",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
 return false;
 }
 }
 else {
-validate63.errors = [{instancePath:instancePath+"/baseFeePerGas",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate64.errors = [{instancePath:instancePath+"/baseFeePerGas",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -4615,13 +4638,13 @@ const _errs81 = errors;
 const _errs82 = errors;
 if(errors === _errs82){
 if(typeof data20 === "string"){
-if(!pattern11.test(data20)){
-validate63.errors = [{instancePath:instancePath+"/uncles/" + i0,schemaPath:"#/components/schemas/Bytes32/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-f]{64}$"},message:"must match pattern \""+"^0x[0-9a-f]{64}$"+"\""}];
+if(!pattern12.test(data20)){
+validate64.errors = [{instancePath:instancePath+"/uncles/" + i0,schemaPath:"#/components/schemas/Bytes32/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-f]{64}$"},message:"must match pattern \""+"^0x[0-9a-f]{64}$"+"\""}];
 return false;
 }
 }
 else {
-validate63.errors = [{instancePath:instancePath+"/uncles/" + i0,schemaPath:"#/components/schemas/Bytes32/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate64.errors = [{instancePath:instancePath+"/uncles/" + i0,schemaPath:"#/components/schemas/Bytes32/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -4632,7 +4655,7 @@ break;
 }
 }
 else {
-validate63.errors = [{instancePath:instancePath+"/uncles",schemaPath:"#/properties/uncles/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate64.errors = [{instancePath:instancePath+"/uncles",schemaPath:"#/properties/uncles/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -4658,7 +4681,7 @@ const _errs88 = errors;
 const _errs89 = errors;
 if(errors === _errs89){
 if(typeof data22 === "string"){
-if(!pattern11.test(data22)){
+if(!pattern12.test(data22)){
 const err20 = {instancePath:instancePath+"/transactions/" + i1,schemaPath:"#/components/schemas/Bytes32/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-f]{64}$"},message:"must match pattern \""+"^0x[0-9a-f]{64}$"+"\""};
 if(vErrors === null){
 vErrors = [err20];
@@ -4707,8 +4730,8 @@ var valid30 = true;
 const len2 = data21.length;
 for(let i2=0; i2<len2; i2++){
 const _errs93 = errors;
-if(!(validate64(data21[i2], {instancePath:instancePath+"/transactions/" + i2,parentData:data21,parentDataProperty:i2,rootData}))){
-vErrors = vErrors === null ? validate64.errors : vErrors.concat(validate64.errors);
+if(!(validate65(data21[i2], {instancePath:instancePath+"/transactions/" + i2,parentData:data21,parentDataProperty:i2,rootData}))){
+vErrors = vErrors === null ? validate65.errors : vErrors.concat(validate65.errors);
 errors = vErrors.length;
 }
 var valid30 = _errs93 === errors;
@@ -4740,7 +4763,7 @@ else {
 vErrors.push(err24);
 }
 errors++;
-validate63.errors = vErrors;
+validate64.errors = vErrors;
 return false;
 }
 else {
@@ -4783,24 +4806,24 @@ var valid0 = true;
 }
 }
 else {
-validate63.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate64.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate63.errors = vErrors;
+validate64.errors = vErrors;
 return errors === 0;
 }
 
 
-function validate62(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate63(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 const _errs0 = errors;
 let valid0 = false;
 let passing0 = null;
 const _errs1 = errors;
-if(!(validate63(data, {instancePath,parentData,parentDataProperty,rootData}))){
-vErrors = vErrors === null ? validate63.errors : vErrors.concat(validate63.errors);
+if(!(validate64(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate64.errors : vErrors.concat(validate64.errors);
 errors = vErrors.length;
 }
 var _valid0 = _errs1 === errors;
@@ -4839,7 +4862,7 @@ else {
 vErrors.push(err1);
 }
 errors++;
-validate62.errors = vErrors;
+validate63.errors = vErrors;
 return false;
 }
 else {
@@ -4853,48 +4876,24 @@ vErrors = null;
 }
 }
 }
+validate63.errors = vErrors;
+return errors === 0;
+}
+
+
+function validate62(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(!(validate63(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate63.errors : vErrors.concat(validate63.errors);
+errors = vErrors.length;
+}
 validate62.errors = vErrors;
 return errors === 0;
 }
 
-
-function validate61(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
-let vErrors = null;
-let errors = 0;
-if(!(validate62(data, {instancePath,parentData,parentDataProperty,rootData}))){
-vErrors = vErrors === null ? validate62.errors : vErrors.concat(validate62.errors);
-errors = vErrors.length;
-}
-validate61.errors = vErrors;
-return errors === 0;
-}
-
-export const r_eth_getCode = validate72;
-const schema147 = {"$ref":"urn:chain-node:openrpc#/components/schemas/Bytes"};
-
-function validate72(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
-let vErrors = null;
-let errors = 0;
-const _errs0 = errors;
-if(errors === _errs0){
-if(typeof data === "string"){
-if(!pattern12.test(data)){
-validate72.errors = [{instancePath,schemaPath:"urn:chain-node:openrpc#/components/schemas/Bytes/pattern",keyword:"pattern",params:{pattern: "^0x(?:[0-9a-f]{2})*$"},message:"must match pattern \""+"^0x(?:[0-9a-f]{2})*$"+"\""}];
-return false;
-}
-}
-else {
-validate72.errors = [{instancePath,schemaPath:"urn:chain-node:openrpc#/components/schemas/Bytes/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-validate72.errors = vErrors;
-return errors === 0;
-}
-
-export const p_eth_getStorageAt_1 = validate73;
-const schema149 = {"$ref":"urn:chain-node:openrpc#/components/schemas/StorageKey"};
-const schema150 = {"title":"StorageKey","type":"string","pattern":"^0x[0-9a-fA-F]{1,64}$","description":"Storage slot as 0x-prefixed hex of at most 32 bytes, read as a quantity (`0x0` is slot 0; shorter keys are left-padded to 32 bytes). A plain state variable is read at its slot position; a mapping member at keccak256(LeftPad32(key) ‖ LeftPad32(mapping slot))."};
+export const r_eth_getCode = validate73;
+const schema148 = {"$ref":"urn:chain-node:openrpc#/components/schemas/Bytes"};
 
 function validate73(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -4902,13 +4901,13 @@ let errors = 0;
 const _errs0 = errors;
 if(errors === _errs0){
 if(typeof data === "string"){
-if(!pattern5.test(data)){
-validate73.errors = [{instancePath,schemaPath:"urn:chain-node:openrpc#/components/schemas/StorageKey/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{1,64}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{1,64}$"+"\""}];
+if(!pattern13.test(data)){
+validate73.errors = [{instancePath,schemaPath:"urn:chain-node:openrpc#/components/schemas/Bytes/pattern",keyword:"pattern",params:{pattern: "^0x(?:[0-9a-f]{2})*$"},message:"must match pattern \""+"^0x(?:[0-9a-f]{2})*$"+"\""}];
 return false;
 }
 }
 else {
-validate73.errors = [{instancePath,schemaPath:"urn:chain-node:openrpc#/components/schemas/StorageKey/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate73.errors = [{instancePath,schemaPath:"urn:chain-node:openrpc#/components/schemas/Bytes/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -4916,12 +4915,36 @@ validate73.errors = vErrors;
 return errors === 0;
 }
 
-export const p_eth_getProof_1 = validate74;
-const schema151 = {"type":"array","items":{"$ref":"urn:chain-node:openrpc#/components/schemas/StorageSlot"}};
-const schema152 = {"title":"StorageSlot","type":"string","pattern":"^0x[0-9a-fA-F]{0,64}$","description":"A storage slot as 0x-prefixed hex of 0 to 32 bytes. execution-apis' `bytesMax32`, read as a quantity: `0x` and `0x0` are slot 0, shorter keys are left-padded to 32 bytes."};
-const pattern92 = new RegExp("^0x[0-9a-fA-F]{0,64}$", "u");
+export const p_eth_getStorageAt_1 = validate74;
+const schema150 = {"$ref":"urn:chain-node:openrpc#/components/schemas/StorageKey"};
+const schema151 = {"title":"StorageKey","type":"string","pattern":"^0x[0-9a-fA-F]{1,64}$","description":"Storage slot as 0x-prefixed hex of at most 32 bytes, read as a quantity (`0x0` is slot 0; shorter keys are left-padded to 32 bytes). A plain state variable is read at its slot position; a mapping member at keccak256(LeftPad32(key) ‖ LeftPad32(mapping slot))."};
 
 function validate74(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+const _errs0 = errors;
+if(errors === _errs0){
+if(typeof data === "string"){
+if(!pattern6.test(data)){
+validate74.errors = [{instancePath,schemaPath:"urn:chain-node:openrpc#/components/schemas/StorageKey/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{1,64}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{1,64}$"+"\""}];
+return false;
+}
+}
+else {
+validate74.errors = [{instancePath,schemaPath:"urn:chain-node:openrpc#/components/schemas/StorageKey/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+validate74.errors = vErrors;
+return errors === 0;
+}
+
+export const p_eth_getProof_1 = validate75;
+const schema152 = {"type":"array","items":{"$ref":"urn:chain-node:openrpc#/components/schemas/StorageSlot"}};
+const schema153 = {"title":"StorageSlot","type":"string","pattern":"^0x[0-9a-fA-F]{0,64}$","description":"A storage slot as 0x-prefixed hex of 0 to 32 bytes. execution-apis' `bytesMax32`, read as a quantity: `0x` and `0x0` are slot 0, shorter keys are left-padded to 32 bytes."};
+const pattern93 = new RegExp("^0x[0-9a-fA-F]{0,64}$", "u");
+
+function validate75(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
@@ -4934,13 +4957,13 @@ const _errs1 = errors;
 const _errs2 = errors;
 if(errors === _errs2){
 if(typeof data0 === "string"){
-if(!pattern92.test(data0)){
-validate74.errors = [{instancePath:instancePath+"/" + i0,schemaPath:"urn:chain-node:openrpc#/components/schemas/StorageSlot/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{0,64}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{0,64}$"+"\""}];
+if(!pattern93.test(data0)){
+validate75.errors = [{instancePath:instancePath+"/" + i0,schemaPath:"urn:chain-node:openrpc#/components/schemas/StorageSlot/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{0,64}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{0,64}$"+"\""}];
 return false;
 }
 }
 else {
-validate74.errors = [{instancePath:instancePath+"/" + i0,schemaPath:"urn:chain-node:openrpc#/components/schemas/StorageSlot/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate75.errors = [{instancePath:instancePath+"/" + i0,schemaPath:"urn:chain-node:openrpc#/components/schemas/StorageSlot/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -4951,19 +4974,19 @@ break;
 }
 }
 else {
-validate74.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate75.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
-validate74.errors = vErrors;
+validate75.errors = vErrors;
 return errors === 0;
 }
 
-export const p_eth_getProof_2 = validate75;
-const schema153 = {"$ref":"urn:chain-node:openrpc#/components/schemas/BlockNumberOrTagOrHash"};
-const schema154 = {"title":"BlockNumberOrTagOrHash","description":"Block selector of execution-apis' `BlockNumberOrTagOrHash`: what `BlockNumberOrTag` accepts, or a block hash. As geth reads it, a string of 32 bytes (`0x` and 64 hex digits) is a block hash, any shorter quantity a block number. geth's EIP-1898 objects are accepted too (alloy and Foundry send a hash that way): `{\"blockHash\": hash, \"requireCanonical\": bool}` (every block this node keeps is canonical: istanbul finality never forks) and `{\"blockNumber\": number or tag}`.","anyOf":[{"$ref":"#/components/schemas/Quantity"},{"$ref":"#/components/schemas/BlockTag"},{"type":"integer","minimum":0,"description":"Block number as a plain JSON integer."},{"$ref":"#/components/schemas/Hash32"},{"type":"object","description":"EIP-1898: a block by hash.","additionalProperties":false,"required":["blockHash"],"properties":{"blockHash":{"$ref":"#/components/schemas/Hash32"},"requireCanonical":{"type":"boolean","description":"Whether the block must be canonical: every block this node keeps is, so it changes nothing."}}},{"type":"object","description":"EIP-1898: a block by number or tag.","additionalProperties":false,"required":["blockNumber"],"properties":{"blockNumber":{"$ref":"#/components/schemas/BlockNumberOrTag"}}}]};
+export const p_eth_getProof_2 = validate76;
+const schema154 = {"$ref":"urn:chain-node:openrpc#/components/schemas/BlockNumberOrTagOrHash"};
+const schema155 = {"title":"BlockNumberOrTagOrHash","description":"Block selector of execution-apis' `BlockNumberOrTagOrHash`: what `BlockNumberOrTag` accepts, or a block hash. As geth reads it, a string of 32 bytes (`0x` and 64 hex digits) is a block hash, any shorter quantity a block number. geth's EIP-1898 objects are accepted too (alloy and Foundry send a hash that way): `{\"blockHash\": hash, \"requireCanonical\": bool}` (every block this node keeps is canonical: istanbul finality never forks) and `{\"blockNumber\": number or tag}`.","anyOf":[{"$ref":"#/components/schemas/Quantity"},{"$ref":"#/components/schemas/BlockTag"},{"type":"integer","minimum":0,"description":"Block number as a plain JSON integer."},{"$ref":"#/components/schemas/Hash32"},{"type":"object","description":"EIP-1898: a block by hash.","additionalProperties":false,"required":["blockHash"],"properties":{"blockHash":{"$ref":"#/components/schemas/Hash32"},"requireCanonical":{"type":"boolean","description":"Whether the block must be canonical: every block this node keeps is, so it changes nothing."}}},{"type":"object","description":"EIP-1898: a block by number or tag.","additionalProperties":false,"required":["blockNumber"],"properties":{"blockNumber":{"$ref":"#/components/schemas/BlockNumberOrTag"}}}]};
 
-function validate77(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate78(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 const _errs0 = errors;
@@ -4973,7 +4996,7 @@ const _errs1 = errors;
 const _errs2 = errors;
 if(errors === _errs2){
 if(typeof data === "string"){
-if(!pattern5.test(data)){
+if(!pattern6.test(data)){
 const err0 = {instancePath,schemaPath:"#/components/schemas/Quantity/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{1,64}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{1,64}$"+"\""};
 if(vErrors === null){
 vErrors = [err0];
@@ -5012,7 +5035,7 @@ vErrors.push(err2);
 errors++;
 }
 if(!(((data === "earliest") || (data === "latest")) || (data === "pending"))){
-const err3 = {instancePath,schemaPath:"#/components/schemas/BlockTag/enum",keyword:"enum",params:{allowedValues: schema63.enum},message:"must be equal to one of the allowed values"};
+const err3 = {instancePath,schemaPath:"#/components/schemas/BlockTag/enum",keyword:"enum",params:{allowedValues: schema64.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -5077,7 +5100,7 @@ else {
 vErrors.push(err6);
 }
 errors++;
-validate77.errors = vErrors;
+validate78.errors = vErrors;
 return false;
 }
 else {
@@ -5091,12 +5114,12 @@ vErrors = null;
 }
 }
 }
-validate77.errors = vErrors;
+validate78.errors = vErrors;
 return errors === 0;
 }
 
 
-function validate76(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate77(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 const _errs0 = errors;
@@ -5105,7 +5128,7 @@ const _errs1 = errors;
 const _errs2 = errors;
 if(errors === _errs2){
 if(typeof data === "string"){
-if(!pattern5.test(data)){
+if(!pattern6.test(data)){
 const err0 = {instancePath,schemaPath:"#/components/schemas/Quantity/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{1,64}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{1,64}$"+"\""};
 if(vErrors === null){
 vErrors = [err0];
@@ -5142,7 +5165,7 @@ vErrors.push(err2);
 errors++;
 }
 if(!(((data === "earliest") || (data === "latest")) || (data === "pending"))){
-const err3 = {instancePath,schemaPath:"#/components/schemas/BlockTag/enum",keyword:"enum",params:{allowedValues: schema63.enum},message:"must be equal to one of the allowed values"};
+const err3 = {instancePath,schemaPath:"#/components/schemas/BlockTag/enum",keyword:"enum",params:{allowedValues: schema64.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -5186,7 +5209,7 @@ const _errs9 = errors;
 const _errs10 = errors;
 if(errors === _errs10){
 if(typeof data === "string"){
-if(!pattern33.test(data)){
+if(!pattern34.test(data)){
 const err6 = {instancePath,schemaPath:"#/components/schemas/Hash32/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{64}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{64}$"+"\""};
 if(vErrors === null){
 vErrors = [err6];
@@ -5247,7 +5270,7 @@ const _errs15 = errors;
 const _errs16 = errors;
 if(errors === _errs16){
 if(typeof data0 === "string"){
-if(!pattern33.test(data0)){
+if(!pattern34.test(data0)){
 const err10 = {instancePath:instancePath+"/blockHash",schemaPath:"#/components/schemas/Hash32/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{64}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{64}$"+"\""};
 if(vErrors === null){
 vErrors = [err10];
@@ -5341,8 +5364,8 @@ break;
 }
 if(_errs22 === errors){
 if(data.blockNumber !== undefined){
-if(!(validate77(data.blockNumber, {instancePath:instancePath+"/blockNumber",parentData:data,parentDataProperty:"blockNumber",rootData}))){
-vErrors = vErrors === null ? validate77.errors : vErrors.concat(validate77.errors);
+if(!(validate78(data.blockNumber, {instancePath:instancePath+"/blockNumber",parentData:data,parentDataProperty:"blockNumber",rootData}))){
+vErrors = vErrors === null ? validate78.errors : vErrors.concat(validate78.errors);
 errors = vErrors.length;
 }
 }
@@ -5376,7 +5399,7 @@ else {
 vErrors.push(err17);
 }
 errors++;
-validate76.errors = vErrors;
+validate77.errors = vErrors;
 return false;
 }
 else {
@@ -5390,43 +5413,43 @@ vErrors = null;
 }
 }
 }
+validate77.errors = vErrors;
+return errors === 0;
+}
+
+
+function validate76(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(!(validate77(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate77.errors : vErrors.concat(validate77.errors);
+errors = vErrors.length;
+}
 validate76.errors = vErrors;
 return errors === 0;
 }
 
+export const r_eth_getProof = validate81;
+const schema163 = {"$ref":"urn:chain-node:openrpc#/components/schemas/AccountProof"};
+const schema164 = {"title":"AccountProof","type":"object","description":"EIP-1186 account proof: the account's fields and the state-trie nodes that prove them against the block's `stateRoot`, with the storage proofs against `storageHash`. An absent account is proven absent; its `codeHash` and `storageHash` are zero (geth).","additionalProperties":false,"required":["address","accountProof","balance","codeHash","nonce","storageHash","storageProof"],"properties":{"address":{"$ref":"#/components/schemas/Address","description":"The account."},"accountProof":{"type":"array","items":{"$ref":"#/components/schemas/Bytes"},"description":"RLP-encoded state-trie nodes from the state root towards keccak256(address)."},"balance":{"$ref":"#/components/schemas/Uint","description":"Balance in wei."},"codeHash":{"$ref":"#/components/schemas/Bytes32","description":"keccak256 of the account's code (of the empty string when it has none; zero when the account does not exist)."},"nonce":{"$ref":"#/components/schemas/Uint","description":"Nonce."},"storageHash":{"$ref":"#/components/schemas/Bytes32","description":"Root of the account's storage trie (zero when the account does not exist)."},"storageProof":{"type":"array","items":{"$ref":"#/components/schemas/StorageProof"},"description":"One proof per requested key, in the order requested."}}};
+const schema171 = {"title":"StorageProof","type":"object","description":"Proof of one storage slot in the account's storage trie (EIP-1186).","additionalProperties":false,"required":["key","value","proof"],"properties":{"key":{"type":"string","pattern":"^0x[0-9a-f]{0,64}$","description":"The requested key: as written when it was 32 bytes, else as a quantity (geth)."},"value":{"$ref":"#/components/schemas/Uint","description":"Value of the slot (0 for an unset slot)."},"proof":{"type":"array","items":{"$ref":"#/components/schemas/Bytes"},"description":"RLP-encoded trie nodes from the storage root towards the slot (the path that proves it, or proves it absent). Empty when the account has no storage."}}};
+const pattern104 = new RegExp("^0x[0-9a-f]{0,64}$", "u");
 
-function validate75(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
-let vErrors = null;
-let errors = 0;
-if(!(validate76(data, {instancePath,parentData,parentDataProperty,rootData}))){
-vErrors = vErrors === null ? validate76.errors : vErrors.concat(validate76.errors);
-errors = vErrors.length;
-}
-validate75.errors = vErrors;
-return errors === 0;
-}
-
-export const r_eth_getProof = validate80;
-const schema162 = {"$ref":"urn:chain-node:openrpc#/components/schemas/AccountProof"};
-const schema163 = {"title":"AccountProof","type":"object","description":"EIP-1186 account proof: the account's fields and the state-trie nodes that prove them against the block's `stateRoot`, with the storage proofs against `storageHash`. An absent account is proven absent; its `codeHash` and `storageHash` are zero (geth).","additionalProperties":false,"required":["address","accountProof","balance","codeHash","nonce","storageHash","storageProof"],"properties":{"address":{"$ref":"#/components/schemas/Address","description":"The account."},"accountProof":{"type":"array","items":{"$ref":"#/components/schemas/Bytes"},"description":"RLP-encoded state-trie nodes from the state root towards keccak256(address)."},"balance":{"$ref":"#/components/schemas/Uint","description":"Balance in wei."},"codeHash":{"$ref":"#/components/schemas/Bytes32","description":"keccak256 of the account's code (of the empty string when it has none; zero when the account does not exist)."},"nonce":{"$ref":"#/components/schemas/Uint","description":"Nonce."},"storageHash":{"$ref":"#/components/schemas/Bytes32","description":"Root of the account's storage trie (zero when the account does not exist)."},"storageProof":{"type":"array","items":{"$ref":"#/components/schemas/StorageProof"},"description":"One proof per requested key, in the order requested."}}};
-const schema170 = {"title":"StorageProof","type":"object","description":"Proof of one storage slot in the account's storage trie (EIP-1186).","additionalProperties":false,"required":["key","value","proof"],"properties":{"key":{"type":"string","pattern":"^0x[0-9a-f]{0,64}$","description":"The requested key: as written when it was 32 bytes, else as a quantity (geth)."},"value":{"$ref":"#/components/schemas/Uint","description":"Value of the slot (0 for an unset slot)."},"proof":{"type":"array","items":{"$ref":"#/components/schemas/Bytes"},"description":"RLP-encoded trie nodes from the storage root towards the slot (the path that proves it, or proves it absent). Empty when the account has no storage."}}};
-const pattern103 = new RegExp("^0x[0-9a-f]{0,64}$", "u");
-
-function validate82(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate83(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.key === undefined) && (missing0 = "key")) || ((data.value === undefined) && (missing0 = "value"))) || ((data.proof === undefined) && (missing0 = "proof"))){
-validate82.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate83.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
 if(!(((key0 === "key") || (key0 === "value")) || (key0 === "proof"))){
-validate82.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate83.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -5437,13 +5460,13 @@ let data0 = data.key;
 const _errs2 = errors;
 if(errors === _errs2){
 if(typeof data0 === "string"){
-if(!pattern103.test(data0)){
-validate82.errors = [{instancePath:instancePath+"/key",schemaPath:"#/properties/key/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-f]{0,64}$"},message:"must match pattern \""+"^0x[0-9a-f]{0,64}$"+"\""}];
+if(!pattern104.test(data0)){
+validate83.errors = [{instancePath:instancePath+"/key",schemaPath:"#/properties/key/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-f]{0,64}$"},message:"must match pattern \""+"^0x[0-9a-f]{0,64}$"+"\""}];
 return false;
 }
 }
 else {
-validate82.errors = [{instancePath:instancePath+"/key",schemaPath:"#/properties/key/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate83.errors = [{instancePath:instancePath+"/key",schemaPath:"#/properties/key/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -5459,13 +5482,13 @@ const _errs4 = errors;
 const _errs5 = errors;
 if(errors === _errs5){
 if(typeof data1 === "string"){
-if(!pattern14.test(data1)){
-validate82.errors = [{instancePath:instancePath+"/value",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
+if(!pattern15.test(data1)){
+validate83.errors = [{instancePath:instancePath+"/value",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
 return false;
 }
 }
 else {
-validate82.errors = [{instancePath:instancePath+"/value",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate83.errors = [{instancePath:instancePath+"/value",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -5488,13 +5511,13 @@ const _errs9 = errors;
 const _errs10 = errors;
 if(errors === _errs10){
 if(typeof data3 === "string"){
-if(!pattern12.test(data3)){
-validate82.errors = [{instancePath:instancePath+"/proof/" + i0,schemaPath:"#/components/schemas/Bytes/pattern",keyword:"pattern",params:{pattern: "^0x(?:[0-9a-f]{2})*$"},message:"must match pattern \""+"^0x(?:[0-9a-f]{2})*$"+"\""}];
+if(!pattern13.test(data3)){
+validate83.errors = [{instancePath:instancePath+"/proof/" + i0,schemaPath:"#/components/schemas/Bytes/pattern",keyword:"pattern",params:{pattern: "^0x(?:[0-9a-f]{2})*$"},message:"must match pattern \""+"^0x(?:[0-9a-f]{2})*$"+"\""}];
 return false;
 }
 }
 else {
-validate82.errors = [{instancePath:instancePath+"/proof/" + i0,schemaPath:"#/components/schemas/Bytes/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate83.errors = [{instancePath:instancePath+"/proof/" + i0,schemaPath:"#/components/schemas/Bytes/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -5505,7 +5528,7 @@ break;
 }
 }
 else {
-validate82.errors = [{instancePath:instancePath+"/proof",schemaPath:"#/properties/proof/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate83.errors = [{instancePath:instancePath+"/proof",schemaPath:"#/properties/proof/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -5520,30 +5543,30 @@ var valid0 = true;
 }
 }
 else {
-validate82.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate83.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate82.errors = vErrors;
+validate83.errors = vErrors;
 return errors === 0;
 }
 
 
-function validate81(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate82(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((((((data.address === undefined) && (missing0 = "address")) || ((data.accountProof === undefined) && (missing0 = "accountProof"))) || ((data.balance === undefined) && (missing0 = "balance"))) || ((data.codeHash === undefined) && (missing0 = "codeHash"))) || ((data.nonce === undefined) && (missing0 = "nonce"))) || ((data.storageHash === undefined) && (missing0 = "storageHash"))) || ((data.storageProof === undefined) && (missing0 = "storageProof"))){
-validate81.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate82.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
 if(!(((((((key0 === "address") || (key0 === "accountProof")) || (key0 === "balance")) || (key0 === "codeHash")) || (key0 === "nonce")) || (key0 === "storageHash")) || (key0 === "storageProof"))){
-validate81.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate82.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -5556,12 +5579,12 @@ const _errs3 = errors;
 if(errors === _errs3){
 if(typeof data0 === "string"){
 if(!pattern0.test(data0)){
-validate81.errors = [{instancePath:instancePath+"/address",schemaPath:"#/components/schemas/Address/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{40}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{40}$"+"\""}];
+validate82.errors = [{instancePath:instancePath+"/address",schemaPath:"#/components/schemas/Address/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{40}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{40}$"+"\""}];
 return false;
 }
 }
 else {
-validate81.errors = [{instancePath:instancePath+"/address",schemaPath:"#/components/schemas/Address/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate82.errors = [{instancePath:instancePath+"/address",schemaPath:"#/components/schemas/Address/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -5584,13 +5607,13 @@ const _errs7 = errors;
 const _errs8 = errors;
 if(errors === _errs8){
 if(typeof data2 === "string"){
-if(!pattern12.test(data2)){
-validate81.errors = [{instancePath:instancePath+"/accountProof/" + i0,schemaPath:"#/components/schemas/Bytes/pattern",keyword:"pattern",params:{pattern: "^0x(?:[0-9a-f]{2})*$"},message:"must match pattern \""+"^0x(?:[0-9a-f]{2})*$"+"\""}];
+if(!pattern13.test(data2)){
+validate82.errors = [{instancePath:instancePath+"/accountProof/" + i0,schemaPath:"#/components/schemas/Bytes/pattern",keyword:"pattern",params:{pattern: "^0x(?:[0-9a-f]{2})*$"},message:"must match pattern \""+"^0x(?:[0-9a-f]{2})*$"+"\""}];
 return false;
 }
 }
 else {
-validate81.errors = [{instancePath:instancePath+"/accountProof/" + i0,schemaPath:"#/components/schemas/Bytes/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate82.errors = [{instancePath:instancePath+"/accountProof/" + i0,schemaPath:"#/components/schemas/Bytes/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -5601,7 +5624,7 @@ break;
 }
 }
 else {
-validate81.errors = [{instancePath:instancePath+"/accountProof",schemaPath:"#/properties/accountProof/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate82.errors = [{instancePath:instancePath+"/accountProof",schemaPath:"#/properties/accountProof/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -5617,13 +5640,13 @@ const _errs10 = errors;
 const _errs11 = errors;
 if(errors === _errs11){
 if(typeof data3 === "string"){
-if(!pattern14.test(data3)){
-validate81.errors = [{instancePath:instancePath+"/balance",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
+if(!pattern15.test(data3)){
+validate82.errors = [{instancePath:instancePath+"/balance",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
 return false;
 }
 }
 else {
-validate81.errors = [{instancePath:instancePath+"/balance",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate82.errors = [{instancePath:instancePath+"/balance",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -5639,13 +5662,13 @@ const _errs13 = errors;
 const _errs14 = errors;
 if(errors === _errs14){
 if(typeof data4 === "string"){
-if(!pattern11.test(data4)){
-validate81.errors = [{instancePath:instancePath+"/codeHash",schemaPath:"#/components/schemas/Bytes32/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-f]{64}$"},message:"must match pattern \""+"^0x[0-9a-f]{64}$"+"\""}];
+if(!pattern12.test(data4)){
+validate82.errors = [{instancePath:instancePath+"/codeHash",schemaPath:"#/components/schemas/Bytes32/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-f]{64}$"},message:"must match pattern \""+"^0x[0-9a-f]{64}$"+"\""}];
 return false;
 }
 }
 else {
-validate81.errors = [{instancePath:instancePath+"/codeHash",schemaPath:"#/components/schemas/Bytes32/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate82.errors = [{instancePath:instancePath+"/codeHash",schemaPath:"#/components/schemas/Bytes32/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -5661,13 +5684,13 @@ const _errs16 = errors;
 const _errs17 = errors;
 if(errors === _errs17){
 if(typeof data5 === "string"){
-if(!pattern14.test(data5)){
-validate81.errors = [{instancePath:instancePath+"/nonce",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
+if(!pattern15.test(data5)){
+validate82.errors = [{instancePath:instancePath+"/nonce",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
 return false;
 }
 }
 else {
-validate81.errors = [{instancePath:instancePath+"/nonce",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate82.errors = [{instancePath:instancePath+"/nonce",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -5683,13 +5706,13 @@ const _errs19 = errors;
 const _errs20 = errors;
 if(errors === _errs20){
 if(typeof data6 === "string"){
-if(!pattern11.test(data6)){
-validate81.errors = [{instancePath:instancePath+"/storageHash",schemaPath:"#/components/schemas/Bytes32/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-f]{64}$"},message:"must match pattern \""+"^0x[0-9a-f]{64}$"+"\""}];
+if(!pattern12.test(data6)){
+validate82.errors = [{instancePath:instancePath+"/storageHash",schemaPath:"#/components/schemas/Bytes32/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-f]{64}$"},message:"must match pattern \""+"^0x[0-9a-f]{64}$"+"\""}];
 return false;
 }
 }
 else {
-validate81.errors = [{instancePath:instancePath+"/storageHash",schemaPath:"#/components/schemas/Bytes32/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate82.errors = [{instancePath:instancePath+"/storageHash",schemaPath:"#/components/schemas/Bytes32/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -5708,8 +5731,8 @@ var valid8 = true;
 const len1 = data7.length;
 for(let i1=0; i1<len1; i1++){
 const _errs24 = errors;
-if(!(validate82(data7[i1], {instancePath:instancePath+"/storageProof/" + i1,parentData:data7,parentDataProperty:i1,rootData}))){
-vErrors = vErrors === null ? validate82.errors : vErrors.concat(validate82.errors);
+if(!(validate83(data7[i1], {instancePath:instancePath+"/storageProof/" + i1,parentData:data7,parentDataProperty:i1,rootData}))){
+vErrors = vErrors === null ? validate83.errors : vErrors.concat(validate83.errors);
 errors = vErrors.length;
 }
 var valid8 = _errs24 === errors;
@@ -5719,7 +5742,7 @@ break;
 }
 }
 else {
-validate81.errors = [{instancePath:instancePath+"/storageProof",schemaPath:"#/properties/storageProof/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate82.errors = [{instancePath:instancePath+"/storageProof",schemaPath:"#/properties/storageProof/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -5738,33 +5761,147 @@ var valid0 = true;
 }
 }
 else {
-validate81.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate82.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
+}
+validate82.errors = vErrors;
+return errors === 0;
+}
+
+
+function validate81(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(!(validate82(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate82.errors : vErrors.concat(validate82.errors);
+errors = vErrors.length;
 }
 validate81.errors = vErrors;
 return errors === 0;
 }
 
+export const p_eth_getStorageValues_0 = validate86;
+const schema174 = {"$ref":"urn:chain-node:openrpc#/components/schemas/StorageRequests"};
+const schema175 = {"title":"StorageRequests","type":"object","description":"Slots to read, by account address.","propertyNames":{"$ref":"#/components/schemas/Address"},"additionalProperties":{"type":"array","items":{"$ref":"#/components/schemas/StorageSlot"}}};
 
-function validate80(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate87(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
-if(!(validate81(data, {instancePath,parentData,parentDataProperty,rootData}))){
-vErrors = vErrors === null ? validate81.errors : vErrors.concat(validate81.errors);
-errors = vErrors.length;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+for(const key0 in data){
+const _errs1 = errors;
+const _errs2 = errors;
+if(errors === _errs2){
+if(typeof key0 === "string"){
+if(!pattern0.test(key0)){
+const err0 = {instancePath,schemaPath:"#/components/schemas/Address/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{40}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{40}$"+"\"",propertyName:key0};
+if(vErrors === null){
+vErrors = [err0];
 }
-validate80.errors = vErrors;
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+}
+else {
+const err1 = {instancePath,schemaPath:"#/components/schemas/Address/type",keyword:"type",params:{type: "string"},message:"must be string",propertyName:key0};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+var valid0 = _errs1 === errors;
+if(!valid0){
+const err2 = {instancePath,schemaPath:"#/propertyNames",keyword:"propertyNames",params:{propertyName: key0},message:"property name must be valid"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+validate87.errors = vErrors;
+return false;
+break;
+}
+}
+if(valid0){
+for(const key1 in data){
+let data0 = data[key1];
+const _errs5 = errors;
+if(errors === _errs5){
+if(Array.isArray(data0)){
+var valid3 = true;
+const len0 = data0.length;
+for(let i0=0; i0<len0; i0++){
+let data1 = data0[i0];
+const _errs7 = errors;
+const _errs8 = errors;
+if(errors === _errs8){
+if(typeof data1 === "string"){
+if(!pattern93.test(data1)){
+validate87.errors = [{instancePath:instancePath+"/" + key1.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i0,schemaPath:"#/components/schemas/StorageSlot/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{0,64}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{0,64}$"+"\""}];
+return false;
+}
+}
+else {
+validate87.errors = [{instancePath:instancePath+"/" + key1.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i0,schemaPath:"#/components/schemas/StorageSlot/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid3 = _errs7 === errors;
+if(!valid3){
+break;
+}
+}
+}
+else {
+validate87.errors = [{instancePath:instancePath+"/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/additionalProperties/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+return false;
+}
+}
+var valid2 = _errs5 === errors;
+if(!valid2){
+break;
+}
+}
+}
+}
+else {
+validate87.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate87.errors = vErrors;
 return errors === 0;
 }
 
-export const p_eth_getStorageValues_0 = validate85;
-const schema173 = {"$ref":"urn:chain-node:openrpc#/components/schemas/StorageRequests"};
-const schema174 = {"title":"StorageRequests","type":"object","description":"Slots to read, by account address.","propertyNames":{"$ref":"#/components/schemas/Address"},"additionalProperties":{"type":"array","items":{"$ref":"#/components/schemas/StorageSlot"}}};
 
 function validate86(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
+if(!(validate87(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate87.errors : vErrors.concat(validate87.errors);
+errors = vErrors.length;
+}
+validate86.errors = vErrors;
+return errors === 0;
+}
+
+export const r_eth_getStorageValues = validate89;
+const schema178 = {"$ref":"urn:chain-node:openrpc#/components/schemas/StorageValues"};
+const schema179 = {"title":"StorageValues","type":"object","description":"The 32-byte value of each requested slot, by account address (lower case), in the order requested.","propertyNames":{"$ref":"#/components/schemas/Address"},"additionalProperties":{"type":"array","items":{"$ref":"#/components/schemas/Bytes32"}}};
+
+function validate90(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 for(const key0 in data){
@@ -5804,7 +5941,7 @@ else {
 vErrors.push(err2);
 }
 errors++;
-validate86.errors = vErrors;
+validate90.errors = vErrors;
 return false;
 break;
 }
@@ -5823,13 +5960,13 @@ const _errs7 = errors;
 const _errs8 = errors;
 if(errors === _errs8){
 if(typeof data1 === "string"){
-if(!pattern92.test(data1)){
-validate86.errors = [{instancePath:instancePath+"/" + key1.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i0,schemaPath:"#/components/schemas/StorageSlot/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{0,64}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{0,64}$"+"\""}];
+if(!pattern12.test(data1)){
+validate90.errors = [{instancePath:instancePath+"/" + key1.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i0,schemaPath:"#/components/schemas/Bytes32/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-f]{64}$"},message:"must match pattern \""+"^0x[0-9a-f]{64}$"+"\""}];
 return false;
 }
 }
 else {
-validate86.errors = [{instancePath:instancePath+"/" + key1.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i0,schemaPath:"#/components/schemas/StorageSlot/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate90.errors = [{instancePath:instancePath+"/" + key1.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i0,schemaPath:"#/components/schemas/Bytes32/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -5840,7 +5977,7 @@ break;
 }
 }
 else {
-validate86.errors = [{instancePath:instancePath+"/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/additionalProperties/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate90.errors = [{instancePath:instancePath+"/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/additionalProperties/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -5852,145 +5989,31 @@ break;
 }
 }
 else {
-validate86.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate90.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate86.errors = vErrors;
+validate90.errors = vErrors;
 return errors === 0;
 }
 
-
-function validate85(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
-let vErrors = null;
-let errors = 0;
-if(!(validate86(data, {instancePath,parentData,parentDataProperty,rootData}))){
-vErrors = vErrors === null ? validate86.errors : vErrors.concat(validate86.errors);
-errors = vErrors.length;
-}
-validate85.errors = vErrors;
-return errors === 0;
-}
-
-export const r_eth_getStorageValues = validate88;
-const schema177 = {"$ref":"urn:chain-node:openrpc#/components/schemas/StorageValues"};
-const schema178 = {"title":"StorageValues","type":"object","description":"The 32-byte value of each requested slot, by account address (lower case), in the order requested.","propertyNames":{"$ref":"#/components/schemas/Address"},"additionalProperties":{"type":"array","items":{"$ref":"#/components/schemas/Bytes32"}}};
 
 function validate89(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
-if(errors === 0){
-if(data && typeof data == "object" && !Array.isArray(data)){
-for(const key0 in data){
-const _errs1 = errors;
-const _errs2 = errors;
-if(errors === _errs2){
-if(typeof key0 === "string"){
-if(!pattern0.test(key0)){
-const err0 = {instancePath,schemaPath:"#/components/schemas/Address/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{40}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{40}$"+"\"",propertyName:key0};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
-errors++;
-}
-}
-else {
-const err1 = {instancePath,schemaPath:"#/components/schemas/Address/type",keyword:"type",params:{type: "string"},message:"must be string",propertyName:key0};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
-errors++;
-}
-}
-var valid0 = _errs1 === errors;
-if(!valid0){
-const err2 = {instancePath,schemaPath:"#/propertyNames",keyword:"propertyNames",params:{propertyName: key0},message:"property name must be valid"};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
-errors++;
-validate89.errors = vErrors;
-return false;
-break;
-}
-}
-if(valid0){
-for(const key1 in data){
-let data0 = data[key1];
-const _errs5 = errors;
-if(errors === _errs5){
-if(Array.isArray(data0)){
-var valid3 = true;
-const len0 = data0.length;
-for(let i0=0; i0<len0; i0++){
-let data1 = data0[i0];
-const _errs7 = errors;
-const _errs8 = errors;
-if(errors === _errs8){
-if(typeof data1 === "string"){
-if(!pattern11.test(data1)){
-validate89.errors = [{instancePath:instancePath+"/" + key1.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i0,schemaPath:"#/components/schemas/Bytes32/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-f]{64}$"},message:"must match pattern \""+"^0x[0-9a-f]{64}$"+"\""}];
-return false;
-}
-}
-else {
-validate89.errors = [{instancePath:instancePath+"/" + key1.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i0,schemaPath:"#/components/schemas/Bytes32/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-var valid3 = _errs7 === errors;
-if(!valid3){
-break;
-}
-}
-}
-else {
-validate89.errors = [{instancePath:instancePath+"/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/additionalProperties/type",keyword:"type",params:{type: "array"},message:"must be array"}];
-return false;
-}
-}
-var valid2 = _errs5 === errors;
-if(!valid2){
-break;
-}
-}
-}
-}
-else {
-validate89.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
-validate89.errors = vErrors;
-return errors === 0;
-}
-
-
-function validate88(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
-let vErrors = null;
-let errors = 0;
-if(!(validate89(data, {instancePath,parentData,parentDataProperty,rootData}))){
-vErrors = vErrors === null ? validate89.errors : vErrors.concat(validate89.errors);
+if(!(validate90(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate90.errors : vErrors.concat(validate90.errors);
 errors = vErrors.length;
 }
-validate88.errors = vErrors;
+validate89.errors = vErrors;
 return errors === 0;
 }
 
-export const p_eth_call_0 = validate91;
-const schema181 = {"allOf":[{"$ref":"urn:chain-node:openrpc#/components/schemas/CallObject"},{"required":["to"],"properties":{"to":{"$ref":"urn:chain-node:openrpc#/components/schemas/Address"}}}]};
-const schema182 = {"title":"CallObject","type":"object","description":"Call object of `call` and `estimateGas`. Every field is optional except `to` for `call`. The payload may be given as `data` (the spec's name) or `input` (the newer name clients send); when both are given they must be equal. Unknown fields are ignored.","additionalProperties":true,"properties":{"from":{"$ref":"#/components/schemas/Address","description":"Sender."},"to":{"description":"Target contract or account. Required for `call`; optional for `estimateGas` (absent or null: contract creation).","oneOf":[{"$ref":"#/components/schemas/Address"},{"type":"null"}]},"gas":{"$ref":"#/components/schemas/Quantity","description":"Gas available to the execution. The call consumes no gas, but some execution steps need the value. Defaults to the block gas limit (capped by the node)."},"gasPrice":{"$ref":"#/components/schemas/Quantity","description":"Gas price in wei."},"value":{"$ref":"#/components/schemas/Quantity","description":"Amount sent in wei."},"data":{"$ref":"#/components/schemas/Data","description":"Method signature and encoded arguments (or init code)."},"input":{"$ref":"#/components/schemas/Data","description":"Alias of `data`, accepted as sent by newer clients."},"accessList":{"$ref":"#/components/schemas/AccessList","description":"EIP-2930 access list: `createAccessList` starts from it (its entries are kept and their gas counted); `call` and `estimateGas` accept it and do not apply it."}}};
+export const p_eth_call_0 = validate92;
+const schema182 = {"allOf":[{"$ref":"urn:chain-node:openrpc#/components/schemas/CallObject"},{"required":["to"],"properties":{"to":{"$ref":"urn:chain-node:openrpc#/components/schemas/Address"}}}]};
+const schema183 = {"title":"CallObject","type":"object","description":"Call object of `call` and `estimateGas`. Every field is optional except `to` for `call`. The payload may be given as `data` (the spec's name) or `input` (the newer name clients send); when both are given they must be equal. Unknown fields are ignored.","additionalProperties":true,"properties":{"from":{"$ref":"#/components/schemas/Address","description":"Sender."},"to":{"description":"Target contract or account. Required for `call`; optional for `estimateGas` (absent or null: contract creation).","oneOf":[{"$ref":"#/components/schemas/Address"},{"type":"null"}]},"gas":{"$ref":"#/components/schemas/Quantity","description":"Gas available to the execution. The call consumes no gas, but some execution steps need the value. Defaults to the block gas limit (capped by the node)."},"gasPrice":{"$ref":"#/components/schemas/Quantity","description":"Gas price in wei."},"value":{"$ref":"#/components/schemas/Quantity","description":"Amount sent in wei."},"data":{"$ref":"#/components/schemas/Data","description":"Method signature and encoded arguments (or init code)."},"input":{"$ref":"#/components/schemas/Data","description":"Alias of `data`, accepted as sent by newer clients."},"accessList":{"$ref":"#/components/schemas/AccessList","description":"EIP-2930 access list: `createAccessList` starts from it (its entries are kept and their gas counted); `call` and `estimateGas` accept it and do not apply it."}}};
 
-function validate92(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate93(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
@@ -6002,12 +6025,12 @@ const _errs3 = errors;
 if(errors === _errs3){
 if(typeof data0 === "string"){
 if(!pattern0.test(data0)){
-validate92.errors = [{instancePath:instancePath+"/from",schemaPath:"#/components/schemas/Address/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{40}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{40}$"+"\""}];
+validate93.errors = [{instancePath:instancePath+"/from",schemaPath:"#/components/schemas/Address/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{40}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{40}$"+"\""}];
 return false;
 }
 }
 else {
-validate92.errors = [{instancePath:instancePath+"/from",schemaPath:"#/components/schemas/Address/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate93.errors = [{instancePath:instancePath+"/from",schemaPath:"#/components/schemas/Address/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -6085,7 +6108,7 @@ else {
 vErrors.push(err3);
 }
 errors++;
-validate92.errors = vErrors;
+validate93.errors = vErrors;
 return false;
 }
 else {
@@ -6111,13 +6134,13 @@ const _errs12 = errors;
 const _errs13 = errors;
 if(errors === _errs13){
 if(typeof data2 === "string"){
-if(!pattern5.test(data2)){
-validate92.errors = [{instancePath:instancePath+"/gas",schemaPath:"#/components/schemas/Quantity/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{1,64}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{1,64}$"+"\""}];
+if(!pattern6.test(data2)){
+validate93.errors = [{instancePath:instancePath+"/gas",schemaPath:"#/components/schemas/Quantity/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{1,64}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{1,64}$"+"\""}];
 return false;
 }
 }
 else {
-validate92.errors = [{instancePath:instancePath+"/gas",schemaPath:"#/components/schemas/Quantity/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate93.errors = [{instancePath:instancePath+"/gas",schemaPath:"#/components/schemas/Quantity/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -6133,13 +6156,13 @@ const _errs15 = errors;
 const _errs16 = errors;
 if(errors === _errs16){
 if(typeof data3 === "string"){
-if(!pattern5.test(data3)){
-validate92.errors = [{instancePath:instancePath+"/gasPrice",schemaPath:"#/components/schemas/Quantity/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{1,64}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{1,64}$"+"\""}];
+if(!pattern6.test(data3)){
+validate93.errors = [{instancePath:instancePath+"/gasPrice",schemaPath:"#/components/schemas/Quantity/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{1,64}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{1,64}$"+"\""}];
 return false;
 }
 }
 else {
-validate92.errors = [{instancePath:instancePath+"/gasPrice",schemaPath:"#/components/schemas/Quantity/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate93.errors = [{instancePath:instancePath+"/gasPrice",schemaPath:"#/components/schemas/Quantity/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -6155,13 +6178,13 @@ const _errs18 = errors;
 const _errs19 = errors;
 if(errors === _errs19){
 if(typeof data4 === "string"){
-if(!pattern5.test(data4)){
-validate92.errors = [{instancePath:instancePath+"/value",schemaPath:"#/components/schemas/Quantity/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{1,64}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{1,64}$"+"\""}];
+if(!pattern6.test(data4)){
+validate93.errors = [{instancePath:instancePath+"/value",schemaPath:"#/components/schemas/Quantity/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{1,64}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{1,64}$"+"\""}];
 return false;
 }
 }
 else {
-validate92.errors = [{instancePath:instancePath+"/value",schemaPath:"#/components/schemas/Quantity/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate93.errors = [{instancePath:instancePath+"/value",schemaPath:"#/components/schemas/Quantity/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -6177,13 +6200,13 @@ const _errs21 = errors;
 const _errs22 = errors;
 if(errors === _errs22){
 if(typeof data5 === "string"){
-if(!pattern9.test(data5)){
-validate92.errors = [{instancePath:instancePath+"/data",schemaPath:"#/components/schemas/Data/pattern",keyword:"pattern",params:{pattern: "^0x(?:[0-9a-fA-F]{2})*$"},message:"must match pattern \""+"^0x(?:[0-9a-fA-F]{2})*$"+"\""}];
+if(!pattern10.test(data5)){
+validate93.errors = [{instancePath:instancePath+"/data",schemaPath:"#/components/schemas/Data/pattern",keyword:"pattern",params:{pattern: "^0x(?:[0-9a-fA-F]{2})*$"},message:"must match pattern \""+"^0x(?:[0-9a-fA-F]{2})*$"+"\""}];
 return false;
 }
 }
 else {
-validate92.errors = [{instancePath:instancePath+"/data",schemaPath:"#/components/schemas/Data/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate93.errors = [{instancePath:instancePath+"/data",schemaPath:"#/components/schemas/Data/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -6199,13 +6222,13 @@ const _errs24 = errors;
 const _errs25 = errors;
 if(errors === _errs25){
 if(typeof data6 === "string"){
-if(!pattern9.test(data6)){
-validate92.errors = [{instancePath:instancePath+"/input",schemaPath:"#/components/schemas/Data/pattern",keyword:"pattern",params:{pattern: "^0x(?:[0-9a-fA-F]{2})*$"},message:"must match pattern \""+"^0x(?:[0-9a-fA-F]{2})*$"+"\""}];
+if(!pattern10.test(data6)){
+validate93.errors = [{instancePath:instancePath+"/input",schemaPath:"#/components/schemas/Data/pattern",keyword:"pattern",params:{pattern: "^0x(?:[0-9a-fA-F]{2})*$"},message:"must match pattern \""+"^0x(?:[0-9a-fA-F]{2})*$"+"\""}];
 return false;
 }
 }
 else {
-validate92.errors = [{instancePath:instancePath+"/input",schemaPath:"#/components/schemas/Data/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate93.errors = [{instancePath:instancePath+"/input",schemaPath:"#/components/schemas/Data/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -6217,8 +6240,8 @@ var valid0 = true;
 if(valid0){
 if(data.accessList !== undefined){
 const _errs27 = errors;
-if(!(validate65(data.accessList, {instancePath:instancePath+"/accessList",parentData:data,parentDataProperty:"accessList",rootData}))){
-vErrors = vErrors === null ? validate65.errors : vErrors.concat(validate65.errors);
+if(!(validate66(data.accessList, {instancePath:instancePath+"/accessList",parentData:data,parentDataProperty:"accessList",rootData}))){
+vErrors = vErrors === null ? validate66.errors : vErrors.concat(validate66.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs27 === errors;
@@ -6235,21 +6258,21 @@ var valid0 = true;
 }
 }
 else {
-validate92.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate93.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate92.errors = vErrors;
+validate93.errors = vErrors;
 return errors === 0;
 }
 
 
-function validate91(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate92(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 const _errs0 = errors;
-if(!(validate92(data, {instancePath,parentData,parentDataProperty,rootData}))){
-vErrors = vErrors === null ? validate92.errors : vErrors.concat(validate92.errors);
+if(!(validate93(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate93.errors : vErrors.concat(validate93.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs0 === errors;
@@ -6258,7 +6281,7 @@ const _errs1 = errors;
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.to === undefined) && (missing0 = "to")){
-validate91.errors = [{instancePath,schemaPath:"#/allOf/1/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate92.errors = [{instancePath,schemaPath:"#/allOf/1/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -6268,12 +6291,12 @@ const _errs3 = errors;
 if(errors === _errs3){
 if(typeof data0 === "string"){
 if(!pattern0.test(data0)){
-validate91.errors = [{instancePath:instancePath+"/to",schemaPath:"urn:chain-node:openrpc#/components/schemas/Address/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{40}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{40}$"+"\""}];
+validate92.errors = [{instancePath:instancePath+"/to",schemaPath:"urn:chain-node:openrpc#/components/schemas/Address/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{40}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{40}$"+"\""}];
 return false;
 }
 }
 else {
-validate91.errors = [{instancePath:instancePath+"/to",schemaPath:"urn:chain-node:openrpc#/components/schemas/Address/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate92.errors = [{instancePath:instancePath+"/to",schemaPath:"urn:chain-node:openrpc#/components/schemas/Address/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -6282,18 +6305,18 @@ return false;
 }
 var valid0 = _errs1 === errors;
 }
-validate91.errors = vErrors;
+validate92.errors = vErrors;
 return errors === 0;
 }
 
-export const p_eth_call_2 = validate95;
-const schema191 = {"$ref":"urn:chain-node:openrpc#/components/schemas/StateOverrides"};
-const schema192 = {"title":"StateOverrides","type":"object","description":"Account overrides by address (geth's StateOverride, execution-apis' StateOverrides): applied to the call's copy of the state before it runs, and gone with it. The real state is never changed.","propertyNames":{"$ref":"#/components/schemas/Address"},"additionalProperties":{"$ref":"#/components/schemas/AccountOverride"}};
-const schema194 = {"title":"AccountOverride","type":"object","description":"What a call sees of one account instead of its real state (geth's OverrideAccount). Every field is optional. `state` replaces the whole storage (slots not listed read zero), `stateDiff` sets the listed slots and keeps the others; both together are refused. `movePrecompileToAddress` (only on a precompile's address) moves the precompile there, so the address can be given code that wraps it. Unknown fields are ignored.","additionalProperties":true,"properties":{"balance":{"$ref":"#/components/schemas/Quantity","description":"Balance in wei."},"nonce":{"$ref":"#/components/schemas/Quantity","description":"Nonce (at most 2^64 - 1)."},"code":{"$ref":"#/components/schemas/Data","description":"Code (runtime bytecode); `0x` removes the code."},"state":{"$ref":"#/components/schemas/StorageOverride","description":"The whole storage: every slot not listed reads zero."},"stateDiff":{"$ref":"#/components/schemas/StorageOverride","description":"Slots to set; the others keep their values."},"movePrecompileToAddress":{"$ref":"#/components/schemas/Address","description":"Moves this address's precompile to the given address (which must not be overridden otherwise), before `code` is set here."}}};
-const schema198 = {"title":"StorageOverride","type":"object","description":"Storage slots and the 32-byte values they are given, by slot (execution-apis' AccountStorage).","propertyNames":{"$ref":"#/components/schemas/StorageWord"},"additionalProperties":{"$ref":"#/components/schemas/StorageWord"}};
-const schema199 = {"title":"StorageWord","type":"string","pattern":"^0x[0-9a-fA-F]{64}$","description":"A 32-byte storage key or value as 0x-prefixed hex of exactly 64 digits (geth's common.Hash); any case is accepted."};
+export const p_eth_call_2 = validate96;
+const schema192 = {"$ref":"urn:chain-node:openrpc#/components/schemas/StateOverrides"};
+const schema193 = {"title":"StateOverrides","type":"object","description":"Account overrides by address (geth's StateOverride, execution-apis' StateOverrides): applied to the call's copy of the state before it runs, and gone with it. The real state is never changed.","propertyNames":{"$ref":"#/components/schemas/Address"},"additionalProperties":{"$ref":"#/components/schemas/AccountOverride"}};
+const schema195 = {"title":"AccountOverride","type":"object","description":"What a call sees of one account instead of its real state (geth's OverrideAccount). Every field is optional. `state` replaces the whole storage (slots not listed read zero), `stateDiff` sets the listed slots and keeps the others; both together are refused. `movePrecompileToAddress` (only on a precompile's address) moves the precompile there, so the address can be given code that wraps it. Unknown fields are ignored.","additionalProperties":true,"properties":{"balance":{"$ref":"#/components/schemas/Quantity","description":"Balance in wei."},"nonce":{"$ref":"#/components/schemas/Quantity","description":"Nonce (at most 2^64 - 1)."},"code":{"$ref":"#/components/schemas/Data","description":"Code (runtime bytecode); `0x` removes the code."},"state":{"$ref":"#/components/schemas/StorageOverride","description":"The whole storage: every slot not listed reads zero."},"stateDiff":{"$ref":"#/components/schemas/StorageOverride","description":"Slots to set; the others keep their values."},"movePrecompileToAddress":{"$ref":"#/components/schemas/Address","description":"Moves this address's precompile to the given address (which must not be overridden otherwise), before `code` is set here."}}};
+const schema199 = {"title":"StorageOverride","type":"object","description":"Storage slots and the 32-byte values they are given, by slot (execution-apis' AccountStorage).","propertyNames":{"$ref":"#/components/schemas/StorageWord"},"additionalProperties":{"$ref":"#/components/schemas/StorageWord"}};
+const schema200 = {"title":"StorageWord","type":"string","pattern":"^0x[0-9a-fA-F]{64}$","description":"A 32-byte storage key or value as 0x-prefixed hex of exactly 64 digits (geth's common.Hash); any case is accepted."};
 
-function validate98(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate99(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
@@ -6303,7 +6326,7 @@ const _errs1 = errors;
 const _errs2 = errors;
 if(errors === _errs2){
 if(typeof key0 === "string"){
-if(!pattern33.test(key0)){
+if(!pattern34.test(key0)){
 const err0 = {instancePath,schemaPath:"#/components/schemas/StorageWord/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{64}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{64}$"+"\"",propertyName:key0};
 if(vErrors === null){
 vErrors = [err0];
@@ -6335,7 +6358,7 @@ else {
 vErrors.push(err2);
 }
 errors++;
-validate98.errors = vErrors;
+validate99.errors = vErrors;
 return false;
 break;
 }
@@ -6347,19 +6370,151 @@ const _errs5 = errors;
 const _errs6 = errors;
 if(errors === _errs6){
 if(typeof data0 === "string"){
-if(!pattern33.test(data0)){
-validate98.errors = [{instancePath:instancePath+"/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/components/schemas/StorageWord/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{64}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{64}$"+"\""}];
+if(!pattern34.test(data0)){
+validate99.errors = [{instancePath:instancePath+"/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/components/schemas/StorageWord/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{64}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{64}$"+"\""}];
 return false;
 }
 }
 else {
-validate98.errors = [{instancePath:instancePath+"/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/components/schemas/StorageWord/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate99.errors = [{instancePath:instancePath+"/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/components/schemas/StorageWord/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
 var valid2 = _errs5 === errors;
 if(!valid2){
 break;
+}
+}
+}
+}
+else {
+validate99.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate99.errors = vErrors;
+return errors === 0;
+}
+
+
+function validate98(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.balance !== undefined){
+let data0 = data.balance;
+const _errs2 = errors;
+const _errs3 = errors;
+if(errors === _errs3){
+if(typeof data0 === "string"){
+if(!pattern6.test(data0)){
+validate98.errors = [{instancePath:instancePath+"/balance",schemaPath:"#/components/schemas/Quantity/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{1,64}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{1,64}$"+"\""}];
+return false;
+}
+}
+else {
+validate98.errors = [{instancePath:instancePath+"/balance",schemaPath:"#/components/schemas/Quantity/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.nonce !== undefined){
+let data1 = data.nonce;
+const _errs5 = errors;
+const _errs6 = errors;
+if(errors === _errs6){
+if(typeof data1 === "string"){
+if(!pattern6.test(data1)){
+validate98.errors = [{instancePath:instancePath+"/nonce",schemaPath:"#/components/schemas/Quantity/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{1,64}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{1,64}$"+"\""}];
+return false;
+}
+}
+else {
+validate98.errors = [{instancePath:instancePath+"/nonce",schemaPath:"#/components/schemas/Quantity/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid0 = _errs5 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.code !== undefined){
+let data2 = data.code;
+const _errs8 = errors;
+const _errs9 = errors;
+if(errors === _errs9){
+if(typeof data2 === "string"){
+if(!pattern10.test(data2)){
+validate98.errors = [{instancePath:instancePath+"/code",schemaPath:"#/components/schemas/Data/pattern",keyword:"pattern",params:{pattern: "^0x(?:[0-9a-fA-F]{2})*$"},message:"must match pattern \""+"^0x(?:[0-9a-fA-F]{2})*$"+"\""}];
+return false;
+}
+}
+else {
+validate98.errors = [{instancePath:instancePath+"/code",schemaPath:"#/components/schemas/Data/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid0 = _errs8 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.state !== undefined){
+const _errs11 = errors;
+if(!(validate99(data.state, {instancePath:instancePath+"/state",parentData:data,parentDataProperty:"state",rootData}))){
+vErrors = vErrors === null ? validate99.errors : vErrors.concat(validate99.errors);
+errors = vErrors.length;
+}
+var valid0 = _errs11 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.stateDiff !== undefined){
+const _errs12 = errors;
+if(!(validate99(data.stateDiff, {instancePath:instancePath+"/stateDiff",parentData:data,parentDataProperty:"stateDiff",rootData}))){
+vErrors = vErrors === null ? validate99.errors : vErrors.concat(validate99.errors);
+errors = vErrors.length;
+}
+var valid0 = _errs12 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.movePrecompileToAddress !== undefined){
+let data5 = data.movePrecompileToAddress;
+const _errs13 = errors;
+const _errs14 = errors;
+if(errors === _errs14){
+if(typeof data5 === "string"){
+if(!pattern0.test(data5)){
+validate98.errors = [{instancePath:instancePath+"/movePrecompileToAddress",schemaPath:"#/components/schemas/Address/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{40}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{40}$"+"\""}];
+return false;
+}
+}
+else {
+validate98.errors = [{instancePath:instancePath+"/movePrecompileToAddress",schemaPath:"#/components/schemas/Address/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid0 = _errs13 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
 }
 }
 }
@@ -6379,119 +6534,58 @@ let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.balance !== undefined){
-let data0 = data.balance;
+for(const key0 in data){
+const _errs1 = errors;
 const _errs2 = errors;
-const _errs3 = errors;
-if(errors === _errs3){
-if(typeof data0 === "string"){
-if(!pattern5.test(data0)){
-validate97.errors = [{instancePath:instancePath+"/balance",schemaPath:"#/components/schemas/Quantity/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{1,64}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{1,64}$"+"\""}];
-return false;
+if(errors === _errs2){
+if(typeof key0 === "string"){
+if(!pattern0.test(key0)){
+const err0 = {instancePath,schemaPath:"#/components/schemas/Address/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{40}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{40}$"+"\"",propertyName:key0};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
 }
 }
 else {
-validate97.errors = [{instancePath:instancePath+"/balance",schemaPath:"#/components/schemas/Quantity/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-var valid0 = _errs2 === errors;
+const err1 = {instancePath,schemaPath:"#/components/schemas/Address/type",keyword:"type",params:{type: "string"},message:"must be string",propertyName:key0};
+if(vErrors === null){
+vErrors = [err1];
 }
 else {
-var valid0 = true;
+vErrors.push(err1);
+}
+errors++;
+}
+}
+var valid0 = _errs1 === errors;
+if(!valid0){
+const err2 = {instancePath,schemaPath:"#/propertyNames",keyword:"propertyNames",params:{propertyName: key0},message:"property name must be valid"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+validate97.errors = vErrors;
+return false;
+break;
+}
 }
 if(valid0){
-if(data.nonce !== undefined){
-let data1 = data.nonce;
+for(const key1 in data){
 const _errs5 = errors;
-const _errs6 = errors;
-if(errors === _errs6){
-if(typeof data1 === "string"){
-if(!pattern5.test(data1)){
-validate97.errors = [{instancePath:instancePath+"/nonce",schemaPath:"#/components/schemas/Quantity/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{1,64}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{1,64}$"+"\""}];
-return false;
-}
-}
-else {
-validate97.errors = [{instancePath:instancePath+"/nonce",schemaPath:"#/components/schemas/Quantity/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-var valid0 = _errs5 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.code !== undefined){
-let data2 = data.code;
-const _errs8 = errors;
-const _errs9 = errors;
-if(errors === _errs9){
-if(typeof data2 === "string"){
-if(!pattern9.test(data2)){
-validate97.errors = [{instancePath:instancePath+"/code",schemaPath:"#/components/schemas/Data/pattern",keyword:"pattern",params:{pattern: "^0x(?:[0-9a-fA-F]{2})*$"},message:"must match pattern \""+"^0x(?:[0-9a-fA-F]{2})*$"+"\""}];
-return false;
-}
-}
-else {
-validate97.errors = [{instancePath:instancePath+"/code",schemaPath:"#/components/schemas/Data/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-var valid0 = _errs8 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.state !== undefined){
-const _errs11 = errors;
-if(!(validate98(data.state, {instancePath:instancePath+"/state",parentData:data,parentDataProperty:"state",rootData}))){
+if(!(validate98(data[key1], {instancePath:instancePath+"/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),parentData:data,parentDataProperty:key1,rootData}))){
 vErrors = vErrors === null ? validate98.errors : vErrors.concat(validate98.errors);
 errors = vErrors.length;
 }
-var valid0 = _errs11 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.stateDiff !== undefined){
-const _errs12 = errors;
-if(!(validate98(data.stateDiff, {instancePath:instancePath+"/stateDiff",parentData:data,parentDataProperty:"stateDiff",rootData}))){
-vErrors = vErrors === null ? validate98.errors : vErrors.concat(validate98.errors);
-errors = vErrors.length;
-}
-var valid0 = _errs12 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.movePrecompileToAddress !== undefined){
-let data5 = data.movePrecompileToAddress;
-const _errs13 = errors;
-const _errs14 = errors;
-if(errors === _errs14){
-if(typeof data5 === "string"){
-if(!pattern0.test(data5)){
-validate97.errors = [{instancePath:instancePath+"/movePrecompileToAddress",schemaPath:"#/components/schemas/Address/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{40}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{40}$"+"\""}];
-return false;
-}
-}
-else {
-validate97.errors = [{instancePath:instancePath+"/movePrecompileToAddress",schemaPath:"#/components/schemas/Address/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-var valid0 = _errs13 === errors;
-}
-else {
-var valid0 = true;
-}
-}
-}
+var valid2 = _errs5 === errors;
+if(!valid2){
+break;
 }
 }
 }
@@ -6509,90 +6603,19 @@ return errors === 0;
 function validate96(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
-if(errors === 0){
-if(data && typeof data == "object" && !Array.isArray(data)){
-for(const key0 in data){
-const _errs1 = errors;
-const _errs2 = errors;
-if(errors === _errs2){
-if(typeof key0 === "string"){
-if(!pattern0.test(key0)){
-const err0 = {instancePath,schemaPath:"#/components/schemas/Address/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{40}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{40}$"+"\"",propertyName:key0};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
-errors++;
-}
-}
-else {
-const err1 = {instancePath,schemaPath:"#/components/schemas/Address/type",keyword:"type",params:{type: "string"},message:"must be string",propertyName:key0};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
-errors++;
-}
-}
-var valid0 = _errs1 === errors;
-if(!valid0){
-const err2 = {instancePath,schemaPath:"#/propertyNames",keyword:"propertyNames",params:{propertyName: key0},message:"property name must be valid"};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
-errors++;
-validate96.errors = vErrors;
-return false;
-break;
-}
-}
-if(valid0){
-for(const key1 in data){
-const _errs5 = errors;
-if(!(validate97(data[key1], {instancePath:instancePath+"/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),parentData:data,parentDataProperty:key1,rootData}))){
+if(!(validate97(data, {instancePath,parentData,parentDataProperty,rootData}))){
 vErrors = vErrors === null ? validate97.errors : vErrors.concat(validate97.errors);
 errors = vErrors.length;
 }
-var valid2 = _errs5 === errors;
-if(!valid2){
-break;
-}
-}
-}
-}
-else {
-validate96.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
 validate96.errors = vErrors;
 return errors === 0;
 }
 
+export const p_eth_call_3 = validate104;
+const schema203 = {"$ref":"urn:chain-node:openrpc#/components/schemas/BlockOverrides"};
+const schema204 = {"title":"BlockOverrides","type":"object","description":"Fields of a simulated block's context (execution-apis' BlockOverrides). Unknown fields are ignored.","additionalProperties":true,"properties":{"number":{"$ref":"#/components/schemas/Quantity","description":"Block number: greater than the block before's (default: one more); a gap is filled with empty blocks."},"time":{"$ref":"#/components/schemas/Quantity","description":"Timestamp: not below the block before's (default: 12 more)."},"gasLimit":{"$ref":"#/components/schemas/Quantity","description":"Block gas limit (default: the base block's)."},"feeRecipient":{"$ref":"#/components/schemas/Address","description":"Coinbase (default: this node's address, as for eth_call)."},"prevRandao":{"$ref":"#/components/schemas/Quantity","description":"PREVRANDAO's value (default: the istanbul digest every block of this chain carries)."},"baseFeePerGas":{"$ref":"#/components/schemas/Quantity","description":"Base fee (default 0, as every block of this chain)."},"withdrawals":{"type":"array","description":"Accepted and ignored: this chain has no withdrawals."},"blobBaseFee":{"$ref":"#/components/schemas/Quantity","description":"Accepted and ignored: this chain has no blobs."}}};
 
-function validate95(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
-let vErrors = null;
-let errors = 0;
-if(!(validate96(data, {instancePath,parentData,parentDataProperty,rootData}))){
-vErrors = vErrors === null ? validate96.errors : vErrors.concat(validate96.errors);
-errors = vErrors.length;
-}
-validate95.errors = vErrors;
-return errors === 0;
-}
-
-export const p_eth_call_3 = validate103;
-const schema202 = {"$ref":"urn:chain-node:openrpc#/components/schemas/BlockOverrides"};
-const schema203 = {"title":"BlockOverrides","type":"object","description":"Fields of a simulated block's context (execution-apis' BlockOverrides). Unknown fields are ignored.","additionalProperties":true,"properties":{"number":{"$ref":"#/components/schemas/Quantity","description":"Block number: greater than the block before's (default: one more); a gap is filled with empty blocks."},"time":{"$ref":"#/components/schemas/Quantity","description":"Timestamp: not below the block before's (default: 12 more)."},"gasLimit":{"$ref":"#/components/schemas/Quantity","description":"Block gas limit (default: the base block's)."},"feeRecipient":{"$ref":"#/components/schemas/Address","description":"Coinbase (default: this node's address, as for eth_call)."},"prevRandao":{"$ref":"#/components/schemas/Quantity","description":"PREVRANDAO's value (default: the istanbul digest every block of this chain carries)."},"baseFeePerGas":{"$ref":"#/components/schemas/Quantity","description":"Base fee (default 0, as every block of this chain)."},"withdrawals":{"type":"array","description":"Accepted and ignored: this chain has no withdrawals."},"blobBaseFee":{"$ref":"#/components/schemas/Quantity","description":"Accepted and ignored: this chain has no blobs."}}};
-
-function validate104(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate105(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
@@ -6603,13 +6626,13 @@ const _errs2 = errors;
 const _errs3 = errors;
 if(errors === _errs3){
 if(typeof data0 === "string"){
-if(!pattern5.test(data0)){
-validate104.errors = [{instancePath:instancePath+"/number",schemaPath:"#/components/schemas/Quantity/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{1,64}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{1,64}$"+"\""}];
+if(!pattern6.test(data0)){
+validate105.errors = [{instancePath:instancePath+"/number",schemaPath:"#/components/schemas/Quantity/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{1,64}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{1,64}$"+"\""}];
 return false;
 }
 }
 else {
-validate104.errors = [{instancePath:instancePath+"/number",schemaPath:"#/components/schemas/Quantity/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate105.errors = [{instancePath:instancePath+"/number",schemaPath:"#/components/schemas/Quantity/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -6625,13 +6648,13 @@ const _errs5 = errors;
 const _errs6 = errors;
 if(errors === _errs6){
 if(typeof data1 === "string"){
-if(!pattern5.test(data1)){
-validate104.errors = [{instancePath:instancePath+"/time",schemaPath:"#/components/schemas/Quantity/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{1,64}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{1,64}$"+"\""}];
+if(!pattern6.test(data1)){
+validate105.errors = [{instancePath:instancePath+"/time",schemaPath:"#/components/schemas/Quantity/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{1,64}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{1,64}$"+"\""}];
 return false;
 }
 }
 else {
-validate104.errors = [{instancePath:instancePath+"/time",schemaPath:"#/components/schemas/Quantity/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate105.errors = [{instancePath:instancePath+"/time",schemaPath:"#/components/schemas/Quantity/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -6647,13 +6670,13 @@ const _errs8 = errors;
 const _errs9 = errors;
 if(errors === _errs9){
 if(typeof data2 === "string"){
-if(!pattern5.test(data2)){
-validate104.errors = [{instancePath:instancePath+"/gasLimit",schemaPath:"#/components/schemas/Quantity/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{1,64}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{1,64}$"+"\""}];
+if(!pattern6.test(data2)){
+validate105.errors = [{instancePath:instancePath+"/gasLimit",schemaPath:"#/components/schemas/Quantity/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{1,64}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{1,64}$"+"\""}];
 return false;
 }
 }
 else {
-validate104.errors = [{instancePath:instancePath+"/gasLimit",schemaPath:"#/components/schemas/Quantity/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate105.errors = [{instancePath:instancePath+"/gasLimit",schemaPath:"#/components/schemas/Quantity/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -6670,12 +6693,12 @@ const _errs12 = errors;
 if(errors === _errs12){
 if(typeof data3 === "string"){
 if(!pattern0.test(data3)){
-validate104.errors = [{instancePath:instancePath+"/feeRecipient",schemaPath:"#/components/schemas/Address/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{40}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{40}$"+"\""}];
+validate105.errors = [{instancePath:instancePath+"/feeRecipient",schemaPath:"#/components/schemas/Address/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{40}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{40}$"+"\""}];
 return false;
 }
 }
 else {
-validate104.errors = [{instancePath:instancePath+"/feeRecipient",schemaPath:"#/components/schemas/Address/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate105.errors = [{instancePath:instancePath+"/feeRecipient",schemaPath:"#/components/schemas/Address/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -6691,13 +6714,13 @@ const _errs14 = errors;
 const _errs15 = errors;
 if(errors === _errs15){
 if(typeof data4 === "string"){
-if(!pattern5.test(data4)){
-validate104.errors = [{instancePath:instancePath+"/prevRandao",schemaPath:"#/components/schemas/Quantity/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{1,64}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{1,64}$"+"\""}];
+if(!pattern6.test(data4)){
+validate105.errors = [{instancePath:instancePath+"/prevRandao",schemaPath:"#/components/schemas/Quantity/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{1,64}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{1,64}$"+"\""}];
 return false;
 }
 }
 else {
-validate104.errors = [{instancePath:instancePath+"/prevRandao",schemaPath:"#/components/schemas/Quantity/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate105.errors = [{instancePath:instancePath+"/prevRandao",schemaPath:"#/components/schemas/Quantity/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -6713,13 +6736,13 @@ const _errs17 = errors;
 const _errs18 = errors;
 if(errors === _errs18){
 if(typeof data5 === "string"){
-if(!pattern5.test(data5)){
-validate104.errors = [{instancePath:instancePath+"/baseFeePerGas",schemaPath:"#/components/schemas/Quantity/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{1,64}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{1,64}$"+"\""}];
+if(!pattern6.test(data5)){
+validate105.errors = [{instancePath:instancePath+"/baseFeePerGas",schemaPath:"#/components/schemas/Quantity/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{1,64}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{1,64}$"+"\""}];
 return false;
 }
 }
 else {
-validate104.errors = [{instancePath:instancePath+"/baseFeePerGas",schemaPath:"#/components/schemas/Quantity/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate105.errors = [{instancePath:instancePath+"/baseFeePerGas",schemaPath:"#/components/schemas/Quantity/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -6732,7 +6755,7 @@ if(valid0){
 if(data.withdrawals !== undefined){
 const _errs20 = errors;
 if(!(Array.isArray(data.withdrawals))){
-validate104.errors = [{instancePath:instancePath+"/withdrawals",schemaPath:"#/properties/withdrawals/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate105.errors = [{instancePath:instancePath+"/withdrawals",schemaPath:"#/properties/withdrawals/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 var valid0 = _errs20 === errors;
@@ -6747,13 +6770,13 @@ const _errs22 = errors;
 const _errs23 = errors;
 if(errors === _errs23){
 if(typeof data7 === "string"){
-if(!pattern5.test(data7)){
-validate104.errors = [{instancePath:instancePath+"/blobBaseFee",schemaPath:"#/components/schemas/Quantity/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{1,64}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{1,64}$"+"\""}];
+if(!pattern6.test(data7)){
+validate105.errors = [{instancePath:instancePath+"/blobBaseFee",schemaPath:"#/components/schemas/Quantity/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{1,64}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{1,64}$"+"\""}];
 return false;
 }
 }
 else {
-validate104.errors = [{instancePath:instancePath+"/blobBaseFee",schemaPath:"#/components/schemas/Quantity/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate105.errors = [{instancePath:instancePath+"/blobBaseFee",schemaPath:"#/components/schemas/Quantity/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -6771,30 +6794,30 @@ var valid0 = true;
 }
 }
 else {
-validate104.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate105.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
+}
+validate105.errors = vErrors;
+return errors === 0;
+}
+
+
+function validate104(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(!(validate105(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate105.errors : vErrors.concat(validate105.errors);
+errors = vErrors.length;
 }
 validate104.errors = vErrors;
 return errors === 0;
 }
 
+export const p_eth_estimateGas_0 = validate107;
+const schema212 = {"$ref":"urn:chain-node:openrpc#/components/schemas/CallObject"};
 
-function validate103(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
-let vErrors = null;
-let errors = 0;
-if(!(validate104(data, {instancePath,parentData,parentDataProperty,rootData}))){
-vErrors = vErrors === null ? validate104.errors : vErrors.concat(validate104.errors);
-errors = vErrors.length;
-}
-validate103.errors = vErrors;
-return errors === 0;
-}
-
-export const p_eth_estimateGas_0 = validate106;
-const schema211 = {"$ref":"urn:chain-node:openrpc#/components/schemas/CallObject"};
-
-function validate107(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate108(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
@@ -6806,12 +6829,12 @@ const _errs3 = errors;
 if(errors === _errs3){
 if(typeof data0 === "string"){
 if(!pattern0.test(data0)){
-validate107.errors = [{instancePath:instancePath+"/from",schemaPath:"#/components/schemas/Address/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{40}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{40}$"+"\""}];
+validate108.errors = [{instancePath:instancePath+"/from",schemaPath:"#/components/schemas/Address/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{40}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{40}$"+"\""}];
 return false;
 }
 }
 else {
-validate107.errors = [{instancePath:instancePath+"/from",schemaPath:"#/components/schemas/Address/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate108.errors = [{instancePath:instancePath+"/from",schemaPath:"#/components/schemas/Address/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -6889,7 +6912,7 @@ else {
 vErrors.push(err3);
 }
 errors++;
-validate107.errors = vErrors;
+validate108.errors = vErrors;
 return false;
 }
 else {
@@ -6915,13 +6938,13 @@ const _errs12 = errors;
 const _errs13 = errors;
 if(errors === _errs13){
 if(typeof data2 === "string"){
-if(!pattern5.test(data2)){
-validate107.errors = [{instancePath:instancePath+"/gas",schemaPath:"#/components/schemas/Quantity/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{1,64}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{1,64}$"+"\""}];
+if(!pattern6.test(data2)){
+validate108.errors = [{instancePath:instancePath+"/gas",schemaPath:"#/components/schemas/Quantity/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{1,64}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{1,64}$"+"\""}];
 return false;
 }
 }
 else {
-validate107.errors = [{instancePath:instancePath+"/gas",schemaPath:"#/components/schemas/Quantity/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate108.errors = [{instancePath:instancePath+"/gas",schemaPath:"#/components/schemas/Quantity/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -6937,13 +6960,13 @@ const _errs15 = errors;
 const _errs16 = errors;
 if(errors === _errs16){
 if(typeof data3 === "string"){
-if(!pattern5.test(data3)){
-validate107.errors = [{instancePath:instancePath+"/gasPrice",schemaPath:"#/components/schemas/Quantity/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{1,64}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{1,64}$"+"\""}];
+if(!pattern6.test(data3)){
+validate108.errors = [{instancePath:instancePath+"/gasPrice",schemaPath:"#/components/schemas/Quantity/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{1,64}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{1,64}$"+"\""}];
 return false;
 }
 }
 else {
-validate107.errors = [{instancePath:instancePath+"/gasPrice",schemaPath:"#/components/schemas/Quantity/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate108.errors = [{instancePath:instancePath+"/gasPrice",schemaPath:"#/components/schemas/Quantity/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -6959,13 +6982,13 @@ const _errs18 = errors;
 const _errs19 = errors;
 if(errors === _errs19){
 if(typeof data4 === "string"){
-if(!pattern5.test(data4)){
-validate107.errors = [{instancePath:instancePath+"/value",schemaPath:"#/components/schemas/Quantity/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{1,64}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{1,64}$"+"\""}];
+if(!pattern6.test(data4)){
+validate108.errors = [{instancePath:instancePath+"/value",schemaPath:"#/components/schemas/Quantity/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{1,64}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{1,64}$"+"\""}];
 return false;
 }
 }
 else {
-validate107.errors = [{instancePath:instancePath+"/value",schemaPath:"#/components/schemas/Quantity/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate108.errors = [{instancePath:instancePath+"/value",schemaPath:"#/components/schemas/Quantity/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -6981,13 +7004,13 @@ const _errs21 = errors;
 const _errs22 = errors;
 if(errors === _errs22){
 if(typeof data5 === "string"){
-if(!pattern9.test(data5)){
-validate107.errors = [{instancePath:instancePath+"/data",schemaPath:"#/components/schemas/Data/pattern",keyword:"pattern",params:{pattern: "^0x(?:[0-9a-fA-F]{2})*$"},message:"must match pattern \""+"^0x(?:[0-9a-fA-F]{2})*$"+"\""}];
+if(!pattern10.test(data5)){
+validate108.errors = [{instancePath:instancePath+"/data",schemaPath:"#/components/schemas/Data/pattern",keyword:"pattern",params:{pattern: "^0x(?:[0-9a-fA-F]{2})*$"},message:"must match pattern \""+"^0x(?:[0-9a-fA-F]{2})*$"+"\""}];
 return false;
 }
 }
 else {
-validate107.errors = [{instancePath:instancePath+"/data",schemaPath:"#/components/schemas/Data/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate108.errors = [{instancePath:instancePath+"/data",schemaPath:"#/components/schemas/Data/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -7003,13 +7026,13 @@ const _errs24 = errors;
 const _errs25 = errors;
 if(errors === _errs25){
 if(typeof data6 === "string"){
-if(!pattern9.test(data6)){
-validate107.errors = [{instancePath:instancePath+"/input",schemaPath:"#/components/schemas/Data/pattern",keyword:"pattern",params:{pattern: "^0x(?:[0-9a-fA-F]{2})*$"},message:"must match pattern \""+"^0x(?:[0-9a-fA-F]{2})*$"+"\""}];
+if(!pattern10.test(data6)){
+validate108.errors = [{instancePath:instancePath+"/input",schemaPath:"#/components/schemas/Data/pattern",keyword:"pattern",params:{pattern: "^0x(?:[0-9a-fA-F]{2})*$"},message:"must match pattern \""+"^0x(?:[0-9a-fA-F]{2})*$"+"\""}];
 return false;
 }
 }
 else {
-validate107.errors = [{instancePath:instancePath+"/input",schemaPath:"#/components/schemas/Data/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate108.errors = [{instancePath:instancePath+"/input",schemaPath:"#/components/schemas/Data/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -7021,8 +7044,8 @@ var valid0 = true;
 if(valid0){
 if(data.accessList !== undefined){
 const _errs27 = errors;
-if(!(validate65(data.accessList, {instancePath:instancePath+"/accessList",parentData:data,parentDataProperty:"accessList",rootData}))){
-vErrors = vErrors === null ? validate65.errors : vErrors.concat(validate65.errors);
+if(!(validate66(data.accessList, {instancePath:instancePath+"/accessList",parentData:data,parentDataProperty:"accessList",rootData}))){
+vErrors = vErrors === null ? validate66.errors : vErrors.concat(validate66.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs27 === errors;
@@ -7039,32 +7062,32 @@ var valid0 = true;
 }
 }
 else {
-validate107.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate108.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
+}
+validate108.errors = vErrors;
+return errors === 0;
+}
+
+
+function validate107(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(!(validate108(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate108.errors : vErrors.concat(validate108.errors);
+errors = vErrors.length;
 }
 validate107.errors = vErrors;
 return errors === 0;
 }
 
+export const p_eth_simulateV1_0 = validate111;
+const schema221 = {"$ref":"urn:chain-node:openrpc#/components/schemas/SimulatePayload"};
+const schema222 = {"title":"SimulatePayload","type":"object","description":"What eth_simulateV1 runs (execution-apis' EthSimulatePayload).","additionalProperties":true,"required":["blockStateCalls"],"properties":{"blockStateCalls":{"type":"array","items":{"$ref":"#/components/schemas/BlockStateCall"},"description":"The blocks, in order (at most 256 block numbers after the base block)."},"traceTransfers":{"type":"boolean","description":"Report every ETH move as an ERC-20 Transfer log from 0xeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeee. Default false."},"validation":{"type":"boolean","description":"Check each call as a transaction: nonce, fees against the base fee, balance for gas and value. Default false (as eth_call)."},"returnFullTransactions":{"type":"boolean","description":"Full transaction objects in `transactions` instead of hashes. Default false."}}};
+const schema223 = {"title":"BlockStateCall","type":"object","description":"One simulated block: its context, its state overrides (applied before its calls, kept by the blocks after it) and its calls.","additionalProperties":true,"properties":{"blockOverrides":{"$ref":"#/components/schemas/BlockOverrides"},"stateOverrides":{"$ref":"#/components/schemas/StateOverrides"},"calls":{"type":"array","items":{"$ref":"#/components/schemas/SimulateCall"},"description":"The block's calls, run in order, each on the state the one before left."}}};
 
-function validate106(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
-let vErrors = null;
-let errors = 0;
-if(!(validate107(data, {instancePath,parentData,parentDataProperty,rootData}))){
-vErrors = vErrors === null ? validate107.errors : vErrors.concat(validate107.errors);
-errors = vErrors.length;
-}
-validate106.errors = vErrors;
-return errors === 0;
-}
-
-export const p_eth_simulateV1_0 = validate110;
-const schema220 = {"$ref":"urn:chain-node:openrpc#/components/schemas/SimulatePayload"};
-const schema221 = {"title":"SimulatePayload","type":"object","description":"What eth_simulateV1 runs (execution-apis' EthSimulatePayload).","additionalProperties":true,"required":["blockStateCalls"],"properties":{"blockStateCalls":{"type":"array","items":{"$ref":"#/components/schemas/BlockStateCall"},"description":"The blocks, in order (at most 256 block numbers after the base block)."},"traceTransfers":{"type":"boolean","description":"Report every ETH move as an ERC-20 Transfer log from 0xeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeee. Default false."},"validation":{"type":"boolean","description":"Check each call as a transaction: nonce, fees against the base fee, balance for gas and value. Default false (as eth_call)."},"returnFullTransactions":{"type":"boolean","description":"Full transaction objects in `transactions` instead of hashes. Default false."}}};
-const schema222 = {"title":"BlockStateCall","type":"object","description":"One simulated block: its context, its state overrides (applied before its calls, kept by the blocks after it) and its calls.","additionalProperties":true,"properties":{"blockOverrides":{"$ref":"#/components/schemas/BlockOverrides"},"stateOverrides":{"$ref":"#/components/schemas/StateOverrides"},"calls":{"type":"array","items":{"$ref":"#/components/schemas/SimulateCall"},"description":"The block's calls, run in order, each on the state the one before left."}}};
-
-function validate113(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate114(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
@@ -7075,13 +7098,13 @@ const _errs2 = errors;
 const _errs3 = errors;
 if(errors === _errs3){
 if(typeof data0 === "string"){
-if(!pattern5.test(data0)){
-validate113.errors = [{instancePath:instancePath+"/number",schemaPath:"#/components/schemas/Quantity/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{1,64}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{1,64}$"+"\""}];
+if(!pattern6.test(data0)){
+validate114.errors = [{instancePath:instancePath+"/number",schemaPath:"#/components/schemas/Quantity/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{1,64}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{1,64}$"+"\""}];
 return false;
 }
 }
 else {
-validate113.errors = [{instancePath:instancePath+"/number",schemaPath:"#/components/schemas/Quantity/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate114.errors = [{instancePath:instancePath+"/number",schemaPath:"#/components/schemas/Quantity/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -7097,13 +7120,13 @@ const _errs5 = errors;
 const _errs6 = errors;
 if(errors === _errs6){
 if(typeof data1 === "string"){
-if(!pattern5.test(data1)){
-validate113.errors = [{instancePath:instancePath+"/time",schemaPath:"#/components/schemas/Quantity/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{1,64}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{1,64}$"+"\""}];
+if(!pattern6.test(data1)){
+validate114.errors = [{instancePath:instancePath+"/time",schemaPath:"#/components/schemas/Quantity/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{1,64}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{1,64}$"+"\""}];
 return false;
 }
 }
 else {
-validate113.errors = [{instancePath:instancePath+"/time",schemaPath:"#/components/schemas/Quantity/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate114.errors = [{instancePath:instancePath+"/time",schemaPath:"#/components/schemas/Quantity/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -7119,13 +7142,13 @@ const _errs8 = errors;
 const _errs9 = errors;
 if(errors === _errs9){
 if(typeof data2 === "string"){
-if(!pattern5.test(data2)){
-validate113.errors = [{instancePath:instancePath+"/gasLimit",schemaPath:"#/components/schemas/Quantity/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{1,64}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{1,64}$"+"\""}];
+if(!pattern6.test(data2)){
+validate114.errors = [{instancePath:instancePath+"/gasLimit",schemaPath:"#/components/schemas/Quantity/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{1,64}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{1,64}$"+"\""}];
 return false;
 }
 }
 else {
-validate113.errors = [{instancePath:instancePath+"/gasLimit",schemaPath:"#/components/schemas/Quantity/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate114.errors = [{instancePath:instancePath+"/gasLimit",schemaPath:"#/components/schemas/Quantity/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -7142,12 +7165,12 @@ const _errs12 = errors;
 if(errors === _errs12){
 if(typeof data3 === "string"){
 if(!pattern0.test(data3)){
-validate113.errors = [{instancePath:instancePath+"/feeRecipient",schemaPath:"#/components/schemas/Address/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{40}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{40}$"+"\""}];
+validate114.errors = [{instancePath:instancePath+"/feeRecipient",schemaPath:"#/components/schemas/Address/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{40}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{40}$"+"\""}];
 return false;
 }
 }
 else {
-validate113.errors = [{instancePath:instancePath+"/feeRecipient",schemaPath:"#/components/schemas/Address/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate114.errors = [{instancePath:instancePath+"/feeRecipient",schemaPath:"#/components/schemas/Address/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -7163,13 +7186,13 @@ const _errs14 = errors;
 const _errs15 = errors;
 if(errors === _errs15){
 if(typeof data4 === "string"){
-if(!pattern5.test(data4)){
-validate113.errors = [{instancePath:instancePath+"/prevRandao",schemaPath:"#/components/schemas/Quantity/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{1,64}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{1,64}$"+"\""}];
+if(!pattern6.test(data4)){
+validate114.errors = [{instancePath:instancePath+"/prevRandao",schemaPath:"#/components/schemas/Quantity/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{1,64}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{1,64}$"+"\""}];
 return false;
 }
 }
 else {
-validate113.errors = [{instancePath:instancePath+"/prevRandao",schemaPath:"#/components/schemas/Quantity/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate114.errors = [{instancePath:instancePath+"/prevRandao",schemaPath:"#/components/schemas/Quantity/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -7185,13 +7208,13 @@ const _errs17 = errors;
 const _errs18 = errors;
 if(errors === _errs18){
 if(typeof data5 === "string"){
-if(!pattern5.test(data5)){
-validate113.errors = [{instancePath:instancePath+"/baseFeePerGas",schemaPath:"#/components/schemas/Quantity/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{1,64}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{1,64}$"+"\""}];
+if(!pattern6.test(data5)){
+validate114.errors = [{instancePath:instancePath+"/baseFeePerGas",schemaPath:"#/components/schemas/Quantity/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{1,64}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{1,64}$"+"\""}];
 return false;
 }
 }
 else {
-validate113.errors = [{instancePath:instancePath+"/baseFeePerGas",schemaPath:"#/components/schemas/Quantity/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate114.errors = [{instancePath:instancePath+"/baseFeePerGas",schemaPath:"#/components/schemas/Quantity/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -7204,7 +7227,7 @@ if(valid0){
 if(data.withdrawals !== undefined){
 const _errs20 = errors;
 if(!(Array.isArray(data.withdrawals))){
-validate113.errors = [{instancePath:instancePath+"/withdrawals",schemaPath:"#/properties/withdrawals/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate114.errors = [{instancePath:instancePath+"/withdrawals",schemaPath:"#/properties/withdrawals/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 var valid0 = _errs20 === errors;
@@ -7219,13 +7242,13 @@ const _errs22 = errors;
 const _errs23 = errors;
 if(errors === _errs23){
 if(typeof data7 === "string"){
-if(!pattern5.test(data7)){
-validate113.errors = [{instancePath:instancePath+"/blobBaseFee",schemaPath:"#/components/schemas/Quantity/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{1,64}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{1,64}$"+"\""}];
+if(!pattern6.test(data7)){
+validate114.errors = [{instancePath:instancePath+"/blobBaseFee",schemaPath:"#/components/schemas/Quantity/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{1,64}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{1,64}$"+"\""}];
 return false;
 }
 }
 else {
-validate113.errors = [{instancePath:instancePath+"/blobBaseFee",schemaPath:"#/components/schemas/Quantity/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate114.errors = [{instancePath:instancePath+"/blobBaseFee",schemaPath:"#/components/schemas/Quantity/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -7243,16 +7266,16 @@ var valid0 = true;
 }
 }
 else {
-validate113.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate114.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate113.errors = vErrors;
+validate114.errors = vErrors;
 return errors === 0;
 }
 
 
-function validate115(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate116(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
@@ -7294,7 +7317,7 @@ else {
 vErrors.push(err2);
 }
 errors++;
-validate115.errors = vErrors;
+validate116.errors = vErrors;
 return false;
 break;
 }
@@ -7302,8 +7325,8 @@ break;
 if(valid0){
 for(const key1 in data){
 const _errs5 = errors;
-if(!(validate97(data[key1], {instancePath:instancePath+"/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),parentData:data,parentDataProperty:key1,rootData}))){
-vErrors = vErrors === null ? validate97.errors : vErrors.concat(validate97.errors);
+if(!(validate98(data[key1], {instancePath:instancePath+"/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),parentData:data,parentDataProperty:key1,rootData}))){
+vErrors = vErrors === null ? validate98.errors : vErrors.concat(validate98.errors);
 errors = vErrors.length;
 }
 var valid2 = _errs5 === errors;
@@ -7314,17 +7337,17 @@ break;
 }
 }
 else {
-validate115.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate116.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate115.errors = vErrors;
+validate116.errors = vErrors;
 return errors === 0;
 }
 
-const schema233 = {"title":"SimulateCall","description":"A call of a simulated block: a call object (`to` absent: a contract creation) with the transaction fields a simulation reads. It runs as a legacy transaction, as EIP-2930 with `accessList`, or as EIP-1559 when a 1559 fee is given. Unknown fields (`type`, blob fields) are ignored.","allOf":[{"$ref":"#/components/schemas/CallObject"},{"type":"object","properties":{"nonce":{"$ref":"#/components/schemas/Quantity","description":"Nonce (default: the sender's). With validation on it must be the sender's."},"maxFeePerGas":{"$ref":"#/components/schemas/Quantity","description":"EIP-1559 fee cap."},"maxPriorityFeePerGas":{"$ref":"#/components/schemas/Quantity","description":"EIP-1559 tip cap."}}}]};
+const schema234 = {"title":"SimulateCall","description":"A call of a simulated block: a call object (`to` absent: a contract creation) with the transaction fields a simulation reads. It runs as a legacy transaction, as EIP-2930 with `accessList`, or as EIP-1559 when a 1559 fee is given. Unknown fields (`type`, blob fields) are ignored.","allOf":[{"$ref":"#/components/schemas/CallObject"},{"type":"object","properties":{"nonce":{"$ref":"#/components/schemas/Quantity","description":"Nonce (default: the sender's). With validation on it must be the sender's."},"maxFeePerGas":{"$ref":"#/components/schemas/Quantity","description":"EIP-1559 fee cap."},"maxPriorityFeePerGas":{"$ref":"#/components/schemas/Quantity","description":"EIP-1559 tip cap."}}}]};
 
-function validate119(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate120(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
@@ -7336,12 +7359,12 @@ const _errs3 = errors;
 if(errors === _errs3){
 if(typeof data0 === "string"){
 if(!pattern0.test(data0)){
-validate119.errors = [{instancePath:instancePath+"/from",schemaPath:"#/components/schemas/Address/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{40}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{40}$"+"\""}];
+validate120.errors = [{instancePath:instancePath+"/from",schemaPath:"#/components/schemas/Address/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{40}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{40}$"+"\""}];
 return false;
 }
 }
 else {
-validate119.errors = [{instancePath:instancePath+"/from",schemaPath:"#/components/schemas/Address/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate120.errors = [{instancePath:instancePath+"/from",schemaPath:"#/components/schemas/Address/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -7419,7 +7442,7 @@ else {
 vErrors.push(err3);
 }
 errors++;
-validate119.errors = vErrors;
+validate120.errors = vErrors;
 return false;
 }
 else {
@@ -7445,13 +7468,13 @@ const _errs12 = errors;
 const _errs13 = errors;
 if(errors === _errs13){
 if(typeof data2 === "string"){
-if(!pattern5.test(data2)){
-validate119.errors = [{instancePath:instancePath+"/gas",schemaPath:"#/components/schemas/Quantity/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{1,64}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{1,64}$"+"\""}];
+if(!pattern6.test(data2)){
+validate120.errors = [{instancePath:instancePath+"/gas",schemaPath:"#/components/schemas/Quantity/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{1,64}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{1,64}$"+"\""}];
 return false;
 }
 }
 else {
-validate119.errors = [{instancePath:instancePath+"/gas",schemaPath:"#/components/schemas/Quantity/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate120.errors = [{instancePath:instancePath+"/gas",schemaPath:"#/components/schemas/Quantity/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -7467,13 +7490,13 @@ const _errs15 = errors;
 const _errs16 = errors;
 if(errors === _errs16){
 if(typeof data3 === "string"){
-if(!pattern5.test(data3)){
-validate119.errors = [{instancePath:instancePath+"/gasPrice",schemaPath:"#/components/schemas/Quantity/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{1,64}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{1,64}$"+"\""}];
+if(!pattern6.test(data3)){
+validate120.errors = [{instancePath:instancePath+"/gasPrice",schemaPath:"#/components/schemas/Quantity/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{1,64}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{1,64}$"+"\""}];
 return false;
 }
 }
 else {
-validate119.errors = [{instancePath:instancePath+"/gasPrice",schemaPath:"#/components/schemas/Quantity/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate120.errors = [{instancePath:instancePath+"/gasPrice",schemaPath:"#/components/schemas/Quantity/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -7489,13 +7512,13 @@ const _errs18 = errors;
 const _errs19 = errors;
 if(errors === _errs19){
 if(typeof data4 === "string"){
-if(!pattern5.test(data4)){
-validate119.errors = [{instancePath:instancePath+"/value",schemaPath:"#/components/schemas/Quantity/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{1,64}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{1,64}$"+"\""}];
+if(!pattern6.test(data4)){
+validate120.errors = [{instancePath:instancePath+"/value",schemaPath:"#/components/schemas/Quantity/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{1,64}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{1,64}$"+"\""}];
 return false;
 }
 }
 else {
-validate119.errors = [{instancePath:instancePath+"/value",schemaPath:"#/components/schemas/Quantity/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate120.errors = [{instancePath:instancePath+"/value",schemaPath:"#/components/schemas/Quantity/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -7511,13 +7534,13 @@ const _errs21 = errors;
 const _errs22 = errors;
 if(errors === _errs22){
 if(typeof data5 === "string"){
-if(!pattern9.test(data5)){
-validate119.errors = [{instancePath:instancePath+"/data",schemaPath:"#/components/schemas/Data/pattern",keyword:"pattern",params:{pattern: "^0x(?:[0-9a-fA-F]{2})*$"},message:"must match pattern \""+"^0x(?:[0-9a-fA-F]{2})*$"+"\""}];
+if(!pattern10.test(data5)){
+validate120.errors = [{instancePath:instancePath+"/data",schemaPath:"#/components/schemas/Data/pattern",keyword:"pattern",params:{pattern: "^0x(?:[0-9a-fA-F]{2})*$"},message:"must match pattern \""+"^0x(?:[0-9a-fA-F]{2})*$"+"\""}];
 return false;
 }
 }
 else {
-validate119.errors = [{instancePath:instancePath+"/data",schemaPath:"#/components/schemas/Data/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate120.errors = [{instancePath:instancePath+"/data",schemaPath:"#/components/schemas/Data/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -7533,13 +7556,13 @@ const _errs24 = errors;
 const _errs25 = errors;
 if(errors === _errs25){
 if(typeof data6 === "string"){
-if(!pattern9.test(data6)){
-validate119.errors = [{instancePath:instancePath+"/input",schemaPath:"#/components/schemas/Data/pattern",keyword:"pattern",params:{pattern: "^0x(?:[0-9a-fA-F]{2})*$"},message:"must match pattern \""+"^0x(?:[0-9a-fA-F]{2})*$"+"\""}];
+if(!pattern10.test(data6)){
+validate120.errors = [{instancePath:instancePath+"/input",schemaPath:"#/components/schemas/Data/pattern",keyword:"pattern",params:{pattern: "^0x(?:[0-9a-fA-F]{2})*$"},message:"must match pattern \""+"^0x(?:[0-9a-fA-F]{2})*$"+"\""}];
 return false;
 }
 }
 else {
-validate119.errors = [{instancePath:instancePath+"/input",schemaPath:"#/components/schemas/Data/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate120.errors = [{instancePath:instancePath+"/input",schemaPath:"#/components/schemas/Data/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -7551,8 +7574,8 @@ var valid0 = true;
 if(valid0){
 if(data.accessList !== undefined){
 const _errs27 = errors;
-if(!(validate65(data.accessList, {instancePath:instancePath+"/accessList",parentData:data,parentDataProperty:"accessList",rootData}))){
-vErrors = vErrors === null ? validate65.errors : vErrors.concat(validate65.errors);
+if(!(validate66(data.accessList, {instancePath:instancePath+"/accessList",parentData:data,parentDataProperty:"accessList",rootData}))){
+vErrors = vErrors === null ? validate66.errors : vErrors.concat(validate66.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs27 === errors;
@@ -7569,21 +7592,21 @@ var valid0 = true;
 }
 }
 else {
-validate119.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate120.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate119.errors = vErrors;
+validate120.errors = vErrors;
 return errors === 0;
 }
 
 
-function validate118(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate119(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 const _errs0 = errors;
-if(!(validate119(data, {instancePath,parentData,parentDataProperty,rootData}))){
-vErrors = vErrors === null ? validate119.errors : vErrors.concat(validate119.errors);
+if(!(validate120(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate120.errors : vErrors.concat(validate120.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs0 === errors;
@@ -7597,13 +7620,13 @@ const _errs3 = errors;
 const _errs4 = errors;
 if(errors === _errs4){
 if(typeof data0 === "string"){
-if(!pattern5.test(data0)){
-validate118.errors = [{instancePath:instancePath+"/nonce",schemaPath:"#/components/schemas/Quantity/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{1,64}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{1,64}$"+"\""}];
+if(!pattern6.test(data0)){
+validate119.errors = [{instancePath:instancePath+"/nonce",schemaPath:"#/components/schemas/Quantity/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{1,64}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{1,64}$"+"\""}];
 return false;
 }
 }
 else {
-validate118.errors = [{instancePath:instancePath+"/nonce",schemaPath:"#/components/schemas/Quantity/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate119.errors = [{instancePath:instancePath+"/nonce",schemaPath:"#/components/schemas/Quantity/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -7619,13 +7642,13 @@ const _errs6 = errors;
 const _errs7 = errors;
 if(errors === _errs7){
 if(typeof data1 === "string"){
-if(!pattern5.test(data1)){
-validate118.errors = [{instancePath:instancePath+"/maxFeePerGas",schemaPath:"#/components/schemas/Quantity/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{1,64}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{1,64}$"+"\""}];
+if(!pattern6.test(data1)){
+validate119.errors = [{instancePath:instancePath+"/maxFeePerGas",schemaPath:"#/components/schemas/Quantity/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{1,64}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{1,64}$"+"\""}];
 return false;
 }
 }
 else {
-validate118.errors = [{instancePath:instancePath+"/maxFeePerGas",schemaPath:"#/components/schemas/Quantity/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate119.errors = [{instancePath:instancePath+"/maxFeePerGas",schemaPath:"#/components/schemas/Quantity/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -7641,13 +7664,13 @@ const _errs9 = errors;
 const _errs10 = errors;
 if(errors === _errs10){
 if(typeof data2 === "string"){
-if(!pattern5.test(data2)){
-validate118.errors = [{instancePath:instancePath+"/maxPriorityFeePerGas",schemaPath:"#/components/schemas/Quantity/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{1,64}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{1,64}$"+"\""}];
+if(!pattern6.test(data2)){
+validate119.errors = [{instancePath:instancePath+"/maxPriorityFeePerGas",schemaPath:"#/components/schemas/Quantity/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{1,64}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{1,64}$"+"\""}];
 return false;
 }
 }
 else {
-validate118.errors = [{instancePath:instancePath+"/maxPriorityFeePerGas",schemaPath:"#/components/schemas/Quantity/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate119.errors = [{instancePath:instancePath+"/maxPriorityFeePerGas",schemaPath:"#/components/schemas/Quantity/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -7660,26 +7683,26 @@ var valid1 = true;
 }
 }
 else {
-validate118.errors = [{instancePath,schemaPath:"#/allOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate119.errors = [{instancePath,schemaPath:"#/allOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
 var valid0 = _errs1 === errors;
 }
-validate118.errors = vErrors;
+validate119.errors = vErrors;
 return errors === 0;
 }
 
 
-function validate112(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate113(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.blockOverrides !== undefined){
 const _errs2 = errors;
-if(!(validate113(data.blockOverrides, {instancePath:instancePath+"/blockOverrides",parentData:data,parentDataProperty:"blockOverrides",rootData}))){
-vErrors = vErrors === null ? validate113.errors : vErrors.concat(validate113.errors);
+if(!(validate114(data.blockOverrides, {instancePath:instancePath+"/blockOverrides",parentData:data,parentDataProperty:"blockOverrides",rootData}))){
+vErrors = vErrors === null ? validate114.errors : vErrors.concat(validate114.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs2 === errors;
@@ -7690,8 +7713,8 @@ var valid0 = true;
 if(valid0){
 if(data.stateOverrides !== undefined){
 const _errs3 = errors;
-if(!(validate115(data.stateOverrides, {instancePath:instancePath+"/stateOverrides",parentData:data,parentDataProperty:"stateOverrides",rootData}))){
-vErrors = vErrors === null ? validate115.errors : vErrors.concat(validate115.errors);
+if(!(validate116(data.stateOverrides, {instancePath:instancePath+"/stateOverrides",parentData:data,parentDataProperty:"stateOverrides",rootData}))){
+vErrors = vErrors === null ? validate116.errors : vErrors.concat(validate116.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs3 === errors;
@@ -7709,8 +7732,8 @@ var valid1 = true;
 const len0 = data2.length;
 for(let i0=0; i0<len0; i0++){
 const _errs6 = errors;
-if(!(validate118(data2[i0], {instancePath:instancePath+"/calls/" + i0,parentData:data2,parentDataProperty:i0,rootData}))){
-vErrors = vErrors === null ? validate118.errors : vErrors.concat(validate118.errors);
+if(!(validate119(data2[i0], {instancePath:instancePath+"/calls/" + i0,parentData:data2,parentDataProperty:i0,rootData}))){
+vErrors = vErrors === null ? validate119.errors : vErrors.concat(validate119.errors);
 errors = vErrors.length;
 }
 var valid1 = _errs6 === errors;
@@ -7720,7 +7743,7 @@ break;
 }
 }
 else {
-validate112.errors = [{instancePath:instancePath+"/calls",schemaPath:"#/properties/calls/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate113.errors = [{instancePath:instancePath+"/calls",schemaPath:"#/properties/calls/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -7728,6 +7751,97 @@ var valid0 = _errs4 === errors;
 }
 else {
 var valid0 = true;
+}
+}
+}
+}
+else {
+validate113.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate113.errors = vErrors;
+return errors === 0;
+}
+
+
+function validate112(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((data.blockStateCalls === undefined) && (missing0 = "blockStateCalls")){
+validate112.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+if(data.blockStateCalls !== undefined){
+let data0 = data.blockStateCalls;
+const _errs2 = errors;
+if(errors === _errs2){
+if(Array.isArray(data0)){
+var valid1 = true;
+const len0 = data0.length;
+for(let i0=0; i0<len0; i0++){
+const _errs4 = errors;
+if(!(validate113(data0[i0], {instancePath:instancePath+"/blockStateCalls/" + i0,parentData:data0,parentDataProperty:i0,rootData}))){
+vErrors = vErrors === null ? validate113.errors : vErrors.concat(validate113.errors);
+errors = vErrors.length;
+}
+var valid1 = _errs4 === errors;
+if(!valid1){
+break;
+}
+}
+}
+else {
+validate112.errors = [{instancePath:instancePath+"/blockStateCalls",schemaPath:"#/properties/blockStateCalls/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+return false;
+}
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.traceTransfers !== undefined){
+const _errs5 = errors;
+if(typeof data.traceTransfers !== "boolean"){
+validate112.errors = [{instancePath:instancePath+"/traceTransfers",schemaPath:"#/properties/traceTransfers/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+return false;
+}
+var valid0 = _errs5 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.validation !== undefined){
+const _errs7 = errors;
+if(typeof data.validation !== "boolean"){
+validate112.errors = [{instancePath:instancePath+"/validation",schemaPath:"#/properties/validation/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+return false;
+}
+var valid0 = _errs7 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.returnFullTransactions !== undefined){
+const _errs9 = errors;
+if(typeof data.returnFullTransactions !== "boolean"){
+validate112.errors = [{instancePath:instancePath+"/returnFullTransactions",schemaPath:"#/properties/returnFullTransactions/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+return false;
+}
+var valid0 = _errs9 === errors;
+}
+else {
+var valid0 = true;
+}
+}
 }
 }
 }
@@ -7745,126 +7859,35 @@ return errors === 0;
 function validate111(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
-if(errors === 0){
-if(data && typeof data == "object" && !Array.isArray(data)){
-let missing0;
-if((data.blockStateCalls === undefined) && (missing0 = "blockStateCalls")){
-validate111.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
-return false;
-}
-else {
-if(data.blockStateCalls !== undefined){
-let data0 = data.blockStateCalls;
-const _errs2 = errors;
-if(errors === _errs2){
-if(Array.isArray(data0)){
-var valid1 = true;
-const len0 = data0.length;
-for(let i0=0; i0<len0; i0++){
-const _errs4 = errors;
-if(!(validate112(data0[i0], {instancePath:instancePath+"/blockStateCalls/" + i0,parentData:data0,parentDataProperty:i0,rootData}))){
+if(!(validate112(data, {instancePath,parentData,parentDataProperty,rootData}))){
 vErrors = vErrors === null ? validate112.errors : vErrors.concat(validate112.errors);
 errors = vErrors.length;
-}
-var valid1 = _errs4 === errors;
-if(!valid1){
-break;
-}
-}
-}
-else {
-validate111.errors = [{instancePath:instancePath+"/blockStateCalls",schemaPath:"#/properties/blockStateCalls/type",keyword:"type",params:{type: "array"},message:"must be array"}];
-return false;
-}
-}
-var valid0 = _errs2 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.traceTransfers !== undefined){
-const _errs5 = errors;
-if(typeof data.traceTransfers !== "boolean"){
-validate111.errors = [{instancePath:instancePath+"/traceTransfers",schemaPath:"#/properties/traceTransfers/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
-return false;
-}
-var valid0 = _errs5 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.validation !== undefined){
-const _errs7 = errors;
-if(typeof data.validation !== "boolean"){
-validate111.errors = [{instancePath:instancePath+"/validation",schemaPath:"#/properties/validation/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
-return false;
-}
-var valid0 = _errs7 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.returnFullTransactions !== undefined){
-const _errs9 = errors;
-if(typeof data.returnFullTransactions !== "boolean"){
-validate111.errors = [{instancePath:instancePath+"/returnFullTransactions",schemaPath:"#/properties/returnFullTransactions/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
-return false;
-}
-var valid0 = _errs9 === errors;
-}
-else {
-var valid0 = true;
-}
-}
-}
-}
-}
-}
-else {
-validate111.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
 }
 validate111.errors = vErrors;
 return errors === 0;
 }
 
+export const r_eth_simulateV1 = validate126;
+const schema246 = {"type":"array","items":{"$ref":"urn:chain-node:openrpc#/components/schemas/SimulatedBlock"}};
+const schema247 = {"title":"SimulatedBlock","type":"object","description":"A simulated block: a block object (hash, parent hash, roots of its transactions and receipts, logs bloom and gas used computed as for a real block; `stateRoot` is zero, the simulated state is not hashed) and the outcome of each call. Transactions are unsigned: their hashes are keccak256 of the unsigned encoding, and v, r, s are 0.","additionalProperties":false,"required":["number","hash","parentHash","nonce","mixHash","sha3Uncles","logsBloom","transactionsRoot","stateRoot","receiptsRoot","miner","difficulty","totalDifficulty","extraData","size","gasLimit","gasUsed","timestamp","baseFeePerGas","uncles","transactions","calls"],"properties":{"number":{"description":"Block height. Null for the pending block.","oneOf":[{"$ref":"#/components/schemas/Uint"},{"type":"null"}]},"hash":{"description":"Block hash. Null for the pending block.","oneOf":[{"$ref":"#/components/schemas/Bytes32"},{"type":"null"}]},"parentHash":{"$ref":"#/components/schemas/Bytes32","description":"Hash of the parent block."},"nonce":{"description":"Block nonce, 8 bytes (always zero under istanbul consensus). The spec lists it as a quantity; it is sent as 8-byte data, the form Ethereum clients and the execution-apis description expect. Null for the pending block.","oneOf":[{"$ref":"#/components/schemas/Bytes8"},{"type":"null"}]},"mixHash":{"description":"Mix hash (the istanbul digest). Null for the pending block.","oneOf":[{"$ref":"#/components/schemas/Bytes32"},{"type":"null"}]},"sha3Uncles":{"$ref":"#/components/schemas/Bytes32","description":"Hash of the (always empty) uncle list."},"logsBloom":{"description":"Bloom filter of the block's logs. Null for the pending block.","oneOf":[{"$ref":"#/components/schemas/Bloom"},{"type":"null"}]},"transactionsRoot":{"$ref":"#/components/schemas/Bytes32","description":"Root of the transactions tree."},"stateRoot":{"$ref":"#/components/schemas/Bytes32","description":"Root of the state tree."},"receiptsRoot":{"$ref":"#/components/schemas/Bytes32","description":"Root of the receipts tree."},"miner":{"$ref":"#/components/schemas/Address","description":"Account that receives the block reward (the proposing validator)."},"difficulty":{"$ref":"#/components/schemas/Uint","description":"Always `0x1`."},"totalDifficulty":{"$ref":"#/components/schemas/Uint","description":"Sum of the difficulties up to and including this block: the height + 1."},"extraData":{"$ref":"#/components/schemas/Bytes","description":"Extra block data (istanbul: 32-byte vanity followed by the RLP of validators, seal and committed seals)."},"size":{"$ref":"#/components/schemas/Uint","description":"Block size in bytes."},"gasLimit":{"$ref":"#/components/schemas/Uint","description":"Maximum gas allowed in the block."},"gasUsed":{"$ref":"#/components/schemas/Uint","description":"Total gas used by all transactions in the block."},"timestamp":{"$ref":"#/components/schemas/Uint","description":"Block timestamp (Unix seconds)."},"baseFeePerGas":{"$ref":"#/components/schemas/Uint","description":"Base fee per gas: always `0x0`."},"uncles":{"type":"array","items":{"$ref":"#/components/schemas/Bytes32"},"description":"Uncle hashes: always empty."},"transactions":{"description":"Transaction hashes, or full transaction objects when the request's `fullTransactions` flag is true.","anyOf":[{"type":"array","items":{"$ref":"#/components/schemas/Bytes32"},"description":"Transaction hashes."},{"type":"array","items":{"$ref":"#/components/schemas/Transaction"},"description":"Full transaction objects."}]},"calls":{"type":"array","items":{"$ref":"#/components/schemas/SimulatedCallResult"},"description":"The outcome of each call, in order."}}};
+const schema269 = {"title":"SimulatedCallResult","type":"object","description":"The outcome of one simulated call (execution-apis' CallResultSuccess / CallResultFailure).","additionalProperties":false,"required":["status","returnData","gasUsed","logs"],"properties":{"status":{"type":"string","enum":["0x0","0x1"],"description":"`0x1` success, `0x0` failure."},"returnData":{"$ref":"#/components/schemas/Bytes","description":"Return or revert data."},"gasUsed":{"$ref":"#/components/schemas/Uint","description":"Gas the call used as a transaction (intrinsic gas included, refund taken off)."},"logs":{"type":"array","items":{"$ref":"#/components/schemas/Log"},"description":"Its logs (none when it failed), with the simulated block's hash and number."},"error":{"type":"object","description":"Why it failed: code 3 `execution reverted…` with the revert data, or -32015 `vm execution error: …`.","additionalProperties":false,"required":["code","message"],"properties":{"code":{"type":"integer"},"message":{"type":"string"},"data":{"$ref":"#/components/schemas/Bytes"}}}}};
+const schema272 = {"title":"Log","type":"object","description":"Log object: an event emitted by a contract. For a pending log `logIndex`, `blockNumber`, `blockHash`, `transactionHash` and `transactionIndex` are null.","additionalProperties":false,"required":["removed","logIndex","transactionIndex","transactionHash","blockHash","blockNumber","address","data","topics"],"properties":{"removed":{"type":"boolean","description":"True if the log was removed by a chain reorganisation, false for a valid log."},"logIndex":{"description":"Index of the log in the block. Null for a pending log.","oneOf":[{"$ref":"#/components/schemas/Uint"},{"type":"null"}]},"transactionIndex":{"description":"Index of the transaction in the block. Null for a pending log.","oneOf":[{"$ref":"#/components/schemas/Uint"},{"type":"null"}]},"transactionHash":{"description":"Hash of the transaction that emitted the log. Null for a pending log.","oneOf":[{"$ref":"#/components/schemas/Bytes32"},{"type":"null"}]},"blockHash":{"description":"Hash of the block. Null for a pending log.","oneOf":[{"$ref":"#/components/schemas/Bytes32"},{"type":"null"}]},"blockNumber":{"description":"Block height. Null for a pending log.","oneOf":[{"$ref":"#/components/schemas/Uint"},{"type":"null"}]},"address":{"$ref":"#/components/schemas/Address","description":"Contract that emitted the log."},"data":{"$ref":"#/components/schemas/Bytes","description":"Non-indexed arguments, 32 bytes each."},"topics":{"type":"array","items":{"$ref":"#/components/schemas/Bytes32"},"maxItems":4,"description":"Indexed arguments: 0 to 4 topics of 32 bytes. For the contract language's events the first topic is the event signature unless the event is anonymous."}}};
 
-function validate110(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
-let vErrors = null;
-let errors = 0;
-if(!(validate111(data, {instancePath,parentData,parentDataProperty,rootData}))){
-vErrors = vErrors === null ? validate111.errors : vErrors.concat(validate111.errors);
-errors = vErrors.length;
-}
-validate110.errors = vErrors;
-return errors === 0;
-}
-
-export const r_eth_simulateV1 = validate125;
-const schema245 = {"type":"array","items":{"$ref":"urn:chain-node:openrpc#/components/schemas/SimulatedBlock"}};
-const schema246 = {"title":"SimulatedBlock","type":"object","description":"A simulated block: a block object (hash, parent hash, roots of its transactions and receipts, logs bloom and gas used computed as for a real block; `stateRoot` is zero, the simulated state is not hashed) and the outcome of each call. Transactions are unsigned: their hashes are keccak256 of the unsigned encoding, and v, r, s are 0.","additionalProperties":false,"required":["number","hash","parentHash","nonce","mixHash","sha3Uncles","logsBloom","transactionsRoot","stateRoot","receiptsRoot","miner","difficulty","totalDifficulty","extraData","size","gasLimit","gasUsed","timestamp","baseFeePerGas","uncles","transactions","calls"],"properties":{"number":{"description":"Block height. Null for the pending block.","oneOf":[{"$ref":"#/components/schemas/Uint"},{"type":"null"}]},"hash":{"description":"Block hash. Null for the pending block.","oneOf":[{"$ref":"#/components/schemas/Bytes32"},{"type":"null"}]},"parentHash":{"$ref":"#/components/schemas/Bytes32","description":"Hash of the parent block."},"nonce":{"description":"Block nonce, 8 bytes (always zero under istanbul consensus). The spec lists it as a quantity; it is sent as 8-byte data, the form Ethereum clients and the execution-apis description expect. Null for the pending block.","oneOf":[{"$ref":"#/components/schemas/Bytes8"},{"type":"null"}]},"mixHash":{"description":"Mix hash (the istanbul digest). Null for the pending block.","oneOf":[{"$ref":"#/components/schemas/Bytes32"},{"type":"null"}]},"sha3Uncles":{"$ref":"#/components/schemas/Bytes32","description":"Hash of the (always empty) uncle list."},"logsBloom":{"description":"Bloom filter of the block's logs. Null for the pending block.","oneOf":[{"$ref":"#/components/schemas/Bloom"},{"type":"null"}]},"transactionsRoot":{"$ref":"#/components/schemas/Bytes32","description":"Root of the transactions tree."},"stateRoot":{"$ref":"#/components/schemas/Bytes32","description":"Root of the state tree."},"receiptsRoot":{"$ref":"#/components/schemas/Bytes32","description":"Root of the receipts tree."},"miner":{"$ref":"#/components/schemas/Address","description":"Account that receives the block reward (the proposing validator)."},"difficulty":{"$ref":"#/components/schemas/Uint","description":"Always `0x1`."},"totalDifficulty":{"$ref":"#/components/schemas/Uint","description":"Sum of the difficulties up to and including this block: the height + 1."},"extraData":{"$ref":"#/components/schemas/Bytes","description":"Extra block data (istanbul: 32-byte vanity followed by the RLP of validators, seal and committed seals)."},"size":{"$ref":"#/components/schemas/Uint","description":"Block size in bytes."},"gasLimit":{"$ref":"#/components/schemas/Uint","description":"Maximum gas allowed in the block."},"gasUsed":{"$ref":"#/components/schemas/Uint","description":"Total gas used by all transactions in the block."},"timestamp":{"$ref":"#/components/schemas/Uint","description":"Block timestamp (Unix seconds)."},"baseFeePerGas":{"$ref":"#/components/schemas/Uint","description":"Base fee per gas: always `0x0`."},"uncles":{"type":"array","items":{"$ref":"#/components/schemas/Bytes32"},"description":"Uncle hashes: always empty."},"transactions":{"description":"Transaction hashes, or full transaction objects when the request's `fullTransactions` flag is true.","anyOf":[{"type":"array","items":{"$ref":"#/components/schemas/Bytes32"},"description":"Transaction hashes."},{"type":"array","items":{"$ref":"#/components/schemas/Transaction"},"description":"Full transaction objects."}]},"calls":{"type":"array","items":{"$ref":"#/components/schemas/SimulatedCallResult"},"description":"The outcome of each call, in order."}}};
-const schema268 = {"title":"SimulatedCallResult","type":"object","description":"The outcome of one simulated call (execution-apis' CallResultSuccess / CallResultFailure).","additionalProperties":false,"required":["status","returnData","gasUsed","logs"],"properties":{"status":{"type":"string","enum":["0x0","0x1"],"description":"`0x1` success, `0x0` failure."},"returnData":{"$ref":"#/components/schemas/Bytes","description":"Return or revert data."},"gasUsed":{"$ref":"#/components/schemas/Uint","description":"Gas the call used as a transaction (intrinsic gas included, refund taken off)."},"logs":{"type":"array","items":{"$ref":"#/components/schemas/Log"},"description":"Its logs (none when it failed), with the simulated block's hash and number."},"error":{"type":"object","description":"Why it failed: code 3 `execution reverted…` with the revert data, or -32015 `vm execution error: …`.","additionalProperties":false,"required":["code","message"],"properties":{"code":{"type":"integer"},"message":{"type":"string"},"data":{"$ref":"#/components/schemas/Bytes"}}}}};
-const schema271 = {"title":"Log","type":"object","description":"Log object: an event emitted by a contract. For a pending log `logIndex`, `blockNumber`, `blockHash`, `transactionHash` and `transactionIndex` are null.","additionalProperties":false,"required":["removed","logIndex","transactionIndex","transactionHash","blockHash","blockNumber","address","data","topics"],"properties":{"removed":{"type":"boolean","description":"True if the log was removed by a chain reorganisation, false for a valid log."},"logIndex":{"description":"Index of the log in the block. Null for a pending log.","oneOf":[{"$ref":"#/components/schemas/Uint"},{"type":"null"}]},"transactionIndex":{"description":"Index of the transaction in the block. Null for a pending log.","oneOf":[{"$ref":"#/components/schemas/Uint"},{"type":"null"}]},"transactionHash":{"description":"Hash of the transaction that emitted the log. Null for a pending log.","oneOf":[{"$ref":"#/components/schemas/Bytes32"},{"type":"null"}]},"blockHash":{"description":"Hash of the block. Null for a pending log.","oneOf":[{"$ref":"#/components/schemas/Bytes32"},{"type":"null"}]},"blockNumber":{"description":"Block height. Null for a pending log.","oneOf":[{"$ref":"#/components/schemas/Uint"},{"type":"null"}]},"address":{"$ref":"#/components/schemas/Address","description":"Contract that emitted the log."},"data":{"$ref":"#/components/schemas/Bytes","description":"Non-indexed arguments, 32 bytes each."},"topics":{"type":"array","items":{"$ref":"#/components/schemas/Bytes32"},"maxItems":4,"description":"Indexed arguments: 0 to 4 topics of 32 bytes. For the contract language's events the first topic is the event signature unless the event is anonymous."}}};
-
-function validate129(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate130(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((((((((data.removed === undefined) && (missing0 = "removed")) || ((data.logIndex === undefined) && (missing0 = "logIndex"))) || ((data.transactionIndex === undefined) && (missing0 = "transactionIndex"))) || ((data.transactionHash === undefined) && (missing0 = "transactionHash"))) || ((data.blockHash === undefined) && (missing0 = "blockHash"))) || ((data.blockNumber === undefined) && (missing0 = "blockNumber"))) || ((data.address === undefined) && (missing0 = "address"))) || ((data.data === undefined) && (missing0 = "data"))) || ((data.topics === undefined) && (missing0 = "topics"))){
-validate129.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate130.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
-if(!(func2.call(schema271.properties, key0))){
-validate129.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+if(!(func2.call(schema272.properties, key0))){
+validate130.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -7873,7 +7896,7 @@ if(_errs1 === errors){
 if(data.removed !== undefined){
 const _errs2 = errors;
 if(typeof data.removed !== "boolean"){
-validate129.errors = [{instancePath:instancePath+"/removed",schemaPath:"#/properties/removed/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate130.errors = [{instancePath:instancePath+"/removed",schemaPath:"#/properties/removed/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -7892,7 +7915,7 @@ const _errs6 = errors;
 const _errs7 = errors;
 if(errors === _errs7){
 if(typeof data1 === "string"){
-if(!pattern14.test(data1)){
+if(!pattern15.test(data1)){
 const err0 = {instancePath:instancePath+"/logIndex",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""};
 if(vErrors === null){
 vErrors = [err0];
@@ -7950,7 +7973,7 @@ else {
 vErrors.push(err3);
 }
 errors++;
-validate129.errors = vErrors;
+validate130.errors = vErrors;
 return false;
 }
 else {
@@ -7980,7 +8003,7 @@ const _errs13 = errors;
 const _errs14 = errors;
 if(errors === _errs14){
 if(typeof data2 === "string"){
-if(!pattern14.test(data2)){
+if(!pattern15.test(data2)){
 const err4 = {instancePath:instancePath+"/transactionIndex",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""};
 if(vErrors === null){
 vErrors = [err4];
@@ -8038,7 +8061,7 @@ else {
 vErrors.push(err7);
 }
 errors++;
-validate129.errors = vErrors;
+validate130.errors = vErrors;
 return false;
 }
 else {
@@ -8068,7 +8091,7 @@ const _errs20 = errors;
 const _errs21 = errors;
 if(errors === _errs21){
 if(typeof data3 === "string"){
-if(!pattern11.test(data3)){
+if(!pattern12.test(data3)){
 const err8 = {instancePath:instancePath+"/transactionHash",schemaPath:"#/components/schemas/Bytes32/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-f]{64}$"},message:"must match pattern \""+"^0x[0-9a-f]{64}$"+"\""};
 if(vErrors === null){
 vErrors = [err8];
@@ -8126,7 +8149,7 @@ else {
 vErrors.push(err11);
 }
 errors++;
-validate129.errors = vErrors;
+validate130.errors = vErrors;
 return false;
 }
 else {
@@ -8156,7 +8179,7 @@ const _errs27 = errors;
 const _errs28 = errors;
 if(errors === _errs28){
 if(typeof data4 === "string"){
-if(!pattern11.test(data4)){
+if(!pattern12.test(data4)){
 const err12 = {instancePath:instancePath+"/blockHash",schemaPath:"#/components/schemas/Bytes32/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-f]{64}$"},message:"must match pattern \""+"^0x[0-9a-f]{64}$"+"\""};
 if(vErrors === null){
 vErrors = [err12];
@@ -8214,7 +8237,7 @@ else {
 vErrors.push(err15);
 }
 errors++;
-validate129.errors = vErrors;
+validate130.errors = vErrors;
 return false;
 }
 else {
@@ -8244,7 +8267,7 @@ const _errs34 = errors;
 const _errs35 = errors;
 if(errors === _errs35){
 if(typeof data5 === "string"){
-if(!pattern14.test(data5)){
+if(!pattern15.test(data5)){
 const err16 = {instancePath:instancePath+"/blockNumber",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""};
 if(vErrors === null){
 vErrors = [err16];
@@ -8302,7 +8325,7 @@ else {
 vErrors.push(err19);
 }
 errors++;
-validate129.errors = vErrors;
+validate130.errors = vErrors;
 return false;
 }
 else {
@@ -8329,12 +8352,12 @@ const _errs40 = errors;
 if(errors === _errs40){
 if(typeof data6 === "string"){
 if(!pattern0.test(data6)){
-validate129.errors = [{instancePath:instancePath+"/address",schemaPath:"#/components/schemas/Address/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{40}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{40}$"+"\""}];
+validate130.errors = [{instancePath:instancePath+"/address",schemaPath:"#/components/schemas/Address/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{40}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{40}$"+"\""}];
 return false;
 }
 }
 else {
-validate129.errors = [{instancePath:instancePath+"/address",schemaPath:"#/components/schemas/Address/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate130.errors = [{instancePath:instancePath+"/address",schemaPath:"#/components/schemas/Address/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -8350,13 +8373,13 @@ const _errs42 = errors;
 const _errs43 = errors;
 if(errors === _errs43){
 if(typeof data7 === "string"){
-if(!pattern12.test(data7)){
-validate129.errors = [{instancePath:instancePath+"/data",schemaPath:"#/components/schemas/Bytes/pattern",keyword:"pattern",params:{pattern: "^0x(?:[0-9a-f]{2})*$"},message:"must match pattern \""+"^0x(?:[0-9a-f]{2})*$"+"\""}];
+if(!pattern13.test(data7)){
+validate130.errors = [{instancePath:instancePath+"/data",schemaPath:"#/components/schemas/Bytes/pattern",keyword:"pattern",params:{pattern: "^0x(?:[0-9a-f]{2})*$"},message:"must match pattern \""+"^0x(?:[0-9a-f]{2})*$"+"\""}];
 return false;
 }
 }
 else {
-validate129.errors = [{instancePath:instancePath+"/data",schemaPath:"#/components/schemas/Bytes/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate130.errors = [{instancePath:instancePath+"/data",schemaPath:"#/components/schemas/Bytes/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -8372,7 +8395,7 @@ const _errs45 = errors;
 if(errors === _errs45){
 if(Array.isArray(data8)){
 if(data8.length > 4){
-validate129.errors = [{instancePath:instancePath+"/topics",schemaPath:"#/properties/topics/maxItems",keyword:"maxItems",params:{limit: 4},message:"must NOT have more than 4 items"}];
+validate130.errors = [{instancePath:instancePath+"/topics",schemaPath:"#/properties/topics/maxItems",keyword:"maxItems",params:{limit: 4},message:"must NOT have more than 4 items"}];
 return false;
 }
 else {
@@ -8384,13 +8407,13 @@ const _errs47 = errors;
 const _errs48 = errors;
 if(errors === _errs48){
 if(typeof data9 === "string"){
-if(!pattern11.test(data9)){
-validate129.errors = [{instancePath:instancePath+"/topics/" + i0,schemaPath:"#/components/schemas/Bytes32/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-f]{64}$"},message:"must match pattern \""+"^0x[0-9a-f]{64}$"+"\""}];
+if(!pattern12.test(data9)){
+validate130.errors = [{instancePath:instancePath+"/topics/" + i0,schemaPath:"#/components/schemas/Bytes32/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-f]{64}$"},message:"must match pattern \""+"^0x[0-9a-f]{64}$"+"\""}];
 return false;
 }
 }
 else {
-validate129.errors = [{instancePath:instancePath+"/topics/" + i0,schemaPath:"#/components/schemas/Bytes32/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate130.errors = [{instancePath:instancePath+"/topics/" + i0,schemaPath:"#/components/schemas/Bytes32/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -8402,7 +8425,7 @@ break;
 }
 }
 else {
-validate129.errors = [{instancePath:instancePath+"/topics",schemaPath:"#/properties/topics/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate130.errors = [{instancePath:instancePath+"/topics",schemaPath:"#/properties/topics/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -8423,30 +8446,30 @@ var valid0 = true;
 }
 }
 else {
-validate129.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate130.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate129.errors = vErrors;
+validate130.errors = vErrors;
 return errors === 0;
 }
 
 
-function validate128(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate129(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((((data.status === undefined) && (missing0 = "status")) || ((data.returnData === undefined) && (missing0 = "returnData"))) || ((data.gasUsed === undefined) && (missing0 = "gasUsed"))) || ((data.logs === undefined) && (missing0 = "logs"))){
-validate128.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate129.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
 if(!(((((key0 === "status") || (key0 === "returnData")) || (key0 === "gasUsed")) || (key0 === "logs")) || (key0 === "error"))){
-validate128.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate129.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -8456,11 +8479,11 @@ if(data.status !== undefined){
 let data0 = data.status;
 const _errs2 = errors;
 if(typeof data0 !== "string"){
-validate128.errors = [{instancePath:instancePath+"/status",schemaPath:"#/properties/status/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate129.errors = [{instancePath:instancePath+"/status",schemaPath:"#/properties/status/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(!((data0 === "0x0") || (data0 === "0x1"))){
-validate128.errors = [{instancePath:instancePath+"/status",schemaPath:"#/properties/status/enum",keyword:"enum",params:{allowedValues: schema268.properties.status.enum},message:"must be equal to one of the allowed values"}];
+validate129.errors = [{instancePath:instancePath+"/status",schemaPath:"#/properties/status/enum",keyword:"enum",params:{allowedValues: schema269.properties.status.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -8475,13 +8498,13 @@ const _errs4 = errors;
 const _errs5 = errors;
 if(errors === _errs5){
 if(typeof data1 === "string"){
-if(!pattern12.test(data1)){
-validate128.errors = [{instancePath:instancePath+"/returnData",schemaPath:"#/components/schemas/Bytes/pattern",keyword:"pattern",params:{pattern: "^0x(?:[0-9a-f]{2})*$"},message:"must match pattern \""+"^0x(?:[0-9a-f]{2})*$"+"\""}];
+if(!pattern13.test(data1)){
+validate129.errors = [{instancePath:instancePath+"/returnData",schemaPath:"#/components/schemas/Bytes/pattern",keyword:"pattern",params:{pattern: "^0x(?:[0-9a-f]{2})*$"},message:"must match pattern \""+"^0x(?:[0-9a-f]{2})*$"+"\""}];
 return false;
 }
 }
 else {
-validate128.errors = [{instancePath:instancePath+"/returnData",schemaPath:"#/components/schemas/Bytes/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate129.errors = [{instancePath:instancePath+"/returnData",schemaPath:"#/components/schemas/Bytes/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -8497,13 +8520,13 @@ const _errs7 = errors;
 const _errs8 = errors;
 if(errors === _errs8){
 if(typeof data2 === "string"){
-if(!pattern14.test(data2)){
-validate128.errors = [{instancePath:instancePath+"/gasUsed",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
+if(!pattern15.test(data2)){
+validate129.errors = [{instancePath:instancePath+"/gasUsed",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
 return false;
 }
 }
 else {
-validate128.errors = [{instancePath:instancePath+"/gasUsed",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate129.errors = [{instancePath:instancePath+"/gasUsed",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -8522,8 +8545,8 @@ var valid3 = true;
 const len0 = data3.length;
 for(let i0=0; i0<len0; i0++){
 const _errs12 = errors;
-if(!(validate129(data3[i0], {instancePath:instancePath+"/logs/" + i0,parentData:data3,parentDataProperty:i0,rootData}))){
-vErrors = vErrors === null ? validate129.errors : vErrors.concat(validate129.errors);
+if(!(validate130(data3[i0], {instancePath:instancePath+"/logs/" + i0,parentData:data3,parentDataProperty:i0,rootData}))){
+vErrors = vErrors === null ? validate130.errors : vErrors.concat(validate130.errors);
 errors = vErrors.length;
 }
 var valid3 = _errs12 === errors;
@@ -8533,7 +8556,7 @@ break;
 }
 }
 else {
-validate128.errors = [{instancePath:instancePath+"/logs",schemaPath:"#/properties/logs/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate129.errors = [{instancePath:instancePath+"/logs",schemaPath:"#/properties/logs/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -8550,14 +8573,14 @@ if(errors === _errs13){
 if(data5 && typeof data5 == "object" && !Array.isArray(data5)){
 let missing1;
 if(((data5.code === undefined) && (missing1 = "code")) || ((data5.message === undefined) && (missing1 = "message"))){
-validate128.errors = [{instancePath:instancePath+"/error",schemaPath:"#/properties/error/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+validate129.errors = [{instancePath:instancePath+"/error",schemaPath:"#/properties/error/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
 return false;
 }
 else {
 const _errs15 = errors;
 for(const key1 in data5){
 if(!(((key1 === "code") || (key1 === "message")) || (key1 === "data"))){
-validate128.errors = [{instancePath:instancePath+"/error",schemaPath:"#/properties/error/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
+validate129.errors = [{instancePath:instancePath+"/error",schemaPath:"#/properties/error/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -8567,7 +8590,7 @@ if(data5.code !== undefined){
 let data6 = data5.code;
 const _errs16 = errors;
 if(!((typeof data6 == "number") && (!(data6 % 1) && !isNaN(data6)))){
-validate128.errors = [{instancePath:instancePath+"/error/code",schemaPath:"#/properties/error/properties/code/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate129.errors = [{instancePath:instancePath+"/error/code",schemaPath:"#/properties/error/properties/code/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 var valid4 = _errs16 === errors;
@@ -8579,7 +8602,7 @@ if(valid4){
 if(data5.message !== undefined){
 const _errs18 = errors;
 if(typeof data5.message !== "string"){
-validate128.errors = [{instancePath:instancePath+"/error/message",schemaPath:"#/properties/error/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate129.errors = [{instancePath:instancePath+"/error/message",schemaPath:"#/properties/error/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid4 = _errs18 === errors;
@@ -8594,13 +8617,13 @@ const _errs20 = errors;
 const _errs21 = errors;
 if(errors === _errs21){
 if(typeof data8 === "string"){
-if(!pattern12.test(data8)){
-validate128.errors = [{instancePath:instancePath+"/error/data",schemaPath:"#/components/schemas/Bytes/pattern",keyword:"pattern",params:{pattern: "^0x(?:[0-9a-f]{2})*$"},message:"must match pattern \""+"^0x(?:[0-9a-f]{2})*$"+"\""}];
+if(!pattern13.test(data8)){
+validate129.errors = [{instancePath:instancePath+"/error/data",schemaPath:"#/components/schemas/Bytes/pattern",keyword:"pattern",params:{pattern: "^0x(?:[0-9a-f]{2})*$"},message:"must match pattern \""+"^0x(?:[0-9a-f]{2})*$"+"\""}];
 return false;
 }
 }
 else {
-validate128.errors = [{instancePath:instancePath+"/error/data",schemaPath:"#/components/schemas/Bytes/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate129.errors = [{instancePath:instancePath+"/error/data",schemaPath:"#/components/schemas/Bytes/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -8615,7 +8638,7 @@ var valid4 = true;
 }
 }
 else {
-validate128.errors = [{instancePath:instancePath+"/error",schemaPath:"#/properties/error/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate129.errors = [{instancePath:instancePath+"/error",schemaPath:"#/properties/error/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -8632,30 +8655,30 @@ var valid0 = true;
 }
 }
 else {
-validate128.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate129.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate128.errors = vErrors;
+validate129.errors = vErrors;
 return errors === 0;
 }
 
 
-function validate126(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate127(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((((((((((((((((((((((data.number === undefined) && (missing0 = "number")) || ((data.hash === undefined) && (missing0 = "hash"))) || ((data.parentHash === undefined) && (missing0 = "parentHash"))) || ((data.nonce === undefined) && (missing0 = "nonce"))) || ((data.mixHash === undefined) && (missing0 = "mixHash"))) || ((data.sha3Uncles === undefined) && (missing0 = "sha3Uncles"))) || ((data.logsBloom === undefined) && (missing0 = "logsBloom"))) || ((data.transactionsRoot === undefined) && (missing0 = "transactionsRoot"))) || ((data.stateRoot === undefined) && (missing0 = "stateRoot"))) || ((data.receiptsRoot === undefined) && (missing0 = "receiptsRoot"))) || ((data.miner === undefined) && (missing0 = "miner"))) || ((data.difficulty === undefined) && (missing0 = "difficulty"))) || ((data.totalDifficulty === undefined) && (missing0 = "totalDifficulty"))) || ((data.extraData === undefined) && (missing0 = "extraData"))) || ((data.size === undefined) && (missing0 = "size"))) || ((data.gasLimit === undefined) && (missing0 = "gasLimit"))) || ((data.gasUsed === undefined) && (missing0 = "gasUsed"))) || ((data.timestamp === undefined) && (missing0 = "timestamp"))) || ((data.baseFeePerGas === undefined) && (missing0 = "baseFeePerGas"))) || ((data.uncles === undefined) && (missing0 = "uncles"))) || ((data.transactions === undefined) && (missing0 = "transactions"))) || ((data.calls === undefined) && (missing0 = "calls"))){
-validate126.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate127.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
-if(!(func2.call(schema246.properties, key0))){
-validate126.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+if(!(func2.call(schema247.properties, key0))){
+validate127.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -8671,7 +8694,7 @@ const _errs4 = errors;
 const _errs5 = errors;
 if(errors === _errs5){
 if(typeof data0 === "string"){
-if(!pattern14.test(data0)){
+if(!pattern15.test(data0)){
 const err0 = {instancePath:instancePath+"/number",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""};
 if(vErrors === null){
 vErrors = [err0];
@@ -8729,7 +8752,7 @@ else {
 vErrors.push(err3);
 }
 errors++;
-validate126.errors = vErrors;
+validate127.errors = vErrors;
 return false;
 }
 else {
@@ -8759,7 +8782,7 @@ const _errs11 = errors;
 const _errs12 = errors;
 if(errors === _errs12){
 if(typeof data1 === "string"){
-if(!pattern11.test(data1)){
+if(!pattern12.test(data1)){
 const err4 = {instancePath:instancePath+"/hash",schemaPath:"#/components/schemas/Bytes32/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-f]{64}$"},message:"must match pattern \""+"^0x[0-9a-f]{64}$"+"\""};
 if(vErrors === null){
 vErrors = [err4];
@@ -8817,7 +8840,7 @@ else {
 vErrors.push(err7);
 }
 errors++;
-validate126.errors = vErrors;
+validate127.errors = vErrors;
 return false;
 }
 else {
@@ -8843,13 +8866,13 @@ const _errs16 = errors;
 const _errs17 = errors;
 if(errors === _errs17){
 if(typeof data2 === "string"){
-if(!pattern11.test(data2)){
-validate126.errors = [{instancePath:instancePath+"/parentHash",schemaPath:"#/components/schemas/Bytes32/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-f]{64}$"},message:"must match pattern \""+"^0x[0-9a-f]{64}$"+"\""}];
+if(!pattern12.test(data2)){
+validate127.errors = [{instancePath:instancePath+"/parentHash",schemaPath:"#/components/schemas/Bytes32/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-f]{64}$"},message:"must match pattern \""+"^0x[0-9a-f]{64}$"+"\""}];
 return false;
 }
 }
 else {
-validate126.errors = [{instancePath:instancePath+"/parentHash",schemaPath:"#/components/schemas/Bytes32/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate127.errors = [{instancePath:instancePath+"/parentHash",schemaPath:"#/components/schemas/Bytes32/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -8869,7 +8892,7 @@ const _errs21 = errors;
 const _errs22 = errors;
 if(errors === _errs22){
 if(typeof data3 === "string"){
-if(!pattern50.test(data3)){
+if(!pattern51.test(data3)){
 const err8 = {instancePath:instancePath+"/nonce",schemaPath:"#/components/schemas/Bytes8/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-f]{16}$"},message:"must match pattern \""+"^0x[0-9a-f]{16}$"+"\""};
 if(vErrors === null){
 vErrors = [err8];
@@ -8927,7 +8950,7 @@ else {
 vErrors.push(err11);
 }
 errors++;
-validate126.errors = vErrors;
+validate127.errors = vErrors;
 return false;
 }
 else {
@@ -8957,7 +8980,7 @@ const _errs28 = errors;
 const _errs29 = errors;
 if(errors === _errs29){
 if(typeof data4 === "string"){
-if(!pattern11.test(data4)){
+if(!pattern12.test(data4)){
 const err12 = {instancePath:instancePath+"/mixHash",schemaPath:"#/components/schemas/Bytes32/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-f]{64}$"},message:"must match pattern \""+"^0x[0-9a-f]{64}$"+"\""};
 if(vErrors === null){
 vErrors = [err12];
@@ -9015,7 +9038,7 @@ else {
 vErrors.push(err15);
 }
 errors++;
-validate126.errors = vErrors;
+validate127.errors = vErrors;
 return false;
 }
 else {
@@ -9041,13 +9064,13 @@ const _errs33 = errors;
 const _errs34 = errors;
 if(errors === _errs34){
 if(typeof data5 === "string"){
-if(!pattern11.test(data5)){
-validate126.errors = [{instancePath:instancePath+"/sha3Uncles",schemaPath:"#/components/schemas/Bytes32/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-f]{64}$"},message:"must match pattern \""+"^0x[0-9a-f]{64}$"+"\""}];
+if(!pattern12.test(data5)){
+validate127.errors = [{instancePath:instancePath+"/sha3Uncles",schemaPath:"#/components/schemas/Bytes32/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-f]{64}$"},message:"must match pattern \""+"^0x[0-9a-f]{64}$"+"\""}];
 return false;
 }
 }
 else {
-validate126.errors = [{instancePath:instancePath+"/sha3Uncles",schemaPath:"#/components/schemas/Bytes32/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate127.errors = [{instancePath:instancePath+"/sha3Uncles",schemaPath:"#/components/schemas/Bytes32/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -9067,7 +9090,7 @@ const _errs38 = errors;
 const _errs39 = errors;
 if(errors === _errs39){
 if(typeof data6 === "string"){
-if(!pattern53.test(data6)){
+if(!pattern54.test(data6)){
 const err16 = {instancePath:instancePath+"/logsBloom",schemaPath:"#/components/schemas/Bloom/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-f]{512}$"},message:"must match pattern \""+"^0x[0-9a-f]{512}$"+"\""};
 if(vErrors === null){
 vErrors = [err16];
@@ -9125,7 +9148,7 @@ else {
 vErrors.push(err19);
 }
 errors++;
-validate126.errors = vErrors;
+validate127.errors = vErrors;
 return false;
 }
 else {
@@ -9151,13 +9174,13 @@ const _errs43 = errors;
 const _errs44 = errors;
 if(errors === _errs44){
 if(typeof data7 === "string"){
-if(!pattern11.test(data7)){
-validate126.errors = [{instancePath:instancePath+"/transactionsRoot",schemaPath:"#/components/schemas/Bytes32/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-f]{64}$"},message:"must match pattern \""+"^0x[0-9a-f]{64}$"+"\""}];
+if(!pattern12.test(data7)){
+validate127.errors = [{instancePath:instancePath+"/transactionsRoot",schemaPath:"#/components/schemas/Bytes32/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-f]{64}$"},message:"must match pattern \""+"^0x[0-9a-f]{64}$"+"\""}];
 return false;
 }
 }
 else {
-validate126.errors = [{instancePath:instancePath+"/transactionsRoot",schemaPath:"#/components/schemas/Bytes32/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate127.errors = [{instancePath:instancePath+"/transactionsRoot",schemaPath:"#/components/schemas/Bytes32/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -9173,13 +9196,13 @@ const _errs46 = errors;
 const _errs47 = errors;
 if(errors === _errs47){
 if(typeof data8 === "string"){
-if(!pattern11.test(data8)){
-validate126.errors = [{instancePath:instancePath+"/stateRoot",schemaPath:"#/components/schemas/Bytes32/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-f]{64}$"},message:"must match pattern \""+"^0x[0-9a-f]{64}$"+"\""}];
+if(!pattern12.test(data8)){
+validate127.errors = [{instancePath:instancePath+"/stateRoot",schemaPath:"#/components/schemas/Bytes32/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-f]{64}$"},message:"must match pattern \""+"^0x[0-9a-f]{64}$"+"\""}];
 return false;
 }
 }
 else {
-validate126.errors = [{instancePath:instancePath+"/stateRoot",schemaPath:"#/components/schemas/Bytes32/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate127.errors = [{instancePath:instancePath+"/stateRoot",schemaPath:"#/components/schemas/Bytes32/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -9195,13 +9218,13 @@ const _errs49 = errors;
 const _errs50 = errors;
 if(errors === _errs50){
 if(typeof data9 === "string"){
-if(!pattern11.test(data9)){
-validate126.errors = [{instancePath:instancePath+"/receiptsRoot",schemaPath:"#/components/schemas/Bytes32/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-f]{64}$"},message:"must match pattern \""+"^0x[0-9a-f]{64}$"+"\""}];
+if(!pattern12.test(data9)){
+validate127.errors = [{instancePath:instancePath+"/receiptsRoot",schemaPath:"#/components/schemas/Bytes32/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-f]{64}$"},message:"must match pattern \""+"^0x[0-9a-f]{64}$"+"\""}];
 return false;
 }
 }
 else {
-validate126.errors = [{instancePath:instancePath+"/receiptsRoot",schemaPath:"#/components/schemas/Bytes32/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate127.errors = [{instancePath:instancePath+"/receiptsRoot",schemaPath:"#/components/schemas/Bytes32/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -9218,12 +9241,12 @@ const _errs53 = errors;
 if(errors === _errs53){
 if(typeof data10 === "string"){
 if(!pattern0.test(data10)){
-validate126.errors = [{instancePath:instancePath+"/miner",schemaPath:"#/components/schemas/Address/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{40}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{40}$"+"\""}];
+validate127.errors = [{instancePath:instancePath+"/miner",schemaPath:"#/components/schemas/Address/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{40}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{40}$"+"\""}];
 return false;
 }
 }
 else {
-validate126.errors = [{instancePath:instancePath+"/miner",schemaPath:"#/components/schemas/Address/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate127.errors = [{instancePath:instancePath+"/miner",schemaPath:"#/components/schemas/Address/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -9239,13 +9262,13 @@ const _errs55 = errors;
 const _errs56 = errors;
 if(errors === _errs56){
 if(typeof data11 === "string"){
-if(!pattern14.test(data11)){
-validate126.errors = [{instancePath:instancePath+"/difficulty",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
+if(!pattern15.test(data11)){
+validate127.errors = [{instancePath:instancePath+"/difficulty",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
 return false;
 }
 }
 else {
-validate126.errors = [{instancePath:instancePath+"/difficulty",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate127.errors = [{instancePath:instancePath+"/difficulty",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -9261,13 +9284,13 @@ const _errs58 = errors;
 const _errs59 = errors;
 if(errors === _errs59){
 if(typeof data12 === "string"){
-if(!pattern14.test(data12)){
-validate126.errors = [{instancePath:instancePath+"/totalDifficulty",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
+if(!pattern15.test(data12)){
+validate127.errors = [{instancePath:instancePath+"/totalDifficulty",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
 return false;
 }
 }
 else {
-validate126.errors = [{instancePath:instancePath+"/totalDifficulty",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate127.errors = [{instancePath:instancePath+"/totalDifficulty",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -9283,13 +9306,13 @@ const _errs61 = errors;
 const _errs62 = errors;
 if(errors === _errs62){
 if(typeof data13 === "string"){
-if(!pattern12.test(data13)){
-validate126.errors = [{instancePath:instancePath+"/extraData",schemaPath:"#/components/schemas/Bytes/pattern",keyword:"pattern",params:{pattern: "^0x(?:[0-9a-f]{2})*$"},message:"must match pattern \""+"^0x(?:[0-9a-f]{2})*$"+"\""}];
+if(!pattern13.test(data13)){
+validate127.errors = [{instancePath:instancePath+"/extraData",schemaPath:"#/components/schemas/Bytes/pattern",keyword:"pattern",params:{pattern: "^0x(?:[0-9a-f]{2})*$"},message:"must match pattern \""+"^0x(?:[0-9a-f]{2})*$"+"\""}];
 return false;
 }
 }
 else {
-validate126.errors = [{instancePath:instancePath+"/extraData",schemaPath:"#/components/schemas/Bytes/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate127.errors = [{instancePath:instancePath+"/extraData",schemaPath:"#/components/schemas/Bytes/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -9305,13 +9328,13 @@ const _errs64 = errors;
 const _errs65 = errors;
 if(errors === _errs65){
 if(typeof data14 === "string"){
-if(!pattern14.test(data14)){
-validate126.errors = [{instancePath:instancePath+"/size",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
+if(!pattern15.test(data14)){
+validate127.errors = [{instancePath:instancePath+"/size",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
 return false;
 }
 }
 else {
-validate126.errors = [{instancePath:instancePath+"/size",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate127.errors = [{instancePath:instancePath+"/size",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -9327,13 +9350,13 @@ const _errs67 = errors;
 const _errs68 = errors;
 if(errors === _errs68){
 if(typeof data15 === "string"){
-if(!pattern14.test(data15)){
-validate126.errors = [{instancePath:instancePath+"/gasLimit",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
+if(!pattern15.test(data15)){
+validate127.errors = [{instancePath:instancePath+"/gasLimit",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
 return false;
 }
 }
 else {
-validate126.errors = [{instancePath:instancePath+"/gasLimit",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate127.errors = [{instancePath:instancePath+"/gasLimit",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -9349,13 +9372,13 @@ const _errs70 = errors;
 const _errs71 = errors;
 if(errors === _errs71){
 if(typeof data16 === "string"){
-if(!pattern14.test(data16)){
-validate126.errors = [{instancePath:instancePath+"/gasUsed",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
+if(!pattern15.test(data16)){
+validate127.errors = [{instancePath:instancePath+"/gasUsed",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
 return false;
 }
 }
 else {
-validate126.errors = [{instancePath:instancePath+"/gasUsed",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate127.errors = [{instancePath:instancePath+"/gasUsed",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -9371,13 +9394,13 @@ const _errs73 = errors;
 const _errs74 = errors;
 if(errors === _errs74){
 if(typeof data17 === "string"){
-if(!pattern14.test(data17)){
-validate126.errors = [{instancePath:instancePath+"/timestamp",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
+if(!pattern15.test(data17)){
+validate127.errors = [{instancePath:instancePath+"/timestamp",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
 return false;
 }
 }
 else {
-validate126.errors = [{instancePath:instancePath+"/timestamp",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate127.errors = [{instancePath:instancePath+"/timestamp",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -9393,13 +9416,13 @@ const _errs76 = errors;
 const _errs77 = errors;
 if(errors === _errs77){
 if(typeof data18 === "string"){
-if(!pattern14.test(data18)){
-validate126.errors = [{instancePath:instancePath+"/baseFeePerGas",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
+if(!pattern15.test(data18)){
+validate127.errors = [{instancePath:instancePath+"/baseFeePerGas",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
 return false;
 }
 }
 else {
-validate126.errors = [{instancePath:instancePath+"/baseFeePerGas",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate127.errors = [{instancePath:instancePath+"/baseFeePerGas",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -9422,13 +9445,13 @@ const _errs81 = errors;
 const _errs82 = errors;
 if(errors === _errs82){
 if(typeof data20 === "string"){
-if(!pattern11.test(data20)){
-validate126.errors = [{instancePath:instancePath+"/uncles/" + i0,schemaPath:"#/components/schemas/Bytes32/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-f]{64}$"},message:"must match pattern \""+"^0x[0-9a-f]{64}$"+"\""}];
+if(!pattern12.test(data20)){
+validate127.errors = [{instancePath:instancePath+"/uncles/" + i0,schemaPath:"#/components/schemas/Bytes32/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-f]{64}$"},message:"must match pattern \""+"^0x[0-9a-f]{64}$"+"\""}];
 return false;
 }
 }
 else {
-validate126.errors = [{instancePath:instancePath+"/uncles/" + i0,schemaPath:"#/components/schemas/Bytes32/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate127.errors = [{instancePath:instancePath+"/uncles/" + i0,schemaPath:"#/components/schemas/Bytes32/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -9439,7 +9462,7 @@ break;
 }
 }
 else {
-validate126.errors = [{instancePath:instancePath+"/uncles",schemaPath:"#/properties/uncles/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate127.errors = [{instancePath:instancePath+"/uncles",schemaPath:"#/properties/uncles/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -9465,7 +9488,7 @@ const _errs88 = errors;
 const _errs89 = errors;
 if(errors === _errs89){
 if(typeof data22 === "string"){
-if(!pattern11.test(data22)){
+if(!pattern12.test(data22)){
 const err20 = {instancePath:instancePath+"/transactions/" + i1,schemaPath:"#/components/schemas/Bytes32/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-f]{64}$"},message:"must match pattern \""+"^0x[0-9a-f]{64}$"+"\""};
 if(vErrors === null){
 vErrors = [err20];
@@ -9514,8 +9537,8 @@ var valid30 = true;
 const len2 = data21.length;
 for(let i2=0; i2<len2; i2++){
 const _errs93 = errors;
-if(!(validate64(data21[i2], {instancePath:instancePath+"/transactions/" + i2,parentData:data21,parentDataProperty:i2,rootData}))){
-vErrors = vErrors === null ? validate64.errors : vErrors.concat(validate64.errors);
+if(!(validate65(data21[i2], {instancePath:instancePath+"/transactions/" + i2,parentData:data21,parentDataProperty:i2,rootData}))){
+vErrors = vErrors === null ? validate65.errors : vErrors.concat(validate65.errors);
 errors = vErrors.length;
 }
 var valid30 = _errs93 === errors;
@@ -9547,7 +9570,7 @@ else {
 vErrors.push(err24);
 }
 errors++;
-validate126.errors = vErrors;
+validate127.errors = vErrors;
 return false;
 }
 else {
@@ -9576,8 +9599,8 @@ var valid31 = true;
 const len3 = data24.length;
 for(let i3=0; i3<len3; i3++){
 const _errs96 = errors;
-if(!(validate128(data24[i3], {instancePath:instancePath+"/calls/" + i3,parentData:data24,parentDataProperty:i3,rootData}))){
-vErrors = vErrors === null ? validate128.errors : vErrors.concat(validate128.errors);
+if(!(validate129(data24[i3], {instancePath:instancePath+"/calls/" + i3,parentData:data24,parentDataProperty:i3,rootData}))){
+vErrors = vErrors === null ? validate129.errors : vErrors.concat(validate129.errors);
 errors = vErrors.length;
 }
 var valid31 = _errs96 === errors;
@@ -9587,7 +9610,7 @@ break;
 }
 }
 else {
-validate126.errors = [{instancePath:instancePath+"/calls",schemaPath:"#/properties/calls/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate127.errors = [{instancePath:instancePath+"/calls",schemaPath:"#/properties/calls/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -9621,16 +9644,16 @@ var valid0 = true;
 }
 }
 else {
-validate126.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate127.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate126.errors = vErrors;
+validate127.errors = vErrors;
 return errors === 0;
 }
 
 
-function validate125(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate126(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
@@ -9639,8 +9662,8 @@ var valid0 = true;
 const len0 = data.length;
 for(let i0=0; i0<len0; i0++){
 const _errs1 = errors;
-if(!(validate126(data[i0], {instancePath:instancePath+"/" + i0,parentData:data,parentDataProperty:i0,rootData}))){
-vErrors = vErrors === null ? validate126.errors : vErrors.concat(validate126.errors);
+if(!(validate127(data[i0], {instancePath:instancePath+"/" + i0,parentData:data,parentDataProperty:i0,rootData}))){
+vErrors = vErrors === null ? validate127.errors : vErrors.concat(validate127.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs1 === errors;
@@ -9650,33 +9673,33 @@ break;
 }
 }
 else {
-validate125.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate126.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
-validate125.errors = vErrors;
+validate126.errors = vErrors;
 return errors === 0;
 }
 
-export const r_eth_createAccessList = validate133;
-const schema281 = {"$ref":"urn:chain-node:openrpc#/components/schemas/AccessListResult"};
-const schema282 = {"title":"AccessListResult","type":"object","description":"Answer of `createAccessList` (geth's shape).","additionalProperties":false,"required":["accessList","gasUsed"],"properties":{"accessList":{"$ref":"#/components/schemas/AccessList","description":"Addresses and storage slots the transaction accesses, in ascending order. The sender, the recipient (or the created contract) and the precompiles are warm in every transaction and are listed only with slots of theirs that were accessed."},"gasUsed":{"$ref":"#/components/schemas/Uint","description":"Gas a transaction carrying this list would use: intrinsic gas (the list's own cost included) plus execution, less the refund, at least EIP-7623's calldata floor."},"error":{"type":"string","description":"Present when the execution failed: `execution reverted`, `out of gas`, … The list is still what the failed run accessed."}}};
+export const r_eth_createAccessList = validate134;
+const schema282 = {"$ref":"urn:chain-node:openrpc#/components/schemas/AccessListResult"};
+const schema283 = {"title":"AccessListResult","type":"object","description":"Answer of `createAccessList` (geth's shape).","additionalProperties":false,"required":["accessList","gasUsed"],"properties":{"accessList":{"$ref":"#/components/schemas/AccessList","description":"Addresses and storage slots the transaction accesses, in ascending order. The sender, the recipient (or the created contract) and the precompiles are warm in every transaction and are listed only with slots of theirs that were accessed."},"gasUsed":{"$ref":"#/components/schemas/Uint","description":"Gas a transaction carrying this list would use: intrinsic gas (the list's own cost included) plus execution, less the refund, at least EIP-7623's calldata floor."},"error":{"type":"string","description":"Present when the execution failed: `execution reverted`, `out of gas`, … The list is still what the failed run accessed."}}};
 
-function validate134(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate135(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.accessList === undefined) && (missing0 = "accessList")) || ((data.gasUsed === undefined) && (missing0 = "gasUsed"))){
-validate134.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate135.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
 if(!(((key0 === "accessList") || (key0 === "gasUsed")) || (key0 === "error"))){
-validate134.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate135.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -9684,8 +9707,8 @@ break;
 if(_errs1 === errors){
 if(data.accessList !== undefined){
 const _errs2 = errors;
-if(!(validate65(data.accessList, {instancePath:instancePath+"/accessList",parentData:data,parentDataProperty:"accessList",rootData}))){
-vErrors = vErrors === null ? validate65.errors : vErrors.concat(validate65.errors);
+if(!(validate66(data.accessList, {instancePath:instancePath+"/accessList",parentData:data,parentDataProperty:"accessList",rootData}))){
+vErrors = vErrors === null ? validate66.errors : vErrors.concat(validate66.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs2 === errors;
@@ -9700,13 +9723,13 @@ const _errs3 = errors;
 const _errs4 = errors;
 if(errors === _errs4){
 if(typeof data1 === "string"){
-if(!pattern14.test(data1)){
-validate134.errors = [{instancePath:instancePath+"/gasUsed",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
+if(!pattern15.test(data1)){
+validate135.errors = [{instancePath:instancePath+"/gasUsed",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
 return false;
 }
 }
 else {
-validate134.errors = [{instancePath:instancePath+"/gasUsed",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate135.errors = [{instancePath:instancePath+"/gasUsed",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -9719,7 +9742,7 @@ if(valid0){
 if(data.error !== undefined){
 const _errs6 = errors;
 if(typeof data.error !== "string"){
-validate134.errors = [{instancePath:instancePath+"/error",schemaPath:"#/properties/error/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate135.errors = [{instancePath:instancePath+"/error",schemaPath:"#/properties/error/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs6 === errors;
@@ -9733,30 +9756,30 @@ var valid0 = true;
 }
 }
 else {
-validate134.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate135.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
+}
+validate135.errors = vErrors;
+return errors === 0;
+}
+
+
+function validate134(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(!(validate135(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate135.errors : vErrors.concat(validate135.errors);
+errors = vErrors.length;
 }
 validate134.errors = vErrors;
 return errors === 0;
 }
 
+export const r_eth_getBlockTransactionCountByNumber = validate138;
+const schema285 = {"oneOf":[{"$ref":"urn:chain-node:openrpc#/components/schemas/Uint"},{"type":"null"}]};
 
-function validate133(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
-let vErrors = null;
-let errors = 0;
-if(!(validate134(data, {instancePath,parentData,parentDataProperty,rootData}))){
-vErrors = vErrors === null ? validate134.errors : vErrors.concat(validate134.errors);
-errors = vErrors.length;
-}
-validate133.errors = vErrors;
-return errors === 0;
-}
-
-export const r_eth_getBlockTransactionCountByNumber = validate137;
-const schema284 = {"oneOf":[{"$ref":"urn:chain-node:openrpc#/components/schemas/Uint"},{"type":"null"}]};
-
-function validate137(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate138(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 const _errs0 = errors;
@@ -9766,7 +9789,7 @@ const _errs1 = errors;
 const _errs2 = errors;
 if(errors === _errs2){
 if(typeof data === "string"){
-if(!pattern14.test(data)){
+if(!pattern15.test(data)){
 const err0 = {instancePath,schemaPath:"urn:chain-node:openrpc#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""};
 if(vErrors === null){
 vErrors = [err0];
@@ -9824,7 +9847,7 @@ else {
 vErrors.push(err3);
 }
 errors++;
-validate137.errors = vErrors;
+validate138.errors = vErrors;
 return false;
 }
 else {
@@ -9838,46 +9861,46 @@ vErrors = null;
 }
 }
 }
-validate137.errors = vErrors;
+validate138.errors = vErrors;
 return errors === 0;
 }
 
-export const p_eth_getTransactionByBlockNumberAndIndex_1 = validate138;
-const schema286 = {"$ref":"urn:chain-node:openrpc#/components/schemas/Quantity"};
+export const p_eth_getTransactionByBlockNumberAndIndex_1 = validate139;
+const schema287 = {"$ref":"urn:chain-node:openrpc#/components/schemas/Quantity"};
 
-function validate138(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate139(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 const _errs0 = errors;
 if(errors === _errs0){
 if(typeof data === "string"){
-if(!pattern5.test(data)){
-validate138.errors = [{instancePath,schemaPath:"urn:chain-node:openrpc#/components/schemas/Quantity/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{1,64}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{1,64}$"+"\""}];
+if(!pattern6.test(data)){
+validate139.errors = [{instancePath,schemaPath:"urn:chain-node:openrpc#/components/schemas/Quantity/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{1,64}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{1,64}$"+"\""}];
 return false;
 }
 }
 else {
-validate138.errors = [{instancePath,schemaPath:"urn:chain-node:openrpc#/components/schemas/Quantity/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate139.errors = [{instancePath,schemaPath:"urn:chain-node:openrpc#/components/schemas/Quantity/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
-validate138.errors = vErrors;
+validate139.errors = vErrors;
 return errors === 0;
 }
 
-export const r_eth_getTransactionByBlockNumberAndIndex = validate139;
-const schema288 = {"$ref":"urn:chain-node:openrpc#/components/schemas/TransactionOrNull"};
-const schema289 = {"title":"TransactionOrNull","description":"A transaction object, or null when no transaction matches.","oneOf":[{"$ref":"#/components/schemas/Transaction"},{"type":"null"}]};
+export const r_eth_getTransactionByBlockNumberAndIndex = validate140;
+const schema289 = {"$ref":"urn:chain-node:openrpc#/components/schemas/TransactionOrNull"};
+const schema290 = {"title":"TransactionOrNull","description":"A transaction object, or null when no transaction matches.","oneOf":[{"$ref":"#/components/schemas/Transaction"},{"type":"null"}]};
 
-function validate140(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate141(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 const _errs0 = errors;
 let valid0 = false;
 let passing0 = null;
 const _errs1 = errors;
-if(!(validate64(data, {instancePath,parentData,parentDataProperty,rootData}))){
-vErrors = vErrors === null ? validate64.errors : vErrors.concat(validate64.errors);
+if(!(validate65(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate65.errors : vErrors.concat(validate65.errors);
 errors = vErrors.length;
 }
 var _valid0 = _errs1 === errors;
@@ -9916,7 +9939,7 @@ else {
 vErrors.push(err1);
 }
 errors++;
-validate140.errors = vErrors;
+validate141.errors = vErrors;
 return false;
 }
 else {
@@ -9930,26 +9953,26 @@ vErrors = null;
 }
 }
 }
+validate141.errors = vErrors;
+return errors === 0;
+}
+
+
+function validate140(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(!(validate141(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate141.errors : vErrors.concat(validate141.errors);
+errors = vErrors.length;
+}
 validate140.errors = vErrors;
 return errors === 0;
 }
 
+export const r_eth_getRawTransactionByBlockNumberAndIndex = validate144;
+const schema291 = {"oneOf":[{"$ref":"urn:chain-node:openrpc#/components/schemas/Bytes"},{"type":"null"}]};
 
-function validate139(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
-let vErrors = null;
-let errors = 0;
-if(!(validate140(data, {instancePath,parentData,parentDataProperty,rootData}))){
-vErrors = vErrors === null ? validate140.errors : vErrors.concat(validate140.errors);
-errors = vErrors.length;
-}
-validate139.errors = vErrors;
-return errors === 0;
-}
-
-export const r_eth_getRawTransactionByBlockNumberAndIndex = validate143;
-const schema290 = {"oneOf":[{"$ref":"urn:chain-node:openrpc#/components/schemas/Bytes"},{"type":"null"}]};
-
-function validate143(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate144(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 const _errs0 = errors;
@@ -9959,7 +9982,7 @@ const _errs1 = errors;
 const _errs2 = errors;
 if(errors === _errs2){
 if(typeof data === "string"){
-if(!pattern12.test(data)){
+if(!pattern13.test(data)){
 const err0 = {instancePath,schemaPath:"urn:chain-node:openrpc#/components/schemas/Bytes/pattern",keyword:"pattern",params:{pattern: "^0x(?:[0-9a-f]{2})*$"},message:"must match pattern \""+"^0x(?:[0-9a-f]{2})*$"+"\""};
 if(vErrors === null){
 vErrors = [err0];
@@ -10017,7 +10040,7 @@ else {
 vErrors.push(err3);
 }
 errors++;
-validate143.errors = vErrors;
+validate144.errors = vErrors;
 return false;
 }
 else {
@@ -10031,30 +10054,30 @@ vErrors = null;
 }
 }
 }
-validate143.errors = vErrors;
+validate144.errors = vErrors;
 return errors === 0;
 }
 
-export const r_eth_getTransactionReceipt = validate144;
-const schema292 = {"$ref":"urn:chain-node:openrpc#/components/schemas/ReceiptOrNull"};
-const schema293 = {"title":"ReceiptOrNull","description":"A receipt object, or null when no receipt exists (unknown or still pending transaction).","oneOf":[{"$ref":"#/components/schemas/Receipt"},{"type":"null"}]};
-const schema294 = {"title":"Receipt","type":"object","description":"Transaction receipt object. The node always sends `status` (post-Byzantium form), never the pre-Byzantium `root`. Besides the spec's fields it carries `type` and `effectiveGasPrice`. A pending transaction has no receipt.","additionalProperties":false,"required":["transactionHash","transactionIndex","blockHash","blockNumber","from","to","cumulativeGasUsed","gasUsed","effectiveGasPrice","contractAddress","logs","logsBloom","status","type"],"properties":{"transactionHash":{"$ref":"#/components/schemas/Bytes32","description":"Transaction hash."},"transactionIndex":{"$ref":"#/components/schemas/Uint","description":"Position of the transaction in the block."},"blockHash":{"$ref":"#/components/schemas/Bytes32","description":"Hash of the block containing the transaction."},"blockNumber":{"$ref":"#/components/schemas/Uint","description":"Block height."},"from":{"$ref":"#/components/schemas/Address","description":"Sender."},"to":{"description":"Recipient. Null for a contract-creation transaction.","oneOf":[{"$ref":"#/components/schemas/Address"},{"type":"null"}]},"cumulativeGasUsed":{"$ref":"#/components/schemas/Uint","description":"Gas consumed in the block up to and including this transaction."},"gasUsed":{"$ref":"#/components/schemas/Uint","description":"Gas consumed by this transaction."},"effectiveGasPrice":{"$ref":"#/components/schemas/Uint","description":"Price per gas actually paid, in wei."},"contractAddress":{"description":"Address of the new contract for a creation transaction, otherwise null.","oneOf":[{"$ref":"#/components/schemas/Address"},{"type":"null"}]},"logs":{"type":"array","items":{"$ref":"#/components/schemas/Log"},"description":"Logs produced by the transaction."},"logsBloom":{"$ref":"#/components/schemas/Bloom","description":"Bloom filter of the transaction's logs."},"status":{"type":"string","enum":["0x1","0x0"],"description":"`0x1` success, `0x0` failure."},"type":{"$ref":"#/components/schemas/TxType","description":"Transaction type."}}};
+export const r_eth_getTransactionReceipt = validate145;
+const schema293 = {"$ref":"urn:chain-node:openrpc#/components/schemas/ReceiptOrNull"};
+const schema294 = {"title":"ReceiptOrNull","description":"A receipt object, or null when no receipt exists (unknown or still pending transaction).","oneOf":[{"$ref":"#/components/schemas/Receipt"},{"type":"null"}]};
+const schema295 = {"title":"Receipt","type":"object","description":"Transaction receipt object. The node always sends `status` (post-Byzantium form), never the pre-Byzantium `root`. Besides the spec's fields it carries `type` and `effectiveGasPrice`. A pending transaction has no receipt.","additionalProperties":false,"required":["transactionHash","transactionIndex","blockHash","blockNumber","from","to","cumulativeGasUsed","gasUsed","effectiveGasPrice","contractAddress","logs","logsBloom","status","type"],"properties":{"transactionHash":{"$ref":"#/components/schemas/Bytes32","description":"Transaction hash."},"transactionIndex":{"$ref":"#/components/schemas/Uint","description":"Position of the transaction in the block."},"blockHash":{"$ref":"#/components/schemas/Bytes32","description":"Hash of the block containing the transaction."},"blockNumber":{"$ref":"#/components/schemas/Uint","description":"Block height."},"from":{"$ref":"#/components/schemas/Address","description":"Sender."},"to":{"description":"Recipient. Null for a contract-creation transaction.","oneOf":[{"$ref":"#/components/schemas/Address"},{"type":"null"}]},"cumulativeGasUsed":{"$ref":"#/components/schemas/Uint","description":"Gas consumed in the block up to and including this transaction."},"gasUsed":{"$ref":"#/components/schemas/Uint","description":"Gas consumed by this transaction."},"effectiveGasPrice":{"$ref":"#/components/schemas/Uint","description":"Price per gas actually paid, in wei."},"contractAddress":{"description":"Address of the new contract for a creation transaction, otherwise null.","oneOf":[{"$ref":"#/components/schemas/Address"},{"type":"null"}]},"logs":{"type":"array","items":{"$ref":"#/components/schemas/Log"},"description":"Logs produced by the transaction."},"logsBloom":{"$ref":"#/components/schemas/Bloom","description":"Bloom filter of the transaction's logs."},"status":{"type":"string","enum":["0x1","0x0"],"description":"`0x1` success, `0x0` failure."},"type":{"$ref":"#/components/schemas/TxType","description":"Transaction type."}}};
 
-function validate146(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate147(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((((((((((((((data.transactionHash === undefined) && (missing0 = "transactionHash")) || ((data.transactionIndex === undefined) && (missing0 = "transactionIndex"))) || ((data.blockHash === undefined) && (missing0 = "blockHash"))) || ((data.blockNumber === undefined) && (missing0 = "blockNumber"))) || ((data.from === undefined) && (missing0 = "from"))) || ((data.to === undefined) && (missing0 = "to"))) || ((data.cumulativeGasUsed === undefined) && (missing0 = "cumulativeGasUsed"))) || ((data.gasUsed === undefined) && (missing0 = "gasUsed"))) || ((data.effectiveGasPrice === undefined) && (missing0 = "effectiveGasPrice"))) || ((data.contractAddress === undefined) && (missing0 = "contractAddress"))) || ((data.logs === undefined) && (missing0 = "logs"))) || ((data.logsBloom === undefined) && (missing0 = "logsBloom"))) || ((data.status === undefined) && (missing0 = "status"))) || ((data.type === undefined) && (missing0 = "type"))){
-validate146.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate147.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
-if(!(func2.call(schema294.properties, key0))){
-validate146.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+if(!(func2.call(schema295.properties, key0))){
+validate147.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -10066,13 +10089,13 @@ const _errs2 = errors;
 const _errs3 = errors;
 if(errors === _errs3){
 if(typeof data0 === "string"){
-if(!pattern11.test(data0)){
-validate146.errors = [{instancePath:instancePath+"/transactionHash",schemaPath:"#/components/schemas/Bytes32/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-f]{64}$"},message:"must match pattern \""+"^0x[0-9a-f]{64}$"+"\""}];
+if(!pattern12.test(data0)){
+validate147.errors = [{instancePath:instancePath+"/transactionHash",schemaPath:"#/components/schemas/Bytes32/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-f]{64}$"},message:"must match pattern \""+"^0x[0-9a-f]{64}$"+"\""}];
 return false;
 }
 }
 else {
-validate146.errors = [{instancePath:instancePath+"/transactionHash",schemaPath:"#/components/schemas/Bytes32/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate147.errors = [{instancePath:instancePath+"/transactionHash",schemaPath:"#/components/schemas/Bytes32/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -10088,13 +10111,13 @@ const _errs5 = errors;
 const _errs6 = errors;
 if(errors === _errs6){
 if(typeof data1 === "string"){
-if(!pattern14.test(data1)){
-validate146.errors = [{instancePath:instancePath+"/transactionIndex",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
+if(!pattern15.test(data1)){
+validate147.errors = [{instancePath:instancePath+"/transactionIndex",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
 return false;
 }
 }
 else {
-validate146.errors = [{instancePath:instancePath+"/transactionIndex",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate147.errors = [{instancePath:instancePath+"/transactionIndex",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -10110,13 +10133,13 @@ const _errs8 = errors;
 const _errs9 = errors;
 if(errors === _errs9){
 if(typeof data2 === "string"){
-if(!pattern11.test(data2)){
-validate146.errors = [{instancePath:instancePath+"/blockHash",schemaPath:"#/components/schemas/Bytes32/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-f]{64}$"},message:"must match pattern \""+"^0x[0-9a-f]{64}$"+"\""}];
+if(!pattern12.test(data2)){
+validate147.errors = [{instancePath:instancePath+"/blockHash",schemaPath:"#/components/schemas/Bytes32/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-f]{64}$"},message:"must match pattern \""+"^0x[0-9a-f]{64}$"+"\""}];
 return false;
 }
 }
 else {
-validate146.errors = [{instancePath:instancePath+"/blockHash",schemaPath:"#/components/schemas/Bytes32/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate147.errors = [{instancePath:instancePath+"/blockHash",schemaPath:"#/components/schemas/Bytes32/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -10132,13 +10155,13 @@ const _errs11 = errors;
 const _errs12 = errors;
 if(errors === _errs12){
 if(typeof data3 === "string"){
-if(!pattern14.test(data3)){
-validate146.errors = [{instancePath:instancePath+"/blockNumber",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
+if(!pattern15.test(data3)){
+validate147.errors = [{instancePath:instancePath+"/blockNumber",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
 return false;
 }
 }
 else {
-validate146.errors = [{instancePath:instancePath+"/blockNumber",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate147.errors = [{instancePath:instancePath+"/blockNumber",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -10155,12 +10178,12 @@ const _errs15 = errors;
 if(errors === _errs15){
 if(typeof data4 === "string"){
 if(!pattern0.test(data4)){
-validate146.errors = [{instancePath:instancePath+"/from",schemaPath:"#/components/schemas/Address/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{40}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{40}$"+"\""}];
+validate147.errors = [{instancePath:instancePath+"/from",schemaPath:"#/components/schemas/Address/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{40}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{40}$"+"\""}];
 return false;
 }
 }
 else {
-validate146.errors = [{instancePath:instancePath+"/from",schemaPath:"#/components/schemas/Address/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate147.errors = [{instancePath:instancePath+"/from",schemaPath:"#/components/schemas/Address/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -10238,7 +10261,7 @@ else {
 vErrors.push(err3);
 }
 errors++;
-validate146.errors = vErrors;
+validate147.errors = vErrors;
 return false;
 }
 else {
@@ -10264,13 +10287,13 @@ const _errs24 = errors;
 const _errs25 = errors;
 if(errors === _errs25){
 if(typeof data6 === "string"){
-if(!pattern14.test(data6)){
-validate146.errors = [{instancePath:instancePath+"/cumulativeGasUsed",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
+if(!pattern15.test(data6)){
+validate147.errors = [{instancePath:instancePath+"/cumulativeGasUsed",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
 return false;
 }
 }
 else {
-validate146.errors = [{instancePath:instancePath+"/cumulativeGasUsed",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate147.errors = [{instancePath:instancePath+"/cumulativeGasUsed",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -10286,13 +10309,13 @@ const _errs27 = errors;
 const _errs28 = errors;
 if(errors === _errs28){
 if(typeof data7 === "string"){
-if(!pattern14.test(data7)){
-validate146.errors = [{instancePath:instancePath+"/gasUsed",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
+if(!pattern15.test(data7)){
+validate147.errors = [{instancePath:instancePath+"/gasUsed",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
 return false;
 }
 }
 else {
-validate146.errors = [{instancePath:instancePath+"/gasUsed",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate147.errors = [{instancePath:instancePath+"/gasUsed",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -10308,13 +10331,13 @@ const _errs30 = errors;
 const _errs31 = errors;
 if(errors === _errs31){
 if(typeof data8 === "string"){
-if(!pattern14.test(data8)){
-validate146.errors = [{instancePath:instancePath+"/effectiveGasPrice",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
+if(!pattern15.test(data8)){
+validate147.errors = [{instancePath:instancePath+"/effectiveGasPrice",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
 return false;
 }
 }
 else {
-validate146.errors = [{instancePath:instancePath+"/effectiveGasPrice",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate147.errors = [{instancePath:instancePath+"/effectiveGasPrice",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -10392,7 +10415,7 @@ else {
 vErrors.push(err7);
 }
 errors++;
-validate146.errors = vErrors;
+validate147.errors = vErrors;
 return false;
 }
 else {
@@ -10421,8 +10444,8 @@ var valid13 = true;
 const len0 = data10.length;
 for(let i0=0; i0<len0; i0++){
 const _errs42 = errors;
-if(!(validate129(data10[i0], {instancePath:instancePath+"/logs/" + i0,parentData:data10,parentDataProperty:i0,rootData}))){
-vErrors = vErrors === null ? validate129.errors : vErrors.concat(validate129.errors);
+if(!(validate130(data10[i0], {instancePath:instancePath+"/logs/" + i0,parentData:data10,parentDataProperty:i0,rootData}))){
+vErrors = vErrors === null ? validate130.errors : vErrors.concat(validate130.errors);
 errors = vErrors.length;
 }
 var valid13 = _errs42 === errors;
@@ -10432,7 +10455,7 @@ break;
 }
 }
 else {
-validate146.errors = [{instancePath:instancePath+"/logs",schemaPath:"#/properties/logs/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate147.errors = [{instancePath:instancePath+"/logs",schemaPath:"#/properties/logs/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -10448,13 +10471,13 @@ const _errs43 = errors;
 const _errs44 = errors;
 if(errors === _errs44){
 if(typeof data12 === "string"){
-if(!pattern53.test(data12)){
-validate146.errors = [{instancePath:instancePath+"/logsBloom",schemaPath:"#/components/schemas/Bloom/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-f]{512}$"},message:"must match pattern \""+"^0x[0-9a-f]{512}$"+"\""}];
+if(!pattern54.test(data12)){
+validate147.errors = [{instancePath:instancePath+"/logsBloom",schemaPath:"#/components/schemas/Bloom/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-f]{512}$"},message:"must match pattern \""+"^0x[0-9a-f]{512}$"+"\""}];
 return false;
 }
 }
 else {
-validate146.errors = [{instancePath:instancePath+"/logsBloom",schemaPath:"#/components/schemas/Bloom/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate147.errors = [{instancePath:instancePath+"/logsBloom",schemaPath:"#/components/schemas/Bloom/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -10468,11 +10491,11 @@ if(data.status !== undefined){
 let data13 = data.status;
 const _errs46 = errors;
 if(typeof data13 !== "string"){
-validate146.errors = [{instancePath:instancePath+"/status",schemaPath:"#/properties/status/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate147.errors = [{instancePath:instancePath+"/status",schemaPath:"#/properties/status/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(!((data13 === "0x1") || (data13 === "0x0"))){
-validate146.errors = [{instancePath:instancePath+"/status",schemaPath:"#/properties/status/enum",keyword:"enum",params:{allowedValues: schema294.properties.status.enum},message:"must be equal to one of the allowed values"}];
+validate147.errors = [{instancePath:instancePath+"/status",schemaPath:"#/properties/status/enum",keyword:"enum",params:{allowedValues: schema295.properties.status.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
 var valid0 = _errs46 === errors;
@@ -10487,13 +10510,13 @@ const _errs48 = errors;
 const _errs49 = errors;
 if(errors === _errs49){
 if(typeof data14 === "string"){
-if(!pattern13.test(data14)){
-validate146.errors = [{instancePath:instancePath+"/type",schemaPath:"#/components/schemas/TxType/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]?)$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]?)$"+"\""}];
+if(!pattern14.test(data14)){
+validate147.errors = [{instancePath:instancePath+"/type",schemaPath:"#/components/schemas/TxType/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]?)$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]?)$"+"\""}];
 return false;
 }
 }
 else {
-validate146.errors = [{instancePath:instancePath+"/type",schemaPath:"#/components/schemas/TxType/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate147.errors = [{instancePath:instancePath+"/type",schemaPath:"#/components/schemas/TxType/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -10519,24 +10542,24 @@ var valid0 = true;
 }
 }
 else {
-validate146.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate147.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate146.errors = vErrors;
+validate147.errors = vErrors;
 return errors === 0;
 }
 
 
-function validate145(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate146(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 const _errs0 = errors;
 let valid0 = false;
 let passing0 = null;
 const _errs1 = errors;
-if(!(validate146(data, {instancePath,parentData,parentDataProperty,rootData}))){
-vErrors = vErrors === null ? validate146.errors : vErrors.concat(validate146.errors);
+if(!(validate147(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate147.errors : vErrors.concat(validate147.errors);
 errors = vErrors.length;
 }
 var _valid0 = _errs1 === errors;
@@ -10575,7 +10598,7 @@ else {
 vErrors.push(err1);
 }
 errors++;
-validate145.errors = vErrors;
+validate146.errors = vErrors;
 return false;
 }
 else {
@@ -10589,40 +10612,40 @@ vErrors = null;
 }
 }
 }
+validate146.errors = vErrors;
+return errors === 0;
+}
+
+
+function validate145(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(!(validate146(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate146.errors : vErrors.concat(validate146.errors);
+errors = vErrors.length;
+}
 validate145.errors = vErrors;
 return errors === 0;
 }
 
+export const r_eth_getBlockReceipts = validate151;
+const schema308 = {"oneOf":[{"type":"array","items":{"$ref":"urn:chain-node:openrpc#/components/schemas/Receipt"}},{"type":"null"}]};
 
-function validate144(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
-let vErrors = null;
-let errors = 0;
-if(!(validate145(data, {instancePath,parentData,parentDataProperty,rootData}))){
-vErrors = vErrors === null ? validate145.errors : vErrors.concat(validate145.errors);
-errors = vErrors.length;
-}
-validate144.errors = vErrors;
-return errors === 0;
-}
-
-export const r_eth_getBlockReceipts = validate150;
-const schema307 = {"oneOf":[{"type":"array","items":{"$ref":"urn:chain-node:openrpc#/components/schemas/Receipt"}},{"type":"null"}]};
-
-function validate151(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate152(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((((((((((((((data.transactionHash === undefined) && (missing0 = "transactionHash")) || ((data.transactionIndex === undefined) && (missing0 = "transactionIndex"))) || ((data.blockHash === undefined) && (missing0 = "blockHash"))) || ((data.blockNumber === undefined) && (missing0 = "blockNumber"))) || ((data.from === undefined) && (missing0 = "from"))) || ((data.to === undefined) && (missing0 = "to"))) || ((data.cumulativeGasUsed === undefined) && (missing0 = "cumulativeGasUsed"))) || ((data.gasUsed === undefined) && (missing0 = "gasUsed"))) || ((data.effectiveGasPrice === undefined) && (missing0 = "effectiveGasPrice"))) || ((data.contractAddress === undefined) && (missing0 = "contractAddress"))) || ((data.logs === undefined) && (missing0 = "logs"))) || ((data.logsBloom === undefined) && (missing0 = "logsBloom"))) || ((data.status === undefined) && (missing0 = "status"))) || ((data.type === undefined) && (missing0 = "type"))){
-validate151.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate152.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
-if(!(func2.call(schema294.properties, key0))){
-validate151.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+if(!(func2.call(schema295.properties, key0))){
+validate152.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -10634,13 +10657,13 @@ const _errs2 = errors;
 const _errs3 = errors;
 if(errors === _errs3){
 if(typeof data0 === "string"){
-if(!pattern11.test(data0)){
-validate151.errors = [{instancePath:instancePath+"/transactionHash",schemaPath:"#/components/schemas/Bytes32/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-f]{64}$"},message:"must match pattern \""+"^0x[0-9a-f]{64}$"+"\""}];
+if(!pattern12.test(data0)){
+validate152.errors = [{instancePath:instancePath+"/transactionHash",schemaPath:"#/components/schemas/Bytes32/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-f]{64}$"},message:"must match pattern \""+"^0x[0-9a-f]{64}$"+"\""}];
 return false;
 }
 }
 else {
-validate151.errors = [{instancePath:instancePath+"/transactionHash",schemaPath:"#/components/schemas/Bytes32/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate152.errors = [{instancePath:instancePath+"/transactionHash",schemaPath:"#/components/schemas/Bytes32/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -10656,13 +10679,13 @@ const _errs5 = errors;
 const _errs6 = errors;
 if(errors === _errs6){
 if(typeof data1 === "string"){
-if(!pattern14.test(data1)){
-validate151.errors = [{instancePath:instancePath+"/transactionIndex",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
+if(!pattern15.test(data1)){
+validate152.errors = [{instancePath:instancePath+"/transactionIndex",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
 return false;
 }
 }
 else {
-validate151.errors = [{instancePath:instancePath+"/transactionIndex",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate152.errors = [{instancePath:instancePath+"/transactionIndex",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -10678,13 +10701,13 @@ const _errs8 = errors;
 const _errs9 = errors;
 if(errors === _errs9){
 if(typeof data2 === "string"){
-if(!pattern11.test(data2)){
-validate151.errors = [{instancePath:instancePath+"/blockHash",schemaPath:"#/components/schemas/Bytes32/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-f]{64}$"},message:"must match pattern \""+"^0x[0-9a-f]{64}$"+"\""}];
+if(!pattern12.test(data2)){
+validate152.errors = [{instancePath:instancePath+"/blockHash",schemaPath:"#/components/schemas/Bytes32/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-f]{64}$"},message:"must match pattern \""+"^0x[0-9a-f]{64}$"+"\""}];
 return false;
 }
 }
 else {
-validate151.errors = [{instancePath:instancePath+"/blockHash",schemaPath:"#/components/schemas/Bytes32/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate152.errors = [{instancePath:instancePath+"/blockHash",schemaPath:"#/components/schemas/Bytes32/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -10700,13 +10723,13 @@ const _errs11 = errors;
 const _errs12 = errors;
 if(errors === _errs12){
 if(typeof data3 === "string"){
-if(!pattern14.test(data3)){
-validate151.errors = [{instancePath:instancePath+"/blockNumber",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
+if(!pattern15.test(data3)){
+validate152.errors = [{instancePath:instancePath+"/blockNumber",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
 return false;
 }
 }
 else {
-validate151.errors = [{instancePath:instancePath+"/blockNumber",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate152.errors = [{instancePath:instancePath+"/blockNumber",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -10723,12 +10746,12 @@ const _errs15 = errors;
 if(errors === _errs15){
 if(typeof data4 === "string"){
 if(!pattern0.test(data4)){
-validate151.errors = [{instancePath:instancePath+"/from",schemaPath:"#/components/schemas/Address/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{40}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{40}$"+"\""}];
+validate152.errors = [{instancePath:instancePath+"/from",schemaPath:"#/components/schemas/Address/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{40}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{40}$"+"\""}];
 return false;
 }
 }
 else {
-validate151.errors = [{instancePath:instancePath+"/from",schemaPath:"#/components/schemas/Address/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate152.errors = [{instancePath:instancePath+"/from",schemaPath:"#/components/schemas/Address/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -10806,7 +10829,7 @@ else {
 vErrors.push(err3);
 }
 errors++;
-validate151.errors = vErrors;
+validate152.errors = vErrors;
 return false;
 }
 else {
@@ -10832,13 +10855,13 @@ const _errs24 = errors;
 const _errs25 = errors;
 if(errors === _errs25){
 if(typeof data6 === "string"){
-if(!pattern14.test(data6)){
-validate151.errors = [{instancePath:instancePath+"/cumulativeGasUsed",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
+if(!pattern15.test(data6)){
+validate152.errors = [{instancePath:instancePath+"/cumulativeGasUsed",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
 return false;
 }
 }
 else {
-validate151.errors = [{instancePath:instancePath+"/cumulativeGasUsed",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate152.errors = [{instancePath:instancePath+"/cumulativeGasUsed",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -10854,13 +10877,13 @@ const _errs27 = errors;
 const _errs28 = errors;
 if(errors === _errs28){
 if(typeof data7 === "string"){
-if(!pattern14.test(data7)){
-validate151.errors = [{instancePath:instancePath+"/gasUsed",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
+if(!pattern15.test(data7)){
+validate152.errors = [{instancePath:instancePath+"/gasUsed",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
 return false;
 }
 }
 else {
-validate151.errors = [{instancePath:instancePath+"/gasUsed",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate152.errors = [{instancePath:instancePath+"/gasUsed",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -10876,13 +10899,13 @@ const _errs30 = errors;
 const _errs31 = errors;
 if(errors === _errs31){
 if(typeof data8 === "string"){
-if(!pattern14.test(data8)){
-validate151.errors = [{instancePath:instancePath+"/effectiveGasPrice",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
+if(!pattern15.test(data8)){
+validate152.errors = [{instancePath:instancePath+"/effectiveGasPrice",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
 return false;
 }
 }
 else {
-validate151.errors = [{instancePath:instancePath+"/effectiveGasPrice",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate152.errors = [{instancePath:instancePath+"/effectiveGasPrice",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -10960,7 +10983,7 @@ else {
 vErrors.push(err7);
 }
 errors++;
-validate151.errors = vErrors;
+validate152.errors = vErrors;
 return false;
 }
 else {
@@ -10989,8 +11012,8 @@ var valid13 = true;
 const len0 = data10.length;
 for(let i0=0; i0<len0; i0++){
 const _errs42 = errors;
-if(!(validate129(data10[i0], {instancePath:instancePath+"/logs/" + i0,parentData:data10,parentDataProperty:i0,rootData}))){
-vErrors = vErrors === null ? validate129.errors : vErrors.concat(validate129.errors);
+if(!(validate130(data10[i0], {instancePath:instancePath+"/logs/" + i0,parentData:data10,parentDataProperty:i0,rootData}))){
+vErrors = vErrors === null ? validate130.errors : vErrors.concat(validate130.errors);
 errors = vErrors.length;
 }
 var valid13 = _errs42 === errors;
@@ -11000,7 +11023,7 @@ break;
 }
 }
 else {
-validate151.errors = [{instancePath:instancePath+"/logs",schemaPath:"#/properties/logs/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate152.errors = [{instancePath:instancePath+"/logs",schemaPath:"#/properties/logs/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -11016,13 +11039,13 @@ const _errs43 = errors;
 const _errs44 = errors;
 if(errors === _errs44){
 if(typeof data12 === "string"){
-if(!pattern53.test(data12)){
-validate151.errors = [{instancePath:instancePath+"/logsBloom",schemaPath:"#/components/schemas/Bloom/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-f]{512}$"},message:"must match pattern \""+"^0x[0-9a-f]{512}$"+"\""}];
+if(!pattern54.test(data12)){
+validate152.errors = [{instancePath:instancePath+"/logsBloom",schemaPath:"#/components/schemas/Bloom/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-f]{512}$"},message:"must match pattern \""+"^0x[0-9a-f]{512}$"+"\""}];
 return false;
 }
 }
 else {
-validate151.errors = [{instancePath:instancePath+"/logsBloom",schemaPath:"#/components/schemas/Bloom/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate152.errors = [{instancePath:instancePath+"/logsBloom",schemaPath:"#/components/schemas/Bloom/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -11036,11 +11059,11 @@ if(data.status !== undefined){
 let data13 = data.status;
 const _errs46 = errors;
 if(typeof data13 !== "string"){
-validate151.errors = [{instancePath:instancePath+"/status",schemaPath:"#/properties/status/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate152.errors = [{instancePath:instancePath+"/status",schemaPath:"#/properties/status/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(!((data13 === "0x1") || (data13 === "0x0"))){
-validate151.errors = [{instancePath:instancePath+"/status",schemaPath:"#/properties/status/enum",keyword:"enum",params:{allowedValues: schema294.properties.status.enum},message:"must be equal to one of the allowed values"}];
+validate152.errors = [{instancePath:instancePath+"/status",schemaPath:"#/properties/status/enum",keyword:"enum",params:{allowedValues: schema295.properties.status.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
 var valid0 = _errs46 === errors;
@@ -11055,13 +11078,13 @@ const _errs48 = errors;
 const _errs49 = errors;
 if(errors === _errs49){
 if(typeof data14 === "string"){
-if(!pattern13.test(data14)){
-validate151.errors = [{instancePath:instancePath+"/type",schemaPath:"#/components/schemas/TxType/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]?)$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]?)$"+"\""}];
+if(!pattern14.test(data14)){
+validate152.errors = [{instancePath:instancePath+"/type",schemaPath:"#/components/schemas/TxType/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]?)$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]?)$"+"\""}];
 return false;
 }
 }
 else {
-validate151.errors = [{instancePath:instancePath+"/type",schemaPath:"#/components/schemas/TxType/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate152.errors = [{instancePath:instancePath+"/type",schemaPath:"#/components/schemas/TxType/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -11087,16 +11110,16 @@ var valid0 = true;
 }
 }
 else {
-validate151.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate152.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate151.errors = vErrors;
+validate152.errors = vErrors;
 return errors === 0;
 }
 
 
-function validate150(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate151(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 const _errs0 = errors;
@@ -11109,8 +11132,8 @@ var valid1 = true;
 const len0 = data.length;
 for(let i0=0; i0<len0; i0++){
 const _errs3 = errors;
-if(!(validate151(data[i0], {instancePath:instancePath+"/" + i0,parentData:data,parentDataProperty:i0,rootData}))){
-vErrors = vErrors === null ? validate151.errors : vErrors.concat(validate151.errors);
+if(!(validate152(data[i0], {instancePath:instancePath+"/" + i0,parentData:data,parentDataProperty:i0,rootData}))){
+vErrors = vErrors === null ? validate152.errors : vErrors.concat(validate152.errors);
 errors = vErrors.length;
 }
 var valid1 = _errs3 === errors;
@@ -11166,7 +11189,7 @@ else {
 vErrors.push(err2);
 }
 errors++;
-validate150.errors = vErrors;
+validate151.errors = vErrors;
 return false;
 }
 else {
@@ -11180,22 +11203,22 @@ vErrors = null;
 }
 }
 }
-validate150.errors = vErrors;
+validate151.errors = vErrors;
 return errors === 0;
 }
 
-export const p_eth_sendTransaction_0 = validate154;
-const schema321 = {"$ref":"urn:chain-node:openrpc#/components/schemas/SendTransactionData"};
-const schema322 = {"title":"SendTransactionData","type":"object","description":"Send-transaction object of `eth_`/`chain_` `sendTransaction` and `signTransaction`, with the payload named `data`. Omitted fields are filled by the node: `nonce` from the pool, `gasPrice` from `gasPrice`, `gas` with the default 1500000000 capped at the chain's per-transaction gas limit (30000000 on a dev chain) (unused gas is returned). `input` is accepted as an alias of `data`; unknown fields are ignored.","additionalProperties":true,"required":["from"],"properties":{"from":{"$ref":"#/components/schemas/Address","description":"Source address; its key must be held by the node and unlocked."},"to":{"description":"Destination; omit (or null) to create a contract.","oneOf":[{"$ref":"#/components/schemas/Address"},{"type":"null"}]},"gas":{"$ref":"#/components/schemas/Quantity","description":"Gas available for execution. Default 1500000000 capped at the chain's per-transaction gas limit (30000000 on a dev chain); unused gas is returned."},"gasPrice":{"$ref":"#/components/schemas/Quantity","description":"Gas price in wei. Default: the node's gas price (`gasPrice`)."},"value":{"$ref":"#/components/schemas/Quantity","description":"Amount sent in wei. Default 0."},"nonce":{"$ref":"#/components/schemas/Quantity","description":"Nonce. Default: the next nonce of the sender in the pool. Reusing the nonce of a pending transaction replaces it."},"data":{"$ref":"#/components/schemas/Data","description":"Payload: encoded method call or contract init code."},"input":{"$ref":"#/components/schemas/Data","description":"Alias of `data` (the `personal_` name); if both are given they must be equal."}}};
+export const p_eth_sendTransaction_0 = validate155;
+const schema322 = {"$ref":"urn:chain-node:openrpc#/components/schemas/SendTransactionData"};
+const schema323 = {"title":"SendTransactionData","type":"object","description":"Send-transaction object of `eth_`/`chain_` `sendTransaction` and `signTransaction`, with the payload named `data`. Omitted fields are filled by the node: `nonce` from the pool, `gasPrice` from `gasPrice`, `gas` with the default 1500000000 capped at the chain's per-transaction gas limit (30000000 on a dev chain) (unused gas is returned). `input` is accepted as an alias of `data`; unknown fields are ignored.","additionalProperties":true,"required":["from"],"properties":{"from":{"$ref":"#/components/schemas/Address","description":"Source address; its key must be held by the node and unlocked."},"to":{"description":"Destination; omit (or null) to create a contract.","oneOf":[{"$ref":"#/components/schemas/Address"},{"type":"null"}]},"gas":{"$ref":"#/components/schemas/Quantity","description":"Gas available for execution. Default 1500000000 capped at the chain's per-transaction gas limit (30000000 on a dev chain); unused gas is returned."},"gasPrice":{"$ref":"#/components/schemas/Quantity","description":"Gas price in wei. Default: the node's gas price (`gasPrice`)."},"value":{"$ref":"#/components/schemas/Quantity","description":"Amount sent in wei. Default 0."},"nonce":{"$ref":"#/components/schemas/Quantity","description":"Nonce. Default: the next nonce of the sender in the pool. Reusing the nonce of a pending transaction replaces it."},"data":{"$ref":"#/components/schemas/Data","description":"Payload: encoded method call or contract init code."},"input":{"$ref":"#/components/schemas/Data","description":"Alias of `data` (the `personal_` name); if both are given they must be equal."}}};
 
-function validate155(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate156(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.from === undefined) && (missing0 = "from")){
-validate155.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate156.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -11206,12 +11229,12 @@ const _errs3 = errors;
 if(errors === _errs3){
 if(typeof data0 === "string"){
 if(!pattern0.test(data0)){
-validate155.errors = [{instancePath:instancePath+"/from",schemaPath:"#/components/schemas/Address/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{40}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{40}$"+"\""}];
+validate156.errors = [{instancePath:instancePath+"/from",schemaPath:"#/components/schemas/Address/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{40}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{40}$"+"\""}];
 return false;
 }
 }
 else {
-validate155.errors = [{instancePath:instancePath+"/from",schemaPath:"#/components/schemas/Address/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate156.errors = [{instancePath:instancePath+"/from",schemaPath:"#/components/schemas/Address/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -11289,7 +11312,7 @@ else {
 vErrors.push(err3);
 }
 errors++;
-validate155.errors = vErrors;
+validate156.errors = vErrors;
 return false;
 }
 else {
@@ -11315,13 +11338,13 @@ const _errs12 = errors;
 const _errs13 = errors;
 if(errors === _errs13){
 if(typeof data2 === "string"){
-if(!pattern5.test(data2)){
-validate155.errors = [{instancePath:instancePath+"/gas",schemaPath:"#/components/schemas/Quantity/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{1,64}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{1,64}$"+"\""}];
+if(!pattern6.test(data2)){
+validate156.errors = [{instancePath:instancePath+"/gas",schemaPath:"#/components/schemas/Quantity/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{1,64}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{1,64}$"+"\""}];
 return false;
 }
 }
 else {
-validate155.errors = [{instancePath:instancePath+"/gas",schemaPath:"#/components/schemas/Quantity/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate156.errors = [{instancePath:instancePath+"/gas",schemaPath:"#/components/schemas/Quantity/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -11337,13 +11360,13 @@ const _errs15 = errors;
 const _errs16 = errors;
 if(errors === _errs16){
 if(typeof data3 === "string"){
-if(!pattern5.test(data3)){
-validate155.errors = [{instancePath:instancePath+"/gasPrice",schemaPath:"#/components/schemas/Quantity/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{1,64}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{1,64}$"+"\""}];
+if(!pattern6.test(data3)){
+validate156.errors = [{instancePath:instancePath+"/gasPrice",schemaPath:"#/components/schemas/Quantity/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{1,64}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{1,64}$"+"\""}];
 return false;
 }
 }
 else {
-validate155.errors = [{instancePath:instancePath+"/gasPrice",schemaPath:"#/components/schemas/Quantity/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate156.errors = [{instancePath:instancePath+"/gasPrice",schemaPath:"#/components/schemas/Quantity/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -11359,13 +11382,13 @@ const _errs18 = errors;
 const _errs19 = errors;
 if(errors === _errs19){
 if(typeof data4 === "string"){
-if(!pattern5.test(data4)){
-validate155.errors = [{instancePath:instancePath+"/value",schemaPath:"#/components/schemas/Quantity/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{1,64}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{1,64}$"+"\""}];
+if(!pattern6.test(data4)){
+validate156.errors = [{instancePath:instancePath+"/value",schemaPath:"#/components/schemas/Quantity/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{1,64}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{1,64}$"+"\""}];
 return false;
 }
 }
 else {
-validate155.errors = [{instancePath:instancePath+"/value",schemaPath:"#/components/schemas/Quantity/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate156.errors = [{instancePath:instancePath+"/value",schemaPath:"#/components/schemas/Quantity/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -11381,13 +11404,13 @@ const _errs21 = errors;
 const _errs22 = errors;
 if(errors === _errs22){
 if(typeof data5 === "string"){
-if(!pattern5.test(data5)){
-validate155.errors = [{instancePath:instancePath+"/nonce",schemaPath:"#/components/schemas/Quantity/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{1,64}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{1,64}$"+"\""}];
+if(!pattern6.test(data5)){
+validate156.errors = [{instancePath:instancePath+"/nonce",schemaPath:"#/components/schemas/Quantity/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{1,64}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{1,64}$"+"\""}];
 return false;
 }
 }
 else {
-validate155.errors = [{instancePath:instancePath+"/nonce",schemaPath:"#/components/schemas/Quantity/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate156.errors = [{instancePath:instancePath+"/nonce",schemaPath:"#/components/schemas/Quantity/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -11403,13 +11426,13 @@ const _errs24 = errors;
 const _errs25 = errors;
 if(errors === _errs25){
 if(typeof data6 === "string"){
-if(!pattern9.test(data6)){
-validate155.errors = [{instancePath:instancePath+"/data",schemaPath:"#/components/schemas/Data/pattern",keyword:"pattern",params:{pattern: "^0x(?:[0-9a-fA-F]{2})*$"},message:"must match pattern \""+"^0x(?:[0-9a-fA-F]{2})*$"+"\""}];
+if(!pattern10.test(data6)){
+validate156.errors = [{instancePath:instancePath+"/data",schemaPath:"#/components/schemas/Data/pattern",keyword:"pattern",params:{pattern: "^0x(?:[0-9a-fA-F]{2})*$"},message:"must match pattern \""+"^0x(?:[0-9a-fA-F]{2})*$"+"\""}];
 return false;
 }
 }
 else {
-validate155.errors = [{instancePath:instancePath+"/data",schemaPath:"#/components/schemas/Data/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate156.errors = [{instancePath:instancePath+"/data",schemaPath:"#/components/schemas/Data/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -11425,13 +11448,13 @@ const _errs27 = errors;
 const _errs28 = errors;
 if(errors === _errs28){
 if(typeof data7 === "string"){
-if(!pattern9.test(data7)){
-validate155.errors = [{instancePath:instancePath+"/input",schemaPath:"#/components/schemas/Data/pattern",keyword:"pattern",params:{pattern: "^0x(?:[0-9a-fA-F]{2})*$"},message:"must match pattern \""+"^0x(?:[0-9a-fA-F]{2})*$"+"\""}];
+if(!pattern10.test(data7)){
+validate156.errors = [{instancePath:instancePath+"/input",schemaPath:"#/components/schemas/Data/pattern",keyword:"pattern",params:{pattern: "^0x(?:[0-9a-fA-F]{2})*$"},message:"must match pattern \""+"^0x(?:[0-9a-fA-F]{2})*$"+"\""}];
 return false;
 }
 }
 else {
-validate155.errors = [{instancePath:instancePath+"/input",schemaPath:"#/components/schemas/Data/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate156.errors = [{instancePath:instancePath+"/input",schemaPath:"#/components/schemas/Data/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -11450,31 +11473,31 @@ var valid0 = true;
 }
 }
 else {
-validate155.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate156.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
+}
+validate156.errors = vErrors;
+return errors === 0;
+}
+
+
+function validate155(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(!(validate156(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate156.errors : vErrors.concat(validate156.errors);
+errors = vErrors.length;
 }
 validate155.errors = vErrors;
 return errors === 0;
 }
 
+export const p_eth_fillTransaction_0 = validate158;
+const schema332 = {"$ref":"urn:chain-node:openrpc#/components/schemas/FillTransactionData"};
+const schema333 = {"title":"FillTransactionData","type":"object","description":"Transaction object of `fillTransaction`: the fields of `sendTransaction`'s, every one optional. Omitted fields are filled as `sendTransaction` fills them: `nonce` from the pool, `gasPrice` from `gasPrice`, `gas` with the default 1500000000 capped at the chain's per-transaction gas limit (30000000 on a dev chain). `input` is accepted as an alias of `data`; unknown fields (EIP-1559 fee caps, `accessList`, `type`) are ignored: the node fills legacy transactions, the kind it signs.","additionalProperties":true,"properties":{"from":{"$ref":"#/components/schemas/Address","description":"Sender, whose next nonce is filled in. Any address: no key is needed. Default: the zero address (geth)."},"to":{"description":"Destination; omit (or null) to create a contract.","oneOf":[{"$ref":"#/components/schemas/Address"},{"type":"null"}]},"gas":{"$ref":"#/components/schemas/Quantity","description":"Gas available for execution. Default 1500000000 capped at the chain's per-transaction gas limit (30000000 on a dev chain); unused gas is returned."},"gasPrice":{"$ref":"#/components/schemas/Quantity","description":"Gas price in wei. Default: the node's gas price (`gasPrice`)."},"value":{"$ref":"#/components/schemas/Quantity","description":"Amount sent in wei. Default 0."},"nonce":{"$ref":"#/components/schemas/Quantity","description":"Nonce. Default: the next nonce of the sender in the pool. Reusing the nonce of a pending transaction replaces it."},"data":{"$ref":"#/components/schemas/Data","description":"Payload: encoded method call or contract init code."},"input":{"$ref":"#/components/schemas/Data","description":"Alias of `data` (the `personal_` name); if both are given they must be equal."}}};
 
-function validate154(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
-let vErrors = null;
-let errors = 0;
-if(!(validate155(data, {instancePath,parentData,parentDataProperty,rootData}))){
-vErrors = vErrors === null ? validate155.errors : vErrors.concat(validate155.errors);
-errors = vErrors.length;
-}
-validate154.errors = vErrors;
-return errors === 0;
-}
-
-export const p_eth_fillTransaction_0 = validate157;
-const schema331 = {"$ref":"urn:chain-node:openrpc#/components/schemas/FillTransactionData"};
-const schema332 = {"title":"FillTransactionData","type":"object","description":"Transaction object of `fillTransaction`: the fields of `sendTransaction`'s, every one optional. Omitted fields are filled as `sendTransaction` fills them: `nonce` from the pool, `gasPrice` from `gasPrice`, `gas` with the default 1500000000 capped at the chain's per-transaction gas limit (30000000 on a dev chain). `input` is accepted as an alias of `data`; unknown fields (EIP-1559 fee caps, `accessList`, `type`) are ignored: the node fills legacy transactions, the kind it signs.","additionalProperties":true,"properties":{"from":{"$ref":"#/components/schemas/Address","description":"Sender, whose next nonce is filled in. Any address: no key is needed. Default: the zero address (geth)."},"to":{"description":"Destination; omit (or null) to create a contract.","oneOf":[{"$ref":"#/components/schemas/Address"},{"type":"null"}]},"gas":{"$ref":"#/components/schemas/Quantity","description":"Gas available for execution. Default 1500000000 capped at the chain's per-transaction gas limit (30000000 on a dev chain); unused gas is returned."},"gasPrice":{"$ref":"#/components/schemas/Quantity","description":"Gas price in wei. Default: the node's gas price (`gasPrice`)."},"value":{"$ref":"#/components/schemas/Quantity","description":"Amount sent in wei. Default 0."},"nonce":{"$ref":"#/components/schemas/Quantity","description":"Nonce. Default: the next nonce of the sender in the pool. Reusing the nonce of a pending transaction replaces it."},"data":{"$ref":"#/components/schemas/Data","description":"Payload: encoded method call or contract init code."},"input":{"$ref":"#/components/schemas/Data","description":"Alias of `data` (the `personal_` name); if both are given they must be equal."}}};
-
-function validate158(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate159(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
@@ -11486,12 +11509,12 @@ const _errs3 = errors;
 if(errors === _errs3){
 if(typeof data0 === "string"){
 if(!pattern0.test(data0)){
-validate158.errors = [{instancePath:instancePath+"/from",schemaPath:"#/components/schemas/Address/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{40}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{40}$"+"\""}];
+validate159.errors = [{instancePath:instancePath+"/from",schemaPath:"#/components/schemas/Address/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{40}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{40}$"+"\""}];
 return false;
 }
 }
 else {
-validate158.errors = [{instancePath:instancePath+"/from",schemaPath:"#/components/schemas/Address/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate159.errors = [{instancePath:instancePath+"/from",schemaPath:"#/components/schemas/Address/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -11569,7 +11592,7 @@ else {
 vErrors.push(err3);
 }
 errors++;
-validate158.errors = vErrors;
+validate159.errors = vErrors;
 return false;
 }
 else {
@@ -11595,13 +11618,13 @@ const _errs12 = errors;
 const _errs13 = errors;
 if(errors === _errs13){
 if(typeof data2 === "string"){
-if(!pattern5.test(data2)){
-validate158.errors = [{instancePath:instancePath+"/gas",schemaPath:"#/components/schemas/Quantity/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{1,64}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{1,64}$"+"\""}];
+if(!pattern6.test(data2)){
+validate159.errors = [{instancePath:instancePath+"/gas",schemaPath:"#/components/schemas/Quantity/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{1,64}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{1,64}$"+"\""}];
 return false;
 }
 }
 else {
-validate158.errors = [{instancePath:instancePath+"/gas",schemaPath:"#/components/schemas/Quantity/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate159.errors = [{instancePath:instancePath+"/gas",schemaPath:"#/components/schemas/Quantity/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -11617,13 +11640,13 @@ const _errs15 = errors;
 const _errs16 = errors;
 if(errors === _errs16){
 if(typeof data3 === "string"){
-if(!pattern5.test(data3)){
-validate158.errors = [{instancePath:instancePath+"/gasPrice",schemaPath:"#/components/schemas/Quantity/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{1,64}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{1,64}$"+"\""}];
+if(!pattern6.test(data3)){
+validate159.errors = [{instancePath:instancePath+"/gasPrice",schemaPath:"#/components/schemas/Quantity/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{1,64}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{1,64}$"+"\""}];
 return false;
 }
 }
 else {
-validate158.errors = [{instancePath:instancePath+"/gasPrice",schemaPath:"#/components/schemas/Quantity/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate159.errors = [{instancePath:instancePath+"/gasPrice",schemaPath:"#/components/schemas/Quantity/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -11639,13 +11662,13 @@ const _errs18 = errors;
 const _errs19 = errors;
 if(errors === _errs19){
 if(typeof data4 === "string"){
-if(!pattern5.test(data4)){
-validate158.errors = [{instancePath:instancePath+"/value",schemaPath:"#/components/schemas/Quantity/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{1,64}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{1,64}$"+"\""}];
+if(!pattern6.test(data4)){
+validate159.errors = [{instancePath:instancePath+"/value",schemaPath:"#/components/schemas/Quantity/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{1,64}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{1,64}$"+"\""}];
 return false;
 }
 }
 else {
-validate158.errors = [{instancePath:instancePath+"/value",schemaPath:"#/components/schemas/Quantity/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate159.errors = [{instancePath:instancePath+"/value",schemaPath:"#/components/schemas/Quantity/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -11661,13 +11684,13 @@ const _errs21 = errors;
 const _errs22 = errors;
 if(errors === _errs22){
 if(typeof data5 === "string"){
-if(!pattern5.test(data5)){
-validate158.errors = [{instancePath:instancePath+"/nonce",schemaPath:"#/components/schemas/Quantity/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{1,64}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{1,64}$"+"\""}];
+if(!pattern6.test(data5)){
+validate159.errors = [{instancePath:instancePath+"/nonce",schemaPath:"#/components/schemas/Quantity/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{1,64}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{1,64}$"+"\""}];
 return false;
 }
 }
 else {
-validate158.errors = [{instancePath:instancePath+"/nonce",schemaPath:"#/components/schemas/Quantity/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate159.errors = [{instancePath:instancePath+"/nonce",schemaPath:"#/components/schemas/Quantity/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -11683,13 +11706,13 @@ const _errs24 = errors;
 const _errs25 = errors;
 if(errors === _errs25){
 if(typeof data6 === "string"){
-if(!pattern9.test(data6)){
-validate158.errors = [{instancePath:instancePath+"/data",schemaPath:"#/components/schemas/Data/pattern",keyword:"pattern",params:{pattern: "^0x(?:[0-9a-fA-F]{2})*$"},message:"must match pattern \""+"^0x(?:[0-9a-fA-F]{2})*$"+"\""}];
+if(!pattern10.test(data6)){
+validate159.errors = [{instancePath:instancePath+"/data",schemaPath:"#/components/schemas/Data/pattern",keyword:"pattern",params:{pattern: "^0x(?:[0-9a-fA-F]{2})*$"},message:"must match pattern \""+"^0x(?:[0-9a-fA-F]{2})*$"+"\""}];
 return false;
 }
 }
 else {
-validate158.errors = [{instancePath:instancePath+"/data",schemaPath:"#/components/schemas/Data/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate159.errors = [{instancePath:instancePath+"/data",schemaPath:"#/components/schemas/Data/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -11705,13 +11728,13 @@ const _errs27 = errors;
 const _errs28 = errors;
 if(errors === _errs28){
 if(typeof data7 === "string"){
-if(!pattern9.test(data7)){
-validate158.errors = [{instancePath:instancePath+"/input",schemaPath:"#/components/schemas/Data/pattern",keyword:"pattern",params:{pattern: "^0x(?:[0-9a-fA-F]{2})*$"},message:"must match pattern \""+"^0x(?:[0-9a-fA-F]{2})*$"+"\""}];
+if(!pattern10.test(data7)){
+validate159.errors = [{instancePath:instancePath+"/input",schemaPath:"#/components/schemas/Data/pattern",keyword:"pattern",params:{pattern: "^0x(?:[0-9a-fA-F]{2})*$"},message:"must match pattern \""+"^0x(?:[0-9a-fA-F]{2})*$"+"\""}];
 return false;
 }
 }
 else {
-validate158.errors = [{instancePath:instancePath+"/input",schemaPath:"#/components/schemas/Data/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate159.errors = [{instancePath:instancePath+"/input",schemaPath:"#/components/schemas/Data/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -11729,46 +11752,46 @@ var valid0 = true;
 }
 }
 else {
-validate158.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate159.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
+}
+validate159.errors = vErrors;
+return errors === 0;
+}
+
+
+function validate158(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(!(validate159(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate159.errors : vErrors.concat(validate159.errors);
+errors = vErrors.length;
 }
 validate158.errors = vErrors;
 return errors === 0;
 }
 
+export const r_eth_fillTransaction = validate161;
+const schema342 = {"$ref":"urn:chain-node:openrpc#/components/schemas/FilledTransaction"};
+const schema343 = {"title":"FilledTransaction","type":"object","description":"The transaction `fillTransaction` filled, not signed: sign it (for `chainId`, EIP-155) and submit it with `sendRawTransaction`.","additionalProperties":false,"required":["raw","tx"],"properties":{"raw":{"$ref":"#/components/schemas/Bytes","description":"RLP of the unsigned transaction: [nonce, gasPrice, gas, to, value, input, 0, 0, 0] (geth)."},"tx":{"$ref":"#/components/schemas/FilledTransactionFields","description":"The transaction's fields."}}};
+const schema345 = {"title":"FilledTransactionFields","type":"object","description":"Fields of a filled, unsigned legacy transaction (EIP-155: signed for `chainId`).","additionalProperties":false,"required":["type","chainId","nonce","gasPrice","gas","to","value","input","hash","v","r","s"],"properties":{"type":{"$ref":"#/components/schemas/TxType","description":"Transaction type: `0x0` (legacy)."},"chainId":{"$ref":"#/components/schemas/Uint","description":"Chain id the transaction is signed for."},"nonce":{"$ref":"#/components/schemas/Uint","description":"Nonce."},"gasPrice":{"$ref":"#/components/schemas/Uint","description":"Gas price in wei."},"gas":{"$ref":"#/components/schemas/Uint","description":"Gas limit."},"to":{"description":"Destination; null for a contract creation.","oneOf":[{"$ref":"#/components/schemas/Address"},{"type":"null"}]},"value":{"$ref":"#/components/schemas/Uint","description":"Amount in wei."},"input":{"$ref":"#/components/schemas/Bytes","description":"Payload."},"hash":{"$ref":"#/components/schemas/Bytes32","description":"keccak256 of `raw` (geth shows it; the transaction's hash once signed differs)."},"v":{"$ref":"#/components/schemas/Uint","description":"Signature V: `0x0`, not signed."},"r":{"$ref":"#/components/schemas/Uint","description":"Signature R: `0x0`, not signed."},"s":{"$ref":"#/components/schemas/Uint","description":"Signature S: `0x0`, not signed."}}};
 
-function validate157(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
-let vErrors = null;
-let errors = 0;
-if(!(validate158(data, {instancePath,parentData,parentDataProperty,rootData}))){
-vErrors = vErrors === null ? validate158.errors : vErrors.concat(validate158.errors);
-errors = vErrors.length;
-}
-validate157.errors = vErrors;
-return errors === 0;
-}
-
-export const r_eth_fillTransaction = validate160;
-const schema341 = {"$ref":"urn:chain-node:openrpc#/components/schemas/FilledTransaction"};
-const schema342 = {"title":"FilledTransaction","type":"object","description":"The transaction `fillTransaction` filled, not signed: sign it (for `chainId`, EIP-155) and submit it with `sendRawTransaction`.","additionalProperties":false,"required":["raw","tx"],"properties":{"raw":{"$ref":"#/components/schemas/Bytes","description":"RLP of the unsigned transaction: [nonce, gasPrice, gas, to, value, input, 0, 0, 0] (geth)."},"tx":{"$ref":"#/components/schemas/FilledTransactionFields","description":"The transaction's fields."}}};
-const schema344 = {"title":"FilledTransactionFields","type":"object","description":"Fields of a filled, unsigned legacy transaction (EIP-155: signed for `chainId`).","additionalProperties":false,"required":["type","chainId","nonce","gasPrice","gas","to","value","input","hash","v","r","s"],"properties":{"type":{"$ref":"#/components/schemas/TxType","description":"Transaction type: `0x0` (legacy)."},"chainId":{"$ref":"#/components/schemas/Uint","description":"Chain id the transaction is signed for."},"nonce":{"$ref":"#/components/schemas/Uint","description":"Nonce."},"gasPrice":{"$ref":"#/components/schemas/Uint","description":"Gas price in wei."},"gas":{"$ref":"#/components/schemas/Uint","description":"Gas limit."},"to":{"description":"Destination; null for a contract creation.","oneOf":[{"$ref":"#/components/schemas/Address"},{"type":"null"}]},"value":{"$ref":"#/components/schemas/Uint","description":"Amount in wei."},"input":{"$ref":"#/components/schemas/Bytes","description":"Payload."},"hash":{"$ref":"#/components/schemas/Bytes32","description":"keccak256 of `raw` (geth shows it; the transaction's hash once signed differs)."},"v":{"$ref":"#/components/schemas/Uint","description":"Signature V: `0x0`, not signed."},"r":{"$ref":"#/components/schemas/Uint","description":"Signature R: `0x0`, not signed."},"s":{"$ref":"#/components/schemas/Uint","description":"Signature S: `0x0`, not signed."}}};
-
-function validate162(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate163(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((((((((((((data.type === undefined) && (missing0 = "type")) || ((data.chainId === undefined) && (missing0 = "chainId"))) || ((data.nonce === undefined) && (missing0 = "nonce"))) || ((data.gasPrice === undefined) && (missing0 = "gasPrice"))) || ((data.gas === undefined) && (missing0 = "gas"))) || ((data.to === undefined) && (missing0 = "to"))) || ((data.value === undefined) && (missing0 = "value"))) || ((data.input === undefined) && (missing0 = "input"))) || ((data.hash === undefined) && (missing0 = "hash"))) || ((data.v === undefined) && (missing0 = "v"))) || ((data.r === undefined) && (missing0 = "r"))) || ((data.s === undefined) && (missing0 = "s"))){
-validate162.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate163.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
-if(!(func2.call(schema344.properties, key0))){
-validate162.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+if(!(func2.call(schema345.properties, key0))){
+validate163.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -11780,13 +11803,13 @@ const _errs2 = errors;
 const _errs3 = errors;
 if(errors === _errs3){
 if(typeof data0 === "string"){
-if(!pattern13.test(data0)){
-validate162.errors = [{instancePath:instancePath+"/type",schemaPath:"#/components/schemas/TxType/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]?)$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]?)$"+"\""}];
+if(!pattern14.test(data0)){
+validate163.errors = [{instancePath:instancePath+"/type",schemaPath:"#/components/schemas/TxType/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]?)$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]?)$"+"\""}];
 return false;
 }
 }
 else {
-validate162.errors = [{instancePath:instancePath+"/type",schemaPath:"#/components/schemas/TxType/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate163.errors = [{instancePath:instancePath+"/type",schemaPath:"#/components/schemas/TxType/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -11802,13 +11825,13 @@ const _errs5 = errors;
 const _errs6 = errors;
 if(errors === _errs6){
 if(typeof data1 === "string"){
-if(!pattern14.test(data1)){
-validate162.errors = [{instancePath:instancePath+"/chainId",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
+if(!pattern15.test(data1)){
+validate163.errors = [{instancePath:instancePath+"/chainId",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
 return false;
 }
 }
 else {
-validate162.errors = [{instancePath:instancePath+"/chainId",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate163.errors = [{instancePath:instancePath+"/chainId",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -11824,13 +11847,13 @@ const _errs8 = errors;
 const _errs9 = errors;
 if(errors === _errs9){
 if(typeof data2 === "string"){
-if(!pattern14.test(data2)){
-validate162.errors = [{instancePath:instancePath+"/nonce",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
+if(!pattern15.test(data2)){
+validate163.errors = [{instancePath:instancePath+"/nonce",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
 return false;
 }
 }
 else {
-validate162.errors = [{instancePath:instancePath+"/nonce",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate163.errors = [{instancePath:instancePath+"/nonce",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -11846,13 +11869,13 @@ const _errs11 = errors;
 const _errs12 = errors;
 if(errors === _errs12){
 if(typeof data3 === "string"){
-if(!pattern14.test(data3)){
-validate162.errors = [{instancePath:instancePath+"/gasPrice",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
+if(!pattern15.test(data3)){
+validate163.errors = [{instancePath:instancePath+"/gasPrice",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
 return false;
 }
 }
 else {
-validate162.errors = [{instancePath:instancePath+"/gasPrice",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate163.errors = [{instancePath:instancePath+"/gasPrice",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -11868,13 +11891,13 @@ const _errs14 = errors;
 const _errs15 = errors;
 if(errors === _errs15){
 if(typeof data4 === "string"){
-if(!pattern14.test(data4)){
-validate162.errors = [{instancePath:instancePath+"/gas",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
+if(!pattern15.test(data4)){
+validate163.errors = [{instancePath:instancePath+"/gas",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
 return false;
 }
 }
 else {
-validate162.errors = [{instancePath:instancePath+"/gas",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate163.errors = [{instancePath:instancePath+"/gas",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -11952,7 +11975,7 @@ else {
 vErrors.push(err3);
 }
 errors++;
-validate162.errors = vErrors;
+validate163.errors = vErrors;
 return false;
 }
 else {
@@ -11978,13 +12001,13 @@ const _errs24 = errors;
 const _errs25 = errors;
 if(errors === _errs25){
 if(typeof data6 === "string"){
-if(!pattern14.test(data6)){
-validate162.errors = [{instancePath:instancePath+"/value",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
+if(!pattern15.test(data6)){
+validate163.errors = [{instancePath:instancePath+"/value",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
 return false;
 }
 }
 else {
-validate162.errors = [{instancePath:instancePath+"/value",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate163.errors = [{instancePath:instancePath+"/value",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -12000,13 +12023,13 @@ const _errs27 = errors;
 const _errs28 = errors;
 if(errors === _errs28){
 if(typeof data7 === "string"){
-if(!pattern12.test(data7)){
-validate162.errors = [{instancePath:instancePath+"/input",schemaPath:"#/components/schemas/Bytes/pattern",keyword:"pattern",params:{pattern: "^0x(?:[0-9a-f]{2})*$"},message:"must match pattern \""+"^0x(?:[0-9a-f]{2})*$"+"\""}];
+if(!pattern13.test(data7)){
+validate163.errors = [{instancePath:instancePath+"/input",schemaPath:"#/components/schemas/Bytes/pattern",keyword:"pattern",params:{pattern: "^0x(?:[0-9a-f]{2})*$"},message:"must match pattern \""+"^0x(?:[0-9a-f]{2})*$"+"\""}];
 return false;
 }
 }
 else {
-validate162.errors = [{instancePath:instancePath+"/input",schemaPath:"#/components/schemas/Bytes/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate163.errors = [{instancePath:instancePath+"/input",schemaPath:"#/components/schemas/Bytes/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -12022,13 +12045,13 @@ const _errs30 = errors;
 const _errs31 = errors;
 if(errors === _errs31){
 if(typeof data8 === "string"){
-if(!pattern11.test(data8)){
-validate162.errors = [{instancePath:instancePath+"/hash",schemaPath:"#/components/schemas/Bytes32/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-f]{64}$"},message:"must match pattern \""+"^0x[0-9a-f]{64}$"+"\""}];
+if(!pattern12.test(data8)){
+validate163.errors = [{instancePath:instancePath+"/hash",schemaPath:"#/components/schemas/Bytes32/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-f]{64}$"},message:"must match pattern \""+"^0x[0-9a-f]{64}$"+"\""}];
 return false;
 }
 }
 else {
-validate162.errors = [{instancePath:instancePath+"/hash",schemaPath:"#/components/schemas/Bytes32/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate163.errors = [{instancePath:instancePath+"/hash",schemaPath:"#/components/schemas/Bytes32/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -12044,13 +12067,13 @@ const _errs33 = errors;
 const _errs34 = errors;
 if(errors === _errs34){
 if(typeof data9 === "string"){
-if(!pattern14.test(data9)){
-validate162.errors = [{instancePath:instancePath+"/v",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
+if(!pattern15.test(data9)){
+validate163.errors = [{instancePath:instancePath+"/v",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
 return false;
 }
 }
 else {
-validate162.errors = [{instancePath:instancePath+"/v",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate163.errors = [{instancePath:instancePath+"/v",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -12066,13 +12089,13 @@ const _errs36 = errors;
 const _errs37 = errors;
 if(errors === _errs37){
 if(typeof data10 === "string"){
-if(!pattern14.test(data10)){
-validate162.errors = [{instancePath:instancePath+"/r",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
+if(!pattern15.test(data10)){
+validate163.errors = [{instancePath:instancePath+"/r",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
 return false;
 }
 }
 else {
-validate162.errors = [{instancePath:instancePath+"/r",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate163.errors = [{instancePath:instancePath+"/r",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -12088,13 +12111,13 @@ const _errs39 = errors;
 const _errs40 = errors;
 if(errors === _errs40){
 if(typeof data11 === "string"){
-if(!pattern14.test(data11)){
-validate162.errors = [{instancePath:instancePath+"/s",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
+if(!pattern15.test(data11)){
+validate163.errors = [{instancePath:instancePath+"/s",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
 return false;
 }
 }
 else {
-validate162.errors = [{instancePath:instancePath+"/s",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate163.errors = [{instancePath:instancePath+"/s",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -12118,30 +12141,30 @@ var valid0 = true;
 }
 }
 else {
-validate162.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate163.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate162.errors = vErrors;
+validate163.errors = vErrors;
 return errors === 0;
 }
 
 
-function validate161(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate162(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.raw === undefined) && (missing0 = "raw")) || ((data.tx === undefined) && (missing0 = "tx"))){
-validate161.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate162.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
 if(!((key0 === "raw") || (key0 === "tx"))){
-validate161.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate162.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -12153,13 +12176,13 @@ const _errs2 = errors;
 const _errs3 = errors;
 if(errors === _errs3){
 if(typeof data0 === "string"){
-if(!pattern12.test(data0)){
-validate161.errors = [{instancePath:instancePath+"/raw",schemaPath:"#/components/schemas/Bytes/pattern",keyword:"pattern",params:{pattern: "^0x(?:[0-9a-f]{2})*$"},message:"must match pattern \""+"^0x(?:[0-9a-f]{2})*$"+"\""}];
+if(!pattern13.test(data0)){
+validate162.errors = [{instancePath:instancePath+"/raw",schemaPath:"#/components/schemas/Bytes/pattern",keyword:"pattern",params:{pattern: "^0x(?:[0-9a-f]{2})*$"},message:"must match pattern \""+"^0x(?:[0-9a-f]{2})*$"+"\""}];
 return false;
 }
 }
 else {
-validate161.errors = [{instancePath:instancePath+"/raw",schemaPath:"#/components/schemas/Bytes/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate162.errors = [{instancePath:instancePath+"/raw",schemaPath:"#/components/schemas/Bytes/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -12171,8 +12194,8 @@ var valid0 = true;
 if(valid0){
 if(data.tx !== undefined){
 const _errs5 = errors;
-if(!(validate162(data.tx, {instancePath:instancePath+"/tx",parentData:data,parentDataProperty:"tx",rootData}))){
-vErrors = vErrors === null ? validate162.errors : vErrors.concat(validate162.errors);
+if(!(validate163(data.tx, {instancePath:instancePath+"/tx",parentData:data,parentDataProperty:"tx",rootData}))){
+vErrors = vErrors === null ? validate163.errors : vErrors.concat(validate163.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs5 === errors;
@@ -12185,44 +12208,44 @@ var valid0 = true;
 }
 }
 else {
-validate161.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate162.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
+}
+validate162.errors = vErrors;
+return errors === 0;
+}
+
+
+function validate161(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(!(validate162(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate162.errors : vErrors.concat(validate162.errors);
+errors = vErrors.length;
 }
 validate161.errors = vErrors;
 return errors === 0;
 }
 
+export const r_eth_pendingTransactions = validate166;
+const schema358 = {"type":"array","items":{"$ref":"urn:chain-node:openrpc#/components/schemas/Transaction"}};
 
-function validate160(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
-let vErrors = null;
-let errors = 0;
-if(!(validate161(data, {instancePath,parentData,parentDataProperty,rootData}))){
-vErrors = vErrors === null ? validate161.errors : vErrors.concat(validate161.errors);
-errors = vErrors.length;
-}
-validate160.errors = vErrors;
-return errors === 0;
-}
-
-export const r_eth_pendingTransactions = validate165;
-const schema357 = {"type":"array","items":{"$ref":"urn:chain-node:openrpc#/components/schemas/Transaction"}};
-
-function validate166(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate167(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((((((((((((((((data.blockHash === undefined) && (missing0 = "blockHash")) || ((data.blockNumber === undefined) && (missing0 = "blockNumber"))) || ((data.blockTimestamp === undefined) && (missing0 = "blockTimestamp"))) || ((data.from === undefined) && (missing0 = "from"))) || ((data.gas === undefined) && (missing0 = "gas"))) || ((data.gasPrice === undefined) && (missing0 = "gasPrice"))) || ((data.hash === undefined) && (missing0 = "hash"))) || ((data.input === undefined) && (missing0 = "input"))) || ((data.nonce === undefined) && (missing0 = "nonce"))) || ((data.to === undefined) && (missing0 = "to"))) || ((data.transactionIndex === undefined) && (missing0 = "transactionIndex"))) || ((data.value === undefined) && (missing0 = "value"))) || ((data.type === undefined) && (missing0 = "type"))) || ((data.v === undefined) && (missing0 = "v"))) || ((data.r === undefined) && (missing0 = "r"))) || ((data.s === undefined) && (missing0 = "s"))){
-validate166.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate167.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
-if(!(func2.call(schema122.properties, key0))){
-validate166.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+if(!(func2.call(schema123.properties, key0))){
+validate167.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -12238,7 +12261,7 @@ const _errs4 = errors;
 const _errs5 = errors;
 if(errors === _errs5){
 if(typeof data0 === "string"){
-if(!pattern11.test(data0)){
+if(!pattern12.test(data0)){
 const err0 = {instancePath:instancePath+"/blockHash",schemaPath:"#/components/schemas/Bytes32/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-f]{64}$"},message:"must match pattern \""+"^0x[0-9a-f]{64}$"+"\""};
 if(vErrors === null){
 vErrors = [err0];
@@ -12296,7 +12319,7 @@ else {
 vErrors.push(err3);
 }
 errors++;
-validate166.errors = vErrors;
+validate167.errors = vErrors;
 return false;
 }
 else {
@@ -12326,7 +12349,7 @@ const _errs11 = errors;
 const _errs12 = errors;
 if(errors === _errs12){
 if(typeof data1 === "string"){
-if(!pattern14.test(data1)){
+if(!pattern15.test(data1)){
 const err4 = {instancePath:instancePath+"/blockNumber",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""};
 if(vErrors === null){
 vErrors = [err4];
@@ -12384,7 +12407,7 @@ else {
 vErrors.push(err7);
 }
 errors++;
-validate166.errors = vErrors;
+validate167.errors = vErrors;
 return false;
 }
 else {
@@ -12414,7 +12437,7 @@ const _errs18 = errors;
 const _errs19 = errors;
 if(errors === _errs19){
 if(typeof data2 === "string"){
-if(!pattern14.test(data2)){
+if(!pattern15.test(data2)){
 const err8 = {instancePath:instancePath+"/blockTimestamp",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""};
 if(vErrors === null){
 vErrors = [err8];
@@ -12472,7 +12495,7 @@ else {
 vErrors.push(err11);
 }
 errors++;
-validate166.errors = vErrors;
+validate167.errors = vErrors;
 return false;
 }
 else {
@@ -12499,12 +12522,12 @@ const _errs24 = errors;
 if(errors === _errs24){
 if(typeof data3 === "string"){
 if(!pattern0.test(data3)){
-validate166.errors = [{instancePath:instancePath+"/from",schemaPath:"#/components/schemas/Address/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{40}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{40}$"+"\""}];
+validate167.errors = [{instancePath:instancePath+"/from",schemaPath:"#/components/schemas/Address/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{40}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{40}$"+"\""}];
 return false;
 }
 }
 else {
-validate166.errors = [{instancePath:instancePath+"/from",schemaPath:"#/components/schemas/Address/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate167.errors = [{instancePath:instancePath+"/from",schemaPath:"#/components/schemas/Address/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -12520,13 +12543,13 @@ const _errs26 = errors;
 const _errs27 = errors;
 if(errors === _errs27){
 if(typeof data4 === "string"){
-if(!pattern14.test(data4)){
-validate166.errors = [{instancePath:instancePath+"/gas",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
+if(!pattern15.test(data4)){
+validate167.errors = [{instancePath:instancePath+"/gas",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
 return false;
 }
 }
 else {
-validate166.errors = [{instancePath:instancePath+"/gas",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate167.errors = [{instancePath:instancePath+"/gas",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -12542,13 +12565,13 @@ const _errs29 = errors;
 const _errs30 = errors;
 if(errors === _errs30){
 if(typeof data5 === "string"){
-if(!pattern14.test(data5)){
-validate166.errors = [{instancePath:instancePath+"/gasPrice",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
+if(!pattern15.test(data5)){
+validate167.errors = [{instancePath:instancePath+"/gasPrice",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
 return false;
 }
 }
 else {
-validate166.errors = [{instancePath:instancePath+"/gasPrice",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate167.errors = [{instancePath:instancePath+"/gasPrice",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -12564,13 +12587,13 @@ const _errs32 = errors;
 const _errs33 = errors;
 if(errors === _errs33){
 if(typeof data6 === "string"){
-if(!pattern11.test(data6)){
-validate166.errors = [{instancePath:instancePath+"/hash",schemaPath:"#/components/schemas/Bytes32/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-f]{64}$"},message:"must match pattern \""+"^0x[0-9a-f]{64}$"+"\""}];
+if(!pattern12.test(data6)){
+validate167.errors = [{instancePath:instancePath+"/hash",schemaPath:"#/components/schemas/Bytes32/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-f]{64}$"},message:"must match pattern \""+"^0x[0-9a-f]{64}$"+"\""}];
 return false;
 }
 }
 else {
-validate166.errors = [{instancePath:instancePath+"/hash",schemaPath:"#/components/schemas/Bytes32/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate167.errors = [{instancePath:instancePath+"/hash",schemaPath:"#/components/schemas/Bytes32/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -12586,13 +12609,13 @@ const _errs35 = errors;
 const _errs36 = errors;
 if(errors === _errs36){
 if(typeof data7 === "string"){
-if(!pattern12.test(data7)){
-validate166.errors = [{instancePath:instancePath+"/input",schemaPath:"#/components/schemas/Bytes/pattern",keyword:"pattern",params:{pattern: "^0x(?:[0-9a-f]{2})*$"},message:"must match pattern \""+"^0x(?:[0-9a-f]{2})*$"+"\""}];
+if(!pattern13.test(data7)){
+validate167.errors = [{instancePath:instancePath+"/input",schemaPath:"#/components/schemas/Bytes/pattern",keyword:"pattern",params:{pattern: "^0x(?:[0-9a-f]{2})*$"},message:"must match pattern \""+"^0x(?:[0-9a-f]{2})*$"+"\""}];
 return false;
 }
 }
 else {
-validate166.errors = [{instancePath:instancePath+"/input",schemaPath:"#/components/schemas/Bytes/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate167.errors = [{instancePath:instancePath+"/input",schemaPath:"#/components/schemas/Bytes/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -12608,13 +12631,13 @@ const _errs38 = errors;
 const _errs39 = errors;
 if(errors === _errs39){
 if(typeof data8 === "string"){
-if(!pattern14.test(data8)){
-validate166.errors = [{instancePath:instancePath+"/nonce",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
+if(!pattern15.test(data8)){
+validate167.errors = [{instancePath:instancePath+"/nonce",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
 return false;
 }
 }
 else {
-validate166.errors = [{instancePath:instancePath+"/nonce",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate167.errors = [{instancePath:instancePath+"/nonce",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -12692,7 +12715,7 @@ else {
 vErrors.push(err15);
 }
 errors++;
-validate166.errors = vErrors;
+validate167.errors = vErrors;
 return false;
 }
 else {
@@ -12722,7 +12745,7 @@ const _errs50 = errors;
 const _errs51 = errors;
 if(errors === _errs51){
 if(typeof data10 === "string"){
-if(!pattern14.test(data10)){
+if(!pattern15.test(data10)){
 const err16 = {instancePath:instancePath+"/transactionIndex",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""};
 if(vErrors === null){
 vErrors = [err16];
@@ -12780,7 +12803,7 @@ else {
 vErrors.push(err19);
 }
 errors++;
-validate166.errors = vErrors;
+validate167.errors = vErrors;
 return false;
 }
 else {
@@ -12806,13 +12829,13 @@ const _errs55 = errors;
 const _errs56 = errors;
 if(errors === _errs56){
 if(typeof data11 === "string"){
-if(!pattern14.test(data11)){
-validate166.errors = [{instancePath:instancePath+"/value",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
+if(!pattern15.test(data11)){
+validate167.errors = [{instancePath:instancePath+"/value",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
 return false;
 }
 }
 else {
-validate166.errors = [{instancePath:instancePath+"/value",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate167.errors = [{instancePath:instancePath+"/value",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -12828,13 +12851,13 @@ const _errs58 = errors;
 const _errs59 = errors;
 if(errors === _errs59){
 if(typeof data12 === "string"){
-if(!pattern13.test(data12)){
-validate166.errors = [{instancePath:instancePath+"/type",schemaPath:"#/components/schemas/TxType/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]?)$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]?)$"+"\""}];
+if(!pattern14.test(data12)){
+validate167.errors = [{instancePath:instancePath+"/type",schemaPath:"#/components/schemas/TxType/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]?)$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]?)$"+"\""}];
 return false;
 }
 }
 else {
-validate166.errors = [{instancePath:instancePath+"/type",schemaPath:"#/components/schemas/TxType/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate167.errors = [{instancePath:instancePath+"/type",schemaPath:"#/components/schemas/TxType/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -12850,13 +12873,13 @@ const _errs61 = errors;
 const _errs62 = errors;
 if(errors === _errs62){
 if(typeof data13 === "string"){
-if(!pattern14.test(data13)){
-validate166.errors = [{instancePath:instancePath+"/chainId",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
+if(!pattern15.test(data13)){
+validate167.errors = [{instancePath:instancePath+"/chainId",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
 return false;
 }
 }
 else {
-validate166.errors = [{instancePath:instancePath+"/chainId",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate167.errors = [{instancePath:instancePath+"/chainId",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -12872,13 +12895,13 @@ const _errs64 = errors;
 const _errs65 = errors;
 if(errors === _errs65){
 if(typeof data14 === "string"){
-if(!pattern14.test(data14)){
-validate166.errors = [{instancePath:instancePath+"/v",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
+if(!pattern15.test(data14)){
+validate167.errors = [{instancePath:instancePath+"/v",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
 return false;
 }
 }
 else {
-validate166.errors = [{instancePath:instancePath+"/v",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate167.errors = [{instancePath:instancePath+"/v",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -12894,13 +12917,13 @@ const _errs67 = errors;
 const _errs68 = errors;
 if(errors === _errs68){
 if(typeof data15 === "string"){
-if(!pattern14.test(data15)){
-validate166.errors = [{instancePath:instancePath+"/r",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
+if(!pattern15.test(data15)){
+validate167.errors = [{instancePath:instancePath+"/r",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
 return false;
 }
 }
 else {
-validate166.errors = [{instancePath:instancePath+"/r",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate167.errors = [{instancePath:instancePath+"/r",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -12916,13 +12939,13 @@ const _errs70 = errors;
 const _errs71 = errors;
 if(errors === _errs71){
 if(typeof data16 === "string"){
-if(!pattern14.test(data16)){
-validate166.errors = [{instancePath:instancePath+"/s",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
+if(!pattern15.test(data16)){
+validate167.errors = [{instancePath:instancePath+"/s",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
 return false;
 }
 }
 else {
-validate166.errors = [{instancePath:instancePath+"/s",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate167.errors = [{instancePath:instancePath+"/s",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -12938,13 +12961,13 @@ const _errs73 = errors;
 const _errs74 = errors;
 if(errors === _errs74){
 if(typeof data17 === "string"){
-if(!pattern14.test(data17)){
-validate166.errors = [{instancePath:instancePath+"/yParity",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
+if(!pattern15.test(data17)){
+validate167.errors = [{instancePath:instancePath+"/yParity",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
 return false;
 }
 }
 else {
-validate166.errors = [{instancePath:instancePath+"/yParity",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate167.errors = [{instancePath:instancePath+"/yParity",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -12960,13 +12983,13 @@ const _errs76 = errors;
 const _errs77 = errors;
 if(errors === _errs77){
 if(typeof data18 === "string"){
-if(!pattern14.test(data18)){
-validate166.errors = [{instancePath:instancePath+"/maxFeePerGas",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
+if(!pattern15.test(data18)){
+validate167.errors = [{instancePath:instancePath+"/maxFeePerGas",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
 return false;
 }
 }
 else {
-validate166.errors = [{instancePath:instancePath+"/maxFeePerGas",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate167.errors = [{instancePath:instancePath+"/maxFeePerGas",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -12982,13 +13005,13 @@ const _errs79 = errors;
 const _errs80 = errors;
 if(errors === _errs80){
 if(typeof data19 === "string"){
-if(!pattern14.test(data19)){
-validate166.errors = [{instancePath:instancePath+"/maxPriorityFeePerGas",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
+if(!pattern15.test(data19)){
+validate167.errors = [{instancePath:instancePath+"/maxPriorityFeePerGas",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
 return false;
 }
 }
 else {
-validate166.errors = [{instancePath:instancePath+"/maxPriorityFeePerGas",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate167.errors = [{instancePath:instancePath+"/maxPriorityFeePerGas",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -13000,8 +13023,8 @@ var valid0 = true;
 if(valid0){
 if(data.accessList !== undefined){
 const _errs82 = errors;
-if(!(validate65(data.accessList, {instancePath:instancePath+"/accessList",parentData:data,parentDataProperty:"accessList",rootData}))){
-vErrors = vErrors === null ? validate65.errors : vErrors.concat(validate65.errors);
+if(!(validate66(data.accessList, {instancePath:instancePath+"/accessList",parentData:data,parentDataProperty:"accessList",rootData}))){
+vErrors = vErrors === null ? validate66.errors : vErrors.concat(validate66.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs82 === errors;
@@ -13033,16 +13056,16 @@ var valid0 = true;
 }
 }
 else {
-validate166.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate167.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate166.errors = vErrors;
+validate167.errors = vErrors;
 return errors === 0;
 }
 
 
-function validate165(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate166(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
@@ -13051,8 +13074,8 @@ var valid0 = true;
 const len0 = data.length;
 for(let i0=0; i0<len0; i0++){
 const _errs1 = errors;
-if(!(validate166(data[i0], {instancePath:instancePath+"/" + i0,parentData:data,parentDataProperty:i0,rootData}))){
-vErrors = vErrors === null ? validate166.errors : vErrors.concat(validate166.errors);
+if(!(validate167(data[i0], {instancePath:instancePath+"/" + i0,parentData:data,parentDataProperty:i0,rootData}))){
+vErrors = vErrors === null ? validate167.errors : vErrors.concat(validate167.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs1 === errors;
@@ -13062,26 +13085,26 @@ break;
 }
 }
 else {
-validate165.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate166.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
-validate165.errors = vErrors;
+validate166.errors = vErrors;
 return errors === 0;
 }
 
-export const p_eth_resend_0 = validate169;
-const schema379 = {"$ref":"urn:chain-node:openrpc#/components/schemas/ResendTransaction"};
-const schema380 = {"title":"ResendTransaction","type":"object","description":"The pool transaction to replace in `resend`, identified by `from` and `nonce`, with its other fields as sent. The payload may be given as `data` or `input` (`input` is the newer name and is preferred). Unknown fields are ignored.","additionalProperties":true,"required":["from"],"properties":{"from":{"$ref":"#/components/schemas/Address","description":"Sender of the pool transaction; its key must be held by the node and unlocked."},"to":{"description":"Destination of the pool transaction (null for a contract creation).","oneOf":[{"$ref":"#/components/schemas/Address"},{"type":"null"}]},"gas":{"$ref":"#/components/schemas/Quantity","description":"Gas limit of the pool transaction."},"gasPrice":{"$ref":"#/components/schemas/Quantity","description":"Gas price of the pool transaction."},"value":{"$ref":"#/components/schemas/Quantity","description":"Amount of the pool transaction in wei."},"nonce":{"$ref":"#/components/schemas/Quantity","description":"Nonce of the pool transaction to replace."},"data":{"$ref":"#/components/schemas/Data","description":"Payload of the pool transaction (older name)."},"input":{"$ref":"#/components/schemas/Data","description":"Payload of the pool transaction (preferred name)."}}};
+export const p_eth_resend_0 = validate170;
+const schema380 = {"$ref":"urn:chain-node:openrpc#/components/schemas/ResendTransaction"};
+const schema381 = {"title":"ResendTransaction","type":"object","description":"The pool transaction to replace in `resend`, identified by `from` and `nonce`, with its other fields as sent. The payload may be given as `data` or `input` (`input` is the newer name and is preferred). Unknown fields are ignored.","additionalProperties":true,"required":["from"],"properties":{"from":{"$ref":"#/components/schemas/Address","description":"Sender of the pool transaction; its key must be held by the node and unlocked."},"to":{"description":"Destination of the pool transaction (null for a contract creation).","oneOf":[{"$ref":"#/components/schemas/Address"},{"type":"null"}]},"gas":{"$ref":"#/components/schemas/Quantity","description":"Gas limit of the pool transaction."},"gasPrice":{"$ref":"#/components/schemas/Quantity","description":"Gas price of the pool transaction."},"value":{"$ref":"#/components/schemas/Quantity","description":"Amount of the pool transaction in wei."},"nonce":{"$ref":"#/components/schemas/Quantity","description":"Nonce of the pool transaction to replace."},"data":{"$ref":"#/components/schemas/Data","description":"Payload of the pool transaction (older name)."},"input":{"$ref":"#/components/schemas/Data","description":"Payload of the pool transaction (preferred name)."}}};
 
-function validate170(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate171(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.from === undefined) && (missing0 = "from")){
-validate170.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate171.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -13092,12 +13115,12 @@ const _errs3 = errors;
 if(errors === _errs3){
 if(typeof data0 === "string"){
 if(!pattern0.test(data0)){
-validate170.errors = [{instancePath:instancePath+"/from",schemaPath:"#/components/schemas/Address/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{40}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{40}$"+"\""}];
+validate171.errors = [{instancePath:instancePath+"/from",schemaPath:"#/components/schemas/Address/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{40}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{40}$"+"\""}];
 return false;
 }
 }
 else {
-validate170.errors = [{instancePath:instancePath+"/from",schemaPath:"#/components/schemas/Address/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate171.errors = [{instancePath:instancePath+"/from",schemaPath:"#/components/schemas/Address/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -13175,7 +13198,7 @@ else {
 vErrors.push(err3);
 }
 errors++;
-validate170.errors = vErrors;
+validate171.errors = vErrors;
 return false;
 }
 else {
@@ -13201,13 +13224,13 @@ const _errs12 = errors;
 const _errs13 = errors;
 if(errors === _errs13){
 if(typeof data2 === "string"){
-if(!pattern5.test(data2)){
-validate170.errors = [{instancePath:instancePath+"/gas",schemaPath:"#/components/schemas/Quantity/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{1,64}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{1,64}$"+"\""}];
+if(!pattern6.test(data2)){
+validate171.errors = [{instancePath:instancePath+"/gas",schemaPath:"#/components/schemas/Quantity/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{1,64}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{1,64}$"+"\""}];
 return false;
 }
 }
 else {
-validate170.errors = [{instancePath:instancePath+"/gas",schemaPath:"#/components/schemas/Quantity/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate171.errors = [{instancePath:instancePath+"/gas",schemaPath:"#/components/schemas/Quantity/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -13223,13 +13246,13 @@ const _errs15 = errors;
 const _errs16 = errors;
 if(errors === _errs16){
 if(typeof data3 === "string"){
-if(!pattern5.test(data3)){
-validate170.errors = [{instancePath:instancePath+"/gasPrice",schemaPath:"#/components/schemas/Quantity/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{1,64}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{1,64}$"+"\""}];
+if(!pattern6.test(data3)){
+validate171.errors = [{instancePath:instancePath+"/gasPrice",schemaPath:"#/components/schemas/Quantity/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{1,64}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{1,64}$"+"\""}];
 return false;
 }
 }
 else {
-validate170.errors = [{instancePath:instancePath+"/gasPrice",schemaPath:"#/components/schemas/Quantity/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate171.errors = [{instancePath:instancePath+"/gasPrice",schemaPath:"#/components/schemas/Quantity/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -13245,13 +13268,13 @@ const _errs18 = errors;
 const _errs19 = errors;
 if(errors === _errs19){
 if(typeof data4 === "string"){
-if(!pattern5.test(data4)){
-validate170.errors = [{instancePath:instancePath+"/value",schemaPath:"#/components/schemas/Quantity/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{1,64}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{1,64}$"+"\""}];
+if(!pattern6.test(data4)){
+validate171.errors = [{instancePath:instancePath+"/value",schemaPath:"#/components/schemas/Quantity/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{1,64}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{1,64}$"+"\""}];
 return false;
 }
 }
 else {
-validate170.errors = [{instancePath:instancePath+"/value",schemaPath:"#/components/schemas/Quantity/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate171.errors = [{instancePath:instancePath+"/value",schemaPath:"#/components/schemas/Quantity/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -13267,13 +13290,13 @@ const _errs21 = errors;
 const _errs22 = errors;
 if(errors === _errs22){
 if(typeof data5 === "string"){
-if(!pattern5.test(data5)){
-validate170.errors = [{instancePath:instancePath+"/nonce",schemaPath:"#/components/schemas/Quantity/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{1,64}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{1,64}$"+"\""}];
+if(!pattern6.test(data5)){
+validate171.errors = [{instancePath:instancePath+"/nonce",schemaPath:"#/components/schemas/Quantity/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{1,64}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{1,64}$"+"\""}];
 return false;
 }
 }
 else {
-validate170.errors = [{instancePath:instancePath+"/nonce",schemaPath:"#/components/schemas/Quantity/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate171.errors = [{instancePath:instancePath+"/nonce",schemaPath:"#/components/schemas/Quantity/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -13289,13 +13312,13 @@ const _errs24 = errors;
 const _errs25 = errors;
 if(errors === _errs25){
 if(typeof data6 === "string"){
-if(!pattern9.test(data6)){
-validate170.errors = [{instancePath:instancePath+"/data",schemaPath:"#/components/schemas/Data/pattern",keyword:"pattern",params:{pattern: "^0x(?:[0-9a-fA-F]{2})*$"},message:"must match pattern \""+"^0x(?:[0-9a-fA-F]{2})*$"+"\""}];
+if(!pattern10.test(data6)){
+validate171.errors = [{instancePath:instancePath+"/data",schemaPath:"#/components/schemas/Data/pattern",keyword:"pattern",params:{pattern: "^0x(?:[0-9a-fA-F]{2})*$"},message:"must match pattern \""+"^0x(?:[0-9a-fA-F]{2})*$"+"\""}];
 return false;
 }
 }
 else {
-validate170.errors = [{instancePath:instancePath+"/data",schemaPath:"#/components/schemas/Data/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate171.errors = [{instancePath:instancePath+"/data",schemaPath:"#/components/schemas/Data/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -13311,13 +13334,13 @@ const _errs27 = errors;
 const _errs28 = errors;
 if(errors === _errs28){
 if(typeof data7 === "string"){
-if(!pattern9.test(data7)){
-validate170.errors = [{instancePath:instancePath+"/input",schemaPath:"#/components/schemas/Data/pattern",keyword:"pattern",params:{pattern: "^0x(?:[0-9a-fA-F]{2})*$"},message:"must match pattern \""+"^0x(?:[0-9a-fA-F]{2})*$"+"\""}];
+if(!pattern10.test(data7)){
+validate171.errors = [{instancePath:instancePath+"/input",schemaPath:"#/components/schemas/Data/pattern",keyword:"pattern",params:{pattern: "^0x(?:[0-9a-fA-F]{2})*$"},message:"must match pattern \""+"^0x(?:[0-9a-fA-F]{2})*$"+"\""}];
 return false;
 }
 }
 else {
-validate170.errors = [{instancePath:instancePath+"/input",schemaPath:"#/components/schemas/Data/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate171.errors = [{instancePath:instancePath+"/input",schemaPath:"#/components/schemas/Data/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -13336,56 +13359,56 @@ var valid0 = true;
 }
 }
 else {
-validate170.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate171.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
+}
+validate171.errors = vErrors;
+return errors === 0;
+}
+
+
+function validate170(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(!(validate171(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate171.errors : vErrors.concat(validate171.errors);
+errors = vErrors.length;
 }
 validate170.errors = vErrors;
 return errors === 0;
 }
 
+export const r_eth_newPendingTransactionFilter = validate173;
+const schema390 = {"$ref":"urn:chain-node:openrpc#/components/schemas/FilterId"};
+const schema391 = {"title":"FilterId","type":"string","pattern":"^0x[0-9a-fA-F]{1,64}$","description":"Filter identifier as 0x-prefixed hex, as returned by `newFilter`, `newBlockFilter` and `newPendingTransactionFilter`. The node issues random ids in canonical quantity form (no leading zeros, lower case), so clients that treat it as data and clients that treat it as a quantity both work; it is accepted back in any case."};
 
-function validate169(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
-let vErrors = null;
-let errors = 0;
-if(!(validate170(data, {instancePath,parentData,parentDataProperty,rootData}))){
-vErrors = vErrors === null ? validate170.errors : vErrors.concat(validate170.errors);
-errors = vErrors.length;
-}
-validate169.errors = vErrors;
-return errors === 0;
-}
-
-export const r_eth_newPendingTransactionFilter = validate172;
-const schema389 = {"$ref":"urn:chain-node:openrpc#/components/schemas/FilterId"};
-const schema390 = {"title":"FilterId","type":"string","pattern":"^0x[0-9a-fA-F]{1,64}$","description":"Filter identifier as 0x-prefixed hex, as returned by `newFilter`, `newBlockFilter` and `newPendingTransactionFilter`. The node issues random ids in canonical quantity form (no leading zeros, lower case), so clients that treat it as data and clients that treat it as a quantity both work; it is accepted back in any case."};
-
-function validate172(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate173(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 const _errs0 = errors;
 if(errors === _errs0){
 if(typeof data === "string"){
-if(!pattern5.test(data)){
-validate172.errors = [{instancePath,schemaPath:"urn:chain-node:openrpc#/components/schemas/FilterId/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{1,64}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{1,64}$"+"\""}];
+if(!pattern6.test(data)){
+validate173.errors = [{instancePath,schemaPath:"urn:chain-node:openrpc#/components/schemas/FilterId/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{1,64}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{1,64}$"+"\""}];
 return false;
 }
 }
 else {
-validate172.errors = [{instancePath,schemaPath:"urn:chain-node:openrpc#/components/schemas/FilterId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate173.errors = [{instancePath,schemaPath:"urn:chain-node:openrpc#/components/schemas/FilterId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
-validate172.errors = vErrors;
+validate173.errors = vErrors;
 return errors === 0;
 }
 
-export const p_eth_newFilter_0 = validate173;
-const schema391 = {"$ref":"urn:chain-node:openrpc#/components/schemas/FilterOptions"};
-const schema392 = {"title":"FilterOptions","type":"object","description":"Filter options of `newFilter` and `getLogs`. Both spellings are accepted: the spec's `fromblock`, `toblock`, `blockhash`, `topic` and the camelCase `fromBlock`, `toBlock`, `blockHash`, `topics` that Ethereum clients send (when both spellings of one field are given, the camelCase one wins). `blockHash` (getLogs only) selects the logs of one block and cannot be combined with a block range. The range defaults to `latest`..`latest`. Unknown fields are ignored.","additionalProperties":true,"properties":{"fromBlock":{"$ref":"#/components/schemas/BlockNumberOrTag","description":"First block of the range. Default `latest`."},"toBlock":{"$ref":"#/components/schemas/BlockNumberOrTag","description":"Last block of the range. Default `latest`."},"blockHash":{"$ref":"#/components/schemas/Hash32","description":"Returns only logs of the block with this hash (getLogs)."},"address":{"$ref":"#/components/schemas/FilterAddress","description":"Contract address or addresses that generate the logs."},"topics":{"$ref":"#/components/schemas/FilterTopics","description":"Topic filter."},"fromblock":{"$ref":"#/components/schemas/BlockNumberOrTag","description":"Spec spelling of `fromBlock`."},"toblock":{"$ref":"#/components/schemas/BlockNumberOrTag","description":"Spec spelling of `toBlock`."},"blockhash":{"$ref":"#/components/schemas/Hash32","description":"Spec spelling of `blockHash`."},"topic":{"$ref":"#/components/schemas/FilterTopics","description":"Spec spelling of `topics`."}}};
-const schema394 = {"title":"FilterAddress","description":"Contract address or addresses whose logs match; null or absent matches any address.","oneOf":[{"$ref":"#/components/schemas/Address"},{"type":"array","items":{"$ref":"#/components/schemas/Address"}},{"type":"null"}]};
+export const p_eth_newFilter_0 = validate174;
+const schema392 = {"$ref":"urn:chain-node:openrpc#/components/schemas/FilterOptions"};
+const schema393 = {"title":"FilterOptions","type":"object","description":"Filter options of `newFilter` and `getLogs`. Both spellings are accepted: the spec's `fromblock`, `toblock`, `blockhash`, `topic` and the camelCase `fromBlock`, `toBlock`, `blockHash`, `topics` that Ethereum clients send (when both spellings of one field are given, the camelCase one wins). `blockHash` (getLogs only) selects the logs of one block and cannot be combined with a block range. The range defaults to `latest`..`latest`. Unknown fields are ignored.","additionalProperties":true,"properties":{"fromBlock":{"$ref":"#/components/schemas/BlockNumberOrTag","description":"First block of the range. Default `latest`."},"toBlock":{"$ref":"#/components/schemas/BlockNumberOrTag","description":"Last block of the range. Default `latest`."},"blockHash":{"$ref":"#/components/schemas/Hash32","description":"Returns only logs of the block with this hash (getLogs)."},"address":{"$ref":"#/components/schemas/FilterAddress","description":"Contract address or addresses that generate the logs."},"topics":{"$ref":"#/components/schemas/FilterTopics","description":"Topic filter."},"fromblock":{"$ref":"#/components/schemas/BlockNumberOrTag","description":"Spec spelling of `fromBlock`."},"toblock":{"$ref":"#/components/schemas/BlockNumberOrTag","description":"Spec spelling of `toBlock`."},"blockhash":{"$ref":"#/components/schemas/Hash32","description":"Spec spelling of `blockHash`."},"topic":{"$ref":"#/components/schemas/FilterTopics","description":"Spec spelling of `topics`."}}};
+const schema395 = {"title":"FilterAddress","description":"Contract address or addresses whose logs match; null or absent matches any address.","oneOf":[{"$ref":"#/components/schemas/Address"},{"type":"array","items":{"$ref":"#/components/schemas/Address"}},{"type":"null"}]};
 
-function validate177(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate178(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 const _errs0 = errors;
@@ -13514,7 +13537,7 @@ else {
 vErrors.push(err6);
 }
 errors++;
-validate177.errors = vErrors;
+validate178.errors = vErrors;
 return false;
 }
 else {
@@ -13528,13 +13551,13 @@ vErrors = null;
 }
 }
 }
-validate177.errors = vErrors;
+validate178.errors = vErrors;
 return errors === 0;
 }
 
-const schema397 = {"title":"FilterTopics","description":"Topic filter, order dependent: entry i constrains topic i. An entry is null (anything), a topic, or an array of topics (any of them). For a log with topics [A, B]: `[]` matches, `[A]` matches, `[null, B]` matches, `[A, B]` matches, `[[A, B], [A, B]]` matches. Null or absent matches any topics.","oneOf":[{"type":"array","items":{"oneOf":[{"type":"null"},{"$ref":"#/components/schemas/Hash32"},{"type":"array","items":{"$ref":"#/components/schemas/Hash32"}}]},"maxItems":4},{"type":"null"}]};
+const schema398 = {"title":"FilterTopics","description":"Topic filter, order dependent: entry i constrains topic i. An entry is null (anything), a topic, or an array of topics (any of them). For a log with topics [A, B]: `[]` matches, `[A]` matches, `[null, B]` matches, `[A, B]` matches, `[[A, B], [A, B]]` matches. Null or absent matches any topics.","oneOf":[{"type":"array","items":{"oneOf":[{"type":"null"},{"$ref":"#/components/schemas/Hash32"},{"type":"array","items":{"$ref":"#/components/schemas/Hash32"}}]},"maxItems":4},{"type":"null"}]};
 
-function validate179(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate180(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 const _errs0 = errors;
@@ -13582,7 +13605,7 @@ const _errs7 = errors;
 const _errs8 = errors;
 if(errors === _errs8){
 if(typeof data0 === "string"){
-if(!pattern33.test(data0)){
+if(!pattern34.test(data0)){
 const err2 = {instancePath:instancePath+"/" + i0,schemaPath:"#/components/schemas/Hash32/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{64}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{64}$"+"\""};
 if(vErrors === null){
 vErrors = [err2];
@@ -13625,7 +13648,7 @@ const _errs12 = errors;
 const _errs13 = errors;
 if(errors === _errs13){
 if(typeof data1 === "string"){
-if(!pattern33.test(data1)){
+if(!pattern34.test(data1)){
 const err4 = {instancePath:instancePath+"/" + i0+"/" + i1,schemaPath:"#/components/schemas/Hash32/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{64}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{64}$"+"\""};
 if(vErrors === null){
 vErrors = [err4];
@@ -13751,7 +13774,7 @@ else {
 vErrors.push(err10);
 }
 errors++;
-validate179.errors = vErrors;
+validate180.errors = vErrors;
 return false;
 }
 else {
@@ -13765,20 +13788,20 @@ vErrors = null;
 }
 }
 }
-validate179.errors = vErrors;
+validate180.errors = vErrors;
 return errors === 0;
 }
 
 
-function validate174(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate175(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.fromBlock !== undefined){
 const _errs2 = errors;
-if(!(validate77(data.fromBlock, {instancePath:instancePath+"/fromBlock",parentData:data,parentDataProperty:"fromBlock",rootData}))){
-vErrors = vErrors === null ? validate77.errors : vErrors.concat(validate77.errors);
+if(!(validate78(data.fromBlock, {instancePath:instancePath+"/fromBlock",parentData:data,parentDataProperty:"fromBlock",rootData}))){
+vErrors = vErrors === null ? validate78.errors : vErrors.concat(validate78.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs2 === errors;
@@ -13789,8 +13812,8 @@ var valid0 = true;
 if(valid0){
 if(data.toBlock !== undefined){
 const _errs3 = errors;
-if(!(validate77(data.toBlock, {instancePath:instancePath+"/toBlock",parentData:data,parentDataProperty:"toBlock",rootData}))){
-vErrors = vErrors === null ? validate77.errors : vErrors.concat(validate77.errors);
+if(!(validate78(data.toBlock, {instancePath:instancePath+"/toBlock",parentData:data,parentDataProperty:"toBlock",rootData}))){
+vErrors = vErrors === null ? validate78.errors : vErrors.concat(validate78.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs3 === errors;
@@ -13805,13 +13828,13 @@ const _errs4 = errors;
 const _errs5 = errors;
 if(errors === _errs5){
 if(typeof data2 === "string"){
-if(!pattern33.test(data2)){
-validate174.errors = [{instancePath:instancePath+"/blockHash",schemaPath:"#/components/schemas/Hash32/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{64}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{64}$"+"\""}];
+if(!pattern34.test(data2)){
+validate175.errors = [{instancePath:instancePath+"/blockHash",schemaPath:"#/components/schemas/Hash32/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{64}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{64}$"+"\""}];
 return false;
 }
 }
 else {
-validate174.errors = [{instancePath:instancePath+"/blockHash",schemaPath:"#/components/schemas/Hash32/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate175.errors = [{instancePath:instancePath+"/blockHash",schemaPath:"#/components/schemas/Hash32/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -13823,8 +13846,8 @@ var valid0 = true;
 if(valid0){
 if(data.address !== undefined){
 const _errs7 = errors;
-if(!(validate177(data.address, {instancePath:instancePath+"/address",parentData:data,parentDataProperty:"address",rootData}))){
-vErrors = vErrors === null ? validate177.errors : vErrors.concat(validate177.errors);
+if(!(validate178(data.address, {instancePath:instancePath+"/address",parentData:data,parentDataProperty:"address",rootData}))){
+vErrors = vErrors === null ? validate178.errors : vErrors.concat(validate178.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs7 === errors;
@@ -13835,8 +13858,8 @@ var valid0 = true;
 if(valid0){
 if(data.topics !== undefined){
 const _errs8 = errors;
-if(!(validate179(data.topics, {instancePath:instancePath+"/topics",parentData:data,parentDataProperty:"topics",rootData}))){
-vErrors = vErrors === null ? validate179.errors : vErrors.concat(validate179.errors);
+if(!(validate180(data.topics, {instancePath:instancePath+"/topics",parentData:data,parentDataProperty:"topics",rootData}))){
+vErrors = vErrors === null ? validate180.errors : vErrors.concat(validate180.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs8 === errors;
@@ -13847,8 +13870,8 @@ var valid0 = true;
 if(valid0){
 if(data.fromblock !== undefined){
 const _errs9 = errors;
-if(!(validate77(data.fromblock, {instancePath:instancePath+"/fromblock",parentData:data,parentDataProperty:"fromblock",rootData}))){
-vErrors = vErrors === null ? validate77.errors : vErrors.concat(validate77.errors);
+if(!(validate78(data.fromblock, {instancePath:instancePath+"/fromblock",parentData:data,parentDataProperty:"fromblock",rootData}))){
+vErrors = vErrors === null ? validate78.errors : vErrors.concat(validate78.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs9 === errors;
@@ -13859,8 +13882,8 @@ var valid0 = true;
 if(valid0){
 if(data.toblock !== undefined){
 const _errs10 = errors;
-if(!(validate77(data.toblock, {instancePath:instancePath+"/toblock",parentData:data,parentDataProperty:"toblock",rootData}))){
-vErrors = vErrors === null ? validate77.errors : vErrors.concat(validate77.errors);
+if(!(validate78(data.toblock, {instancePath:instancePath+"/toblock",parentData:data,parentDataProperty:"toblock",rootData}))){
+vErrors = vErrors === null ? validate78.errors : vErrors.concat(validate78.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs10 === errors;
@@ -13875,13 +13898,13 @@ const _errs11 = errors;
 const _errs12 = errors;
 if(errors === _errs12){
 if(typeof data7 === "string"){
-if(!pattern33.test(data7)){
-validate174.errors = [{instancePath:instancePath+"/blockhash",schemaPath:"#/components/schemas/Hash32/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{64}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{64}$"+"\""}];
+if(!pattern34.test(data7)){
+validate175.errors = [{instancePath:instancePath+"/blockhash",schemaPath:"#/components/schemas/Hash32/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{64}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{64}$"+"\""}];
 return false;
 }
 }
 else {
-validate174.errors = [{instancePath:instancePath+"/blockhash",schemaPath:"#/components/schemas/Hash32/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate175.errors = [{instancePath:instancePath+"/blockhash",schemaPath:"#/components/schemas/Hash32/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -13893,8 +13916,8 @@ var valid0 = true;
 if(valid0){
 if(data.topic !== undefined){
 const _errs14 = errors;
-if(!(validate179(data.topic, {instancePath:instancePath+"/topic",parentData:data,parentDataProperty:"topic",rootData}))){
-vErrors = vErrors === null ? validate179.errors : vErrors.concat(validate179.errors);
+if(!(validate180(data.topic, {instancePath:instancePath+"/topic",parentData:data,parentDataProperty:"topic",rootData}))){
+vErrors = vErrors === null ? validate180.errors : vErrors.concat(validate180.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs14 === errors;
@@ -13912,44 +13935,44 @@ var valid0 = true;
 }
 }
 else {
-validate174.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate175.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
+}
+validate175.errors = vErrors;
+return errors === 0;
+}
+
+
+function validate174(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(!(validate175(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate175.errors : vErrors.concat(validate175.errors);
+errors = vErrors.length;
 }
 validate174.errors = vErrors;
 return errors === 0;
 }
 
+export const r_eth_getLogs = validate186;
+const schema402 = {"type":"array","items":{"$ref":"urn:chain-node:openrpc#/components/schemas/Log"}};
 
-function validate173(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
-let vErrors = null;
-let errors = 0;
-if(!(validate174(data, {instancePath,parentData,parentDataProperty,rootData}))){
-vErrors = vErrors === null ? validate174.errors : vErrors.concat(validate174.errors);
-errors = vErrors.length;
-}
-validate173.errors = vErrors;
-return errors === 0;
-}
-
-export const r_eth_getLogs = validate185;
-const schema401 = {"type":"array","items":{"$ref":"urn:chain-node:openrpc#/components/schemas/Log"}};
-
-function validate186(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate187(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((((((((data.removed === undefined) && (missing0 = "removed")) || ((data.logIndex === undefined) && (missing0 = "logIndex"))) || ((data.transactionIndex === undefined) && (missing0 = "transactionIndex"))) || ((data.transactionHash === undefined) && (missing0 = "transactionHash"))) || ((data.blockHash === undefined) && (missing0 = "blockHash"))) || ((data.blockNumber === undefined) && (missing0 = "blockNumber"))) || ((data.address === undefined) && (missing0 = "address"))) || ((data.data === undefined) && (missing0 = "data"))) || ((data.topics === undefined) && (missing0 = "topics"))){
-validate186.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate187.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
-if(!(func2.call(schema271.properties, key0))){
-validate186.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+if(!(func2.call(schema272.properties, key0))){
+validate187.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -13958,7 +13981,7 @@ if(_errs1 === errors){
 if(data.removed !== undefined){
 const _errs2 = errors;
 if(typeof data.removed !== "boolean"){
-validate186.errors = [{instancePath:instancePath+"/removed",schemaPath:"#/properties/removed/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate187.errors = [{instancePath:instancePath+"/removed",schemaPath:"#/properties/removed/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -13977,7 +14000,7 @@ const _errs6 = errors;
 const _errs7 = errors;
 if(errors === _errs7){
 if(typeof data1 === "string"){
-if(!pattern14.test(data1)){
+if(!pattern15.test(data1)){
 const err0 = {instancePath:instancePath+"/logIndex",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""};
 if(vErrors === null){
 vErrors = [err0];
@@ -14035,7 +14058,7 @@ else {
 vErrors.push(err3);
 }
 errors++;
-validate186.errors = vErrors;
+validate187.errors = vErrors;
 return false;
 }
 else {
@@ -14065,7 +14088,7 @@ const _errs13 = errors;
 const _errs14 = errors;
 if(errors === _errs14){
 if(typeof data2 === "string"){
-if(!pattern14.test(data2)){
+if(!pattern15.test(data2)){
 const err4 = {instancePath:instancePath+"/transactionIndex",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""};
 if(vErrors === null){
 vErrors = [err4];
@@ -14123,7 +14146,7 @@ else {
 vErrors.push(err7);
 }
 errors++;
-validate186.errors = vErrors;
+validate187.errors = vErrors;
 return false;
 }
 else {
@@ -14153,7 +14176,7 @@ const _errs20 = errors;
 const _errs21 = errors;
 if(errors === _errs21){
 if(typeof data3 === "string"){
-if(!pattern11.test(data3)){
+if(!pattern12.test(data3)){
 const err8 = {instancePath:instancePath+"/transactionHash",schemaPath:"#/components/schemas/Bytes32/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-f]{64}$"},message:"must match pattern \""+"^0x[0-9a-f]{64}$"+"\""};
 if(vErrors === null){
 vErrors = [err8];
@@ -14211,7 +14234,7 @@ else {
 vErrors.push(err11);
 }
 errors++;
-validate186.errors = vErrors;
+validate187.errors = vErrors;
 return false;
 }
 else {
@@ -14241,7 +14264,7 @@ const _errs27 = errors;
 const _errs28 = errors;
 if(errors === _errs28){
 if(typeof data4 === "string"){
-if(!pattern11.test(data4)){
+if(!pattern12.test(data4)){
 const err12 = {instancePath:instancePath+"/blockHash",schemaPath:"#/components/schemas/Bytes32/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-f]{64}$"},message:"must match pattern \""+"^0x[0-9a-f]{64}$"+"\""};
 if(vErrors === null){
 vErrors = [err12];
@@ -14299,7 +14322,7 @@ else {
 vErrors.push(err15);
 }
 errors++;
-validate186.errors = vErrors;
+validate187.errors = vErrors;
 return false;
 }
 else {
@@ -14329,7 +14352,7 @@ const _errs34 = errors;
 const _errs35 = errors;
 if(errors === _errs35){
 if(typeof data5 === "string"){
-if(!pattern14.test(data5)){
+if(!pattern15.test(data5)){
 const err16 = {instancePath:instancePath+"/blockNumber",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""};
 if(vErrors === null){
 vErrors = [err16];
@@ -14387,7 +14410,7 @@ else {
 vErrors.push(err19);
 }
 errors++;
-validate186.errors = vErrors;
+validate187.errors = vErrors;
 return false;
 }
 else {
@@ -14414,12 +14437,12 @@ const _errs40 = errors;
 if(errors === _errs40){
 if(typeof data6 === "string"){
 if(!pattern0.test(data6)){
-validate186.errors = [{instancePath:instancePath+"/address",schemaPath:"#/components/schemas/Address/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{40}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{40}$"+"\""}];
+validate187.errors = [{instancePath:instancePath+"/address",schemaPath:"#/components/schemas/Address/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{40}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{40}$"+"\""}];
 return false;
 }
 }
 else {
-validate186.errors = [{instancePath:instancePath+"/address",schemaPath:"#/components/schemas/Address/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate187.errors = [{instancePath:instancePath+"/address",schemaPath:"#/components/schemas/Address/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -14435,13 +14458,13 @@ const _errs42 = errors;
 const _errs43 = errors;
 if(errors === _errs43){
 if(typeof data7 === "string"){
-if(!pattern12.test(data7)){
-validate186.errors = [{instancePath:instancePath+"/data",schemaPath:"#/components/schemas/Bytes/pattern",keyword:"pattern",params:{pattern: "^0x(?:[0-9a-f]{2})*$"},message:"must match pattern \""+"^0x(?:[0-9a-f]{2})*$"+"\""}];
+if(!pattern13.test(data7)){
+validate187.errors = [{instancePath:instancePath+"/data",schemaPath:"#/components/schemas/Bytes/pattern",keyword:"pattern",params:{pattern: "^0x(?:[0-9a-f]{2})*$"},message:"must match pattern \""+"^0x(?:[0-9a-f]{2})*$"+"\""}];
 return false;
 }
 }
 else {
-validate186.errors = [{instancePath:instancePath+"/data",schemaPath:"#/components/schemas/Bytes/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate187.errors = [{instancePath:instancePath+"/data",schemaPath:"#/components/schemas/Bytes/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -14457,7 +14480,7 @@ const _errs45 = errors;
 if(errors === _errs45){
 if(Array.isArray(data8)){
 if(data8.length > 4){
-validate186.errors = [{instancePath:instancePath+"/topics",schemaPath:"#/properties/topics/maxItems",keyword:"maxItems",params:{limit: 4},message:"must NOT have more than 4 items"}];
+validate187.errors = [{instancePath:instancePath+"/topics",schemaPath:"#/properties/topics/maxItems",keyword:"maxItems",params:{limit: 4},message:"must NOT have more than 4 items"}];
 return false;
 }
 else {
@@ -14469,13 +14492,13 @@ const _errs47 = errors;
 const _errs48 = errors;
 if(errors === _errs48){
 if(typeof data9 === "string"){
-if(!pattern11.test(data9)){
-validate186.errors = [{instancePath:instancePath+"/topics/" + i0,schemaPath:"#/components/schemas/Bytes32/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-f]{64}$"},message:"must match pattern \""+"^0x[0-9a-f]{64}$"+"\""}];
+if(!pattern12.test(data9)){
+validate187.errors = [{instancePath:instancePath+"/topics/" + i0,schemaPath:"#/components/schemas/Bytes32/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-f]{64}$"},message:"must match pattern \""+"^0x[0-9a-f]{64}$"+"\""}];
 return false;
 }
 }
 else {
-validate186.errors = [{instancePath:instancePath+"/topics/" + i0,schemaPath:"#/components/schemas/Bytes32/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate187.errors = [{instancePath:instancePath+"/topics/" + i0,schemaPath:"#/components/schemas/Bytes32/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -14487,7 +14510,7 @@ break;
 }
 }
 else {
-validate186.errors = [{instancePath:instancePath+"/topics",schemaPath:"#/properties/topics/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate187.errors = [{instancePath:instancePath+"/topics",schemaPath:"#/properties/topics/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -14508,16 +14531,16 @@ var valid0 = true;
 }
 }
 else {
-validate186.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate187.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate186.errors = vErrors;
+validate187.errors = vErrors;
 return errors === 0;
 }
 
 
-function validate185(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate186(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
@@ -14526,8 +14549,8 @@ var valid0 = true;
 const len0 = data.length;
 for(let i0=0; i0<len0; i0++){
 const _errs1 = errors;
-if(!(validate186(data[i0], {instancePath:instancePath+"/" + i0,parentData:data,parentDataProperty:i0,rootData}))){
-vErrors = vErrors === null ? validate186.errors : vErrors.concat(validate186.errors);
+if(!(validate187(data[i0], {instancePath:instancePath+"/" + i0,parentData:data,parentDataProperty:i0,rootData}))){
+vErrors = vErrors === null ? validate187.errors : vErrors.concat(validate187.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs1 === errors;
@@ -14537,19 +14560,19 @@ break;
 }
 }
 else {
-validate185.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate186.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
-validate185.errors = vErrors;
+validate186.errors = vErrors;
 return errors === 0;
 }
 
-export const r_eth_getFilterChanges = validate188;
-const schema411 = {"$ref":"urn:chain-node:openrpc#/components/schemas/FilterChanges"};
-const schema412 = {"title":"FilterChanges","description":"What a filter produced since the last poll: block hashes (new-block filter), transaction hashes (pending-transaction filter) or Log objects (log filter). Empty when nothing new occurred.","anyOf":[{"type":"array","items":{"$ref":"#/components/schemas/Bytes32"},"description":"New block hashes or pending transaction hashes."},{"type":"array","items":{"$ref":"#/components/schemas/Log"},"description":"New logs."}]};
+export const r_eth_getFilterChanges = validate189;
+const schema412 = {"$ref":"urn:chain-node:openrpc#/components/schemas/FilterChanges"};
+const schema413 = {"title":"FilterChanges","description":"What a filter produced since the last poll: block hashes (new-block filter), transaction hashes (pending-transaction filter) or Log objects (log filter). Empty when nothing new occurred.","anyOf":[{"type":"array","items":{"$ref":"#/components/schemas/Bytes32"},"description":"New block hashes or pending transaction hashes."},{"type":"array","items":{"$ref":"#/components/schemas/Log"},"description":"New logs."}]};
 
-function validate189(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate190(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 const _errs0 = errors;
@@ -14565,7 +14588,7 @@ const _errs3 = errors;
 const _errs4 = errors;
 if(errors === _errs4){
 if(typeof data0 === "string"){
-if(!pattern11.test(data0)){
+if(!pattern12.test(data0)){
 const err0 = {instancePath:instancePath+"/" + i0,schemaPath:"#/components/schemas/Bytes32/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-f]{64}$"},message:"must match pattern \""+"^0x[0-9a-f]{64}$"+"\""};
 if(vErrors === null){
 vErrors = [err0];
@@ -14614,8 +14637,8 @@ var valid3 = true;
 const len1 = data.length;
 for(let i1=0; i1<len1; i1++){
 const _errs8 = errors;
-if(!(validate129(data[i1], {instancePath:instancePath+"/" + i1,parentData:data,parentDataProperty:i1,rootData}))){
-vErrors = vErrors === null ? validate129.errors : vErrors.concat(validate129.errors);
+if(!(validate130(data[i1], {instancePath:instancePath+"/" + i1,parentData:data,parentDataProperty:i1,rootData}))){
+vErrors = vErrors === null ? validate130.errors : vErrors.concat(validate130.errors);
 errors = vErrors.length;
 }
 var valid3 = _errs8 === errors;
@@ -14647,7 +14670,7 @@ else {
 vErrors.push(err4);
 }
 errors++;
-validate189.errors = vErrors;
+validate190.errors = vErrors;
 return false;
 }
 else {
@@ -14661,87 +14684,87 @@ vErrors = null;
 }
 }
 }
+validate190.errors = vErrors;
+return errors === 0;
+}
+
+
+function validate189(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(!(validate190(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate190.errors : vErrors.concat(validate190.errors);
+errors = vErrors.length;
+}
 validate189.errors = vErrors;
 return errors === 0;
 }
 
-
-function validate188(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
-let vErrors = null;
-let errors = 0;
-if(!(validate189(data, {instancePath,parentData,parentDataProperty,rootData}))){
-vErrors = vErrors === null ? validate189.errors : vErrors.concat(validate189.errors);
-errors = vErrors.length;
-}
-validate188.errors = vErrors;
-return errors === 0;
-}
-
-export const p_eth_subscribe_0 = validate192;
-const schema414 = {"$ref":"urn:chain-node:openrpc#/components/schemas/SubscriptionKind"};
-const schema415 = {"title":"SubscriptionKind","type":"string","enum":["newHeads","logs","newPendingTransactions"],"description":"What a subscription delivers: `newHeads` a BlockHeader per new block, `logs` each Log matching the filter options as its block is sealed, `newPendingTransactions` the hash of each transaction that becomes pending."};
-
-function validate192(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
-let vErrors = null;
-let errors = 0;
-if(typeof data !== "string"){
-validate192.errors = [{instancePath,schemaPath:"urn:chain-node:openrpc#/components/schemas/SubscriptionKind/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-if(!(((data === "newHeads") || (data === "logs")) || (data === "newPendingTransactions"))){
-validate192.errors = [{instancePath,schemaPath:"urn:chain-node:openrpc#/components/schemas/SubscriptionKind/enum",keyword:"enum",params:{allowedValues: schema415.enum},message:"must be equal to one of the allowed values"}];
-return false;
-}
-validate192.errors = vErrors;
-return errors === 0;
-}
-
-export const r_eth_subscribe = validate193;
-const schema416 = {"$ref":"urn:chain-node:openrpc#/components/schemas/SubscriptionId"};
-const schema417 = {"title":"SubscriptionId","type":"string","pattern":"^0x[0-9a-fA-F]{1,64}$","description":"Subscription identifier as 0x-prefixed hex: a random 16-byte value in quantity form (no leading zeros, lower case), as geth issues them. Notifications carry it as `params.subscription`. Accepted back in any case."};
+export const p_eth_subscribe_0 = validate193;
+const schema415 = {"$ref":"urn:chain-node:openrpc#/components/schemas/SubscriptionKind"};
+const schema416 = {"title":"SubscriptionKind","type":"string","enum":["newHeads","logs","newPendingTransactions"],"description":"What a subscription delivers: `newHeads` a BlockHeader per new block, `logs` each Log matching the filter options as its block is sealed, `newPendingTransactions` the hash of each transaction that becomes pending."};
 
 function validate193(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
-const _errs0 = errors;
-if(errors === _errs0){
-if(typeof data === "string"){
-if(!pattern5.test(data)){
-validate193.errors = [{instancePath,schemaPath:"urn:chain-node:openrpc#/components/schemas/SubscriptionId/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{1,64}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{1,64}$"+"\""}];
+if(typeof data !== "string"){
+validate193.errors = [{instancePath,schemaPath:"urn:chain-node:openrpc#/components/schemas/SubscriptionKind/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
-}
-else {
-validate193.errors = [{instancePath,schemaPath:"urn:chain-node:openrpc#/components/schemas/SubscriptionId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+if(!(((data === "newHeads") || (data === "logs")) || (data === "newPendingTransactions"))){
+validate193.errors = [{instancePath,schemaPath:"urn:chain-node:openrpc#/components/schemas/SubscriptionKind/enum",keyword:"enum",params:{allowedValues: schema416.enum},message:"must be equal to one of the allowed values"}];
 return false;
-}
 }
 validate193.errors = vErrors;
 return errors === 0;
 }
 
-export const r_admin_peers = validate194;
-const schema418 = {"type":"array","items":{"$ref":"urn:chain-node:openrpc#/components/schemas/PeerInfo"}};
-const schema419 = {"title":"PeerInfo","type":"object","description":"A peer known at protocol level (`admin_peers`).","additionalProperties":false,"required":["id","name","caps","network","protocols"],"properties":{"id":{"type":"string","description":"Unique node id: the peer's node public key (128 hex digits), as in its enode URL."},"name":{"type":"string","description":"Client type, version, operating system and custom data."},"caps":{"type":"array","items":{"type":"string","pattern":"^[^/]+/[0-9]+$","description":"Capability of the form `<protocol>/<version>`."},"description":"Protocols advertised by the peer, each `<protocol>/<version>`."},"network":{"$ref":"#/components/schemas/PeerNetwork","description":"Connection facts."},"protocols":{"type":"object","description":"Protocol state keyed by protocol name: the peer's head once the handshake is done, else \"handshake\".","additionalProperties":{"oneOf":[{"$ref":"#/components/schemas/PeerProtocolInfo"},{"const":"handshake","description":"The chain handshake with the peer is not done yet."}]}}}};
-const schema420 = {"title":"PeerNetwork","type":"object","description":"Network facts of a peer connection.","additionalProperties":false,"required":["localAddress","remoteAddress","inbound","trusted","static","consensus"],"properties":{"localAddress":{"type":"string","description":"Local endpoint of the connection (`ip:port`)."},"remoteAddress":{"type":"string","description":"Remote endpoint of the connection (`ip:port`)."},"inbound":{"type":"boolean","description":"True if the peer connected to this node."},"trusted":{"type":"boolean","description":"True for a trusted peer."},"static":{"type":"boolean","description":"True for a static node."},"consensus":{"type":"boolean","description":"True for a consensus node."}}};
-const pattern291 = new RegExp("^[^/]+/[0-9]+$", "u");
-const schema421 = {"title":"PeerProtocolInfo","type":"object","description":"State of one protocol with a peer.","additionalProperties":false,"required":["version","number","head"],"properties":{"version":{"type":"integer","minimum":0,"description":"Protocol version."},"number":{"type":"integer","minimum":0,"description":"Latest block height of the peer."},"head":{"$ref":"#/components/schemas/Bytes32","description":"Hash of the peer's latest block."}}};
+export const r_eth_subscribe = validate194;
+const schema417 = {"$ref":"urn:chain-node:openrpc#/components/schemas/SubscriptionId"};
+const schema418 = {"title":"SubscriptionId","type":"string","pattern":"^0x[0-9a-fA-F]{1,64}$","description":"Subscription identifier as 0x-prefixed hex: a random 16-byte value in quantity form (no leading zeros, lower case), as geth issues them. Notifications carry it as `params.subscription`. Accepted back in any case."};
 
-function validate196(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate194(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+const _errs0 = errors;
+if(errors === _errs0){
+if(typeof data === "string"){
+if(!pattern6.test(data)){
+validate194.errors = [{instancePath,schemaPath:"urn:chain-node:openrpc#/components/schemas/SubscriptionId/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{1,64}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{1,64}$"+"\""}];
+return false;
+}
+}
+else {
+validate194.errors = [{instancePath,schemaPath:"urn:chain-node:openrpc#/components/schemas/SubscriptionId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+validate194.errors = vErrors;
+return errors === 0;
+}
+
+export const r_admin_peers = validate195;
+const schema419 = {"type":"array","items":{"$ref":"urn:chain-node:openrpc#/components/schemas/PeerInfo"}};
+const schema420 = {"title":"PeerInfo","type":"object","description":"A peer known at protocol level (`admin_peers`).","additionalProperties":false,"required":["id","name","caps","network","protocols"],"properties":{"id":{"type":"string","description":"Unique node id: the peer's node public key (128 hex digits), as in its enode URL."},"name":{"type":"string","description":"Client type, version, operating system and custom data."},"caps":{"type":"array","items":{"type":"string","pattern":"^[^/]+/[0-9]+$","description":"Capability of the form `<protocol>/<version>`."},"description":"Protocols advertised by the peer, each `<protocol>/<version>`."},"network":{"$ref":"#/components/schemas/PeerNetwork","description":"Connection facts."},"protocols":{"type":"object","description":"Protocol state keyed by protocol name: the peer's head once the handshake is done, else \"handshake\".","additionalProperties":{"oneOf":[{"$ref":"#/components/schemas/PeerProtocolInfo"},{"const":"handshake","description":"The chain handshake with the peer is not done yet."}]}}}};
+const schema421 = {"title":"PeerNetwork","type":"object","description":"Network facts of a peer connection.","additionalProperties":false,"required":["localAddress","remoteAddress","inbound","trusted","static","consensus"],"properties":{"localAddress":{"type":"string","description":"Local endpoint of the connection (`ip:port`)."},"remoteAddress":{"type":"string","description":"Remote endpoint of the connection (`ip:port`)."},"inbound":{"type":"boolean","description":"True if the peer connected to this node."},"trusted":{"type":"boolean","description":"True for a trusted peer."},"static":{"type":"boolean","description":"True for a static node."},"consensus":{"type":"boolean","description":"True for a consensus node."}}};
+const pattern292 = new RegExp("^[^/]+/[0-9]+$", "u");
+const schema422 = {"title":"PeerProtocolInfo","type":"object","description":"State of one protocol with a peer.","additionalProperties":false,"required":["version","number","head"],"properties":{"version":{"type":"integer","minimum":0,"description":"Protocol version."},"number":{"type":"integer","minimum":0,"description":"Latest block height of the peer."},"head":{"$ref":"#/components/schemas/Bytes32","description":"Hash of the peer's latest block."}}};
+
+function validate197(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.version === undefined) && (missing0 = "version")) || ((data.number === undefined) && (missing0 = "number"))) || ((data.head === undefined) && (missing0 = "head"))){
-validate196.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate197.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
 if(!(((key0 === "version") || (key0 === "number")) || (key0 === "head"))){
-validate196.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate197.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -14751,13 +14774,13 @@ if(data.version !== undefined){
 let data0 = data.version;
 const _errs2 = errors;
 if(!((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0)))){
-validate196.errors = [{instancePath:instancePath+"/version",schemaPath:"#/properties/version/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate197.errors = [{instancePath:instancePath+"/version",schemaPath:"#/properties/version/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs2){
 if(typeof data0 == "number"){
 if(data0 < 0 || isNaN(data0)){
-validate196.errors = [{instancePath:instancePath+"/version",schemaPath:"#/properties/version/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate197.errors = [{instancePath:instancePath+"/version",schemaPath:"#/properties/version/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -14772,13 +14795,13 @@ if(data.number !== undefined){
 let data1 = data.number;
 const _errs4 = errors;
 if(!((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1)))){
-validate196.errors = [{instancePath:instancePath+"/number",schemaPath:"#/properties/number/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate197.errors = [{instancePath:instancePath+"/number",schemaPath:"#/properties/number/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs4){
 if(typeof data1 == "number"){
 if(data1 < 0 || isNaN(data1)){
-validate196.errors = [{instancePath:instancePath+"/number",schemaPath:"#/properties/number/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate197.errors = [{instancePath:instancePath+"/number",schemaPath:"#/properties/number/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -14795,13 +14818,13 @@ const _errs6 = errors;
 const _errs7 = errors;
 if(errors === _errs7){
 if(typeof data2 === "string"){
-if(!pattern11.test(data2)){
-validate196.errors = [{instancePath:instancePath+"/head",schemaPath:"#/components/schemas/Bytes32/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-f]{64}$"},message:"must match pattern \""+"^0x[0-9a-f]{64}$"+"\""}];
+if(!pattern12.test(data2)){
+validate197.errors = [{instancePath:instancePath+"/head",schemaPath:"#/components/schemas/Bytes32/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-f]{64}$"},message:"must match pattern \""+"^0x[0-9a-f]{64}$"+"\""}];
 return false;
 }
 }
 else {
-validate196.errors = [{instancePath:instancePath+"/head",schemaPath:"#/components/schemas/Bytes32/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate197.errors = [{instancePath:instancePath+"/head",schemaPath:"#/components/schemas/Bytes32/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -14816,30 +14839,30 @@ var valid0 = true;
 }
 }
 else {
-validate196.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate197.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate196.errors = vErrors;
+validate197.errors = vErrors;
 return errors === 0;
 }
 
 
-function validate195(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate196(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((((data.id === undefined) && (missing0 = "id")) || ((data.name === undefined) && (missing0 = "name"))) || ((data.caps === undefined) && (missing0 = "caps"))) || ((data.network === undefined) && (missing0 = "network"))) || ((data.protocols === undefined) && (missing0 = "protocols"))){
-validate195.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate196.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
 if(!(((((key0 === "id") || (key0 === "name")) || (key0 === "caps")) || (key0 === "network")) || (key0 === "protocols"))){
-validate195.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate196.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -14848,7 +14871,7 @@ if(_errs1 === errors){
 if(data.id !== undefined){
 const _errs2 = errors;
 if(typeof data.id !== "string"){
-validate195.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate196.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -14860,7 +14883,7 @@ if(valid0){
 if(data.name !== undefined){
 const _errs4 = errors;
 if(typeof data.name !== "string"){
-validate195.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate196.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs4 === errors;
@@ -14881,13 +14904,13 @@ let data3 = data2[i0];
 const _errs8 = errors;
 if(errors === _errs8){
 if(typeof data3 === "string"){
-if(!pattern291.test(data3)){
-validate195.errors = [{instancePath:instancePath+"/caps/" + i0,schemaPath:"#/properties/caps/items/pattern",keyword:"pattern",params:{pattern: "^[^/]+/[0-9]+$"},message:"must match pattern \""+"^[^/]+/[0-9]+$"+"\""}];
+if(!pattern292.test(data3)){
+validate196.errors = [{instancePath:instancePath+"/caps/" + i0,schemaPath:"#/properties/caps/items/pattern",keyword:"pattern",params:{pattern: "^[^/]+/[0-9]+$"},message:"must match pattern \""+"^[^/]+/[0-9]+$"+"\""}];
 return false;
 }
 }
 else {
-validate195.errors = [{instancePath:instancePath+"/caps/" + i0,schemaPath:"#/properties/caps/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate196.errors = [{instancePath:instancePath+"/caps/" + i0,schemaPath:"#/properties/caps/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -14898,7 +14921,7 @@ break;
 }
 }
 else {
-validate195.errors = [{instancePath:instancePath+"/caps",schemaPath:"#/properties/caps/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate196.errors = [{instancePath:instancePath+"/caps",schemaPath:"#/properties/caps/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -14916,14 +14939,14 @@ if(errors === _errs11){
 if(data4 && typeof data4 == "object" && !Array.isArray(data4)){
 let missing1;
 if(((((((data4.localAddress === undefined) && (missing1 = "localAddress")) || ((data4.remoteAddress === undefined) && (missing1 = "remoteAddress"))) || ((data4.inbound === undefined) && (missing1 = "inbound"))) || ((data4.trusted === undefined) && (missing1 = "trusted"))) || ((data4.static === undefined) && (missing1 = "static"))) || ((data4.consensus === undefined) && (missing1 = "consensus"))){
-validate195.errors = [{instancePath:instancePath+"/network",schemaPath:"#/components/schemas/PeerNetwork/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+validate196.errors = [{instancePath:instancePath+"/network",schemaPath:"#/components/schemas/PeerNetwork/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
 return false;
 }
 else {
 const _errs13 = errors;
 for(const key1 in data4){
 if(!((((((key1 === "localAddress") || (key1 === "remoteAddress")) || (key1 === "inbound")) || (key1 === "trusted")) || (key1 === "static")) || (key1 === "consensus"))){
-validate195.errors = [{instancePath:instancePath+"/network",schemaPath:"#/components/schemas/PeerNetwork/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
+validate196.errors = [{instancePath:instancePath+"/network",schemaPath:"#/components/schemas/PeerNetwork/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -14932,7 +14955,7 @@ if(_errs13 === errors){
 if(data4.localAddress !== undefined){
 const _errs14 = errors;
 if(typeof data4.localAddress !== "string"){
-validate195.errors = [{instancePath:instancePath+"/network/localAddress",schemaPath:"#/components/schemas/PeerNetwork/properties/localAddress/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate196.errors = [{instancePath:instancePath+"/network/localAddress",schemaPath:"#/components/schemas/PeerNetwork/properties/localAddress/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid3 = _errs14 === errors;
@@ -14944,7 +14967,7 @@ if(valid3){
 if(data4.remoteAddress !== undefined){
 const _errs16 = errors;
 if(typeof data4.remoteAddress !== "string"){
-validate195.errors = [{instancePath:instancePath+"/network/remoteAddress",schemaPath:"#/components/schemas/PeerNetwork/properties/remoteAddress/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate196.errors = [{instancePath:instancePath+"/network/remoteAddress",schemaPath:"#/components/schemas/PeerNetwork/properties/remoteAddress/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid3 = _errs16 === errors;
@@ -14956,7 +14979,7 @@ if(valid3){
 if(data4.inbound !== undefined){
 const _errs18 = errors;
 if(typeof data4.inbound !== "boolean"){
-validate195.errors = [{instancePath:instancePath+"/network/inbound",schemaPath:"#/components/schemas/PeerNetwork/properties/inbound/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate196.errors = [{instancePath:instancePath+"/network/inbound",schemaPath:"#/components/schemas/PeerNetwork/properties/inbound/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 var valid3 = _errs18 === errors;
@@ -14968,7 +14991,7 @@ if(valid3){
 if(data4.trusted !== undefined){
 const _errs20 = errors;
 if(typeof data4.trusted !== "boolean"){
-validate195.errors = [{instancePath:instancePath+"/network/trusted",schemaPath:"#/components/schemas/PeerNetwork/properties/trusted/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate196.errors = [{instancePath:instancePath+"/network/trusted",schemaPath:"#/components/schemas/PeerNetwork/properties/trusted/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 var valid3 = _errs20 === errors;
@@ -14980,7 +15003,7 @@ if(valid3){
 if(data4.static !== undefined){
 const _errs22 = errors;
 if(typeof data4.static !== "boolean"){
-validate195.errors = [{instancePath:instancePath+"/network/static",schemaPath:"#/components/schemas/PeerNetwork/properties/static/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate196.errors = [{instancePath:instancePath+"/network/static",schemaPath:"#/components/schemas/PeerNetwork/properties/static/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 var valid3 = _errs22 === errors;
@@ -14992,7 +15015,7 @@ if(valid3){
 if(data4.consensus !== undefined){
 const _errs24 = errors;
 if(typeof data4.consensus !== "boolean"){
-validate195.errors = [{instancePath:instancePath+"/network/consensus",schemaPath:"#/components/schemas/PeerNetwork/properties/consensus/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate196.errors = [{instancePath:instancePath+"/network/consensus",schemaPath:"#/components/schemas/PeerNetwork/properties/consensus/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 var valid3 = _errs24 === errors;
@@ -15009,7 +15032,7 @@ var valid3 = true;
 }
 }
 else {
-validate195.errors = [{instancePath:instancePath+"/network",schemaPath:"#/components/schemas/PeerNetwork/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate196.errors = [{instancePath:instancePath+"/network",schemaPath:"#/components/schemas/PeerNetwork/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -15031,8 +15054,8 @@ const _errs30 = errors;
 let valid5 = false;
 let passing0 = null;
 const _errs31 = errors;
-if(!(validate196(data12, {instancePath:instancePath+"/protocols/" + key2.replace(/~/g, "~0").replace(/\//g, "~1"),parentData:data11,parentDataProperty:key2,rootData}))){
-vErrors = vErrors === null ? validate196.errors : vErrors.concat(validate196.errors);
+if(!(validate197(data12, {instancePath:instancePath+"/protocols/" + key2.replace(/~/g, "~0").replace(/\//g, "~1"),parentData:data11,parentDataProperty:key2,rootData}))){
+vErrors = vErrors === null ? validate197.errors : vErrors.concat(validate197.errors);
 errors = vErrors.length;
 }
 var _valid0 = _errs31 === errors;
@@ -15071,7 +15094,7 @@ else {
 vErrors.push(err1);
 }
 errors++;
-validate195.errors = vErrors;
+validate196.errors = vErrors;
 return false;
 }
 else {
@@ -15092,7 +15115,7 @@ break;
 }
 }
 else {
-validate195.errors = [{instancePath:instancePath+"/protocols",schemaPath:"#/properties/protocols/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate196.errors = [{instancePath:instancePath+"/protocols",schemaPath:"#/properties/protocols/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -15109,16 +15132,16 @@ var valid0 = true;
 }
 }
 else {
-validate195.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate196.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate195.errors = vErrors;
+validate196.errors = vErrors;
 return errors === 0;
 }
 
 
-function validate194(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate195(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
@@ -15127,8 +15150,8 @@ var valid0 = true;
 const len0 = data.length;
 for(let i0=0; i0<len0; i0++){
 const _errs1 = errors;
-if(!(validate195(data[i0], {instancePath:instancePath+"/" + i0,parentData:data,parentDataProperty:i0,rootData}))){
-vErrors = vErrors === null ? validate195.errors : vErrors.concat(validate195.errors);
+if(!(validate196(data[i0], {instancePath:instancePath+"/" + i0,parentData:data,parentDataProperty:i0,rootData}))){
+vErrors = vErrors === null ? validate196.errors : vErrors.concat(validate196.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs1 === errors;
@@ -15138,30 +15161,30 @@ break;
 }
 }
 else {
-validate194.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate195.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
-validate194.errors = vErrors;
+validate195.errors = vErrors;
 return errors === 0;
 }
 
-export const r_admin_nodeInfo = validate199;
-const schema423 = {"$ref":"urn:chain-node:openrpc#/components/schemas/NodeInfo"};
-const schema424 = {"title":"NodeInfo","type":"object","description":"Facts about this node (`admin_nodeInfo`).","additionalProperties":false,"required":["id","name","enode","ip","ports","listenAddr","protocols"],"properties":{"id":{"type":"string","description":"Unique node id (also the cryptographic key identity)."},"name":{"type":"string","description":"Client type, version, operating system and custom data."},"enode":{"type":"string","description":"URL for adding this node as a peer (`enode://<public key>@<ip>:<port>`)."},"ip":{"type":"string","description":"Node IP address."},"ports":{"$ref":"#/components/schemas/NodePorts","description":"Discovery and listener ports."},"listenAddr":{"type":"string","description":"Listen address."},"protocols":{"type":"object","description":"Protocol facts keyed by protocol name.","additionalProperties":{"$ref":"#/components/schemas/NodeProtocolInfo"}},"peerId":{"type":"string","description":"The libp2p peer id of the node key (present while the node runs its network)."},"multiaddrs":{"type":"array","items":{"type":"string"},"description":"The libp2p addresses the node listens on, each ending in /p2p/<peer id> (present while the node runs its network)."}}};
-const schema425 = {"title":"NodePorts","type":"object","description":"Ports of the node.","additionalProperties":false,"required":["discovery","listener"],"properties":{"discovery":{"type":"integer","minimum":0,"maximum":65535,"description":"UDP port of node discovery."},"listener":{"type":"integer","minimum":0,"maximum":65535,"description":"TCP port of the RLPx listener."}}};
-const schema426 = {"title":"NodeProtocolInfo","type":"object","description":"What the node runs of one protocol.","additionalProperties":false,"required":["network","genesis","head","config"],"properties":{"network":{"type":"integer","minimum":0,"description":"Network id."},"genesis":{"$ref":"#/components/schemas/Bytes32","description":"Genesis block hash."},"head":{"$ref":"#/components/schemas/Bytes32","description":"Latest block hash."},"config":{"$ref":"#/components/schemas/ChainConfig","description":"Chain configuration."},"version":{"type":"integer","minimum":0,"description":"Protocol version."}}};
-const schema429 = {"title":"ChainConfig","type":"object","description":"Chain configuration, as in the genesis file. Further genesis keys (e.g. `licenseCheck`) are passed through.","additionalProperties":true,"required":["chainId","interpreter","istanbul"],"properties":{"chainId":{"type":"integer","minimum":0,"description":"Chain id."},"interpreter":{"type":"string","description":"VM support setting: `all` means both the wasm virtual machine and the contract-language virtual machine are supported."},"istanbul":{"$ref":"#/components/schemas/IstanbulConfig","description":"Consensus configuration."}}};
-const schema430 = {"title":"IstanbulConfig","type":"object","description":"Istanbul consensus configuration, as in the genesis file. Further genesis keys are passed through.","additionalProperties":true,"required":["timeout","period","firstValidatorNode"],"properties":{"timeout":{"type":"integer","minimum":0,"description":"Round timeout in milliseconds."},"period":{"type":"integer","minimum":0,"description":"Block period in seconds."},"policy":{"type":"integer","minimum":0,"description":"Rule for proposer election."},"firstValidatorNode":{"type":"string","description":"First consensus node (an enode URL)."}}};
+export const r_admin_nodeInfo = validate200;
+const schema424 = {"$ref":"urn:chain-node:openrpc#/components/schemas/NodeInfo"};
+const schema425 = {"title":"NodeInfo","type":"object","description":"Facts about this node (`admin_nodeInfo`).","additionalProperties":false,"required":["id","name","enode","ip","ports","listenAddr","protocols"],"properties":{"id":{"type":"string","description":"Unique node id (also the cryptographic key identity)."},"name":{"type":"string","description":"Client type, version, operating system and custom data."},"enode":{"type":"string","description":"URL for adding this node as a peer (`enode://<public key>@<ip>:<port>`)."},"ip":{"type":"string","description":"Node IP address."},"ports":{"$ref":"#/components/schemas/NodePorts","description":"Discovery and listener ports."},"listenAddr":{"type":"string","description":"Listen address."},"protocols":{"type":"object","description":"Protocol facts keyed by protocol name.","additionalProperties":{"$ref":"#/components/schemas/NodeProtocolInfo"}},"peerId":{"type":"string","description":"The libp2p peer id of the node key (present while the node runs its network)."},"multiaddrs":{"type":"array","items":{"type":"string"},"description":"The libp2p addresses the node listens on, each ending in /p2p/<peer id> (present while the node runs its network)."}}};
+const schema426 = {"title":"NodePorts","type":"object","description":"Ports of the node.","additionalProperties":false,"required":["discovery","listener"],"properties":{"discovery":{"type":"integer","minimum":0,"maximum":65535,"description":"UDP port of node discovery."},"listener":{"type":"integer","minimum":0,"maximum":65535,"description":"TCP port of the RLPx listener."}}};
+const schema427 = {"title":"NodeProtocolInfo","type":"object","description":"What the node runs of one protocol.","additionalProperties":false,"required":["network","genesis","head","config"],"properties":{"network":{"type":"integer","minimum":0,"description":"Network id."},"genesis":{"$ref":"#/components/schemas/Bytes32","description":"Genesis block hash."},"head":{"$ref":"#/components/schemas/Bytes32","description":"Latest block hash."},"config":{"$ref":"#/components/schemas/ChainConfig","description":"Chain configuration."},"version":{"type":"integer","minimum":0,"description":"Protocol version."}}};
+const schema430 = {"title":"ChainConfig","type":"object","description":"Chain configuration, as in the genesis file. Further genesis keys (e.g. `licenseCheck`) are passed through.","additionalProperties":true,"required":["chainId","interpreter","istanbul"],"properties":{"chainId":{"type":"integer","minimum":0,"description":"Chain id."},"interpreter":{"type":"string","description":"VM support setting: `all` means both the wasm virtual machine and the contract-language virtual machine are supported."},"istanbul":{"$ref":"#/components/schemas/IstanbulConfig","description":"Consensus configuration."}}};
+const schema431 = {"title":"IstanbulConfig","type":"object","description":"Istanbul consensus configuration, as in the genesis file. Further genesis keys are passed through.","additionalProperties":true,"required":["timeout","period","firstValidatorNode"],"properties":{"timeout":{"type":"integer","minimum":0,"description":"Round timeout in milliseconds."},"period":{"type":"integer","minimum":0,"description":"Block period in seconds."},"policy":{"type":"integer","minimum":0,"description":"Rule for proposer election."},"firstValidatorNode":{"type":"string","description":"First consensus node (an enode URL)."}}};
 
-function validate202(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate203(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.chainId === undefined) && (missing0 = "chainId")) || ((data.interpreter === undefined) && (missing0 = "interpreter"))) || ((data.istanbul === undefined) && (missing0 = "istanbul"))){
-validate202.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate203.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -15169,13 +15192,13 @@ if(data.chainId !== undefined){
 let data0 = data.chainId;
 const _errs2 = errors;
 if(!((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0)))){
-validate202.errors = [{instancePath:instancePath+"/chainId",schemaPath:"#/properties/chainId/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate203.errors = [{instancePath:instancePath+"/chainId",schemaPath:"#/properties/chainId/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs2){
 if(typeof data0 == "number"){
 if(data0 < 0 || isNaN(data0)){
-validate202.errors = [{instancePath:instancePath+"/chainId",schemaPath:"#/properties/chainId/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate203.errors = [{instancePath:instancePath+"/chainId",schemaPath:"#/properties/chainId/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -15189,7 +15212,7 @@ if(valid0){
 if(data.interpreter !== undefined){
 const _errs4 = errors;
 if(typeof data.interpreter !== "string"){
-validate202.errors = [{instancePath:instancePath+"/interpreter",schemaPath:"#/properties/interpreter/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate203.errors = [{instancePath:instancePath+"/interpreter",schemaPath:"#/properties/interpreter/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs4 === errors;
@@ -15206,7 +15229,7 @@ if(errors === _errs7){
 if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
 let missing1;
 if((((data2.timeout === undefined) && (missing1 = "timeout")) || ((data2.period === undefined) && (missing1 = "period"))) || ((data2.firstValidatorNode === undefined) && (missing1 = "firstValidatorNode"))){
-validate202.errors = [{instancePath:instancePath+"/istanbul",schemaPath:"#/components/schemas/IstanbulConfig/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+validate203.errors = [{instancePath:instancePath+"/istanbul",schemaPath:"#/components/schemas/IstanbulConfig/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
 return false;
 }
 else {
@@ -15214,13 +15237,13 @@ if(data2.timeout !== undefined){
 let data3 = data2.timeout;
 const _errs10 = errors;
 if(!((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3)))){
-validate202.errors = [{instancePath:instancePath+"/istanbul/timeout",schemaPath:"#/components/schemas/IstanbulConfig/properties/timeout/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate203.errors = [{instancePath:instancePath+"/istanbul/timeout",schemaPath:"#/components/schemas/IstanbulConfig/properties/timeout/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs10){
 if(typeof data3 == "number"){
 if(data3 < 0 || isNaN(data3)){
-validate202.errors = [{instancePath:instancePath+"/istanbul/timeout",schemaPath:"#/components/schemas/IstanbulConfig/properties/timeout/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate203.errors = [{instancePath:instancePath+"/istanbul/timeout",schemaPath:"#/components/schemas/IstanbulConfig/properties/timeout/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -15235,13 +15258,13 @@ if(data2.period !== undefined){
 let data4 = data2.period;
 const _errs12 = errors;
 if(!((typeof data4 == "number") && (!(data4 % 1) && !isNaN(data4)))){
-validate202.errors = [{instancePath:instancePath+"/istanbul/period",schemaPath:"#/components/schemas/IstanbulConfig/properties/period/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate203.errors = [{instancePath:instancePath+"/istanbul/period",schemaPath:"#/components/schemas/IstanbulConfig/properties/period/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs12){
 if(typeof data4 == "number"){
 if(data4 < 0 || isNaN(data4)){
-validate202.errors = [{instancePath:instancePath+"/istanbul/period",schemaPath:"#/components/schemas/IstanbulConfig/properties/period/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate203.errors = [{instancePath:instancePath+"/istanbul/period",schemaPath:"#/components/schemas/IstanbulConfig/properties/period/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -15256,13 +15279,13 @@ if(data2.policy !== undefined){
 let data5 = data2.policy;
 const _errs14 = errors;
 if(!((typeof data5 == "number") && (!(data5 % 1) && !isNaN(data5)))){
-validate202.errors = [{instancePath:instancePath+"/istanbul/policy",schemaPath:"#/components/schemas/IstanbulConfig/properties/policy/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate203.errors = [{instancePath:instancePath+"/istanbul/policy",schemaPath:"#/components/schemas/IstanbulConfig/properties/policy/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs14){
 if(typeof data5 == "number"){
 if(data5 < 0 || isNaN(data5)){
-validate202.errors = [{instancePath:instancePath+"/istanbul/policy",schemaPath:"#/components/schemas/IstanbulConfig/properties/policy/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate203.errors = [{instancePath:instancePath+"/istanbul/policy",schemaPath:"#/components/schemas/IstanbulConfig/properties/policy/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -15276,7 +15299,7 @@ if(valid2){
 if(data2.firstValidatorNode !== undefined){
 const _errs16 = errors;
 if(typeof data2.firstValidatorNode !== "string"){
-validate202.errors = [{instancePath:instancePath+"/istanbul/firstValidatorNode",schemaPath:"#/components/schemas/IstanbulConfig/properties/firstValidatorNode/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate203.errors = [{instancePath:instancePath+"/istanbul/firstValidatorNode",schemaPath:"#/components/schemas/IstanbulConfig/properties/firstValidatorNode/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid2 = _errs16 === errors;
@@ -15290,7 +15313,7 @@ var valid2 = true;
 }
 }
 else {
-validate202.errors = [{instancePath:instancePath+"/istanbul",schemaPath:"#/components/schemas/IstanbulConfig/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate203.errors = [{instancePath:instancePath+"/istanbul",schemaPath:"#/components/schemas/IstanbulConfig/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -15298,6 +15321,140 @@ var valid0 = _errs6 === errors;
 }
 else {
 var valid0 = true;
+}
+}
+}
+}
+}
+else {
+validate203.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate203.errors = vErrors;
+return errors === 0;
+}
+
+
+function validate202(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if(((((data.network === undefined) && (missing0 = "network")) || ((data.genesis === undefined) && (missing0 = "genesis"))) || ((data.head === undefined) && (missing0 = "head"))) || ((data.config === undefined) && (missing0 = "config"))){
+validate202.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+const _errs1 = errors;
+for(const key0 in data){
+if(!(((((key0 === "network") || (key0 === "genesis")) || (key0 === "head")) || (key0 === "config")) || (key0 === "version"))){
+validate202.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs1 === errors){
+if(data.network !== undefined){
+let data0 = data.network;
+const _errs2 = errors;
+if(!((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0)))){
+validate202.errors = [{instancePath:instancePath+"/network",schemaPath:"#/properties/network/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+if(errors === _errs2){
+if(typeof data0 == "number"){
+if(data0 < 0 || isNaN(data0)){
+validate202.errors = [{instancePath:instancePath+"/network",schemaPath:"#/properties/network/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+return false;
+}
+}
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.genesis !== undefined){
+let data1 = data.genesis;
+const _errs4 = errors;
+const _errs5 = errors;
+if(errors === _errs5){
+if(typeof data1 === "string"){
+if(!pattern12.test(data1)){
+validate202.errors = [{instancePath:instancePath+"/genesis",schemaPath:"#/components/schemas/Bytes32/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-f]{64}$"},message:"must match pattern \""+"^0x[0-9a-f]{64}$"+"\""}];
+return false;
+}
+}
+else {
+validate202.errors = [{instancePath:instancePath+"/genesis",schemaPath:"#/components/schemas/Bytes32/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid0 = _errs4 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.head !== undefined){
+let data2 = data.head;
+const _errs7 = errors;
+const _errs8 = errors;
+if(errors === _errs8){
+if(typeof data2 === "string"){
+if(!pattern12.test(data2)){
+validate202.errors = [{instancePath:instancePath+"/head",schemaPath:"#/components/schemas/Bytes32/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-f]{64}$"},message:"must match pattern \""+"^0x[0-9a-f]{64}$"+"\""}];
+return false;
+}
+}
+else {
+validate202.errors = [{instancePath:instancePath+"/head",schemaPath:"#/components/schemas/Bytes32/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid0 = _errs7 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.config !== undefined){
+const _errs10 = errors;
+if(!(validate203(data.config, {instancePath:instancePath+"/config",parentData:data,parentDataProperty:"config",rootData}))){
+vErrors = vErrors === null ? validate203.errors : vErrors.concat(validate203.errors);
+errors = vErrors.length;
+}
+var valid0 = _errs10 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.version !== undefined){
+let data4 = data.version;
+const _errs11 = errors;
+if(!((typeof data4 == "number") && (!(data4 % 1) && !isNaN(data4)))){
+validate202.errors = [{instancePath:instancePath+"/version",schemaPath:"#/properties/version/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+if(errors === _errs11){
+if(typeof data4 == "number"){
+if(data4 < 0 || isNaN(data4)){
+validate202.errors = [{instancePath:instancePath+"/version",schemaPath:"#/properties/version/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+return false;
+}
+}
+}
+var valid0 = _errs11 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
 }
 }
 }
@@ -15319,34 +15476,25 @@ let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
-if(((((data.network === undefined) && (missing0 = "network")) || ((data.genesis === undefined) && (missing0 = "genesis"))) || ((data.head === undefined) && (missing0 = "head"))) || ((data.config === undefined) && (missing0 = "config"))){
+if((((((((data.id === undefined) && (missing0 = "id")) || ((data.name === undefined) && (missing0 = "name"))) || ((data.enode === undefined) && (missing0 = "enode"))) || ((data.ip === undefined) && (missing0 = "ip"))) || ((data.ports === undefined) && (missing0 = "ports"))) || ((data.listenAddr === undefined) && (missing0 = "listenAddr"))) || ((data.protocols === undefined) && (missing0 = "protocols"))){
 validate201.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
-if(!(((((key0 === "network") || (key0 === "genesis")) || (key0 === "head")) || (key0 === "config")) || (key0 === "version"))){
+if(!(func2.call(schema425.properties, key0))){
 validate201.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
 }
 if(_errs1 === errors){
-if(data.network !== undefined){
-let data0 = data.network;
+if(data.id !== undefined){
 const _errs2 = errors;
-if(!((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0)))){
-validate201.errors = [{instancePath:instancePath+"/network",schemaPath:"#/properties/network/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+if(typeof data.id !== "string"){
+validate201.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
-}
-if(errors === _errs2){
-if(typeof data0 == "number"){
-if(data0 < 0 || isNaN(data0)){
-validate201.errors = [{instancePath:instancePath+"/network",schemaPath:"#/properties/network/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
-return false;
-}
-}
 }
 var valid0 = _errs2 === errors;
 }
@@ -15354,21 +15502,11 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.genesis !== undefined){
-let data1 = data.genesis;
+if(data.name !== undefined){
 const _errs4 = errors;
-const _errs5 = errors;
-if(errors === _errs5){
-if(typeof data1 === "string"){
-if(!pattern11.test(data1)){
-validate201.errors = [{instancePath:instancePath+"/genesis",schemaPath:"#/components/schemas/Bytes32/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-f]{64}$"},message:"must match pattern \""+"^0x[0-9a-f]{64}$"+"\""}];
+if(typeof data.name !== "string"){
+validate201.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
-}
-}
-else {
-validate201.errors = [{instancePath:instancePath+"/genesis",schemaPath:"#/components/schemas/Bytes32/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
 }
 var valid0 = _errs4 === errors;
 }
@@ -15376,33 +15514,112 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.head !== undefined){
-let data2 = data.head;
-const _errs7 = errors;
-const _errs8 = errors;
-if(errors === _errs8){
-if(typeof data2 === "string"){
-if(!pattern11.test(data2)){
-validate201.errors = [{instancePath:instancePath+"/head",schemaPath:"#/components/schemas/Bytes32/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-f]{64}$"},message:"must match pattern \""+"^0x[0-9a-f]{64}$"+"\""}];
+if(data.enode !== undefined){
+const _errs6 = errors;
+if(typeof data.enode !== "string"){
+validate201.errors = [{instancePath:instancePath+"/enode",schemaPath:"#/properties/enode/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
-}
-else {
-validate201.errors = [{instancePath:instancePath+"/head",schemaPath:"#/components/schemas/Bytes32/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-var valid0 = _errs7 === errors;
+var valid0 = _errs6 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
-if(data.config !== undefined){
+if(data.ip !== undefined){
+const _errs8 = errors;
+if(typeof data.ip !== "string"){
+validate201.errors = [{instancePath:instancePath+"/ip",schemaPath:"#/properties/ip/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs8 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.ports !== undefined){
+let data4 = data.ports;
 const _errs10 = errors;
-if(!(validate202(data.config, {instancePath:instancePath+"/config",parentData:data,parentDataProperty:"config",rootData}))){
-vErrors = vErrors === null ? validate202.errors : vErrors.concat(validate202.errors);
-errors = vErrors.length;
+const _errs11 = errors;
+if(errors === _errs11){
+if(data4 && typeof data4 == "object" && !Array.isArray(data4)){
+let missing1;
+if(((data4.discovery === undefined) && (missing1 = "discovery")) || ((data4.listener === undefined) && (missing1 = "listener"))){
+validate201.errors = [{instancePath:instancePath+"/ports",schemaPath:"#/components/schemas/NodePorts/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+return false;
+}
+else {
+const _errs13 = errors;
+for(const key1 in data4){
+if(!((key1 === "discovery") || (key1 === "listener"))){
+validate201.errors = [{instancePath:instancePath+"/ports",schemaPath:"#/components/schemas/NodePorts/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs13 === errors){
+if(data4.discovery !== undefined){
+let data5 = data4.discovery;
+const _errs14 = errors;
+if(!((typeof data5 == "number") && (!(data5 % 1) && !isNaN(data5)))){
+validate201.errors = [{instancePath:instancePath+"/ports/discovery",schemaPath:"#/components/schemas/NodePorts/properties/discovery/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+if(errors === _errs14){
+if(typeof data5 == "number"){
+if(data5 > 65535 || isNaN(data5)){
+validate201.errors = [{instancePath:instancePath+"/ports/discovery",schemaPath:"#/components/schemas/NodePorts/properties/discovery/maximum",keyword:"maximum",params:{comparison: "<=", limit: 65535},message:"must be <= 65535"}];
+return false;
+}
+else {
+if(data5 < 0 || isNaN(data5)){
+validate201.errors = [{instancePath:instancePath+"/ports/discovery",schemaPath:"#/components/schemas/NodePorts/properties/discovery/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+return false;
+}
+}
+}
+}
+var valid2 = _errs14 === errors;
+}
+else {
+var valid2 = true;
+}
+if(valid2){
+if(data4.listener !== undefined){
+let data6 = data4.listener;
+const _errs16 = errors;
+if(!((typeof data6 == "number") && (!(data6 % 1) && !isNaN(data6)))){
+validate201.errors = [{instancePath:instancePath+"/ports/listener",schemaPath:"#/components/schemas/NodePorts/properties/listener/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+if(errors === _errs16){
+if(typeof data6 == "number"){
+if(data6 > 65535 || isNaN(data6)){
+validate201.errors = [{instancePath:instancePath+"/ports/listener",schemaPath:"#/components/schemas/NodePorts/properties/listener/maximum",keyword:"maximum",params:{comparison: "<=", limit: 65535},message:"must be <= 65535"}];
+return false;
+}
+else {
+if(data6 < 0 || isNaN(data6)){
+validate201.errors = [{instancePath:instancePath+"/ports/listener",schemaPath:"#/components/schemas/NodePorts/properties/listener/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+return false;
+}
+}
+}
+}
+var valid2 = _errs16 === errors;
+}
+else {
+var valid2 = true;
+}
+}
+}
+}
+}
+else {
+validate201.errors = [{instancePath:instancePath+"/ports",schemaPath:"#/components/schemas/NodePorts/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
 }
 var valid0 = _errs10 === errors;
 }
@@ -15410,25 +15627,90 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.version !== undefined){
-let data4 = data.version;
-const _errs11 = errors;
-if(!((typeof data4 == "number") && (!(data4 % 1) && !isNaN(data4)))){
-validate201.errors = [{instancePath:instancePath+"/version",schemaPath:"#/properties/version/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+if(data.listenAddr !== undefined){
+const _errs18 = errors;
+if(typeof data.listenAddr !== "string"){
+validate201.errors = [{instancePath:instancePath+"/listenAddr",schemaPath:"#/properties/listenAddr/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
-if(errors === _errs11){
-if(typeof data4 == "number"){
-if(data4 < 0 || isNaN(data4)){
-validate201.errors = [{instancePath:instancePath+"/version",schemaPath:"#/properties/version/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
-return false;
-}
-}
-}
-var valid0 = _errs11 === errors;
+var valid0 = _errs18 === errors;
 }
 else {
 var valid0 = true;
+}
+if(valid0){
+if(data.protocols !== undefined){
+let data8 = data.protocols;
+const _errs20 = errors;
+if(errors === _errs20){
+if(data8 && typeof data8 == "object" && !Array.isArray(data8)){
+for(const key2 in data8){
+const _errs23 = errors;
+if(!(validate202(data8[key2], {instancePath:instancePath+"/protocols/" + key2.replace(/~/g, "~0").replace(/\//g, "~1"),parentData:data8,parentDataProperty:key2,rootData}))){
+vErrors = vErrors === null ? validate202.errors : vErrors.concat(validate202.errors);
+errors = vErrors.length;
+}
+var valid3 = _errs23 === errors;
+if(!valid3){
+break;
+}
+}
+}
+else {
+validate201.errors = [{instancePath:instancePath+"/protocols",schemaPath:"#/properties/protocols/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+var valid0 = _errs20 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.peerId !== undefined){
+const _errs24 = errors;
+if(typeof data.peerId !== "string"){
+validate201.errors = [{instancePath:instancePath+"/peerId",schemaPath:"#/properties/peerId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs24 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.multiaddrs !== undefined){
+let data11 = data.multiaddrs;
+const _errs26 = errors;
+if(errors === _errs26){
+if(Array.isArray(data11)){
+var valid4 = true;
+const len0 = data11.length;
+for(let i0=0; i0<len0; i0++){
+const _errs28 = errors;
+if(typeof data11[i0] !== "string"){
+validate201.errors = [{instancePath:instancePath+"/multiaddrs/" + i0,schemaPath:"#/properties/multiaddrs/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid4 = _errs28 === errors;
+if(!valid4){
+break;
+}
+}
+}
+else {
+validate201.errors = [{instancePath:instancePath+"/multiaddrs",schemaPath:"#/properties/multiaddrs/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+return false;
+}
+}
+var valid0 = _errs26 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
 }
 }
 }
@@ -15450,281 +15732,22 @@ return errors === 0;
 function validate200(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
-if(errors === 0){
-if(data && typeof data == "object" && !Array.isArray(data)){
-let missing0;
-if((((((((data.id === undefined) && (missing0 = "id")) || ((data.name === undefined) && (missing0 = "name"))) || ((data.enode === undefined) && (missing0 = "enode"))) || ((data.ip === undefined) && (missing0 = "ip"))) || ((data.ports === undefined) && (missing0 = "ports"))) || ((data.listenAddr === undefined) && (missing0 = "listenAddr"))) || ((data.protocols === undefined) && (missing0 = "protocols"))){
-validate200.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
-return false;
-}
-else {
-const _errs1 = errors;
-for(const key0 in data){
-if(!(func2.call(schema424.properties, key0))){
-validate200.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
-return false;
-break;
-}
-}
-if(_errs1 === errors){
-if(data.id !== undefined){
-const _errs2 = errors;
-if(typeof data.id !== "string"){
-validate200.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-var valid0 = _errs2 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.name !== undefined){
-const _errs4 = errors;
-if(typeof data.name !== "string"){
-validate200.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-var valid0 = _errs4 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.enode !== undefined){
-const _errs6 = errors;
-if(typeof data.enode !== "string"){
-validate200.errors = [{instancePath:instancePath+"/enode",schemaPath:"#/properties/enode/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-var valid0 = _errs6 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.ip !== undefined){
-const _errs8 = errors;
-if(typeof data.ip !== "string"){
-validate200.errors = [{instancePath:instancePath+"/ip",schemaPath:"#/properties/ip/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-var valid0 = _errs8 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.ports !== undefined){
-let data4 = data.ports;
-const _errs10 = errors;
-const _errs11 = errors;
-if(errors === _errs11){
-if(data4 && typeof data4 == "object" && !Array.isArray(data4)){
-let missing1;
-if(((data4.discovery === undefined) && (missing1 = "discovery")) || ((data4.listener === undefined) && (missing1 = "listener"))){
-validate200.errors = [{instancePath:instancePath+"/ports",schemaPath:"#/components/schemas/NodePorts/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
-return false;
-}
-else {
-const _errs13 = errors;
-for(const key1 in data4){
-if(!((key1 === "discovery") || (key1 === "listener"))){
-validate200.errors = [{instancePath:instancePath+"/ports",schemaPath:"#/components/schemas/NodePorts/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
-return false;
-break;
-}
-}
-if(_errs13 === errors){
-if(data4.discovery !== undefined){
-let data5 = data4.discovery;
-const _errs14 = errors;
-if(!((typeof data5 == "number") && (!(data5 % 1) && !isNaN(data5)))){
-validate200.errors = [{instancePath:instancePath+"/ports/discovery",schemaPath:"#/components/schemas/NodePorts/properties/discovery/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
-return false;
-}
-if(errors === _errs14){
-if(typeof data5 == "number"){
-if(data5 > 65535 || isNaN(data5)){
-validate200.errors = [{instancePath:instancePath+"/ports/discovery",schemaPath:"#/components/schemas/NodePorts/properties/discovery/maximum",keyword:"maximum",params:{comparison: "<=", limit: 65535},message:"must be <= 65535"}];
-return false;
-}
-else {
-if(data5 < 0 || isNaN(data5)){
-validate200.errors = [{instancePath:instancePath+"/ports/discovery",schemaPath:"#/components/schemas/NodePorts/properties/discovery/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
-return false;
-}
-}
-}
-}
-var valid2 = _errs14 === errors;
-}
-else {
-var valid2 = true;
-}
-if(valid2){
-if(data4.listener !== undefined){
-let data6 = data4.listener;
-const _errs16 = errors;
-if(!((typeof data6 == "number") && (!(data6 % 1) && !isNaN(data6)))){
-validate200.errors = [{instancePath:instancePath+"/ports/listener",schemaPath:"#/components/schemas/NodePorts/properties/listener/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
-return false;
-}
-if(errors === _errs16){
-if(typeof data6 == "number"){
-if(data6 > 65535 || isNaN(data6)){
-validate200.errors = [{instancePath:instancePath+"/ports/listener",schemaPath:"#/components/schemas/NodePorts/properties/listener/maximum",keyword:"maximum",params:{comparison: "<=", limit: 65535},message:"must be <= 65535"}];
-return false;
-}
-else {
-if(data6 < 0 || isNaN(data6)){
-validate200.errors = [{instancePath:instancePath+"/ports/listener",schemaPath:"#/components/schemas/NodePorts/properties/listener/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
-return false;
-}
-}
-}
-}
-var valid2 = _errs16 === errors;
-}
-else {
-var valid2 = true;
-}
-}
-}
-}
-}
-else {
-validate200.errors = [{instancePath:instancePath+"/ports",schemaPath:"#/components/schemas/NodePorts/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
-var valid0 = _errs10 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.listenAddr !== undefined){
-const _errs18 = errors;
-if(typeof data.listenAddr !== "string"){
-validate200.errors = [{instancePath:instancePath+"/listenAddr",schemaPath:"#/properties/listenAddr/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-var valid0 = _errs18 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.protocols !== undefined){
-let data8 = data.protocols;
-const _errs20 = errors;
-if(errors === _errs20){
-if(data8 && typeof data8 == "object" && !Array.isArray(data8)){
-for(const key2 in data8){
-const _errs23 = errors;
-if(!(validate201(data8[key2], {instancePath:instancePath+"/protocols/" + key2.replace(/~/g, "~0").replace(/\//g, "~1"),parentData:data8,parentDataProperty:key2,rootData}))){
+if(!(validate201(data, {instancePath,parentData,parentDataProperty,rootData}))){
 vErrors = vErrors === null ? validate201.errors : vErrors.concat(validate201.errors);
 errors = vErrors.length;
-}
-var valid3 = _errs23 === errors;
-if(!valid3){
-break;
-}
-}
-}
-else {
-validate200.errors = [{instancePath:instancePath+"/protocols",schemaPath:"#/properties/protocols/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
-var valid0 = _errs20 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.peerId !== undefined){
-const _errs24 = errors;
-if(typeof data.peerId !== "string"){
-validate200.errors = [{instancePath:instancePath+"/peerId",schemaPath:"#/properties/peerId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-var valid0 = _errs24 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.multiaddrs !== undefined){
-let data11 = data.multiaddrs;
-const _errs26 = errors;
-if(errors === _errs26){
-if(Array.isArray(data11)){
-var valid4 = true;
-const len0 = data11.length;
-for(let i0=0; i0<len0; i0++){
-const _errs28 = errors;
-if(typeof data11[i0] !== "string"){
-validate200.errors = [{instancePath:instancePath+"/multiaddrs/" + i0,schemaPath:"#/properties/multiaddrs/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-var valid4 = _errs28 === errors;
-if(!valid4){
-break;
-}
-}
-}
-else {
-validate200.errors = [{instancePath:instancePath+"/multiaddrs",schemaPath:"#/properties/multiaddrs/type",keyword:"type",params:{type: "array"},message:"must be array"}];
-return false;
-}
-}
-var valid0 = _errs26 === errors;
-}
-else {
-var valid0 = true;
-}
-}
-}
-}
-}
-}
-}
-}
-}
-}
-}
-}
-else {
-validate200.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
 }
 validate200.errors = vErrors;
 return errors === 0;
 }
 
+export const r_txpool_content = validate207;
+const schema432 = {"$ref":"urn:chain-node:openrpc#/components/schemas/TxpoolContent"};
+const schema433 = {"title":"TxpoolContent","type":"object","description":"Transactions in the pool (`txpool_content`).","additionalProperties":false,"required":["pending","queued"],"properties":{"pending":{"$ref":"#/components/schemas/TxpoolTransactions","description":"Transactions ready for inclusion in the next blocks."},"queued":{"$ref":"#/components/schemas/TxpoolTransactions","description":"Transactions waiting for a nonce gap to close."}}};
+const schema434 = {"title":"TxpoolTransactions","type":"object","description":"Pool transactions grouped by sender address, then keyed by nonce (a decimal string), ordered by nonce.","propertyNames":{"$ref":"#/components/schemas/Address"},"additionalProperties":{"$ref":"#/components/schemas/TxpoolTransactionsByNonce"}};
+const schema436 = {"title":"TxpoolTransactionsByNonce","description":"One sender's pool transactions keyed by nonce (a decimal string), ordered by nonce.","type":"object","propertyNames":{"type":"string","pattern":"^(0|[1-9][0-9]*)$","description":"Decimal digits without leading zeros. The nonce."},"additionalProperties":{"$ref":"#/components/schemas/Transaction"}};
+const pattern297 = new RegExp("^(0|[1-9][0-9]*)$", "u");
 
-function validate199(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
-let vErrors = null;
-let errors = 0;
-if(!(validate200(data, {instancePath,parentData,parentDataProperty,rootData}))){
-vErrors = vErrors === null ? validate200.errors : vErrors.concat(validate200.errors);
-errors = vErrors.length;
-}
-validate199.errors = vErrors;
-return errors === 0;
-}
-
-export const r_txpool_content = validate206;
-const schema431 = {"$ref":"urn:chain-node:openrpc#/components/schemas/TxpoolContent"};
-const schema432 = {"title":"TxpoolContent","type":"object","description":"Transactions in the pool (`txpool_content`).","additionalProperties":false,"required":["pending","queued"],"properties":{"pending":{"$ref":"#/components/schemas/TxpoolTransactions","description":"Transactions ready for inclusion in the next blocks."},"queued":{"$ref":"#/components/schemas/TxpoolTransactions","description":"Transactions waiting for a nonce gap to close."}}};
-const schema433 = {"title":"TxpoolTransactions","type":"object","description":"Pool transactions grouped by sender address, then keyed by nonce (a decimal string), ordered by nonce.","propertyNames":{"$ref":"#/components/schemas/Address"},"additionalProperties":{"$ref":"#/components/schemas/TxpoolTransactionsByNonce"}};
-const schema435 = {"title":"TxpoolTransactionsByNonce","description":"One sender's pool transactions keyed by nonce (a decimal string), ordered by nonce.","type":"object","propertyNames":{"type":"string","pattern":"^(0|[1-9][0-9]*)$","description":"Decimal digits without leading zeros. The nonce."},"additionalProperties":{"$ref":"#/components/schemas/Transaction"}};
-const pattern296 = new RegExp("^(0|[1-9][0-9]*)$", "u");
-
-function validate209(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate210(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
@@ -15733,7 +15756,7 @@ for(const key0 in data){
 const _errs1 = errors;
 if(errors === _errs1){
 if(typeof key0 === "string"){
-if(!pattern296.test(key0)){
+if(!pattern297.test(key0)){
 const err0 = {instancePath,schemaPath:"#/propertyNames/pattern",keyword:"pattern",params:{pattern: "^(0|[1-9][0-9]*)$"},message:"must match pattern \""+"^(0|[1-9][0-9]*)$"+"\"",propertyName:key0};
 if(vErrors === null){
 vErrors = [err0];
@@ -15765,7 +15788,7 @@ else {
 vErrors.push(err2);
 }
 errors++;
-validate209.errors = vErrors;
+validate210.errors = vErrors;
 return false;
 break;
 }
@@ -15773,8 +15796,8 @@ break;
 if(valid0){
 for(const key1 in data){
 const _errs4 = errors;
-if(!(validate64(data[key1], {instancePath:instancePath+"/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),parentData:data,parentDataProperty:key1,rootData}))){
-vErrors = vErrors === null ? validate64.errors : vErrors.concat(validate64.errors);
+if(!(validate65(data[key1], {instancePath:instancePath+"/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),parentData:data,parentDataProperty:key1,rootData}))){
+vErrors = vErrors === null ? validate65.errors : vErrors.concat(validate65.errors);
 errors = vErrors.length;
 }
 var valid1 = _errs4 === errors;
@@ -15785,16 +15808,16 @@ break;
 }
 }
 else {
-validate209.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate210.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate209.errors = vErrors;
+validate210.errors = vErrors;
 return errors === 0;
 }
 
 
-function validate208(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate209(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
@@ -15836,7 +15859,7 @@ else {
 vErrors.push(err2);
 }
 errors++;
-validate208.errors = vErrors;
+validate209.errors = vErrors;
 return false;
 break;
 }
@@ -15844,8 +15867,8 @@ break;
 if(valid0){
 for(const key1 in data){
 const _errs5 = errors;
-if(!(validate209(data[key1], {instancePath:instancePath+"/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),parentData:data,parentDataProperty:key1,rootData}))){
-vErrors = vErrors === null ? validate209.errors : vErrors.concat(validate209.errors);
+if(!(validate210(data[key1], {instancePath:instancePath+"/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),parentData:data,parentDataProperty:key1,rootData}))){
+vErrors = vErrors === null ? validate210.errors : vErrors.concat(validate210.errors);
 errors = vErrors.length;
 }
 var valid2 = _errs5 === errors;
@@ -15856,102 +15879,30 @@ break;
 }
 }
 else {
-validate208.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate209.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate208.errors = vErrors;
+validate209.errors = vErrors;
 return errors === 0;
 }
 
 
-function validate207(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate208(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.pending === undefined) && (missing0 = "pending")) || ((data.queued === undefined) && (missing0 = "queued"))){
-validate207.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate208.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
 if(!((key0 === "pending") || (key0 === "queued"))){
-validate207.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
-return false;
-break;
-}
-}
-if(_errs1 === errors){
-if(data.pending !== undefined){
-const _errs2 = errors;
-if(!(validate208(data.pending, {instancePath:instancePath+"/pending",parentData:data,parentDataProperty:"pending",rootData}))){
-vErrors = vErrors === null ? validate208.errors : vErrors.concat(validate208.errors);
-errors = vErrors.length;
-}
-var valid0 = _errs2 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.queued !== undefined){
-const _errs3 = errors;
-if(!(validate208(data.queued, {instancePath:instancePath+"/queued",parentData:data,parentDataProperty:"queued",rootData}))){
-vErrors = vErrors === null ? validate208.errors : vErrors.concat(validate208.errors);
-errors = vErrors.length;
-}
-var valid0 = _errs3 === errors;
-}
-else {
-var valid0 = true;
-}
-}
-}
-}
-}
-else {
-validate207.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
-validate207.errors = vErrors;
-return errors === 0;
-}
-
-
-function validate206(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
-let vErrors = null;
-let errors = 0;
-if(!(validate207(data, {instancePath,parentData,parentDataProperty,rootData}))){
-vErrors = vErrors === null ? validate207.errors : vErrors.concat(validate207.errors);
-errors = vErrors.length;
-}
-validate206.errors = vErrors;
-return errors === 0;
-}
-
-export const r_txpool_contentFrom = validate215;
-const schema436 = {"$ref":"urn:chain-node:openrpc#/components/schemas/TxpoolContentFrom"};
-const schema437 = {"title":"TxpoolContentFrom","type":"object","description":"One sender's transactions in the pool (`txpool_contentFrom`).","additionalProperties":false,"required":["pending","queued"],"properties":{"pending":{"$ref":"#/components/schemas/TxpoolTransactionsByNonce","description":"Transactions ready for inclusion in the next blocks."},"queued":{"$ref":"#/components/schemas/TxpoolTransactionsByNonce","description":"Transactions waiting for a nonce gap to close."}}};
-
-function validate216(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
-let vErrors = null;
-let errors = 0;
-if(errors === 0){
-if(data && typeof data == "object" && !Array.isArray(data)){
-let missing0;
-if(((data.pending === undefined) && (missing0 = "pending")) || ((data.queued === undefined) && (missing0 = "queued"))){
-validate216.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
-return false;
-}
-else {
-const _errs1 = errors;
-for(const key0 in data){
-if(!((key0 === "pending") || (key0 === "queued"))){
-validate216.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate208.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -15985,45 +15936,117 @@ var valid0 = true;
 }
 }
 else {
-validate216.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate208.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate216.errors = vErrors;
+validate208.errors = vErrors;
 return errors === 0;
 }
 
 
-function validate215(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate207(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
-if(!(validate216(data, {instancePath,parentData,parentDataProperty,rootData}))){
-vErrors = vErrors === null ? validate216.errors : vErrors.concat(validate216.errors);
+if(!(validate208(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate208.errors : vErrors.concat(validate208.errors);
 errors = vErrors.length;
 }
-validate215.errors = vErrors;
+validate207.errors = vErrors;
 return errors === 0;
 }
 
-export const r_txpool_status = validate220;
-const schema438 = {"$ref":"urn:chain-node:openrpc#/components/schemas/TxpoolStatus"};
-const schema439 = {"title":"TxpoolStatus","type":"object","description":"Numbers of transactions in the pool (`txpool_status`).","additionalProperties":false,"required":["pending","queued"],"properties":{"pending":{"$ref":"#/components/schemas/Uint","description":"Number of pending transactions."},"queued":{"$ref":"#/components/schemas/Uint","description":"Number of queued transactions."}}};
+export const r_txpool_contentFrom = validate216;
+const schema437 = {"$ref":"urn:chain-node:openrpc#/components/schemas/TxpoolContentFrom"};
+const schema438 = {"title":"TxpoolContentFrom","type":"object","description":"One sender's transactions in the pool (`txpool_contentFrom`).","additionalProperties":false,"required":["pending","queued"],"properties":{"pending":{"$ref":"#/components/schemas/TxpoolTransactionsByNonce","description":"Transactions ready for inclusion in the next blocks."},"queued":{"$ref":"#/components/schemas/TxpoolTransactionsByNonce","description":"Transactions waiting for a nonce gap to close."}}};
 
-function validate221(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate217(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.pending === undefined) && (missing0 = "pending")) || ((data.queued === undefined) && (missing0 = "queued"))){
-validate221.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate217.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
 if(!((key0 === "pending") || (key0 === "queued"))){
-validate221.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate217.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs1 === errors){
+if(data.pending !== undefined){
+const _errs2 = errors;
+if(!(validate210(data.pending, {instancePath:instancePath+"/pending",parentData:data,parentDataProperty:"pending",rootData}))){
+vErrors = vErrors === null ? validate210.errors : vErrors.concat(validate210.errors);
+errors = vErrors.length;
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.queued !== undefined){
+const _errs3 = errors;
+if(!(validate210(data.queued, {instancePath:instancePath+"/queued",parentData:data,parentDataProperty:"queued",rootData}))){
+vErrors = vErrors === null ? validate210.errors : vErrors.concat(validate210.errors);
+errors = vErrors.length;
+}
+var valid0 = _errs3 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+else {
+validate217.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate217.errors = vErrors;
+return errors === 0;
+}
+
+
+function validate216(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(!(validate217(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate217.errors : vErrors.concat(validate217.errors);
+errors = vErrors.length;
+}
+validate216.errors = vErrors;
+return errors === 0;
+}
+
+export const r_txpool_status = validate221;
+const schema439 = {"$ref":"urn:chain-node:openrpc#/components/schemas/TxpoolStatus"};
+const schema440 = {"title":"TxpoolStatus","type":"object","description":"Numbers of transactions in the pool (`txpool_status`).","additionalProperties":false,"required":["pending","queued"],"properties":{"pending":{"$ref":"#/components/schemas/Uint","description":"Number of pending transactions."},"queued":{"$ref":"#/components/schemas/Uint","description":"Number of queued transactions."}}};
+
+function validate222(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if(((data.pending === undefined) && (missing0 = "pending")) || ((data.queued === undefined) && (missing0 = "queued"))){
+validate222.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+const _errs1 = errors;
+for(const key0 in data){
+if(!((key0 === "pending") || (key0 === "queued"))){
+validate222.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -16035,13 +16058,13 @@ const _errs2 = errors;
 const _errs3 = errors;
 if(errors === _errs3){
 if(typeof data0 === "string"){
-if(!pattern14.test(data0)){
-validate221.errors = [{instancePath:instancePath+"/pending",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
+if(!pattern15.test(data0)){
+validate222.errors = [{instancePath:instancePath+"/pending",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
 return false;
 }
 }
 else {
-validate221.errors = [{instancePath:instancePath+"/pending",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate222.errors = [{instancePath:instancePath+"/pending",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -16057,13 +16080,13 @@ const _errs5 = errors;
 const _errs6 = errors;
 if(errors === _errs6){
 if(typeof data1 === "string"){
-if(!pattern14.test(data1)){
-validate221.errors = [{instancePath:instancePath+"/queued",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
+if(!pattern15.test(data1)){
+validate222.errors = [{instancePath:instancePath+"/queued",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
 return false;
 }
 }
 else {
-validate221.errors = [{instancePath:instancePath+"/queued",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate222.errors = [{instancePath:instancePath+"/queued",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -16077,32 +16100,32 @@ var valid0 = true;
 }
 }
 else {
-validate221.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate222.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
+}
+validate222.errors = vErrors;
+return errors === 0;
+}
+
+
+function validate221(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(!(validate222(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate222.errors : vErrors.concat(validate222.errors);
+errors = vErrors.length;
 }
 validate221.errors = vErrors;
 return errors === 0;
 }
 
+export const r_txpool_inspect = validate224;
+const schema443 = {"$ref":"urn:chain-node:openrpc#/components/schemas/TxpoolInspect"};
+const schema444 = {"title":"TxpoolInspect","type":"object","description":"Summaries of the transactions in the pool (`txpool_inspect`).","additionalProperties":false,"required":["pending","queued"],"properties":{"pending":{"$ref":"#/components/schemas/TxpoolSummaries","description":"Pending transactions."},"queued":{"$ref":"#/components/schemas/TxpoolSummaries","description":"Queued transactions."}}};
+const schema445 = {"title":"TxpoolSummaries","type":"object","description":"Pool transaction summaries grouped by sender address, then keyed by nonce (a decimal string): `<destination>: <value> wei + <gas> gas × <gasPrice> wei`.","propertyNames":{"$ref":"#/components/schemas/Address"},"additionalProperties":{"type":"object","propertyNames":{"type":"string","pattern":"^(0|[1-9][0-9]*)$","description":"Decimal digits without leading zeros. The nonce."},"additionalProperties":{"type":"string"}}};
 
-function validate220(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
-let vErrors = null;
-let errors = 0;
-if(!(validate221(data, {instancePath,parentData,parentDataProperty,rootData}))){
-vErrors = vErrors === null ? validate221.errors : vErrors.concat(validate221.errors);
-errors = vErrors.length;
-}
-validate220.errors = vErrors;
-return errors === 0;
-}
-
-export const r_txpool_inspect = validate223;
-const schema442 = {"$ref":"urn:chain-node:openrpc#/components/schemas/TxpoolInspect"};
-const schema443 = {"title":"TxpoolInspect","type":"object","description":"Summaries of the transactions in the pool (`txpool_inspect`).","additionalProperties":false,"required":["pending","queued"],"properties":{"pending":{"$ref":"#/components/schemas/TxpoolSummaries","description":"Pending transactions."},"queued":{"$ref":"#/components/schemas/TxpoolSummaries","description":"Queued transactions."}}};
-const schema444 = {"title":"TxpoolSummaries","type":"object","description":"Pool transaction summaries grouped by sender address, then keyed by nonce (a decimal string): `<destination>: <value> wei + <gas> gas × <gasPrice> wei`.","propertyNames":{"$ref":"#/components/schemas/Address"},"additionalProperties":{"type":"object","propertyNames":{"type":"string","pattern":"^(0|[1-9][0-9]*)$","description":"Decimal digits without leading zeros. The nonce."},"additionalProperties":{"type":"string"}}};
-
-function validate225(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate226(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
@@ -16144,7 +16167,7 @@ else {
 vErrors.push(err2);
 }
 errors++;
-validate225.errors = vErrors;
+validate226.errors = vErrors;
 return false;
 break;
 }
@@ -16159,7 +16182,7 @@ for(const key2 in data0){
 const _errs7 = errors;
 if(errors === _errs7){
 if(typeof key2 === "string"){
-if(!pattern296.test(key2)){
+if(!pattern297.test(key2)){
 const err3 = {instancePath:instancePath+"/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/additionalProperties/propertyNames/pattern",keyword:"pattern",params:{pattern: "^(0|[1-9][0-9]*)$"},message:"must match pattern \""+"^(0|[1-9][0-9]*)$"+"\"",propertyName:key2};
 if(vErrors === null){
 vErrors = [err3];
@@ -16191,7 +16214,7 @@ else {
 vErrors.push(err5);
 }
 errors++;
-validate225.errors = vErrors;
+validate226.errors = vErrors;
 return false;
 break;
 }
@@ -16200,7 +16223,7 @@ if(valid3){
 for(const key3 in data0){
 const _errs10 = errors;
 if(typeof data0[key3] !== "string"){
-validate225.errors = [{instancePath:instancePath+"/" + key1.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + key3.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/additionalProperties/additionalProperties/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate226.errors = [{instancePath:instancePath+"/" + key1.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + key3.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/additionalProperties/additionalProperties/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid4 = _errs10 === errors;
@@ -16211,13 +16234,70 @@ break;
 }
 }
 else {
-validate225.errors = [{instancePath:instancePath+"/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/additionalProperties/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate226.errors = [{instancePath:instancePath+"/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/additionalProperties/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
 var valid2 = _errs5 === errors;
 if(!valid2){
 break;
+}
+}
+}
+}
+else {
+validate226.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate226.errors = vErrors;
+return errors === 0;
+}
+
+
+function validate225(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if(((data.pending === undefined) && (missing0 = "pending")) || ((data.queued === undefined) && (missing0 = "queued"))){
+validate225.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+const _errs1 = errors;
+for(const key0 in data){
+if(!((key0 === "pending") || (key0 === "queued"))){
+validate225.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs1 === errors){
+if(data.pending !== undefined){
+const _errs2 = errors;
+if(!(validate226(data.pending, {instancePath:instancePath+"/pending",parentData:data,parentDataProperty:"pending",rootData}))){
+vErrors = vErrors === null ? validate226.errors : vErrors.concat(validate226.errors);
+errors = vErrors.length;
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.queued !== undefined){
+const _errs3 = errors;
+if(!(validate226(data.queued, {instancePath:instancePath+"/queued",parentData:data,parentDataProperty:"queued",rootData}))){
+vErrors = vErrors === null ? validate226.errors : vErrors.concat(validate226.errors);
+errors = vErrors.length;
+}
+var valid0 = _errs3 === errors;
+}
+else {
+var valid0 = true;
+}
 }
 }
 }
@@ -16235,97 +16315,74 @@ return errors === 0;
 function validate224(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
-if(errors === 0){
-if(data && typeof data == "object" && !Array.isArray(data)){
-let missing0;
-if(((data.pending === undefined) && (missing0 = "pending")) || ((data.queued === undefined) && (missing0 = "queued"))){
-validate224.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
-return false;
-}
-else {
-const _errs1 = errors;
-for(const key0 in data){
-if(!((key0 === "pending") || (key0 === "queued"))){
-validate224.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
-return false;
-break;
-}
-}
-if(_errs1 === errors){
-if(data.pending !== undefined){
-const _errs2 = errors;
-if(!(validate225(data.pending, {instancePath:instancePath+"/pending",parentData:data,parentDataProperty:"pending",rootData}))){
+if(!(validate225(data, {instancePath,parentData,parentDataProperty,rootData}))){
 vErrors = vErrors === null ? validate225.errors : vErrors.concat(validate225.errors);
 errors = vErrors.length;
-}
-var valid0 = _errs2 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.queued !== undefined){
-const _errs3 = errors;
-if(!(validate225(data.queued, {instancePath:instancePath+"/queued",parentData:data,parentDataProperty:"queued",rootData}))){
-vErrors = vErrors === null ? validate225.errors : vErrors.concat(validate225.errors);
-errors = vErrors.length;
-}
-var valid0 = _errs3 === errors;
-}
-else {
-var valid0 = true;
-}
-}
-}
-}
-}
-else {
-validate224.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
 }
 validate224.errors = vErrors;
 return errors === 0;
 }
 
+export const r_net_version = validate230;
+const schema447 = {"type":"string","pattern":"^(0|[1-9][0-9]*)$","description":"Decimal digits without leading zeros."};
 
-function validate223(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
-let vErrors = null;
-let errors = 0;
-if(!(validate224(data, {instancePath,parentData,parentDataProperty,rootData}))){
-vErrors = vErrors === null ? validate224.errors : vErrors.concat(validate224.errors);
-errors = vErrors.length;
-}
-validate223.errors = vErrors;
-return errors === 0;
-}
-
-export const r_net_version = validate229;
-const schema446 = {"type":"string","pattern":"^(0|[1-9][0-9]*)$","description":"Decimal digits without leading zeros."};
-
-function validate229(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate230(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(typeof data === "string"){
-if(!pattern296.test(data)){
-validate229.errors = [{instancePath,schemaPath:"#/pattern",keyword:"pattern",params:{pattern: "^(0|[1-9][0-9]*)$"},message:"must match pattern \""+"^(0|[1-9][0-9]*)$"+"\""}];
+if(!pattern297.test(data)){
+validate230.errors = [{instancePath,schemaPath:"#/pattern",keyword:"pattern",params:{pattern: "^(0|[1-9][0-9]*)$"},message:"must match pattern \""+"^(0|[1-9][0-9]*)$"+"\""}];
 return false;
 }
 }
 else {
-validate229.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate230.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
-validate229.errors = vErrors;
+validate230.errors = vErrors;
 return errors === 0;
 }
 
-export const r_debug_getRawReceipts = validate230;
-const schema447 = {"type":"array","items":{"$ref":"urn:chain-node:openrpc#/components/schemas/Bytes"}};
+export const r_rpc_modules = validate231;
+const schema448 = {"type":"object","additionalProperties":{"type":"string","const":"1.0"}};
 
-function validate230(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate231(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+for(const key0 in data){
+let data0 = data[key0];
+const _errs2 = errors;
+if(typeof data0 !== "string"){
+validate231.errors = [{instancePath:instancePath+"/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/additionalProperties/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if("1.0" !== data0){
+validate231.errors = [{instancePath:instancePath+"/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/additionalProperties/const",keyword:"const",params:{allowedValue: "1.0"},message:"must be equal to constant"}];
+return false;
+}
+var valid0 = _errs2 === errors;
+if(!valid0){
+break;
+}
+}
+}
+else {
+validate231.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate231.errors = vErrors;
+return errors === 0;
+}
+
+export const r_debug_getRawReceipts = validate232;
+const schema449 = {"type":"array","items":{"$ref":"urn:chain-node:openrpc#/components/schemas/Bytes"}};
+
+function validate232(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
@@ -16338,13 +16395,13 @@ const _errs1 = errors;
 const _errs2 = errors;
 if(errors === _errs2){
 if(typeof data0 === "string"){
-if(!pattern12.test(data0)){
-validate230.errors = [{instancePath:instancePath+"/" + i0,schemaPath:"urn:chain-node:openrpc#/components/schemas/Bytes/pattern",keyword:"pattern",params:{pattern: "^0x(?:[0-9a-f]{2})*$"},message:"must match pattern \""+"^0x(?:[0-9a-f]{2})*$"+"\""}];
+if(!pattern13.test(data0)){
+validate232.errors = [{instancePath:instancePath+"/" + i0,schemaPath:"urn:chain-node:openrpc#/components/schemas/Bytes/pattern",keyword:"pattern",params:{pattern: "^0x(?:[0-9a-f]{2})*$"},message:"must match pattern \""+"^0x(?:[0-9a-f]{2})*$"+"\""}];
 return false;
 }
 }
 else {
-validate230.errors = [{instancePath:instancePath+"/" + i0,schemaPath:"urn:chain-node:openrpc#/components/schemas/Bytes/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate232.errors = [{instancePath:instancePath+"/" + i0,schemaPath:"urn:chain-node:openrpc#/components/schemas/Bytes/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -16355,20 +16412,20 @@ break;
 }
 }
 else {
-validate230.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate232.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
-validate230.errors = vErrors;
+validate232.errors = vErrors;
 return errors === 0;
 }
 
-export const p_debug_traceTransaction_1 = validate231;
-const schema449 = {"$ref":"urn:chain-node:openrpc#/components/schemas/TraceConfig"};
-const schema450 = {"title":"TraceConfig","type":"object","description":"Options of a trace (geth's TraceConfig; execution-apis' TraceConfig). Without `tracer` the struct logger runs and `disableStack`, `disableStorage`, `enableMemory`, `enableReturnData` and `limit` shape its steps; `tracer` names a built-in tracer (`callTracer`, `prestateTracer`) and `tracerConfig` configures it. `timeout` (a Go duration: `300ms`, `5s`, `1m`) bounds each transaction's trace instead of `--rpc.evmtimeout`. Unknown fields (geth's `reexec`, `debug`) are accepted and change nothing.","additionalProperties":true,"properties":{"tracer":{"type":"string","description":"Empty or absent: the struct logger. `callTracer`: the call tree. `prestateTracer`: the accounts the transaction touched, as they were before it. Any other name is an error (no JavaScript tracers)."},"tracerConfig":{"type":"object","additionalProperties":true,"description":"callTracer: `onlyTopCall` (the transaction's own frame only), `withLog` (the logs each frame emitted). prestateTracer: `diffMode` (what changed: `pre` and `post`), `disableCode`, `disableStorage`.","properties":{"onlyTopCall":{"type":"boolean"},"withLog":{"type":"boolean"},"diffMode":{"type":"boolean"},"disableCode":{"type":"boolean"},"disableStorage":{"type":"boolean"}}},"timeout":{"type":"string","pattern":"^([0-9]+(\\.[0-9]+)?(ms|s|m|h))+$","description":"Go duration bounding each transaction's trace (default: `--rpc.evmtimeout`)."},"disableStorage":{"type":"boolean"},"disableStack":{"type":"boolean"},"enableMemory":{"type":"boolean"},"enableReturnData":{"type":"boolean"},"limit":{"type":"integer","minimum":0,"description":"Most struct log entries recorded (0: no limit); execution goes on past it."},"debug":{"type":"boolean"}}};
-const pattern303 = new RegExp("^([0-9]+(\\.[0-9]+)?(ms|s|m|h))+$", "u");
+export const p_debug_traceTransaction_1 = validate233;
+const schema451 = {"$ref":"urn:chain-node:openrpc#/components/schemas/TraceConfig"};
+const schema452 = {"title":"TraceConfig","type":"object","description":"Options of a trace (geth's TraceConfig; execution-apis' TraceConfig). Without `tracer` the struct logger runs and `disableStack`, `disableStorage`, `enableMemory`, `enableReturnData` and `limit` shape its steps; `tracer` names a built-in tracer (`callTracer`, `prestateTracer`) and `tracerConfig` configures it. `timeout` (a Go duration: `300ms`, `5s`, `1m`) bounds each transaction's trace instead of `--rpc.evmtimeout`. Unknown fields (geth's `reexec`, `debug`) are accepted and change nothing.","additionalProperties":true,"properties":{"tracer":{"type":"string","description":"Empty or absent: the struct logger. `callTracer`: the call tree. `prestateTracer`: the accounts the transaction touched, as they were before it. Any other name is an error (no JavaScript tracers)."},"tracerConfig":{"type":"object","additionalProperties":true,"description":"callTracer: `onlyTopCall` (the transaction's own frame only), `withLog` (the logs each frame emitted). prestateTracer: `diffMode` (what changed: `pre` and `post`), `disableCode`, `disableStorage`.","properties":{"onlyTopCall":{"type":"boolean"},"withLog":{"type":"boolean"},"diffMode":{"type":"boolean"},"disableCode":{"type":"boolean"},"disableStorage":{"type":"boolean"}}},"timeout":{"type":"string","pattern":"^([0-9]+(\\.[0-9]+)?(ms|s|m|h))+$","description":"Go duration bounding each transaction's trace (default: `--rpc.evmtimeout`)."},"disableStorage":{"type":"boolean"},"disableStack":{"type":"boolean"},"enableMemory":{"type":"boolean"},"enableReturnData":{"type":"boolean"},"limit":{"type":"integer","minimum":0,"description":"Most struct log entries recorded (0: no limit); execution goes on past it."},"debug":{"type":"boolean"}}};
+const pattern304 = new RegExp("^([0-9]+(\\.[0-9]+)?(ms|s|m|h))+$", "u");
 
-function validate231(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate233(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 const _errs0 = errors;
@@ -16377,7 +16434,7 @@ if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.tracer !== undefined){
 const _errs3 = errors;
 if(typeof data.tracer !== "string"){
-validate231.errors = [{instancePath:instancePath+"/tracer",schemaPath:"urn:chain-node:openrpc#/components/schemas/TraceConfig/properties/tracer/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate233.errors = [{instancePath:instancePath+"/tracer",schemaPath:"urn:chain-node:openrpc#/components/schemas/TraceConfig/properties/tracer/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid1 = _errs3 === errors;
@@ -16394,7 +16451,7 @@ if(data1 && typeof data1 == "object" && !Array.isArray(data1)){
 if(data1.onlyTopCall !== undefined){
 const _errs8 = errors;
 if(typeof data1.onlyTopCall !== "boolean"){
-validate231.errors = [{instancePath:instancePath+"/tracerConfig/onlyTopCall",schemaPath:"urn:chain-node:openrpc#/components/schemas/TraceConfig/properties/tracerConfig/properties/onlyTopCall/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate233.errors = [{instancePath:instancePath+"/tracerConfig/onlyTopCall",schemaPath:"urn:chain-node:openrpc#/components/schemas/TraceConfig/properties/tracerConfig/properties/onlyTopCall/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 var valid2 = _errs8 === errors;
@@ -16406,7 +16463,7 @@ if(valid2){
 if(data1.withLog !== undefined){
 const _errs10 = errors;
 if(typeof data1.withLog !== "boolean"){
-validate231.errors = [{instancePath:instancePath+"/tracerConfig/withLog",schemaPath:"urn:chain-node:openrpc#/components/schemas/TraceConfig/properties/tracerConfig/properties/withLog/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate233.errors = [{instancePath:instancePath+"/tracerConfig/withLog",schemaPath:"urn:chain-node:openrpc#/components/schemas/TraceConfig/properties/tracerConfig/properties/withLog/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 var valid2 = _errs10 === errors;
@@ -16418,7 +16475,7 @@ if(valid2){
 if(data1.diffMode !== undefined){
 const _errs12 = errors;
 if(typeof data1.diffMode !== "boolean"){
-validate231.errors = [{instancePath:instancePath+"/tracerConfig/diffMode",schemaPath:"urn:chain-node:openrpc#/components/schemas/TraceConfig/properties/tracerConfig/properties/diffMode/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate233.errors = [{instancePath:instancePath+"/tracerConfig/diffMode",schemaPath:"urn:chain-node:openrpc#/components/schemas/TraceConfig/properties/tracerConfig/properties/diffMode/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 var valid2 = _errs12 === errors;
@@ -16430,7 +16487,7 @@ if(valid2){
 if(data1.disableCode !== undefined){
 const _errs14 = errors;
 if(typeof data1.disableCode !== "boolean"){
-validate231.errors = [{instancePath:instancePath+"/tracerConfig/disableCode",schemaPath:"urn:chain-node:openrpc#/components/schemas/TraceConfig/properties/tracerConfig/properties/disableCode/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate233.errors = [{instancePath:instancePath+"/tracerConfig/disableCode",schemaPath:"urn:chain-node:openrpc#/components/schemas/TraceConfig/properties/tracerConfig/properties/disableCode/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 var valid2 = _errs14 === errors;
@@ -16442,7 +16499,7 @@ if(valid2){
 if(data1.disableStorage !== undefined){
 const _errs16 = errors;
 if(typeof data1.disableStorage !== "boolean"){
-validate231.errors = [{instancePath:instancePath+"/tracerConfig/disableStorage",schemaPath:"urn:chain-node:openrpc#/components/schemas/TraceConfig/properties/tracerConfig/properties/disableStorage/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate233.errors = [{instancePath:instancePath+"/tracerConfig/disableStorage",schemaPath:"urn:chain-node:openrpc#/components/schemas/TraceConfig/properties/tracerConfig/properties/disableStorage/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 var valid2 = _errs16 === errors;
@@ -16456,7 +16513,7 @@ var valid2 = true;
 }
 }
 else {
-validate231.errors = [{instancePath:instancePath+"/tracerConfig",schemaPath:"urn:chain-node:openrpc#/components/schemas/TraceConfig/properties/tracerConfig/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate233.errors = [{instancePath:instancePath+"/tracerConfig",schemaPath:"urn:chain-node:openrpc#/components/schemas/TraceConfig/properties/tracerConfig/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -16471,13 +16528,13 @@ let data7 = data.timeout;
 const _errs18 = errors;
 if(errors === _errs18){
 if(typeof data7 === "string"){
-if(!pattern303.test(data7)){
-validate231.errors = [{instancePath:instancePath+"/timeout",schemaPath:"urn:chain-node:openrpc#/components/schemas/TraceConfig/properties/timeout/pattern",keyword:"pattern",params:{pattern: "^([0-9]+(\\.[0-9]+)?(ms|s|m|h))+$"},message:"must match pattern \""+"^([0-9]+(\\.[0-9]+)?(ms|s|m|h))+$"+"\""}];
+if(!pattern304.test(data7)){
+validate233.errors = [{instancePath:instancePath+"/timeout",schemaPath:"urn:chain-node:openrpc#/components/schemas/TraceConfig/properties/timeout/pattern",keyword:"pattern",params:{pattern: "^([0-9]+(\\.[0-9]+)?(ms|s|m|h))+$"},message:"must match pattern \""+"^([0-9]+(\\.[0-9]+)?(ms|s|m|h))+$"+"\""}];
 return false;
 }
 }
 else {
-validate231.errors = [{instancePath:instancePath+"/timeout",schemaPath:"urn:chain-node:openrpc#/components/schemas/TraceConfig/properties/timeout/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate233.errors = [{instancePath:instancePath+"/timeout",schemaPath:"urn:chain-node:openrpc#/components/schemas/TraceConfig/properties/timeout/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -16490,7 +16547,7 @@ if(valid1){
 if(data.disableStorage !== undefined){
 const _errs20 = errors;
 if(typeof data.disableStorage !== "boolean"){
-validate231.errors = [{instancePath:instancePath+"/disableStorage",schemaPath:"urn:chain-node:openrpc#/components/schemas/TraceConfig/properties/disableStorage/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate233.errors = [{instancePath:instancePath+"/disableStorage",schemaPath:"urn:chain-node:openrpc#/components/schemas/TraceConfig/properties/disableStorage/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 var valid1 = _errs20 === errors;
@@ -16502,7 +16559,7 @@ if(valid1){
 if(data.disableStack !== undefined){
 const _errs22 = errors;
 if(typeof data.disableStack !== "boolean"){
-validate231.errors = [{instancePath:instancePath+"/disableStack",schemaPath:"urn:chain-node:openrpc#/components/schemas/TraceConfig/properties/disableStack/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate233.errors = [{instancePath:instancePath+"/disableStack",schemaPath:"urn:chain-node:openrpc#/components/schemas/TraceConfig/properties/disableStack/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 var valid1 = _errs22 === errors;
@@ -16514,7 +16571,7 @@ if(valid1){
 if(data.enableMemory !== undefined){
 const _errs24 = errors;
 if(typeof data.enableMemory !== "boolean"){
-validate231.errors = [{instancePath:instancePath+"/enableMemory",schemaPath:"urn:chain-node:openrpc#/components/schemas/TraceConfig/properties/enableMemory/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate233.errors = [{instancePath:instancePath+"/enableMemory",schemaPath:"urn:chain-node:openrpc#/components/schemas/TraceConfig/properties/enableMemory/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 var valid1 = _errs24 === errors;
@@ -16526,7 +16583,7 @@ if(valid1){
 if(data.enableReturnData !== undefined){
 const _errs26 = errors;
 if(typeof data.enableReturnData !== "boolean"){
-validate231.errors = [{instancePath:instancePath+"/enableReturnData",schemaPath:"urn:chain-node:openrpc#/components/schemas/TraceConfig/properties/enableReturnData/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate233.errors = [{instancePath:instancePath+"/enableReturnData",schemaPath:"urn:chain-node:openrpc#/components/schemas/TraceConfig/properties/enableReturnData/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 var valid1 = _errs26 === errors;
@@ -16539,13 +16596,13 @@ if(data.limit !== undefined){
 let data12 = data.limit;
 const _errs28 = errors;
 if(!((typeof data12 == "number") && (!(data12 % 1) && !isNaN(data12)))){
-validate231.errors = [{instancePath:instancePath+"/limit",schemaPath:"urn:chain-node:openrpc#/components/schemas/TraceConfig/properties/limit/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate233.errors = [{instancePath:instancePath+"/limit",schemaPath:"urn:chain-node:openrpc#/components/schemas/TraceConfig/properties/limit/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs28){
 if(typeof data12 == "number"){
 if(data12 < 0 || isNaN(data12)){
-validate231.errors = [{instancePath:instancePath+"/limit",schemaPath:"urn:chain-node:openrpc#/components/schemas/TraceConfig/properties/limit/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate233.errors = [{instancePath:instancePath+"/limit",schemaPath:"urn:chain-node:openrpc#/components/schemas/TraceConfig/properties/limit/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -16559,7 +16616,7 @@ if(valid1){
 if(data.debug !== undefined){
 const _errs30 = errors;
 if(typeof data.debug !== "boolean"){
-validate231.errors = [{instancePath:instancePath+"/debug",schemaPath:"urn:chain-node:openrpc#/components/schemas/TraceConfig/properties/debug/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate233.errors = [{instancePath:instancePath+"/debug",schemaPath:"urn:chain-node:openrpc#/components/schemas/TraceConfig/properties/debug/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 var valid1 = _errs30 === errors;
@@ -16577,35 +16634,35 @@ var valid1 = true;
 }
 }
 else {
-validate231.errors = [{instancePath,schemaPath:"urn:chain-node:openrpc#/components/schemas/TraceConfig/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate233.errors = [{instancePath,schemaPath:"urn:chain-node:openrpc#/components/schemas/TraceConfig/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate231.errors = vErrors;
+validate233.errors = vErrors;
 return errors === 0;
 }
 
-export const r_debug_traceTransaction = validate232;
-const schema451 = {"$ref":"urn:chain-node:openrpc#/components/schemas/TraceResult"};
-const schema452 = {"title":"TraceResult","description":"A transaction's trace: the struct logger's steps, callTracer's call tree, or prestateTracer's accounts.","oneOf":[{"$ref":"#/components/schemas/StructLogTrace"},{"$ref":"#/components/schemas/CallFrame"},{"$ref":"#/components/schemas/Prestate"},{"$ref":"#/components/schemas/PrestateDiff"}]};
-const schema453 = {"title":"StructLogTrace","type":"object","description":"The struct logger's answer (execution-apis' OpcodeTransactionTrace): gas the transaction used, whether it failed, what it returned (the revert data when it reverted) and its steps.","additionalProperties":false,"required":["gas","failed","returnValue","structLogs"],"properties":{"gas":{"type":"integer","minimum":0},"failed":{"type":"boolean"},"returnValue":{"$ref":"#/components/schemas/Bytes"},"structLogs":{"type":"array","items":{"$ref":"#/components/schemas/StructLog"}}}};
-const schema455 = {"title":"StructLog","type":"object","description":"One opcode step (geth's struct logger; execution-apis' StructLog): program counter, opcode, gas before it, its cost (a call's includes the gas it hands the callee), depth (1: the transaction's frame), and unless disabled the stack (bottom first), the memory as 32-byte words, the last call's return data, and at SLOAD/SSTORE the slots the contract touched so far.","additionalProperties":false,"required":["pc","op","gas","gasCost","depth"],"properties":{"pc":{"type":"integer","minimum":0},"op":{"type":"string"},"gas":{"type":"integer","minimum":0},"gasCost":{"type":"integer","minimum":0},"depth":{"type":"integer","minimum":1},"error":{"type":"string"},"refund":{"type":"integer","minimum":0},"stack":{"type":"array","items":{"$ref":"#/components/schemas/Uint"}},"memory":{"type":"array","items":{"$ref":"#/components/schemas/Bytes32"}},"returnData":{"$ref":"#/components/schemas/Bytes"},"storage":{"type":"object","additionalProperties":{"$ref":"#/components/schemas/Bytes32"}}}};
+export const r_debug_traceTransaction = validate234;
+const schema453 = {"$ref":"urn:chain-node:openrpc#/components/schemas/TraceResult"};
+const schema454 = {"title":"TraceResult","description":"A transaction's trace: the struct logger's steps, callTracer's call tree, or prestateTracer's accounts.","oneOf":[{"$ref":"#/components/schemas/StructLogTrace"},{"$ref":"#/components/schemas/CallFrame"},{"$ref":"#/components/schemas/Prestate"},{"$ref":"#/components/schemas/PrestateDiff"}]};
+const schema455 = {"title":"StructLogTrace","type":"object","description":"The struct logger's answer (execution-apis' OpcodeTransactionTrace): gas the transaction used, whether it failed, what it returned (the revert data when it reverted) and its steps.","additionalProperties":false,"required":["gas","failed","returnValue","structLogs"],"properties":{"gas":{"type":"integer","minimum":0},"failed":{"type":"boolean"},"returnValue":{"$ref":"#/components/schemas/Bytes"},"structLogs":{"type":"array","items":{"$ref":"#/components/schemas/StructLog"}}}};
+const schema457 = {"title":"StructLog","type":"object","description":"One opcode step (geth's struct logger; execution-apis' StructLog): program counter, opcode, gas before it, its cost (a call's includes the gas it hands the callee), depth (1: the transaction's frame), and unless disabled the stack (bottom first), the memory as 32-byte words, the last call's return data, and at SLOAD/SSTORE the slots the contract touched so far.","additionalProperties":false,"required":["pc","op","gas","gasCost","depth"],"properties":{"pc":{"type":"integer","minimum":0},"op":{"type":"string"},"gas":{"type":"integer","minimum":0},"gasCost":{"type":"integer","minimum":0},"depth":{"type":"integer","minimum":1},"error":{"type":"string"},"refund":{"type":"integer","minimum":0},"stack":{"type":"array","items":{"$ref":"#/components/schemas/Uint"}},"memory":{"type":"array","items":{"$ref":"#/components/schemas/Bytes32"}},"returnData":{"$ref":"#/components/schemas/Bytes"},"storage":{"type":"object","additionalProperties":{"$ref":"#/components/schemas/Bytes32"}}}};
 
-function validate235(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate237(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((((data.pc === undefined) && (missing0 = "pc")) || ((data.op === undefined) && (missing0 = "op"))) || ((data.gas === undefined) && (missing0 = "gas"))) || ((data.gasCost === undefined) && (missing0 = "gasCost"))) || ((data.depth === undefined) && (missing0 = "depth"))){
-validate235.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate237.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
-if(!(func2.call(schema455.properties, key0))){
-validate235.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+if(!(func2.call(schema457.properties, key0))){
+validate237.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -16615,13 +16672,13 @@ if(data.pc !== undefined){
 let data0 = data.pc;
 const _errs2 = errors;
 if(!((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0)))){
-validate235.errors = [{instancePath:instancePath+"/pc",schemaPath:"#/properties/pc/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate237.errors = [{instancePath:instancePath+"/pc",schemaPath:"#/properties/pc/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs2){
 if(typeof data0 == "number"){
 if(data0 < 0 || isNaN(data0)){
-validate235.errors = [{instancePath:instancePath+"/pc",schemaPath:"#/properties/pc/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate237.errors = [{instancePath:instancePath+"/pc",schemaPath:"#/properties/pc/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -16635,7 +16692,7 @@ if(valid0){
 if(data.op !== undefined){
 const _errs4 = errors;
 if(typeof data.op !== "string"){
-validate235.errors = [{instancePath:instancePath+"/op",schemaPath:"#/properties/op/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate237.errors = [{instancePath:instancePath+"/op",schemaPath:"#/properties/op/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs4 === errors;
@@ -16648,13 +16705,13 @@ if(data.gas !== undefined){
 let data2 = data.gas;
 const _errs6 = errors;
 if(!((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2)))){
-validate235.errors = [{instancePath:instancePath+"/gas",schemaPath:"#/properties/gas/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate237.errors = [{instancePath:instancePath+"/gas",schemaPath:"#/properties/gas/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs6){
 if(typeof data2 == "number"){
 if(data2 < 0 || isNaN(data2)){
-validate235.errors = [{instancePath:instancePath+"/gas",schemaPath:"#/properties/gas/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate237.errors = [{instancePath:instancePath+"/gas",schemaPath:"#/properties/gas/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -16669,13 +16726,13 @@ if(data.gasCost !== undefined){
 let data3 = data.gasCost;
 const _errs8 = errors;
 if(!((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3)))){
-validate235.errors = [{instancePath:instancePath+"/gasCost",schemaPath:"#/properties/gasCost/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate237.errors = [{instancePath:instancePath+"/gasCost",schemaPath:"#/properties/gasCost/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs8){
 if(typeof data3 == "number"){
 if(data3 < 0 || isNaN(data3)){
-validate235.errors = [{instancePath:instancePath+"/gasCost",schemaPath:"#/properties/gasCost/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate237.errors = [{instancePath:instancePath+"/gasCost",schemaPath:"#/properties/gasCost/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -16690,13 +16747,13 @@ if(data.depth !== undefined){
 let data4 = data.depth;
 const _errs10 = errors;
 if(!((typeof data4 == "number") && (!(data4 % 1) && !isNaN(data4)))){
-validate235.errors = [{instancePath:instancePath+"/depth",schemaPath:"#/properties/depth/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate237.errors = [{instancePath:instancePath+"/depth",schemaPath:"#/properties/depth/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs10){
 if(typeof data4 == "number"){
 if(data4 < 1 || isNaN(data4)){
-validate235.errors = [{instancePath:instancePath+"/depth",schemaPath:"#/properties/depth/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+validate237.errors = [{instancePath:instancePath+"/depth",schemaPath:"#/properties/depth/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
 }
 }
@@ -16710,7 +16767,7 @@ if(valid0){
 if(data.error !== undefined){
 const _errs12 = errors;
 if(typeof data.error !== "string"){
-validate235.errors = [{instancePath:instancePath+"/error",schemaPath:"#/properties/error/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate237.errors = [{instancePath:instancePath+"/error",schemaPath:"#/properties/error/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs12 === errors;
@@ -16723,13 +16780,13 @@ if(data.refund !== undefined){
 let data6 = data.refund;
 const _errs14 = errors;
 if(!((typeof data6 == "number") && (!(data6 % 1) && !isNaN(data6)))){
-validate235.errors = [{instancePath:instancePath+"/refund",schemaPath:"#/properties/refund/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate237.errors = [{instancePath:instancePath+"/refund",schemaPath:"#/properties/refund/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs14){
 if(typeof data6 == "number"){
 if(data6 < 0 || isNaN(data6)){
-validate235.errors = [{instancePath:instancePath+"/refund",schemaPath:"#/properties/refund/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate237.errors = [{instancePath:instancePath+"/refund",schemaPath:"#/properties/refund/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -16753,13 +16810,13 @@ const _errs18 = errors;
 const _errs19 = errors;
 if(errors === _errs19){
 if(typeof data8 === "string"){
-if(!pattern14.test(data8)){
-validate235.errors = [{instancePath:instancePath+"/stack/" + i0,schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
+if(!pattern15.test(data8)){
+validate237.errors = [{instancePath:instancePath+"/stack/" + i0,schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
 return false;
 }
 }
 else {
-validate235.errors = [{instancePath:instancePath+"/stack/" + i0,schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate237.errors = [{instancePath:instancePath+"/stack/" + i0,schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -16770,7 +16827,7 @@ break;
 }
 }
 else {
-validate235.errors = [{instancePath:instancePath+"/stack",schemaPath:"#/properties/stack/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate237.errors = [{instancePath:instancePath+"/stack",schemaPath:"#/properties/stack/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -16793,13 +16850,13 @@ const _errs23 = errors;
 const _errs24 = errors;
 if(errors === _errs24){
 if(typeof data10 === "string"){
-if(!pattern11.test(data10)){
-validate235.errors = [{instancePath:instancePath+"/memory/" + i1,schemaPath:"#/components/schemas/Bytes32/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-f]{64}$"},message:"must match pattern \""+"^0x[0-9a-f]{64}$"+"\""}];
+if(!pattern12.test(data10)){
+validate237.errors = [{instancePath:instancePath+"/memory/" + i1,schemaPath:"#/components/schemas/Bytes32/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-f]{64}$"},message:"must match pattern \""+"^0x[0-9a-f]{64}$"+"\""}];
 return false;
 }
 }
 else {
-validate235.errors = [{instancePath:instancePath+"/memory/" + i1,schemaPath:"#/components/schemas/Bytes32/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate237.errors = [{instancePath:instancePath+"/memory/" + i1,schemaPath:"#/components/schemas/Bytes32/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -16810,7 +16867,7 @@ break;
 }
 }
 else {
-validate235.errors = [{instancePath:instancePath+"/memory",schemaPath:"#/properties/memory/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate237.errors = [{instancePath:instancePath+"/memory",schemaPath:"#/properties/memory/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -16826,13 +16883,13 @@ const _errs26 = errors;
 const _errs27 = errors;
 if(errors === _errs27){
 if(typeof data11 === "string"){
-if(!pattern12.test(data11)){
-validate235.errors = [{instancePath:instancePath+"/returnData",schemaPath:"#/components/schemas/Bytes/pattern",keyword:"pattern",params:{pattern: "^0x(?:[0-9a-f]{2})*$"},message:"must match pattern \""+"^0x(?:[0-9a-f]{2})*$"+"\""}];
+if(!pattern13.test(data11)){
+validate237.errors = [{instancePath:instancePath+"/returnData",schemaPath:"#/components/schemas/Bytes/pattern",keyword:"pattern",params:{pattern: "^0x(?:[0-9a-f]{2})*$"},message:"must match pattern \""+"^0x(?:[0-9a-f]{2})*$"+"\""}];
 return false;
 }
 }
 else {
-validate235.errors = [{instancePath:instancePath+"/returnData",schemaPath:"#/components/schemas/Bytes/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate237.errors = [{instancePath:instancePath+"/returnData",schemaPath:"#/components/schemas/Bytes/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -16853,13 +16910,13 @@ const _errs32 = errors;
 const _errs33 = errors;
 if(errors === _errs33){
 if(typeof data13 === "string"){
-if(!pattern11.test(data13)){
-validate235.errors = [{instancePath:instancePath+"/storage/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/components/schemas/Bytes32/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-f]{64}$"},message:"must match pattern \""+"^0x[0-9a-f]{64}$"+"\""}];
+if(!pattern12.test(data13)){
+validate237.errors = [{instancePath:instancePath+"/storage/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/components/schemas/Bytes32/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-f]{64}$"},message:"must match pattern \""+"^0x[0-9a-f]{64}$"+"\""}];
 return false;
 }
 }
 else {
-validate235.errors = [{instancePath:instancePath+"/storage/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/components/schemas/Bytes32/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate237.errors = [{instancePath:instancePath+"/storage/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/components/schemas/Bytes32/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -16870,7 +16927,7 @@ break;
 }
 }
 else {
-validate235.errors = [{instancePath:instancePath+"/storage",schemaPath:"#/properties/storage/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate237.errors = [{instancePath:instancePath+"/storage",schemaPath:"#/properties/storage/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -16893,30 +16950,30 @@ var valid0 = true;
 }
 }
 else {
-validate235.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate237.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate235.errors = vErrors;
+validate237.errors = vErrors;
 return errors === 0;
 }
 
 
-function validate234(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate236(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((((data.gas === undefined) && (missing0 = "gas")) || ((data.failed === undefined) && (missing0 = "failed"))) || ((data.returnValue === undefined) && (missing0 = "returnValue"))) || ((data.structLogs === undefined) && (missing0 = "structLogs"))){
-validate234.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate236.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
 if(!((((key0 === "gas") || (key0 === "failed")) || (key0 === "returnValue")) || (key0 === "structLogs"))){
-validate234.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate236.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -16926,13 +16983,13 @@ if(data.gas !== undefined){
 let data0 = data.gas;
 const _errs2 = errors;
 if(!((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0)))){
-validate234.errors = [{instancePath:instancePath+"/gas",schemaPath:"#/properties/gas/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate236.errors = [{instancePath:instancePath+"/gas",schemaPath:"#/properties/gas/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs2){
 if(typeof data0 == "number"){
 if(data0 < 0 || isNaN(data0)){
-validate234.errors = [{instancePath:instancePath+"/gas",schemaPath:"#/properties/gas/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate236.errors = [{instancePath:instancePath+"/gas",schemaPath:"#/properties/gas/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -16946,7 +17003,7 @@ if(valid0){
 if(data.failed !== undefined){
 const _errs4 = errors;
 if(typeof data.failed !== "boolean"){
-validate234.errors = [{instancePath:instancePath+"/failed",schemaPath:"#/properties/failed/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate236.errors = [{instancePath:instancePath+"/failed",schemaPath:"#/properties/failed/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 var valid0 = _errs4 === errors;
@@ -16961,13 +17018,13 @@ const _errs6 = errors;
 const _errs7 = errors;
 if(errors === _errs7){
 if(typeof data2 === "string"){
-if(!pattern12.test(data2)){
-validate234.errors = [{instancePath:instancePath+"/returnValue",schemaPath:"#/components/schemas/Bytes/pattern",keyword:"pattern",params:{pattern: "^0x(?:[0-9a-f]{2})*$"},message:"must match pattern \""+"^0x(?:[0-9a-f]{2})*$"+"\""}];
+if(!pattern13.test(data2)){
+validate236.errors = [{instancePath:instancePath+"/returnValue",schemaPath:"#/components/schemas/Bytes/pattern",keyword:"pattern",params:{pattern: "^0x(?:[0-9a-f]{2})*$"},message:"must match pattern \""+"^0x(?:[0-9a-f]{2})*$"+"\""}];
 return false;
 }
 }
 else {
-validate234.errors = [{instancePath:instancePath+"/returnValue",schemaPath:"#/components/schemas/Bytes/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate236.errors = [{instancePath:instancePath+"/returnValue",schemaPath:"#/components/schemas/Bytes/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -16986,8 +17043,8 @@ var valid2 = true;
 const len0 = data3.length;
 for(let i0=0; i0<len0; i0++){
 const _errs11 = errors;
-if(!(validate235(data3[i0], {instancePath:instancePath+"/structLogs/" + i0,parentData:data3,parentDataProperty:i0,rootData}))){
-vErrors = vErrors === null ? validate235.errors : vErrors.concat(validate235.errors);
+if(!(validate237(data3[i0], {instancePath:instancePath+"/structLogs/" + i0,parentData:data3,parentDataProperty:i0,rootData}))){
+vErrors = vErrors === null ? validate237.errors : vErrors.concat(validate237.errors);
 errors = vErrors.length;
 }
 var valid2 = _errs11 === errors;
@@ -16997,7 +17054,7 @@ break;
 }
 }
 else {
-validate234.errors = [{instancePath:instancePath+"/structLogs",schemaPath:"#/properties/structLogs/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate236.errors = [{instancePath:instancePath+"/structLogs",schemaPath:"#/properties/structLogs/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -17013,32 +17070,32 @@ var valid0 = true;
 }
 }
 else {
-validate234.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate236.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate234.errors = vErrors;
+validate236.errors = vErrors;
 return errors === 0;
 }
 
-const schema460 = {"title":"CallFrame","type":"object","description":"callTracer's call frame (geth's shape): the opcode that made it (`CALL`, `STATICCALL`, `DELEGATECALL`, `CALLCODE`, `CREATE`, `CREATE2`; the transaction's own frame `CALL` or `CREATE`), caller, callee (the created contract for a create that succeeded), gas given and used (the transaction's frame: its gas limit and the receipt's gasUsed), input, output, the error of a failed frame with the decoded revert reason, the frames it called and, with `withLog`, its logs. `value` is absent for STATICCALL.","additionalProperties":false,"required":["type","from","gas","gasUsed","input"],"properties":{"type":{"type":"string","enum":["CALL","CALLCODE","DELEGATECALL","STATICCALL","CREATE","CREATE2"]},"from":{"$ref":"#/components/schemas/Address"},"gas":{"$ref":"#/components/schemas/Uint"},"gasUsed":{"$ref":"#/components/schemas/Uint"},"to":{"$ref":"#/components/schemas/Address"},"input":{"$ref":"#/components/schemas/Bytes"},"output":{"$ref":"#/components/schemas/Bytes"},"error":{"type":"string"},"revertReason":{"type":"string"},"calls":{"type":"array","description":"The frames this frame called, each of this same shape.","items":{"type":"object"}},"logs":{"type":"array","items":{"$ref":"#/components/schemas/CallFrameLog"}},"value":{"$ref":"#/components/schemas/Uint"}}};
-const schema467 = {"title":"CallFrameLog","type":"object","description":"A log a call frame emitted (callTracer `withLog`); `position`: how many of the frame's calls came before it.","additionalProperties":false,"required":["address","topics","data","position"],"properties":{"address":{"$ref":"#/components/schemas/Address"},"topics":{"type":"array","items":{"$ref":"#/components/schemas/Bytes32"}},"data":{"$ref":"#/components/schemas/Bytes"},"position":{"$ref":"#/components/schemas/Uint"}}};
+const schema462 = {"title":"CallFrame","type":"object","description":"callTracer's call frame (geth's shape): the opcode that made it (`CALL`, `STATICCALL`, `DELEGATECALL`, `CALLCODE`, `CREATE`, `CREATE2`; the transaction's own frame `CALL` or `CREATE`), caller, callee (the created contract for a create that succeeded), gas given and used (the transaction's frame: its gas limit and the receipt's gasUsed), input, output, the error of a failed frame with the decoded revert reason, the frames it called and, with `withLog`, its logs. `value` is absent for STATICCALL.","additionalProperties":false,"required":["type","from","gas","gasUsed","input"],"properties":{"type":{"type":"string","enum":["CALL","CALLCODE","DELEGATECALL","STATICCALL","CREATE","CREATE2"]},"from":{"$ref":"#/components/schemas/Address"},"gas":{"$ref":"#/components/schemas/Uint"},"gasUsed":{"$ref":"#/components/schemas/Uint"},"to":{"$ref":"#/components/schemas/Address"},"input":{"$ref":"#/components/schemas/Bytes"},"output":{"$ref":"#/components/schemas/Bytes"},"error":{"type":"string"},"revertReason":{"type":"string"},"calls":{"type":"array","description":"The frames this frame called, each of this same shape.","items":{"type":"object"}},"logs":{"type":"array","items":{"$ref":"#/components/schemas/CallFrameLog"}},"value":{"$ref":"#/components/schemas/Uint"}}};
+const schema469 = {"title":"CallFrameLog","type":"object","description":"A log a call frame emitted (callTracer `withLog`); `position`: how many of the frame's calls came before it.","additionalProperties":false,"required":["address","topics","data","position"],"properties":{"address":{"$ref":"#/components/schemas/Address"},"topics":{"type":"array","items":{"$ref":"#/components/schemas/Bytes32"}},"data":{"$ref":"#/components/schemas/Bytes"},"position":{"$ref":"#/components/schemas/Uint"}}};
 
-function validate239(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate241(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((((data.address === undefined) && (missing0 = "address")) || ((data.topics === undefined) && (missing0 = "topics"))) || ((data.data === undefined) && (missing0 = "data"))) || ((data.position === undefined) && (missing0 = "position"))){
-validate239.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate241.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
 if(!((((key0 === "address") || (key0 === "topics")) || (key0 === "data")) || (key0 === "position"))){
-validate239.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate241.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -17051,12 +17108,12 @@ const _errs3 = errors;
 if(errors === _errs3){
 if(typeof data0 === "string"){
 if(!pattern0.test(data0)){
-validate239.errors = [{instancePath:instancePath+"/address",schemaPath:"#/components/schemas/Address/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{40}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{40}$"+"\""}];
+validate241.errors = [{instancePath:instancePath+"/address",schemaPath:"#/components/schemas/Address/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{40}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{40}$"+"\""}];
 return false;
 }
 }
 else {
-validate239.errors = [{instancePath:instancePath+"/address",schemaPath:"#/components/schemas/Address/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate241.errors = [{instancePath:instancePath+"/address",schemaPath:"#/components/schemas/Address/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -17079,13 +17136,13 @@ const _errs7 = errors;
 const _errs8 = errors;
 if(errors === _errs8){
 if(typeof data2 === "string"){
-if(!pattern11.test(data2)){
-validate239.errors = [{instancePath:instancePath+"/topics/" + i0,schemaPath:"#/components/schemas/Bytes32/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-f]{64}$"},message:"must match pattern \""+"^0x[0-9a-f]{64}$"+"\""}];
+if(!pattern12.test(data2)){
+validate241.errors = [{instancePath:instancePath+"/topics/" + i0,schemaPath:"#/components/schemas/Bytes32/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-f]{64}$"},message:"must match pattern \""+"^0x[0-9a-f]{64}$"+"\""}];
 return false;
 }
 }
 else {
-validate239.errors = [{instancePath:instancePath+"/topics/" + i0,schemaPath:"#/components/schemas/Bytes32/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate241.errors = [{instancePath:instancePath+"/topics/" + i0,schemaPath:"#/components/schemas/Bytes32/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -17096,7 +17153,7 @@ break;
 }
 }
 else {
-validate239.errors = [{instancePath:instancePath+"/topics",schemaPath:"#/properties/topics/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate241.errors = [{instancePath:instancePath+"/topics",schemaPath:"#/properties/topics/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -17112,13 +17169,13 @@ const _errs10 = errors;
 const _errs11 = errors;
 if(errors === _errs11){
 if(typeof data3 === "string"){
-if(!pattern12.test(data3)){
-validate239.errors = [{instancePath:instancePath+"/data",schemaPath:"#/components/schemas/Bytes/pattern",keyword:"pattern",params:{pattern: "^0x(?:[0-9a-f]{2})*$"},message:"must match pattern \""+"^0x(?:[0-9a-f]{2})*$"+"\""}];
+if(!pattern13.test(data3)){
+validate241.errors = [{instancePath:instancePath+"/data",schemaPath:"#/components/schemas/Bytes/pattern",keyword:"pattern",params:{pattern: "^0x(?:[0-9a-f]{2})*$"},message:"must match pattern \""+"^0x(?:[0-9a-f]{2})*$"+"\""}];
 return false;
 }
 }
 else {
-validate239.errors = [{instancePath:instancePath+"/data",schemaPath:"#/components/schemas/Bytes/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate241.errors = [{instancePath:instancePath+"/data",schemaPath:"#/components/schemas/Bytes/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -17134,13 +17191,13 @@ const _errs13 = errors;
 const _errs14 = errors;
 if(errors === _errs14){
 if(typeof data4 === "string"){
-if(!pattern14.test(data4)){
-validate239.errors = [{instancePath:instancePath+"/position",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
+if(!pattern15.test(data4)){
+validate241.errors = [{instancePath:instancePath+"/position",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
 return false;
 }
 }
 else {
-validate239.errors = [{instancePath:instancePath+"/position",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate241.errors = [{instancePath:instancePath+"/position",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -17156,30 +17213,30 @@ var valid0 = true;
 }
 }
 else {
-validate239.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate241.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate239.errors = vErrors;
+validate241.errors = vErrors;
 return errors === 0;
 }
 
 
-function validate238(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate240(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((((data.type === undefined) && (missing0 = "type")) || ((data.from === undefined) && (missing0 = "from"))) || ((data.gas === undefined) && (missing0 = "gas"))) || ((data.gasUsed === undefined) && (missing0 = "gasUsed"))) || ((data.input === undefined) && (missing0 = "input"))){
-validate238.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate240.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
-if(!(func2.call(schema460.properties, key0))){
-validate238.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+if(!(func2.call(schema462.properties, key0))){
+validate240.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -17189,11 +17246,11 @@ if(data.type !== undefined){
 let data0 = data.type;
 const _errs2 = errors;
 if(typeof data0 !== "string"){
-validate238.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate240.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(!((((((data0 === "CALL") || (data0 === "CALLCODE")) || (data0 === "DELEGATECALL")) || (data0 === "STATICCALL")) || (data0 === "CREATE")) || (data0 === "CREATE2"))){
-validate238.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/enum",keyword:"enum",params:{allowedValues: schema460.properties.type.enum},message:"must be equal to one of the allowed values"}];
+validate240.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/enum",keyword:"enum",params:{allowedValues: schema462.properties.type.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -17209,12 +17266,12 @@ const _errs5 = errors;
 if(errors === _errs5){
 if(typeof data1 === "string"){
 if(!pattern0.test(data1)){
-validate238.errors = [{instancePath:instancePath+"/from",schemaPath:"#/components/schemas/Address/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{40}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{40}$"+"\""}];
+validate240.errors = [{instancePath:instancePath+"/from",schemaPath:"#/components/schemas/Address/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{40}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{40}$"+"\""}];
 return false;
 }
 }
 else {
-validate238.errors = [{instancePath:instancePath+"/from",schemaPath:"#/components/schemas/Address/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate240.errors = [{instancePath:instancePath+"/from",schemaPath:"#/components/schemas/Address/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -17230,13 +17287,13 @@ const _errs7 = errors;
 const _errs8 = errors;
 if(errors === _errs8){
 if(typeof data2 === "string"){
-if(!pattern14.test(data2)){
-validate238.errors = [{instancePath:instancePath+"/gas",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
+if(!pattern15.test(data2)){
+validate240.errors = [{instancePath:instancePath+"/gas",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
 return false;
 }
 }
 else {
-validate238.errors = [{instancePath:instancePath+"/gas",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate240.errors = [{instancePath:instancePath+"/gas",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -17252,13 +17309,13 @@ const _errs10 = errors;
 const _errs11 = errors;
 if(errors === _errs11){
 if(typeof data3 === "string"){
-if(!pattern14.test(data3)){
-validate238.errors = [{instancePath:instancePath+"/gasUsed",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
+if(!pattern15.test(data3)){
+validate240.errors = [{instancePath:instancePath+"/gasUsed",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
 return false;
 }
 }
 else {
-validate238.errors = [{instancePath:instancePath+"/gasUsed",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate240.errors = [{instancePath:instancePath+"/gasUsed",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -17275,12 +17332,12 @@ const _errs14 = errors;
 if(errors === _errs14){
 if(typeof data4 === "string"){
 if(!pattern0.test(data4)){
-validate238.errors = [{instancePath:instancePath+"/to",schemaPath:"#/components/schemas/Address/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{40}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{40}$"+"\""}];
+validate240.errors = [{instancePath:instancePath+"/to",schemaPath:"#/components/schemas/Address/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{40}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{40}$"+"\""}];
 return false;
 }
 }
 else {
-validate238.errors = [{instancePath:instancePath+"/to",schemaPath:"#/components/schemas/Address/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate240.errors = [{instancePath:instancePath+"/to",schemaPath:"#/components/schemas/Address/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -17296,13 +17353,13 @@ const _errs16 = errors;
 const _errs17 = errors;
 if(errors === _errs17){
 if(typeof data5 === "string"){
-if(!pattern12.test(data5)){
-validate238.errors = [{instancePath:instancePath+"/input",schemaPath:"#/components/schemas/Bytes/pattern",keyword:"pattern",params:{pattern: "^0x(?:[0-9a-f]{2})*$"},message:"must match pattern \""+"^0x(?:[0-9a-f]{2})*$"+"\""}];
+if(!pattern13.test(data5)){
+validate240.errors = [{instancePath:instancePath+"/input",schemaPath:"#/components/schemas/Bytes/pattern",keyword:"pattern",params:{pattern: "^0x(?:[0-9a-f]{2})*$"},message:"must match pattern \""+"^0x(?:[0-9a-f]{2})*$"+"\""}];
 return false;
 }
 }
 else {
-validate238.errors = [{instancePath:instancePath+"/input",schemaPath:"#/components/schemas/Bytes/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate240.errors = [{instancePath:instancePath+"/input",schemaPath:"#/components/schemas/Bytes/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -17318,13 +17375,13 @@ const _errs19 = errors;
 const _errs20 = errors;
 if(errors === _errs20){
 if(typeof data6 === "string"){
-if(!pattern12.test(data6)){
-validate238.errors = [{instancePath:instancePath+"/output",schemaPath:"#/components/schemas/Bytes/pattern",keyword:"pattern",params:{pattern: "^0x(?:[0-9a-f]{2})*$"},message:"must match pattern \""+"^0x(?:[0-9a-f]{2})*$"+"\""}];
+if(!pattern13.test(data6)){
+validate240.errors = [{instancePath:instancePath+"/output",schemaPath:"#/components/schemas/Bytes/pattern",keyword:"pattern",params:{pattern: "^0x(?:[0-9a-f]{2})*$"},message:"must match pattern \""+"^0x(?:[0-9a-f]{2})*$"+"\""}];
 return false;
 }
 }
 else {
-validate238.errors = [{instancePath:instancePath+"/output",schemaPath:"#/components/schemas/Bytes/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate240.errors = [{instancePath:instancePath+"/output",schemaPath:"#/components/schemas/Bytes/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -17337,7 +17394,7 @@ if(valid0){
 if(data.error !== undefined){
 const _errs22 = errors;
 if(typeof data.error !== "string"){
-validate238.errors = [{instancePath:instancePath+"/error",schemaPath:"#/properties/error/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate240.errors = [{instancePath:instancePath+"/error",schemaPath:"#/properties/error/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs22 === errors;
@@ -17349,7 +17406,7 @@ if(valid0){
 if(data.revertReason !== undefined){
 const _errs24 = errors;
 if(typeof data.revertReason !== "string"){
-validate238.errors = [{instancePath:instancePath+"/revertReason",schemaPath:"#/properties/revertReason/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate240.errors = [{instancePath:instancePath+"/revertReason",schemaPath:"#/properties/revertReason/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs24 === errors;
@@ -17369,7 +17426,7 @@ for(let i0=0; i0<len0; i0++){
 let data10 = data9[i0];
 const _errs28 = errors;
 if(!(data10 && typeof data10 == "object" && !Array.isArray(data10))){
-validate238.errors = [{instancePath:instancePath+"/calls/" + i0,schemaPath:"#/properties/calls/items/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate240.errors = [{instancePath:instancePath+"/calls/" + i0,schemaPath:"#/properties/calls/items/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 var valid7 = _errs28 === errors;
@@ -17379,7 +17436,7 @@ break;
 }
 }
 else {
-validate238.errors = [{instancePath:instancePath+"/calls",schemaPath:"#/properties/calls/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate240.errors = [{instancePath:instancePath+"/calls",schemaPath:"#/properties/calls/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -17398,8 +17455,8 @@ var valid8 = true;
 const len1 = data11.length;
 for(let i1=0; i1<len1; i1++){
 const _errs32 = errors;
-if(!(validate239(data11[i1], {instancePath:instancePath+"/logs/" + i1,parentData:data11,parentDataProperty:i1,rootData}))){
-vErrors = vErrors === null ? validate239.errors : vErrors.concat(validate239.errors);
+if(!(validate241(data11[i1], {instancePath:instancePath+"/logs/" + i1,parentData:data11,parentDataProperty:i1,rootData}))){
+vErrors = vErrors === null ? validate241.errors : vErrors.concat(validate241.errors);
 errors = vErrors.length;
 }
 var valid8 = _errs32 === errors;
@@ -17409,7 +17466,7 @@ break;
 }
 }
 else {
-validate238.errors = [{instancePath:instancePath+"/logs",schemaPath:"#/properties/logs/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate240.errors = [{instancePath:instancePath+"/logs",schemaPath:"#/properties/logs/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -17425,13 +17482,13 @@ const _errs33 = errors;
 const _errs34 = errors;
 if(errors === _errs34){
 if(typeof data13 === "string"){
-if(!pattern14.test(data13)){
-validate238.errors = [{instancePath:instancePath+"/value",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
+if(!pattern15.test(data13)){
+validate240.errors = [{instancePath:instancePath+"/value",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
 return false;
 }
 }
 else {
-validate238.errors = [{instancePath:instancePath+"/value",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate240.errors = [{instancePath:instancePath+"/value",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -17455,19 +17512,19 @@ var valid0 = true;
 }
 }
 else {
-validate238.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate240.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate238.errors = vErrors;
+validate240.errors = vErrors;
 return errors === 0;
 }
 
-const schema473 = {"title":"Prestate","type":"object","description":"prestateTracer's answer: every account the transaction touched (sender, recipient, coinbase, call targets, accounts read by BALANCE/EXTCODE*/SELFDESTRUCT, created contracts), by address, as it was before the transaction.","propertyNames":{"pattern":"^0x[0-9a-f]{40}$"},"additionalProperties":{"$ref":"#/components/schemas/PrestateAccount"}};
-const pattern320 = new RegExp("^0x[0-9a-f]{40}$", "u");
-const schema474 = {"title":"PrestateAccount","type":"object","description":"An account in prestateTracer's answer (geth's shape): balance, then code, nonce (a number) and the storage slots read or written, each left out when empty or zero (in `post`: when unchanged).","additionalProperties":false,"properties":{"balance":{"$ref":"#/components/schemas/Uint"},"code":{"$ref":"#/components/schemas/Bytes"},"nonce":{"type":"integer","minimum":0},"storage":{"type":"object","additionalProperties":{"$ref":"#/components/schemas/Bytes32"}}}};
+const schema475 = {"title":"Prestate","type":"object","description":"prestateTracer's answer: every account the transaction touched (sender, recipient, coinbase, call targets, accounts read by BALANCE/EXTCODE*/SELFDESTRUCT, created contracts), by address, as it was before the transaction.","propertyNames":{"pattern":"^0x[0-9a-f]{40}$"},"additionalProperties":{"$ref":"#/components/schemas/PrestateAccount"}};
+const pattern321 = new RegExp("^0x[0-9a-f]{40}$", "u");
+const schema476 = {"title":"PrestateAccount","type":"object","description":"An account in prestateTracer's answer (geth's shape): balance, then code, nonce (a number) and the storage slots read or written, each left out when empty or zero (in `post`: when unchanged).","additionalProperties":false,"properties":{"balance":{"$ref":"#/components/schemas/Uint"},"code":{"$ref":"#/components/schemas/Bytes"},"nonce":{"type":"integer","minimum":0},"storage":{"type":"object","additionalProperties":{"$ref":"#/components/schemas/Bytes32"}}}};
 
-function validate243(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate245(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
@@ -17475,7 +17532,7 @@ if(data && typeof data == "object" && !Array.isArray(data)){
 const _errs1 = errors;
 for(const key0 in data){
 if(!((((key0 === "balance") || (key0 === "code")) || (key0 === "nonce")) || (key0 === "storage"))){
-validate243.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate245.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -17487,13 +17544,13 @@ const _errs2 = errors;
 const _errs3 = errors;
 if(errors === _errs3){
 if(typeof data0 === "string"){
-if(!pattern14.test(data0)){
-validate243.errors = [{instancePath:instancePath+"/balance",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
+if(!pattern15.test(data0)){
+validate245.errors = [{instancePath:instancePath+"/balance",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
 return false;
 }
 }
 else {
-validate243.errors = [{instancePath:instancePath+"/balance",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate245.errors = [{instancePath:instancePath+"/balance",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -17509,13 +17566,13 @@ const _errs5 = errors;
 const _errs6 = errors;
 if(errors === _errs6){
 if(typeof data1 === "string"){
-if(!pattern12.test(data1)){
-validate243.errors = [{instancePath:instancePath+"/code",schemaPath:"#/components/schemas/Bytes/pattern",keyword:"pattern",params:{pattern: "^0x(?:[0-9a-f]{2})*$"},message:"must match pattern \""+"^0x(?:[0-9a-f]{2})*$"+"\""}];
+if(!pattern13.test(data1)){
+validate245.errors = [{instancePath:instancePath+"/code",schemaPath:"#/components/schemas/Bytes/pattern",keyword:"pattern",params:{pattern: "^0x(?:[0-9a-f]{2})*$"},message:"must match pattern \""+"^0x(?:[0-9a-f]{2})*$"+"\""}];
 return false;
 }
 }
 else {
-validate243.errors = [{instancePath:instancePath+"/code",schemaPath:"#/components/schemas/Bytes/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate245.errors = [{instancePath:instancePath+"/code",schemaPath:"#/components/schemas/Bytes/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -17529,13 +17586,13 @@ if(data.nonce !== undefined){
 let data2 = data.nonce;
 const _errs8 = errors;
 if(!((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2)))){
-validate243.errors = [{instancePath:instancePath+"/nonce",schemaPath:"#/properties/nonce/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate245.errors = [{instancePath:instancePath+"/nonce",schemaPath:"#/properties/nonce/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs8){
 if(typeof data2 == "number"){
 if(data2 < 0 || isNaN(data2)){
-validate243.errors = [{instancePath:instancePath+"/nonce",schemaPath:"#/properties/nonce/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate245.errors = [{instancePath:instancePath+"/nonce",schemaPath:"#/properties/nonce/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -17557,13 +17614,13 @@ const _errs13 = errors;
 const _errs14 = errors;
 if(errors === _errs14){
 if(typeof data4 === "string"){
-if(!pattern11.test(data4)){
-validate243.errors = [{instancePath:instancePath+"/storage/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/components/schemas/Bytes32/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-f]{64}$"},message:"must match pattern \""+"^0x[0-9a-f]{64}$"+"\""}];
+if(!pattern12.test(data4)){
+validate245.errors = [{instancePath:instancePath+"/storage/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/components/schemas/Bytes32/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-f]{64}$"},message:"must match pattern \""+"^0x[0-9a-f]{64}$"+"\""}];
 return false;
 }
 }
 else {
-validate243.errors = [{instancePath:instancePath+"/storage/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/components/schemas/Bytes32/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate245.errors = [{instancePath:instancePath+"/storage/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/components/schemas/Bytes32/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -17574,7 +17631,7 @@ break;
 }
 }
 else {
-validate243.errors = [{instancePath:instancePath+"/storage",schemaPath:"#/properties/storage/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate245.errors = [{instancePath:instancePath+"/storage",schemaPath:"#/properties/storage/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -17589,16 +17646,16 @@ var valid0 = true;
 }
 }
 else {
-validate243.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate245.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate243.errors = vErrors;
+validate245.errors = vErrors;
 return errors === 0;
 }
 
 
-function validate242(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate244(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
@@ -17606,7 +17663,7 @@ if(data && typeof data == "object" && !Array.isArray(data)){
 for(const key0 in data){
 const _errs1 = errors;
 if(typeof key0 === "string"){
-if(!pattern320.test(key0)){
+if(!pattern321.test(key0)){
 const err0 = {instancePath,schemaPath:"#/propertyNames/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-f]{40}$"},message:"must match pattern \""+"^0x[0-9a-f]{40}$"+"\"",propertyName:key0};
 if(vErrors === null){
 vErrors = [err0];
@@ -17627,7 +17684,7 @@ else {
 vErrors.push(err1);
 }
 errors++;
-validate242.errors = vErrors;
+validate244.errors = vErrors;
 return false;
 break;
 }
@@ -17635,8 +17692,8 @@ break;
 if(valid0){
 for(const key1 in data){
 const _errs3 = errors;
-if(!(validate243(data[key1], {instancePath:instancePath+"/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),parentData:data,parentDataProperty:key1,rootData}))){
-vErrors = vErrors === null ? validate243.errors : vErrors.concat(validate243.errors);
+if(!(validate245(data[key1], {instancePath:instancePath+"/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),parentData:data,parentDataProperty:key1,rootData}))){
+vErrors = vErrors === null ? validate245.errors : vErrors.concat(validate245.errors);
 errors = vErrors.length;
 }
 var valid1 = _errs3 === errors;
@@ -17647,31 +17704,31 @@ break;
 }
 }
 else {
-validate242.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate244.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate242.errors = vErrors;
+validate244.errors = vErrors;
 return errors === 0;
 }
 
-const schema478 = {"title":"PrestateDiff","type":"object","description":"prestateTracer's answer with `diffMode`: `pre`, the changed accounts as they were (only the changed slots; a created account is absent), and `post`, what changed in them (a cleared slot is absent).","additionalProperties":false,"required":["post","pre"],"properties":{"post":{"$ref":"#/components/schemas/Prestate"},"pre":{"$ref":"#/components/schemas/Prestate"}}};
+const schema480 = {"title":"PrestateDiff","type":"object","description":"prestateTracer's answer with `diffMode`: `pre`, the changed accounts as they were (only the changed slots; a created account is absent), and `post`, what changed in them (a cleared slot is absent).","additionalProperties":false,"required":["post","pre"],"properties":{"post":{"$ref":"#/components/schemas/Prestate"},"pre":{"$ref":"#/components/schemas/Prestate"}}};
 
-function validate246(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate248(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.post === undefined) && (missing0 = "post")) || ((data.pre === undefined) && (missing0 = "pre"))){
-validate246.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate248.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
 if(!((key0 === "post") || (key0 === "pre"))){
-validate246.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate248.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -17679,8 +17736,8 @@ break;
 if(_errs1 === errors){
 if(data.post !== undefined){
 const _errs2 = errors;
-if(!(validate242(data.post, {instancePath:instancePath+"/post",parentData:data,parentDataProperty:"post",rootData}))){
-vErrors = vErrors === null ? validate242.errors : vErrors.concat(validate242.errors);
+if(!(validate244(data.post, {instancePath:instancePath+"/post",parentData:data,parentDataProperty:"post",rootData}))){
+vErrors = vErrors === null ? validate244.errors : vErrors.concat(validate244.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs2 === errors;
@@ -17691,8 +17748,8 @@ var valid0 = true;
 if(valid0){
 if(data.pre !== undefined){
 const _errs3 = errors;
-if(!(validate242(data.pre, {instancePath:instancePath+"/pre",parentData:data,parentDataProperty:"pre",rootData}))){
-vErrors = vErrors === null ? validate242.errors : vErrors.concat(validate242.errors);
+if(!(validate244(data.pre, {instancePath:instancePath+"/pre",parentData:data,parentDataProperty:"pre",rootData}))){
+vErrors = vErrors === null ? validate244.errors : vErrors.concat(validate244.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs3 === errors;
@@ -17705,24 +17762,24 @@ var valid0 = true;
 }
 }
 else {
-validate246.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate248.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate246.errors = vErrors;
+validate248.errors = vErrors;
 return errors === 0;
 }
 
 
-function validate233(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate235(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 const _errs0 = errors;
 let valid0 = false;
 let passing0 = null;
 const _errs1 = errors;
-if(!(validate234(data, {instancePath,parentData,parentDataProperty,rootData}))){
-vErrors = vErrors === null ? validate234.errors : vErrors.concat(validate234.errors);
+if(!(validate236(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate236.errors : vErrors.concat(validate236.errors);
 errors = vErrors.length;
 }
 var _valid0 = _errs1 === errors;
@@ -17731,8 +17788,8 @@ valid0 = true;
 passing0 = 0;
 }
 const _errs2 = errors;
-if(!(validate238(data, {instancePath,parentData,parentDataProperty,rootData}))){
-vErrors = vErrors === null ? validate238.errors : vErrors.concat(validate238.errors);
+if(!(validate240(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate240.errors : vErrors.concat(validate240.errors);
 errors = vErrors.length;
 }
 var _valid0 = _errs2 === errors;
@@ -17746,8 +17803,8 @@ valid0 = true;
 passing0 = 1;
 }
 const _errs3 = errors;
-if(!(validate242(data, {instancePath,parentData,parentDataProperty,rootData}))){
-vErrors = vErrors === null ? validate242.errors : vErrors.concat(validate242.errors);
+if(!(validate244(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate244.errors : vErrors.concat(validate244.errors);
 errors = vErrors.length;
 }
 var _valid0 = _errs3 === errors;
@@ -17761,8 +17818,8 @@ valid0 = true;
 passing0 = 2;
 }
 const _errs4 = errors;
-if(!(validate246(data, {instancePath,parentData,parentDataProperty,rootData}))){
-vErrors = vErrors === null ? validate246.errors : vErrors.concat(validate246.errors);
+if(!(validate248(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate248.errors : vErrors.concat(validate248.errors);
 errors = vErrors.length;
 }
 var _valid0 = _errs4 === errors;
@@ -17787,7 +17844,7 @@ else {
 vErrors.push(err0);
 }
 errors++;
-validate233.errors = vErrors;
+validate235.errors = vErrors;
 return false;
 }
 else {
@@ -17801,27 +17858,27 @@ vErrors = null;
 }
 }
 }
-validate233.errors = vErrors;
+validate235.errors = vErrors;
 return errors === 0;
 }
 
 
-function validate232(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate234(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
-if(!(validate233(data, {instancePath,parentData,parentDataProperty,rootData}))){
-vErrors = vErrors === null ? validate233.errors : vErrors.concat(validate233.errors);
+if(!(validate235(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate235.errors : vErrors.concat(validate235.errors);
 errors = vErrors.length;
 }
-validate232.errors = vErrors;
+validate234.errors = vErrors;
 return errors === 0;
 }
 
-export const p_debug_traceCall_2 = validate251;
-const schema479 = {"$ref":"urn:chain-node:openrpc#/components/schemas/TraceCallConfig"};
-const schema480 = {"title":"TraceCallConfig","description":"debug_traceCall's options (geth's TraceCallConfig): a TraceConfig, and the overrides `eth_call` takes as its third and fourth parameters.","allOf":[{"$ref":"#/components/schemas/TraceConfig"},{"type":"object","properties":{"stateOverrides":{"$ref":"#/components/schemas/StateOverrides","description":"Accounts the traced call sees instead of the real ones (as eth_call's third parameter)."},"blockOverrides":{"$ref":"#/components/schemas/BlockOverrides","description":"Block fields the traced call sees (as eth_call's fourth parameter: `number`, `time`, `gasLimit`, `feeRecipient`)."}}}]};
+export const p_debug_traceCall_2 = validate253;
+const schema481 = {"$ref":"urn:chain-node:openrpc#/components/schemas/TraceCallConfig"};
+const schema482 = {"title":"TraceCallConfig","description":"debug_traceCall's options (geth's TraceCallConfig): a TraceConfig, and the overrides `eth_call` takes as its third and fourth parameters.","allOf":[{"$ref":"#/components/schemas/TraceConfig"},{"type":"object","properties":{"stateOverrides":{"$ref":"#/components/schemas/StateOverrides","description":"Accounts the traced call sees instead of the real ones (as eth_call's third parameter)."},"blockOverrides":{"$ref":"#/components/schemas/BlockOverrides","description":"Block fields the traced call sees (as eth_call's fourth parameter: `number`, `time`, `gasLimit`, `feeRecipient`)."}}}]};
 
-function validate252(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate254(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 const _errs0 = errors;
@@ -17831,7 +17888,7 @@ if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.tracer !== undefined){
 const _errs4 = errors;
 if(typeof data.tracer !== "string"){
-validate252.errors = [{instancePath:instancePath+"/tracer",schemaPath:"#/components/schemas/TraceConfig/properties/tracer/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate254.errors = [{instancePath:instancePath+"/tracer",schemaPath:"#/components/schemas/TraceConfig/properties/tracer/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid2 = _errs4 === errors;
@@ -17848,7 +17905,7 @@ if(data1 && typeof data1 == "object" && !Array.isArray(data1)){
 if(data1.onlyTopCall !== undefined){
 const _errs9 = errors;
 if(typeof data1.onlyTopCall !== "boolean"){
-validate252.errors = [{instancePath:instancePath+"/tracerConfig/onlyTopCall",schemaPath:"#/components/schemas/TraceConfig/properties/tracerConfig/properties/onlyTopCall/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate254.errors = [{instancePath:instancePath+"/tracerConfig/onlyTopCall",schemaPath:"#/components/schemas/TraceConfig/properties/tracerConfig/properties/onlyTopCall/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 var valid3 = _errs9 === errors;
@@ -17860,7 +17917,7 @@ if(valid3){
 if(data1.withLog !== undefined){
 const _errs11 = errors;
 if(typeof data1.withLog !== "boolean"){
-validate252.errors = [{instancePath:instancePath+"/tracerConfig/withLog",schemaPath:"#/components/schemas/TraceConfig/properties/tracerConfig/properties/withLog/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate254.errors = [{instancePath:instancePath+"/tracerConfig/withLog",schemaPath:"#/components/schemas/TraceConfig/properties/tracerConfig/properties/withLog/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 var valid3 = _errs11 === errors;
@@ -17872,7 +17929,7 @@ if(valid3){
 if(data1.diffMode !== undefined){
 const _errs13 = errors;
 if(typeof data1.diffMode !== "boolean"){
-validate252.errors = [{instancePath:instancePath+"/tracerConfig/diffMode",schemaPath:"#/components/schemas/TraceConfig/properties/tracerConfig/properties/diffMode/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate254.errors = [{instancePath:instancePath+"/tracerConfig/diffMode",schemaPath:"#/components/schemas/TraceConfig/properties/tracerConfig/properties/diffMode/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 var valid3 = _errs13 === errors;
@@ -17884,7 +17941,7 @@ if(valid3){
 if(data1.disableCode !== undefined){
 const _errs15 = errors;
 if(typeof data1.disableCode !== "boolean"){
-validate252.errors = [{instancePath:instancePath+"/tracerConfig/disableCode",schemaPath:"#/components/schemas/TraceConfig/properties/tracerConfig/properties/disableCode/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate254.errors = [{instancePath:instancePath+"/tracerConfig/disableCode",schemaPath:"#/components/schemas/TraceConfig/properties/tracerConfig/properties/disableCode/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 var valid3 = _errs15 === errors;
@@ -17896,7 +17953,7 @@ if(valid3){
 if(data1.disableStorage !== undefined){
 const _errs17 = errors;
 if(typeof data1.disableStorage !== "boolean"){
-validate252.errors = [{instancePath:instancePath+"/tracerConfig/disableStorage",schemaPath:"#/components/schemas/TraceConfig/properties/tracerConfig/properties/disableStorage/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate254.errors = [{instancePath:instancePath+"/tracerConfig/disableStorage",schemaPath:"#/components/schemas/TraceConfig/properties/tracerConfig/properties/disableStorage/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 var valid3 = _errs17 === errors;
@@ -17910,7 +17967,7 @@ var valid3 = true;
 }
 }
 else {
-validate252.errors = [{instancePath:instancePath+"/tracerConfig",schemaPath:"#/components/schemas/TraceConfig/properties/tracerConfig/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate254.errors = [{instancePath:instancePath+"/tracerConfig",schemaPath:"#/components/schemas/TraceConfig/properties/tracerConfig/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -17925,13 +17982,13 @@ let data7 = data.timeout;
 const _errs19 = errors;
 if(errors === _errs19){
 if(typeof data7 === "string"){
-if(!pattern303.test(data7)){
-validate252.errors = [{instancePath:instancePath+"/timeout",schemaPath:"#/components/schemas/TraceConfig/properties/timeout/pattern",keyword:"pattern",params:{pattern: "^([0-9]+(\\.[0-9]+)?(ms|s|m|h))+$"},message:"must match pattern \""+"^([0-9]+(\\.[0-9]+)?(ms|s|m|h))+$"+"\""}];
+if(!pattern304.test(data7)){
+validate254.errors = [{instancePath:instancePath+"/timeout",schemaPath:"#/components/schemas/TraceConfig/properties/timeout/pattern",keyword:"pattern",params:{pattern: "^([0-9]+(\\.[0-9]+)?(ms|s|m|h))+$"},message:"must match pattern \""+"^([0-9]+(\\.[0-9]+)?(ms|s|m|h))+$"+"\""}];
 return false;
 }
 }
 else {
-validate252.errors = [{instancePath:instancePath+"/timeout",schemaPath:"#/components/schemas/TraceConfig/properties/timeout/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate254.errors = [{instancePath:instancePath+"/timeout",schemaPath:"#/components/schemas/TraceConfig/properties/timeout/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -17944,7 +18001,7 @@ if(valid2){
 if(data.disableStorage !== undefined){
 const _errs21 = errors;
 if(typeof data.disableStorage !== "boolean"){
-validate252.errors = [{instancePath:instancePath+"/disableStorage",schemaPath:"#/components/schemas/TraceConfig/properties/disableStorage/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate254.errors = [{instancePath:instancePath+"/disableStorage",schemaPath:"#/components/schemas/TraceConfig/properties/disableStorage/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 var valid2 = _errs21 === errors;
@@ -17956,7 +18013,7 @@ if(valid2){
 if(data.disableStack !== undefined){
 const _errs23 = errors;
 if(typeof data.disableStack !== "boolean"){
-validate252.errors = [{instancePath:instancePath+"/disableStack",schemaPath:"#/components/schemas/TraceConfig/properties/disableStack/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate254.errors = [{instancePath:instancePath+"/disableStack",schemaPath:"#/components/schemas/TraceConfig/properties/disableStack/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 var valid2 = _errs23 === errors;
@@ -17968,7 +18025,7 @@ if(valid2){
 if(data.enableMemory !== undefined){
 const _errs25 = errors;
 if(typeof data.enableMemory !== "boolean"){
-validate252.errors = [{instancePath:instancePath+"/enableMemory",schemaPath:"#/components/schemas/TraceConfig/properties/enableMemory/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate254.errors = [{instancePath:instancePath+"/enableMemory",schemaPath:"#/components/schemas/TraceConfig/properties/enableMemory/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 var valid2 = _errs25 === errors;
@@ -17980,7 +18037,7 @@ if(valid2){
 if(data.enableReturnData !== undefined){
 const _errs27 = errors;
 if(typeof data.enableReturnData !== "boolean"){
-validate252.errors = [{instancePath:instancePath+"/enableReturnData",schemaPath:"#/components/schemas/TraceConfig/properties/enableReturnData/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate254.errors = [{instancePath:instancePath+"/enableReturnData",schemaPath:"#/components/schemas/TraceConfig/properties/enableReturnData/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 var valid2 = _errs27 === errors;
@@ -17993,13 +18050,13 @@ if(data.limit !== undefined){
 let data12 = data.limit;
 const _errs29 = errors;
 if(!((typeof data12 == "number") && (!(data12 % 1) && !isNaN(data12)))){
-validate252.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/components/schemas/TraceConfig/properties/limit/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate254.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/components/schemas/TraceConfig/properties/limit/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs29){
 if(typeof data12 == "number"){
 if(data12 < 0 || isNaN(data12)){
-validate252.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/components/schemas/TraceConfig/properties/limit/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate254.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/components/schemas/TraceConfig/properties/limit/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -18013,7 +18070,7 @@ if(valid2){
 if(data.debug !== undefined){
 const _errs31 = errors;
 if(typeof data.debug !== "boolean"){
-validate252.errors = [{instancePath:instancePath+"/debug",schemaPath:"#/components/schemas/TraceConfig/properties/debug/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate254.errors = [{instancePath:instancePath+"/debug",schemaPath:"#/components/schemas/TraceConfig/properties/debug/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 var valid2 = _errs31 === errors;
@@ -18031,7 +18088,7 @@ var valid2 = true;
 }
 }
 else {
-validate252.errors = [{instancePath,schemaPath:"#/components/schemas/TraceConfig/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate254.errors = [{instancePath,schemaPath:"#/components/schemas/TraceConfig/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -18042,8 +18099,8 @@ if(errors === _errs33){
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.stateOverrides !== undefined){
 const _errs35 = errors;
-if(!(validate115(data.stateOverrides, {instancePath:instancePath+"/stateOverrides",parentData:data,parentDataProperty:"stateOverrides",rootData}))){
-vErrors = vErrors === null ? validate115.errors : vErrors.concat(validate115.errors);
+if(!(validate116(data.stateOverrides, {instancePath:instancePath+"/stateOverrides",parentData:data,parentDataProperty:"stateOverrides",rootData}))){
+vErrors = vErrors === null ? validate116.errors : vErrors.concat(validate116.errors);
 errors = vErrors.length;
 }
 var valid4 = _errs35 === errors;
@@ -18054,8 +18111,8 @@ var valid4 = true;
 if(valid4){
 if(data.blockOverrides !== undefined){
 const _errs36 = errors;
-if(!(validate113(data.blockOverrides, {instancePath:instancePath+"/blockOverrides",parentData:data,parentDataProperty:"blockOverrides",rootData}))){
-vErrors = vErrors === null ? validate113.errors : vErrors.concat(validate113.errors);
+if(!(validate114(data.blockOverrides, {instancePath:instancePath+"/blockOverrides",parentData:data,parentDataProperty:"blockOverrides",rootData}))){
+vErrors = vErrors === null ? validate114.errors : vErrors.concat(validate114.errors);
 errors = vErrors.length;
 }
 var valid4 = _errs36 === errors;
@@ -18066,41 +18123,41 @@ var valid4 = true;
 }
 }
 else {
-validate252.errors = [{instancePath,schemaPath:"#/allOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate254.errors = [{instancePath,schemaPath:"#/allOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
 var valid0 = _errs33 === errors;
 }
-validate252.errors = vErrors;
+validate254.errors = vErrors;
 return errors === 0;
 }
 
 
-function validate251(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate253(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
-if(!(validate252(data, {instancePath,parentData,parentDataProperty,rootData}))){
-vErrors = vErrors === null ? validate252.errors : vErrors.concat(validate252.errors);
+if(!(validate254(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate254.errors : vErrors.concat(validate254.errors);
 errors = vErrors.length;
 }
-validate251.errors = vErrors;
+validate253.errors = vErrors;
 return errors === 0;
 }
 
-export const r_debug_traceBlockByNumber = validate256;
-const schema482 = {"type":"array","items":{"$ref":"urn:chain-node:openrpc#/components/schemas/BlockTraceEntry"}};
-const schema483 = {"title":"BlockTraceEntry","type":"object","description":"One transaction's trace in a block trace.","additionalProperties":false,"required":["txHash","result"],"properties":{"txHash":{"$ref":"#/components/schemas/Hash32"},"result":{"$ref":"#/components/schemas/TraceResult"}}};
+export const r_debug_traceBlockByNumber = validate258;
+const schema484 = {"type":"array","items":{"$ref":"urn:chain-node:openrpc#/components/schemas/BlockTraceEntry"}};
+const schema485 = {"title":"BlockTraceEntry","type":"object","description":"One transaction's trace in a block trace.","additionalProperties":false,"required":["txHash","result"],"properties":{"txHash":{"$ref":"#/components/schemas/Hash32"},"result":{"$ref":"#/components/schemas/TraceResult"}}};
 
-function validate258(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate260(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 const _errs0 = errors;
 let valid0 = false;
 let passing0 = null;
 const _errs1 = errors;
-if(!(validate234(data, {instancePath,parentData,parentDataProperty,rootData}))){
-vErrors = vErrors === null ? validate234.errors : vErrors.concat(validate234.errors);
+if(!(validate236(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate236.errors : vErrors.concat(validate236.errors);
 errors = vErrors.length;
 }
 var _valid0 = _errs1 === errors;
@@ -18109,8 +18166,8 @@ valid0 = true;
 passing0 = 0;
 }
 const _errs2 = errors;
-if(!(validate238(data, {instancePath,parentData,parentDataProperty,rootData}))){
-vErrors = vErrors === null ? validate238.errors : vErrors.concat(validate238.errors);
+if(!(validate240(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate240.errors : vErrors.concat(validate240.errors);
 errors = vErrors.length;
 }
 var _valid0 = _errs2 === errors;
@@ -18124,8 +18181,8 @@ valid0 = true;
 passing0 = 1;
 }
 const _errs3 = errors;
-if(!(validate242(data, {instancePath,parentData,parentDataProperty,rootData}))){
-vErrors = vErrors === null ? validate242.errors : vErrors.concat(validate242.errors);
+if(!(validate244(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate244.errors : vErrors.concat(validate244.errors);
 errors = vErrors.length;
 }
 var _valid0 = _errs3 === errors;
@@ -18139,8 +18196,8 @@ valid0 = true;
 passing0 = 2;
 }
 const _errs4 = errors;
-if(!(validate246(data, {instancePath,parentData,parentDataProperty,rootData}))){
-vErrors = vErrors === null ? validate246.errors : vErrors.concat(validate246.errors);
+if(!(validate248(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate248.errors : vErrors.concat(validate248.errors);
 errors = vErrors.length;
 }
 var _valid0 = _errs4 === errors;
@@ -18165,7 +18222,7 @@ else {
 vErrors.push(err0);
 }
 errors++;
-validate258.errors = vErrors;
+validate260.errors = vErrors;
 return false;
 }
 else {
@@ -18179,26 +18236,26 @@ vErrors = null;
 }
 }
 }
-validate258.errors = vErrors;
+validate260.errors = vErrors;
 return errors === 0;
 }
 
 
-function validate257(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate259(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.txHash === undefined) && (missing0 = "txHash")) || ((data.result === undefined) && (missing0 = "result"))){
-validate257.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate259.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
 if(!((key0 === "txHash") || (key0 === "result"))){
-validate257.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate259.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -18210,13 +18267,13 @@ const _errs2 = errors;
 const _errs3 = errors;
 if(errors === _errs3){
 if(typeof data0 === "string"){
-if(!pattern33.test(data0)){
-validate257.errors = [{instancePath:instancePath+"/txHash",schemaPath:"#/components/schemas/Hash32/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{64}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{64}$"+"\""}];
+if(!pattern34.test(data0)){
+validate259.errors = [{instancePath:instancePath+"/txHash",schemaPath:"#/components/schemas/Hash32/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{64}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{64}$"+"\""}];
 return false;
 }
 }
 else {
-validate257.errors = [{instancePath:instancePath+"/txHash",schemaPath:"#/components/schemas/Hash32/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate259.errors = [{instancePath:instancePath+"/txHash",schemaPath:"#/components/schemas/Hash32/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -18228,8 +18285,8 @@ var valid0 = true;
 if(valid0){
 if(data.result !== undefined){
 const _errs5 = errors;
-if(!(validate258(data.result, {instancePath:instancePath+"/result",parentData:data,parentDataProperty:"result",rootData}))){
-vErrors = vErrors === null ? validate258.errors : vErrors.concat(validate258.errors);
+if(!(validate260(data.result, {instancePath:instancePath+"/result",parentData:data,parentDataProperty:"result",rootData}))){
+vErrors = vErrors === null ? validate260.errors : vErrors.concat(validate260.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs5 === errors;
@@ -18242,16 +18299,16 @@ var valid0 = true;
 }
 }
 else {
-validate257.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate259.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate257.errors = vErrors;
+validate259.errors = vErrors;
 return errors === 0;
 }
 
 
-function validate256(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate258(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
@@ -18260,8 +18317,8 @@ var valid0 = true;
 const len0 = data.length;
 for(let i0=0; i0<len0; i0++){
 const _errs1 = errors;
-if(!(validate257(data[i0], {instancePath:instancePath+"/" + i0,parentData:data,parentDataProperty:i0,rootData}))){
-vErrors = vErrors === null ? validate257.errors : vErrors.concat(validate257.errors);
+if(!(validate259(data[i0], {instancePath:instancePath+"/" + i0,parentData:data,parentDataProperty:i0,rootData}))){
+vErrors = vErrors === null ? validate259.errors : vErrors.concat(validate259.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs1 === errors;
@@ -18271,11 +18328,11 @@ break;
 }
 }
 else {
-validate256.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate258.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
-validate256.errors = vErrors;
+validate258.errors = vErrors;
 return errors === 0;
 }
 
@@ -18283,6 +18340,8 @@ return errors === 0;
 // Methods whose schema is identical to an earlier one share its validator.
 export const p_personal_openWallet_1 = p_personal_openWallet_0;
 export const p_personal_newAccount_0 = p_personal_openWallet_0;
+export const p_personal_importRawKey_1 = p_personal_openWallet_0;
+export const r_personal_importRawKey = r_personal_newAccount;
 export const p_personal_unlockAccount_0 = r_personal_newAccount;
 export const p_personal_unlockAccount_1 = p_personal_openWallet_0;
 export const p_personal_lockAccount_0 = r_personal_newAccount;

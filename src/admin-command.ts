@@ -16,6 +16,8 @@ import { nodeCommands } from './admin/node-commands.ts';
 import { paramCommands } from './admin/param-commands.ts';
 import { cnsCommands } from './admin/cns-commands.ts';
 import { fwCommands } from './admin/fw-commands.ts';
+import { groupCommands } from './admin/group-commands.ts';
+import { evidenceCommands } from './admin/evidence-commands.ts';
 
 const DEFAULT_RPC = 'http://127.0.0.1:6791';
 
@@ -62,6 +64,18 @@ firewalls (FirewallManagement), by the contract's creator:
   fw status <address> | fw export <address> the firewall (export: JSON for fw import)
   fw import <address> <file>                add the rules of an exported firewall
 
+groups (GroupManagement):
+  group create <groupID> [<creatorEnode> [<enode,…>]]   chain or group admins
+  group list | group show <groupID>
+  group set-bootnodes <groupID> <enode,…>   by the group's creator; also
+  group add-bootnode|del-bootnode <groupID> <enode>
+  group can-create                          whether --from may create groups
+
+evidence (EvidenceManagement):
+  evidence save <key> <value>               once per key (saveEvidence)
+  evidence set <key> <value>                overwrites (setJsonData)
+  evidence get <key>                        owner, value and block number
+
 options:
   --rpc URL               the node's JSON-RPC endpoint, http(s):// or ws(s):// (default ${DEFAULT_RPC})
   --from ADDRESS          send from this account, unlocked on the node (default: the node's first account)
@@ -70,7 +84,7 @@ options:
   --json                  machine output: one JSON document
   -h, --help              this text`;
 
-const GROUPS: Record<string, Record<string, Command>> = { role: roleCommands, node: nodeCommands, param: paramCommands, cns: cnsCommands, fw: fwCommands };
+const GROUPS: Record<string, Record<string, Command>> = { role: roleCommands, node: nodeCommands, param: paramCommands, cns: cnsCommands, fw: fwCommands, group: groupCommands, evidence: evidenceCommands };
 const NODE_OPTIONS: (keyof Values)[] = ['type', 'desc', 'delayNum', 'p2pPort', 'rpcPort'];
 
 function clientFor(rpc: string): ChainClient {
@@ -113,7 +127,7 @@ export async function runAdminCommand(argv: string[], out: (line: string) => voi
       return 2;
     }
     const commands = GROUPS[group];
-    if (commands === undefined) throw new UsageError(`unknown command ${JSON.stringify(group)}: role, node, param, cns or fw`);
+    if (commands === undefined) throw new UsageError(`unknown command ${JSON.stringify(group)}: role, node, param, cns, fw, group or evidence`);
     const command = name === undefined ? undefined : commands[name];
     if (command === undefined) throw new UsageError(`${group}: ${name === undefined ? 'no command given' : `unknown command ${JSON.stringify(name)}`}: one of ${Object.keys(commands).join(', ')}`);
     const [required, optional] = command.args;

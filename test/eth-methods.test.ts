@@ -145,7 +145,7 @@ test('admission errors, each with a clear message', async () => {
     ['insufficient funds', await sign({ nonce: 1, value: 10n ** 30n }), /insufficient funds/],
     ['intrinsic gas too low', await sign({ nonce: 1, gasLimit: 20000n }), /intrinsic gas too low/],
     ['gas above the block gas limit', await sign({ nonce: 1, gasLimit: 2n ** 49n }), /exceeds block gas limit/],
-    ['oversized', await sign({ nonce: 1, gasLimit: 30_000_000n, data: '0x' + '01'.repeat(130 * 1024) }), /oversized/],
+    ['oversized', await sign({ nonce: 1, gasLimit: 30_000_000n, data: '0x' + '01'.repeat(1024 * 1024) }), /oversized data: transaction size \d+ exceeds the limit of 1048576 bytes/],
   ];
   for (const [name, raw, re] of cases) {
     const r = await node.raw('eth_sendRawTransaction', [raw]);

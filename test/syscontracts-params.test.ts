@@ -187,13 +187,21 @@ test('a parameter at its default is the genesis limit: a fresh dev chain caps es
   }
 });
 
-test('IsProduceEmptyBlock = 1 seals empty blocks on a chain with a period; 0 (and no --seal.empty) does not', async () => {
+test('IsProduceEmptyBlock: a dev chain with a period starts at 1 and seals empty blocks; 0 (and no --seal.empty) stops them; 1 again restarts them', async () => {
   const timed = await startTestNode({ dev: true, config: { devPeriod: 1 } });
   try {
     const [account] = await timed.rpc<string[]>('eth_accounts');
     const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
     const number = async () => Number(await timed.rpc('eth_blockNumber'));
     const send = async (data: string) => mined(timed, await timed.rpc('eth_sendTransaction', [{ from: account, to: PARAMETER_MANAGEMENT, data }]));
+    const getter = await timed.rpc('eth_call', [{ to: PARAMETER_MANAGEMENT, data: paramCall('getIsProduceEmptyBlock') }, 'latest']);
+    assert.is(BigInt(getter), 1n);
+    assert.is(await timed.rpc('eth_call', [{ to: PARAMETER_MANAGEMENT, data: paramCall('getIsProduceEmptyBlock') }, '0x0']), getter, 'set in the dev genesis');
+    const start = await number();
+    for (let waited = 0; (await number()) < start + 2 && waited < 6000; waited += 100) await sleep(100);
+    assert.ok((await number()) >= start + 2, 'a new dev chain seals empty blocks');
+    assert.is((await send(paramCall('setIsProduceEmptyBlock', 0n))).status, '0x1');
+    await sleep(1500); // a block sealed before the change was seen may still land
     const idle = await number();
     await sleep(2200);
     assert.is(await number(), idle, 'no empty block while the parameter is 0');

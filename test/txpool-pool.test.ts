@@ -2,7 +2,7 @@
 // pending vs queued, promotion, replacement, every limit, expiry, re-basing after blocks, events.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { TxPool, PoolError, replacementMinimum } from '../src/txpool/pool.ts';
+import { TxPool, PoolError, replacementMinimum, slotsOf, TX_SLOT_BYTES } from '../src/txpool/pool.ts';
 import type { TxPoolConfig } from '../src/txpool/config.ts';
 import type { PooledTx } from '../src/tx/pooled-tx.ts';
 import { mine, nonces, poolAddress as addr, ptx, TestAccounts } from './helpers/txpool-fixture.ts';
@@ -161,6 +161,34 @@ test('pool full: the cheapest remote transaction is evicted, a newcomer no bette
   assert.is(pool.size, 4);
 });
 
+test('the pool counts 32 KiB slots: 1 MiB transactions fill it sooner, evict several small ones, and never exceed the byte cap', async () => {
+  const MiB = 1024 * 1024 - 200; // under MAX_TX_BYTES with the signature and fields
+  const big = (i: number, nonce: number, price: bigint) => ptx(i, nonce, { price, dataBytes: MiB });
+  assert.is(slotsOf(big(1, 0, 1n)), 32);
+  assert.is(slotsOf(ptx(1, 0)), 1);
+  const { pool } = newPool({ globalSlots: 48, globalQueue: 32 }); // 80 slots: 2.5 MiB
+  for (let i = 0; i < 20; i++) await pool.add(ptx(100 + i, 0, { price: 1n }));
+  await pool.add(big(1, 0, 5n));
+  await pool.add(big(2, 0, 5n));
+  assert.is(pool.slots, 84 - 4, '20 small + 2 big = 84 slots: four small ones were evicted for the second');
+  assert.is(pool.size, 18);
+  // a third 1 MiB transaction needs 32 slots: only 16 small ones are cheaper, so it cannot fit
+  await rejects(pool.add(big(3, 0, 5n)), /^transaction underpriced: the pool is full/);
+  // a flood of 1 MiB transactions from many senders, each paying more: the byte cap holds throughout
+  let bytes = 0;
+  for (let i = 0; i < 24; i++) {
+    await pool.add(big(10 + i, 0, 10n + BigInt(i))).catch((e) => assert.instance(e, PoolError));
+    bytes = [...pool.listing().pending.values()].flat().reduce((n, t) => n + t.raw.length, 0);
+    assert.ok(pool.slots <= 80 && bytes <= 80 * TX_SLOT_BYTES, `after ${i + 1}: ${pool.slots} slots, ${bytes} bytes`);
+  }
+  assert.is(pool.size, 2, 'two 1 MiB transactions fit in 80 slots');
+  // a small transaction may not be replaced by a 1 MiB one when that overflows the pool
+  const { pool: p2 } = newPool({ globalSlots: 8, globalQueue: 8 });
+  for (let i = 0; i < 16; i++) await p2.add(ptx(200 + i, 0, { price: 1n }));
+  await rejects(p2.add(big(200, 0, 2n)), /^txpool is full: the replacement takes 31 more slots/);
+  assert.is(p2.slots, 16);
+});
+
 test('local senders are never evicted and may exceed the limits', async () => {
   const { pool } = newPool({ globalSlots: 1, globalQueue: 1, accountQueue: 1, accountSlots: 1 });
   const L = addr(1);
@@ -171,7 +199,7 @@ test('local senders are never evicted and may exceed the limits', async () => {
   assert.equal(nonces(pool), { pending: { [L]: [0, 1] }, queued: { [L]: [5, 6] } });
   assert.ok(pool.isLocal(L));
   // a remote newcomer has nothing to evict
-  await rejects(pool.add(ptx(2, 0, { price: 1000n })), /^txpool is full: 4 transactions, none of them evictable/);
+  await rejects(pool.add(ptx(2, 0, { price: 1000n })), /^txpool is full: 4 transactions in 4 of 2 slots \(32 KiB each\), none of them evictable/);
   // a sender turns local with its first local transaction, and its remote ones with it
   const { pool: p2 } = newPool({ globalSlots: 1, globalQueue: 1 });
   await p2.add(ptx(3, 0, { price: 1n }));

@@ -219,6 +219,31 @@ test('after a block, a queued transaction the balance no longer covers is droppe
   assert.equal(await sealing.rpc('txpool_status'), { pending: '0x0', queued: '0x0' });
 });
 
+test('1 MiB transactions (Venachain\'s limit): one is mined; a flood of them stays within the pool\'s slots of 32 KiB', async () => {
+  const data = '0x' + '01'.repeat(1024 * 1024 - 200);
+  const gasLimit = 21000n + 40n * 1024n * 1024n; // EIP-7623 floor: 40 gas a non-zero byte
+  const h = await send(sealing, wallets[2]!, { nonce: 0, data, gasLimit });
+  const r: { status: string } = await until('the 1 MiB transaction mined', () => sealing.rpc('eth_getTransactionReceipt', [h]), 15000);
+  assert.is(r.status, '0x1');
+  assert.is((await sealing.rpc('eth_getTransactionByHash', [h])).input.length, data.length);
+  // 95 slots hold two transactions of 1 MiB (32 slots each), never three
+  const node = await startTestNode({ genesis: heldGenesis(), config: { txpool: { globalSlots: 32, globalQueue: 63 } } });
+  try {
+    await send(node, wallets[0]!, { nonce: 0, data, gasLimit, gasPrice: 1n });
+    await send(node, wallets[1]!, { nonce: 0, data, gasLimit, gasPrice: 2n });
+    const refused = await rpcError(node, 'eth_sendRawTransaction', [await sign(wallets[2]!, { nonce: 0, data, gasLimit, gasPrice: 1n })]);
+    assert.match(refused.message, /transaction underpriced: the pool is full/);
+    for (let i = 0; i < 4; i++) await send(node, wallets[i]!, { nonce: i === 3 ? 0 : 1, data, gasLimit, gasPrice: 10n + BigInt(i) }).catch(() => undefined);
+    const content = await node.rpc('txpool_content');
+    const pooled = [...Object.values(content.pending), ...Object.values(content.queued)].flatMap((byNonce) => Object.values(byNonce as Record<string, { input: string }>));
+    assert.ok(pooled.length <= 2, `${pooled.length} transactions of 1 MiB in 95 slots`);
+    assert.ok(pooled.length >= 1);
+    assert.ok(pooled.reduce((n, t) => n + (t.input.length - 2) / 2, 0) <= 95 * 32 * 1024);
+  } finally {
+    await node.stop();
+  }
+});
+
 test('queued transactions expire after --txpool.lifetime', async () => {
   const node = await startTestNode({ genesis: heldGenesis(), config: { txpool: { lifetimeMs: 300 } } });
   try {

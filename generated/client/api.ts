@@ -656,6 +656,14 @@ export interface PersonalApi {
   newAccount(password: string): Promise<Address>;
 
   /**
+   * personal_importRawKey: Stores an unencrypted private key in the keystore and returns its address.
+   * @param privateKey The secp256k1 private key: 64 hex digits, `0x` optional.
+   * @param password Password that encrypts the key file.
+   * @returns Address of the imported account.
+   */
+  importRawKey(privateKey: string, password: string): Promise<Address>;
+
+  /**
    * personal_unlockAccount: Unlocks an account for the given number of seconds.
    * @param address Account to unlock.
    * @param password Password of the account key file.
@@ -899,6 +907,17 @@ export interface Web3Api {
   sha3(data: Data): Promise<Bytes32>;
 }
 
+/** rpc_* methods: `client.rpc.X(…)` calls rpc_X. */
+export interface RpcApi {
+  /**
+   * rpc_modules: Returns the namespaces this listener serves, each with its version.
+   * @returns Namespace → version.
+   * @example
+   *   await client.rpc.modules()
+   */
+  modules(): Promise<Record<string, "1.0">>;
+}
+
 /** debug_* methods: `client.debug.X(…)` calls debug_X. */
 export interface DebugApi {
   /**
@@ -989,6 +1008,7 @@ export interface Api {
   readonly txpool: TxpoolApi;
   readonly net: NetApi;
   readonly web3: Web3Api;
+  readonly rpc: RpcApi;
   readonly debug: DebugApi;
 }
 
@@ -999,6 +1019,7 @@ export const namespaceMethods = {
     "listWallets",
     "openWallet",
     "newAccount",
+    "importRawKey",
     "unlockAccount",
     "lockAccount",
     "sendTransaction",
@@ -1131,6 +1152,7 @@ export const namespaceMethods = {
   txpool: ["content", "contentFrom", "status", "inspect"],
   net: ["listening", "peerCount", "version"],
   web3: ["clientVersion", "sha3"],
+  rpc: ["modules"],
   debug: [
     "getRawHeader",
     "getRawBlock",

@@ -6,7 +6,7 @@ import { RpcClient, bindNamespaces, type ClientOptions } from '../../src/client/
 import { httpTransport, type HttpTransportOptions } from '../../src/client/http.ts';
 import { wsTransport, type WsTransportOptions } from '../../src/client/ws.ts';
 import type { CallOptions, Transport } from '../../src/client/transport.ts';
-import { namespaceMethods, type Api, type PersonalApi, type IrisApi, type EthApi, type AdminApi, type TxpoolApi, type NetApi, type Web3Api, type DebugApi } from './api.ts';
+import { namespaceMethods, type Api, type PersonalApi, type IrisApi, type EthApi, type AdminApi, type TxpoolApi, type NetApi, type Web3Api, type RpcApi, type DebugApi } from './api.ts';
 
 export * from '../../src/client/index.ts';
 export { namespaceMethods };
@@ -28,6 +28,7 @@ export class ChainClient extends RpcClient implements Api {
   readonly txpool: TxpoolApi;
   readonly net: NetApi;
   readonly web3: Web3Api;
+  readonly rpc: RpcApi;
   readonly debug: DebugApi;
 
   constructor(transport: Transport, options?: ClientOptions) {
@@ -41,6 +42,7 @@ export class ChainClient extends RpcClient implements Api {
     this.txpool = api.txpool;
     this.net = api.net;
     this.web3 = api.web3;
+    this.rpc = api.rpc;
     this.debug = api.debug;
   }
 

@@ -18,6 +18,7 @@ export const paramChecks: ReadonlyMap<string, ParamSpec> = new Map<string, Param
   ["personal_listWallets", { params: [], required: 0, validateParams: [] }],
   ["personal_openWallet", { params: ["url", "password"], required: 1, validateParams: [v.p_personal_openWallet_0, v.p_personal_openWallet_1] }],
   ["personal_newAccount", { params: ["password"], required: 1, validateParams: [v.p_personal_newAccount_0] }],
+  ["personal_importRawKey", { params: ["privateKey", "password"], required: 2, validateParams: [v.p_personal_importRawKey_0, v.p_personal_importRawKey_1] }],
   ["personal_unlockAccount", { params: ["address", "password", "duration"], required: 2, validateParams: [v.p_personal_unlockAccount_0, v.p_personal_unlockAccount_1, v.p_personal_unlockAccount_2] }],
   ["personal_lockAccount", { params: ["address"], required: 1, validateParams: [v.p_personal_lockAccount_0] }],
   ["personal_sendTransaction", { params: ["transaction", "password"], required: 2, validateParams: [v.p_personal_sendTransaction_0, v.p_personal_sendTransaction_1] }],
@@ -159,6 +160,7 @@ export const paramChecks: ReadonlyMap<string, ParamSpec> = new Map<string, Param
   ["net_version", { params: [], required: 0, validateParams: [] }],
   ["web3_clientVersion", { params: [], required: 0, validateParams: [] }],
   ["web3_sha3", { params: ["data"], required: 1, validateParams: [v.p_web3_sha3_0] }],
+  ["rpc_modules", { params: [], required: 0, validateParams: [] }],
   ["debug_getRawHeader", { params: ["block"], required: 1, validateParams: [v.p_debug_getRawHeader_0] }],
   ["debug_getRawBlock", { params: ["block"], required: 1, validateParams: [v.p_debug_getRawBlock_0] }],
   ["debug_getRawTransaction", { params: ["hash"], required: 1, validateParams: [v.p_debug_getRawTransaction_0] }],
@@ -188,4 +190,5 @@ export const patternLabels: Readonly<Record<string, string>> = {
   "^0x[0-9a-f]{0,64}$": "requested key",
   "^([0-9]+(\\.[0-9]+)?(ms|s|m|h))+$": "go duration bounding each transaction's trace (default",
   "^0x[0-9a-f]{40}$": "prestate",
+  "^(0x)?[0-9a-fA-F]{64}$": "secp256k1 private key",
 };

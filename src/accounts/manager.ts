@@ -6,6 +6,8 @@ import type { LegacyTx } from '@ethereumjs/tx';
 import { Keystore, LockedMeanwhile, UnknownKeyFile } from './keystore.ts';
 import { BadKeyFile, WrongPassword } from './keystore-v3.ts';
 import type { LedgerHub } from './ledger.ts';
+import { addressOf } from '../crypto/secp256k1.ts';
+import { bytesToHex } from '../util/hex.ts';
 import { signingPayload, signDigest, signMessage, unsignedLegacyTx, withSignature, type TxFields } from './signing.ts';
 
 export class AccountError extends Error {}
@@ -61,6 +63,13 @@ export class AccountManager {
 
   async newAccount(password: string): Promise<string> {
     return this.keystore.newAccount(password);
+  }
+
+  /** A key given in clear into a key file (geth's personal_importRawKey); an address already held is refused. */
+  async importKey(privateKey: Uint8Array, password: string): Promise<string> {
+    const address = bytesToHex(addressOf(privateKey));
+    if ((await this.accounts()).includes(address)) throw new AccountError(`account already exists: ${address}`);
+    return this.keystore.store(privateKey, password);
   }
 
   /** Decrypts the key file of `address`; the caller zeroes the key. */

@@ -12,6 +12,8 @@ export interface ApiContext {
   /** HTTP listener is bound to a loopback address (personal_unlockAccount rule) */
   httpLoopback: boolean;
   allowInsecureUnlock: boolean;
+  /** the namespaces this listener serves (--http.api), as rpc_modules lists them */
+  namespaces: readonly string[];
   /** the peer-to-peer network; absent when the node runs none (in-process test nodes) */
   network?: Network;
   /** Throws, naming what is wrong, when `url` is not a peer address (admin_addPeer's enode URL or multiaddr). */

@@ -11,7 +11,7 @@ import { submitHandlers } from './eth-submit.ts';
 import { poolViewHandlers, txpoolHandlers } from './txpool.ts';
 import { personalHandlers } from './personal.ts';
 import { irisHandlers } from './iris.ts';
-import { adminHandlers, netHandlers, web3Handlers } from './node-info.ts';
+import { adminHandlers, netHandlers, rpcHandlers, web3Handlers } from './node-info.ts';
 import { FilterService, filterHandlers, type FilterSetup } from './filters.ts';
 import { subscriptionHandlers } from './subscriptions.ts';
 import { debugHandlers } from './debug.ts';
@@ -39,6 +39,7 @@ export function buildHandlers(ctx: ApiContext, limits: CallLimits, filterSetup: 
     txpool: txpoolHandlers(ctx),
     net: netHandlers(ctx),
     web3: web3Handlers(ctx),
+    rpc: rpcHandlers(ctx),
     debug: debugHandlers(ctx, limits),
   };
 }

@@ -21,6 +21,12 @@ export function web3Handlers(ctx: ApiContext) {
   };
 }
 
+/** rpc_: geth's rpc_modules, every served namespace at version 1.0, `rpc` itself always. */
+export function rpcHandlers(ctx: ApiContext) {
+  const modules: Record<string, '1.0'> = Object.fromEntries([...new Set([...ctx.namespaces, 'rpc'])].sort().map((n) => [n, '1.0' as const]));
+  return { modules: () => modules };
+}
+
 export function netHandlers(ctx: ApiContext) {
   return {
     listening: () => ctx.network?.listening ?? false,

@@ -1,5 +1,6 @@
 // personal_: the accounts the node holds. Password-taking methods decrypt the key file with the
 // given password whatever the lock state, and a wrong password never signs anything.
+import { SECP256K1_ORDER } from '@ethereumjs/util';
 import type { ApiContext } from './context.ts';
 import { recoverMessageSigner } from '../accounts/signing.ts';
 import { bytesToHex, hexToBytes } from '../util/hex.ts';
@@ -36,6 +37,16 @@ export function personalHandlers(ctx: ApiContext) {
       return null;
     },
     newAccount: (password: string) => accounts.newAccount(password),
+    async importRawKey(privateKey: string, password: string) {
+      const key = hexToBytes(privateKey.startsWith('0x') ? privateKey : '0x' + privateKey);
+      try {
+        const k = BigInt(bytesToHex(key));
+        if (k === 0n || k >= SECP256K1_ORDER) throw invalidParams('invalid argument 0 (privateKey): not a secp256k1 private key (0 or not below the curve order)');
+        return await accounts.importKey(key, password).catch(accountErrors);
+      } finally {
+        key.fill(0);
+      }
+    },
 
     async unlockAccount(address: string, password: string, duration?: number | null) {
       refuseInsecure(INSECURE_UNLOCK_MESSAGE);

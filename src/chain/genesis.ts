@@ -64,6 +64,12 @@ function num(v: unknown, field: string, dflt?: bigint): bigint {
   throw new GenesisError(`genesis: ${field} must be a non-negative integer (number, decimal or 0x-hex string), got ${JSON.stringify(v)}`);
 }
 
+/** Whole seconds as Venachain's field; a dev chain's may be a fraction of a second (--dev.period 250ms), to the millisecond. */
+function periodOf(v: unknown): number {
+  if (typeof v === 'number' && Number.isFinite(v) && v > 0 && v < 1) return Math.round(v * 1000) / 1000;
+  return Number(num(v, 'config.istanbul.period', BigInt(DEFAULTS.period)));
+}
+
 function hex(v: unknown, field: string): Uint8Array {
   if (typeof v !== 'string' || !/^(0x)?([0-9a-fA-F]{2})*$/.test(v)) throw new GenesisError(`genesis: ${field} must be hex data`);
   return hexToBytes(v);
@@ -88,7 +94,7 @@ export function parseGenesis(json: unknown): Genesis {
     blockGasBound: num(c.blockGasBound, 'config.blockGasBound', BLOCK_GAS_BOUND),
     istanbul: {
       timeout: Number(num(ist.timeout, 'config.istanbul.timeout', BigInt(DEFAULTS.timeout))),
-      period: Number(num(ist.period, 'config.istanbul.period', BigInt(DEFAULTS.period))),
+      period: periodOf(ist.period),
       policy: Number(num(ist.policy, 'config.istanbul.policy', BigInt(DEFAULTS.policy))),
       firstValidatorNode: typeof ist.firstValidatorNode === 'string' ? ist.firstValidatorNode : '',
     },

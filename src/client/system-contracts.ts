@@ -11,6 +11,8 @@ import {
   CNS_MANAGEMENT_ABI,
   FIREWALL_CALL_GAS,
   FIREWALL_MANAGEMENT_ABI,
+  EVIDENCE_MANAGEMENT_ABI,
+  GROUP_MANAGEMENT_ABI,
   NODE_MANAGEMENT_ABI,
   PARAMETER_MANAGEMENT_ABI,
   SYSTEM_CALL_GAS,
@@ -20,7 +22,7 @@ import {
   type MethodSignature,
 } from '../codec/system-contracts-abi.ts';
 import { CallCodecError, decodeEventData, decodeReturn, encodeArg, encodeCall, encodeCallByName, eventTopic, TX_TYPE_CALL, type ParamType } from '../codec/venachain-call.ts';
-import { CNS_INVOKE, CNS_MANAGEMENT, FIREWALL_MANAGEMENT, NODE_MANAGEMENT, PARAMETER_MANAGEMENT, USER_MANAGEMENT, type CnsRecord, type NodeRecord, type RoleName, type UserRecord } from '../codec/system-contracts.ts';
+import { CNS_INVOKE, CNS_MANAGEMENT, EVIDENCE_MANAGEMENT, FIREWALL_MANAGEMENT, GROUP_MANAGEMENT, NODE_MANAGEMENT, PARAMETER_MANAGEMENT, USER_MANAGEMENT, type CnsRecord, type EvidenceRecord, type GroupRecord, type NodeRecord, type RoleName, type UserRecord } from '../codec/system-contracts.ts';
 import { bytesToHex, hexToBytes } from '../util/hex.ts';
 import { fromQuantity, toQuantity } from './quantity.ts';
 import { RpcError } from './errors.ts';
@@ -34,6 +36,8 @@ export const SYSTEM_CONTRACT_ABIS = {
   ParameterManagement: { address: PARAMETER_MANAGEMENT, abi: PARAMETER_MANAGEMENT_ABI, gas: SYSTEM_CALL_GAS },
   CnsManagement: { address: CNS_MANAGEMENT, abi: CNS_MANAGEMENT_ABI, gas: CNS_CALL_GAS },
   FirewallManagement: { address: FIREWALL_MANAGEMENT, abi: FIREWALL_MANAGEMENT_ABI, gas: FIREWALL_CALL_GAS },
+  GroupManagement: { address: GROUP_MANAGEMENT, abi: GROUP_MANAGEMENT_ABI, gas: SYSTEM_CALL_GAS },
+  EvidenceManagement: { address: EVIDENCE_MANAGEMENT, abi: EVIDENCE_MANAGEMENT_ABI, gas: SYSTEM_CALL_GAS },
 } as const satisfies Record<string, { address: string; abi: ContractAbi; gas: bigint }>;
 
 export type SystemContractName = keyof typeof SYSTEM_CONTRACT_ABIS;
@@ -116,6 +120,13 @@ interface JsonAnswers {
     __sys_FwStatus: FwStatus;
     __sys_FwExport: FwStatus;
   };
+  GroupManagement: {
+    getAllGroups: GroupRecord[] | null;
+    getGroupByID: GroupRecord;
+  };
+  EvidenceManagement: {
+    getEvidence: { code: number; msg: string; data: EvidenceRecord };
+  };
 }
 
 /** The methods whose answer is JSON text: decoded, it is parsed (the others' text stays text, getStrParam's JSON included). */
@@ -125,6 +136,8 @@ const JSON_METHODS = {
   ParameterManagement: ['getVRFParams'],
   CnsManagement: ['getRegisteredContracts', 'getRegisteredContractsByName', 'getRegisteredContractsByAddress', 'getRegisteredContractsByOrigin', 'getContractInfoByAddress'],
   FirewallManagement: ['__sys_FwStatus', '__sys_FwExport'],
+  GroupManagement: ['getAllGroups', 'getGroupByID'],
+  EvidenceManagement: ['getEvidence'],
 } as const satisfies { [C in SystemContractName]: readonly (keyof JsonAnswers[C])[] };
 
 /** A string answer decoded without knowing its method at compile time: parsed JSON, or text. */

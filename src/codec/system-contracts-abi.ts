@@ -138,3 +138,23 @@ export const FIREWALL_MANAGEMENT_ABI = {
   __sys_FwStatus: { params: ['address'], returns: 'string' },
   __sys_FwExport: { params: ['address'], returns: 'string' },
 } as const satisfies ContractAbi;
+
+// ---- GroupManagement (0x1000…0006) ----
+// groupInfo = {"groupID": n, "creatorEnode": "…", "bootNodes": ["…"]}; nodes = a JSON array of strings
+export const GROUP_MANAGEMENT_ABI = {
+  hasGroupOpPermission: { params: [], returns: 'int' },
+  createGroup: { params: ['string'], returns: 'int' },
+  getAllGroups: { params: [], returns: 'string' },
+  getGroupByID: { params: ['uint64'], returns: 'string' },
+  updateBootNodes: { params: ['uint64', 'string'], returns: 'int' },
+  addBootNode: { params: ['uint64', 'string'], returns: 'int' },
+  delBootNode: { params: ['uint64', 'string'], returns: 'int' },
+} as const satisfies ContractAbi;
+
+// ---- EvidenceManagement (0x0000…0099) ----
+export const EVIDENCE_MANAGEMENT_ABI = {
+  saveEvidence: { params: ['string', 'string'], returns: 'int' },
+  getEvidence: { params: ['string'], returns: 'string' },
+  setJsonData: { params: ['string', 'string'], returns: 'int' },
+  getJsonData: { params: ['string'], returns: 'string' },
+} as const satisfies ContractAbi;

@@ -9,6 +9,8 @@ export const FIREWALL_MANAGEMENT = '0x1000000000000000000000000000000000000005';
 export const CNS_MANAGEMENT = '0x0000000000000000000000000000000000000011';
 /** calls by name (Venachain's CnsInvokeAddress): RLP([txType, "name[:version]", funcName, args…]) */
 export const CNS_INVOKE = '0x0000000000000000000000000000000000000000';
+export const GROUP_MANAGEMENT = '0x1000000000000000000000000000000000000006';
+export const EVIDENCE_MANAGEMENT = '0x0000000000000000000000000000000000000099';
 
 /** Venachain's roles: bit i of an address' role mask (core/vm/sc_user_role.go). */
 export const ROLES = ['SUPER_ADMIN', 'CHAIN_ADMIN', 'GROUP_ADMIN', 'NODE_ADMIN', 'CONTRACT_ADMIN', 'CONTRACT_DEPLOYER'] as const;
@@ -56,4 +58,19 @@ export interface CnsRecord {
   origin: string;
   /** the block number it was registered in */
   create_time: number;
+}
+
+/** A group as GroupManagement keeps and answers it (Venachain's GroupInfo JSON; creator EIP-55 hex, as Go's Address.String()). */
+export interface GroupRecord {
+  creator: string;
+  groupID: number;
+  creatorEnode: string;
+  bootNodes: string[];
+}
+
+/** One piece of evidence (Venachain's Evidence: who saved it, its value, the block number it was saved in). Owner lowercase 0x hex. */
+export interface EvidenceRecord {
+  Owner: string;
+  EvidenceValue: string;
+  Timestamp: number;
 }

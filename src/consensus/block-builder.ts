@@ -15,6 +15,27 @@ export function withCommittedSeals(header: Header, seals: Uint8Array[]): Header 
   return { ...header, extraData: encodeExtra({ ...decodeExtra(header.extraData), committedSeals: seals }) };
 }
 
+/**
+ * Most bytes of transactions a proposed block holds: the gas limit (2^48) bounds nothing, and a
+ * block over the 10 MiB frame (MAX_BLOCK_FRAME) could not reach the other nodes (S30).
+ */
+export const BLOCK_TX_BYTES = 8 * 1024 * 1024;
+
+/** The transactions that fit in `budget` bytes; a sender whose transaction does not fit stops there (its later nonces need it). */
+export function* withinBytes(txs: Iterable<PooledTx>, budget = BLOCK_TX_BYTES): Generator<PooledTx> {
+  const stopped = new Set<string>();
+  let used = 0;
+  for (const ptx of txs) {
+    if (stopped.has(ptx.senderHex)) continue;
+    if (used + ptx.raw.length > budget) {
+      stopped.add(ptx.senderHex);
+      continue;
+    }
+    used += ptx.raw.length;
+    yield ptx;
+  }
+}
+
 export interface BuiltBlock {
   /** proposer-sealed, no committed seals */
   header: Header;
@@ -31,12 +52,13 @@ export interface BuiltBlock {
  */
 export async function buildBlock(executor: BlockExecutor, parent: HeadInfo, rules: BlockRules, txs: Iterable<PooledTx>, key: NodeKey, period: number, budget: Pick<ExecutionBudget, 'txMs' | 'buildMs'>): Promise<BuiltBlock> {
   const now = BigInt(Math.floor(Date.now() / 1000));
-  const timestamp = now > parent.header.timestamp ? now : parent.header.timestamp + (period > 0 ? 1n : 0n);
+  // a period under a second (a dev chain's) puts several blocks in one second, as period 0 does
+  const timestamp = now > parent.header.timestamp ? now : parent.header.timestamp + (period >= 1 ? 1n : 0n);
   const vanity = decodeExtra(parent.header.extraData).vanity;
   const unsealedExtra = encodeExtra({ vanity, validators: rules.validators, seal: new Uint8Array(0), committedSeals: [] });
   const built = await executor.execute(
     { parent: parent.header, parentHash: parent.hash, timestamp, coinbase: key.address, gasLimit: rules.gasLimit, gasBound: rules.gasBound, extraData: unsealedExtra, txGasLimit: rules.txGasLimit },
-    txs,
+    withinBytes(txs),
     budget,
   );
   const header: Header = { ...built.header };

@@ -1,5 +1,5 @@
 // Single-validator istanbul sealing. With `period` > 0 a block every `period` seconds (empty ones
-// only with --seal.empty); with `period` 0 a block as soon as executable transactions wait, all of
+// only with IsProduceEmptyBlock = 1, as a dev chain starts, or --seal.empty); with `period` 0 a block as soon as executable transactions wait, all of
 // them in one block. Blocks carry the istanbul extra with the proposer seal and this validator's
 // committed seal, exactly as the multi-node BFT will produce them.
 import type { Account } from '@ethereumjs/util';
@@ -40,6 +40,8 @@ export class Sealer {
   /** the next block's validator set is not this node alone (aloneInSet) */
   private paused = false;
   private stopped = false;
+  /** when the last block was sealed (ms), what a period under a second counts from */
+  private sealedAtMs = 0;
   /** the last sealed block; ahead of the chain head while its commit is in flight */
   private tip: HeadInfo | undefined;
   /** commit and announcement of the tip (commits run in block order, one behind execution) */
@@ -73,9 +75,10 @@ export class Sealer {
    */
   private schedule(idle = false): void {
     if (this.stopped) return;
-    const parentTs = Number(this.parent().header.timestamp) * 1000;
     const periodMs = this.o.period * 1000;
-    const delay = idle ? periodMs : Math.max(0, parentTs + periodMs - Date.now());
+    // timestamps are whole seconds: a period under one (a dev chain's) counts from the last seal
+    const parentMs = this.o.period < 1 ? this.sealedAtMs : Number(this.parent().header.timestamp) * 1000;
+    const delay = idle ? periodMs : Math.max(0, parentMs + periodMs - Date.now());
     this.timer = setTimeout(() => this.trigger(), delay);
   }
 
@@ -143,6 +146,7 @@ export class Sealer {
     const trieNodes = executor.trieDb.seal();
     const executedMs = performance.now() - t0;
     this.tip = { hash, header };
+    this.sealedAtMs = Date.now();
     for (const t of built.included) this.inFlight.add(t.hashHex);
     const previous = this.committing;
     this.settled = previous;

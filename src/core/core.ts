@@ -44,7 +44,7 @@ import type { NodeLogger } from '../util/logger.ts';
 export interface CoreOptions {
   datadir: string;
   genesisFile?: string;
-  /** block period for a new dev chain (seconds; 0 = seal on demand) */
+  /** block period for a new dev chain (seconds, fractions of one for tests; 0 = seal on demand) */
   devPeriod: number;
   sealEmpty: boolean;
   minGasPrice: bigint;
@@ -305,7 +305,7 @@ export class ChainCore {
       budget: this.buildBudget(o),
       onDropped: (invalid) => this.droppedWork(invalid),
     });
-    this.iris = new IrisEngine({ chain, transport: this.consensus, key: this.nodeKey, policy: ist.policy, timeoutMs: ist.timeout, periodSeconds: ist.period, log: this.log.child('consensus') });
+    this.iris = new IrisEngine({ chain, transport: this.consensus, key: this.nodeKey, policy: ist.policy, timeoutMs: ist.timeout, periodSeconds: Math.ceil(ist.period), log: this.log.child('consensus') });
     this.iris.start();
   }
 

@@ -1,11 +1,12 @@
 // The genesis a new datadir gets without --genesis: a dev chain (chainId 300) whose only validator
 // is this node and whose one funded account lives in the keystore. Its system contracts start
 // governed: the dev account is super admin and chain admin, and this node is a registered
-// consensus node (a Venachain genesis starts with nothing registered).
+// consensus node (a Venachain genesis starts with nothing registered). A dev chain with a period
+// seals every period, empty blocks too (IsProduceEmptyBlock = 1, as geth --dev.period; G15).
 import type { NodeKey } from '../crypto/node-key.ts';
 import { enodeUrl } from '../crypto/node-key.ts';
 import { DEFAULT_GAS_LIMIT, DEFAULTS } from '../chain/genesis.ts';
-import { NODE_STATUS, NODE_TYPE, systemGenesisAlloc } from '../exec/native/system-state.ts';
+import { NODE_STATUS, NODE_TYPE, PARAM_KEYS, systemGenesisAlloc } from '../exec/native/system-state.ts';
 
 /** 10^9 ether: plenty for any test, far from overflow. */
 const DEV_BALANCE = 10n ** 27n;
@@ -29,8 +30,11 @@ export function storedDevGenesis(raw: { config?: { txGasLimit?: unknown } }): ob
 export const DEV_NODE_NAME = 'node0';
 
 /** Genesis alloc entries of the system contracts: the dev account governs, this node is registered. */
-function devGovernance(key: NodeKey, devAccount: string, p2pPort: number, rpcPort: number): Promise<Record<string, object>> {
+function devGovernance(key: NodeKey, devAccount: string, period: number, p2pPort: number, rpcPort: number): Promise<Record<string, object>> {
   return systemGenesisAlloc(async (state) => {
+    // ethers' wait() looks again only when a block arrives: a receipt that lands between its first
+    // look and its block subscription is seen at the next block, so one must come (G15)
+    if (period > 0) await state.params.set(PARAM_KEYS.isProduceEmptyBlock, 1);
     await state.roles.grant(devAccount, 'SUPER_ADMIN');
     await state.roles.grant(devAccount, 'CHAIN_ADMIN');
     await state.nodes.put({
@@ -59,6 +63,6 @@ export async function devGenesis(key: NodeKey, devAccount: string, period: numbe
     timestamp: '0x' + Math.floor(Date.now() / 1000).toString(16),
     extraData: '0x00',
     gasLimit: '0x' + DEFAULT_GAS_LIMIT.toString(16),
-    alloc: { [devAccount]: { balance: DEV_BALANCE.toString() }, ...(await devGovernance(key, devAccount, p2pPort, rpcPort)) },
+    alloc: { [devAccount]: { balance: DEV_BALANCE.toString() }, ...(await devGovernance(key, devAccount, period, p2pPort, rpcPort)) },
   };
 }

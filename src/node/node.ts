@@ -162,6 +162,7 @@ export async function startNode(config: NodeConfig, log: NodeLogger = createLogg
     httpHost: config.http.addr,
     httpLoopback: loopback,
     allowInsecureUnlock: config.allowInsecureUnlock,
+    namespaces: config.http.api,
     network,
     async parsePeerAddress(url) {
       // loaded when first asked, as the network is (libp2p's packages are ESM-only)

@@ -4,6 +4,7 @@
 import { RLP } from '@ethereumjs/rlp';
 import { bigIntToBytes, bytesToBigInt, bytesToHex } from '../util/hex.ts';
 import type { ChainHead } from '../core/chain-door.ts';
+import { MAX_TX_BYTES } from '../codec/tx-size.ts';
 
 /** The chain protocol's name and version in admin_peers / admin_nodeInfo (caps `chain/1`). */
 export const CHAIN_PROTOCOL = { name: 'chain', version: 1 } as const;
@@ -17,7 +18,7 @@ export const CONSENSUS_PROTOCOL = '/chain/iris/1';
 export const MAX_RANGE_COUNT = 256;
 /** What a range answer holds at most, about (the server stops adding blocks past it). */
 export const RANGE_ANSWER_BYTES = 8 * 1024 * 1024;
-/** Largest frame on the blocks protocol: one block (Venachain's message limit is 10 MiB). */
+/** Largest frame on the blocks protocol: one block (Venachain's message limit is 10 MiB); a proposer fills at most BLOCK_TX_BYTES of it. */
 export const MAX_BLOCK_FRAME = 10 * 1024 * 1024;
 /** Largest status or range request frame: a few hashes and numbers. */
 export const MAX_SMALL_FRAME = 1024;
@@ -26,7 +27,7 @@ export const TX_PUSH_COUNT = 4096;
 /** …and most bytes of them together. */
 export const TX_PUSH_BYTES = 4 * 1024 * 1024;
 /** Largest frame on the txs protocol: one signed transaction (the pool's own size limit). */
-export const MAX_TX_FRAME = 128 * 1024;
+export const MAX_TX_FRAME = MAX_TX_BYTES;
 /** Blocks larger than this go by announcement and range request: gossip cannot send 4 MiB. */
 export const MAX_GOSSIP_BLOCK = 3.5 * 1024 * 1024;
 /** Gossip's receive limit (a block plus the RPC envelope). */

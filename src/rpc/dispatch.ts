@@ -14,7 +14,7 @@ export interface DispatcherOptions {
   readonly methods: MethodTable;
   /** Handler groups (generated `Handlers`): `handlers[spec.group][spec.key](...params, ctx)`. */
   readonly handlers: object;
-  /** Wire namespaces served ('eth', 'chain', 'net', …); 'rpc' (rpc.discover) is always on. */
+  /** Wire namespaces served ('eth', 'chain', 'net', …); 'rpc' (rpc.discover, rpc_modules) is always on. */
   readonly enabledNamespaces: ReadonlySet<string>;
   /** Validate every result against its schema (dev chains, tests): a mismatch is a -32603. */
   readonly checkResults: boolean;
@@ -100,7 +100,9 @@ export class Dispatcher implements RpcHandler {
     this.failureAnswer = opts.failureAnswer;
     const groups = opts.handlers as Record<string, Record<string, unknown> | undefined>;
     for (const [name, spec] of opts.methods) {
-      if (!opts.enabledNamespaces.has(namespaceOf(name))) continue;
+      // rpc_ (rpc_modules) is served on every listener, as geth does; the others as enabled
+      const ns = namespaceOf(name);
+      if (ns !== 'rpc' && !opts.enabledNamespaces.has(ns)) continue;
       const target = Object.hasOwn(groups, spec.group) ? groups[spec.group] : undefined;
       const fn = target?.[spec.key];
       // The generated types make a missing handler a compile error; at run time it is a wiring bug.

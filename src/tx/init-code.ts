@@ -1,6 +1,6 @@
 // EIP-3860 bounds the data of a contract-creation transaction at 48 KiB of initcode. A wasm deploy's
 // data is not initcode but the contract itself (RLP([txType, module, ABI])), which Venachain bounds
-// only by its 512 KiB code limit (the pool's 128 KiB a transaction is the bound in practice). So
+// only by its 512 KiB code limit (the pool's 1 MiB a transaction is the bound in practice). So
 // transactions are decoded with @ethereumjs's check off (DECODE_OPTIONS) and checkInitCodeSize
 // applies it to everything but wasm deploys; EngineEVM does the same for creations it runs.
 import type { TypedTransaction } from '@ethereumjs/tx';

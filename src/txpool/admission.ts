@@ -7,7 +7,9 @@ import { decodePooledTxWith, TxDecodeError, type PooledTx } from '../tx/pooled-t
 import { recoveryHere, type SignatureRecovery } from '../tx/signature-recovery.ts';
 import type { StateView } from '../state/reader.ts';
 
-export const MAX_TX_BYTES = 128 * 1024;
+import { MAX_TX_BYTES } from '../codec/tx-size.ts';
+
+export { MAX_TX_BYTES };
 
 export interface AdmissionRules {
   chainId: bigint;

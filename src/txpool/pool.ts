@@ -4,8 +4,8 @@
 // --txpool.pricebump percent more. Limits: globalSlots pending in total (above it newcomers are
 // refused unless their sender is within its guaranteed accountSlots; accepted pending transactions
 // are never trimmed, unlike geth — see insert()), accountQueue queued per sender, globalQueue queued in total (the least recently
-// active senders lose theirs first), globalSlots+globalQueue in all (then the cheapest remote
-// transaction is evicted, or the newcomer refused), and queued transactions of a sender that made no
+// active senders lose theirs first), globalSlots+globalQueue slots in all (then the cheapest remote
+// transactions are evicted, or the newcomer refused), and queued transactions of a sender that made no
 // progress for `lifetime` expire. Local senders (whose transactions this node signed) are exempt
 // from every eviction. After each block every sender is re-based on the head: included and stale
 // nonces leave, transactions the balance no longer covers leave, later ones fall back to queued.
@@ -19,6 +19,14 @@ import { PriceHeap } from './price-heap.ts';
 import { DEFAULT_TXPOOL_CONFIG, type TxPoolConfig } from './config.ts';
 
 export class PoolError extends Error {}
+
+/** geth's slot: the pool's size is counted in slots of 32 KiB, so large transactions fill it sooner (S30). */
+export const TX_SLOT_BYTES = 32 * 1024;
+
+/** Slots a transaction takes: one per started 32 KiB of its encoding. */
+export function slotsOf(ptx: PooledTx): number {
+  return Math.max(1, Math.ceil(ptx.raw.length / TX_SLOT_BYTES));
+}
 
 export interface PoolAccount {
   nonce: bigint;
@@ -66,6 +74,8 @@ export class TxPool {
   private readonly pendingListeners: Listener<[PooledTx]>[] = [];
   private readonly dropListeners: Listener<[PooledTx, string]>[] = [];
   private totalPending = 0;
+  /** slots the pooled transactions take (slotsOf), what bounds the pool's memory */
+  private totalSlots = 0;
   /** moves with every block: an account read that spans one is read again */
   private headEpoch = 0;
   private readonly now: () => number;
@@ -91,6 +101,11 @@ export class TxPool {
 
   get size(): number {
     return this.byHash.size;
+  }
+
+  /** Slots in use (slotsOf each pooled transaction); at most globalSlots + globalQueue for remote ones. */
+  get slots(): number {
+    return this.totalSlots;
   }
 
   get pendingCount(): number {
@@ -190,13 +205,14 @@ export class TxPool {
     if (executable && !local && this.totalPending >= globalSlots && s.pending >= this.config.accountSlots) {
       throw new PoolError(`txpool is full: ${this.totalPending} pending transactions (--txpool.globalslots ${globalSlots}) and ${s.address} already holds its ${this.config.accountSlots} guaranteed slots; retry later`);
     }
-    if (this.byHash.size >= globalSlots + globalQueue) {
-      this.makeRoom(ptx, executable, local);
-      this.senders.set(s.address, s); // the victim may have been this sender's last transaction
+    const need = slotsOf(ptx);
+    if (this.totalSlots + need > globalSlots + globalQueue) {
+      while (this.totalSlots + need > globalSlots + globalQueue && this.makeRoom(ptx, executable, local));
+      this.senders.set(s.address, s); // a victim may have been this sender's last transaction
     }
 
     s.insert(ptx);
-    this.byHash.set(ptx.hashHex, ptx);
+    this.index(ptx);
     if (!local) this.priced.push(ptx);
     this.promote(s);
     this.settle(s);
@@ -218,8 +234,14 @@ export class TxPool {
         `replacement transaction underpriced: gas price ${ptx.gasPrice} is below ${minPrice}, the pooled transaction's ${old.gasPrice} raised by ${priceBump}% (--txpool.pricebump)`,
       );
     }
+    // a larger replacement must fit too, or a pool of small transactions could be swapped for 1 MiB ones
+    const growth = slotsOf(ptx) - slotsOf(old);
+    const cap = this.config.globalSlots + this.config.globalQueue;
+    if (!local && growth > 0 && this.totalSlots + growth > cap) {
+      throw new PoolError(`txpool is full: the replacement takes ${growth} more slots of 32 KiB than the pooled transaction, and ${this.totalSlots} of ${cap} are in use`);
+    }
     s.txs[at] = ptx;
-    this.byHash.set(ptx.hashHex, ptx);
+    this.index(ptx);
     if (!local) this.priced.push(ptx);
     this.forget(old, `replaced by ${ptx.hashHex}`);
     const pending = at < s.pending;
@@ -227,12 +249,12 @@ export class TxPool {
     return pending ? 'pending' : 'queued';
   }
 
-  /** The pool is full: evict the cheapest remote transaction, or refuse the newcomer. */
-  private makeRoom(ptx: PooledTx, executable: boolean, local: boolean): void {
+  /** The pool is full: evict the cheapest remote transaction (true), or refuse the newcomer. */
+  private makeRoom(ptx: PooledTx, executable: boolean, local: boolean): boolean {
     const victim = this.priced.peek();
     if (!victim) {
-      if (local) return; // locals may exceed the limits (geth)
-      throw new PoolError(`txpool is full: ${this.byHash.size} transactions, none of them evictable`);
+      if (local) return false; // locals may exceed the limits (geth)
+      throw new PoolError(`txpool is full: ${this.byHash.size} transactions in ${this.totalSlots} of ${this.config.globalSlots + this.config.globalQueue} slots (32 KiB each), none of them evictable`);
     }
     if (!local && ptx.gasPrice <= victim.gasPrice) {
       throw new PoolError(`transaction underpriced: the pool is full and gas price ${ptx.gasPrice} does not exceed the cheapest pooled ${victim.gasPrice}`);
@@ -240,7 +262,8 @@ export class TxPool {
     if (!local && !executable && this.isPending(victim)) {
       throw new PoolError('future transaction tries to replace pending: the pool is full and a queued transaction may only evict queued ones');
     }
-    this.drop(victim, `evicted: the pool is full (${this.config.globalSlots + this.config.globalQueue}) and it paid the lowest gas price`);
+    this.drop(victim, `evicted: the pool is full (${this.config.globalSlots + this.config.globalQueue} slots of 32 KiB) and it paid the lowest gas price`);
+    return true;
   }
 
   private isPending(ptx: PooledTx): boolean {
@@ -287,8 +310,16 @@ export class TxPool {
   }
 
   /** The pooled transaction leaves the indexes (the caller took it out of its sender's list). */
+  private index(ptx: PooledTx): void {
+    this.byHash.set(ptx.hashHex, ptx);
+    this.totalSlots += slotsOf(ptx);
+  }
+
   private forget(ptx: PooledTx, reason?: string): void {
-    if (this.byHash.get(ptx.hashHex) === ptx) this.byHash.delete(ptx.hashHex);
+    if (this.byHash.get(ptx.hashHex) === ptx) {
+      this.byHash.delete(ptx.hashHex);
+      this.totalSlots -= slotsOf(ptx);
+    }
     this.priced.remove(ptx);
     if (reason === undefined) return;
     this.dropReasons.set(ptx, reason);

@@ -28,6 +28,8 @@ export interface TxSpec {
   price?: bigint;
   value?: bigint;
   gas?: bigint;
+  /** bytes of call data (zeros), to make large transactions */
+  dataBytes?: number;
 }
 
 const cache = new Map<string, PooledTx>();
@@ -39,12 +41,13 @@ const cache = new Map<string, PooledTx>();
 export function ptx(i: number, nonce: number | bigint, spec: TxSpec = {}): PooledTx {
   const price = spec.price ?? 1n;
   const value = spec.value ?? 1n;
-  const gas = spec.gas ?? 21000n;
-  const id = `${i}/${nonce}/${price}/${value}/${gas}`;
+  const data = new Uint8Array(spec.dataBytes ?? 0);
+  const gas = spec.gas ?? 21000n + 4n * BigInt(data.length);
+  const id = `${i}/${nonce}/${price}/${value}/${gas}/${data.length}`;
   let t = cache.get(id);
   if (!t) {
     // signed with the native secp256k1 (what the node's own crypto uses), much faster than tx.sign()
-    const unsigned = createLegacyTx({ nonce: BigInt(nonce), gasPrice: price, gasLimit: gas, to: TO, value }, { common });
+    const unsigned = createLegacyTx({ nonce: BigInt(nonce), gasPrice: price, gasLimit: gas, to: TO, value, data }, { common });
     const { rs, recid } = signHash(unsigned.getHashedMessageToSign(), poolKey(i));
     const raw = unsigned.addSignature(BigInt(recid), rs.slice(0, 32), rs.slice(32), true).serialize();
     cache.set(id, (t = decodePooledTx(raw, common)));

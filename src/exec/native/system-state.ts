@@ -4,16 +4,16 @@
 // module: a key spelled twice would be a state fork.
 import { bytesToHex, hexToBytes } from '../../util/hex.ts';
 import { MemorySlots, SlotStore, TextList, ViewSlots, type Slots } from './slot-store.ts';
-import { CNS_INVOKE, CNS_MANAGEMENT, FIREWALL_MANAGEMENT, NODE_MANAGEMENT, PARAMETER_MANAGEMENT, ROLES, USER_MANAGEMENT, type CnsRecord, type NodeRecord, type RoleName, type UserRecord } from '../../codec/system-contracts.ts';
+import { CNS_INVOKE, CNS_MANAGEMENT, EVIDENCE_MANAGEMENT, FIREWALL_MANAGEMENT, GROUP_MANAGEMENT, NODE_MANAGEMENT, PARAMETER_MANAGEMENT, ROLES, USER_MANAGEMENT, type CnsRecord, type EvidenceRecord, type GroupRecord, type NodeRecord, type RoleName, type UserRecord } from '../../codec/system-contracts.ts';
 
-export { CNS_INVOKE, CNS_MANAGEMENT, FIREWALL_MANAGEMENT, NODE_MANAGEMENT, PARAMETER_MANAGEMENT, ROLES, USER_MANAGEMENT, type CnsRecord, type NodeRecord, type RoleName, type UserRecord };
+export { CNS_INVOKE, CNS_MANAGEMENT, EVIDENCE_MANAGEMENT, FIREWALL_MANAGEMENT, GROUP_MANAGEMENT, NODE_MANAGEMENT, PARAMETER_MANAGEMENT, ROLES, USER_MANAGEMENT, type CnsRecord, type EvidenceRecord, type GroupRecord, type NodeRecord, type RoleName, type UserRecord };
 
-export const SYSTEM_CONTRACTS: readonly string[] = [USER_MANAGEMENT, NODE_MANAGEMENT, PARAMETER_MANAGEMENT, FIREWALL_MANAGEMENT, CNS_MANAGEMENT, CNS_INVOKE];
+export const SYSTEM_CONTRACTS: readonly string[] = [USER_MANAGEMENT, NODE_MANAGEMENT, PARAMETER_MANAGEMENT, FIREWALL_MANAGEMENT, CNS_MANAGEMENT, CNS_INVOKE, GROUP_MANAGEMENT, EVIDENCE_MANAGEMENT];
 const SYSTEM_BYTES = SYSTEM_CONTRACTS.map(hexToBytes);
 
 /** Whether `address` (20 bytes) is a system contract's. */
 export function isSystemContract(address: Uint8Array): boolean {
-  // all start 0x10 or 0x00 and end 0x00…0x11: one byte rules out almost every address
+  // all start 0x10 or 0x00 and end 0x00…0x99: one byte rules out almost every address
   if (address[0] !== 0x10 && address[0] !== 0x00) return false;
   return SYSTEM_BYTES.some((a) => Buffer.compare(a, address) === 0);
 }
@@ -268,6 +268,49 @@ export class Firewalls {
   }
 }
 
+// ---- GroupManagement: groups and their boot nodes ----
+
+
+/** Groups in GroupManagement's storage: each by its id, and the ids in creation order. */
+export class Groups {
+  constructor(readonly store: SlotStore) {}
+
+  private get ids(): TextList {
+    return new TextList(this.store, 'group:ids');
+  }
+
+  get(id: number): Promise<GroupRecord | undefined> {
+    return this.store.getJson<GroupRecord>(`group:${id}`);
+  }
+
+  async all(): Promise<GroupRecord[]> {
+    const out: GroupRecord[] = [];
+    for (const id of await this.ids.all()) out.push((await this.get(Number(id)))!);
+    return out;
+  }
+
+  /** Writes a group; a new id joins the list. */
+  async put(group: GroupRecord): Promise<void> {
+    if ((await this.get(group.groupID)) === undefined) await this.ids.push(String(group.groupID));
+    await this.store.putJson(`group:${group.groupID}`, group);
+  }
+}
+
+// ---- EvidenceManagement: evidence by key ----
+
+
+export class EvidenceStore {
+  constructor(readonly store: SlotStore) {}
+
+  get(key: string): Promise<EvidenceRecord | undefined> {
+    return this.store.getJson<EvidenceRecord>(`evidence:${key}`);
+  }
+
+  put(key: string, record: EvidenceRecord): Promise<void> {
+    return this.store.putJson(`evidence:${key}`, record);
+  }
+}
+
 /** The system contracts' state over slots of each account (a state view, an EVM, a genesis being built). */
 export interface SystemState {
   roles: Roles;
@@ -276,6 +319,8 @@ export interface SystemState {
   params: Params;
   cns: CnsRegistry;
   firewalls: Firewalls;
+  groups: Groups;
+  evidence: EvidenceStore;
 }
 
 export function systemState(slotsOf: (address: string) => Slots): SystemState {
@@ -286,6 +331,8 @@ export function systemState(slotsOf: (address: string) => Slots): SystemState {
     params: new Params(new SlotStore(slotsOf(PARAMETER_MANAGEMENT))),
     cns: new CnsRegistry(new SlotStore(slotsOf(CNS_MANAGEMENT))),
     firewalls: new Firewalls(new SlotStore(slotsOf(FIREWALL_MANAGEMENT))),
+    groups: new Groups(new SlotStore(slotsOf(GROUP_MANAGEMENT))),
+    evidence: new EvidenceStore(new SlotStore(slotsOf(EVIDENCE_MANAGEMENT))),
   };
 }
 
