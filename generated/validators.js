@@ -1997,22 +1997,323 @@ validate46.errors = vErrors;
 return errors === 0;
 }
 
-export const r_eth_gasPrice = validate47;
-const schema75 = {"$ref":"urn:chain-node:openrpc#/components/schemas/Uint"};
+export const r_iris_getEquivocations = validate47;
+const schema75 = {"type":"array","items":{"$ref":"urn:chain-node:openrpc#/components/schemas/Equivocation"}};
+const schema76 = {"title":"Equivocation","type":"object","description":"Two messages one validator signed for different blocks at one height and round (`iris_getEquivocations`): evidence that it is faulty.","additionalProperties":false,"required":["validator","number","round","first","second"],"properties":{"validator":{"$ref":"#/components/schemas/Address","description":"Who signed both."},"number":{"type":"integer","minimum":0,"description":"The height (the view's sequence)."},"round":{"type":"integer","minimum":0,"description":"The round."},"first":{"type":"object","additionalProperties":false,"required":["code","digest","message"],"properties":{"code":{"type":"string","enum":["PREPREPARE","PREPARE","COMMIT"],"description":"The message's code."},"digest":{"$ref":"#/components/schemas/Bytes32","description":"The block hash it is for (a PREPREPARE's: its block's hash)."},"message":{"$ref":"#/components/schemas/Bytes","description":"The signed message as it came, RLP `[code, msg, address, signature, committedSeal]` (docs/consensus.md): its signature recovers to `validator`."}},"description":"The first message this node received."},"second":{"type":"object","additionalProperties":false,"required":["code","digest","message"],"properties":{"code":{"type":"string","enum":["PREPREPARE","PREPARE","COMMIT"],"description":"The message's code."},"digest":{"$ref":"#/components/schemas/Bytes32","description":"The block hash it is for (a PREPREPARE's: its block's hash)."},"message":{"$ref":"#/components/schemas/Bytes","description":"The signed message as it came, RLP `[code, msg, address, signature, committedSeal]` (docs/consensus.md): its signature recovers to `validator`."}},"description":"The second, for another block."}}};
 
-function validate47(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate48(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
-const _errs0 = errors;
-if(errors === _errs0){
-if(typeof data === "string"){
-if(!pattern14.test(data)){
-validate47.errors = [{instancePath,schemaPath:"urn:chain-node:openrpc#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((((((data.validator === undefined) && (missing0 = "validator")) || ((data.number === undefined) && (missing0 = "number"))) || ((data.round === undefined) && (missing0 = "round"))) || ((data.first === undefined) && (missing0 = "first"))) || ((data.second === undefined) && (missing0 = "second"))){
+validate48.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+const _errs1 = errors;
+for(const key0 in data){
+if(!(((((key0 === "validator") || (key0 === "number")) || (key0 === "round")) || (key0 === "first")) || (key0 === "second"))){
+validate48.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs1 === errors){
+if(data.validator !== undefined){
+let data0 = data.validator;
+const _errs2 = errors;
+const _errs3 = errors;
+if(errors === _errs3){
+if(typeof data0 === "string"){
+if(!pattern0.test(data0)){
+validate48.errors = [{instancePath:instancePath+"/validator",schemaPath:"#/components/schemas/Address/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{40}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{40}$"+"\""}];
 return false;
 }
 }
 else {
-validate47.errors = [{instancePath,schemaPath:"urn:chain-node:openrpc#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate48.errors = [{instancePath:instancePath+"/validator",schemaPath:"#/components/schemas/Address/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.number !== undefined){
+let data1 = data.number;
+const _errs5 = errors;
+if(!((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1)))){
+validate48.errors = [{instancePath:instancePath+"/number",schemaPath:"#/properties/number/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+if(errors === _errs5){
+if(typeof data1 == "number"){
+if(data1 < 0 || isNaN(data1)){
+validate48.errors = [{instancePath:instancePath+"/number",schemaPath:"#/properties/number/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+return false;
+}
+}
+}
+var valid0 = _errs5 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.round !== undefined){
+let data2 = data.round;
+const _errs7 = errors;
+if(!((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2)))){
+validate48.errors = [{instancePath:instancePath+"/round",schemaPath:"#/properties/round/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+if(errors === _errs7){
+if(typeof data2 == "number"){
+if(data2 < 0 || isNaN(data2)){
+validate48.errors = [{instancePath:instancePath+"/round",schemaPath:"#/properties/round/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+return false;
+}
+}
+}
+var valid0 = _errs7 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.first !== undefined){
+let data3 = data.first;
+const _errs9 = errors;
+if(errors === _errs9){
+if(data3 && typeof data3 == "object" && !Array.isArray(data3)){
+let missing1;
+if((((data3.code === undefined) && (missing1 = "code")) || ((data3.digest === undefined) && (missing1 = "digest"))) || ((data3.message === undefined) && (missing1 = "message"))){
+validate48.errors = [{instancePath:instancePath+"/first",schemaPath:"#/properties/first/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+return false;
+}
+else {
+const _errs11 = errors;
+for(const key1 in data3){
+if(!(((key1 === "code") || (key1 === "digest")) || (key1 === "message"))){
+validate48.errors = [{instancePath:instancePath+"/first",schemaPath:"#/properties/first/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs11 === errors){
+if(data3.code !== undefined){
+let data4 = data3.code;
+const _errs12 = errors;
+if(typeof data4 !== "string"){
+validate48.errors = [{instancePath:instancePath+"/first/code",schemaPath:"#/properties/first/properties/code/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if(!(((data4 === "PREPREPARE") || (data4 === "PREPARE")) || (data4 === "COMMIT"))){
+validate48.errors = [{instancePath:instancePath+"/first/code",schemaPath:"#/properties/first/properties/code/enum",keyword:"enum",params:{allowedValues: schema76.properties.first.properties.code.enum},message:"must be equal to one of the allowed values"}];
+return false;
+}
+var valid2 = _errs12 === errors;
+}
+else {
+var valid2 = true;
+}
+if(valid2){
+if(data3.digest !== undefined){
+let data5 = data3.digest;
+const _errs14 = errors;
+const _errs15 = errors;
+if(errors === _errs15){
+if(typeof data5 === "string"){
+if(!pattern11.test(data5)){
+validate48.errors = [{instancePath:instancePath+"/first/digest",schemaPath:"#/components/schemas/Bytes32/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-f]{64}$"},message:"must match pattern \""+"^0x[0-9a-f]{64}$"+"\""}];
+return false;
+}
+}
+else {
+validate48.errors = [{instancePath:instancePath+"/first/digest",schemaPath:"#/components/schemas/Bytes32/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid2 = _errs14 === errors;
+}
+else {
+var valid2 = true;
+}
+if(valid2){
+if(data3.message !== undefined){
+let data6 = data3.message;
+const _errs17 = errors;
+const _errs18 = errors;
+if(errors === _errs18){
+if(typeof data6 === "string"){
+if(!pattern12.test(data6)){
+validate48.errors = [{instancePath:instancePath+"/first/message",schemaPath:"#/components/schemas/Bytes/pattern",keyword:"pattern",params:{pattern: "^0x([0-9a-f]{2})*$"},message:"must match pattern \""+"^0x([0-9a-f]{2})*$"+"\""}];
+return false;
+}
+}
+else {
+validate48.errors = [{instancePath:instancePath+"/first/message",schemaPath:"#/components/schemas/Bytes/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid2 = _errs17 === errors;
+}
+else {
+var valid2 = true;
+}
+}
+}
+}
+}
+}
+else {
+validate48.errors = [{instancePath:instancePath+"/first",schemaPath:"#/properties/first/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+var valid0 = _errs9 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.second !== undefined){
+let data7 = data.second;
+const _errs20 = errors;
+if(errors === _errs20){
+if(data7 && typeof data7 == "object" && !Array.isArray(data7)){
+let missing2;
+if((((data7.code === undefined) && (missing2 = "code")) || ((data7.digest === undefined) && (missing2 = "digest"))) || ((data7.message === undefined) && (missing2 = "message"))){
+validate48.errors = [{instancePath:instancePath+"/second",schemaPath:"#/properties/second/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"}];
+return false;
+}
+else {
+const _errs22 = errors;
+for(const key2 in data7){
+if(!(((key2 === "code") || (key2 === "digest")) || (key2 === "message"))){
+validate48.errors = [{instancePath:instancePath+"/second",schemaPath:"#/properties/second/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs22 === errors){
+if(data7.code !== undefined){
+let data8 = data7.code;
+const _errs23 = errors;
+if(typeof data8 !== "string"){
+validate48.errors = [{instancePath:instancePath+"/second/code",schemaPath:"#/properties/second/properties/code/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if(!(((data8 === "PREPREPARE") || (data8 === "PREPARE")) || (data8 === "COMMIT"))){
+validate48.errors = [{instancePath:instancePath+"/second/code",schemaPath:"#/properties/second/properties/code/enum",keyword:"enum",params:{allowedValues: schema76.properties.second.properties.code.enum},message:"must be equal to one of the allowed values"}];
+return false;
+}
+var valid5 = _errs23 === errors;
+}
+else {
+var valid5 = true;
+}
+if(valid5){
+if(data7.digest !== undefined){
+let data9 = data7.digest;
+const _errs25 = errors;
+const _errs26 = errors;
+if(errors === _errs26){
+if(typeof data9 === "string"){
+if(!pattern11.test(data9)){
+validate48.errors = [{instancePath:instancePath+"/second/digest",schemaPath:"#/components/schemas/Bytes32/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-f]{64}$"},message:"must match pattern \""+"^0x[0-9a-f]{64}$"+"\""}];
+return false;
+}
+}
+else {
+validate48.errors = [{instancePath:instancePath+"/second/digest",schemaPath:"#/components/schemas/Bytes32/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid5 = _errs25 === errors;
+}
+else {
+var valid5 = true;
+}
+if(valid5){
+if(data7.message !== undefined){
+let data10 = data7.message;
+const _errs28 = errors;
+const _errs29 = errors;
+if(errors === _errs29){
+if(typeof data10 === "string"){
+if(!pattern12.test(data10)){
+validate48.errors = [{instancePath:instancePath+"/second/message",schemaPath:"#/components/schemas/Bytes/pattern",keyword:"pattern",params:{pattern: "^0x([0-9a-f]{2})*$"},message:"must match pattern \""+"^0x([0-9a-f]{2})*$"+"\""}];
+return false;
+}
+}
+else {
+validate48.errors = [{instancePath:instancePath+"/second/message",schemaPath:"#/components/schemas/Bytes/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid5 = _errs28 === errors;
+}
+else {
+var valid5 = true;
+}
+}
+}
+}
+}
+}
+else {
+validate48.errors = [{instancePath:instancePath+"/second",schemaPath:"#/properties/second/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+var valid0 = _errs20 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+}
+}
+}
+else {
+validate48.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate48.errors = vErrors;
+return errors === 0;
+}
+
+
+function validate47(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(Array.isArray(data)){
+var valid0 = true;
+const len0 = data.length;
+for(let i0=0; i0<len0; i0++){
+const _errs1 = errors;
+if(!(validate48(data[i0], {instancePath:instancePath+"/" + i0,parentData:data,parentDataProperty:i0,rootData}))){
+vErrors = vErrors === null ? validate48.errors : vErrors.concat(validate48.errors);
+errors = vErrors.length;
+}
+var valid0 = _errs1 === errors;
+if(!valid0){
+break;
+}
+}
+}
+else {
+validate47.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -2020,10 +2321,33 @@ validate47.errors = vErrors;
 return errors === 0;
 }
 
-export const p_eth_feeHistory_0 = validate48;
-const schema77 = {"oneOf":[{"$ref":"urn:chain-node:openrpc#/components/schemas/Quantity"},{"type":"integer","minimum":0,"description":"Block count as a plain JSON integer."}]};
+export const r_eth_gasPrice = validate50;
+const schema82 = {"$ref":"urn:chain-node:openrpc#/components/schemas/Uint"};
 
-function validate48(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate50(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+const _errs0 = errors;
+if(errors === _errs0){
+if(typeof data === "string"){
+if(!pattern14.test(data)){
+validate50.errors = [{instancePath,schemaPath:"urn:chain-node:openrpc#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
+return false;
+}
+}
+else {
+validate50.errors = [{instancePath,schemaPath:"urn:chain-node:openrpc#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+validate50.errors = vErrors;
+return errors === 0;
+}
+
+export const p_eth_feeHistory_0 = validate51;
+const schema84 = {"oneOf":[{"$ref":"urn:chain-node:openrpc#/components/schemas/Quantity"},{"type":"integer","minimum":0,"description":"Block count as a plain JSON integer."}]};
+
+function validate51(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 const _errs0 = errors;
@@ -2105,7 +2429,7 @@ else {
 vErrors.push(err4);
 }
 errors++;
-validate48.errors = vErrors;
+validate51.errors = vErrors;
 return false;
 }
 else {
@@ -2119,20 +2443,20 @@ vErrors = null;
 }
 }
 }
-validate48.errors = vErrors;
+validate51.errors = vErrors;
 return errors === 0;
 }
 
-export const p_eth_feeHistory_2 = validate49;
-const schema79 = {"type":"array","maxItems":100,"items":{"type":"number","minimum":0,"maximum":100}};
+export const p_eth_feeHistory_2 = validate52;
+const schema86 = {"type":"array","maxItems":100,"items":{"type":"number","minimum":0,"maximum":100}};
 
-function validate49(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate52(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(Array.isArray(data)){
 if(data.length > 100){
-validate49.errors = [{instancePath,schemaPath:"#/maxItems",keyword:"maxItems",params:{limit: 100},message:"must NOT have more than 100 items"}];
+validate52.errors = [{instancePath,schemaPath:"#/maxItems",keyword:"maxItems",params:{limit: 100},message:"must NOT have more than 100 items"}];
 return false;
 }
 else {
@@ -2144,18 +2468,18 @@ const _errs1 = errors;
 if(errors === _errs1){
 if(typeof data0 == "number"){
 if(data0 > 100 || isNaN(data0)){
-validate49.errors = [{instancePath:instancePath+"/" + i0,schemaPath:"#/items/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100},message:"must be <= 100"}];
+validate52.errors = [{instancePath:instancePath+"/" + i0,schemaPath:"#/items/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100},message:"must be <= 100"}];
 return false;
 }
 else {
 if(data0 < 0 || isNaN(data0)){
-validate49.errors = [{instancePath:instancePath+"/" + i0,schemaPath:"#/items/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate52.errors = [{instancePath:instancePath+"/" + i0,schemaPath:"#/items/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
 }
 else {
-validate49.errors = [{instancePath:instancePath+"/" + i0,schemaPath:"#/items/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+validate52.errors = [{instancePath:instancePath+"/" + i0,schemaPath:"#/items/type",keyword:"type",params:{type: "number"},message:"must be number"}];
 return false;
 }
 }
@@ -2167,33 +2491,33 @@ break;
 }
 }
 else {
-validate49.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate52.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
-validate49.errors = vErrors;
+validate52.errors = vErrors;
 return errors === 0;
 }
 
-export const r_eth_feeHistory = validate50;
-const schema80 = {"$ref":"urn:chain-node:openrpc#/components/schemas/FeeHistory"};
-const schema81 = {"title":"FeeHistory","description":"Fee history of a block range (the spec's `feeHistoryResults`). Arrays follow the range's blocks from the oldest; the base fee arrays have one more entry, the block after the newest.","type":"object","required":["oldestBlock","baseFeePerGas","gasUsedRatio","baseFeePerBlobGas","blobGasUsedRatio"],"additionalProperties":false,"properties":{"oldestBlock":{"$ref":"#/components/schemas/Uint","description":"Number of the oldest block of the range (`0x0` for an empty history)."},"baseFeePerGas":{"type":"array","items":{"$ref":"#/components/schemas/Uint"},"description":"Base fee per gas of each block and of the next one: always 0."},"gasUsedRatio":{"type":"array","items":{"type":"number","minimum":0,"maximum":1},"description":"gasUsed / gasLimit of each block."},"baseFeePerBlobGas":{"type":"array","items":{"$ref":"#/components/schemas/Uint"},"description":"Blob base fee of each block and of the next one: 1 wei, the minimum (no blobs, no excess blob gas)."},"blobGasUsedRatio":{"type":"array","items":{"type":"number","minimum":0,"maximum":1},"description":"Blob gas used / the maximum per block of each block: always 0 (no blobs)."},"reward":{"type":"array","items":{"type":"array","items":{"$ref":"#/components/schemas/Uint"}},"description":"Per block, the effective priority fee per gas at each requested percentile. Present only when `rewardPercentiles` was given."}}};
+export const r_eth_feeHistory = validate53;
+const schema87 = {"$ref":"urn:chain-node:openrpc#/components/schemas/FeeHistory"};
+const schema88 = {"title":"FeeHistory","description":"Fee history of a block range (the spec's `feeHistoryResults`). Arrays follow the range's blocks from the oldest; the base fee arrays have one more entry, the block after the newest.","type":"object","required":["oldestBlock","baseFeePerGas","gasUsedRatio","baseFeePerBlobGas","blobGasUsedRatio"],"additionalProperties":false,"properties":{"oldestBlock":{"$ref":"#/components/schemas/Uint","description":"Number of the oldest block of the range (`0x0` for an empty history)."},"baseFeePerGas":{"type":"array","items":{"$ref":"#/components/schemas/Uint"},"description":"Base fee per gas of each block and of the next one: always 0."},"gasUsedRatio":{"type":"array","items":{"type":"number","minimum":0,"maximum":1},"description":"gasUsed / gasLimit of each block."},"baseFeePerBlobGas":{"type":"array","items":{"$ref":"#/components/schemas/Uint"},"description":"Blob base fee of each block and of the next one: 1 wei, the minimum (no blobs, no excess blob gas)."},"blobGasUsedRatio":{"type":"array","items":{"type":"number","minimum":0,"maximum":1},"description":"Blob gas used / the maximum per block of each block: always 0 (no blobs)."},"reward":{"type":"array","items":{"type":"array","items":{"$ref":"#/components/schemas/Uint"}},"description":"Per block, the effective priority fee per gas at each requested percentile. Present only when `rewardPercentiles` was given."}}};
 
-function validate51(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate54(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((((data.oldestBlock === undefined) && (missing0 = "oldestBlock")) || ((data.baseFeePerGas === undefined) && (missing0 = "baseFeePerGas"))) || ((data.gasUsedRatio === undefined) && (missing0 = "gasUsedRatio"))) || ((data.baseFeePerBlobGas === undefined) && (missing0 = "baseFeePerBlobGas"))) || ((data.blobGasUsedRatio === undefined) && (missing0 = "blobGasUsedRatio"))){
-validate51.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate54.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
 if(!((((((key0 === "oldestBlock") || (key0 === "baseFeePerGas")) || (key0 === "gasUsedRatio")) || (key0 === "baseFeePerBlobGas")) || (key0 === "blobGasUsedRatio")) || (key0 === "reward"))){
-validate51.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate54.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -2206,12 +2530,12 @@ const _errs3 = errors;
 if(errors === _errs3){
 if(typeof data0 === "string"){
 if(!pattern14.test(data0)){
-validate51.errors = [{instancePath:instancePath+"/oldestBlock",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
+validate54.errors = [{instancePath:instancePath+"/oldestBlock",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
 return false;
 }
 }
 else {
-validate51.errors = [{instancePath:instancePath+"/oldestBlock",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate54.errors = [{instancePath:instancePath+"/oldestBlock",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -2235,12 +2559,12 @@ const _errs8 = errors;
 if(errors === _errs8){
 if(typeof data2 === "string"){
 if(!pattern14.test(data2)){
-validate51.errors = [{instancePath:instancePath+"/baseFeePerGas/" + i0,schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
+validate54.errors = [{instancePath:instancePath+"/baseFeePerGas/" + i0,schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
 return false;
 }
 }
 else {
-validate51.errors = [{instancePath:instancePath+"/baseFeePerGas/" + i0,schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate54.errors = [{instancePath:instancePath+"/baseFeePerGas/" + i0,schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -2251,7 +2575,7 @@ break;
 }
 }
 else {
-validate51.errors = [{instancePath:instancePath+"/baseFeePerGas",schemaPath:"#/properties/baseFeePerGas/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate54.errors = [{instancePath:instancePath+"/baseFeePerGas",schemaPath:"#/properties/baseFeePerGas/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -2274,18 +2598,18 @@ const _errs12 = errors;
 if(errors === _errs12){
 if(typeof data4 == "number"){
 if(data4 > 1 || isNaN(data4)){
-validate51.errors = [{instancePath:instancePath+"/gasUsedRatio/" + i1,schemaPath:"#/properties/gasUsedRatio/items/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1},message:"must be <= 1"}];
+validate54.errors = [{instancePath:instancePath+"/gasUsedRatio/" + i1,schemaPath:"#/properties/gasUsedRatio/items/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1},message:"must be <= 1"}];
 return false;
 }
 else {
 if(data4 < 0 || isNaN(data4)){
-validate51.errors = [{instancePath:instancePath+"/gasUsedRatio/" + i1,schemaPath:"#/properties/gasUsedRatio/items/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate54.errors = [{instancePath:instancePath+"/gasUsedRatio/" + i1,schemaPath:"#/properties/gasUsedRatio/items/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
 }
 else {
-validate51.errors = [{instancePath:instancePath+"/gasUsedRatio/" + i1,schemaPath:"#/properties/gasUsedRatio/items/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+validate54.errors = [{instancePath:instancePath+"/gasUsedRatio/" + i1,schemaPath:"#/properties/gasUsedRatio/items/type",keyword:"type",params:{type: "number"},message:"must be number"}];
 return false;
 }
 }
@@ -2296,7 +2620,7 @@ break;
 }
 }
 else {
-validate51.errors = [{instancePath:instancePath+"/gasUsedRatio",schemaPath:"#/properties/gasUsedRatio/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate54.errors = [{instancePath:instancePath+"/gasUsedRatio",schemaPath:"#/properties/gasUsedRatio/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -2320,12 +2644,12 @@ const _errs17 = errors;
 if(errors === _errs17){
 if(typeof data6 === "string"){
 if(!pattern14.test(data6)){
-validate51.errors = [{instancePath:instancePath+"/baseFeePerBlobGas/" + i2,schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
+validate54.errors = [{instancePath:instancePath+"/baseFeePerBlobGas/" + i2,schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
 return false;
 }
 }
 else {
-validate51.errors = [{instancePath:instancePath+"/baseFeePerBlobGas/" + i2,schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate54.errors = [{instancePath:instancePath+"/baseFeePerBlobGas/" + i2,schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -2336,7 +2660,7 @@ break;
 }
 }
 else {
-validate51.errors = [{instancePath:instancePath+"/baseFeePerBlobGas",schemaPath:"#/properties/baseFeePerBlobGas/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate54.errors = [{instancePath:instancePath+"/baseFeePerBlobGas",schemaPath:"#/properties/baseFeePerBlobGas/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -2359,18 +2683,18 @@ const _errs21 = errors;
 if(errors === _errs21){
 if(typeof data8 == "number"){
 if(data8 > 1 || isNaN(data8)){
-validate51.errors = [{instancePath:instancePath+"/blobGasUsedRatio/" + i3,schemaPath:"#/properties/blobGasUsedRatio/items/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1},message:"must be <= 1"}];
+validate54.errors = [{instancePath:instancePath+"/blobGasUsedRatio/" + i3,schemaPath:"#/properties/blobGasUsedRatio/items/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1},message:"must be <= 1"}];
 return false;
 }
 else {
 if(data8 < 0 || isNaN(data8)){
-validate51.errors = [{instancePath:instancePath+"/blobGasUsedRatio/" + i3,schemaPath:"#/properties/blobGasUsedRatio/items/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate54.errors = [{instancePath:instancePath+"/blobGasUsedRatio/" + i3,schemaPath:"#/properties/blobGasUsedRatio/items/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
 }
 else {
-validate51.errors = [{instancePath:instancePath+"/blobGasUsedRatio/" + i3,schemaPath:"#/properties/blobGasUsedRatio/items/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+validate54.errors = [{instancePath:instancePath+"/blobGasUsedRatio/" + i3,schemaPath:"#/properties/blobGasUsedRatio/items/type",keyword:"type",params:{type: "number"},message:"must be number"}];
 return false;
 }
 }
@@ -2381,7 +2705,7 @@ break;
 }
 }
 else {
-validate51.errors = [{instancePath:instancePath+"/blobGasUsedRatio",schemaPath:"#/properties/blobGasUsedRatio/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate54.errors = [{instancePath:instancePath+"/blobGasUsedRatio",schemaPath:"#/properties/blobGasUsedRatio/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -2412,12 +2736,12 @@ const _errs28 = errors;
 if(errors === _errs28){
 if(typeof data11 === "string"){
 if(!pattern14.test(data11)){
-validate51.errors = [{instancePath:instancePath+"/reward/" + i4+"/" + i5,schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
+validate54.errors = [{instancePath:instancePath+"/reward/" + i4+"/" + i5,schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
 return false;
 }
 }
 else {
-validate51.errors = [{instancePath:instancePath+"/reward/" + i4+"/" + i5,schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate54.errors = [{instancePath:instancePath+"/reward/" + i4+"/" + i5,schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -2428,7 +2752,7 @@ break;
 }
 }
 else {
-validate51.errors = [{instancePath:instancePath+"/reward/" + i4,schemaPath:"#/properties/reward/items/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate54.errors = [{instancePath:instancePath+"/reward/" + i4,schemaPath:"#/properties/reward/items/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -2439,7 +2763,7 @@ break;
 }
 }
 else {
-validate51.errors = [{instancePath:instancePath+"/reward",schemaPath:"#/properties/reward/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate54.errors = [{instancePath:instancePath+"/reward",schemaPath:"#/properties/reward/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -2457,46 +2781,46 @@ var valid0 = true;
 }
 }
 else {
-validate51.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate54.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate51.errors = vErrors;
+validate54.errors = vErrors;
 return errors === 0;
 }
 
 
-function validate50(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate53(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
-if(!(validate51(data, {instancePath,parentData,parentDataProperty,rootData}))){
-vErrors = vErrors === null ? validate51.errors : vErrors.concat(validate51.errors);
+if(!(validate54(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate54.errors : vErrors.concat(validate54.errors);
 errors = vErrors.length;
 }
-validate50.errors = vErrors;
+validate53.errors = vErrors;
 return errors === 0;
 }
 
-export const r_eth_syncing = validate53;
-const schema86 = {"$ref":"urn:chain-node:openrpc#/components/schemas/Syncing"};
-const schema87 = {"title":"Syncing","description":"False when the node is synchronised, otherwise its synchronisation progress.","oneOf":[{"type":"boolean","const":false,"description":"Synchronised."},{"$ref":"#/components/schemas/SyncStatus"}]};
-const schema88 = {"title":"SyncStatus","type":"object","description":"Synchronisation progress, returned by `syncing` while the node is not synchronised.","additionalProperties":false,"required":["startingBlock","currentBlock","highestBlock","pulledStates","knownStates"],"properties":{"startingBlock":{"$ref":"#/components/schemas/Uint","description":"Block at which the current synchronisation started."},"currentBlock":{"$ref":"#/components/schemas/Uint","description":"Current block, the same as `blockNumber` returns."},"highestBlock":{"$ref":"#/components/schemas/Uint","description":"Estimated highest block."},"pulledStates":{"$ref":"#/components/schemas/Uint","description":"State entries processed so far."},"knownStates":{"$ref":"#/components/schemas/Uint","description":"State entries still to be processed."}}};
+export const r_eth_syncing = validate56;
+const schema93 = {"$ref":"urn:chain-node:openrpc#/components/schemas/Syncing"};
+const schema94 = {"title":"Syncing","description":"False when the node is synchronised, otherwise its synchronisation progress.","oneOf":[{"type":"boolean","const":false,"description":"Synchronised."},{"$ref":"#/components/schemas/SyncStatus"}]};
+const schema95 = {"title":"SyncStatus","type":"object","description":"Synchronisation progress, returned by `syncing` while the node is not synchronised.","additionalProperties":false,"required":["startingBlock","currentBlock","highestBlock","pulledStates","knownStates"],"properties":{"startingBlock":{"$ref":"#/components/schemas/Uint","description":"Block at which the current synchronisation started."},"currentBlock":{"$ref":"#/components/schemas/Uint","description":"Current block, the same as `blockNumber` returns."},"highestBlock":{"$ref":"#/components/schemas/Uint","description":"Estimated highest block."},"pulledStates":{"$ref":"#/components/schemas/Uint","description":"State entries processed so far."},"knownStates":{"$ref":"#/components/schemas/Uint","description":"State entries still to be processed."}}};
 
-function validate55(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate58(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((((data.startingBlock === undefined) && (missing0 = "startingBlock")) || ((data.currentBlock === undefined) && (missing0 = "currentBlock"))) || ((data.highestBlock === undefined) && (missing0 = "highestBlock"))) || ((data.pulledStates === undefined) && (missing0 = "pulledStates"))) || ((data.knownStates === undefined) && (missing0 = "knownStates"))){
-validate55.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate58.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
 if(!(((((key0 === "startingBlock") || (key0 === "currentBlock")) || (key0 === "highestBlock")) || (key0 === "pulledStates")) || (key0 === "knownStates"))){
-validate55.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate58.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -2509,12 +2833,12 @@ const _errs3 = errors;
 if(errors === _errs3){
 if(typeof data0 === "string"){
 if(!pattern14.test(data0)){
-validate55.errors = [{instancePath:instancePath+"/startingBlock",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
+validate58.errors = [{instancePath:instancePath+"/startingBlock",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
 return false;
 }
 }
 else {
-validate55.errors = [{instancePath:instancePath+"/startingBlock",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate58.errors = [{instancePath:instancePath+"/startingBlock",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -2531,12 +2855,12 @@ const _errs6 = errors;
 if(errors === _errs6){
 if(typeof data1 === "string"){
 if(!pattern14.test(data1)){
-validate55.errors = [{instancePath:instancePath+"/currentBlock",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
+validate58.errors = [{instancePath:instancePath+"/currentBlock",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
 return false;
 }
 }
 else {
-validate55.errors = [{instancePath:instancePath+"/currentBlock",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate58.errors = [{instancePath:instancePath+"/currentBlock",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -2553,12 +2877,12 @@ const _errs9 = errors;
 if(errors === _errs9){
 if(typeof data2 === "string"){
 if(!pattern14.test(data2)){
-validate55.errors = [{instancePath:instancePath+"/highestBlock",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
+validate58.errors = [{instancePath:instancePath+"/highestBlock",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
 return false;
 }
 }
 else {
-validate55.errors = [{instancePath:instancePath+"/highestBlock",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate58.errors = [{instancePath:instancePath+"/highestBlock",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -2575,12 +2899,12 @@ const _errs12 = errors;
 if(errors === _errs12){
 if(typeof data3 === "string"){
 if(!pattern14.test(data3)){
-validate55.errors = [{instancePath:instancePath+"/pulledStates",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
+validate58.errors = [{instancePath:instancePath+"/pulledStates",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
 return false;
 }
 }
 else {
-validate55.errors = [{instancePath:instancePath+"/pulledStates",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate58.errors = [{instancePath:instancePath+"/pulledStates",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -2597,12 +2921,12 @@ const _errs15 = errors;
 if(errors === _errs15){
 if(typeof data4 === "string"){
 if(!pattern14.test(data4)){
-validate55.errors = [{instancePath:instancePath+"/knownStates",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
+validate58.errors = [{instancePath:instancePath+"/knownStates",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
 return false;
 }
 }
 else {
-validate55.errors = [{instancePath:instancePath+"/knownStates",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate58.errors = [{instancePath:instancePath+"/knownStates",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -2619,16 +2943,16 @@ var valid0 = true;
 }
 }
 else {
-validate55.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate58.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate55.errors = vErrors;
+validate58.errors = vErrors;
 return errors === 0;
 }
 
 
-function validate54(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate57(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 const _errs0 = errors;
@@ -2661,8 +2985,8 @@ valid0 = true;
 passing0 = 0;
 }
 const _errs3 = errors;
-if(!(validate55(data, {instancePath,parentData,parentDataProperty,rootData}))){
-vErrors = vErrors === null ? validate55.errors : vErrors.concat(validate55.errors);
+if(!(validate58(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate58.errors : vErrors.concat(validate58.errors);
 errors = vErrors.length;
 }
 var _valid0 = _errs3 === errors;
@@ -2685,7 +3009,7 @@ else {
 vErrors.push(err2);
 }
 errors++;
-validate54.errors = vErrors;
+validate57.errors = vErrors;
 return false;
 }
 else {
@@ -2699,41 +3023,41 @@ vErrors = null;
 }
 }
 }
-validate54.errors = vErrors;
+validate57.errors = vErrors;
 return errors === 0;
 }
 
 
-function validate53(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate56(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
-if(!(validate54(data, {instancePath,parentData,parentDataProperty,rootData}))){
-vErrors = vErrors === null ? validate54.errors : vErrors.concat(validate54.errors);
+if(!(validate57(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate57.errors : vErrors.concat(validate57.errors);
 errors = vErrors.length;
 }
-validate53.errors = vErrors;
+validate56.errors = vErrors;
 return errors === 0;
 }
 
-export const r_eth_getAccountBaseInfo = validate58;
-const schema94 = {"$ref":"urn:chain-node:openrpc#/components/schemas/AccountBaseInfo"};
-const schema95 = {"title":"AccountBaseInfo","type":"object","description":"Basic facts about an account. `Nonce` and `Balance` are plain JSON integers, written as exact digits and never rounded: a balance in wei usually exceeds 2^53, so clients should read it with a JSON parser that keeps big integers.","additionalProperties":false,"required":["Address","Creator","IsContract","Nonce","Balance"],"properties":{"Address":{"$ref":"#/components/schemas/Address","description":"Account address."},"Creator":{"$ref":"#/components/schemas/Address","description":"Address of the account that created this account; the zero address for accounts not created by a contract-creation transaction."},"IsContract":{"type":"boolean","description":"True for a contract account."},"Nonce":{"minimum":0,"x-bigint":true,"description":"Account counter, as a plain JSON integer."},"Balance":{"minimum":0,"x-bigint":true,"description":"Balance in wei, as a plain JSON integer (exact digits, may exceed 2^53)."}}};
+export const r_eth_getAccountBaseInfo = validate61;
+const schema101 = {"$ref":"urn:chain-node:openrpc#/components/schemas/AccountBaseInfo"};
+const schema102 = {"title":"AccountBaseInfo","type":"object","description":"Basic facts about an account. `Nonce` and `Balance` are plain JSON integers, written as exact digits and never rounded: a balance in wei usually exceeds 2^53, so clients should read it with a JSON parser that keeps big integers.","additionalProperties":false,"required":["Address","Creator","IsContract","Nonce","Balance"],"properties":{"Address":{"$ref":"#/components/schemas/Address","description":"Account address."},"Creator":{"$ref":"#/components/schemas/Address","description":"Address of the account that created this account; the zero address for accounts not created by a contract-creation transaction."},"IsContract":{"type":"boolean","description":"True for a contract account."},"Nonce":{"minimum":0,"x-bigint":true,"description":"Account counter, as a plain JSON integer."},"Balance":{"minimum":0,"x-bigint":true,"description":"Balance in wei, as a plain JSON integer (exact digits, may exceed 2^53)."}}};
 
-function validate59(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate62(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((((data.Address === undefined) && (missing0 = "Address")) || ((data.Creator === undefined) && (missing0 = "Creator"))) || ((data.IsContract === undefined) && (missing0 = "IsContract"))) || ((data.Nonce === undefined) && (missing0 = "Nonce"))) || ((data.Balance === undefined) && (missing0 = "Balance"))){
-validate59.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate62.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
 if(!(((((key0 === "Address") || (key0 === "Creator")) || (key0 === "IsContract")) || (key0 === "Nonce")) || (key0 === "Balance"))){
-validate59.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate62.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -2746,12 +3070,12 @@ const _errs3 = errors;
 if(errors === _errs3){
 if(typeof data0 === "string"){
 if(!pattern0.test(data0)){
-validate59.errors = [{instancePath:instancePath+"/Address",schemaPath:"#/components/schemas/Address/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{40}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{40}$"+"\""}];
+validate62.errors = [{instancePath:instancePath+"/Address",schemaPath:"#/components/schemas/Address/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{40}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{40}$"+"\""}];
 return false;
 }
 }
 else {
-validate59.errors = [{instancePath:instancePath+"/Address",schemaPath:"#/components/schemas/Address/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate62.errors = [{instancePath:instancePath+"/Address",schemaPath:"#/components/schemas/Address/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -2768,12 +3092,12 @@ const _errs6 = errors;
 if(errors === _errs6){
 if(typeof data1 === "string"){
 if(!pattern0.test(data1)){
-validate59.errors = [{instancePath:instancePath+"/Creator",schemaPath:"#/components/schemas/Address/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{40}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{40}$"+"\""}];
+validate62.errors = [{instancePath:instancePath+"/Creator",schemaPath:"#/components/schemas/Address/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{40}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{40}$"+"\""}];
 return false;
 }
 }
 else {
-validate59.errors = [{instancePath:instancePath+"/Creator",schemaPath:"#/components/schemas/Address/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate62.errors = [{instancePath:instancePath+"/Creator",schemaPath:"#/components/schemas/Address/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -2786,7 +3110,7 @@ if(valid0){
 if(data.IsContract !== undefined){
 const _errs8 = errors;
 if(typeof data.IsContract !== "boolean"){
-validate59.errors = [{instancePath:instancePath+"/IsContract",schemaPath:"#/properties/IsContract/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate62.errors = [{instancePath:instancePath+"/IsContract",schemaPath:"#/properties/IsContract/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 var valid0 = _errs8 === errors;
@@ -2799,13 +3123,13 @@ if(data.Nonce !== undefined){
 let data3 = data.Nonce;
 const _errs10 = errors;
 if(!((typeof data3 == "number" && Number.isInteger(data3)) || (typeof data3 == "bigint" && data3 >= BigInt(0)))){
-validate59.errors = [{instancePath:instancePath+"/Nonce",schemaPath:"#/properties/Nonce/x-bigint",keyword:"x-bigint",params:{},message:"must be an integer"}];
+validate62.errors = [{instancePath:instancePath+"/Nonce",schemaPath:"#/properties/Nonce/x-bigint",keyword:"x-bigint",params:{},message:"must be an integer"}];
 return false;
 }
 if(errors === _errs10){
 if(typeof data3 == "number"){
 if(data3 < 0 || isNaN(data3)){
-validate59.errors = [{instancePath:instancePath+"/Nonce",schemaPath:"#/properties/Nonce/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate62.errors = [{instancePath:instancePath+"/Nonce",schemaPath:"#/properties/Nonce/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -2820,13 +3144,13 @@ if(data.Balance !== undefined){
 let data4 = data.Balance;
 const _errs11 = errors;
 if(!((typeof data4 == "number" && Number.isInteger(data4)) || (typeof data4 == "bigint" && data4 >= BigInt(0)))){
-validate59.errors = [{instancePath:instancePath+"/Balance",schemaPath:"#/properties/Balance/x-bigint",keyword:"x-bigint",params:{},message:"must be an integer"}];
+validate62.errors = [{instancePath:instancePath+"/Balance",schemaPath:"#/properties/Balance/x-bigint",keyword:"x-bigint",params:{},message:"must be an integer"}];
 return false;
 }
 if(errors === _errs11){
 if(typeof data4 == "number"){
 if(data4 < 0 || isNaN(data4)){
-validate59.errors = [{instancePath:instancePath+"/Balance",schemaPath:"#/properties/Balance/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate62.errors = [{instancePath:instancePath+"/Balance",schemaPath:"#/properties/Balance/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -2844,53 +3168,53 @@ var valid0 = true;
 }
 }
 else {
-validate59.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate62.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate59.errors = vErrors;
+validate62.errors = vErrors;
 return errors === 0;
 }
 
 
-function validate58(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate61(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
-if(!(validate59(data, {instancePath,parentData,parentDataProperty,rootData}))){
-vErrors = vErrors === null ? validate59.errors : vErrors.concat(validate59.errors);
+if(!(validate62(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate62.errors : vErrors.concat(validate62.errors);
 errors = vErrors.length;
 }
-validate58.errors = vErrors;
+validate61.errors = vErrors;
 return errors === 0;
 }
 
-export const r_eth_getBlockByNumber = validate61;
-const schema98 = {"$ref":"urn:chain-node:openrpc#/components/schemas/BlockOrNull"};
-const schema99 = {"title":"BlockOrNull","description":"A block object, or null when no block matches (unknown hash, number beyond the head).","oneOf":[{"$ref":"#/components/schemas/Block"},{"type":"null"}]};
-const schema100 = {"title":"Block","type":"object","description":"Block object. Besides the spec's fields it carries the standard Ethereum fields clients parse: `difficulty` (always `0x1`), `totalDifficulty`, `sha3Uncles`, `uncles` (always empty) and `baseFeePerGas` (always `0x0`). For the pending block `hash`, `number`, `nonce`, `mixHash` and `logsBloom` are null.","additionalProperties":false,"required":["number","hash","parentHash","nonce","mixHash","sha3Uncles","logsBloom","transactionsRoot","stateRoot","receiptsRoot","miner","difficulty","totalDifficulty","extraData","size","gasLimit","gasUsed","timestamp","baseFeePerGas","uncles","transactions"],"properties":{"number":{"description":"Block height. Null for the pending block.","oneOf":[{"$ref":"#/components/schemas/Uint"},{"type":"null"}]},"hash":{"description":"Block hash. Null for the pending block.","oneOf":[{"$ref":"#/components/schemas/Bytes32"},{"type":"null"}]},"parentHash":{"$ref":"#/components/schemas/Bytes32","description":"Hash of the parent block."},"nonce":{"description":"Block nonce, 8 bytes (always zero under istanbul consensus). The spec lists it as a quantity; it is sent as 8-byte data, the form Ethereum clients and the execution-apis description expect. Null for the pending block.","oneOf":[{"$ref":"#/components/schemas/Bytes8"},{"type":"null"}]},"mixHash":{"description":"Mix hash (the istanbul digest). Null for the pending block.","oneOf":[{"$ref":"#/components/schemas/Bytes32"},{"type":"null"}]},"sha3Uncles":{"$ref":"#/components/schemas/Bytes32","description":"Hash of the (always empty) uncle list."},"logsBloom":{"description":"Bloom filter of the block's logs. Null for the pending block.","oneOf":[{"$ref":"#/components/schemas/Bloom"},{"type":"null"}]},"transactionsRoot":{"$ref":"#/components/schemas/Bytes32","description":"Root of the transactions tree."},"stateRoot":{"$ref":"#/components/schemas/Bytes32","description":"Root of the state tree."},"receiptsRoot":{"$ref":"#/components/schemas/Bytes32","description":"Root of the receipts tree."},"miner":{"$ref":"#/components/schemas/Address","description":"Account that receives the block reward (the proposing validator)."},"difficulty":{"$ref":"#/components/schemas/Uint","description":"Always `0x1`."},"totalDifficulty":{"$ref":"#/components/schemas/Uint","description":"Sum of the difficulties up to and including this block: the height + 1."},"extraData":{"$ref":"#/components/schemas/Bytes","description":"Extra block data (istanbul: 32-byte vanity followed by the RLP of validators, seal and committed seals)."},"size":{"$ref":"#/components/schemas/Uint","description":"Block size in bytes."},"gasLimit":{"$ref":"#/components/schemas/Uint","description":"Maximum gas allowed in the block."},"gasUsed":{"$ref":"#/components/schemas/Uint","description":"Total gas used by all transactions in the block."},"timestamp":{"$ref":"#/components/schemas/Uint","description":"Block timestamp (Unix seconds)."},"baseFeePerGas":{"$ref":"#/components/schemas/Uint","description":"Base fee per gas: always `0x0`."},"uncles":{"type":"array","items":{"$ref":"#/components/schemas/Bytes32"},"description":"Uncle hashes: always empty."},"transactions":{"description":"Transaction hashes, or full transaction objects when the request's `fullTransactions` flag is true.","anyOf":[{"type":"array","items":{"$ref":"#/components/schemas/Bytes32"},"description":"Transaction hashes."},{"type":"array","items":{"$ref":"#/components/schemas/Transaction"},"description":"Full transaction objects."}]}}};
-const schema104 = {"title":"Bytes8","type":"string","pattern":"^0x[0-9a-f]{16}$","description":"8-byte value as 0x-prefixed lower-case hex (the block nonce)."};
-const schema107 = {"title":"Bloom","type":"string","pattern":"^0x[0-9a-f]{512}$","description":"256-byte logs bloom filter as 0x-prefixed lower-case hex."};
-const pattern50 = new RegExp("^0x[0-9a-f]{16}$", "u");
-const pattern53 = new RegExp("^0x[0-9a-f]{512}$", "u");
-const schema122 = {"title":"Transaction","type":"object","description":"Transaction object, returned by `getTransactionByHash`, the by-index lookups, full blocks, `pendingTransactions` and `txpool_content`. Besides the spec's fields it carries `type` and `chainId` and `blockTimestamp`, which the Ethereum execution-apis description requires; typed (EIP-2930/1559) transactions also carry `yParity`, `accessList` and the fee caps.","additionalProperties":false,"required":["blockHash","blockNumber","blockTimestamp","from","gas","gasPrice","hash","input","nonce","to","transactionIndex","value","type","v","r","s"],"properties":{"blockHash":{"description":"Hash of the block containing the transaction. Null for a transaction in the pending block; the 32-byte zero hash in pending-pool listings (`pendingTransactions`, `txpool_content`).","oneOf":[{"$ref":"#/components/schemas/Bytes32"},{"type":"null"}]},"blockNumber":{"description":"Number of the block containing the transaction. Null for a pending transaction.","oneOf":[{"$ref":"#/components/schemas/Uint"},{"type":"null"}]},"blockTimestamp":{"description":"Timestamp of the block containing the transaction. Null for a pending transaction.","oneOf":[{"$ref":"#/components/schemas/Uint"},{"type":"null"}]},"from":{"$ref":"#/components/schemas/Address","description":"Sender."},"gas":{"$ref":"#/components/schemas/Uint","description":"Gas made available by the sender."},"gasPrice":{"$ref":"#/components/schemas/Uint","description":"Gas price in wei (for an EIP-1559 transaction the effective price; the base fee is always 0)."},"hash":{"$ref":"#/components/schemas/Bytes32","description":"Transaction hash."},"input":{"$ref":"#/components/schemas/Bytes","description":"Transaction payload."},"nonce":{"$ref":"#/components/schemas/Uint","description":"Sender's transaction counter before this transaction."},"to":{"description":"Recipient. Null for a contract-creation transaction.","oneOf":[{"$ref":"#/components/schemas/Address"},{"type":"null"}]},"transactionIndex":{"description":"Position in the block. Null for a pending transaction.","oneOf":[{"$ref":"#/components/schemas/Uint"},{"type":"null"}]},"value":{"$ref":"#/components/schemas/Uint","description":"Amount in wei."},"type":{"$ref":"#/components/schemas/TxType","description":"Transaction type."},"chainId":{"$ref":"#/components/schemas/Uint","description":"Chain id the transaction is signed for (`0x12c` = 300 by default). Absent for a legacy transaction signed without EIP-155 replay protection."},"v":{"$ref":"#/components/schemas/Uint","description":"Signature V (EIP-155: chainId × 2 + 35 or 36 for legacy transactions; 0 or 1 for typed ones)."},"r":{"$ref":"#/components/schemas/Uint","description":"Signature R."},"s":{"$ref":"#/components/schemas/Uint","description":"Signature S."},"yParity":{"$ref":"#/components/schemas/Uint","description":"Signature y-parity (typed transactions only)."},"maxFeePerGas":{"$ref":"#/components/schemas/Uint","description":"Fee cap per gas in wei (EIP-1559 transactions only)."},"maxPriorityFeePerGas":{"$ref":"#/components/schemas/Uint","description":"Priority fee cap per gas in wei (EIP-1559 transactions only)."},"accessList":{"$ref":"#/components/schemas/AccessList","description":"Access list (typed transactions only)."}}};
-const schema143 = {"title":"AccessList","type":"array","description":"EIP-2930 access list (typed transactions only).","items":{"$ref":"#/components/schemas/AccessListEntry"}};
-const schema144 = {"title":"AccessListEntry","type":"object","description":"One entry of an EIP-2930 access list: an address and the storage slots it touches.","additionalProperties":false,"required":["address","storageKeys"],"properties":{"address":{"$ref":"#/components/schemas/Address"},"storageKeys":{"type":"array","items":{"$ref":"#/components/schemas/Bytes32"},"description":"Storage slots of the address that the transaction pre-declares."}}};
+export const r_eth_getBlockByNumber = validate64;
+const schema105 = {"$ref":"urn:chain-node:openrpc#/components/schemas/BlockOrNull"};
+const schema106 = {"title":"BlockOrNull","description":"A block object, or null when no block matches (unknown hash, number beyond the head).","oneOf":[{"$ref":"#/components/schemas/Block"},{"type":"null"}]};
+const schema107 = {"title":"Block","type":"object","description":"Block object. Besides the spec's fields it carries the standard Ethereum fields clients parse: `difficulty` (always `0x1`), `totalDifficulty`, `sha3Uncles`, `uncles` (always empty) and `baseFeePerGas` (always `0x0`). For the pending block `hash`, `number`, `nonce`, `mixHash` and `logsBloom` are null.","additionalProperties":false,"required":["number","hash","parentHash","nonce","mixHash","sha3Uncles","logsBloom","transactionsRoot","stateRoot","receiptsRoot","miner","difficulty","totalDifficulty","extraData","size","gasLimit","gasUsed","timestamp","baseFeePerGas","uncles","transactions"],"properties":{"number":{"description":"Block height. Null for the pending block.","oneOf":[{"$ref":"#/components/schemas/Uint"},{"type":"null"}]},"hash":{"description":"Block hash. Null for the pending block.","oneOf":[{"$ref":"#/components/schemas/Bytes32"},{"type":"null"}]},"parentHash":{"$ref":"#/components/schemas/Bytes32","description":"Hash of the parent block."},"nonce":{"description":"Block nonce, 8 bytes (always zero under istanbul consensus). The spec lists it as a quantity; it is sent as 8-byte data, the form Ethereum clients and the execution-apis description expect. Null for the pending block.","oneOf":[{"$ref":"#/components/schemas/Bytes8"},{"type":"null"}]},"mixHash":{"description":"Mix hash (the istanbul digest). Null for the pending block.","oneOf":[{"$ref":"#/components/schemas/Bytes32"},{"type":"null"}]},"sha3Uncles":{"$ref":"#/components/schemas/Bytes32","description":"Hash of the (always empty) uncle list."},"logsBloom":{"description":"Bloom filter of the block's logs. Null for the pending block.","oneOf":[{"$ref":"#/components/schemas/Bloom"},{"type":"null"}]},"transactionsRoot":{"$ref":"#/components/schemas/Bytes32","description":"Root of the transactions tree."},"stateRoot":{"$ref":"#/components/schemas/Bytes32","description":"Root of the state tree."},"receiptsRoot":{"$ref":"#/components/schemas/Bytes32","description":"Root of the receipts tree."},"miner":{"$ref":"#/components/schemas/Address","description":"Account that receives the block reward (the proposing validator)."},"difficulty":{"$ref":"#/components/schemas/Uint","description":"Always `0x1`."},"totalDifficulty":{"$ref":"#/components/schemas/Uint","description":"Sum of the difficulties up to and including this block: the height + 1."},"extraData":{"$ref":"#/components/schemas/Bytes","description":"Extra block data (istanbul: 32-byte vanity followed by the RLP of validators, seal and committed seals)."},"size":{"$ref":"#/components/schemas/Uint","description":"Block size in bytes."},"gasLimit":{"$ref":"#/components/schemas/Uint","description":"Maximum gas allowed in the block."},"gasUsed":{"$ref":"#/components/schemas/Uint","description":"Total gas used by all transactions in the block."},"timestamp":{"$ref":"#/components/schemas/Uint","description":"Block timestamp (Unix seconds)."},"baseFeePerGas":{"$ref":"#/components/schemas/Uint","description":"Base fee per gas: always `0x0`."},"uncles":{"type":"array","items":{"$ref":"#/components/schemas/Bytes32"},"description":"Uncle hashes: always empty."},"transactions":{"description":"Transaction hashes, or full transaction objects when the request's `fullTransactions` flag is true.","anyOf":[{"type":"array","items":{"$ref":"#/components/schemas/Bytes32"},"description":"Transaction hashes."},{"type":"array","items":{"$ref":"#/components/schemas/Transaction"},"description":"Full transaction objects."}]}}};
+const schema111 = {"title":"Bytes8","type":"string","pattern":"^0x[0-9a-f]{16}$","description":"8-byte value as 0x-prefixed lower-case hex (the block nonce)."};
+const schema114 = {"title":"Bloom","type":"string","pattern":"^0x[0-9a-f]{512}$","description":"256-byte logs bloom filter as 0x-prefixed lower-case hex."};
+const pattern55 = new RegExp("^0x[0-9a-f]{16}$", "u");
+const pattern58 = new RegExp("^0x[0-9a-f]{512}$", "u");
+const schema129 = {"title":"Transaction","type":"object","description":"Transaction object, returned by `getTransactionByHash`, the by-index lookups, full blocks, `pendingTransactions` and `txpool_content`. Besides the spec's fields it carries `type` and `chainId` and `blockTimestamp`, which the Ethereum execution-apis description requires; typed (EIP-2930/1559) transactions also carry `yParity`, `accessList` and the fee caps.","additionalProperties":false,"required":["blockHash","blockNumber","blockTimestamp","from","gas","gasPrice","hash","input","nonce","to","transactionIndex","value","type","v","r","s"],"properties":{"blockHash":{"description":"Hash of the block containing the transaction. Null for a transaction in the pending block; the 32-byte zero hash in pending-pool listings (`pendingTransactions`, `txpool_content`).","oneOf":[{"$ref":"#/components/schemas/Bytes32"},{"type":"null"}]},"blockNumber":{"description":"Number of the block containing the transaction. Null for a pending transaction.","oneOf":[{"$ref":"#/components/schemas/Uint"},{"type":"null"}]},"blockTimestamp":{"description":"Timestamp of the block containing the transaction. Null for a pending transaction.","oneOf":[{"$ref":"#/components/schemas/Uint"},{"type":"null"}]},"from":{"$ref":"#/components/schemas/Address","description":"Sender."},"gas":{"$ref":"#/components/schemas/Uint","description":"Gas made available by the sender."},"gasPrice":{"$ref":"#/components/schemas/Uint","description":"Gas price in wei (for an EIP-1559 transaction the effective price; the base fee is always 0)."},"hash":{"$ref":"#/components/schemas/Bytes32","description":"Transaction hash."},"input":{"$ref":"#/components/schemas/Bytes","description":"Transaction payload."},"nonce":{"$ref":"#/components/schemas/Uint","description":"Sender's transaction counter before this transaction."},"to":{"description":"Recipient. Null for a contract-creation transaction.","oneOf":[{"$ref":"#/components/schemas/Address"},{"type":"null"}]},"transactionIndex":{"description":"Position in the block. Null for a pending transaction.","oneOf":[{"$ref":"#/components/schemas/Uint"},{"type":"null"}]},"value":{"$ref":"#/components/schemas/Uint","description":"Amount in wei."},"type":{"$ref":"#/components/schemas/TxType","description":"Transaction type."},"chainId":{"$ref":"#/components/schemas/Uint","description":"Chain id the transaction is signed for (`0x12c` = 300 by default). Absent for a legacy transaction signed without EIP-155 replay protection."},"v":{"$ref":"#/components/schemas/Uint","description":"Signature V (EIP-155: chainId × 2 + 35 or 36 for legacy transactions; 0 or 1 for typed ones)."},"r":{"$ref":"#/components/schemas/Uint","description":"Signature R."},"s":{"$ref":"#/components/schemas/Uint","description":"Signature S."},"yParity":{"$ref":"#/components/schemas/Uint","description":"Signature y-parity (typed transactions only)."},"maxFeePerGas":{"$ref":"#/components/schemas/Uint","description":"Fee cap per gas in wei (EIP-1559 transactions only)."},"maxPriorityFeePerGas":{"$ref":"#/components/schemas/Uint","description":"Priority fee cap per gas in wei (EIP-1559 transactions only)."},"accessList":{"$ref":"#/components/schemas/AccessList","description":"Access list (typed transactions only)."}}};
+const schema150 = {"title":"AccessList","type":"array","description":"EIP-2930 access list (typed transactions only).","items":{"$ref":"#/components/schemas/AccessListEntry"}};
+const schema151 = {"title":"AccessListEntry","type":"object","description":"One entry of an EIP-2930 access list: an address and the storage slots it touches.","additionalProperties":false,"required":["address","storageKeys"],"properties":{"address":{"$ref":"#/components/schemas/Address"},"storageKeys":{"type":"array","items":{"$ref":"#/components/schemas/Bytes32"},"description":"Storage slots of the address that the transaction pre-declares."}}};
 
-function validate66(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate69(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.address === undefined) && (missing0 = "address")) || ((data.storageKeys === undefined) && (missing0 = "storageKeys"))){
-validate66.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate69.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
 if(!((key0 === "address") || (key0 === "storageKeys"))){
-validate66.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate69.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -2903,12 +3227,12 @@ const _errs3 = errors;
 if(errors === _errs3){
 if(typeof data0 === "string"){
 if(!pattern0.test(data0)){
-validate66.errors = [{instancePath:instancePath+"/address",schemaPath:"#/components/schemas/Address/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{40}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{40}$"+"\""}];
+validate69.errors = [{instancePath:instancePath+"/address",schemaPath:"#/components/schemas/Address/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{40}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{40}$"+"\""}];
 return false;
 }
 }
 else {
-validate66.errors = [{instancePath:instancePath+"/address",schemaPath:"#/components/schemas/Address/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate69.errors = [{instancePath:instancePath+"/address",schemaPath:"#/components/schemas/Address/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -2932,12 +3256,12 @@ const _errs8 = errors;
 if(errors === _errs8){
 if(typeof data2 === "string"){
 if(!pattern11.test(data2)){
-validate66.errors = [{instancePath:instancePath+"/storageKeys/" + i0,schemaPath:"#/components/schemas/Bytes32/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-f]{64}$"},message:"must match pattern \""+"^0x[0-9a-f]{64}$"+"\""}];
+validate69.errors = [{instancePath:instancePath+"/storageKeys/" + i0,schemaPath:"#/components/schemas/Bytes32/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-f]{64}$"},message:"must match pattern \""+"^0x[0-9a-f]{64}$"+"\""}];
 return false;
 }
 }
 else {
-validate66.errors = [{instancePath:instancePath+"/storageKeys/" + i0,schemaPath:"#/components/schemas/Bytes32/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate69.errors = [{instancePath:instancePath+"/storageKeys/" + i0,schemaPath:"#/components/schemas/Bytes32/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -2948,7 +3272,7 @@ break;
 }
 }
 else {
-validate66.errors = [{instancePath:instancePath+"/storageKeys",schemaPath:"#/properties/storageKeys/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate69.errors = [{instancePath:instancePath+"/storageKeys",schemaPath:"#/properties/storageKeys/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -2962,16 +3286,16 @@ var valid0 = true;
 }
 }
 else {
-validate66.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate69.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate66.errors = vErrors;
+validate69.errors = vErrors;
 return errors === 0;
 }
 
 
-function validate65(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate68(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
@@ -2980,8 +3304,8 @@ var valid0 = true;
 const len0 = data.length;
 for(let i0=0; i0<len0; i0++){
 const _errs1 = errors;
-if(!(validate66(data[i0], {instancePath:instancePath+"/" + i0,parentData:data,parentDataProperty:i0,rootData}))){
-vErrors = vErrors === null ? validate66.errors : vErrors.concat(validate66.errors);
+if(!(validate69(data[i0], {instancePath:instancePath+"/" + i0,parentData:data,parentDataProperty:i0,rootData}))){
+vErrors = vErrors === null ? validate69.errors : vErrors.concat(validate69.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs1 === errors;
@@ -2991,30 +3315,30 @@ break;
 }
 }
 else {
-validate65.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate68.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
-validate65.errors = vErrors;
+validate68.errors = vErrors;
 return errors === 0;
 }
 
 
-function validate64(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate67(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((((((((((((((((data.blockHash === undefined) && (missing0 = "blockHash")) || ((data.blockNumber === undefined) && (missing0 = "blockNumber"))) || ((data.blockTimestamp === undefined) && (missing0 = "blockTimestamp"))) || ((data.from === undefined) && (missing0 = "from"))) || ((data.gas === undefined) && (missing0 = "gas"))) || ((data.gasPrice === undefined) && (missing0 = "gasPrice"))) || ((data.hash === undefined) && (missing0 = "hash"))) || ((data.input === undefined) && (missing0 = "input"))) || ((data.nonce === undefined) && (missing0 = "nonce"))) || ((data.to === undefined) && (missing0 = "to"))) || ((data.transactionIndex === undefined) && (missing0 = "transactionIndex"))) || ((data.value === undefined) && (missing0 = "value"))) || ((data.type === undefined) && (missing0 = "type"))) || ((data.v === undefined) && (missing0 = "v"))) || ((data.r === undefined) && (missing0 = "r"))) || ((data.s === undefined) && (missing0 = "s"))){
-validate64.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate67.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
-if(!(func2.call(schema122.properties, key0))){
-validate64.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+if(!(func2.call(schema129.properties, key0))){
+validate67.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -3088,7 +3412,7 @@ else {
 vErrors.push(err3);
 }
 errors++;
-validate64.errors = vErrors;
+validate67.errors = vErrors;
 return false;
 }
 else {
@@ -3176,7 +3500,7 @@ else {
 vErrors.push(err7);
 }
 errors++;
-validate64.errors = vErrors;
+validate67.errors = vErrors;
 return false;
 }
 else {
@@ -3264,7 +3588,7 @@ else {
 vErrors.push(err11);
 }
 errors++;
-validate64.errors = vErrors;
+validate67.errors = vErrors;
 return false;
 }
 else {
@@ -3291,12 +3615,12 @@ const _errs24 = errors;
 if(errors === _errs24){
 if(typeof data3 === "string"){
 if(!pattern0.test(data3)){
-validate64.errors = [{instancePath:instancePath+"/from",schemaPath:"#/components/schemas/Address/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{40}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{40}$"+"\""}];
+validate67.errors = [{instancePath:instancePath+"/from",schemaPath:"#/components/schemas/Address/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{40}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{40}$"+"\""}];
 return false;
 }
 }
 else {
-validate64.errors = [{instancePath:instancePath+"/from",schemaPath:"#/components/schemas/Address/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate67.errors = [{instancePath:instancePath+"/from",schemaPath:"#/components/schemas/Address/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -3313,12 +3637,12 @@ const _errs27 = errors;
 if(errors === _errs27){
 if(typeof data4 === "string"){
 if(!pattern14.test(data4)){
-validate64.errors = [{instancePath:instancePath+"/gas",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
+validate67.errors = [{instancePath:instancePath+"/gas",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
 return false;
 }
 }
 else {
-validate64.errors = [{instancePath:instancePath+"/gas",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate67.errors = [{instancePath:instancePath+"/gas",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -3335,12 +3659,12 @@ const _errs30 = errors;
 if(errors === _errs30){
 if(typeof data5 === "string"){
 if(!pattern14.test(data5)){
-validate64.errors = [{instancePath:instancePath+"/gasPrice",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
+validate67.errors = [{instancePath:instancePath+"/gasPrice",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
 return false;
 }
 }
 else {
-validate64.errors = [{instancePath:instancePath+"/gasPrice",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate67.errors = [{instancePath:instancePath+"/gasPrice",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -3357,12 +3681,12 @@ const _errs33 = errors;
 if(errors === _errs33){
 if(typeof data6 === "string"){
 if(!pattern11.test(data6)){
-validate64.errors = [{instancePath:instancePath+"/hash",schemaPath:"#/components/schemas/Bytes32/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-f]{64}$"},message:"must match pattern \""+"^0x[0-9a-f]{64}$"+"\""}];
+validate67.errors = [{instancePath:instancePath+"/hash",schemaPath:"#/components/schemas/Bytes32/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-f]{64}$"},message:"must match pattern \""+"^0x[0-9a-f]{64}$"+"\""}];
 return false;
 }
 }
 else {
-validate64.errors = [{instancePath:instancePath+"/hash",schemaPath:"#/components/schemas/Bytes32/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate67.errors = [{instancePath:instancePath+"/hash",schemaPath:"#/components/schemas/Bytes32/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -3379,12 +3703,12 @@ const _errs36 = errors;
 if(errors === _errs36){
 if(typeof data7 === "string"){
 if(!pattern12.test(data7)){
-validate64.errors = [{instancePath:instancePath+"/input",schemaPath:"#/components/schemas/Bytes/pattern",keyword:"pattern",params:{pattern: "^0x([0-9a-f]{2})*$"},message:"must match pattern \""+"^0x([0-9a-f]{2})*$"+"\""}];
+validate67.errors = [{instancePath:instancePath+"/input",schemaPath:"#/components/schemas/Bytes/pattern",keyword:"pattern",params:{pattern: "^0x([0-9a-f]{2})*$"},message:"must match pattern \""+"^0x([0-9a-f]{2})*$"+"\""}];
 return false;
 }
 }
 else {
-validate64.errors = [{instancePath:instancePath+"/input",schemaPath:"#/components/schemas/Bytes/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate67.errors = [{instancePath:instancePath+"/input",schemaPath:"#/components/schemas/Bytes/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -3401,12 +3725,12 @@ const _errs39 = errors;
 if(errors === _errs39){
 if(typeof data8 === "string"){
 if(!pattern14.test(data8)){
-validate64.errors = [{instancePath:instancePath+"/nonce",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
+validate67.errors = [{instancePath:instancePath+"/nonce",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
 return false;
 }
 }
 else {
-validate64.errors = [{instancePath:instancePath+"/nonce",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate67.errors = [{instancePath:instancePath+"/nonce",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -3484,7 +3808,7 @@ else {
 vErrors.push(err15);
 }
 errors++;
-validate64.errors = vErrors;
+validate67.errors = vErrors;
 return false;
 }
 else {
@@ -3572,7 +3896,7 @@ else {
 vErrors.push(err19);
 }
 errors++;
-validate64.errors = vErrors;
+validate67.errors = vErrors;
 return false;
 }
 else {
@@ -3599,12 +3923,12 @@ const _errs56 = errors;
 if(errors === _errs56){
 if(typeof data11 === "string"){
 if(!pattern14.test(data11)){
-validate64.errors = [{instancePath:instancePath+"/value",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
+validate67.errors = [{instancePath:instancePath+"/value",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
 return false;
 }
 }
 else {
-validate64.errors = [{instancePath:instancePath+"/value",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate67.errors = [{instancePath:instancePath+"/value",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -3621,12 +3945,12 @@ const _errs59 = errors;
 if(errors === _errs59){
 if(typeof data12 === "string"){
 if(!pattern13.test(data12)){
-validate64.errors = [{instancePath:instancePath+"/type",schemaPath:"#/components/schemas/TxType/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]?)$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]?)$"+"\""}];
+validate67.errors = [{instancePath:instancePath+"/type",schemaPath:"#/components/schemas/TxType/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]?)$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]?)$"+"\""}];
 return false;
 }
 }
 else {
-validate64.errors = [{instancePath:instancePath+"/type",schemaPath:"#/components/schemas/TxType/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate67.errors = [{instancePath:instancePath+"/type",schemaPath:"#/components/schemas/TxType/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -3643,12 +3967,12 @@ const _errs62 = errors;
 if(errors === _errs62){
 if(typeof data13 === "string"){
 if(!pattern14.test(data13)){
-validate64.errors = [{instancePath:instancePath+"/chainId",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
+validate67.errors = [{instancePath:instancePath+"/chainId",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
 return false;
 }
 }
 else {
-validate64.errors = [{instancePath:instancePath+"/chainId",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate67.errors = [{instancePath:instancePath+"/chainId",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -3665,12 +3989,12 @@ const _errs65 = errors;
 if(errors === _errs65){
 if(typeof data14 === "string"){
 if(!pattern14.test(data14)){
-validate64.errors = [{instancePath:instancePath+"/v",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
+validate67.errors = [{instancePath:instancePath+"/v",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
 return false;
 }
 }
 else {
-validate64.errors = [{instancePath:instancePath+"/v",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate67.errors = [{instancePath:instancePath+"/v",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -3687,12 +4011,12 @@ const _errs68 = errors;
 if(errors === _errs68){
 if(typeof data15 === "string"){
 if(!pattern14.test(data15)){
-validate64.errors = [{instancePath:instancePath+"/r",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
+validate67.errors = [{instancePath:instancePath+"/r",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
 return false;
 }
 }
 else {
-validate64.errors = [{instancePath:instancePath+"/r",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate67.errors = [{instancePath:instancePath+"/r",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -3709,12 +4033,12 @@ const _errs71 = errors;
 if(errors === _errs71){
 if(typeof data16 === "string"){
 if(!pattern14.test(data16)){
-validate64.errors = [{instancePath:instancePath+"/s",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
+validate67.errors = [{instancePath:instancePath+"/s",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
 return false;
 }
 }
 else {
-validate64.errors = [{instancePath:instancePath+"/s",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate67.errors = [{instancePath:instancePath+"/s",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -3731,12 +4055,12 @@ const _errs74 = errors;
 if(errors === _errs74){
 if(typeof data17 === "string"){
 if(!pattern14.test(data17)){
-validate64.errors = [{instancePath:instancePath+"/yParity",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
+validate67.errors = [{instancePath:instancePath+"/yParity",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
 return false;
 }
 }
 else {
-validate64.errors = [{instancePath:instancePath+"/yParity",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate67.errors = [{instancePath:instancePath+"/yParity",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -3753,12 +4077,12 @@ const _errs77 = errors;
 if(errors === _errs77){
 if(typeof data18 === "string"){
 if(!pattern14.test(data18)){
-validate64.errors = [{instancePath:instancePath+"/maxFeePerGas",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
+validate67.errors = [{instancePath:instancePath+"/maxFeePerGas",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
 return false;
 }
 }
 else {
-validate64.errors = [{instancePath:instancePath+"/maxFeePerGas",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate67.errors = [{instancePath:instancePath+"/maxFeePerGas",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -3775,12 +4099,12 @@ const _errs80 = errors;
 if(errors === _errs80){
 if(typeof data19 === "string"){
 if(!pattern14.test(data19)){
-validate64.errors = [{instancePath:instancePath+"/maxPriorityFeePerGas",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
+validate67.errors = [{instancePath:instancePath+"/maxPriorityFeePerGas",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
 return false;
 }
 }
 else {
-validate64.errors = [{instancePath:instancePath+"/maxPriorityFeePerGas",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate67.errors = [{instancePath:instancePath+"/maxPriorityFeePerGas",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -3792,8 +4116,8 @@ var valid0 = true;
 if(valid0){
 if(data.accessList !== undefined){
 const _errs82 = errors;
-if(!(validate65(data.accessList, {instancePath:instancePath+"/accessList",parentData:data,parentDataProperty:"accessList",rootData}))){
-vErrors = vErrors === null ? validate65.errors : vErrors.concat(validate65.errors);
+if(!(validate68(data.accessList, {instancePath:instancePath+"/accessList",parentData:data,parentDataProperty:"accessList",rootData}))){
+vErrors = vErrors === null ? validate68.errors : vErrors.concat(validate68.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs82 === errors;
@@ -3825,30 +4149,30 @@ var valid0 = true;
 }
 }
 else {
-validate64.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate67.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate64.errors = vErrors;
+validate67.errors = vErrors;
 return errors === 0;
 }
 
 
-function validate63(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate66(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((((((((((((((((((((data.number === undefined) && (missing0 = "number")) || ((data.hash === undefined) && (missing0 = "hash"))) || ((data.parentHash === undefined) && (missing0 = "parentHash"))) || ((data.nonce === undefined) && (missing0 = "nonce"))) || ((data.mixHash === undefined) && (missing0 = "mixHash"))) || ((data.sha3Uncles === undefined) && (missing0 = "sha3Uncles"))) || ((data.logsBloom === undefined) && (missing0 = "logsBloom"))) || ((data.transactionsRoot === undefined) && (missing0 = "transactionsRoot"))) || ((data.stateRoot === undefined) && (missing0 = "stateRoot"))) || ((data.receiptsRoot === undefined) && (missing0 = "receiptsRoot"))) || ((data.miner === undefined) && (missing0 = "miner"))) || ((data.difficulty === undefined) && (missing0 = "difficulty"))) || ((data.totalDifficulty === undefined) && (missing0 = "totalDifficulty"))) || ((data.extraData === undefined) && (missing0 = "extraData"))) || ((data.size === undefined) && (missing0 = "size"))) || ((data.gasLimit === undefined) && (missing0 = "gasLimit"))) || ((data.gasUsed === undefined) && (missing0 = "gasUsed"))) || ((data.timestamp === undefined) && (missing0 = "timestamp"))) || ((data.baseFeePerGas === undefined) && (missing0 = "baseFeePerGas"))) || ((data.uncles === undefined) && (missing0 = "uncles"))) || ((data.transactions === undefined) && (missing0 = "transactions"))){
-validate63.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate66.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
-if(!(func2.call(schema100.properties, key0))){
-validate63.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+if(!(func2.call(schema107.properties, key0))){
+validate66.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -3922,7 +4246,7 @@ else {
 vErrors.push(err3);
 }
 errors++;
-validate63.errors = vErrors;
+validate66.errors = vErrors;
 return false;
 }
 else {
@@ -4010,7 +4334,7 @@ else {
 vErrors.push(err7);
 }
 errors++;
-validate63.errors = vErrors;
+validate66.errors = vErrors;
 return false;
 }
 else {
@@ -4037,12 +4361,12 @@ const _errs17 = errors;
 if(errors === _errs17){
 if(typeof data2 === "string"){
 if(!pattern11.test(data2)){
-validate63.errors = [{instancePath:instancePath+"/parentHash",schemaPath:"#/components/schemas/Bytes32/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-f]{64}$"},message:"must match pattern \""+"^0x[0-9a-f]{64}$"+"\""}];
+validate66.errors = [{instancePath:instancePath+"/parentHash",schemaPath:"#/components/schemas/Bytes32/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-f]{64}$"},message:"must match pattern \""+"^0x[0-9a-f]{64}$"+"\""}];
 return false;
 }
 }
 else {
-validate63.errors = [{instancePath:instancePath+"/parentHash",schemaPath:"#/components/schemas/Bytes32/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate66.errors = [{instancePath:instancePath+"/parentHash",schemaPath:"#/components/schemas/Bytes32/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -4062,7 +4386,7 @@ const _errs21 = errors;
 const _errs22 = errors;
 if(errors === _errs22){
 if(typeof data3 === "string"){
-if(!pattern50.test(data3)){
+if(!pattern55.test(data3)){
 const err8 = {instancePath:instancePath+"/nonce",schemaPath:"#/components/schemas/Bytes8/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-f]{16}$"},message:"must match pattern \""+"^0x[0-9a-f]{16}$"+"\""};
 if(vErrors === null){
 vErrors = [err8];
@@ -4120,7 +4444,7 @@ else {
 vErrors.push(err11);
 }
 errors++;
-validate63.errors = vErrors;
+validate66.errors = vErrors;
 return false;
 }
 else {
@@ -4208,7 +4532,7 @@ else {
 vErrors.push(err15);
 }
 errors++;
-validate63.errors = vErrors;
+validate66.errors = vErrors;
 return false;
 }
 else {
@@ -4235,12 +4559,12 @@ const _errs34 = errors;
 if(errors === _errs34){
 if(typeof data5 === "string"){
 if(!pattern11.test(data5)){
-validate63.errors = [{instancePath:instancePath+"/sha3Uncles",schemaPath:"#/components/schemas/Bytes32/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-f]{64}$"},message:"must match pattern \""+"^0x[0-9a-f]{64}$"+"\""}];
+validate66.errors = [{instancePath:instancePath+"/sha3Uncles",schemaPath:"#/components/schemas/Bytes32/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-f]{64}$"},message:"must match pattern \""+"^0x[0-9a-f]{64}$"+"\""}];
 return false;
 }
 }
 else {
-validate63.errors = [{instancePath:instancePath+"/sha3Uncles",schemaPath:"#/components/schemas/Bytes32/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate66.errors = [{instancePath:instancePath+"/sha3Uncles",schemaPath:"#/components/schemas/Bytes32/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -4260,7 +4584,7 @@ const _errs38 = errors;
 const _errs39 = errors;
 if(errors === _errs39){
 if(typeof data6 === "string"){
-if(!pattern53.test(data6)){
+if(!pattern58.test(data6)){
 const err16 = {instancePath:instancePath+"/logsBloom",schemaPath:"#/components/schemas/Bloom/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-f]{512}$"},message:"must match pattern \""+"^0x[0-9a-f]{512}$"+"\""};
 if(vErrors === null){
 vErrors = [err16];
@@ -4318,7 +4642,7 @@ else {
 vErrors.push(err19);
 }
 errors++;
-validate63.errors = vErrors;
+validate66.errors = vErrors;
 return false;
 }
 else {
@@ -4345,12 +4669,12 @@ const _errs44 = errors;
 if(errors === _errs44){
 if(typeof data7 === "string"){
 if(!pattern11.test(data7)){
-validate63.errors = [{instancePath:instancePath+"/transactionsRoot",schemaPath:"#/components/schemas/Bytes32/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-f]{64}$"},message:"must match pattern \""+"^0x[0-9a-f]{64}$"+"\""}];
+validate66.errors = [{instancePath:instancePath+"/transactionsRoot",schemaPath:"#/components/schemas/Bytes32/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-f]{64}$"},message:"must match pattern \""+"^0x[0-9a-f]{64}$"+"\""}];
 return false;
 }
 }
 else {
-validate63.errors = [{instancePath:instancePath+"/transactionsRoot",schemaPath:"#/components/schemas/Bytes32/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate66.errors = [{instancePath:instancePath+"/transactionsRoot",schemaPath:"#/components/schemas/Bytes32/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -4367,12 +4691,12 @@ const _errs47 = errors;
 if(errors === _errs47){
 if(typeof data8 === "string"){
 if(!pattern11.test(data8)){
-validate63.errors = [{instancePath:instancePath+"/stateRoot",schemaPath:"#/components/schemas/Bytes32/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-f]{64}$"},message:"must match pattern \""+"^0x[0-9a-f]{64}$"+"\""}];
+validate66.errors = [{instancePath:instancePath+"/stateRoot",schemaPath:"#/components/schemas/Bytes32/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-f]{64}$"},message:"must match pattern \""+"^0x[0-9a-f]{64}$"+"\""}];
 return false;
 }
 }
 else {
-validate63.errors = [{instancePath:instancePath+"/stateRoot",schemaPath:"#/components/schemas/Bytes32/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate66.errors = [{instancePath:instancePath+"/stateRoot",schemaPath:"#/components/schemas/Bytes32/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -4389,12 +4713,12 @@ const _errs50 = errors;
 if(errors === _errs50){
 if(typeof data9 === "string"){
 if(!pattern11.test(data9)){
-validate63.errors = [{instancePath:instancePath+"/receiptsRoot",schemaPath:"#/components/schemas/Bytes32/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-f]{64}$"},message:"must match pattern \""+"^0x[0-9a-f]{64}$"+"\""}];
+validate66.errors = [{instancePath:instancePath+"/receiptsRoot",schemaPath:"#/components/schemas/Bytes32/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-f]{64}$"},message:"must match pattern \""+"^0x[0-9a-f]{64}$"+"\""}];
 return false;
 }
 }
 else {
-validate63.errors = [{instancePath:instancePath+"/receiptsRoot",schemaPath:"#/components/schemas/Bytes32/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate66.errors = [{instancePath:instancePath+"/receiptsRoot",schemaPath:"#/components/schemas/Bytes32/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -4411,12 +4735,12 @@ const _errs53 = errors;
 if(errors === _errs53){
 if(typeof data10 === "string"){
 if(!pattern0.test(data10)){
-validate63.errors = [{instancePath:instancePath+"/miner",schemaPath:"#/components/schemas/Address/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{40}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{40}$"+"\""}];
+validate66.errors = [{instancePath:instancePath+"/miner",schemaPath:"#/components/schemas/Address/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{40}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{40}$"+"\""}];
 return false;
 }
 }
 else {
-validate63.errors = [{instancePath:instancePath+"/miner",schemaPath:"#/components/schemas/Address/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate66.errors = [{instancePath:instancePath+"/miner",schemaPath:"#/components/schemas/Address/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -4433,12 +4757,12 @@ const _errs56 = errors;
 if(errors === _errs56){
 if(typeof data11 === "string"){
 if(!pattern14.test(data11)){
-validate63.errors = [{instancePath:instancePath+"/difficulty",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
+validate66.errors = [{instancePath:instancePath+"/difficulty",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
 return false;
 }
 }
 else {
-validate63.errors = [{instancePath:instancePath+"/difficulty",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate66.errors = [{instancePath:instancePath+"/difficulty",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -4455,12 +4779,12 @@ const _errs59 = errors;
 if(errors === _errs59){
 if(typeof data12 === "string"){
 if(!pattern14.test(data12)){
-validate63.errors = [{instancePath:instancePath+"/totalDifficulty",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
+validate66.errors = [{instancePath:instancePath+"/totalDifficulty",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
 return false;
 }
 }
 else {
-validate63.errors = [{instancePath:instancePath+"/totalDifficulty",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate66.errors = [{instancePath:instancePath+"/totalDifficulty",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -4477,12 +4801,12 @@ const _errs62 = errors;
 if(errors === _errs62){
 if(typeof data13 === "string"){
 if(!pattern12.test(data13)){
-validate63.errors = [{instancePath:instancePath+"/extraData",schemaPath:"#/components/schemas/Bytes/pattern",keyword:"pattern",params:{pattern: "^0x([0-9a-f]{2})*$"},message:"must match pattern \""+"^0x([0-9a-f]{2})*$"+"\""}];
+validate66.errors = [{instancePath:instancePath+"/extraData",schemaPath:"#/components/schemas/Bytes/pattern",keyword:"pattern",params:{pattern: "^0x([0-9a-f]{2})*$"},message:"must match pattern \""+"^0x([0-9a-f]{2})*$"+"\""}];
 return false;
 }
 }
 else {
-validate63.errors = [{instancePath:instancePath+"/extraData",schemaPath:"#/components/schemas/Bytes/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate66.errors = [{instancePath:instancePath+"/extraData",schemaPath:"#/components/schemas/Bytes/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -4499,12 +4823,12 @@ const _errs65 = errors;
 if(errors === _errs65){
 if(typeof data14 === "string"){
 if(!pattern14.test(data14)){
-validate63.errors = [{instancePath:instancePath+"/size",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
+validate66.errors = [{instancePath:instancePath+"/size",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
 return false;
 }
 }
 else {
-validate63.errors = [{instancePath:instancePath+"/size",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate66.errors = [{instancePath:instancePath+"/size",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -4521,12 +4845,12 @@ const _errs68 = errors;
 if(errors === _errs68){
 if(typeof data15 === "string"){
 if(!pattern14.test(data15)){
-validate63.errors = [{instancePath:instancePath+"/gasLimit",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
+validate66.errors = [{instancePath:instancePath+"/gasLimit",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
 return false;
 }
 }
 else {
-validate63.errors = [{instancePath:instancePath+"/gasLimit",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate66.errors = [{instancePath:instancePath+"/gasLimit",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -4543,12 +4867,12 @@ const _errs71 = errors;
 if(errors === _errs71){
 if(typeof data16 === "string"){
 if(!pattern14.test(data16)){
-validate63.errors = [{instancePath:instancePath+"/gasUsed",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
+validate66.errors = [{instancePath:instancePath+"/gasUsed",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
 return false;
 }
 }
 else {
-validate63.errors = [{instancePath:instancePath+"/gasUsed",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate66.errors = [{instancePath:instancePath+"/gasUsed",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -4565,12 +4889,12 @@ const _errs74 = errors;
 if(errors === _errs74){
 if(typeof data17 === "string"){
 if(!pattern14.test(data17)){
-validate63.errors = [{instancePath:instancePath+"/timestamp",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
+validate66.errors = [{instancePath:instancePath+"/timestamp",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
 return false;
 }
 }
 else {
-validate63.errors = [{instancePath:instancePath+"/timestamp",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate66.errors = [{instancePath:instancePath+"/timestamp",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -4587,12 +4911,12 @@ const _errs77 = errors;
 if(errors === _errs77){
 if(typeof data18 === "string"){
 if(!pattern14.test(data18)){
-validate63.errors = [{instancePath:instancePath+"/baseFeePerGas",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
+validate66.errors = [{instancePath:instancePath+"/baseFeePerGas",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
 return false;
 }
 }
 else {
-validate63.errors = [{instancePath:instancePath+"/baseFeePerGas",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate66.errors = [{instancePath:instancePath+"/baseFeePerGas",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -4616,12 +4940,12 @@ const _errs82 = errors;
 if(errors === _errs82){
 if(typeof data20 === "string"){
 if(!pattern11.test(data20)){
-validate63.errors = [{instancePath:instancePath+"/uncles/" + i0,schemaPath:"#/components/schemas/Bytes32/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-f]{64}$"},message:"must match pattern \""+"^0x[0-9a-f]{64}$"+"\""}];
+validate66.errors = [{instancePath:instancePath+"/uncles/" + i0,schemaPath:"#/components/schemas/Bytes32/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-f]{64}$"},message:"must match pattern \""+"^0x[0-9a-f]{64}$"+"\""}];
 return false;
 }
 }
 else {
-validate63.errors = [{instancePath:instancePath+"/uncles/" + i0,schemaPath:"#/components/schemas/Bytes32/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate66.errors = [{instancePath:instancePath+"/uncles/" + i0,schemaPath:"#/components/schemas/Bytes32/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -4632,7 +4956,7 @@ break;
 }
 }
 else {
-validate63.errors = [{instancePath:instancePath+"/uncles",schemaPath:"#/properties/uncles/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate66.errors = [{instancePath:instancePath+"/uncles",schemaPath:"#/properties/uncles/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -4707,8 +5031,8 @@ var valid30 = true;
 const len2 = data21.length;
 for(let i2=0; i2<len2; i2++){
 const _errs93 = errors;
-if(!(validate64(data21[i2], {instancePath:instancePath+"/transactions/" + i2,parentData:data21,parentDataProperty:i2,rootData}))){
-vErrors = vErrors === null ? validate64.errors : vErrors.concat(validate64.errors);
+if(!(validate67(data21[i2], {instancePath:instancePath+"/transactions/" + i2,parentData:data21,parentDataProperty:i2,rootData}))){
+vErrors = vErrors === null ? validate67.errors : vErrors.concat(validate67.errors);
 errors = vErrors.length;
 }
 var valid30 = _errs93 === errors;
@@ -4740,7 +5064,7 @@ else {
 vErrors.push(err24);
 }
 errors++;
-validate63.errors = vErrors;
+validate66.errors = vErrors;
 return false;
 }
 else {
@@ -4783,24 +5107,24 @@ var valid0 = true;
 }
 }
 else {
-validate63.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate66.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate63.errors = vErrors;
+validate66.errors = vErrors;
 return errors === 0;
 }
 
 
-function validate62(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate65(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 const _errs0 = errors;
 let valid0 = false;
 let passing0 = null;
 const _errs1 = errors;
-if(!(validate63(data, {instancePath,parentData,parentDataProperty,rootData}))){
-vErrors = vErrors === null ? validate63.errors : vErrors.concat(validate63.errors);
+if(!(validate66(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate66.errors : vErrors.concat(validate66.errors);
 errors = vErrors.length;
 }
 var _valid0 = _errs1 === errors;
@@ -4839,7 +5163,7 @@ else {
 vErrors.push(err1);
 }
 errors++;
-validate62.errors = vErrors;
+validate65.errors = vErrors;
 return false;
 }
 else {
@@ -4853,75 +5177,75 @@ vErrors = null;
 }
 }
 }
-validate62.errors = vErrors;
+validate65.errors = vErrors;
 return errors === 0;
 }
 
 
-function validate61(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate64(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
-if(!(validate62(data, {instancePath,parentData,parentDataProperty,rootData}))){
-vErrors = vErrors === null ? validate62.errors : vErrors.concat(validate62.errors);
+if(!(validate65(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate65.errors : vErrors.concat(validate65.errors);
 errors = vErrors.length;
 }
-validate61.errors = vErrors;
+validate64.errors = vErrors;
 return errors === 0;
 }
 
-export const r_eth_getCode = validate72;
-const schema147 = {"$ref":"urn:chain-node:openrpc#/components/schemas/Bytes"};
+export const r_eth_getCode = validate75;
+const schema154 = {"$ref":"urn:chain-node:openrpc#/components/schemas/Bytes"};
 
-function validate72(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate75(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 const _errs0 = errors;
 if(errors === _errs0){
 if(typeof data === "string"){
 if(!pattern12.test(data)){
-validate72.errors = [{instancePath,schemaPath:"urn:chain-node:openrpc#/components/schemas/Bytes/pattern",keyword:"pattern",params:{pattern: "^0x([0-9a-f]{2})*$"},message:"must match pattern \""+"^0x([0-9a-f]{2})*$"+"\""}];
+validate75.errors = [{instancePath,schemaPath:"urn:chain-node:openrpc#/components/schemas/Bytes/pattern",keyword:"pattern",params:{pattern: "^0x([0-9a-f]{2})*$"},message:"must match pattern \""+"^0x([0-9a-f]{2})*$"+"\""}];
 return false;
 }
 }
 else {
-validate72.errors = [{instancePath,schemaPath:"urn:chain-node:openrpc#/components/schemas/Bytes/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate75.errors = [{instancePath,schemaPath:"urn:chain-node:openrpc#/components/schemas/Bytes/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
-validate72.errors = vErrors;
+validate75.errors = vErrors;
 return errors === 0;
 }
 
-export const p_eth_getStorageAt_1 = validate73;
-const schema149 = {"$ref":"urn:chain-node:openrpc#/components/schemas/StorageKey"};
-const schema150 = {"title":"StorageKey","type":"string","pattern":"^0x[0-9a-fA-F]{1,64}$","description":"Storage slot as 0x-prefixed hex of at most 32 bytes, read as a quantity (`0x0` is slot 0; shorter keys are left-padded to 32 bytes). A plain state variable is read at its slot position; a mapping member at keccak256(LeftPad32(key) ‖ LeftPad32(mapping slot))."};
+export const p_eth_getStorageAt_1 = validate76;
+const schema156 = {"$ref":"urn:chain-node:openrpc#/components/schemas/StorageKey"};
+const schema157 = {"title":"StorageKey","type":"string","pattern":"^0x[0-9a-fA-F]{1,64}$","description":"Storage slot as 0x-prefixed hex of at most 32 bytes, read as a quantity (`0x0` is slot 0; shorter keys are left-padded to 32 bytes). A plain state variable is read at its slot position; a mapping member at keccak256(LeftPad32(key) ‖ LeftPad32(mapping slot))."};
 
-function validate73(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate76(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 const _errs0 = errors;
 if(errors === _errs0){
 if(typeof data === "string"){
 if(!pattern5.test(data)){
-validate73.errors = [{instancePath,schemaPath:"urn:chain-node:openrpc#/components/schemas/StorageKey/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{1,64}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{1,64}$"+"\""}];
+validate76.errors = [{instancePath,schemaPath:"urn:chain-node:openrpc#/components/schemas/StorageKey/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{1,64}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{1,64}$"+"\""}];
 return false;
 }
 }
 else {
-validate73.errors = [{instancePath,schemaPath:"urn:chain-node:openrpc#/components/schemas/StorageKey/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate76.errors = [{instancePath,schemaPath:"urn:chain-node:openrpc#/components/schemas/StorageKey/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
-validate73.errors = vErrors;
+validate76.errors = vErrors;
 return errors === 0;
 }
 
-export const p_eth_getProof_1 = validate74;
-const schema151 = {"type":"array","items":{"$ref":"urn:chain-node:openrpc#/components/schemas/StorageSlot"}};
-const schema152 = {"title":"StorageSlot","type":"string","pattern":"^0x[0-9a-fA-F]{0,64}$","description":"A storage slot as 0x-prefixed hex of 0 to 32 bytes. execution-apis' `bytesMax32`, read as a quantity: `0x` and `0x0` are slot 0, shorter keys are left-padded to 32 bytes."};
-const pattern92 = new RegExp("^0x[0-9a-fA-F]{0,64}$", "u");
+export const p_eth_getProof_1 = validate77;
+const schema158 = {"type":"array","items":{"$ref":"urn:chain-node:openrpc#/components/schemas/StorageSlot"}};
+const schema159 = {"title":"StorageSlot","type":"string","pattern":"^0x[0-9a-fA-F]{0,64}$","description":"A storage slot as 0x-prefixed hex of 0 to 32 bytes. execution-apis' `bytesMax32`, read as a quantity: `0x` and `0x0` are slot 0, shorter keys are left-padded to 32 bytes."};
+const pattern97 = new RegExp("^0x[0-9a-fA-F]{0,64}$", "u");
 
-function validate74(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate77(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
@@ -4934,13 +5258,13 @@ const _errs1 = errors;
 const _errs2 = errors;
 if(errors === _errs2){
 if(typeof data0 === "string"){
-if(!pattern92.test(data0)){
-validate74.errors = [{instancePath:instancePath+"/" + i0,schemaPath:"urn:chain-node:openrpc#/components/schemas/StorageSlot/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{0,64}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{0,64}$"+"\""}];
+if(!pattern97.test(data0)){
+validate77.errors = [{instancePath:instancePath+"/" + i0,schemaPath:"urn:chain-node:openrpc#/components/schemas/StorageSlot/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{0,64}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{0,64}$"+"\""}];
 return false;
 }
 }
 else {
-validate74.errors = [{instancePath:instancePath+"/" + i0,schemaPath:"urn:chain-node:openrpc#/components/schemas/StorageSlot/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate77.errors = [{instancePath:instancePath+"/" + i0,schemaPath:"urn:chain-node:openrpc#/components/schemas/StorageSlot/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -4951,19 +5275,19 @@ break;
 }
 }
 else {
-validate74.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate77.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
-validate74.errors = vErrors;
+validate77.errors = vErrors;
 return errors === 0;
 }
 
-export const p_eth_getProof_2 = validate75;
-const schema153 = {"$ref":"urn:chain-node:openrpc#/components/schemas/BlockNumberOrTagOrHash"};
-const schema154 = {"title":"BlockNumberOrTagOrHash","description":"Block selector of execution-apis' `BlockNumberOrTagOrHash`: what `BlockNumberOrTag` accepts, or a block hash. As geth reads it, a string of 32 bytes (`0x` and 64 hex digits) is a block hash, any shorter quantity a block number. geth's EIP-1898 objects are accepted too (alloy and Foundry send a hash that way): `{\"blockHash\": hash, \"requireCanonical\": bool}` (every block this node keeps is canonical: istanbul finality never forks) and `{\"blockNumber\": number or tag}`.","anyOf":[{"$ref":"#/components/schemas/Quantity"},{"$ref":"#/components/schemas/BlockTag"},{"type":"integer","minimum":0,"description":"Block number as a plain JSON integer."},{"$ref":"#/components/schemas/Hash32"},{"type":"object","description":"EIP-1898: a block by hash.","additionalProperties":false,"required":["blockHash"],"properties":{"blockHash":{"$ref":"#/components/schemas/Hash32"},"requireCanonical":{"type":"boolean","description":"Whether the block must be canonical: every block this node keeps is, so it changes nothing."}}},{"type":"object","description":"EIP-1898: a block by number or tag.","additionalProperties":false,"required":["blockNumber"],"properties":{"blockNumber":{"$ref":"#/components/schemas/BlockNumberOrTag"}}}]};
+export const p_eth_getProof_2 = validate78;
+const schema160 = {"$ref":"urn:chain-node:openrpc#/components/schemas/BlockNumberOrTagOrHash"};
+const schema161 = {"title":"BlockNumberOrTagOrHash","description":"Block selector of execution-apis' `BlockNumberOrTagOrHash`: what `BlockNumberOrTag` accepts, or a block hash. As geth reads it, a string of 32 bytes (`0x` and 64 hex digits) is a block hash, any shorter quantity a block number. geth's EIP-1898 objects are accepted too (alloy and Foundry send a hash that way): `{\"blockHash\": hash, \"requireCanonical\": bool}` (every block this node keeps is canonical: istanbul finality never forks) and `{\"blockNumber\": number or tag}`.","anyOf":[{"$ref":"#/components/schemas/Quantity"},{"$ref":"#/components/schemas/BlockTag"},{"type":"integer","minimum":0,"description":"Block number as a plain JSON integer."},{"$ref":"#/components/schemas/Hash32"},{"type":"object","description":"EIP-1898: a block by hash.","additionalProperties":false,"required":["blockHash"],"properties":{"blockHash":{"$ref":"#/components/schemas/Hash32"},"requireCanonical":{"type":"boolean","description":"Whether the block must be canonical: every block this node keeps is, so it changes nothing."}}},{"type":"object","description":"EIP-1898: a block by number or tag.","additionalProperties":false,"required":["blockNumber"],"properties":{"blockNumber":{"$ref":"#/components/schemas/BlockNumberOrTag"}}}]};
 
-function validate77(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate80(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 const _errs0 = errors;
@@ -5077,7 +5401,7 @@ else {
 vErrors.push(err6);
 }
 errors++;
-validate77.errors = vErrors;
+validate80.errors = vErrors;
 return false;
 }
 else {
@@ -5091,12 +5415,12 @@ vErrors = null;
 }
 }
 }
-validate77.errors = vErrors;
+validate80.errors = vErrors;
 return errors === 0;
 }
 
 
-function validate76(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate79(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 const _errs0 = errors;
@@ -5341,8 +5665,8 @@ break;
 }
 if(_errs22 === errors){
 if(data.blockNumber !== undefined){
-if(!(validate77(data.blockNumber, {instancePath:instancePath+"/blockNumber",parentData:data,parentDataProperty:"blockNumber",rootData}))){
-vErrors = vErrors === null ? validate77.errors : vErrors.concat(validate77.errors);
+if(!(validate80(data.blockNumber, {instancePath:instancePath+"/blockNumber",parentData:data,parentDataProperty:"blockNumber",rootData}))){
+vErrors = vErrors === null ? validate80.errors : vErrors.concat(validate80.errors);
 errors = vErrors.length;
 }
 }
@@ -5376,7 +5700,7 @@ else {
 vErrors.push(err17);
 }
 errors++;
-validate76.errors = vErrors;
+validate79.errors = vErrors;
 return false;
 }
 else {
@@ -5390,43 +5714,43 @@ vErrors = null;
 }
 }
 }
-validate76.errors = vErrors;
+validate79.errors = vErrors;
 return errors === 0;
 }
 
 
-function validate75(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate78(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
-if(!(validate76(data, {instancePath,parentData,parentDataProperty,rootData}))){
-vErrors = vErrors === null ? validate76.errors : vErrors.concat(validate76.errors);
+if(!(validate79(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate79.errors : vErrors.concat(validate79.errors);
 errors = vErrors.length;
 }
-validate75.errors = vErrors;
+validate78.errors = vErrors;
 return errors === 0;
 }
 
-export const r_eth_getProof = validate80;
-const schema162 = {"$ref":"urn:chain-node:openrpc#/components/schemas/AccountProof"};
-const schema163 = {"title":"AccountProof","type":"object","description":"EIP-1186 account proof: the account's fields and the state-trie nodes that prove them against the block's `stateRoot`, with the storage proofs against `storageHash`. An absent account is proven absent; its `codeHash` and `storageHash` are zero (geth).","additionalProperties":false,"required":["address","accountProof","balance","codeHash","nonce","storageHash","storageProof"],"properties":{"address":{"$ref":"#/components/schemas/Address","description":"The account."},"accountProof":{"type":"array","items":{"$ref":"#/components/schemas/Bytes"},"description":"RLP-encoded state-trie nodes from the state root towards keccak256(address)."},"balance":{"$ref":"#/components/schemas/Uint","description":"Balance in wei."},"codeHash":{"$ref":"#/components/schemas/Bytes32","description":"keccak256 of the account's code (of the empty string when it has none; zero when the account does not exist)."},"nonce":{"$ref":"#/components/schemas/Uint","description":"Nonce."},"storageHash":{"$ref":"#/components/schemas/Bytes32","description":"Root of the account's storage trie (zero when the account does not exist)."},"storageProof":{"type":"array","items":{"$ref":"#/components/schemas/StorageProof"},"description":"One proof per requested key, in the order requested."}}};
-const schema170 = {"title":"StorageProof","type":"object","description":"Proof of one storage slot in the account's storage trie (EIP-1186).","additionalProperties":false,"required":["key","value","proof"],"properties":{"key":{"type":"string","pattern":"^0x[0-9a-f]{0,64}$","description":"The requested key: as written when it was 32 bytes, else as a quantity (geth)."},"value":{"$ref":"#/components/schemas/Uint","description":"Value of the slot (0 for an unset slot)."},"proof":{"type":"array","items":{"$ref":"#/components/schemas/Bytes"},"description":"RLP-encoded trie nodes from the storage root towards the slot (the path that proves it, or proves it absent). Empty when the account has no storage."}}};
-const pattern103 = new RegExp("^0x[0-9a-f]{0,64}$", "u");
+export const r_eth_getProof = validate83;
+const schema169 = {"$ref":"urn:chain-node:openrpc#/components/schemas/AccountProof"};
+const schema170 = {"title":"AccountProof","type":"object","description":"EIP-1186 account proof: the account's fields and the state-trie nodes that prove them against the block's `stateRoot`, with the storage proofs against `storageHash`. An absent account is proven absent; its `codeHash` and `storageHash` are zero (geth).","additionalProperties":false,"required":["address","accountProof","balance","codeHash","nonce","storageHash","storageProof"],"properties":{"address":{"$ref":"#/components/schemas/Address","description":"The account."},"accountProof":{"type":"array","items":{"$ref":"#/components/schemas/Bytes"},"description":"RLP-encoded state-trie nodes from the state root towards keccak256(address)."},"balance":{"$ref":"#/components/schemas/Uint","description":"Balance in wei."},"codeHash":{"$ref":"#/components/schemas/Bytes32","description":"keccak256 of the account's code (of the empty string when it has none; zero when the account does not exist)."},"nonce":{"$ref":"#/components/schemas/Uint","description":"Nonce."},"storageHash":{"$ref":"#/components/schemas/Bytes32","description":"Root of the account's storage trie (zero when the account does not exist)."},"storageProof":{"type":"array","items":{"$ref":"#/components/schemas/StorageProof"},"description":"One proof per requested key, in the order requested."}}};
+const schema177 = {"title":"StorageProof","type":"object","description":"Proof of one storage slot in the account's storage trie (EIP-1186).","additionalProperties":false,"required":["key","value","proof"],"properties":{"key":{"type":"string","pattern":"^0x[0-9a-f]{0,64}$","description":"The requested key: as written when it was 32 bytes, else as a quantity (geth)."},"value":{"$ref":"#/components/schemas/Uint","description":"Value of the slot (0 for an unset slot)."},"proof":{"type":"array","items":{"$ref":"#/components/schemas/Bytes"},"description":"RLP-encoded trie nodes from the storage root towards the slot (the path that proves it, or proves it absent). Empty when the account has no storage."}}};
+const pattern108 = new RegExp("^0x[0-9a-f]{0,64}$", "u");
 
-function validate82(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate85(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.key === undefined) && (missing0 = "key")) || ((data.value === undefined) && (missing0 = "value"))) || ((data.proof === undefined) && (missing0 = "proof"))){
-validate82.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate85.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
 if(!(((key0 === "key") || (key0 === "value")) || (key0 === "proof"))){
-validate82.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate85.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -5437,13 +5761,13 @@ let data0 = data.key;
 const _errs2 = errors;
 if(errors === _errs2){
 if(typeof data0 === "string"){
-if(!pattern103.test(data0)){
-validate82.errors = [{instancePath:instancePath+"/key",schemaPath:"#/properties/key/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-f]{0,64}$"},message:"must match pattern \""+"^0x[0-9a-f]{0,64}$"+"\""}];
+if(!pattern108.test(data0)){
+validate85.errors = [{instancePath:instancePath+"/key",schemaPath:"#/properties/key/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-f]{0,64}$"},message:"must match pattern \""+"^0x[0-9a-f]{0,64}$"+"\""}];
 return false;
 }
 }
 else {
-validate82.errors = [{instancePath:instancePath+"/key",schemaPath:"#/properties/key/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate85.errors = [{instancePath:instancePath+"/key",schemaPath:"#/properties/key/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -5460,12 +5784,12 @@ const _errs5 = errors;
 if(errors === _errs5){
 if(typeof data1 === "string"){
 if(!pattern14.test(data1)){
-validate82.errors = [{instancePath:instancePath+"/value",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
+validate85.errors = [{instancePath:instancePath+"/value",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
 return false;
 }
 }
 else {
-validate82.errors = [{instancePath:instancePath+"/value",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate85.errors = [{instancePath:instancePath+"/value",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -5489,12 +5813,12 @@ const _errs10 = errors;
 if(errors === _errs10){
 if(typeof data3 === "string"){
 if(!pattern12.test(data3)){
-validate82.errors = [{instancePath:instancePath+"/proof/" + i0,schemaPath:"#/components/schemas/Bytes/pattern",keyword:"pattern",params:{pattern: "^0x([0-9a-f]{2})*$"},message:"must match pattern \""+"^0x([0-9a-f]{2})*$"+"\""}];
+validate85.errors = [{instancePath:instancePath+"/proof/" + i0,schemaPath:"#/components/schemas/Bytes/pattern",keyword:"pattern",params:{pattern: "^0x([0-9a-f]{2})*$"},message:"must match pattern \""+"^0x([0-9a-f]{2})*$"+"\""}];
 return false;
 }
 }
 else {
-validate82.errors = [{instancePath:instancePath+"/proof/" + i0,schemaPath:"#/components/schemas/Bytes/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate85.errors = [{instancePath:instancePath+"/proof/" + i0,schemaPath:"#/components/schemas/Bytes/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -5505,7 +5829,7 @@ break;
 }
 }
 else {
-validate82.errors = [{instancePath:instancePath+"/proof",schemaPath:"#/properties/proof/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate85.errors = [{instancePath:instancePath+"/proof",schemaPath:"#/properties/proof/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -5520,30 +5844,30 @@ var valid0 = true;
 }
 }
 else {
-validate82.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate85.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate82.errors = vErrors;
+validate85.errors = vErrors;
 return errors === 0;
 }
 
 
-function validate81(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate84(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((((((data.address === undefined) && (missing0 = "address")) || ((data.accountProof === undefined) && (missing0 = "accountProof"))) || ((data.balance === undefined) && (missing0 = "balance"))) || ((data.codeHash === undefined) && (missing0 = "codeHash"))) || ((data.nonce === undefined) && (missing0 = "nonce"))) || ((data.storageHash === undefined) && (missing0 = "storageHash"))) || ((data.storageProof === undefined) && (missing0 = "storageProof"))){
-validate81.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate84.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
 if(!(((((((key0 === "address") || (key0 === "accountProof")) || (key0 === "balance")) || (key0 === "codeHash")) || (key0 === "nonce")) || (key0 === "storageHash")) || (key0 === "storageProof"))){
-validate81.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate84.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -5556,12 +5880,12 @@ const _errs3 = errors;
 if(errors === _errs3){
 if(typeof data0 === "string"){
 if(!pattern0.test(data0)){
-validate81.errors = [{instancePath:instancePath+"/address",schemaPath:"#/components/schemas/Address/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{40}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{40}$"+"\""}];
+validate84.errors = [{instancePath:instancePath+"/address",schemaPath:"#/components/schemas/Address/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{40}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{40}$"+"\""}];
 return false;
 }
 }
 else {
-validate81.errors = [{instancePath:instancePath+"/address",schemaPath:"#/components/schemas/Address/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate84.errors = [{instancePath:instancePath+"/address",schemaPath:"#/components/schemas/Address/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -5585,12 +5909,12 @@ const _errs8 = errors;
 if(errors === _errs8){
 if(typeof data2 === "string"){
 if(!pattern12.test(data2)){
-validate81.errors = [{instancePath:instancePath+"/accountProof/" + i0,schemaPath:"#/components/schemas/Bytes/pattern",keyword:"pattern",params:{pattern: "^0x([0-9a-f]{2})*$"},message:"must match pattern \""+"^0x([0-9a-f]{2})*$"+"\""}];
+validate84.errors = [{instancePath:instancePath+"/accountProof/" + i0,schemaPath:"#/components/schemas/Bytes/pattern",keyword:"pattern",params:{pattern: "^0x([0-9a-f]{2})*$"},message:"must match pattern \""+"^0x([0-9a-f]{2})*$"+"\""}];
 return false;
 }
 }
 else {
-validate81.errors = [{instancePath:instancePath+"/accountProof/" + i0,schemaPath:"#/components/schemas/Bytes/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate84.errors = [{instancePath:instancePath+"/accountProof/" + i0,schemaPath:"#/components/schemas/Bytes/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -5601,7 +5925,7 @@ break;
 }
 }
 else {
-validate81.errors = [{instancePath:instancePath+"/accountProof",schemaPath:"#/properties/accountProof/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate84.errors = [{instancePath:instancePath+"/accountProof",schemaPath:"#/properties/accountProof/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -5618,12 +5942,12 @@ const _errs11 = errors;
 if(errors === _errs11){
 if(typeof data3 === "string"){
 if(!pattern14.test(data3)){
-validate81.errors = [{instancePath:instancePath+"/balance",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
+validate84.errors = [{instancePath:instancePath+"/balance",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
 return false;
 }
 }
 else {
-validate81.errors = [{instancePath:instancePath+"/balance",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate84.errors = [{instancePath:instancePath+"/balance",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -5640,12 +5964,12 @@ const _errs14 = errors;
 if(errors === _errs14){
 if(typeof data4 === "string"){
 if(!pattern11.test(data4)){
-validate81.errors = [{instancePath:instancePath+"/codeHash",schemaPath:"#/components/schemas/Bytes32/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-f]{64}$"},message:"must match pattern \""+"^0x[0-9a-f]{64}$"+"\""}];
+validate84.errors = [{instancePath:instancePath+"/codeHash",schemaPath:"#/components/schemas/Bytes32/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-f]{64}$"},message:"must match pattern \""+"^0x[0-9a-f]{64}$"+"\""}];
 return false;
 }
 }
 else {
-validate81.errors = [{instancePath:instancePath+"/codeHash",schemaPath:"#/components/schemas/Bytes32/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate84.errors = [{instancePath:instancePath+"/codeHash",schemaPath:"#/components/schemas/Bytes32/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -5662,12 +5986,12 @@ const _errs17 = errors;
 if(errors === _errs17){
 if(typeof data5 === "string"){
 if(!pattern14.test(data5)){
-validate81.errors = [{instancePath:instancePath+"/nonce",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
+validate84.errors = [{instancePath:instancePath+"/nonce",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
 return false;
 }
 }
 else {
-validate81.errors = [{instancePath:instancePath+"/nonce",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate84.errors = [{instancePath:instancePath+"/nonce",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -5684,12 +6008,12 @@ const _errs20 = errors;
 if(errors === _errs20){
 if(typeof data6 === "string"){
 if(!pattern11.test(data6)){
-validate81.errors = [{instancePath:instancePath+"/storageHash",schemaPath:"#/components/schemas/Bytes32/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-f]{64}$"},message:"must match pattern \""+"^0x[0-9a-f]{64}$"+"\""}];
+validate84.errors = [{instancePath:instancePath+"/storageHash",schemaPath:"#/components/schemas/Bytes32/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-f]{64}$"},message:"must match pattern \""+"^0x[0-9a-f]{64}$"+"\""}];
 return false;
 }
 }
 else {
-validate81.errors = [{instancePath:instancePath+"/storageHash",schemaPath:"#/components/schemas/Bytes32/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate84.errors = [{instancePath:instancePath+"/storageHash",schemaPath:"#/components/schemas/Bytes32/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -5708,8 +6032,8 @@ var valid8 = true;
 const len1 = data7.length;
 for(let i1=0; i1<len1; i1++){
 const _errs24 = errors;
-if(!(validate82(data7[i1], {instancePath:instancePath+"/storageProof/" + i1,parentData:data7,parentDataProperty:i1,rootData}))){
-vErrors = vErrors === null ? validate82.errors : vErrors.concat(validate82.errors);
+if(!(validate85(data7[i1], {instancePath:instancePath+"/storageProof/" + i1,parentData:data7,parentDataProperty:i1,rootData}))){
+vErrors = vErrors === null ? validate85.errors : vErrors.concat(validate85.errors);
 errors = vErrors.length;
 }
 var valid8 = _errs24 === errors;
@@ -5719,7 +6043,7 @@ break;
 }
 }
 else {
-validate81.errors = [{instancePath:instancePath+"/storageProof",schemaPath:"#/properties/storageProof/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate84.errors = [{instancePath:instancePath+"/storageProof",schemaPath:"#/properties/storageProof/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -5738,143 +6062,29 @@ var valid0 = true;
 }
 }
 else {
-validate81.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate84.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate81.errors = vErrors;
+validate84.errors = vErrors;
 return errors === 0;
 }
 
 
-function validate80(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate83(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
-if(!(validate81(data, {instancePath,parentData,parentDataProperty,rootData}))){
-vErrors = vErrors === null ? validate81.errors : vErrors.concat(validate81.errors);
+if(!(validate84(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate84.errors : vErrors.concat(validate84.errors);
 errors = vErrors.length;
 }
-validate80.errors = vErrors;
+validate83.errors = vErrors;
 return errors === 0;
 }
 
-export const p_eth_getStorageValues_0 = validate85;
-const schema173 = {"$ref":"urn:chain-node:openrpc#/components/schemas/StorageRequests"};
-const schema174 = {"title":"StorageRequests","type":"object","description":"Slots to read, by account address.","propertyNames":{"$ref":"#/components/schemas/Address"},"additionalProperties":{"type":"array","items":{"$ref":"#/components/schemas/StorageSlot"}}};
-
-function validate86(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
-let vErrors = null;
-let errors = 0;
-if(errors === 0){
-if(data && typeof data == "object" && !Array.isArray(data)){
-for(const key0 in data){
-const _errs1 = errors;
-const _errs2 = errors;
-if(errors === _errs2){
-if(typeof key0 === "string"){
-if(!pattern0.test(key0)){
-const err0 = {instancePath,schemaPath:"#/components/schemas/Address/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{40}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{40}$"+"\"",propertyName:key0};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
-errors++;
-}
-}
-else {
-const err1 = {instancePath,schemaPath:"#/components/schemas/Address/type",keyword:"type",params:{type: "string"},message:"must be string",propertyName:key0};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
-errors++;
-}
-}
-var valid0 = _errs1 === errors;
-if(!valid0){
-const err2 = {instancePath,schemaPath:"#/propertyNames",keyword:"propertyNames",params:{propertyName: key0},message:"property name must be valid"};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
-errors++;
-validate86.errors = vErrors;
-return false;
-break;
-}
-}
-if(valid0){
-for(const key1 in data){
-let data0 = data[key1];
-const _errs5 = errors;
-if(errors === _errs5){
-if(Array.isArray(data0)){
-var valid3 = true;
-const len0 = data0.length;
-for(let i0=0; i0<len0; i0++){
-let data1 = data0[i0];
-const _errs7 = errors;
-const _errs8 = errors;
-if(errors === _errs8){
-if(typeof data1 === "string"){
-if(!pattern92.test(data1)){
-validate86.errors = [{instancePath:instancePath+"/" + key1.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i0,schemaPath:"#/components/schemas/StorageSlot/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{0,64}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{0,64}$"+"\""}];
-return false;
-}
-}
-else {
-validate86.errors = [{instancePath:instancePath+"/" + key1.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i0,schemaPath:"#/components/schemas/StorageSlot/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-var valid3 = _errs7 === errors;
-if(!valid3){
-break;
-}
-}
-}
-else {
-validate86.errors = [{instancePath:instancePath+"/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/additionalProperties/type",keyword:"type",params:{type: "array"},message:"must be array"}];
-return false;
-}
-}
-var valid2 = _errs5 === errors;
-if(!valid2){
-break;
-}
-}
-}
-}
-else {
-validate86.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
-validate86.errors = vErrors;
-return errors === 0;
-}
-
-
-function validate85(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
-let vErrors = null;
-let errors = 0;
-if(!(validate86(data, {instancePath,parentData,parentDataProperty,rootData}))){
-vErrors = vErrors === null ? validate86.errors : vErrors.concat(validate86.errors);
-errors = vErrors.length;
-}
-validate85.errors = vErrors;
-return errors === 0;
-}
-
-export const r_eth_getStorageValues = validate88;
-const schema177 = {"$ref":"urn:chain-node:openrpc#/components/schemas/StorageValues"};
-const schema178 = {"title":"StorageValues","type":"object","description":"The 32-byte value of each requested slot, by account address (lower case), in the order requested.","propertyNames":{"$ref":"#/components/schemas/Address"},"additionalProperties":{"type":"array","items":{"$ref":"#/components/schemas/Bytes32"}}};
+export const p_eth_getStorageValues_0 = validate88;
+const schema180 = {"$ref":"urn:chain-node:openrpc#/components/schemas/StorageRequests"};
+const schema181 = {"title":"StorageRequests","type":"object","description":"Slots to read, by account address.","propertyNames":{"$ref":"#/components/schemas/Address"},"additionalProperties":{"type":"array","items":{"$ref":"#/components/schemas/StorageSlot"}}};
 
 function validate89(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -5937,13 +6147,13 @@ const _errs7 = errors;
 const _errs8 = errors;
 if(errors === _errs8){
 if(typeof data1 === "string"){
-if(!pattern11.test(data1)){
-validate89.errors = [{instancePath:instancePath+"/" + key1.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i0,schemaPath:"#/components/schemas/Bytes32/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-f]{64}$"},message:"must match pattern \""+"^0x[0-9a-f]{64}$"+"\""}];
+if(!pattern97.test(data1)){
+validate89.errors = [{instancePath:instancePath+"/" + key1.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i0,schemaPath:"#/components/schemas/StorageSlot/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{0,64}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{0,64}$"+"\""}];
 return false;
 }
 }
 else {
-validate89.errors = [{instancePath:instancePath+"/" + key1.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i0,schemaPath:"#/components/schemas/Bytes32/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate89.errors = [{instancePath:instancePath+"/" + key1.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i0,schemaPath:"#/components/schemas/StorageSlot/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -5986,11 +6196,125 @@ validate88.errors = vErrors;
 return errors === 0;
 }
 
-export const p_eth_call_0 = validate91;
-const schema181 = {"allOf":[{"$ref":"urn:chain-node:openrpc#/components/schemas/CallObject"},{"required":["to"],"properties":{"to":{"$ref":"urn:chain-node:openrpc#/components/schemas/Address"}}}]};
-const schema182 = {"title":"CallObject","type":"object","description":"Call object of `call` and `estimateGas`. Every field is optional except `to` for `call`. The payload may be given as `data` (the spec's name) or `input` (the newer name clients send); when both are given they must be equal. Unknown fields are ignored.","additionalProperties":true,"properties":{"from":{"$ref":"#/components/schemas/Address","description":"Sender."},"to":{"description":"Target contract or account. Required for `call`; optional for `estimateGas` (absent or null: contract creation).","oneOf":[{"$ref":"#/components/schemas/Address"},{"type":"null"}]},"gas":{"$ref":"#/components/schemas/Quantity","description":"Gas available to the execution. The call consumes no gas, but some execution steps need the value. Defaults to the block gas limit (capped by the node)."},"gasPrice":{"$ref":"#/components/schemas/Quantity","description":"Gas price in wei."},"value":{"$ref":"#/components/schemas/Quantity","description":"Amount sent in wei."},"data":{"$ref":"#/components/schemas/Data","description":"Method signature and encoded arguments (or init code)."},"input":{"$ref":"#/components/schemas/Data","description":"Alias of `data`, accepted as sent by newer clients."},"accessList":{"$ref":"#/components/schemas/AccessList","description":"EIP-2930 access list: `createAccessList` starts from it (its entries are kept and their gas counted); `call` and `estimateGas` accept it and do not apply it."}}};
+export const r_eth_getStorageValues = validate91;
+const schema184 = {"$ref":"urn:chain-node:openrpc#/components/schemas/StorageValues"};
+const schema185 = {"title":"StorageValues","type":"object","description":"The 32-byte value of each requested slot, by account address (lower case), in the order requested.","propertyNames":{"$ref":"#/components/schemas/Address"},"additionalProperties":{"type":"array","items":{"$ref":"#/components/schemas/Bytes32"}}};
 
 function validate92(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+for(const key0 in data){
+const _errs1 = errors;
+const _errs2 = errors;
+if(errors === _errs2){
+if(typeof key0 === "string"){
+if(!pattern0.test(key0)){
+const err0 = {instancePath,schemaPath:"#/components/schemas/Address/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{40}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{40}$"+"\"",propertyName:key0};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+}
+else {
+const err1 = {instancePath,schemaPath:"#/components/schemas/Address/type",keyword:"type",params:{type: "string"},message:"must be string",propertyName:key0};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+var valid0 = _errs1 === errors;
+if(!valid0){
+const err2 = {instancePath,schemaPath:"#/propertyNames",keyword:"propertyNames",params:{propertyName: key0},message:"property name must be valid"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+validate92.errors = vErrors;
+return false;
+break;
+}
+}
+if(valid0){
+for(const key1 in data){
+let data0 = data[key1];
+const _errs5 = errors;
+if(errors === _errs5){
+if(Array.isArray(data0)){
+var valid3 = true;
+const len0 = data0.length;
+for(let i0=0; i0<len0; i0++){
+let data1 = data0[i0];
+const _errs7 = errors;
+const _errs8 = errors;
+if(errors === _errs8){
+if(typeof data1 === "string"){
+if(!pattern11.test(data1)){
+validate92.errors = [{instancePath:instancePath+"/" + key1.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i0,schemaPath:"#/components/schemas/Bytes32/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-f]{64}$"},message:"must match pattern \""+"^0x[0-9a-f]{64}$"+"\""}];
+return false;
+}
+}
+else {
+validate92.errors = [{instancePath:instancePath+"/" + key1.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i0,schemaPath:"#/components/schemas/Bytes32/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid3 = _errs7 === errors;
+if(!valid3){
+break;
+}
+}
+}
+else {
+validate92.errors = [{instancePath:instancePath+"/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/additionalProperties/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+return false;
+}
+}
+var valid2 = _errs5 === errors;
+if(!valid2){
+break;
+}
+}
+}
+}
+else {
+validate92.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate92.errors = vErrors;
+return errors === 0;
+}
+
+
+function validate91(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(!(validate92(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate92.errors : vErrors.concat(validate92.errors);
+errors = vErrors.length;
+}
+validate91.errors = vErrors;
+return errors === 0;
+}
+
+export const p_eth_call_0 = validate94;
+const schema188 = {"allOf":[{"$ref":"urn:chain-node:openrpc#/components/schemas/CallObject"},{"required":["to"],"properties":{"to":{"$ref":"urn:chain-node:openrpc#/components/schemas/Address"}}}]};
+const schema189 = {"title":"CallObject","type":"object","description":"Call object of `call` and `estimateGas`. Every field is optional except `to` for `call`. The payload may be given as `data` (the spec's name) or `input` (the newer name clients send); when both are given they must be equal. Unknown fields are ignored.","additionalProperties":true,"properties":{"from":{"$ref":"#/components/schemas/Address","description":"Sender."},"to":{"description":"Target contract or account. Required for `call`; optional for `estimateGas` (absent or null: contract creation).","oneOf":[{"$ref":"#/components/schemas/Address"},{"type":"null"}]},"gas":{"$ref":"#/components/schemas/Quantity","description":"Gas available to the execution. The call consumes no gas, but some execution steps need the value. Defaults to the block gas limit (capped by the node)."},"gasPrice":{"$ref":"#/components/schemas/Quantity","description":"Gas price in wei."},"value":{"$ref":"#/components/schemas/Quantity","description":"Amount sent in wei."},"data":{"$ref":"#/components/schemas/Data","description":"Method signature and encoded arguments (or init code)."},"input":{"$ref":"#/components/schemas/Data","description":"Alias of `data`, accepted as sent by newer clients."},"accessList":{"$ref":"#/components/schemas/AccessList","description":"EIP-2930 access list: `createAccessList` starts from it (its entries are kept and their gas counted); `call` and `estimateGas` accept it and do not apply it."}}};
+
+function validate95(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
@@ -6002,12 +6326,12 @@ const _errs3 = errors;
 if(errors === _errs3){
 if(typeof data0 === "string"){
 if(!pattern0.test(data0)){
-validate92.errors = [{instancePath:instancePath+"/from",schemaPath:"#/components/schemas/Address/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{40}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{40}$"+"\""}];
+validate95.errors = [{instancePath:instancePath+"/from",schemaPath:"#/components/schemas/Address/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{40}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{40}$"+"\""}];
 return false;
 }
 }
 else {
-validate92.errors = [{instancePath:instancePath+"/from",schemaPath:"#/components/schemas/Address/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate95.errors = [{instancePath:instancePath+"/from",schemaPath:"#/components/schemas/Address/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -6085,7 +6409,7 @@ else {
 vErrors.push(err3);
 }
 errors++;
-validate92.errors = vErrors;
+validate95.errors = vErrors;
 return false;
 }
 else {
@@ -6112,12 +6436,12 @@ const _errs13 = errors;
 if(errors === _errs13){
 if(typeof data2 === "string"){
 if(!pattern5.test(data2)){
-validate92.errors = [{instancePath:instancePath+"/gas",schemaPath:"#/components/schemas/Quantity/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{1,64}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{1,64}$"+"\""}];
+validate95.errors = [{instancePath:instancePath+"/gas",schemaPath:"#/components/schemas/Quantity/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{1,64}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{1,64}$"+"\""}];
 return false;
 }
 }
 else {
-validate92.errors = [{instancePath:instancePath+"/gas",schemaPath:"#/components/schemas/Quantity/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate95.errors = [{instancePath:instancePath+"/gas",schemaPath:"#/components/schemas/Quantity/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -6134,12 +6458,12 @@ const _errs16 = errors;
 if(errors === _errs16){
 if(typeof data3 === "string"){
 if(!pattern5.test(data3)){
-validate92.errors = [{instancePath:instancePath+"/gasPrice",schemaPath:"#/components/schemas/Quantity/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{1,64}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{1,64}$"+"\""}];
+validate95.errors = [{instancePath:instancePath+"/gasPrice",schemaPath:"#/components/schemas/Quantity/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{1,64}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{1,64}$"+"\""}];
 return false;
 }
 }
 else {
-validate92.errors = [{instancePath:instancePath+"/gasPrice",schemaPath:"#/components/schemas/Quantity/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate95.errors = [{instancePath:instancePath+"/gasPrice",schemaPath:"#/components/schemas/Quantity/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -6156,12 +6480,12 @@ const _errs19 = errors;
 if(errors === _errs19){
 if(typeof data4 === "string"){
 if(!pattern5.test(data4)){
-validate92.errors = [{instancePath:instancePath+"/value",schemaPath:"#/components/schemas/Quantity/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{1,64}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{1,64}$"+"\""}];
+validate95.errors = [{instancePath:instancePath+"/value",schemaPath:"#/components/schemas/Quantity/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{1,64}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{1,64}$"+"\""}];
 return false;
 }
 }
 else {
-validate92.errors = [{instancePath:instancePath+"/value",schemaPath:"#/components/schemas/Quantity/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate95.errors = [{instancePath:instancePath+"/value",schemaPath:"#/components/schemas/Quantity/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -6178,12 +6502,12 @@ const _errs22 = errors;
 if(errors === _errs22){
 if(typeof data5 === "string"){
 if(!pattern9.test(data5)){
-validate92.errors = [{instancePath:instancePath+"/data",schemaPath:"#/components/schemas/Data/pattern",keyword:"pattern",params:{pattern: "^0x([0-9a-fA-F]{2})*$"},message:"must match pattern \""+"^0x([0-9a-fA-F]{2})*$"+"\""}];
+validate95.errors = [{instancePath:instancePath+"/data",schemaPath:"#/components/schemas/Data/pattern",keyword:"pattern",params:{pattern: "^0x([0-9a-fA-F]{2})*$"},message:"must match pattern \""+"^0x([0-9a-fA-F]{2})*$"+"\""}];
 return false;
 }
 }
 else {
-validate92.errors = [{instancePath:instancePath+"/data",schemaPath:"#/components/schemas/Data/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate95.errors = [{instancePath:instancePath+"/data",schemaPath:"#/components/schemas/Data/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -6200,12 +6524,12 @@ const _errs25 = errors;
 if(errors === _errs25){
 if(typeof data6 === "string"){
 if(!pattern9.test(data6)){
-validate92.errors = [{instancePath:instancePath+"/input",schemaPath:"#/components/schemas/Data/pattern",keyword:"pattern",params:{pattern: "^0x([0-9a-fA-F]{2})*$"},message:"must match pattern \""+"^0x([0-9a-fA-F]{2})*$"+"\""}];
+validate95.errors = [{instancePath:instancePath+"/input",schemaPath:"#/components/schemas/Data/pattern",keyword:"pattern",params:{pattern: "^0x([0-9a-fA-F]{2})*$"},message:"must match pattern \""+"^0x([0-9a-fA-F]{2})*$"+"\""}];
 return false;
 }
 }
 else {
-validate92.errors = [{instancePath:instancePath+"/input",schemaPath:"#/components/schemas/Data/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate95.errors = [{instancePath:instancePath+"/input",schemaPath:"#/components/schemas/Data/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -6217,8 +6541,8 @@ var valid0 = true;
 if(valid0){
 if(data.accessList !== undefined){
 const _errs27 = errors;
-if(!(validate65(data.accessList, {instancePath:instancePath+"/accessList",parentData:data,parentDataProperty:"accessList",rootData}))){
-vErrors = vErrors === null ? validate65.errors : vErrors.concat(validate65.errors);
+if(!(validate68(data.accessList, {instancePath:instancePath+"/accessList",parentData:data,parentDataProperty:"accessList",rootData}))){
+vErrors = vErrors === null ? validate68.errors : vErrors.concat(validate68.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs27 === errors;
@@ -6235,21 +6559,21 @@ var valid0 = true;
 }
 }
 else {
-validate92.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate95.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate92.errors = vErrors;
+validate95.errors = vErrors;
 return errors === 0;
 }
 
 
-function validate91(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate94(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 const _errs0 = errors;
-if(!(validate92(data, {instancePath,parentData,parentDataProperty,rootData}))){
-vErrors = vErrors === null ? validate92.errors : vErrors.concat(validate92.errors);
+if(!(validate95(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate95.errors : vErrors.concat(validate95.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs0 === errors;
@@ -6258,7 +6582,7 @@ const _errs1 = errors;
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.to === undefined) && (missing0 = "to")){
-validate91.errors = [{instancePath,schemaPath:"#/allOf/1/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate94.errors = [{instancePath,schemaPath:"#/allOf/1/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -6268,12 +6592,12 @@ const _errs3 = errors;
 if(errors === _errs3){
 if(typeof data0 === "string"){
 if(!pattern0.test(data0)){
-validate91.errors = [{instancePath:instancePath+"/to",schemaPath:"urn:chain-node:openrpc#/components/schemas/Address/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{40}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{40}$"+"\""}];
+validate94.errors = [{instancePath:instancePath+"/to",schemaPath:"urn:chain-node:openrpc#/components/schemas/Address/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{40}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{40}$"+"\""}];
 return false;
 }
 }
 else {
-validate91.errors = [{instancePath:instancePath+"/to",schemaPath:"urn:chain-node:openrpc#/components/schemas/Address/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate94.errors = [{instancePath:instancePath+"/to",schemaPath:"urn:chain-node:openrpc#/components/schemas/Address/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -6282,18 +6606,18 @@ return false;
 }
 var valid0 = _errs1 === errors;
 }
-validate91.errors = vErrors;
+validate94.errors = vErrors;
 return errors === 0;
 }
 
-export const p_eth_call_2 = validate95;
-const schema191 = {"$ref":"urn:chain-node:openrpc#/components/schemas/StateOverrides"};
-const schema192 = {"title":"StateOverrides","type":"object","description":"Account overrides by address (geth's StateOverride, execution-apis' StateOverrides): applied to the call's copy of the state before it runs, and gone with it. The real state is never changed.","propertyNames":{"$ref":"#/components/schemas/Address"},"additionalProperties":{"$ref":"#/components/schemas/AccountOverride"}};
-const schema194 = {"title":"AccountOverride","type":"object","description":"What a call sees of one account instead of its real state (geth's OverrideAccount). Every field is optional. `state` replaces the whole storage (slots not listed read zero), `stateDiff` sets the listed slots and keeps the others; both together are refused. `movePrecompileToAddress` (only on a precompile's address) moves the precompile there, so the address can be given code that wraps it. Unknown fields are ignored.","additionalProperties":true,"properties":{"balance":{"$ref":"#/components/schemas/Quantity","description":"Balance in wei."},"nonce":{"$ref":"#/components/schemas/Quantity","description":"Nonce (at most 2^64 - 1)."},"code":{"$ref":"#/components/schemas/Data","description":"Code (runtime bytecode); `0x` removes the code."},"state":{"$ref":"#/components/schemas/StorageOverride","description":"The whole storage: every slot not listed reads zero."},"stateDiff":{"$ref":"#/components/schemas/StorageOverride","description":"Slots to set; the others keep their values."},"movePrecompileToAddress":{"$ref":"#/components/schemas/Address","description":"Moves this address's precompile to the given address (which must not be overridden otherwise), before `code` is set here."}}};
-const schema198 = {"title":"StorageOverride","type":"object","description":"Storage slots and the 32-byte values they are given, by slot (execution-apis' AccountStorage).","propertyNames":{"$ref":"#/components/schemas/StorageWord"},"additionalProperties":{"$ref":"#/components/schemas/StorageWord"}};
-const schema199 = {"title":"StorageWord","type":"string","pattern":"^0x[0-9a-fA-F]{64}$","description":"A 32-byte storage key or value as 0x-prefixed hex of exactly 64 digits (geth's common.Hash); any case is accepted."};
+export const p_eth_call_2 = validate98;
+const schema198 = {"$ref":"urn:chain-node:openrpc#/components/schemas/StateOverrides"};
+const schema199 = {"title":"StateOverrides","type":"object","description":"Account overrides by address (geth's StateOverride, execution-apis' StateOverrides): applied to the call's copy of the state before it runs, and gone with it. The real state is never changed.","propertyNames":{"$ref":"#/components/schemas/Address"},"additionalProperties":{"$ref":"#/components/schemas/AccountOverride"}};
+const schema201 = {"title":"AccountOverride","type":"object","description":"What a call sees of one account instead of its real state (geth's OverrideAccount). Every field is optional. `state` replaces the whole storage (slots not listed read zero), `stateDiff` sets the listed slots and keeps the others; both together are refused. `movePrecompileToAddress` (only on a precompile's address) moves the precompile there, so the address can be given code that wraps it. Unknown fields are ignored.","additionalProperties":true,"properties":{"balance":{"$ref":"#/components/schemas/Quantity","description":"Balance in wei."},"nonce":{"$ref":"#/components/schemas/Quantity","description":"Nonce (at most 2^64 - 1)."},"code":{"$ref":"#/components/schemas/Data","description":"Code (runtime bytecode); `0x` removes the code."},"state":{"$ref":"#/components/schemas/StorageOverride","description":"The whole storage: every slot not listed reads zero."},"stateDiff":{"$ref":"#/components/schemas/StorageOverride","description":"Slots to set; the others keep their values."},"movePrecompileToAddress":{"$ref":"#/components/schemas/Address","description":"Moves this address's precompile to the given address (which must not be overridden otherwise), before `code` is set here."}}};
+const schema205 = {"title":"StorageOverride","type":"object","description":"Storage slots and the 32-byte values they are given, by slot (execution-apis' AccountStorage).","propertyNames":{"$ref":"#/components/schemas/StorageWord"},"additionalProperties":{"$ref":"#/components/schemas/StorageWord"}};
+const schema206 = {"title":"StorageWord","type":"string","pattern":"^0x[0-9a-fA-F]{64}$","description":"A 32-byte storage key or value as 0x-prefixed hex of exactly 64 digits (geth's common.Hash); any case is accepted."};
 
-function validate98(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate101(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
@@ -6335,7 +6659,7 @@ else {
 vErrors.push(err2);
 }
 errors++;
-validate98.errors = vErrors;
+validate101.errors = vErrors;
 return false;
 break;
 }
@@ -6348,12 +6672,12 @@ const _errs6 = errors;
 if(errors === _errs6){
 if(typeof data0 === "string"){
 if(!pattern33.test(data0)){
-validate98.errors = [{instancePath:instancePath+"/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/components/schemas/StorageWord/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{64}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{64}$"+"\""}];
+validate101.errors = [{instancePath:instancePath+"/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/components/schemas/StorageWord/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{64}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{64}$"+"\""}];
 return false;
 }
 }
 else {
-validate98.errors = [{instancePath:instancePath+"/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/components/schemas/StorageWord/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate101.errors = [{instancePath:instancePath+"/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/components/schemas/StorageWord/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -6365,16 +6689,16 @@ break;
 }
 }
 else {
-validate98.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate101.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate98.errors = vErrors;
+validate101.errors = vErrors;
 return errors === 0;
 }
 
 
-function validate97(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate100(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
@@ -6386,12 +6710,12 @@ const _errs3 = errors;
 if(errors === _errs3){
 if(typeof data0 === "string"){
 if(!pattern5.test(data0)){
-validate97.errors = [{instancePath:instancePath+"/balance",schemaPath:"#/components/schemas/Quantity/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{1,64}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{1,64}$"+"\""}];
+validate100.errors = [{instancePath:instancePath+"/balance",schemaPath:"#/components/schemas/Quantity/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{1,64}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{1,64}$"+"\""}];
 return false;
 }
 }
 else {
-validate97.errors = [{instancePath:instancePath+"/balance",schemaPath:"#/components/schemas/Quantity/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate100.errors = [{instancePath:instancePath+"/balance",schemaPath:"#/components/schemas/Quantity/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -6408,12 +6732,12 @@ const _errs6 = errors;
 if(errors === _errs6){
 if(typeof data1 === "string"){
 if(!pattern5.test(data1)){
-validate97.errors = [{instancePath:instancePath+"/nonce",schemaPath:"#/components/schemas/Quantity/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{1,64}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{1,64}$"+"\""}];
+validate100.errors = [{instancePath:instancePath+"/nonce",schemaPath:"#/components/schemas/Quantity/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{1,64}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{1,64}$"+"\""}];
 return false;
 }
 }
 else {
-validate97.errors = [{instancePath:instancePath+"/nonce",schemaPath:"#/components/schemas/Quantity/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate100.errors = [{instancePath:instancePath+"/nonce",schemaPath:"#/components/schemas/Quantity/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -6430,12 +6754,12 @@ const _errs9 = errors;
 if(errors === _errs9){
 if(typeof data2 === "string"){
 if(!pattern9.test(data2)){
-validate97.errors = [{instancePath:instancePath+"/code",schemaPath:"#/components/schemas/Data/pattern",keyword:"pattern",params:{pattern: "^0x([0-9a-fA-F]{2})*$"},message:"must match pattern \""+"^0x([0-9a-fA-F]{2})*$"+"\""}];
+validate100.errors = [{instancePath:instancePath+"/code",schemaPath:"#/components/schemas/Data/pattern",keyword:"pattern",params:{pattern: "^0x([0-9a-fA-F]{2})*$"},message:"must match pattern \""+"^0x([0-9a-fA-F]{2})*$"+"\""}];
 return false;
 }
 }
 else {
-validate97.errors = [{instancePath:instancePath+"/code",schemaPath:"#/components/schemas/Data/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate100.errors = [{instancePath:instancePath+"/code",schemaPath:"#/components/schemas/Data/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -6447,8 +6771,8 @@ var valid0 = true;
 if(valid0){
 if(data.state !== undefined){
 const _errs11 = errors;
-if(!(validate98(data.state, {instancePath:instancePath+"/state",parentData:data,parentDataProperty:"state",rootData}))){
-vErrors = vErrors === null ? validate98.errors : vErrors.concat(validate98.errors);
+if(!(validate101(data.state, {instancePath:instancePath+"/state",parentData:data,parentDataProperty:"state",rootData}))){
+vErrors = vErrors === null ? validate101.errors : vErrors.concat(validate101.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs11 === errors;
@@ -6459,8 +6783,8 @@ var valid0 = true;
 if(valid0){
 if(data.stateDiff !== undefined){
 const _errs12 = errors;
-if(!(validate98(data.stateDiff, {instancePath:instancePath+"/stateDiff",parentData:data,parentDataProperty:"stateDiff",rootData}))){
-vErrors = vErrors === null ? validate98.errors : vErrors.concat(validate98.errors);
+if(!(validate101(data.stateDiff, {instancePath:instancePath+"/stateDiff",parentData:data,parentDataProperty:"stateDiff",rootData}))){
+vErrors = vErrors === null ? validate101.errors : vErrors.concat(validate101.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs12 === errors;
@@ -6476,12 +6800,12 @@ const _errs14 = errors;
 if(errors === _errs14){
 if(typeof data5 === "string"){
 if(!pattern0.test(data5)){
-validate97.errors = [{instancePath:instancePath+"/movePrecompileToAddress",schemaPath:"#/components/schemas/Address/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{40}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{40}$"+"\""}];
+validate100.errors = [{instancePath:instancePath+"/movePrecompileToAddress",schemaPath:"#/components/schemas/Address/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{40}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{40}$"+"\""}];
 return false;
 }
 }
 else {
-validate97.errors = [{instancePath:instancePath+"/movePrecompileToAddress",schemaPath:"#/components/schemas/Address/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate100.errors = [{instancePath:instancePath+"/movePrecompileToAddress",schemaPath:"#/components/schemas/Address/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -6497,16 +6821,16 @@ var valid0 = true;
 }
 }
 else {
-validate97.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate100.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate97.errors = vErrors;
+validate100.errors = vErrors;
 return errors === 0;
 }
 
 
-function validate96(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate99(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
@@ -6548,7 +6872,7 @@ else {
 vErrors.push(err2);
 }
 errors++;
-validate96.errors = vErrors;
+validate99.errors = vErrors;
 return false;
 break;
 }
@@ -6556,8 +6880,8 @@ break;
 if(valid0){
 for(const key1 in data){
 const _errs5 = errors;
-if(!(validate97(data[key1], {instancePath:instancePath+"/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),parentData:data,parentDataProperty:key1,rootData}))){
-vErrors = vErrors === null ? validate97.errors : vErrors.concat(validate97.errors);
+if(!(validate100(data[key1], {instancePath:instancePath+"/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),parentData:data,parentDataProperty:key1,rootData}))){
+vErrors = vErrors === null ? validate100.errors : vErrors.concat(validate100.errors);
 errors = vErrors.length;
 }
 var valid2 = _errs5 === errors;
@@ -6568,31 +6892,31 @@ break;
 }
 }
 else {
-validate96.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate99.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate96.errors = vErrors;
+validate99.errors = vErrors;
 return errors === 0;
 }
 
 
-function validate95(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate98(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
-if(!(validate96(data, {instancePath,parentData,parentDataProperty,rootData}))){
-vErrors = vErrors === null ? validate96.errors : vErrors.concat(validate96.errors);
+if(!(validate99(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate99.errors : vErrors.concat(validate99.errors);
 errors = vErrors.length;
 }
-validate95.errors = vErrors;
+validate98.errors = vErrors;
 return errors === 0;
 }
 
-export const p_eth_call_3 = validate103;
-const schema202 = {"$ref":"urn:chain-node:openrpc#/components/schemas/BlockOverrides"};
-const schema203 = {"title":"BlockOverrides","type":"object","description":"Fields of a simulated block's context (execution-apis' BlockOverrides). Unknown fields are ignored.","additionalProperties":true,"properties":{"number":{"$ref":"#/components/schemas/Quantity","description":"Block number: greater than the block before's (default: one more); a gap is filled with empty blocks."},"time":{"$ref":"#/components/schemas/Quantity","description":"Timestamp: not below the block before's (default: 12 more)."},"gasLimit":{"$ref":"#/components/schemas/Quantity","description":"Block gas limit (default: the base block's)."},"feeRecipient":{"$ref":"#/components/schemas/Address","description":"Coinbase (default: this node's address, as for eth_call)."},"prevRandao":{"$ref":"#/components/schemas/Quantity","description":"PREVRANDAO's value (default: the istanbul digest every block of this chain carries)."},"baseFeePerGas":{"$ref":"#/components/schemas/Quantity","description":"Base fee (default 0, as every block of this chain)."},"withdrawals":{"type":"array","description":"Accepted and ignored: this chain has no withdrawals."},"blobBaseFee":{"$ref":"#/components/schemas/Quantity","description":"Accepted and ignored: this chain has no blobs."}}};
+export const p_eth_call_3 = validate106;
+const schema209 = {"$ref":"urn:chain-node:openrpc#/components/schemas/BlockOverrides"};
+const schema210 = {"title":"BlockOverrides","type":"object","description":"Fields of a simulated block's context (execution-apis' BlockOverrides). Unknown fields are ignored.","additionalProperties":true,"properties":{"number":{"$ref":"#/components/schemas/Quantity","description":"Block number: greater than the block before's (default: one more); a gap is filled with empty blocks."},"time":{"$ref":"#/components/schemas/Quantity","description":"Timestamp: not below the block before's (default: 12 more)."},"gasLimit":{"$ref":"#/components/schemas/Quantity","description":"Block gas limit (default: the base block's)."},"feeRecipient":{"$ref":"#/components/schemas/Address","description":"Coinbase (default: this node's address, as for eth_call)."},"prevRandao":{"$ref":"#/components/schemas/Quantity","description":"PREVRANDAO's value (default: the istanbul digest every block of this chain carries)."},"baseFeePerGas":{"$ref":"#/components/schemas/Quantity","description":"Base fee (default 0, as every block of this chain)."},"withdrawals":{"type":"array","description":"Accepted and ignored: this chain has no withdrawals."},"blobBaseFee":{"$ref":"#/components/schemas/Quantity","description":"Accepted and ignored: this chain has no blobs."}}};
 
-function validate104(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate107(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
@@ -6604,12 +6928,12 @@ const _errs3 = errors;
 if(errors === _errs3){
 if(typeof data0 === "string"){
 if(!pattern5.test(data0)){
-validate104.errors = [{instancePath:instancePath+"/number",schemaPath:"#/components/schemas/Quantity/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{1,64}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{1,64}$"+"\""}];
+validate107.errors = [{instancePath:instancePath+"/number",schemaPath:"#/components/schemas/Quantity/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{1,64}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{1,64}$"+"\""}];
 return false;
 }
 }
 else {
-validate104.errors = [{instancePath:instancePath+"/number",schemaPath:"#/components/schemas/Quantity/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate107.errors = [{instancePath:instancePath+"/number",schemaPath:"#/components/schemas/Quantity/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -6626,12 +6950,12 @@ const _errs6 = errors;
 if(errors === _errs6){
 if(typeof data1 === "string"){
 if(!pattern5.test(data1)){
-validate104.errors = [{instancePath:instancePath+"/time",schemaPath:"#/components/schemas/Quantity/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{1,64}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{1,64}$"+"\""}];
+validate107.errors = [{instancePath:instancePath+"/time",schemaPath:"#/components/schemas/Quantity/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{1,64}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{1,64}$"+"\""}];
 return false;
 }
 }
 else {
-validate104.errors = [{instancePath:instancePath+"/time",schemaPath:"#/components/schemas/Quantity/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate107.errors = [{instancePath:instancePath+"/time",schemaPath:"#/components/schemas/Quantity/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -6648,12 +6972,12 @@ const _errs9 = errors;
 if(errors === _errs9){
 if(typeof data2 === "string"){
 if(!pattern5.test(data2)){
-validate104.errors = [{instancePath:instancePath+"/gasLimit",schemaPath:"#/components/schemas/Quantity/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{1,64}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{1,64}$"+"\""}];
+validate107.errors = [{instancePath:instancePath+"/gasLimit",schemaPath:"#/components/schemas/Quantity/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{1,64}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{1,64}$"+"\""}];
 return false;
 }
 }
 else {
-validate104.errors = [{instancePath:instancePath+"/gasLimit",schemaPath:"#/components/schemas/Quantity/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate107.errors = [{instancePath:instancePath+"/gasLimit",schemaPath:"#/components/schemas/Quantity/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -6670,12 +6994,12 @@ const _errs12 = errors;
 if(errors === _errs12){
 if(typeof data3 === "string"){
 if(!pattern0.test(data3)){
-validate104.errors = [{instancePath:instancePath+"/feeRecipient",schemaPath:"#/components/schemas/Address/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{40}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{40}$"+"\""}];
+validate107.errors = [{instancePath:instancePath+"/feeRecipient",schemaPath:"#/components/schemas/Address/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{40}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{40}$"+"\""}];
 return false;
 }
 }
 else {
-validate104.errors = [{instancePath:instancePath+"/feeRecipient",schemaPath:"#/components/schemas/Address/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate107.errors = [{instancePath:instancePath+"/feeRecipient",schemaPath:"#/components/schemas/Address/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -6692,12 +7016,12 @@ const _errs15 = errors;
 if(errors === _errs15){
 if(typeof data4 === "string"){
 if(!pattern5.test(data4)){
-validate104.errors = [{instancePath:instancePath+"/prevRandao",schemaPath:"#/components/schemas/Quantity/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{1,64}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{1,64}$"+"\""}];
+validate107.errors = [{instancePath:instancePath+"/prevRandao",schemaPath:"#/components/schemas/Quantity/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{1,64}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{1,64}$"+"\""}];
 return false;
 }
 }
 else {
-validate104.errors = [{instancePath:instancePath+"/prevRandao",schemaPath:"#/components/schemas/Quantity/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate107.errors = [{instancePath:instancePath+"/prevRandao",schemaPath:"#/components/schemas/Quantity/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -6714,12 +7038,12 @@ const _errs18 = errors;
 if(errors === _errs18){
 if(typeof data5 === "string"){
 if(!pattern5.test(data5)){
-validate104.errors = [{instancePath:instancePath+"/baseFeePerGas",schemaPath:"#/components/schemas/Quantity/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{1,64}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{1,64}$"+"\""}];
+validate107.errors = [{instancePath:instancePath+"/baseFeePerGas",schemaPath:"#/components/schemas/Quantity/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{1,64}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{1,64}$"+"\""}];
 return false;
 }
 }
 else {
-validate104.errors = [{instancePath:instancePath+"/baseFeePerGas",schemaPath:"#/components/schemas/Quantity/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate107.errors = [{instancePath:instancePath+"/baseFeePerGas",schemaPath:"#/components/schemas/Quantity/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -6732,7 +7056,7 @@ if(valid0){
 if(data.withdrawals !== undefined){
 const _errs20 = errors;
 if(!(Array.isArray(data.withdrawals))){
-validate104.errors = [{instancePath:instancePath+"/withdrawals",schemaPath:"#/properties/withdrawals/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate107.errors = [{instancePath:instancePath+"/withdrawals",schemaPath:"#/properties/withdrawals/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 var valid0 = _errs20 === errors;
@@ -6748,284 +7072,16 @@ const _errs23 = errors;
 if(errors === _errs23){
 if(typeof data7 === "string"){
 if(!pattern5.test(data7)){
-validate104.errors = [{instancePath:instancePath+"/blobBaseFee",schemaPath:"#/components/schemas/Quantity/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{1,64}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{1,64}$"+"\""}];
+validate107.errors = [{instancePath:instancePath+"/blobBaseFee",schemaPath:"#/components/schemas/Quantity/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{1,64}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{1,64}$"+"\""}];
 return false;
 }
 }
 else {
-validate104.errors = [{instancePath:instancePath+"/blobBaseFee",schemaPath:"#/components/schemas/Quantity/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate107.errors = [{instancePath:instancePath+"/blobBaseFee",schemaPath:"#/components/schemas/Quantity/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
 var valid0 = _errs22 === errors;
-}
-else {
-var valid0 = true;
-}
-}
-}
-}
-}
-}
-}
-}
-}
-else {
-validate104.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
-validate104.errors = vErrors;
-return errors === 0;
-}
-
-
-function validate103(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
-let vErrors = null;
-let errors = 0;
-if(!(validate104(data, {instancePath,parentData,parentDataProperty,rootData}))){
-vErrors = vErrors === null ? validate104.errors : vErrors.concat(validate104.errors);
-errors = vErrors.length;
-}
-validate103.errors = vErrors;
-return errors === 0;
-}
-
-export const p_eth_estimateGas_0 = validate106;
-const schema211 = {"$ref":"urn:chain-node:openrpc#/components/schemas/CallObject"};
-
-function validate107(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
-let vErrors = null;
-let errors = 0;
-if(errors === 0){
-if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.from !== undefined){
-let data0 = data.from;
-const _errs2 = errors;
-const _errs3 = errors;
-if(errors === _errs3){
-if(typeof data0 === "string"){
-if(!pattern0.test(data0)){
-validate107.errors = [{instancePath:instancePath+"/from",schemaPath:"#/components/schemas/Address/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{40}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{40}$"+"\""}];
-return false;
-}
-}
-else {
-validate107.errors = [{instancePath:instancePath+"/from",schemaPath:"#/components/schemas/Address/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-var valid0 = _errs2 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.to !== undefined){
-let data1 = data.to;
-const _errs5 = errors;
-const _errs6 = errors;
-let valid2 = false;
-let passing0 = null;
-const _errs7 = errors;
-const _errs8 = errors;
-if(errors === _errs8){
-if(typeof data1 === "string"){
-if(!pattern0.test(data1)){
-const err0 = {instancePath:instancePath+"/to",schemaPath:"#/components/schemas/Address/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{40}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{40}$"+"\""};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
-errors++;
-}
-}
-else {
-const err1 = {instancePath:instancePath+"/to",schemaPath:"#/components/schemas/Address/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
-errors++;
-}
-}
-var _valid0 = _errs7 === errors;
-if(_valid0){
-valid2 = true;
-passing0 = 0;
-}
-const _errs10 = errors;
-if(data1 !== null){
-const err2 = {instancePath:instancePath+"/to",schemaPath:"#/properties/to/oneOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
-errors++;
-}
-var _valid0 = _errs10 === errors;
-if(_valid0 && valid2){
-valid2 = false;
-passing0 = [passing0, 1];
-}
-else {
-if(_valid0){
-valid2 = true;
-passing0 = 1;
-}
-}
-if(!valid2){
-const err3 = {instancePath:instancePath+"/to",schemaPath:"#/properties/to/oneOf",keyword:"oneOf",params:{passingSchemas: passing0},message:"must match exactly one schema in oneOf"};
-if(vErrors === null){
-vErrors = [err3];
-}
-else {
-vErrors.push(err3);
-}
-errors++;
-validate107.errors = vErrors;
-return false;
-}
-else {
-errors = _errs6;
-if(vErrors !== null){
-if(_errs6){
-vErrors.length = _errs6;
-}
-else {
-vErrors = null;
-}
-}
-}
-var valid0 = _errs5 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.gas !== undefined){
-let data2 = data.gas;
-const _errs12 = errors;
-const _errs13 = errors;
-if(errors === _errs13){
-if(typeof data2 === "string"){
-if(!pattern5.test(data2)){
-validate107.errors = [{instancePath:instancePath+"/gas",schemaPath:"#/components/schemas/Quantity/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{1,64}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{1,64}$"+"\""}];
-return false;
-}
-}
-else {
-validate107.errors = [{instancePath:instancePath+"/gas",schemaPath:"#/components/schemas/Quantity/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-var valid0 = _errs12 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.gasPrice !== undefined){
-let data3 = data.gasPrice;
-const _errs15 = errors;
-const _errs16 = errors;
-if(errors === _errs16){
-if(typeof data3 === "string"){
-if(!pattern5.test(data3)){
-validate107.errors = [{instancePath:instancePath+"/gasPrice",schemaPath:"#/components/schemas/Quantity/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{1,64}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{1,64}$"+"\""}];
-return false;
-}
-}
-else {
-validate107.errors = [{instancePath:instancePath+"/gasPrice",schemaPath:"#/components/schemas/Quantity/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-var valid0 = _errs15 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.value !== undefined){
-let data4 = data.value;
-const _errs18 = errors;
-const _errs19 = errors;
-if(errors === _errs19){
-if(typeof data4 === "string"){
-if(!pattern5.test(data4)){
-validate107.errors = [{instancePath:instancePath+"/value",schemaPath:"#/components/schemas/Quantity/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{1,64}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{1,64}$"+"\""}];
-return false;
-}
-}
-else {
-validate107.errors = [{instancePath:instancePath+"/value",schemaPath:"#/components/schemas/Quantity/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-var valid0 = _errs18 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.data !== undefined){
-let data5 = data.data;
-const _errs21 = errors;
-const _errs22 = errors;
-if(errors === _errs22){
-if(typeof data5 === "string"){
-if(!pattern9.test(data5)){
-validate107.errors = [{instancePath:instancePath+"/data",schemaPath:"#/components/schemas/Data/pattern",keyword:"pattern",params:{pattern: "^0x([0-9a-fA-F]{2})*$"},message:"must match pattern \""+"^0x([0-9a-fA-F]{2})*$"+"\""}];
-return false;
-}
-}
-else {
-validate107.errors = [{instancePath:instancePath+"/data",schemaPath:"#/components/schemas/Data/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-var valid0 = _errs21 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.input !== undefined){
-let data6 = data.input;
-const _errs24 = errors;
-const _errs25 = errors;
-if(errors === _errs25){
-if(typeof data6 === "string"){
-if(!pattern9.test(data6)){
-validate107.errors = [{instancePath:instancePath+"/input",schemaPath:"#/components/schemas/Data/pattern",keyword:"pattern",params:{pattern: "^0x([0-9a-fA-F]{2})*$"},message:"must match pattern \""+"^0x([0-9a-fA-F]{2})*$"+"\""}];
-return false;
-}
-}
-else {
-validate107.errors = [{instancePath:instancePath+"/input",schemaPath:"#/components/schemas/Data/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-var valid0 = _errs24 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.accessList !== undefined){
-const _errs27 = errors;
-if(!(validate65(data.accessList, {instancePath:instancePath+"/accessList",parentData:data,parentDataProperty:"accessList",rootData}))){
-vErrors = vErrors === null ? validate65.errors : vErrors.concat(validate65.errors);
-errors = vErrors.length;
-}
-var valid0 = _errs27 === errors;
 }
 else {
 var valid0 = true;
@@ -7059,272 +7115,10 @@ validate106.errors = vErrors;
 return errors === 0;
 }
 
-export const p_eth_simulateV1_0 = validate110;
-const schema220 = {"$ref":"urn:chain-node:openrpc#/components/schemas/SimulatePayload"};
-const schema221 = {"title":"SimulatePayload","type":"object","description":"What eth_simulateV1 runs (execution-apis' EthSimulatePayload).","additionalProperties":true,"required":["blockStateCalls"],"properties":{"blockStateCalls":{"type":"array","items":{"$ref":"#/components/schemas/BlockStateCall"},"description":"The blocks, in order (at most 256 block numbers after the base block)."},"traceTransfers":{"type":"boolean","description":"Report every ETH move as an ERC-20 Transfer log from 0xeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeee. Default false."},"validation":{"type":"boolean","description":"Check each call as a transaction: nonce, fees against the base fee, balance for gas and value. Default false (as eth_call)."},"returnFullTransactions":{"type":"boolean","description":"Full transaction objects in `transactions` instead of hashes. Default false."}}};
-const schema222 = {"title":"BlockStateCall","type":"object","description":"One simulated block: its context, its state overrides (applied before its calls, kept by the blocks after it) and its calls.","additionalProperties":true,"properties":{"blockOverrides":{"$ref":"#/components/schemas/BlockOverrides"},"stateOverrides":{"$ref":"#/components/schemas/StateOverrides"},"calls":{"type":"array","items":{"$ref":"#/components/schemas/SimulateCall"},"description":"The block's calls, run in order, each on the state the one before left."}}};
+export const p_eth_estimateGas_0 = validate109;
+const schema218 = {"$ref":"urn:chain-node:openrpc#/components/schemas/CallObject"};
 
-function validate113(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
-let vErrors = null;
-let errors = 0;
-if(errors === 0){
-if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.number !== undefined){
-let data0 = data.number;
-const _errs2 = errors;
-const _errs3 = errors;
-if(errors === _errs3){
-if(typeof data0 === "string"){
-if(!pattern5.test(data0)){
-validate113.errors = [{instancePath:instancePath+"/number",schemaPath:"#/components/schemas/Quantity/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{1,64}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{1,64}$"+"\""}];
-return false;
-}
-}
-else {
-validate113.errors = [{instancePath:instancePath+"/number",schemaPath:"#/components/schemas/Quantity/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-var valid0 = _errs2 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.time !== undefined){
-let data1 = data.time;
-const _errs5 = errors;
-const _errs6 = errors;
-if(errors === _errs6){
-if(typeof data1 === "string"){
-if(!pattern5.test(data1)){
-validate113.errors = [{instancePath:instancePath+"/time",schemaPath:"#/components/schemas/Quantity/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{1,64}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{1,64}$"+"\""}];
-return false;
-}
-}
-else {
-validate113.errors = [{instancePath:instancePath+"/time",schemaPath:"#/components/schemas/Quantity/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-var valid0 = _errs5 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.gasLimit !== undefined){
-let data2 = data.gasLimit;
-const _errs8 = errors;
-const _errs9 = errors;
-if(errors === _errs9){
-if(typeof data2 === "string"){
-if(!pattern5.test(data2)){
-validate113.errors = [{instancePath:instancePath+"/gasLimit",schemaPath:"#/components/schemas/Quantity/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{1,64}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{1,64}$"+"\""}];
-return false;
-}
-}
-else {
-validate113.errors = [{instancePath:instancePath+"/gasLimit",schemaPath:"#/components/schemas/Quantity/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-var valid0 = _errs8 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.feeRecipient !== undefined){
-let data3 = data.feeRecipient;
-const _errs11 = errors;
-const _errs12 = errors;
-if(errors === _errs12){
-if(typeof data3 === "string"){
-if(!pattern0.test(data3)){
-validate113.errors = [{instancePath:instancePath+"/feeRecipient",schemaPath:"#/components/schemas/Address/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{40}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{40}$"+"\""}];
-return false;
-}
-}
-else {
-validate113.errors = [{instancePath:instancePath+"/feeRecipient",schemaPath:"#/components/schemas/Address/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-var valid0 = _errs11 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.prevRandao !== undefined){
-let data4 = data.prevRandao;
-const _errs14 = errors;
-const _errs15 = errors;
-if(errors === _errs15){
-if(typeof data4 === "string"){
-if(!pattern5.test(data4)){
-validate113.errors = [{instancePath:instancePath+"/prevRandao",schemaPath:"#/components/schemas/Quantity/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{1,64}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{1,64}$"+"\""}];
-return false;
-}
-}
-else {
-validate113.errors = [{instancePath:instancePath+"/prevRandao",schemaPath:"#/components/schemas/Quantity/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-var valid0 = _errs14 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.baseFeePerGas !== undefined){
-let data5 = data.baseFeePerGas;
-const _errs17 = errors;
-const _errs18 = errors;
-if(errors === _errs18){
-if(typeof data5 === "string"){
-if(!pattern5.test(data5)){
-validate113.errors = [{instancePath:instancePath+"/baseFeePerGas",schemaPath:"#/components/schemas/Quantity/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{1,64}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{1,64}$"+"\""}];
-return false;
-}
-}
-else {
-validate113.errors = [{instancePath:instancePath+"/baseFeePerGas",schemaPath:"#/components/schemas/Quantity/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-var valid0 = _errs17 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.withdrawals !== undefined){
-const _errs20 = errors;
-if(!(Array.isArray(data.withdrawals))){
-validate113.errors = [{instancePath:instancePath+"/withdrawals",schemaPath:"#/properties/withdrawals/type",keyword:"type",params:{type: "array"},message:"must be array"}];
-return false;
-}
-var valid0 = _errs20 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.blobBaseFee !== undefined){
-let data7 = data.blobBaseFee;
-const _errs22 = errors;
-const _errs23 = errors;
-if(errors === _errs23){
-if(typeof data7 === "string"){
-if(!pattern5.test(data7)){
-validate113.errors = [{instancePath:instancePath+"/blobBaseFee",schemaPath:"#/components/schemas/Quantity/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{1,64}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{1,64}$"+"\""}];
-return false;
-}
-}
-else {
-validate113.errors = [{instancePath:instancePath+"/blobBaseFee",schemaPath:"#/components/schemas/Quantity/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-var valid0 = _errs22 === errors;
-}
-else {
-var valid0 = true;
-}
-}
-}
-}
-}
-}
-}
-}
-}
-else {
-validate113.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
-validate113.errors = vErrors;
-return errors === 0;
-}
-
-
-function validate115(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
-let vErrors = null;
-let errors = 0;
-if(errors === 0){
-if(data && typeof data == "object" && !Array.isArray(data)){
-for(const key0 in data){
-const _errs1 = errors;
-const _errs2 = errors;
-if(errors === _errs2){
-if(typeof key0 === "string"){
-if(!pattern0.test(key0)){
-const err0 = {instancePath,schemaPath:"#/components/schemas/Address/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{40}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{40}$"+"\"",propertyName:key0};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
-errors++;
-}
-}
-else {
-const err1 = {instancePath,schemaPath:"#/components/schemas/Address/type",keyword:"type",params:{type: "string"},message:"must be string",propertyName:key0};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
-errors++;
-}
-}
-var valid0 = _errs1 === errors;
-if(!valid0){
-const err2 = {instancePath,schemaPath:"#/propertyNames",keyword:"propertyNames",params:{propertyName: key0},message:"property name must be valid"};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
-errors++;
-validate115.errors = vErrors;
-return false;
-break;
-}
-}
-if(valid0){
-for(const key1 in data){
-const _errs5 = errors;
-if(!(validate97(data[key1], {instancePath:instancePath+"/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),parentData:data,parentDataProperty:key1,rootData}))){
-vErrors = vErrors === null ? validate97.errors : vErrors.concat(validate97.errors);
-errors = vErrors.length;
-}
-var valid2 = _errs5 === errors;
-if(!valid2){
-break;
-}
-}
-}
-}
-else {
-validate115.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
-validate115.errors = vErrors;
-return errors === 0;
-}
-
-const schema233 = {"title":"SimulateCall","description":"A call of a simulated block: a call object (`to` absent: a contract creation) with the transaction fields a simulation reads. It runs as a legacy transaction, as EIP-2930 with `accessList`, or as EIP-1559 when a 1559 fee is given. Unknown fields (`type`, blob fields) are ignored.","allOf":[{"$ref":"#/components/schemas/CallObject"},{"type":"object","properties":{"nonce":{"$ref":"#/components/schemas/Quantity","description":"Nonce (default: the sender's). With validation on it must be the sender's."},"maxFeePerGas":{"$ref":"#/components/schemas/Quantity","description":"EIP-1559 fee cap."},"maxPriorityFeePerGas":{"$ref":"#/components/schemas/Quantity","description":"EIP-1559 tip cap."}}}]};
-
-function validate119(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate110(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
@@ -7336,12 +7130,12 @@ const _errs3 = errors;
 if(errors === _errs3){
 if(typeof data0 === "string"){
 if(!pattern0.test(data0)){
-validate119.errors = [{instancePath:instancePath+"/from",schemaPath:"#/components/schemas/Address/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{40}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{40}$"+"\""}];
+validate110.errors = [{instancePath:instancePath+"/from",schemaPath:"#/components/schemas/Address/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{40}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{40}$"+"\""}];
 return false;
 }
 }
 else {
-validate119.errors = [{instancePath:instancePath+"/from",schemaPath:"#/components/schemas/Address/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate110.errors = [{instancePath:instancePath+"/from",schemaPath:"#/components/schemas/Address/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -7419,7 +7213,7 @@ else {
 vErrors.push(err3);
 }
 errors++;
-validate119.errors = vErrors;
+validate110.errors = vErrors;
 return false;
 }
 else {
@@ -7446,12 +7240,12 @@ const _errs13 = errors;
 if(errors === _errs13){
 if(typeof data2 === "string"){
 if(!pattern5.test(data2)){
-validate119.errors = [{instancePath:instancePath+"/gas",schemaPath:"#/components/schemas/Quantity/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{1,64}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{1,64}$"+"\""}];
+validate110.errors = [{instancePath:instancePath+"/gas",schemaPath:"#/components/schemas/Quantity/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{1,64}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{1,64}$"+"\""}];
 return false;
 }
 }
 else {
-validate119.errors = [{instancePath:instancePath+"/gas",schemaPath:"#/components/schemas/Quantity/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate110.errors = [{instancePath:instancePath+"/gas",schemaPath:"#/components/schemas/Quantity/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -7468,12 +7262,12 @@ const _errs16 = errors;
 if(errors === _errs16){
 if(typeof data3 === "string"){
 if(!pattern5.test(data3)){
-validate119.errors = [{instancePath:instancePath+"/gasPrice",schemaPath:"#/components/schemas/Quantity/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{1,64}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{1,64}$"+"\""}];
+validate110.errors = [{instancePath:instancePath+"/gasPrice",schemaPath:"#/components/schemas/Quantity/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{1,64}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{1,64}$"+"\""}];
 return false;
 }
 }
 else {
-validate119.errors = [{instancePath:instancePath+"/gasPrice",schemaPath:"#/components/schemas/Quantity/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate110.errors = [{instancePath:instancePath+"/gasPrice",schemaPath:"#/components/schemas/Quantity/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -7490,12 +7284,12 @@ const _errs19 = errors;
 if(errors === _errs19){
 if(typeof data4 === "string"){
 if(!pattern5.test(data4)){
-validate119.errors = [{instancePath:instancePath+"/value",schemaPath:"#/components/schemas/Quantity/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{1,64}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{1,64}$"+"\""}];
+validate110.errors = [{instancePath:instancePath+"/value",schemaPath:"#/components/schemas/Quantity/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{1,64}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{1,64}$"+"\""}];
 return false;
 }
 }
 else {
-validate119.errors = [{instancePath:instancePath+"/value",schemaPath:"#/components/schemas/Quantity/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate110.errors = [{instancePath:instancePath+"/value",schemaPath:"#/components/schemas/Quantity/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -7512,12 +7306,12 @@ const _errs22 = errors;
 if(errors === _errs22){
 if(typeof data5 === "string"){
 if(!pattern9.test(data5)){
-validate119.errors = [{instancePath:instancePath+"/data",schemaPath:"#/components/schemas/Data/pattern",keyword:"pattern",params:{pattern: "^0x([0-9a-fA-F]{2})*$"},message:"must match pattern \""+"^0x([0-9a-fA-F]{2})*$"+"\""}];
+validate110.errors = [{instancePath:instancePath+"/data",schemaPath:"#/components/schemas/Data/pattern",keyword:"pattern",params:{pattern: "^0x([0-9a-fA-F]{2})*$"},message:"must match pattern \""+"^0x([0-9a-fA-F]{2})*$"+"\""}];
 return false;
 }
 }
 else {
-validate119.errors = [{instancePath:instancePath+"/data",schemaPath:"#/components/schemas/Data/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate110.errors = [{instancePath:instancePath+"/data",schemaPath:"#/components/schemas/Data/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -7534,12 +7328,12 @@ const _errs25 = errors;
 if(errors === _errs25){
 if(typeof data6 === "string"){
 if(!pattern9.test(data6)){
-validate119.errors = [{instancePath:instancePath+"/input",schemaPath:"#/components/schemas/Data/pattern",keyword:"pattern",params:{pattern: "^0x([0-9a-fA-F]{2})*$"},message:"must match pattern \""+"^0x([0-9a-fA-F]{2})*$"+"\""}];
+validate110.errors = [{instancePath:instancePath+"/input",schemaPath:"#/components/schemas/Data/pattern",keyword:"pattern",params:{pattern: "^0x([0-9a-fA-F]{2})*$"},message:"must match pattern \""+"^0x([0-9a-fA-F]{2})*$"+"\""}];
 return false;
 }
 }
 else {
-validate119.errors = [{instancePath:instancePath+"/input",schemaPath:"#/components/schemas/Data/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate110.errors = [{instancePath:instancePath+"/input",schemaPath:"#/components/schemas/Data/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -7551,8 +7345,8 @@ var valid0 = true;
 if(valid0){
 if(data.accessList !== undefined){
 const _errs27 = errors;
-if(!(validate65(data.accessList, {instancePath:instancePath+"/accessList",parentData:data,parentDataProperty:"accessList",rootData}))){
-vErrors = vErrors === null ? validate65.errors : vErrors.concat(validate65.errors);
+if(!(validate68(data.accessList, {instancePath:instancePath+"/accessList",parentData:data,parentDataProperty:"accessList",rootData}))){
+vErrors = vErrors === null ? validate68.errors : vErrors.concat(validate68.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs27 === errors;
@@ -7569,11 +7363,215 @@ var valid0 = true;
 }
 }
 else {
-validate119.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate110.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate119.errors = vErrors;
+validate110.errors = vErrors;
+return errors === 0;
+}
+
+
+function validate109(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(!(validate110(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate110.errors : vErrors.concat(validate110.errors);
+errors = vErrors.length;
+}
+validate109.errors = vErrors;
+return errors === 0;
+}
+
+export const p_eth_simulateV1_0 = validate113;
+const schema227 = {"$ref":"urn:chain-node:openrpc#/components/schemas/SimulatePayload"};
+const schema228 = {"title":"SimulatePayload","type":"object","description":"What eth_simulateV1 runs (execution-apis' EthSimulatePayload).","additionalProperties":true,"required":["blockStateCalls"],"properties":{"blockStateCalls":{"type":"array","items":{"$ref":"#/components/schemas/BlockStateCall"},"description":"The blocks, in order (at most 256 block numbers after the base block)."},"traceTransfers":{"type":"boolean","description":"Report every ETH move as an ERC-20 Transfer log from 0xeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeee. Default false."},"validation":{"type":"boolean","description":"Check each call as a transaction: nonce, fees against the base fee, balance for gas and value. Default false (as eth_call)."},"returnFullTransactions":{"type":"boolean","description":"Full transaction objects in `transactions` instead of hashes. Default false."}}};
+const schema229 = {"title":"BlockStateCall","type":"object","description":"One simulated block: its context, its state overrides (applied before its calls, kept by the blocks after it) and its calls.","additionalProperties":true,"properties":{"blockOverrides":{"$ref":"#/components/schemas/BlockOverrides"},"stateOverrides":{"$ref":"#/components/schemas/StateOverrides"},"calls":{"type":"array","items":{"$ref":"#/components/schemas/SimulateCall"},"description":"The block's calls, run in order, each on the state the one before left."}}};
+
+function validate116(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.number !== undefined){
+let data0 = data.number;
+const _errs2 = errors;
+const _errs3 = errors;
+if(errors === _errs3){
+if(typeof data0 === "string"){
+if(!pattern5.test(data0)){
+validate116.errors = [{instancePath:instancePath+"/number",schemaPath:"#/components/schemas/Quantity/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{1,64}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{1,64}$"+"\""}];
+return false;
+}
+}
+else {
+validate116.errors = [{instancePath:instancePath+"/number",schemaPath:"#/components/schemas/Quantity/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.time !== undefined){
+let data1 = data.time;
+const _errs5 = errors;
+const _errs6 = errors;
+if(errors === _errs6){
+if(typeof data1 === "string"){
+if(!pattern5.test(data1)){
+validate116.errors = [{instancePath:instancePath+"/time",schemaPath:"#/components/schemas/Quantity/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{1,64}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{1,64}$"+"\""}];
+return false;
+}
+}
+else {
+validate116.errors = [{instancePath:instancePath+"/time",schemaPath:"#/components/schemas/Quantity/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid0 = _errs5 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.gasLimit !== undefined){
+let data2 = data.gasLimit;
+const _errs8 = errors;
+const _errs9 = errors;
+if(errors === _errs9){
+if(typeof data2 === "string"){
+if(!pattern5.test(data2)){
+validate116.errors = [{instancePath:instancePath+"/gasLimit",schemaPath:"#/components/schemas/Quantity/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{1,64}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{1,64}$"+"\""}];
+return false;
+}
+}
+else {
+validate116.errors = [{instancePath:instancePath+"/gasLimit",schemaPath:"#/components/schemas/Quantity/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid0 = _errs8 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.feeRecipient !== undefined){
+let data3 = data.feeRecipient;
+const _errs11 = errors;
+const _errs12 = errors;
+if(errors === _errs12){
+if(typeof data3 === "string"){
+if(!pattern0.test(data3)){
+validate116.errors = [{instancePath:instancePath+"/feeRecipient",schemaPath:"#/components/schemas/Address/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{40}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{40}$"+"\""}];
+return false;
+}
+}
+else {
+validate116.errors = [{instancePath:instancePath+"/feeRecipient",schemaPath:"#/components/schemas/Address/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid0 = _errs11 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.prevRandao !== undefined){
+let data4 = data.prevRandao;
+const _errs14 = errors;
+const _errs15 = errors;
+if(errors === _errs15){
+if(typeof data4 === "string"){
+if(!pattern5.test(data4)){
+validate116.errors = [{instancePath:instancePath+"/prevRandao",schemaPath:"#/components/schemas/Quantity/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{1,64}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{1,64}$"+"\""}];
+return false;
+}
+}
+else {
+validate116.errors = [{instancePath:instancePath+"/prevRandao",schemaPath:"#/components/schemas/Quantity/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid0 = _errs14 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.baseFeePerGas !== undefined){
+let data5 = data.baseFeePerGas;
+const _errs17 = errors;
+const _errs18 = errors;
+if(errors === _errs18){
+if(typeof data5 === "string"){
+if(!pattern5.test(data5)){
+validate116.errors = [{instancePath:instancePath+"/baseFeePerGas",schemaPath:"#/components/schemas/Quantity/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{1,64}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{1,64}$"+"\""}];
+return false;
+}
+}
+else {
+validate116.errors = [{instancePath:instancePath+"/baseFeePerGas",schemaPath:"#/components/schemas/Quantity/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid0 = _errs17 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.withdrawals !== undefined){
+const _errs20 = errors;
+if(!(Array.isArray(data.withdrawals))){
+validate116.errors = [{instancePath:instancePath+"/withdrawals",schemaPath:"#/properties/withdrawals/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+return false;
+}
+var valid0 = _errs20 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.blobBaseFee !== undefined){
+let data7 = data.blobBaseFee;
+const _errs22 = errors;
+const _errs23 = errors;
+if(errors === _errs23){
+if(typeof data7 === "string"){
+if(!pattern5.test(data7)){
+validate116.errors = [{instancePath:instancePath+"/blobBaseFee",schemaPath:"#/components/schemas/Quantity/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{1,64}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{1,64}$"+"\""}];
+return false;
+}
+}
+else {
+validate116.errors = [{instancePath:instancePath+"/blobBaseFee",schemaPath:"#/components/schemas/Quantity/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid0 = _errs22 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+}
+}
+}
+}
+else {
+validate116.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate116.errors = vErrors;
 return errors === 0;
 }
 
@@ -7581,9 +7579,335 @@ return errors === 0;
 function validate118(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+for(const key0 in data){
+const _errs1 = errors;
+const _errs2 = errors;
+if(errors === _errs2){
+if(typeof key0 === "string"){
+if(!pattern0.test(key0)){
+const err0 = {instancePath,schemaPath:"#/components/schemas/Address/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{40}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{40}$"+"\"",propertyName:key0};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+}
+else {
+const err1 = {instancePath,schemaPath:"#/components/schemas/Address/type",keyword:"type",params:{type: "string"},message:"must be string",propertyName:key0};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+var valid0 = _errs1 === errors;
+if(!valid0){
+const err2 = {instancePath,schemaPath:"#/propertyNames",keyword:"propertyNames",params:{propertyName: key0},message:"property name must be valid"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+validate118.errors = vErrors;
+return false;
+break;
+}
+}
+if(valid0){
+for(const key1 in data){
+const _errs5 = errors;
+if(!(validate100(data[key1], {instancePath:instancePath+"/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),parentData:data,parentDataProperty:key1,rootData}))){
+vErrors = vErrors === null ? validate100.errors : vErrors.concat(validate100.errors);
+errors = vErrors.length;
+}
+var valid2 = _errs5 === errors;
+if(!valid2){
+break;
+}
+}
+}
+}
+else {
+validate118.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate118.errors = vErrors;
+return errors === 0;
+}
+
+const schema240 = {"title":"SimulateCall","description":"A call of a simulated block: a call object (`to` absent: a contract creation) with the transaction fields a simulation reads. It runs as a legacy transaction, as EIP-2930 with `accessList`, or as EIP-1559 when a 1559 fee is given. Unknown fields (`type`, blob fields) are ignored.","allOf":[{"$ref":"#/components/schemas/CallObject"},{"type":"object","properties":{"nonce":{"$ref":"#/components/schemas/Quantity","description":"Nonce (default: the sender's). With validation on it must be the sender's."},"maxFeePerGas":{"$ref":"#/components/schemas/Quantity","description":"EIP-1559 fee cap."},"maxPriorityFeePerGas":{"$ref":"#/components/schemas/Quantity","description":"EIP-1559 tip cap."}}}]};
+
+function validate122(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.from !== undefined){
+let data0 = data.from;
+const _errs2 = errors;
+const _errs3 = errors;
+if(errors === _errs3){
+if(typeof data0 === "string"){
+if(!pattern0.test(data0)){
+validate122.errors = [{instancePath:instancePath+"/from",schemaPath:"#/components/schemas/Address/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{40}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{40}$"+"\""}];
+return false;
+}
+}
+else {
+validate122.errors = [{instancePath:instancePath+"/from",schemaPath:"#/components/schemas/Address/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.to !== undefined){
+let data1 = data.to;
+const _errs5 = errors;
+const _errs6 = errors;
+let valid2 = false;
+let passing0 = null;
+const _errs7 = errors;
+const _errs8 = errors;
+if(errors === _errs8){
+if(typeof data1 === "string"){
+if(!pattern0.test(data1)){
+const err0 = {instancePath:instancePath+"/to",schemaPath:"#/components/schemas/Address/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{40}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{40}$"+"\""};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+}
+else {
+const err1 = {instancePath:instancePath+"/to",schemaPath:"#/components/schemas/Address/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+var _valid0 = _errs7 === errors;
+if(_valid0){
+valid2 = true;
+passing0 = 0;
+}
+const _errs10 = errors;
+if(data1 !== null){
+const err2 = {instancePath:instancePath+"/to",schemaPath:"#/properties/to/oneOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+var _valid0 = _errs10 === errors;
+if(_valid0 && valid2){
+valid2 = false;
+passing0 = [passing0, 1];
+}
+else {
+if(_valid0){
+valid2 = true;
+passing0 = 1;
+}
+}
+if(!valid2){
+const err3 = {instancePath:instancePath+"/to",schemaPath:"#/properties/to/oneOf",keyword:"oneOf",params:{passingSchemas: passing0},message:"must match exactly one schema in oneOf"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+validate122.errors = vErrors;
+return false;
+}
+else {
+errors = _errs6;
+if(vErrors !== null){
+if(_errs6){
+vErrors.length = _errs6;
+}
+else {
+vErrors = null;
+}
+}
+}
+var valid0 = _errs5 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.gas !== undefined){
+let data2 = data.gas;
+const _errs12 = errors;
+const _errs13 = errors;
+if(errors === _errs13){
+if(typeof data2 === "string"){
+if(!pattern5.test(data2)){
+validate122.errors = [{instancePath:instancePath+"/gas",schemaPath:"#/components/schemas/Quantity/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{1,64}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{1,64}$"+"\""}];
+return false;
+}
+}
+else {
+validate122.errors = [{instancePath:instancePath+"/gas",schemaPath:"#/components/schemas/Quantity/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid0 = _errs12 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.gasPrice !== undefined){
+let data3 = data.gasPrice;
+const _errs15 = errors;
+const _errs16 = errors;
+if(errors === _errs16){
+if(typeof data3 === "string"){
+if(!pattern5.test(data3)){
+validate122.errors = [{instancePath:instancePath+"/gasPrice",schemaPath:"#/components/schemas/Quantity/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{1,64}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{1,64}$"+"\""}];
+return false;
+}
+}
+else {
+validate122.errors = [{instancePath:instancePath+"/gasPrice",schemaPath:"#/components/schemas/Quantity/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid0 = _errs15 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.value !== undefined){
+let data4 = data.value;
+const _errs18 = errors;
+const _errs19 = errors;
+if(errors === _errs19){
+if(typeof data4 === "string"){
+if(!pattern5.test(data4)){
+validate122.errors = [{instancePath:instancePath+"/value",schemaPath:"#/components/schemas/Quantity/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{1,64}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{1,64}$"+"\""}];
+return false;
+}
+}
+else {
+validate122.errors = [{instancePath:instancePath+"/value",schemaPath:"#/components/schemas/Quantity/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid0 = _errs18 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.data !== undefined){
+let data5 = data.data;
+const _errs21 = errors;
+const _errs22 = errors;
+if(errors === _errs22){
+if(typeof data5 === "string"){
+if(!pattern9.test(data5)){
+validate122.errors = [{instancePath:instancePath+"/data",schemaPath:"#/components/schemas/Data/pattern",keyword:"pattern",params:{pattern: "^0x([0-9a-fA-F]{2})*$"},message:"must match pattern \""+"^0x([0-9a-fA-F]{2})*$"+"\""}];
+return false;
+}
+}
+else {
+validate122.errors = [{instancePath:instancePath+"/data",schemaPath:"#/components/schemas/Data/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid0 = _errs21 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.input !== undefined){
+let data6 = data.input;
+const _errs24 = errors;
+const _errs25 = errors;
+if(errors === _errs25){
+if(typeof data6 === "string"){
+if(!pattern9.test(data6)){
+validate122.errors = [{instancePath:instancePath+"/input",schemaPath:"#/components/schemas/Data/pattern",keyword:"pattern",params:{pattern: "^0x([0-9a-fA-F]{2})*$"},message:"must match pattern \""+"^0x([0-9a-fA-F]{2})*$"+"\""}];
+return false;
+}
+}
+else {
+validate122.errors = [{instancePath:instancePath+"/input",schemaPath:"#/components/schemas/Data/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid0 = _errs24 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.accessList !== undefined){
+const _errs27 = errors;
+if(!(validate68(data.accessList, {instancePath:instancePath+"/accessList",parentData:data,parentDataProperty:"accessList",rootData}))){
+vErrors = vErrors === null ? validate68.errors : vErrors.concat(validate68.errors);
+errors = vErrors.length;
+}
+var valid0 = _errs27 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+}
+}
+}
+}
+else {
+validate122.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate122.errors = vErrors;
+return errors === 0;
+}
+
+
+function validate121(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
 const _errs0 = errors;
-if(!(validate119(data, {instancePath,parentData,parentDataProperty,rootData}))){
-vErrors = vErrors === null ? validate119.errors : vErrors.concat(validate119.errors);
+if(!(validate122(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate122.errors : vErrors.concat(validate122.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs0 === errors;
@@ -7598,12 +7922,12 @@ const _errs4 = errors;
 if(errors === _errs4){
 if(typeof data0 === "string"){
 if(!pattern5.test(data0)){
-validate118.errors = [{instancePath:instancePath+"/nonce",schemaPath:"#/components/schemas/Quantity/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{1,64}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{1,64}$"+"\""}];
+validate121.errors = [{instancePath:instancePath+"/nonce",schemaPath:"#/components/schemas/Quantity/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{1,64}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{1,64}$"+"\""}];
 return false;
 }
 }
 else {
-validate118.errors = [{instancePath:instancePath+"/nonce",schemaPath:"#/components/schemas/Quantity/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate121.errors = [{instancePath:instancePath+"/nonce",schemaPath:"#/components/schemas/Quantity/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -7620,12 +7944,12 @@ const _errs7 = errors;
 if(errors === _errs7){
 if(typeof data1 === "string"){
 if(!pattern5.test(data1)){
-validate118.errors = [{instancePath:instancePath+"/maxFeePerGas",schemaPath:"#/components/schemas/Quantity/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{1,64}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{1,64}$"+"\""}];
+validate121.errors = [{instancePath:instancePath+"/maxFeePerGas",schemaPath:"#/components/schemas/Quantity/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{1,64}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{1,64}$"+"\""}];
 return false;
 }
 }
 else {
-validate118.errors = [{instancePath:instancePath+"/maxFeePerGas",schemaPath:"#/components/schemas/Quantity/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate121.errors = [{instancePath:instancePath+"/maxFeePerGas",schemaPath:"#/components/schemas/Quantity/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -7642,12 +7966,12 @@ const _errs10 = errors;
 if(errors === _errs10){
 if(typeof data2 === "string"){
 if(!pattern5.test(data2)){
-validate118.errors = [{instancePath:instancePath+"/maxPriorityFeePerGas",schemaPath:"#/components/schemas/Quantity/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{1,64}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{1,64}$"+"\""}];
+validate121.errors = [{instancePath:instancePath+"/maxPriorityFeePerGas",schemaPath:"#/components/schemas/Quantity/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{1,64}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{1,64}$"+"\""}];
 return false;
 }
 }
 else {
-validate118.errors = [{instancePath:instancePath+"/maxPriorityFeePerGas",schemaPath:"#/components/schemas/Quantity/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate121.errors = [{instancePath:instancePath+"/maxPriorityFeePerGas",schemaPath:"#/components/schemas/Quantity/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -7660,26 +7984,26 @@ var valid1 = true;
 }
 }
 else {
-validate118.errors = [{instancePath,schemaPath:"#/allOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate121.errors = [{instancePath,schemaPath:"#/allOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
 var valid0 = _errs1 === errors;
 }
-validate118.errors = vErrors;
+validate121.errors = vErrors;
 return errors === 0;
 }
 
 
-function validate112(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate115(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.blockOverrides !== undefined){
 const _errs2 = errors;
-if(!(validate113(data.blockOverrides, {instancePath:instancePath+"/blockOverrides",parentData:data,parentDataProperty:"blockOverrides",rootData}))){
-vErrors = vErrors === null ? validate113.errors : vErrors.concat(validate113.errors);
+if(!(validate116(data.blockOverrides, {instancePath:instancePath+"/blockOverrides",parentData:data,parentDataProperty:"blockOverrides",rootData}))){
+vErrors = vErrors === null ? validate116.errors : vErrors.concat(validate116.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs2 === errors;
@@ -7690,8 +8014,8 @@ var valid0 = true;
 if(valid0){
 if(data.stateOverrides !== undefined){
 const _errs3 = errors;
-if(!(validate115(data.stateOverrides, {instancePath:instancePath+"/stateOverrides",parentData:data,parentDataProperty:"stateOverrides",rootData}))){
-vErrors = vErrors === null ? validate115.errors : vErrors.concat(validate115.errors);
+if(!(validate118(data.stateOverrides, {instancePath:instancePath+"/stateOverrides",parentData:data,parentDataProperty:"stateOverrides",rootData}))){
+vErrors = vErrors === null ? validate118.errors : vErrors.concat(validate118.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs3 === errors;
@@ -7709,8 +8033,8 @@ var valid1 = true;
 const len0 = data2.length;
 for(let i0=0; i0<len0; i0++){
 const _errs6 = errors;
-if(!(validate118(data2[i0], {instancePath:instancePath+"/calls/" + i0,parentData:data2,parentDataProperty:i0,rootData}))){
-vErrors = vErrors === null ? validate118.errors : vErrors.concat(validate118.errors);
+if(!(validate121(data2[i0], {instancePath:instancePath+"/calls/" + i0,parentData:data2,parentDataProperty:i0,rootData}))){
+vErrors = vErrors === null ? validate121.errors : vErrors.concat(validate121.errors);
 errors = vErrors.length;
 }
 var valid1 = _errs6 === errors;
@@ -7720,7 +8044,7 @@ break;
 }
 }
 else {
-validate112.errors = [{instancePath:instancePath+"/calls",schemaPath:"#/properties/calls/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate115.errors = [{instancePath:instancePath+"/calls",schemaPath:"#/properties/calls/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -7733,23 +8057,23 @@ var valid0 = true;
 }
 }
 else {
-validate112.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate115.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate112.errors = vErrors;
+validate115.errors = vErrors;
 return errors === 0;
 }
 
 
-function validate111(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate114(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.blockStateCalls === undefined) && (missing0 = "blockStateCalls")){
-validate111.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate114.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -7762,8 +8086,8 @@ var valid1 = true;
 const len0 = data0.length;
 for(let i0=0; i0<len0; i0++){
 const _errs4 = errors;
-if(!(validate112(data0[i0], {instancePath:instancePath+"/blockStateCalls/" + i0,parentData:data0,parentDataProperty:i0,rootData}))){
-vErrors = vErrors === null ? validate112.errors : vErrors.concat(validate112.errors);
+if(!(validate115(data0[i0], {instancePath:instancePath+"/blockStateCalls/" + i0,parentData:data0,parentDataProperty:i0,rootData}))){
+vErrors = vErrors === null ? validate115.errors : vErrors.concat(validate115.errors);
 errors = vErrors.length;
 }
 var valid1 = _errs4 === errors;
@@ -7773,7 +8097,7 @@ break;
 }
 }
 else {
-validate111.errors = [{instancePath:instancePath+"/blockStateCalls",schemaPath:"#/properties/blockStateCalls/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate114.errors = [{instancePath:instancePath+"/blockStateCalls",schemaPath:"#/properties/blockStateCalls/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -7786,7 +8110,7 @@ if(valid0){
 if(data.traceTransfers !== undefined){
 const _errs5 = errors;
 if(typeof data.traceTransfers !== "boolean"){
-validate111.errors = [{instancePath:instancePath+"/traceTransfers",schemaPath:"#/properties/traceTransfers/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate114.errors = [{instancePath:instancePath+"/traceTransfers",schemaPath:"#/properties/traceTransfers/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 var valid0 = _errs5 === errors;
@@ -7798,7 +8122,7 @@ if(valid0){
 if(data.validation !== undefined){
 const _errs7 = errors;
 if(typeof data.validation !== "boolean"){
-validate111.errors = [{instancePath:instancePath+"/validation",schemaPath:"#/properties/validation/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate114.errors = [{instancePath:instancePath+"/validation",schemaPath:"#/properties/validation/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 var valid0 = _errs7 === errors;
@@ -7810,7 +8134,7 @@ if(valid0){
 if(data.returnFullTransactions !== undefined){
 const _errs9 = errors;
 if(typeof data.returnFullTransactions !== "boolean"){
-validate111.errors = [{instancePath:instancePath+"/returnFullTransactions",schemaPath:"#/properties/returnFullTransactions/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate114.errors = [{instancePath:instancePath+"/returnFullTransactions",schemaPath:"#/properties/returnFullTransactions/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 var valid0 = _errs9 === errors;
@@ -7824,47 +8148,47 @@ var valid0 = true;
 }
 }
 else {
-validate111.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate114.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate111.errors = vErrors;
+validate114.errors = vErrors;
 return errors === 0;
 }
 
 
-function validate110(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate113(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
-if(!(validate111(data, {instancePath,parentData,parentDataProperty,rootData}))){
-vErrors = vErrors === null ? validate111.errors : vErrors.concat(validate111.errors);
+if(!(validate114(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate114.errors : vErrors.concat(validate114.errors);
 errors = vErrors.length;
 }
-validate110.errors = vErrors;
+validate113.errors = vErrors;
 return errors === 0;
 }
 
-export const r_eth_simulateV1 = validate125;
-const schema245 = {"type":"array","items":{"$ref":"urn:chain-node:openrpc#/components/schemas/SimulatedBlock"}};
-const schema246 = {"title":"SimulatedBlock","type":"object","description":"A simulated block: a block object (hash, parent hash, roots of its transactions and receipts, logs bloom and gas used computed as for a real block; `stateRoot` is zero, the simulated state is not hashed) and the outcome of each call. Transactions are unsigned: their hashes are keccak256 of the unsigned encoding, and v, r, s are 0.","additionalProperties":false,"required":["number","hash","parentHash","nonce","mixHash","sha3Uncles","logsBloom","transactionsRoot","stateRoot","receiptsRoot","miner","difficulty","totalDifficulty","extraData","size","gasLimit","gasUsed","timestamp","baseFeePerGas","uncles","transactions","calls"],"properties":{"number":{"description":"Block height. Null for the pending block.","oneOf":[{"$ref":"#/components/schemas/Uint"},{"type":"null"}]},"hash":{"description":"Block hash. Null for the pending block.","oneOf":[{"$ref":"#/components/schemas/Bytes32"},{"type":"null"}]},"parentHash":{"$ref":"#/components/schemas/Bytes32","description":"Hash of the parent block."},"nonce":{"description":"Block nonce, 8 bytes (always zero under istanbul consensus). The spec lists it as a quantity; it is sent as 8-byte data, the form Ethereum clients and the execution-apis description expect. Null for the pending block.","oneOf":[{"$ref":"#/components/schemas/Bytes8"},{"type":"null"}]},"mixHash":{"description":"Mix hash (the istanbul digest). Null for the pending block.","oneOf":[{"$ref":"#/components/schemas/Bytes32"},{"type":"null"}]},"sha3Uncles":{"$ref":"#/components/schemas/Bytes32","description":"Hash of the (always empty) uncle list."},"logsBloom":{"description":"Bloom filter of the block's logs. Null for the pending block.","oneOf":[{"$ref":"#/components/schemas/Bloom"},{"type":"null"}]},"transactionsRoot":{"$ref":"#/components/schemas/Bytes32","description":"Root of the transactions tree."},"stateRoot":{"$ref":"#/components/schemas/Bytes32","description":"Root of the state tree."},"receiptsRoot":{"$ref":"#/components/schemas/Bytes32","description":"Root of the receipts tree."},"miner":{"$ref":"#/components/schemas/Address","description":"Account that receives the block reward (the proposing validator)."},"difficulty":{"$ref":"#/components/schemas/Uint","description":"Always `0x1`."},"totalDifficulty":{"$ref":"#/components/schemas/Uint","description":"Sum of the difficulties up to and including this block: the height + 1."},"extraData":{"$ref":"#/components/schemas/Bytes","description":"Extra block data (istanbul: 32-byte vanity followed by the RLP of validators, seal and committed seals)."},"size":{"$ref":"#/components/schemas/Uint","description":"Block size in bytes."},"gasLimit":{"$ref":"#/components/schemas/Uint","description":"Maximum gas allowed in the block."},"gasUsed":{"$ref":"#/components/schemas/Uint","description":"Total gas used by all transactions in the block."},"timestamp":{"$ref":"#/components/schemas/Uint","description":"Block timestamp (Unix seconds)."},"baseFeePerGas":{"$ref":"#/components/schemas/Uint","description":"Base fee per gas: always `0x0`."},"uncles":{"type":"array","items":{"$ref":"#/components/schemas/Bytes32"},"description":"Uncle hashes: always empty."},"transactions":{"description":"Transaction hashes, or full transaction objects when the request's `fullTransactions` flag is true.","anyOf":[{"type":"array","items":{"$ref":"#/components/schemas/Bytes32"},"description":"Transaction hashes."},{"type":"array","items":{"$ref":"#/components/schemas/Transaction"},"description":"Full transaction objects."}]},"calls":{"type":"array","items":{"$ref":"#/components/schemas/SimulatedCallResult"},"description":"The outcome of each call, in order."}}};
-const schema268 = {"title":"SimulatedCallResult","type":"object","description":"The outcome of one simulated call (execution-apis' CallResultSuccess / CallResultFailure).","additionalProperties":false,"required":["status","returnData","gasUsed","logs"],"properties":{"status":{"type":"string","enum":["0x0","0x1"],"description":"`0x1` success, `0x0` failure."},"returnData":{"$ref":"#/components/schemas/Bytes","description":"Return or revert data."},"gasUsed":{"$ref":"#/components/schemas/Uint","description":"Gas the call used as a transaction (intrinsic gas included, refund taken off)."},"logs":{"type":"array","items":{"$ref":"#/components/schemas/Log"},"description":"Its logs (none when it failed), with the simulated block's hash and number."},"error":{"type":"object","description":"Why it failed: code 3 `execution reverted…` with the revert data, or -32015 `vm execution error: …`.","additionalProperties":false,"required":["code","message"],"properties":{"code":{"type":"integer"},"message":{"type":"string"},"data":{"$ref":"#/components/schemas/Bytes"}}}}};
-const schema271 = {"title":"Log","type":"object","description":"Log object: an event emitted by a contract. For a pending log `logIndex`, `blockNumber`, `blockHash`, `transactionHash` and `transactionIndex` are null.","additionalProperties":false,"required":["removed","logIndex","transactionIndex","transactionHash","blockHash","blockNumber","address","data","topics"],"properties":{"removed":{"type":"boolean","description":"True if the log was removed by a chain reorganisation, false for a valid log."},"logIndex":{"description":"Index of the log in the block. Null for a pending log.","oneOf":[{"$ref":"#/components/schemas/Uint"},{"type":"null"}]},"transactionIndex":{"description":"Index of the transaction in the block. Null for a pending log.","oneOf":[{"$ref":"#/components/schemas/Uint"},{"type":"null"}]},"transactionHash":{"description":"Hash of the transaction that emitted the log. Null for a pending log.","oneOf":[{"$ref":"#/components/schemas/Bytes32"},{"type":"null"}]},"blockHash":{"description":"Hash of the block. Null for a pending log.","oneOf":[{"$ref":"#/components/schemas/Bytes32"},{"type":"null"}]},"blockNumber":{"description":"Block height. Null for a pending log.","oneOf":[{"$ref":"#/components/schemas/Uint"},{"type":"null"}]},"address":{"$ref":"#/components/schemas/Address","description":"Contract that emitted the log."},"data":{"$ref":"#/components/schemas/Bytes","description":"Non-indexed arguments, 32 bytes each."},"topics":{"type":"array","items":{"$ref":"#/components/schemas/Bytes32"},"maxItems":4,"description":"Indexed arguments: 0 to 4 topics of 32 bytes. For the contract language's events the first topic is the event signature unless the event is anonymous."}}};
+export const r_eth_simulateV1 = validate128;
+const schema252 = {"type":"array","items":{"$ref":"urn:chain-node:openrpc#/components/schemas/SimulatedBlock"}};
+const schema253 = {"title":"SimulatedBlock","type":"object","description":"A simulated block: a block object (hash, parent hash, roots of its transactions and receipts, logs bloom and gas used computed as for a real block; `stateRoot` is zero, the simulated state is not hashed) and the outcome of each call. Transactions are unsigned: their hashes are keccak256 of the unsigned encoding, and v, r, s are 0.","additionalProperties":false,"required":["number","hash","parentHash","nonce","mixHash","sha3Uncles","logsBloom","transactionsRoot","stateRoot","receiptsRoot","miner","difficulty","totalDifficulty","extraData","size","gasLimit","gasUsed","timestamp","baseFeePerGas","uncles","transactions","calls"],"properties":{"number":{"description":"Block height. Null for the pending block.","oneOf":[{"$ref":"#/components/schemas/Uint"},{"type":"null"}]},"hash":{"description":"Block hash. Null for the pending block.","oneOf":[{"$ref":"#/components/schemas/Bytes32"},{"type":"null"}]},"parentHash":{"$ref":"#/components/schemas/Bytes32","description":"Hash of the parent block."},"nonce":{"description":"Block nonce, 8 bytes (always zero under istanbul consensus). The spec lists it as a quantity; it is sent as 8-byte data, the form Ethereum clients and the execution-apis description expect. Null for the pending block.","oneOf":[{"$ref":"#/components/schemas/Bytes8"},{"type":"null"}]},"mixHash":{"description":"Mix hash (the istanbul digest). Null for the pending block.","oneOf":[{"$ref":"#/components/schemas/Bytes32"},{"type":"null"}]},"sha3Uncles":{"$ref":"#/components/schemas/Bytes32","description":"Hash of the (always empty) uncle list."},"logsBloom":{"description":"Bloom filter of the block's logs. Null for the pending block.","oneOf":[{"$ref":"#/components/schemas/Bloom"},{"type":"null"}]},"transactionsRoot":{"$ref":"#/components/schemas/Bytes32","description":"Root of the transactions tree."},"stateRoot":{"$ref":"#/components/schemas/Bytes32","description":"Root of the state tree."},"receiptsRoot":{"$ref":"#/components/schemas/Bytes32","description":"Root of the receipts tree."},"miner":{"$ref":"#/components/schemas/Address","description":"Account that receives the block reward (the proposing validator)."},"difficulty":{"$ref":"#/components/schemas/Uint","description":"Always `0x1`."},"totalDifficulty":{"$ref":"#/components/schemas/Uint","description":"Sum of the difficulties up to and including this block: the height + 1."},"extraData":{"$ref":"#/components/schemas/Bytes","description":"Extra block data (istanbul: 32-byte vanity followed by the RLP of validators, seal and committed seals)."},"size":{"$ref":"#/components/schemas/Uint","description":"Block size in bytes."},"gasLimit":{"$ref":"#/components/schemas/Uint","description":"Maximum gas allowed in the block."},"gasUsed":{"$ref":"#/components/schemas/Uint","description":"Total gas used by all transactions in the block."},"timestamp":{"$ref":"#/components/schemas/Uint","description":"Block timestamp (Unix seconds)."},"baseFeePerGas":{"$ref":"#/components/schemas/Uint","description":"Base fee per gas: always `0x0`."},"uncles":{"type":"array","items":{"$ref":"#/components/schemas/Bytes32"},"description":"Uncle hashes: always empty."},"transactions":{"description":"Transaction hashes, or full transaction objects when the request's `fullTransactions` flag is true.","anyOf":[{"type":"array","items":{"$ref":"#/components/schemas/Bytes32"},"description":"Transaction hashes."},{"type":"array","items":{"$ref":"#/components/schemas/Transaction"},"description":"Full transaction objects."}]},"calls":{"type":"array","items":{"$ref":"#/components/schemas/SimulatedCallResult"},"description":"The outcome of each call, in order."}}};
+const schema275 = {"title":"SimulatedCallResult","type":"object","description":"The outcome of one simulated call (execution-apis' CallResultSuccess / CallResultFailure).","additionalProperties":false,"required":["status","returnData","gasUsed","logs"],"properties":{"status":{"type":"string","enum":["0x0","0x1"],"description":"`0x1` success, `0x0` failure."},"returnData":{"$ref":"#/components/schemas/Bytes","description":"Return or revert data."},"gasUsed":{"$ref":"#/components/schemas/Uint","description":"Gas the call used as a transaction (intrinsic gas included, refund taken off)."},"logs":{"type":"array","items":{"$ref":"#/components/schemas/Log"},"description":"Its logs (none when it failed), with the simulated block's hash and number."},"error":{"type":"object","description":"Why it failed: code 3 `execution reverted…` with the revert data, or -32015 `vm execution error: …`.","additionalProperties":false,"required":["code","message"],"properties":{"code":{"type":"integer"},"message":{"type":"string"},"data":{"$ref":"#/components/schemas/Bytes"}}}}};
+const schema278 = {"title":"Log","type":"object","description":"Log object: an event emitted by a contract. For a pending log `logIndex`, `blockNumber`, `blockHash`, `transactionHash` and `transactionIndex` are null.","additionalProperties":false,"required":["removed","logIndex","transactionIndex","transactionHash","blockHash","blockNumber","address","data","topics"],"properties":{"removed":{"type":"boolean","description":"True if the log was removed by a chain reorganisation, false for a valid log."},"logIndex":{"description":"Index of the log in the block. Null for a pending log.","oneOf":[{"$ref":"#/components/schemas/Uint"},{"type":"null"}]},"transactionIndex":{"description":"Index of the transaction in the block. Null for a pending log.","oneOf":[{"$ref":"#/components/schemas/Uint"},{"type":"null"}]},"transactionHash":{"description":"Hash of the transaction that emitted the log. Null for a pending log.","oneOf":[{"$ref":"#/components/schemas/Bytes32"},{"type":"null"}]},"blockHash":{"description":"Hash of the block. Null for a pending log.","oneOf":[{"$ref":"#/components/schemas/Bytes32"},{"type":"null"}]},"blockNumber":{"description":"Block height. Null for a pending log.","oneOf":[{"$ref":"#/components/schemas/Uint"},{"type":"null"}]},"address":{"$ref":"#/components/schemas/Address","description":"Contract that emitted the log."},"data":{"$ref":"#/components/schemas/Bytes","description":"Non-indexed arguments, 32 bytes each."},"topics":{"type":"array","items":{"$ref":"#/components/schemas/Bytes32"},"maxItems":4,"description":"Indexed arguments: 0 to 4 topics of 32 bytes. For the contract language's events the first topic is the event signature unless the event is anonymous."}}};
 
-function validate129(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate132(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((((((((data.removed === undefined) && (missing0 = "removed")) || ((data.logIndex === undefined) && (missing0 = "logIndex"))) || ((data.transactionIndex === undefined) && (missing0 = "transactionIndex"))) || ((data.transactionHash === undefined) && (missing0 = "transactionHash"))) || ((data.blockHash === undefined) && (missing0 = "blockHash"))) || ((data.blockNumber === undefined) && (missing0 = "blockNumber"))) || ((data.address === undefined) && (missing0 = "address"))) || ((data.data === undefined) && (missing0 = "data"))) || ((data.topics === undefined) && (missing0 = "topics"))){
-validate129.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate132.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
-if(!(func2.call(schema271.properties, key0))){
-validate129.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+if(!(func2.call(schema278.properties, key0))){
+validate132.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -7873,7 +8197,7 @@ if(_errs1 === errors){
 if(data.removed !== undefined){
 const _errs2 = errors;
 if(typeof data.removed !== "boolean"){
-validate129.errors = [{instancePath:instancePath+"/removed",schemaPath:"#/properties/removed/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate132.errors = [{instancePath:instancePath+"/removed",schemaPath:"#/properties/removed/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -7950,7 +8274,7 @@ else {
 vErrors.push(err3);
 }
 errors++;
-validate129.errors = vErrors;
+validate132.errors = vErrors;
 return false;
 }
 else {
@@ -8038,7 +8362,7 @@ else {
 vErrors.push(err7);
 }
 errors++;
-validate129.errors = vErrors;
+validate132.errors = vErrors;
 return false;
 }
 else {
@@ -8126,7 +8450,7 @@ else {
 vErrors.push(err11);
 }
 errors++;
-validate129.errors = vErrors;
+validate132.errors = vErrors;
 return false;
 }
 else {
@@ -8214,7 +8538,7 @@ else {
 vErrors.push(err15);
 }
 errors++;
-validate129.errors = vErrors;
+validate132.errors = vErrors;
 return false;
 }
 else {
@@ -8302,7 +8626,7 @@ else {
 vErrors.push(err19);
 }
 errors++;
-validate129.errors = vErrors;
+validate132.errors = vErrors;
 return false;
 }
 else {
@@ -8329,12 +8653,12 @@ const _errs40 = errors;
 if(errors === _errs40){
 if(typeof data6 === "string"){
 if(!pattern0.test(data6)){
-validate129.errors = [{instancePath:instancePath+"/address",schemaPath:"#/components/schemas/Address/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{40}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{40}$"+"\""}];
+validate132.errors = [{instancePath:instancePath+"/address",schemaPath:"#/components/schemas/Address/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{40}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{40}$"+"\""}];
 return false;
 }
 }
 else {
-validate129.errors = [{instancePath:instancePath+"/address",schemaPath:"#/components/schemas/Address/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate132.errors = [{instancePath:instancePath+"/address",schemaPath:"#/components/schemas/Address/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -8351,12 +8675,12 @@ const _errs43 = errors;
 if(errors === _errs43){
 if(typeof data7 === "string"){
 if(!pattern12.test(data7)){
-validate129.errors = [{instancePath:instancePath+"/data",schemaPath:"#/components/schemas/Bytes/pattern",keyword:"pattern",params:{pattern: "^0x([0-9a-f]{2})*$"},message:"must match pattern \""+"^0x([0-9a-f]{2})*$"+"\""}];
+validate132.errors = [{instancePath:instancePath+"/data",schemaPath:"#/components/schemas/Bytes/pattern",keyword:"pattern",params:{pattern: "^0x([0-9a-f]{2})*$"},message:"must match pattern \""+"^0x([0-9a-f]{2})*$"+"\""}];
 return false;
 }
 }
 else {
-validate129.errors = [{instancePath:instancePath+"/data",schemaPath:"#/components/schemas/Bytes/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate132.errors = [{instancePath:instancePath+"/data",schemaPath:"#/components/schemas/Bytes/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -8372,7 +8696,7 @@ const _errs45 = errors;
 if(errors === _errs45){
 if(Array.isArray(data8)){
 if(data8.length > 4){
-validate129.errors = [{instancePath:instancePath+"/topics",schemaPath:"#/properties/topics/maxItems",keyword:"maxItems",params:{limit: 4},message:"must NOT have more than 4 items"}];
+validate132.errors = [{instancePath:instancePath+"/topics",schemaPath:"#/properties/topics/maxItems",keyword:"maxItems",params:{limit: 4},message:"must NOT have more than 4 items"}];
 return false;
 }
 else {
@@ -8385,12 +8709,12 @@ const _errs48 = errors;
 if(errors === _errs48){
 if(typeof data9 === "string"){
 if(!pattern11.test(data9)){
-validate129.errors = [{instancePath:instancePath+"/topics/" + i0,schemaPath:"#/components/schemas/Bytes32/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-f]{64}$"},message:"must match pattern \""+"^0x[0-9a-f]{64}$"+"\""}];
+validate132.errors = [{instancePath:instancePath+"/topics/" + i0,schemaPath:"#/components/schemas/Bytes32/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-f]{64}$"},message:"must match pattern \""+"^0x[0-9a-f]{64}$"+"\""}];
 return false;
 }
 }
 else {
-validate129.errors = [{instancePath:instancePath+"/topics/" + i0,schemaPath:"#/components/schemas/Bytes32/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate132.errors = [{instancePath:instancePath+"/topics/" + i0,schemaPath:"#/components/schemas/Bytes32/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -8402,7 +8726,7 @@ break;
 }
 }
 else {
-validate129.errors = [{instancePath:instancePath+"/topics",schemaPath:"#/properties/topics/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate132.errors = [{instancePath:instancePath+"/topics",schemaPath:"#/properties/topics/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -8423,30 +8747,30 @@ var valid0 = true;
 }
 }
 else {
-validate129.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate132.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate129.errors = vErrors;
+validate132.errors = vErrors;
 return errors === 0;
 }
 
 
-function validate128(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate131(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((((data.status === undefined) && (missing0 = "status")) || ((data.returnData === undefined) && (missing0 = "returnData"))) || ((data.gasUsed === undefined) && (missing0 = "gasUsed"))) || ((data.logs === undefined) && (missing0 = "logs"))){
-validate128.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate131.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
 if(!(((((key0 === "status") || (key0 === "returnData")) || (key0 === "gasUsed")) || (key0 === "logs")) || (key0 === "error"))){
-validate128.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate131.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -8456,11 +8780,11 @@ if(data.status !== undefined){
 let data0 = data.status;
 const _errs2 = errors;
 if(typeof data0 !== "string"){
-validate128.errors = [{instancePath:instancePath+"/status",schemaPath:"#/properties/status/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate131.errors = [{instancePath:instancePath+"/status",schemaPath:"#/properties/status/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(!((data0 === "0x0") || (data0 === "0x1"))){
-validate128.errors = [{instancePath:instancePath+"/status",schemaPath:"#/properties/status/enum",keyword:"enum",params:{allowedValues: schema268.properties.status.enum},message:"must be equal to one of the allowed values"}];
+validate131.errors = [{instancePath:instancePath+"/status",schemaPath:"#/properties/status/enum",keyword:"enum",params:{allowedValues: schema275.properties.status.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -8476,12 +8800,12 @@ const _errs5 = errors;
 if(errors === _errs5){
 if(typeof data1 === "string"){
 if(!pattern12.test(data1)){
-validate128.errors = [{instancePath:instancePath+"/returnData",schemaPath:"#/components/schemas/Bytes/pattern",keyword:"pattern",params:{pattern: "^0x([0-9a-f]{2})*$"},message:"must match pattern \""+"^0x([0-9a-f]{2})*$"+"\""}];
+validate131.errors = [{instancePath:instancePath+"/returnData",schemaPath:"#/components/schemas/Bytes/pattern",keyword:"pattern",params:{pattern: "^0x([0-9a-f]{2})*$"},message:"must match pattern \""+"^0x([0-9a-f]{2})*$"+"\""}];
 return false;
 }
 }
 else {
-validate128.errors = [{instancePath:instancePath+"/returnData",schemaPath:"#/components/schemas/Bytes/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate131.errors = [{instancePath:instancePath+"/returnData",schemaPath:"#/components/schemas/Bytes/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -8498,12 +8822,12 @@ const _errs8 = errors;
 if(errors === _errs8){
 if(typeof data2 === "string"){
 if(!pattern14.test(data2)){
-validate128.errors = [{instancePath:instancePath+"/gasUsed",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
+validate131.errors = [{instancePath:instancePath+"/gasUsed",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
 return false;
 }
 }
 else {
-validate128.errors = [{instancePath:instancePath+"/gasUsed",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate131.errors = [{instancePath:instancePath+"/gasUsed",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -8522,8 +8846,8 @@ var valid3 = true;
 const len0 = data3.length;
 for(let i0=0; i0<len0; i0++){
 const _errs12 = errors;
-if(!(validate129(data3[i0], {instancePath:instancePath+"/logs/" + i0,parentData:data3,parentDataProperty:i0,rootData}))){
-vErrors = vErrors === null ? validate129.errors : vErrors.concat(validate129.errors);
+if(!(validate132(data3[i0], {instancePath:instancePath+"/logs/" + i0,parentData:data3,parentDataProperty:i0,rootData}))){
+vErrors = vErrors === null ? validate132.errors : vErrors.concat(validate132.errors);
 errors = vErrors.length;
 }
 var valid3 = _errs12 === errors;
@@ -8533,7 +8857,7 @@ break;
 }
 }
 else {
-validate128.errors = [{instancePath:instancePath+"/logs",schemaPath:"#/properties/logs/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate131.errors = [{instancePath:instancePath+"/logs",schemaPath:"#/properties/logs/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -8550,14 +8874,14 @@ if(errors === _errs13){
 if(data5 && typeof data5 == "object" && !Array.isArray(data5)){
 let missing1;
 if(((data5.code === undefined) && (missing1 = "code")) || ((data5.message === undefined) && (missing1 = "message"))){
-validate128.errors = [{instancePath:instancePath+"/error",schemaPath:"#/properties/error/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+validate131.errors = [{instancePath:instancePath+"/error",schemaPath:"#/properties/error/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
 return false;
 }
 else {
 const _errs15 = errors;
 for(const key1 in data5){
 if(!(((key1 === "code") || (key1 === "message")) || (key1 === "data"))){
-validate128.errors = [{instancePath:instancePath+"/error",schemaPath:"#/properties/error/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
+validate131.errors = [{instancePath:instancePath+"/error",schemaPath:"#/properties/error/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -8567,7 +8891,7 @@ if(data5.code !== undefined){
 let data6 = data5.code;
 const _errs16 = errors;
 if(!((typeof data6 == "number") && (!(data6 % 1) && !isNaN(data6)))){
-validate128.errors = [{instancePath:instancePath+"/error/code",schemaPath:"#/properties/error/properties/code/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate131.errors = [{instancePath:instancePath+"/error/code",schemaPath:"#/properties/error/properties/code/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 var valid4 = _errs16 === errors;
@@ -8579,7 +8903,7 @@ if(valid4){
 if(data5.message !== undefined){
 const _errs18 = errors;
 if(typeof data5.message !== "string"){
-validate128.errors = [{instancePath:instancePath+"/error/message",schemaPath:"#/properties/error/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate131.errors = [{instancePath:instancePath+"/error/message",schemaPath:"#/properties/error/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid4 = _errs18 === errors;
@@ -8595,12 +8919,12 @@ const _errs21 = errors;
 if(errors === _errs21){
 if(typeof data8 === "string"){
 if(!pattern12.test(data8)){
-validate128.errors = [{instancePath:instancePath+"/error/data",schemaPath:"#/components/schemas/Bytes/pattern",keyword:"pattern",params:{pattern: "^0x([0-9a-f]{2})*$"},message:"must match pattern \""+"^0x([0-9a-f]{2})*$"+"\""}];
+validate131.errors = [{instancePath:instancePath+"/error/data",schemaPath:"#/components/schemas/Bytes/pattern",keyword:"pattern",params:{pattern: "^0x([0-9a-f]{2})*$"},message:"must match pattern \""+"^0x([0-9a-f]{2})*$"+"\""}];
 return false;
 }
 }
 else {
-validate128.errors = [{instancePath:instancePath+"/error/data",schemaPath:"#/components/schemas/Bytes/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate131.errors = [{instancePath:instancePath+"/error/data",schemaPath:"#/components/schemas/Bytes/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -8615,7 +8939,7 @@ var valid4 = true;
 }
 }
 else {
-validate128.errors = [{instancePath:instancePath+"/error",schemaPath:"#/properties/error/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate131.errors = [{instancePath:instancePath+"/error",schemaPath:"#/properties/error/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -8632,30 +8956,30 @@ var valid0 = true;
 }
 }
 else {
-validate128.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate131.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate128.errors = vErrors;
+validate131.errors = vErrors;
 return errors === 0;
 }
 
 
-function validate126(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate129(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((((((((((((((((((((((data.number === undefined) && (missing0 = "number")) || ((data.hash === undefined) && (missing0 = "hash"))) || ((data.parentHash === undefined) && (missing0 = "parentHash"))) || ((data.nonce === undefined) && (missing0 = "nonce"))) || ((data.mixHash === undefined) && (missing0 = "mixHash"))) || ((data.sha3Uncles === undefined) && (missing0 = "sha3Uncles"))) || ((data.logsBloom === undefined) && (missing0 = "logsBloom"))) || ((data.transactionsRoot === undefined) && (missing0 = "transactionsRoot"))) || ((data.stateRoot === undefined) && (missing0 = "stateRoot"))) || ((data.receiptsRoot === undefined) && (missing0 = "receiptsRoot"))) || ((data.miner === undefined) && (missing0 = "miner"))) || ((data.difficulty === undefined) && (missing0 = "difficulty"))) || ((data.totalDifficulty === undefined) && (missing0 = "totalDifficulty"))) || ((data.extraData === undefined) && (missing0 = "extraData"))) || ((data.size === undefined) && (missing0 = "size"))) || ((data.gasLimit === undefined) && (missing0 = "gasLimit"))) || ((data.gasUsed === undefined) && (missing0 = "gasUsed"))) || ((data.timestamp === undefined) && (missing0 = "timestamp"))) || ((data.baseFeePerGas === undefined) && (missing0 = "baseFeePerGas"))) || ((data.uncles === undefined) && (missing0 = "uncles"))) || ((data.transactions === undefined) && (missing0 = "transactions"))) || ((data.calls === undefined) && (missing0 = "calls"))){
-validate126.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate129.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
-if(!(func2.call(schema246.properties, key0))){
-validate126.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+if(!(func2.call(schema253.properties, key0))){
+validate129.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -8729,7 +9053,7 @@ else {
 vErrors.push(err3);
 }
 errors++;
-validate126.errors = vErrors;
+validate129.errors = vErrors;
 return false;
 }
 else {
@@ -8817,7 +9141,7 @@ else {
 vErrors.push(err7);
 }
 errors++;
-validate126.errors = vErrors;
+validate129.errors = vErrors;
 return false;
 }
 else {
@@ -8844,12 +9168,12 @@ const _errs17 = errors;
 if(errors === _errs17){
 if(typeof data2 === "string"){
 if(!pattern11.test(data2)){
-validate126.errors = [{instancePath:instancePath+"/parentHash",schemaPath:"#/components/schemas/Bytes32/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-f]{64}$"},message:"must match pattern \""+"^0x[0-9a-f]{64}$"+"\""}];
+validate129.errors = [{instancePath:instancePath+"/parentHash",schemaPath:"#/components/schemas/Bytes32/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-f]{64}$"},message:"must match pattern \""+"^0x[0-9a-f]{64}$"+"\""}];
 return false;
 }
 }
 else {
-validate126.errors = [{instancePath:instancePath+"/parentHash",schemaPath:"#/components/schemas/Bytes32/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate129.errors = [{instancePath:instancePath+"/parentHash",schemaPath:"#/components/schemas/Bytes32/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -8869,7 +9193,7 @@ const _errs21 = errors;
 const _errs22 = errors;
 if(errors === _errs22){
 if(typeof data3 === "string"){
-if(!pattern50.test(data3)){
+if(!pattern55.test(data3)){
 const err8 = {instancePath:instancePath+"/nonce",schemaPath:"#/components/schemas/Bytes8/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-f]{16}$"},message:"must match pattern \""+"^0x[0-9a-f]{16}$"+"\""};
 if(vErrors === null){
 vErrors = [err8];
@@ -8927,7 +9251,7 @@ else {
 vErrors.push(err11);
 }
 errors++;
-validate126.errors = vErrors;
+validate129.errors = vErrors;
 return false;
 }
 else {
@@ -9015,7 +9339,7 @@ else {
 vErrors.push(err15);
 }
 errors++;
-validate126.errors = vErrors;
+validate129.errors = vErrors;
 return false;
 }
 else {
@@ -9042,12 +9366,12 @@ const _errs34 = errors;
 if(errors === _errs34){
 if(typeof data5 === "string"){
 if(!pattern11.test(data5)){
-validate126.errors = [{instancePath:instancePath+"/sha3Uncles",schemaPath:"#/components/schemas/Bytes32/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-f]{64}$"},message:"must match pattern \""+"^0x[0-9a-f]{64}$"+"\""}];
+validate129.errors = [{instancePath:instancePath+"/sha3Uncles",schemaPath:"#/components/schemas/Bytes32/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-f]{64}$"},message:"must match pattern \""+"^0x[0-9a-f]{64}$"+"\""}];
 return false;
 }
 }
 else {
-validate126.errors = [{instancePath:instancePath+"/sha3Uncles",schemaPath:"#/components/schemas/Bytes32/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate129.errors = [{instancePath:instancePath+"/sha3Uncles",schemaPath:"#/components/schemas/Bytes32/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -9067,7 +9391,7 @@ const _errs38 = errors;
 const _errs39 = errors;
 if(errors === _errs39){
 if(typeof data6 === "string"){
-if(!pattern53.test(data6)){
+if(!pattern58.test(data6)){
 const err16 = {instancePath:instancePath+"/logsBloom",schemaPath:"#/components/schemas/Bloom/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-f]{512}$"},message:"must match pattern \""+"^0x[0-9a-f]{512}$"+"\""};
 if(vErrors === null){
 vErrors = [err16];
@@ -9125,7 +9449,7 @@ else {
 vErrors.push(err19);
 }
 errors++;
-validate126.errors = vErrors;
+validate129.errors = vErrors;
 return false;
 }
 else {
@@ -9152,12 +9476,12 @@ const _errs44 = errors;
 if(errors === _errs44){
 if(typeof data7 === "string"){
 if(!pattern11.test(data7)){
-validate126.errors = [{instancePath:instancePath+"/transactionsRoot",schemaPath:"#/components/schemas/Bytes32/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-f]{64}$"},message:"must match pattern \""+"^0x[0-9a-f]{64}$"+"\""}];
+validate129.errors = [{instancePath:instancePath+"/transactionsRoot",schemaPath:"#/components/schemas/Bytes32/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-f]{64}$"},message:"must match pattern \""+"^0x[0-9a-f]{64}$"+"\""}];
 return false;
 }
 }
 else {
-validate126.errors = [{instancePath:instancePath+"/transactionsRoot",schemaPath:"#/components/schemas/Bytes32/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate129.errors = [{instancePath:instancePath+"/transactionsRoot",schemaPath:"#/components/schemas/Bytes32/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -9174,12 +9498,12 @@ const _errs47 = errors;
 if(errors === _errs47){
 if(typeof data8 === "string"){
 if(!pattern11.test(data8)){
-validate126.errors = [{instancePath:instancePath+"/stateRoot",schemaPath:"#/components/schemas/Bytes32/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-f]{64}$"},message:"must match pattern \""+"^0x[0-9a-f]{64}$"+"\""}];
+validate129.errors = [{instancePath:instancePath+"/stateRoot",schemaPath:"#/components/schemas/Bytes32/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-f]{64}$"},message:"must match pattern \""+"^0x[0-9a-f]{64}$"+"\""}];
 return false;
 }
 }
 else {
-validate126.errors = [{instancePath:instancePath+"/stateRoot",schemaPath:"#/components/schemas/Bytes32/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate129.errors = [{instancePath:instancePath+"/stateRoot",schemaPath:"#/components/schemas/Bytes32/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -9196,12 +9520,12 @@ const _errs50 = errors;
 if(errors === _errs50){
 if(typeof data9 === "string"){
 if(!pattern11.test(data9)){
-validate126.errors = [{instancePath:instancePath+"/receiptsRoot",schemaPath:"#/components/schemas/Bytes32/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-f]{64}$"},message:"must match pattern \""+"^0x[0-9a-f]{64}$"+"\""}];
+validate129.errors = [{instancePath:instancePath+"/receiptsRoot",schemaPath:"#/components/schemas/Bytes32/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-f]{64}$"},message:"must match pattern \""+"^0x[0-9a-f]{64}$"+"\""}];
 return false;
 }
 }
 else {
-validate126.errors = [{instancePath:instancePath+"/receiptsRoot",schemaPath:"#/components/schemas/Bytes32/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate129.errors = [{instancePath:instancePath+"/receiptsRoot",schemaPath:"#/components/schemas/Bytes32/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -9218,12 +9542,12 @@ const _errs53 = errors;
 if(errors === _errs53){
 if(typeof data10 === "string"){
 if(!pattern0.test(data10)){
-validate126.errors = [{instancePath:instancePath+"/miner",schemaPath:"#/components/schemas/Address/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{40}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{40}$"+"\""}];
+validate129.errors = [{instancePath:instancePath+"/miner",schemaPath:"#/components/schemas/Address/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{40}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{40}$"+"\""}];
 return false;
 }
 }
 else {
-validate126.errors = [{instancePath:instancePath+"/miner",schemaPath:"#/components/schemas/Address/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate129.errors = [{instancePath:instancePath+"/miner",schemaPath:"#/components/schemas/Address/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -9240,12 +9564,12 @@ const _errs56 = errors;
 if(errors === _errs56){
 if(typeof data11 === "string"){
 if(!pattern14.test(data11)){
-validate126.errors = [{instancePath:instancePath+"/difficulty",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
+validate129.errors = [{instancePath:instancePath+"/difficulty",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
 return false;
 }
 }
 else {
-validate126.errors = [{instancePath:instancePath+"/difficulty",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate129.errors = [{instancePath:instancePath+"/difficulty",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -9262,12 +9586,12 @@ const _errs59 = errors;
 if(errors === _errs59){
 if(typeof data12 === "string"){
 if(!pattern14.test(data12)){
-validate126.errors = [{instancePath:instancePath+"/totalDifficulty",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
+validate129.errors = [{instancePath:instancePath+"/totalDifficulty",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
 return false;
 }
 }
 else {
-validate126.errors = [{instancePath:instancePath+"/totalDifficulty",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate129.errors = [{instancePath:instancePath+"/totalDifficulty",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -9284,12 +9608,12 @@ const _errs62 = errors;
 if(errors === _errs62){
 if(typeof data13 === "string"){
 if(!pattern12.test(data13)){
-validate126.errors = [{instancePath:instancePath+"/extraData",schemaPath:"#/components/schemas/Bytes/pattern",keyword:"pattern",params:{pattern: "^0x([0-9a-f]{2})*$"},message:"must match pattern \""+"^0x([0-9a-f]{2})*$"+"\""}];
+validate129.errors = [{instancePath:instancePath+"/extraData",schemaPath:"#/components/schemas/Bytes/pattern",keyword:"pattern",params:{pattern: "^0x([0-9a-f]{2})*$"},message:"must match pattern \""+"^0x([0-9a-f]{2})*$"+"\""}];
 return false;
 }
 }
 else {
-validate126.errors = [{instancePath:instancePath+"/extraData",schemaPath:"#/components/schemas/Bytes/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate129.errors = [{instancePath:instancePath+"/extraData",schemaPath:"#/components/schemas/Bytes/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -9306,12 +9630,12 @@ const _errs65 = errors;
 if(errors === _errs65){
 if(typeof data14 === "string"){
 if(!pattern14.test(data14)){
-validate126.errors = [{instancePath:instancePath+"/size",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
+validate129.errors = [{instancePath:instancePath+"/size",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
 return false;
 }
 }
 else {
-validate126.errors = [{instancePath:instancePath+"/size",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate129.errors = [{instancePath:instancePath+"/size",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -9328,12 +9652,12 @@ const _errs68 = errors;
 if(errors === _errs68){
 if(typeof data15 === "string"){
 if(!pattern14.test(data15)){
-validate126.errors = [{instancePath:instancePath+"/gasLimit",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
+validate129.errors = [{instancePath:instancePath+"/gasLimit",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
 return false;
 }
 }
 else {
-validate126.errors = [{instancePath:instancePath+"/gasLimit",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate129.errors = [{instancePath:instancePath+"/gasLimit",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -9350,12 +9674,12 @@ const _errs71 = errors;
 if(errors === _errs71){
 if(typeof data16 === "string"){
 if(!pattern14.test(data16)){
-validate126.errors = [{instancePath:instancePath+"/gasUsed",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
+validate129.errors = [{instancePath:instancePath+"/gasUsed",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
 return false;
 }
 }
 else {
-validate126.errors = [{instancePath:instancePath+"/gasUsed",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate129.errors = [{instancePath:instancePath+"/gasUsed",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -9372,12 +9696,12 @@ const _errs74 = errors;
 if(errors === _errs74){
 if(typeof data17 === "string"){
 if(!pattern14.test(data17)){
-validate126.errors = [{instancePath:instancePath+"/timestamp",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
+validate129.errors = [{instancePath:instancePath+"/timestamp",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
 return false;
 }
 }
 else {
-validate126.errors = [{instancePath:instancePath+"/timestamp",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate129.errors = [{instancePath:instancePath+"/timestamp",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -9394,12 +9718,12 @@ const _errs77 = errors;
 if(errors === _errs77){
 if(typeof data18 === "string"){
 if(!pattern14.test(data18)){
-validate126.errors = [{instancePath:instancePath+"/baseFeePerGas",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
+validate129.errors = [{instancePath:instancePath+"/baseFeePerGas",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
 return false;
 }
 }
 else {
-validate126.errors = [{instancePath:instancePath+"/baseFeePerGas",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate129.errors = [{instancePath:instancePath+"/baseFeePerGas",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -9423,12 +9747,12 @@ const _errs82 = errors;
 if(errors === _errs82){
 if(typeof data20 === "string"){
 if(!pattern11.test(data20)){
-validate126.errors = [{instancePath:instancePath+"/uncles/" + i0,schemaPath:"#/components/schemas/Bytes32/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-f]{64}$"},message:"must match pattern \""+"^0x[0-9a-f]{64}$"+"\""}];
+validate129.errors = [{instancePath:instancePath+"/uncles/" + i0,schemaPath:"#/components/schemas/Bytes32/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-f]{64}$"},message:"must match pattern \""+"^0x[0-9a-f]{64}$"+"\""}];
 return false;
 }
 }
 else {
-validate126.errors = [{instancePath:instancePath+"/uncles/" + i0,schemaPath:"#/components/schemas/Bytes32/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate129.errors = [{instancePath:instancePath+"/uncles/" + i0,schemaPath:"#/components/schemas/Bytes32/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -9439,7 +9763,7 @@ break;
 }
 }
 else {
-validate126.errors = [{instancePath:instancePath+"/uncles",schemaPath:"#/properties/uncles/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate129.errors = [{instancePath:instancePath+"/uncles",schemaPath:"#/properties/uncles/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -9514,8 +9838,8 @@ var valid30 = true;
 const len2 = data21.length;
 for(let i2=0; i2<len2; i2++){
 const _errs93 = errors;
-if(!(validate64(data21[i2], {instancePath:instancePath+"/transactions/" + i2,parentData:data21,parentDataProperty:i2,rootData}))){
-vErrors = vErrors === null ? validate64.errors : vErrors.concat(validate64.errors);
+if(!(validate67(data21[i2], {instancePath:instancePath+"/transactions/" + i2,parentData:data21,parentDataProperty:i2,rootData}))){
+vErrors = vErrors === null ? validate67.errors : vErrors.concat(validate67.errors);
 errors = vErrors.length;
 }
 var valid30 = _errs93 === errors;
@@ -9547,7 +9871,7 @@ else {
 vErrors.push(err24);
 }
 errors++;
-validate126.errors = vErrors;
+validate129.errors = vErrors;
 return false;
 }
 else {
@@ -9576,8 +9900,8 @@ var valid31 = true;
 const len3 = data24.length;
 for(let i3=0; i3<len3; i3++){
 const _errs96 = errors;
-if(!(validate128(data24[i3], {instancePath:instancePath+"/calls/" + i3,parentData:data24,parentDataProperty:i3,rootData}))){
-vErrors = vErrors === null ? validate128.errors : vErrors.concat(validate128.errors);
+if(!(validate131(data24[i3], {instancePath:instancePath+"/calls/" + i3,parentData:data24,parentDataProperty:i3,rootData}))){
+vErrors = vErrors === null ? validate131.errors : vErrors.concat(validate131.errors);
 errors = vErrors.length;
 }
 var valid31 = _errs96 === errors;
@@ -9587,7 +9911,7 @@ break;
 }
 }
 else {
-validate126.errors = [{instancePath:instancePath+"/calls",schemaPath:"#/properties/calls/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate129.errors = [{instancePath:instancePath+"/calls",schemaPath:"#/properties/calls/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -9621,16 +9945,16 @@ var valid0 = true;
 }
 }
 else {
-validate126.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate129.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate126.errors = vErrors;
+validate129.errors = vErrors;
 return errors === 0;
 }
 
 
-function validate125(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate128(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
@@ -9639,8 +9963,8 @@ var valid0 = true;
 const len0 = data.length;
 for(let i0=0; i0<len0; i0++){
 const _errs1 = errors;
-if(!(validate126(data[i0], {instancePath:instancePath+"/" + i0,parentData:data,parentDataProperty:i0,rootData}))){
-vErrors = vErrors === null ? validate126.errors : vErrors.concat(validate126.errors);
+if(!(validate129(data[i0], {instancePath:instancePath+"/" + i0,parentData:data,parentDataProperty:i0,rootData}))){
+vErrors = vErrors === null ? validate129.errors : vErrors.concat(validate129.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs1 === errors;
@@ -9650,33 +9974,33 @@ break;
 }
 }
 else {
-validate125.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate128.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
-validate125.errors = vErrors;
+validate128.errors = vErrors;
 return errors === 0;
 }
 
-export const r_eth_createAccessList = validate133;
-const schema281 = {"$ref":"urn:chain-node:openrpc#/components/schemas/AccessListResult"};
-const schema282 = {"title":"AccessListResult","type":"object","description":"Answer of `createAccessList` (geth's shape).","additionalProperties":false,"required":["accessList","gasUsed"],"properties":{"accessList":{"$ref":"#/components/schemas/AccessList","description":"Addresses and storage slots the transaction accesses, in ascending order. The sender, the recipient (or the created contract) and the precompiles are warm in every transaction and are listed only with slots of theirs that were accessed."},"gasUsed":{"$ref":"#/components/schemas/Uint","description":"Gas a transaction carrying this list would use: intrinsic gas (the list's own cost included) plus execution, less the refund, at least EIP-7623's calldata floor."},"error":{"type":"string","description":"Present when the execution failed: `execution reverted`, `out of gas`, … The list is still what the failed run accessed."}}};
+export const r_eth_createAccessList = validate136;
+const schema288 = {"$ref":"urn:chain-node:openrpc#/components/schemas/AccessListResult"};
+const schema289 = {"title":"AccessListResult","type":"object","description":"Answer of `createAccessList` (geth's shape).","additionalProperties":false,"required":["accessList","gasUsed"],"properties":{"accessList":{"$ref":"#/components/schemas/AccessList","description":"Addresses and storage slots the transaction accesses, in ascending order. The sender, the recipient (or the created contract) and the precompiles are warm in every transaction and are listed only with slots of theirs that were accessed."},"gasUsed":{"$ref":"#/components/schemas/Uint","description":"Gas a transaction carrying this list would use: intrinsic gas (the list's own cost included) plus execution, less the refund, at least EIP-7623's calldata floor."},"error":{"type":"string","description":"Present when the execution failed: `execution reverted`, `out of gas`, … The list is still what the failed run accessed."}}};
 
-function validate134(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate137(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.accessList === undefined) && (missing0 = "accessList")) || ((data.gasUsed === undefined) && (missing0 = "gasUsed"))){
-validate134.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate137.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
 if(!(((key0 === "accessList") || (key0 === "gasUsed")) || (key0 === "error"))){
-validate134.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate137.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -9684,8 +10008,8 @@ break;
 if(_errs1 === errors){
 if(data.accessList !== undefined){
 const _errs2 = errors;
-if(!(validate65(data.accessList, {instancePath:instancePath+"/accessList",parentData:data,parentDataProperty:"accessList",rootData}))){
-vErrors = vErrors === null ? validate65.errors : vErrors.concat(validate65.errors);
+if(!(validate68(data.accessList, {instancePath:instancePath+"/accessList",parentData:data,parentDataProperty:"accessList",rootData}))){
+vErrors = vErrors === null ? validate68.errors : vErrors.concat(validate68.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs2 === errors;
@@ -9701,12 +10025,12 @@ const _errs4 = errors;
 if(errors === _errs4){
 if(typeof data1 === "string"){
 if(!pattern14.test(data1)){
-validate134.errors = [{instancePath:instancePath+"/gasUsed",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
+validate137.errors = [{instancePath:instancePath+"/gasUsed",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
 return false;
 }
 }
 else {
-validate134.errors = [{instancePath:instancePath+"/gasUsed",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate137.errors = [{instancePath:instancePath+"/gasUsed",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -9719,7 +10043,7 @@ if(valid0){
 if(data.error !== undefined){
 const _errs6 = errors;
 if(typeof data.error !== "string"){
-validate134.errors = [{instancePath:instancePath+"/error",schemaPath:"#/properties/error/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate137.errors = [{instancePath:instancePath+"/error",schemaPath:"#/properties/error/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs6 === errors;
@@ -9733,30 +10057,30 @@ var valid0 = true;
 }
 }
 else {
-validate134.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate137.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate134.errors = vErrors;
+validate137.errors = vErrors;
 return errors === 0;
 }
 
 
-function validate133(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate136(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
-if(!(validate134(data, {instancePath,parentData,parentDataProperty,rootData}))){
-vErrors = vErrors === null ? validate134.errors : vErrors.concat(validate134.errors);
+if(!(validate137(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate137.errors : vErrors.concat(validate137.errors);
 errors = vErrors.length;
 }
-validate133.errors = vErrors;
+validate136.errors = vErrors;
 return errors === 0;
 }
 
-export const r_eth_getBlockTransactionCountByNumber = validate137;
-const schema284 = {"oneOf":[{"$ref":"urn:chain-node:openrpc#/components/schemas/Uint"},{"type":"null"}]};
+export const r_eth_getBlockTransactionCountByNumber = validate140;
+const schema291 = {"oneOf":[{"$ref":"urn:chain-node:openrpc#/components/schemas/Uint"},{"type":"null"}]};
 
-function validate137(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate140(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 const _errs0 = errors;
@@ -9824,7 +10148,7 @@ else {
 vErrors.push(err3);
 }
 errors++;
-validate137.errors = vErrors;
+validate140.errors = vErrors;
 return false;
 }
 else {
@@ -9838,46 +10162,46 @@ vErrors = null;
 }
 }
 }
-validate137.errors = vErrors;
+validate140.errors = vErrors;
 return errors === 0;
 }
 
-export const p_eth_getTransactionByBlockNumberAndIndex_1 = validate138;
-const schema286 = {"$ref":"urn:chain-node:openrpc#/components/schemas/Quantity"};
+export const p_eth_getTransactionByBlockNumberAndIndex_1 = validate141;
+const schema293 = {"$ref":"urn:chain-node:openrpc#/components/schemas/Quantity"};
 
-function validate138(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate141(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 const _errs0 = errors;
 if(errors === _errs0){
 if(typeof data === "string"){
 if(!pattern5.test(data)){
-validate138.errors = [{instancePath,schemaPath:"urn:chain-node:openrpc#/components/schemas/Quantity/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{1,64}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{1,64}$"+"\""}];
+validate141.errors = [{instancePath,schemaPath:"urn:chain-node:openrpc#/components/schemas/Quantity/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{1,64}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{1,64}$"+"\""}];
 return false;
 }
 }
 else {
-validate138.errors = [{instancePath,schemaPath:"urn:chain-node:openrpc#/components/schemas/Quantity/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate141.errors = [{instancePath,schemaPath:"urn:chain-node:openrpc#/components/schemas/Quantity/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
-validate138.errors = vErrors;
+validate141.errors = vErrors;
 return errors === 0;
 }
 
-export const r_eth_getTransactionByBlockNumberAndIndex = validate139;
-const schema288 = {"$ref":"urn:chain-node:openrpc#/components/schemas/TransactionOrNull"};
-const schema289 = {"title":"TransactionOrNull","description":"A transaction object, or null when no transaction matches.","oneOf":[{"$ref":"#/components/schemas/Transaction"},{"type":"null"}]};
+export const r_eth_getTransactionByBlockNumberAndIndex = validate142;
+const schema295 = {"$ref":"urn:chain-node:openrpc#/components/schemas/TransactionOrNull"};
+const schema296 = {"title":"TransactionOrNull","description":"A transaction object, or null when no transaction matches.","oneOf":[{"$ref":"#/components/schemas/Transaction"},{"type":"null"}]};
 
-function validate140(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate143(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 const _errs0 = errors;
 let valid0 = false;
 let passing0 = null;
 const _errs1 = errors;
-if(!(validate64(data, {instancePath,parentData,parentDataProperty,rootData}))){
-vErrors = vErrors === null ? validate64.errors : vErrors.concat(validate64.errors);
+if(!(validate67(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate67.errors : vErrors.concat(validate67.errors);
 errors = vErrors.length;
 }
 var _valid0 = _errs1 === errors;
@@ -9916,7 +10240,7 @@ else {
 vErrors.push(err1);
 }
 errors++;
-validate140.errors = vErrors;
+validate143.errors = vErrors;
 return false;
 }
 else {
@@ -9930,26 +10254,26 @@ vErrors = null;
 }
 }
 }
-validate140.errors = vErrors;
+validate143.errors = vErrors;
 return errors === 0;
 }
 
 
-function validate139(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate142(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
-if(!(validate140(data, {instancePath,parentData,parentDataProperty,rootData}))){
-vErrors = vErrors === null ? validate140.errors : vErrors.concat(validate140.errors);
+if(!(validate143(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate143.errors : vErrors.concat(validate143.errors);
 errors = vErrors.length;
 }
-validate139.errors = vErrors;
+validate142.errors = vErrors;
 return errors === 0;
 }
 
-export const r_eth_getRawTransactionByBlockNumberAndIndex = validate143;
-const schema290 = {"oneOf":[{"$ref":"urn:chain-node:openrpc#/components/schemas/Bytes"},{"type":"null"}]};
+export const r_eth_getRawTransactionByBlockNumberAndIndex = validate146;
+const schema297 = {"oneOf":[{"$ref":"urn:chain-node:openrpc#/components/schemas/Bytes"},{"type":"null"}]};
 
-function validate143(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate146(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 const _errs0 = errors;
@@ -10017,7 +10341,7 @@ else {
 vErrors.push(err3);
 }
 errors++;
-validate143.errors = vErrors;
+validate146.errors = vErrors;
 return false;
 }
 else {
@@ -10031,30 +10355,30 @@ vErrors = null;
 }
 }
 }
-validate143.errors = vErrors;
+validate146.errors = vErrors;
 return errors === 0;
 }
 
-export const r_eth_getTransactionReceipt = validate144;
-const schema292 = {"$ref":"urn:chain-node:openrpc#/components/schemas/ReceiptOrNull"};
-const schema293 = {"title":"ReceiptOrNull","description":"A receipt object, or null when no receipt exists (unknown or still pending transaction).","oneOf":[{"$ref":"#/components/schemas/Receipt"},{"type":"null"}]};
-const schema294 = {"title":"Receipt","type":"object","description":"Transaction receipt object. The node always sends `status` (post-Byzantium form), never the pre-Byzantium `root`. Besides the spec's fields it carries `type` and `effectiveGasPrice`. A pending transaction has no receipt.","additionalProperties":false,"required":["transactionHash","transactionIndex","blockHash","blockNumber","from","to","cumulativeGasUsed","gasUsed","effectiveGasPrice","contractAddress","logs","logsBloom","status","type"],"properties":{"transactionHash":{"$ref":"#/components/schemas/Bytes32","description":"Transaction hash."},"transactionIndex":{"$ref":"#/components/schemas/Uint","description":"Position of the transaction in the block."},"blockHash":{"$ref":"#/components/schemas/Bytes32","description":"Hash of the block containing the transaction."},"blockNumber":{"$ref":"#/components/schemas/Uint","description":"Block height."},"from":{"$ref":"#/components/schemas/Address","description":"Sender."},"to":{"description":"Recipient. Null for a contract-creation transaction.","oneOf":[{"$ref":"#/components/schemas/Address"},{"type":"null"}]},"cumulativeGasUsed":{"$ref":"#/components/schemas/Uint","description":"Gas consumed in the block up to and including this transaction."},"gasUsed":{"$ref":"#/components/schemas/Uint","description":"Gas consumed by this transaction."},"effectiveGasPrice":{"$ref":"#/components/schemas/Uint","description":"Price per gas actually paid, in wei."},"contractAddress":{"description":"Address of the new contract for a creation transaction, otherwise null.","oneOf":[{"$ref":"#/components/schemas/Address"},{"type":"null"}]},"logs":{"type":"array","items":{"$ref":"#/components/schemas/Log"},"description":"Logs produced by the transaction."},"logsBloom":{"$ref":"#/components/schemas/Bloom","description":"Bloom filter of the transaction's logs."},"status":{"type":"string","enum":["0x1","0x0"],"description":"`0x1` success, `0x0` failure."},"type":{"$ref":"#/components/schemas/TxType","description":"Transaction type."}}};
+export const r_eth_getTransactionReceipt = validate147;
+const schema299 = {"$ref":"urn:chain-node:openrpc#/components/schemas/ReceiptOrNull"};
+const schema300 = {"title":"ReceiptOrNull","description":"A receipt object, or null when no receipt exists (unknown or still pending transaction).","oneOf":[{"$ref":"#/components/schemas/Receipt"},{"type":"null"}]};
+const schema301 = {"title":"Receipt","type":"object","description":"Transaction receipt object. The node always sends `status` (post-Byzantium form), never the pre-Byzantium `root`. Besides the spec's fields it carries `type` and `effectiveGasPrice`. A pending transaction has no receipt.","additionalProperties":false,"required":["transactionHash","transactionIndex","blockHash","blockNumber","from","to","cumulativeGasUsed","gasUsed","effectiveGasPrice","contractAddress","logs","logsBloom","status","type"],"properties":{"transactionHash":{"$ref":"#/components/schemas/Bytes32","description":"Transaction hash."},"transactionIndex":{"$ref":"#/components/schemas/Uint","description":"Position of the transaction in the block."},"blockHash":{"$ref":"#/components/schemas/Bytes32","description":"Hash of the block containing the transaction."},"blockNumber":{"$ref":"#/components/schemas/Uint","description":"Block height."},"from":{"$ref":"#/components/schemas/Address","description":"Sender."},"to":{"description":"Recipient. Null for a contract-creation transaction.","oneOf":[{"$ref":"#/components/schemas/Address"},{"type":"null"}]},"cumulativeGasUsed":{"$ref":"#/components/schemas/Uint","description":"Gas consumed in the block up to and including this transaction."},"gasUsed":{"$ref":"#/components/schemas/Uint","description":"Gas consumed by this transaction."},"effectiveGasPrice":{"$ref":"#/components/schemas/Uint","description":"Price per gas actually paid, in wei."},"contractAddress":{"description":"Address of the new contract for a creation transaction, otherwise null.","oneOf":[{"$ref":"#/components/schemas/Address"},{"type":"null"}]},"logs":{"type":"array","items":{"$ref":"#/components/schemas/Log"},"description":"Logs produced by the transaction."},"logsBloom":{"$ref":"#/components/schemas/Bloom","description":"Bloom filter of the transaction's logs."},"status":{"type":"string","enum":["0x1","0x0"],"description":"`0x1` success, `0x0` failure."},"type":{"$ref":"#/components/schemas/TxType","description":"Transaction type."}}};
 
-function validate146(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate149(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((((((((((((((data.transactionHash === undefined) && (missing0 = "transactionHash")) || ((data.transactionIndex === undefined) && (missing0 = "transactionIndex"))) || ((data.blockHash === undefined) && (missing0 = "blockHash"))) || ((data.blockNumber === undefined) && (missing0 = "blockNumber"))) || ((data.from === undefined) && (missing0 = "from"))) || ((data.to === undefined) && (missing0 = "to"))) || ((data.cumulativeGasUsed === undefined) && (missing0 = "cumulativeGasUsed"))) || ((data.gasUsed === undefined) && (missing0 = "gasUsed"))) || ((data.effectiveGasPrice === undefined) && (missing0 = "effectiveGasPrice"))) || ((data.contractAddress === undefined) && (missing0 = "contractAddress"))) || ((data.logs === undefined) && (missing0 = "logs"))) || ((data.logsBloom === undefined) && (missing0 = "logsBloom"))) || ((data.status === undefined) && (missing0 = "status"))) || ((data.type === undefined) && (missing0 = "type"))){
-validate146.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate149.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
-if(!(func2.call(schema294.properties, key0))){
-validate146.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+if(!(func2.call(schema301.properties, key0))){
+validate149.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -10067,12 +10391,12 @@ const _errs3 = errors;
 if(errors === _errs3){
 if(typeof data0 === "string"){
 if(!pattern11.test(data0)){
-validate146.errors = [{instancePath:instancePath+"/transactionHash",schemaPath:"#/components/schemas/Bytes32/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-f]{64}$"},message:"must match pattern \""+"^0x[0-9a-f]{64}$"+"\""}];
+validate149.errors = [{instancePath:instancePath+"/transactionHash",schemaPath:"#/components/schemas/Bytes32/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-f]{64}$"},message:"must match pattern \""+"^0x[0-9a-f]{64}$"+"\""}];
 return false;
 }
 }
 else {
-validate146.errors = [{instancePath:instancePath+"/transactionHash",schemaPath:"#/components/schemas/Bytes32/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate149.errors = [{instancePath:instancePath+"/transactionHash",schemaPath:"#/components/schemas/Bytes32/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -10089,12 +10413,12 @@ const _errs6 = errors;
 if(errors === _errs6){
 if(typeof data1 === "string"){
 if(!pattern14.test(data1)){
-validate146.errors = [{instancePath:instancePath+"/transactionIndex",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
+validate149.errors = [{instancePath:instancePath+"/transactionIndex",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
 return false;
 }
 }
 else {
-validate146.errors = [{instancePath:instancePath+"/transactionIndex",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate149.errors = [{instancePath:instancePath+"/transactionIndex",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -10111,12 +10435,12 @@ const _errs9 = errors;
 if(errors === _errs9){
 if(typeof data2 === "string"){
 if(!pattern11.test(data2)){
-validate146.errors = [{instancePath:instancePath+"/blockHash",schemaPath:"#/components/schemas/Bytes32/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-f]{64}$"},message:"must match pattern \""+"^0x[0-9a-f]{64}$"+"\""}];
+validate149.errors = [{instancePath:instancePath+"/blockHash",schemaPath:"#/components/schemas/Bytes32/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-f]{64}$"},message:"must match pattern \""+"^0x[0-9a-f]{64}$"+"\""}];
 return false;
 }
 }
 else {
-validate146.errors = [{instancePath:instancePath+"/blockHash",schemaPath:"#/components/schemas/Bytes32/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate149.errors = [{instancePath:instancePath+"/blockHash",schemaPath:"#/components/schemas/Bytes32/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -10133,12 +10457,12 @@ const _errs12 = errors;
 if(errors === _errs12){
 if(typeof data3 === "string"){
 if(!pattern14.test(data3)){
-validate146.errors = [{instancePath:instancePath+"/blockNumber",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
+validate149.errors = [{instancePath:instancePath+"/blockNumber",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
 return false;
 }
 }
 else {
-validate146.errors = [{instancePath:instancePath+"/blockNumber",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate149.errors = [{instancePath:instancePath+"/blockNumber",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -10155,12 +10479,12 @@ const _errs15 = errors;
 if(errors === _errs15){
 if(typeof data4 === "string"){
 if(!pattern0.test(data4)){
-validate146.errors = [{instancePath:instancePath+"/from",schemaPath:"#/components/schemas/Address/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{40}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{40}$"+"\""}];
+validate149.errors = [{instancePath:instancePath+"/from",schemaPath:"#/components/schemas/Address/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{40}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{40}$"+"\""}];
 return false;
 }
 }
 else {
-validate146.errors = [{instancePath:instancePath+"/from",schemaPath:"#/components/schemas/Address/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate149.errors = [{instancePath:instancePath+"/from",schemaPath:"#/components/schemas/Address/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -10238,7 +10562,7 @@ else {
 vErrors.push(err3);
 }
 errors++;
-validate146.errors = vErrors;
+validate149.errors = vErrors;
 return false;
 }
 else {
@@ -10265,12 +10589,12 @@ const _errs25 = errors;
 if(errors === _errs25){
 if(typeof data6 === "string"){
 if(!pattern14.test(data6)){
-validate146.errors = [{instancePath:instancePath+"/cumulativeGasUsed",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
+validate149.errors = [{instancePath:instancePath+"/cumulativeGasUsed",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
 return false;
 }
 }
 else {
-validate146.errors = [{instancePath:instancePath+"/cumulativeGasUsed",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate149.errors = [{instancePath:instancePath+"/cumulativeGasUsed",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -10287,12 +10611,12 @@ const _errs28 = errors;
 if(errors === _errs28){
 if(typeof data7 === "string"){
 if(!pattern14.test(data7)){
-validate146.errors = [{instancePath:instancePath+"/gasUsed",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
+validate149.errors = [{instancePath:instancePath+"/gasUsed",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
 return false;
 }
 }
 else {
-validate146.errors = [{instancePath:instancePath+"/gasUsed",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate149.errors = [{instancePath:instancePath+"/gasUsed",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -10309,12 +10633,12 @@ const _errs31 = errors;
 if(errors === _errs31){
 if(typeof data8 === "string"){
 if(!pattern14.test(data8)){
-validate146.errors = [{instancePath:instancePath+"/effectiveGasPrice",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
+validate149.errors = [{instancePath:instancePath+"/effectiveGasPrice",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
 return false;
 }
 }
 else {
-validate146.errors = [{instancePath:instancePath+"/effectiveGasPrice",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate149.errors = [{instancePath:instancePath+"/effectiveGasPrice",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -10392,7 +10716,7 @@ else {
 vErrors.push(err7);
 }
 errors++;
-validate146.errors = vErrors;
+validate149.errors = vErrors;
 return false;
 }
 else {
@@ -10421,8 +10745,8 @@ var valid13 = true;
 const len0 = data10.length;
 for(let i0=0; i0<len0; i0++){
 const _errs42 = errors;
-if(!(validate129(data10[i0], {instancePath:instancePath+"/logs/" + i0,parentData:data10,parentDataProperty:i0,rootData}))){
-vErrors = vErrors === null ? validate129.errors : vErrors.concat(validate129.errors);
+if(!(validate132(data10[i0], {instancePath:instancePath+"/logs/" + i0,parentData:data10,parentDataProperty:i0,rootData}))){
+vErrors = vErrors === null ? validate132.errors : vErrors.concat(validate132.errors);
 errors = vErrors.length;
 }
 var valid13 = _errs42 === errors;
@@ -10432,7 +10756,7 @@ break;
 }
 }
 else {
-validate146.errors = [{instancePath:instancePath+"/logs",schemaPath:"#/properties/logs/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate149.errors = [{instancePath:instancePath+"/logs",schemaPath:"#/properties/logs/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -10448,13 +10772,13 @@ const _errs43 = errors;
 const _errs44 = errors;
 if(errors === _errs44){
 if(typeof data12 === "string"){
-if(!pattern53.test(data12)){
-validate146.errors = [{instancePath:instancePath+"/logsBloom",schemaPath:"#/components/schemas/Bloom/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-f]{512}$"},message:"must match pattern \""+"^0x[0-9a-f]{512}$"+"\""}];
+if(!pattern58.test(data12)){
+validate149.errors = [{instancePath:instancePath+"/logsBloom",schemaPath:"#/components/schemas/Bloom/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-f]{512}$"},message:"must match pattern \""+"^0x[0-9a-f]{512}$"+"\""}];
 return false;
 }
 }
 else {
-validate146.errors = [{instancePath:instancePath+"/logsBloom",schemaPath:"#/components/schemas/Bloom/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate149.errors = [{instancePath:instancePath+"/logsBloom",schemaPath:"#/components/schemas/Bloom/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -10468,11 +10792,11 @@ if(data.status !== undefined){
 let data13 = data.status;
 const _errs46 = errors;
 if(typeof data13 !== "string"){
-validate146.errors = [{instancePath:instancePath+"/status",schemaPath:"#/properties/status/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate149.errors = [{instancePath:instancePath+"/status",schemaPath:"#/properties/status/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(!((data13 === "0x1") || (data13 === "0x0"))){
-validate146.errors = [{instancePath:instancePath+"/status",schemaPath:"#/properties/status/enum",keyword:"enum",params:{allowedValues: schema294.properties.status.enum},message:"must be equal to one of the allowed values"}];
+validate149.errors = [{instancePath:instancePath+"/status",schemaPath:"#/properties/status/enum",keyword:"enum",params:{allowedValues: schema301.properties.status.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
 var valid0 = _errs46 === errors;
@@ -10488,12 +10812,12 @@ const _errs49 = errors;
 if(errors === _errs49){
 if(typeof data14 === "string"){
 if(!pattern13.test(data14)){
-validate146.errors = [{instancePath:instancePath+"/type",schemaPath:"#/components/schemas/TxType/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]?)$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]?)$"+"\""}];
+validate149.errors = [{instancePath:instancePath+"/type",schemaPath:"#/components/schemas/TxType/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]?)$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]?)$"+"\""}];
 return false;
 }
 }
 else {
-validate146.errors = [{instancePath:instancePath+"/type",schemaPath:"#/components/schemas/TxType/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate149.errors = [{instancePath:instancePath+"/type",schemaPath:"#/components/schemas/TxType/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -10519,24 +10843,24 @@ var valid0 = true;
 }
 }
 else {
-validate146.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate149.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate146.errors = vErrors;
+validate149.errors = vErrors;
 return errors === 0;
 }
 
 
-function validate145(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate148(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 const _errs0 = errors;
 let valid0 = false;
 let passing0 = null;
 const _errs1 = errors;
-if(!(validate146(data, {instancePath,parentData,parentDataProperty,rootData}))){
-vErrors = vErrors === null ? validate146.errors : vErrors.concat(validate146.errors);
+if(!(validate149(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate149.errors : vErrors.concat(validate149.errors);
 errors = vErrors.length;
 }
 var _valid0 = _errs1 === errors;
@@ -10575,7 +10899,7 @@ else {
 vErrors.push(err1);
 }
 errors++;
-validate145.errors = vErrors;
+validate148.errors = vErrors;
 return false;
 }
 else {
@@ -10589,40 +10913,40 @@ vErrors = null;
 }
 }
 }
-validate145.errors = vErrors;
+validate148.errors = vErrors;
 return errors === 0;
 }
 
 
-function validate144(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate147(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
-if(!(validate145(data, {instancePath,parentData,parentDataProperty,rootData}))){
-vErrors = vErrors === null ? validate145.errors : vErrors.concat(validate145.errors);
+if(!(validate148(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate148.errors : vErrors.concat(validate148.errors);
 errors = vErrors.length;
 }
-validate144.errors = vErrors;
+validate147.errors = vErrors;
 return errors === 0;
 }
 
-export const r_eth_getBlockReceipts = validate150;
-const schema307 = {"oneOf":[{"type":"array","items":{"$ref":"urn:chain-node:openrpc#/components/schemas/Receipt"}},{"type":"null"}]};
+export const r_eth_getBlockReceipts = validate153;
+const schema314 = {"oneOf":[{"type":"array","items":{"$ref":"urn:chain-node:openrpc#/components/schemas/Receipt"}},{"type":"null"}]};
 
-function validate151(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate154(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((((((((((((((data.transactionHash === undefined) && (missing0 = "transactionHash")) || ((data.transactionIndex === undefined) && (missing0 = "transactionIndex"))) || ((data.blockHash === undefined) && (missing0 = "blockHash"))) || ((data.blockNumber === undefined) && (missing0 = "blockNumber"))) || ((data.from === undefined) && (missing0 = "from"))) || ((data.to === undefined) && (missing0 = "to"))) || ((data.cumulativeGasUsed === undefined) && (missing0 = "cumulativeGasUsed"))) || ((data.gasUsed === undefined) && (missing0 = "gasUsed"))) || ((data.effectiveGasPrice === undefined) && (missing0 = "effectiveGasPrice"))) || ((data.contractAddress === undefined) && (missing0 = "contractAddress"))) || ((data.logs === undefined) && (missing0 = "logs"))) || ((data.logsBloom === undefined) && (missing0 = "logsBloom"))) || ((data.status === undefined) && (missing0 = "status"))) || ((data.type === undefined) && (missing0 = "type"))){
-validate151.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate154.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
-if(!(func2.call(schema294.properties, key0))){
-validate151.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+if(!(func2.call(schema301.properties, key0))){
+validate154.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -10635,12 +10959,12 @@ const _errs3 = errors;
 if(errors === _errs3){
 if(typeof data0 === "string"){
 if(!pattern11.test(data0)){
-validate151.errors = [{instancePath:instancePath+"/transactionHash",schemaPath:"#/components/schemas/Bytes32/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-f]{64}$"},message:"must match pattern \""+"^0x[0-9a-f]{64}$"+"\""}];
+validate154.errors = [{instancePath:instancePath+"/transactionHash",schemaPath:"#/components/schemas/Bytes32/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-f]{64}$"},message:"must match pattern \""+"^0x[0-9a-f]{64}$"+"\""}];
 return false;
 }
 }
 else {
-validate151.errors = [{instancePath:instancePath+"/transactionHash",schemaPath:"#/components/schemas/Bytes32/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate154.errors = [{instancePath:instancePath+"/transactionHash",schemaPath:"#/components/schemas/Bytes32/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -10657,12 +10981,12 @@ const _errs6 = errors;
 if(errors === _errs6){
 if(typeof data1 === "string"){
 if(!pattern14.test(data1)){
-validate151.errors = [{instancePath:instancePath+"/transactionIndex",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
+validate154.errors = [{instancePath:instancePath+"/transactionIndex",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
 return false;
 }
 }
 else {
-validate151.errors = [{instancePath:instancePath+"/transactionIndex",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate154.errors = [{instancePath:instancePath+"/transactionIndex",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -10679,12 +11003,12 @@ const _errs9 = errors;
 if(errors === _errs9){
 if(typeof data2 === "string"){
 if(!pattern11.test(data2)){
-validate151.errors = [{instancePath:instancePath+"/blockHash",schemaPath:"#/components/schemas/Bytes32/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-f]{64}$"},message:"must match pattern \""+"^0x[0-9a-f]{64}$"+"\""}];
+validate154.errors = [{instancePath:instancePath+"/blockHash",schemaPath:"#/components/schemas/Bytes32/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-f]{64}$"},message:"must match pattern \""+"^0x[0-9a-f]{64}$"+"\""}];
 return false;
 }
 }
 else {
-validate151.errors = [{instancePath:instancePath+"/blockHash",schemaPath:"#/components/schemas/Bytes32/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate154.errors = [{instancePath:instancePath+"/blockHash",schemaPath:"#/components/schemas/Bytes32/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -10701,12 +11025,12 @@ const _errs12 = errors;
 if(errors === _errs12){
 if(typeof data3 === "string"){
 if(!pattern14.test(data3)){
-validate151.errors = [{instancePath:instancePath+"/blockNumber",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
+validate154.errors = [{instancePath:instancePath+"/blockNumber",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
 return false;
 }
 }
 else {
-validate151.errors = [{instancePath:instancePath+"/blockNumber",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate154.errors = [{instancePath:instancePath+"/blockNumber",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -10723,12 +11047,12 @@ const _errs15 = errors;
 if(errors === _errs15){
 if(typeof data4 === "string"){
 if(!pattern0.test(data4)){
-validate151.errors = [{instancePath:instancePath+"/from",schemaPath:"#/components/schemas/Address/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{40}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{40}$"+"\""}];
+validate154.errors = [{instancePath:instancePath+"/from",schemaPath:"#/components/schemas/Address/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{40}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{40}$"+"\""}];
 return false;
 }
 }
 else {
-validate151.errors = [{instancePath:instancePath+"/from",schemaPath:"#/components/schemas/Address/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate154.errors = [{instancePath:instancePath+"/from",schemaPath:"#/components/schemas/Address/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -10806,7 +11130,7 @@ else {
 vErrors.push(err3);
 }
 errors++;
-validate151.errors = vErrors;
+validate154.errors = vErrors;
 return false;
 }
 else {
@@ -10833,12 +11157,12 @@ const _errs25 = errors;
 if(errors === _errs25){
 if(typeof data6 === "string"){
 if(!pattern14.test(data6)){
-validate151.errors = [{instancePath:instancePath+"/cumulativeGasUsed",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
+validate154.errors = [{instancePath:instancePath+"/cumulativeGasUsed",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
 return false;
 }
 }
 else {
-validate151.errors = [{instancePath:instancePath+"/cumulativeGasUsed",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate154.errors = [{instancePath:instancePath+"/cumulativeGasUsed",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -10855,12 +11179,12 @@ const _errs28 = errors;
 if(errors === _errs28){
 if(typeof data7 === "string"){
 if(!pattern14.test(data7)){
-validate151.errors = [{instancePath:instancePath+"/gasUsed",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
+validate154.errors = [{instancePath:instancePath+"/gasUsed",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
 return false;
 }
 }
 else {
-validate151.errors = [{instancePath:instancePath+"/gasUsed",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate154.errors = [{instancePath:instancePath+"/gasUsed",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -10877,12 +11201,12 @@ const _errs31 = errors;
 if(errors === _errs31){
 if(typeof data8 === "string"){
 if(!pattern14.test(data8)){
-validate151.errors = [{instancePath:instancePath+"/effectiveGasPrice",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
+validate154.errors = [{instancePath:instancePath+"/effectiveGasPrice",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
 return false;
 }
 }
 else {
-validate151.errors = [{instancePath:instancePath+"/effectiveGasPrice",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate154.errors = [{instancePath:instancePath+"/effectiveGasPrice",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -10960,7 +11284,7 @@ else {
 vErrors.push(err7);
 }
 errors++;
-validate151.errors = vErrors;
+validate154.errors = vErrors;
 return false;
 }
 else {
@@ -10989,8 +11313,8 @@ var valid13 = true;
 const len0 = data10.length;
 for(let i0=0; i0<len0; i0++){
 const _errs42 = errors;
-if(!(validate129(data10[i0], {instancePath:instancePath+"/logs/" + i0,parentData:data10,parentDataProperty:i0,rootData}))){
-vErrors = vErrors === null ? validate129.errors : vErrors.concat(validate129.errors);
+if(!(validate132(data10[i0], {instancePath:instancePath+"/logs/" + i0,parentData:data10,parentDataProperty:i0,rootData}))){
+vErrors = vErrors === null ? validate132.errors : vErrors.concat(validate132.errors);
 errors = vErrors.length;
 }
 var valid13 = _errs42 === errors;
@@ -11000,7 +11324,7 @@ break;
 }
 }
 else {
-validate151.errors = [{instancePath:instancePath+"/logs",schemaPath:"#/properties/logs/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate154.errors = [{instancePath:instancePath+"/logs",schemaPath:"#/properties/logs/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -11016,13 +11340,13 @@ const _errs43 = errors;
 const _errs44 = errors;
 if(errors === _errs44){
 if(typeof data12 === "string"){
-if(!pattern53.test(data12)){
-validate151.errors = [{instancePath:instancePath+"/logsBloom",schemaPath:"#/components/schemas/Bloom/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-f]{512}$"},message:"must match pattern \""+"^0x[0-9a-f]{512}$"+"\""}];
+if(!pattern58.test(data12)){
+validate154.errors = [{instancePath:instancePath+"/logsBloom",schemaPath:"#/components/schemas/Bloom/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-f]{512}$"},message:"must match pattern \""+"^0x[0-9a-f]{512}$"+"\""}];
 return false;
 }
 }
 else {
-validate151.errors = [{instancePath:instancePath+"/logsBloom",schemaPath:"#/components/schemas/Bloom/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate154.errors = [{instancePath:instancePath+"/logsBloom",schemaPath:"#/components/schemas/Bloom/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -11036,11 +11360,11 @@ if(data.status !== undefined){
 let data13 = data.status;
 const _errs46 = errors;
 if(typeof data13 !== "string"){
-validate151.errors = [{instancePath:instancePath+"/status",schemaPath:"#/properties/status/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate154.errors = [{instancePath:instancePath+"/status",schemaPath:"#/properties/status/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(!((data13 === "0x1") || (data13 === "0x0"))){
-validate151.errors = [{instancePath:instancePath+"/status",schemaPath:"#/properties/status/enum",keyword:"enum",params:{allowedValues: schema294.properties.status.enum},message:"must be equal to one of the allowed values"}];
+validate154.errors = [{instancePath:instancePath+"/status",schemaPath:"#/properties/status/enum",keyword:"enum",params:{allowedValues: schema301.properties.status.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
 var valid0 = _errs46 === errors;
@@ -11056,12 +11380,12 @@ const _errs49 = errors;
 if(errors === _errs49){
 if(typeof data14 === "string"){
 if(!pattern13.test(data14)){
-validate151.errors = [{instancePath:instancePath+"/type",schemaPath:"#/components/schemas/TxType/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]?)$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]?)$"+"\""}];
+validate154.errors = [{instancePath:instancePath+"/type",schemaPath:"#/components/schemas/TxType/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]?)$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]?)$"+"\""}];
 return false;
 }
 }
 else {
-validate151.errors = [{instancePath:instancePath+"/type",schemaPath:"#/components/schemas/TxType/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate154.errors = [{instancePath:instancePath+"/type",schemaPath:"#/components/schemas/TxType/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -11087,16 +11411,16 @@ var valid0 = true;
 }
 }
 else {
-validate151.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate154.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate151.errors = vErrors;
+validate154.errors = vErrors;
 return errors === 0;
 }
 
 
-function validate150(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate153(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 const _errs0 = errors;
@@ -11109,8 +11433,8 @@ var valid1 = true;
 const len0 = data.length;
 for(let i0=0; i0<len0; i0++){
 const _errs3 = errors;
-if(!(validate151(data[i0], {instancePath:instancePath+"/" + i0,parentData:data,parentDataProperty:i0,rootData}))){
-vErrors = vErrors === null ? validate151.errors : vErrors.concat(validate151.errors);
+if(!(validate154(data[i0], {instancePath:instancePath+"/" + i0,parentData:data,parentDataProperty:i0,rootData}))){
+vErrors = vErrors === null ? validate154.errors : vErrors.concat(validate154.errors);
 errors = vErrors.length;
 }
 var valid1 = _errs3 === errors;
@@ -11166,7 +11490,7 @@ else {
 vErrors.push(err2);
 }
 errors++;
-validate150.errors = vErrors;
+validate153.errors = vErrors;
 return false;
 }
 else {
@@ -11180,305 +11504,25 @@ vErrors = null;
 }
 }
 }
-validate150.errors = vErrors;
+validate153.errors = vErrors;
 return errors === 0;
 }
 
-export const p_eth_sendTransaction_0 = validate154;
-const schema321 = {"$ref":"urn:chain-node:openrpc#/components/schemas/SendTransactionData"};
-const schema322 = {"title":"SendTransactionData","type":"object","description":"Send-transaction object of `eth_`/`chain_` `sendTransaction` and `signTransaction`, with the payload named `data`. Omitted fields are filled by the node: `nonce` from the pool, `gasPrice` from `gasPrice`, `gas` with the default 1500000000 capped at the chain's per-transaction gas limit (30000000 on a dev chain) (unused gas is returned). `input` is accepted as an alias of `data`; unknown fields are ignored.","additionalProperties":true,"required":["from"],"properties":{"from":{"$ref":"#/components/schemas/Address","description":"Source address; its key must be held by the node and unlocked."},"to":{"description":"Destination; omit (or null) to create a contract.","oneOf":[{"$ref":"#/components/schemas/Address"},{"type":"null"}]},"gas":{"$ref":"#/components/schemas/Quantity","description":"Gas available for execution. Default 1500000000 capped at the chain's per-transaction gas limit (30000000 on a dev chain); unused gas is returned."},"gasPrice":{"$ref":"#/components/schemas/Quantity","description":"Gas price in wei. Default: the node's gas price (`gasPrice`)."},"value":{"$ref":"#/components/schemas/Quantity","description":"Amount sent in wei. Default 0."},"nonce":{"$ref":"#/components/schemas/Quantity","description":"Nonce. Default: the next nonce of the sender in the pool. Reusing the nonce of a pending transaction replaces it."},"data":{"$ref":"#/components/schemas/Data","description":"Payload: encoded method call or contract init code."},"input":{"$ref":"#/components/schemas/Data","description":"Alias of `data` (the `personal_` name); if both are given they must be equal."}}};
-
-function validate155(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
-let vErrors = null;
-let errors = 0;
-if(errors === 0){
-if(data && typeof data == "object" && !Array.isArray(data)){
-let missing0;
-if((data.from === undefined) && (missing0 = "from")){
-validate155.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
-return false;
-}
-else {
-if(data.from !== undefined){
-let data0 = data.from;
-const _errs2 = errors;
-const _errs3 = errors;
-if(errors === _errs3){
-if(typeof data0 === "string"){
-if(!pattern0.test(data0)){
-validate155.errors = [{instancePath:instancePath+"/from",schemaPath:"#/components/schemas/Address/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{40}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{40}$"+"\""}];
-return false;
-}
-}
-else {
-validate155.errors = [{instancePath:instancePath+"/from",schemaPath:"#/components/schemas/Address/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-var valid0 = _errs2 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.to !== undefined){
-let data1 = data.to;
-const _errs5 = errors;
-const _errs6 = errors;
-let valid2 = false;
-let passing0 = null;
-const _errs7 = errors;
-const _errs8 = errors;
-if(errors === _errs8){
-if(typeof data1 === "string"){
-if(!pattern0.test(data1)){
-const err0 = {instancePath:instancePath+"/to",schemaPath:"#/components/schemas/Address/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{40}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{40}$"+"\""};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
-errors++;
-}
-}
-else {
-const err1 = {instancePath:instancePath+"/to",schemaPath:"#/components/schemas/Address/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
-errors++;
-}
-}
-var _valid0 = _errs7 === errors;
-if(_valid0){
-valid2 = true;
-passing0 = 0;
-}
-const _errs10 = errors;
-if(data1 !== null){
-const err2 = {instancePath:instancePath+"/to",schemaPath:"#/properties/to/oneOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
-errors++;
-}
-var _valid0 = _errs10 === errors;
-if(_valid0 && valid2){
-valid2 = false;
-passing0 = [passing0, 1];
-}
-else {
-if(_valid0){
-valid2 = true;
-passing0 = 1;
-}
-}
-if(!valid2){
-const err3 = {instancePath:instancePath+"/to",schemaPath:"#/properties/to/oneOf",keyword:"oneOf",params:{passingSchemas: passing0},message:"must match exactly one schema in oneOf"};
-if(vErrors === null){
-vErrors = [err3];
-}
-else {
-vErrors.push(err3);
-}
-errors++;
-validate155.errors = vErrors;
-return false;
-}
-else {
-errors = _errs6;
-if(vErrors !== null){
-if(_errs6){
-vErrors.length = _errs6;
-}
-else {
-vErrors = null;
-}
-}
-}
-var valid0 = _errs5 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.gas !== undefined){
-let data2 = data.gas;
-const _errs12 = errors;
-const _errs13 = errors;
-if(errors === _errs13){
-if(typeof data2 === "string"){
-if(!pattern5.test(data2)){
-validate155.errors = [{instancePath:instancePath+"/gas",schemaPath:"#/components/schemas/Quantity/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{1,64}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{1,64}$"+"\""}];
-return false;
-}
-}
-else {
-validate155.errors = [{instancePath:instancePath+"/gas",schemaPath:"#/components/schemas/Quantity/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-var valid0 = _errs12 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.gasPrice !== undefined){
-let data3 = data.gasPrice;
-const _errs15 = errors;
-const _errs16 = errors;
-if(errors === _errs16){
-if(typeof data3 === "string"){
-if(!pattern5.test(data3)){
-validate155.errors = [{instancePath:instancePath+"/gasPrice",schemaPath:"#/components/schemas/Quantity/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{1,64}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{1,64}$"+"\""}];
-return false;
-}
-}
-else {
-validate155.errors = [{instancePath:instancePath+"/gasPrice",schemaPath:"#/components/schemas/Quantity/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-var valid0 = _errs15 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.value !== undefined){
-let data4 = data.value;
-const _errs18 = errors;
-const _errs19 = errors;
-if(errors === _errs19){
-if(typeof data4 === "string"){
-if(!pattern5.test(data4)){
-validate155.errors = [{instancePath:instancePath+"/value",schemaPath:"#/components/schemas/Quantity/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{1,64}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{1,64}$"+"\""}];
-return false;
-}
-}
-else {
-validate155.errors = [{instancePath:instancePath+"/value",schemaPath:"#/components/schemas/Quantity/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-var valid0 = _errs18 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.nonce !== undefined){
-let data5 = data.nonce;
-const _errs21 = errors;
-const _errs22 = errors;
-if(errors === _errs22){
-if(typeof data5 === "string"){
-if(!pattern5.test(data5)){
-validate155.errors = [{instancePath:instancePath+"/nonce",schemaPath:"#/components/schemas/Quantity/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{1,64}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{1,64}$"+"\""}];
-return false;
-}
-}
-else {
-validate155.errors = [{instancePath:instancePath+"/nonce",schemaPath:"#/components/schemas/Quantity/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-var valid0 = _errs21 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.data !== undefined){
-let data6 = data.data;
-const _errs24 = errors;
-const _errs25 = errors;
-if(errors === _errs25){
-if(typeof data6 === "string"){
-if(!pattern9.test(data6)){
-validate155.errors = [{instancePath:instancePath+"/data",schemaPath:"#/components/schemas/Data/pattern",keyword:"pattern",params:{pattern: "^0x([0-9a-fA-F]{2})*$"},message:"must match pattern \""+"^0x([0-9a-fA-F]{2})*$"+"\""}];
-return false;
-}
-}
-else {
-validate155.errors = [{instancePath:instancePath+"/data",schemaPath:"#/components/schemas/Data/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-var valid0 = _errs24 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.input !== undefined){
-let data7 = data.input;
-const _errs27 = errors;
-const _errs28 = errors;
-if(errors === _errs28){
-if(typeof data7 === "string"){
-if(!pattern9.test(data7)){
-validate155.errors = [{instancePath:instancePath+"/input",schemaPath:"#/components/schemas/Data/pattern",keyword:"pattern",params:{pattern: "^0x([0-9a-fA-F]{2})*$"},message:"must match pattern \""+"^0x([0-9a-fA-F]{2})*$"+"\""}];
-return false;
-}
-}
-else {
-validate155.errors = [{instancePath:instancePath+"/input",schemaPath:"#/components/schemas/Data/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-var valid0 = _errs27 === errors;
-}
-else {
-var valid0 = true;
-}
-}
-}
-}
-}
-}
-}
-}
-}
-}
-else {
-validate155.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
-validate155.errors = vErrors;
-return errors === 0;
-}
-
-
-function validate154(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
-let vErrors = null;
-let errors = 0;
-if(!(validate155(data, {instancePath,parentData,parentDataProperty,rootData}))){
-vErrors = vErrors === null ? validate155.errors : vErrors.concat(validate155.errors);
-errors = vErrors.length;
-}
-validate154.errors = vErrors;
-return errors === 0;
-}
-
-export const p_eth_fillTransaction_0 = validate157;
-const schema331 = {"$ref":"urn:chain-node:openrpc#/components/schemas/FillTransactionData"};
-const schema332 = {"title":"FillTransactionData","type":"object","description":"Transaction object of `fillTransaction`: the fields of `sendTransaction`'s, every one optional. Omitted fields are filled as `sendTransaction` fills them: `nonce` from the pool, `gasPrice` from `gasPrice`, `gas` with the default 1500000000 capped at the chain's per-transaction gas limit (30000000 on a dev chain). `input` is accepted as an alias of `data`; unknown fields (EIP-1559 fee caps, `accessList`, `type`) are ignored: the node fills legacy transactions, the kind it signs.","additionalProperties":true,"properties":{"from":{"$ref":"#/components/schemas/Address","description":"Sender, whose next nonce is filled in. Any address: no key is needed. Default: the zero address (geth)."},"to":{"description":"Destination; omit (or null) to create a contract.","oneOf":[{"$ref":"#/components/schemas/Address"},{"type":"null"}]},"gas":{"$ref":"#/components/schemas/Quantity","description":"Gas available for execution. Default 1500000000 capped at the chain's per-transaction gas limit (30000000 on a dev chain); unused gas is returned."},"gasPrice":{"$ref":"#/components/schemas/Quantity","description":"Gas price in wei. Default: the node's gas price (`gasPrice`)."},"value":{"$ref":"#/components/schemas/Quantity","description":"Amount sent in wei. Default 0."},"nonce":{"$ref":"#/components/schemas/Quantity","description":"Nonce. Default: the next nonce of the sender in the pool. Reusing the nonce of a pending transaction replaces it."},"data":{"$ref":"#/components/schemas/Data","description":"Payload: encoded method call or contract init code."},"input":{"$ref":"#/components/schemas/Data","description":"Alias of `data` (the `personal_` name); if both are given they must be equal."}}};
+export const p_eth_sendTransaction_0 = validate157;
+const schema328 = {"$ref":"urn:chain-node:openrpc#/components/schemas/SendTransactionData"};
+const schema329 = {"title":"SendTransactionData","type":"object","description":"Send-transaction object of `eth_`/`chain_` `sendTransaction` and `signTransaction`, with the payload named `data`. Omitted fields are filled by the node: `nonce` from the pool, `gasPrice` from `gasPrice`, `gas` with the default 1500000000 capped at the chain's per-transaction gas limit (30000000 on a dev chain) (unused gas is returned). `input` is accepted as an alias of `data`; unknown fields are ignored.","additionalProperties":true,"required":["from"],"properties":{"from":{"$ref":"#/components/schemas/Address","description":"Source address; its key must be held by the node and unlocked."},"to":{"description":"Destination; omit (or null) to create a contract.","oneOf":[{"$ref":"#/components/schemas/Address"},{"type":"null"}]},"gas":{"$ref":"#/components/schemas/Quantity","description":"Gas available for execution. Default 1500000000 capped at the chain's per-transaction gas limit (30000000 on a dev chain); unused gas is returned."},"gasPrice":{"$ref":"#/components/schemas/Quantity","description":"Gas price in wei. Default: the node's gas price (`gasPrice`)."},"value":{"$ref":"#/components/schemas/Quantity","description":"Amount sent in wei. Default 0."},"nonce":{"$ref":"#/components/schemas/Quantity","description":"Nonce. Default: the next nonce of the sender in the pool. Reusing the nonce of a pending transaction replaces it."},"data":{"$ref":"#/components/schemas/Data","description":"Payload: encoded method call or contract init code."},"input":{"$ref":"#/components/schemas/Data","description":"Alias of `data` (the `personal_` name); if both are given they must be equal."}}};
 
 function validate158(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((data.from === undefined) && (missing0 = "from")){
+validate158.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
 if(data.from !== undefined){
 let data0 = data.from;
 const _errs2 = errors;
@@ -11728,6 +11772,7 @@ var valid0 = true;
 }
 }
 }
+}
 else {
 validate158.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
@@ -11749,26 +11794,305 @@ validate157.errors = vErrors;
 return errors === 0;
 }
 
-export const r_eth_fillTransaction = validate160;
-const schema341 = {"$ref":"urn:chain-node:openrpc#/components/schemas/FilledTransaction"};
-const schema342 = {"title":"FilledTransaction","type":"object","description":"The transaction `fillTransaction` filled, not signed: sign it (for `chainId`, EIP-155) and submit it with `sendRawTransaction`.","additionalProperties":false,"required":["raw","tx"],"properties":{"raw":{"$ref":"#/components/schemas/Bytes","description":"RLP of the unsigned transaction: [nonce, gasPrice, gas, to, value, input, 0, 0, 0] (geth)."},"tx":{"$ref":"#/components/schemas/FilledTransactionFields","description":"The transaction's fields."}}};
-const schema344 = {"title":"FilledTransactionFields","type":"object","description":"Fields of a filled, unsigned legacy transaction (EIP-155: signed for `chainId`).","additionalProperties":false,"required":["type","chainId","nonce","gasPrice","gas","to","value","input","hash","v","r","s"],"properties":{"type":{"$ref":"#/components/schemas/TxType","description":"Transaction type: `0x0` (legacy)."},"chainId":{"$ref":"#/components/schemas/Uint","description":"Chain id the transaction is signed for."},"nonce":{"$ref":"#/components/schemas/Uint","description":"Nonce."},"gasPrice":{"$ref":"#/components/schemas/Uint","description":"Gas price in wei."},"gas":{"$ref":"#/components/schemas/Uint","description":"Gas limit."},"to":{"description":"Destination; null for a contract creation.","oneOf":[{"$ref":"#/components/schemas/Address"},{"type":"null"}]},"value":{"$ref":"#/components/schemas/Uint","description":"Amount in wei."},"input":{"$ref":"#/components/schemas/Bytes","description":"Payload."},"hash":{"$ref":"#/components/schemas/Bytes32","description":"keccak256 of `raw` (geth shows it; the transaction's hash once signed differs)."},"v":{"$ref":"#/components/schemas/Uint","description":"Signature V: `0x0`, not signed."},"r":{"$ref":"#/components/schemas/Uint","description":"Signature R: `0x0`, not signed."},"s":{"$ref":"#/components/schemas/Uint","description":"Signature S: `0x0`, not signed."}}};
+export const p_eth_fillTransaction_0 = validate160;
+const schema338 = {"$ref":"urn:chain-node:openrpc#/components/schemas/FillTransactionData"};
+const schema339 = {"title":"FillTransactionData","type":"object","description":"Transaction object of `fillTransaction`: the fields of `sendTransaction`'s, every one optional. Omitted fields are filled as `sendTransaction` fills them: `nonce` from the pool, `gasPrice` from `gasPrice`, `gas` with the default 1500000000 capped at the chain's per-transaction gas limit (30000000 on a dev chain). `input` is accepted as an alias of `data`; unknown fields (EIP-1559 fee caps, `accessList`, `type`) are ignored: the node fills legacy transactions, the kind it signs.","additionalProperties":true,"properties":{"from":{"$ref":"#/components/schemas/Address","description":"Sender, whose next nonce is filled in. Any address: no key is needed. Default: the zero address (geth)."},"to":{"description":"Destination; omit (or null) to create a contract.","oneOf":[{"$ref":"#/components/schemas/Address"},{"type":"null"}]},"gas":{"$ref":"#/components/schemas/Quantity","description":"Gas available for execution. Default 1500000000 capped at the chain's per-transaction gas limit (30000000 on a dev chain); unused gas is returned."},"gasPrice":{"$ref":"#/components/schemas/Quantity","description":"Gas price in wei. Default: the node's gas price (`gasPrice`)."},"value":{"$ref":"#/components/schemas/Quantity","description":"Amount sent in wei. Default 0."},"nonce":{"$ref":"#/components/schemas/Quantity","description":"Nonce. Default: the next nonce of the sender in the pool. Reusing the nonce of a pending transaction replaces it."},"data":{"$ref":"#/components/schemas/Data","description":"Payload: encoded method call or contract init code."},"input":{"$ref":"#/components/schemas/Data","description":"Alias of `data` (the `personal_` name); if both are given they must be equal."}}};
 
-function validate162(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate161(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.from !== undefined){
+let data0 = data.from;
+const _errs2 = errors;
+const _errs3 = errors;
+if(errors === _errs3){
+if(typeof data0 === "string"){
+if(!pattern0.test(data0)){
+validate161.errors = [{instancePath:instancePath+"/from",schemaPath:"#/components/schemas/Address/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{40}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{40}$"+"\""}];
+return false;
+}
+}
+else {
+validate161.errors = [{instancePath:instancePath+"/from",schemaPath:"#/components/schemas/Address/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.to !== undefined){
+let data1 = data.to;
+const _errs5 = errors;
+const _errs6 = errors;
+let valid2 = false;
+let passing0 = null;
+const _errs7 = errors;
+const _errs8 = errors;
+if(errors === _errs8){
+if(typeof data1 === "string"){
+if(!pattern0.test(data1)){
+const err0 = {instancePath:instancePath+"/to",schemaPath:"#/components/schemas/Address/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{40}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{40}$"+"\""};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+}
+else {
+const err1 = {instancePath:instancePath+"/to",schemaPath:"#/components/schemas/Address/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+var _valid0 = _errs7 === errors;
+if(_valid0){
+valid2 = true;
+passing0 = 0;
+}
+const _errs10 = errors;
+if(data1 !== null){
+const err2 = {instancePath:instancePath+"/to",schemaPath:"#/properties/to/oneOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+var _valid0 = _errs10 === errors;
+if(_valid0 && valid2){
+valid2 = false;
+passing0 = [passing0, 1];
+}
+else {
+if(_valid0){
+valid2 = true;
+passing0 = 1;
+}
+}
+if(!valid2){
+const err3 = {instancePath:instancePath+"/to",schemaPath:"#/properties/to/oneOf",keyword:"oneOf",params:{passingSchemas: passing0},message:"must match exactly one schema in oneOf"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+validate161.errors = vErrors;
+return false;
+}
+else {
+errors = _errs6;
+if(vErrors !== null){
+if(_errs6){
+vErrors.length = _errs6;
+}
+else {
+vErrors = null;
+}
+}
+}
+var valid0 = _errs5 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.gas !== undefined){
+let data2 = data.gas;
+const _errs12 = errors;
+const _errs13 = errors;
+if(errors === _errs13){
+if(typeof data2 === "string"){
+if(!pattern5.test(data2)){
+validate161.errors = [{instancePath:instancePath+"/gas",schemaPath:"#/components/schemas/Quantity/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{1,64}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{1,64}$"+"\""}];
+return false;
+}
+}
+else {
+validate161.errors = [{instancePath:instancePath+"/gas",schemaPath:"#/components/schemas/Quantity/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid0 = _errs12 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.gasPrice !== undefined){
+let data3 = data.gasPrice;
+const _errs15 = errors;
+const _errs16 = errors;
+if(errors === _errs16){
+if(typeof data3 === "string"){
+if(!pattern5.test(data3)){
+validate161.errors = [{instancePath:instancePath+"/gasPrice",schemaPath:"#/components/schemas/Quantity/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{1,64}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{1,64}$"+"\""}];
+return false;
+}
+}
+else {
+validate161.errors = [{instancePath:instancePath+"/gasPrice",schemaPath:"#/components/schemas/Quantity/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid0 = _errs15 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.value !== undefined){
+let data4 = data.value;
+const _errs18 = errors;
+const _errs19 = errors;
+if(errors === _errs19){
+if(typeof data4 === "string"){
+if(!pattern5.test(data4)){
+validate161.errors = [{instancePath:instancePath+"/value",schemaPath:"#/components/schemas/Quantity/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{1,64}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{1,64}$"+"\""}];
+return false;
+}
+}
+else {
+validate161.errors = [{instancePath:instancePath+"/value",schemaPath:"#/components/schemas/Quantity/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid0 = _errs18 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.nonce !== undefined){
+let data5 = data.nonce;
+const _errs21 = errors;
+const _errs22 = errors;
+if(errors === _errs22){
+if(typeof data5 === "string"){
+if(!pattern5.test(data5)){
+validate161.errors = [{instancePath:instancePath+"/nonce",schemaPath:"#/components/schemas/Quantity/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{1,64}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{1,64}$"+"\""}];
+return false;
+}
+}
+else {
+validate161.errors = [{instancePath:instancePath+"/nonce",schemaPath:"#/components/schemas/Quantity/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid0 = _errs21 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.data !== undefined){
+let data6 = data.data;
+const _errs24 = errors;
+const _errs25 = errors;
+if(errors === _errs25){
+if(typeof data6 === "string"){
+if(!pattern9.test(data6)){
+validate161.errors = [{instancePath:instancePath+"/data",schemaPath:"#/components/schemas/Data/pattern",keyword:"pattern",params:{pattern: "^0x([0-9a-fA-F]{2})*$"},message:"must match pattern \""+"^0x([0-9a-fA-F]{2})*$"+"\""}];
+return false;
+}
+}
+else {
+validate161.errors = [{instancePath:instancePath+"/data",schemaPath:"#/components/schemas/Data/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid0 = _errs24 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.input !== undefined){
+let data7 = data.input;
+const _errs27 = errors;
+const _errs28 = errors;
+if(errors === _errs28){
+if(typeof data7 === "string"){
+if(!pattern9.test(data7)){
+validate161.errors = [{instancePath:instancePath+"/input",schemaPath:"#/components/schemas/Data/pattern",keyword:"pattern",params:{pattern: "^0x([0-9a-fA-F]{2})*$"},message:"must match pattern \""+"^0x([0-9a-fA-F]{2})*$"+"\""}];
+return false;
+}
+}
+else {
+validate161.errors = [{instancePath:instancePath+"/input",schemaPath:"#/components/schemas/Data/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid0 = _errs27 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+}
+}
+}
+}
+else {
+validate161.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate161.errors = vErrors;
+return errors === 0;
+}
+
+
+function validate160(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(!(validate161(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate161.errors : vErrors.concat(validate161.errors);
+errors = vErrors.length;
+}
+validate160.errors = vErrors;
+return errors === 0;
+}
+
+export const r_eth_fillTransaction = validate163;
+const schema348 = {"$ref":"urn:chain-node:openrpc#/components/schemas/FilledTransaction"};
+const schema349 = {"title":"FilledTransaction","type":"object","description":"The transaction `fillTransaction` filled, not signed: sign it (for `chainId`, EIP-155) and submit it with `sendRawTransaction`.","additionalProperties":false,"required":["raw","tx"],"properties":{"raw":{"$ref":"#/components/schemas/Bytes","description":"RLP of the unsigned transaction: [nonce, gasPrice, gas, to, value, input, 0, 0, 0] (geth)."},"tx":{"$ref":"#/components/schemas/FilledTransactionFields","description":"The transaction's fields."}}};
+const schema351 = {"title":"FilledTransactionFields","type":"object","description":"Fields of a filled, unsigned legacy transaction (EIP-155: signed for `chainId`).","additionalProperties":false,"required":["type","chainId","nonce","gasPrice","gas","to","value","input","hash","v","r","s"],"properties":{"type":{"$ref":"#/components/schemas/TxType","description":"Transaction type: `0x0` (legacy)."},"chainId":{"$ref":"#/components/schemas/Uint","description":"Chain id the transaction is signed for."},"nonce":{"$ref":"#/components/schemas/Uint","description":"Nonce."},"gasPrice":{"$ref":"#/components/schemas/Uint","description":"Gas price in wei."},"gas":{"$ref":"#/components/schemas/Uint","description":"Gas limit."},"to":{"description":"Destination; null for a contract creation.","oneOf":[{"$ref":"#/components/schemas/Address"},{"type":"null"}]},"value":{"$ref":"#/components/schemas/Uint","description":"Amount in wei."},"input":{"$ref":"#/components/schemas/Bytes","description":"Payload."},"hash":{"$ref":"#/components/schemas/Bytes32","description":"keccak256 of `raw` (geth shows it; the transaction's hash once signed differs)."},"v":{"$ref":"#/components/schemas/Uint","description":"Signature V: `0x0`, not signed."},"r":{"$ref":"#/components/schemas/Uint","description":"Signature R: `0x0`, not signed."},"s":{"$ref":"#/components/schemas/Uint","description":"Signature S: `0x0`, not signed."}}};
+
+function validate165(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((((((((((((data.type === undefined) && (missing0 = "type")) || ((data.chainId === undefined) && (missing0 = "chainId"))) || ((data.nonce === undefined) && (missing0 = "nonce"))) || ((data.gasPrice === undefined) && (missing0 = "gasPrice"))) || ((data.gas === undefined) && (missing0 = "gas"))) || ((data.to === undefined) && (missing0 = "to"))) || ((data.value === undefined) && (missing0 = "value"))) || ((data.input === undefined) && (missing0 = "input"))) || ((data.hash === undefined) && (missing0 = "hash"))) || ((data.v === undefined) && (missing0 = "v"))) || ((data.r === undefined) && (missing0 = "r"))) || ((data.s === undefined) && (missing0 = "s"))){
-validate162.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate165.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
-if(!(func2.call(schema344.properties, key0))){
-validate162.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+if(!(func2.call(schema351.properties, key0))){
+validate165.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -11781,12 +12105,12 @@ const _errs3 = errors;
 if(errors === _errs3){
 if(typeof data0 === "string"){
 if(!pattern13.test(data0)){
-validate162.errors = [{instancePath:instancePath+"/type",schemaPath:"#/components/schemas/TxType/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]?)$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]?)$"+"\""}];
+validate165.errors = [{instancePath:instancePath+"/type",schemaPath:"#/components/schemas/TxType/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]?)$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]?)$"+"\""}];
 return false;
 }
 }
 else {
-validate162.errors = [{instancePath:instancePath+"/type",schemaPath:"#/components/schemas/TxType/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate165.errors = [{instancePath:instancePath+"/type",schemaPath:"#/components/schemas/TxType/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -11803,12 +12127,12 @@ const _errs6 = errors;
 if(errors === _errs6){
 if(typeof data1 === "string"){
 if(!pattern14.test(data1)){
-validate162.errors = [{instancePath:instancePath+"/chainId",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
+validate165.errors = [{instancePath:instancePath+"/chainId",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
 return false;
 }
 }
 else {
-validate162.errors = [{instancePath:instancePath+"/chainId",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate165.errors = [{instancePath:instancePath+"/chainId",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -11825,12 +12149,12 @@ const _errs9 = errors;
 if(errors === _errs9){
 if(typeof data2 === "string"){
 if(!pattern14.test(data2)){
-validate162.errors = [{instancePath:instancePath+"/nonce",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
+validate165.errors = [{instancePath:instancePath+"/nonce",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
 return false;
 }
 }
 else {
-validate162.errors = [{instancePath:instancePath+"/nonce",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate165.errors = [{instancePath:instancePath+"/nonce",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -11847,12 +12171,12 @@ const _errs12 = errors;
 if(errors === _errs12){
 if(typeof data3 === "string"){
 if(!pattern14.test(data3)){
-validate162.errors = [{instancePath:instancePath+"/gasPrice",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
+validate165.errors = [{instancePath:instancePath+"/gasPrice",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
 return false;
 }
 }
 else {
-validate162.errors = [{instancePath:instancePath+"/gasPrice",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate165.errors = [{instancePath:instancePath+"/gasPrice",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -11869,12 +12193,12 @@ const _errs15 = errors;
 if(errors === _errs15){
 if(typeof data4 === "string"){
 if(!pattern14.test(data4)){
-validate162.errors = [{instancePath:instancePath+"/gas",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
+validate165.errors = [{instancePath:instancePath+"/gas",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
 return false;
 }
 }
 else {
-validate162.errors = [{instancePath:instancePath+"/gas",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate165.errors = [{instancePath:instancePath+"/gas",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -11952,7 +12276,7 @@ else {
 vErrors.push(err3);
 }
 errors++;
-validate162.errors = vErrors;
+validate165.errors = vErrors;
 return false;
 }
 else {
@@ -11979,12 +12303,12 @@ const _errs25 = errors;
 if(errors === _errs25){
 if(typeof data6 === "string"){
 if(!pattern14.test(data6)){
-validate162.errors = [{instancePath:instancePath+"/value",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
+validate165.errors = [{instancePath:instancePath+"/value",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
 return false;
 }
 }
 else {
-validate162.errors = [{instancePath:instancePath+"/value",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate165.errors = [{instancePath:instancePath+"/value",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -12001,12 +12325,12 @@ const _errs28 = errors;
 if(errors === _errs28){
 if(typeof data7 === "string"){
 if(!pattern12.test(data7)){
-validate162.errors = [{instancePath:instancePath+"/input",schemaPath:"#/components/schemas/Bytes/pattern",keyword:"pattern",params:{pattern: "^0x([0-9a-f]{2})*$"},message:"must match pattern \""+"^0x([0-9a-f]{2})*$"+"\""}];
+validate165.errors = [{instancePath:instancePath+"/input",schemaPath:"#/components/schemas/Bytes/pattern",keyword:"pattern",params:{pattern: "^0x([0-9a-f]{2})*$"},message:"must match pattern \""+"^0x([0-9a-f]{2})*$"+"\""}];
 return false;
 }
 }
 else {
-validate162.errors = [{instancePath:instancePath+"/input",schemaPath:"#/components/schemas/Bytes/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate165.errors = [{instancePath:instancePath+"/input",schemaPath:"#/components/schemas/Bytes/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -12023,12 +12347,12 @@ const _errs31 = errors;
 if(errors === _errs31){
 if(typeof data8 === "string"){
 if(!pattern11.test(data8)){
-validate162.errors = [{instancePath:instancePath+"/hash",schemaPath:"#/components/schemas/Bytes32/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-f]{64}$"},message:"must match pattern \""+"^0x[0-9a-f]{64}$"+"\""}];
+validate165.errors = [{instancePath:instancePath+"/hash",schemaPath:"#/components/schemas/Bytes32/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-f]{64}$"},message:"must match pattern \""+"^0x[0-9a-f]{64}$"+"\""}];
 return false;
 }
 }
 else {
-validate162.errors = [{instancePath:instancePath+"/hash",schemaPath:"#/components/schemas/Bytes32/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate165.errors = [{instancePath:instancePath+"/hash",schemaPath:"#/components/schemas/Bytes32/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -12045,12 +12369,12 @@ const _errs34 = errors;
 if(errors === _errs34){
 if(typeof data9 === "string"){
 if(!pattern14.test(data9)){
-validate162.errors = [{instancePath:instancePath+"/v",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
+validate165.errors = [{instancePath:instancePath+"/v",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
 return false;
 }
 }
 else {
-validate162.errors = [{instancePath:instancePath+"/v",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate165.errors = [{instancePath:instancePath+"/v",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -12067,12 +12391,12 @@ const _errs37 = errors;
 if(errors === _errs37){
 if(typeof data10 === "string"){
 if(!pattern14.test(data10)){
-validate162.errors = [{instancePath:instancePath+"/r",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
+validate165.errors = [{instancePath:instancePath+"/r",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
 return false;
 }
 }
 else {
-validate162.errors = [{instancePath:instancePath+"/r",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate165.errors = [{instancePath:instancePath+"/r",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -12089,12 +12413,12 @@ const _errs40 = errors;
 if(errors === _errs40){
 if(typeof data11 === "string"){
 if(!pattern14.test(data11)){
-validate162.errors = [{instancePath:instancePath+"/s",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
+validate165.errors = [{instancePath:instancePath+"/s",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
 return false;
 }
 }
 else {
-validate162.errors = [{instancePath:instancePath+"/s",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate165.errors = [{instancePath:instancePath+"/s",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -12118,30 +12442,30 @@ var valid0 = true;
 }
 }
 else {
-validate162.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate165.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate162.errors = vErrors;
+validate165.errors = vErrors;
 return errors === 0;
 }
 
 
-function validate161(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate164(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.raw === undefined) && (missing0 = "raw")) || ((data.tx === undefined) && (missing0 = "tx"))){
-validate161.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate164.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
 if(!((key0 === "raw") || (key0 === "tx"))){
-validate161.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate164.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -12154,12 +12478,12 @@ const _errs3 = errors;
 if(errors === _errs3){
 if(typeof data0 === "string"){
 if(!pattern12.test(data0)){
-validate161.errors = [{instancePath:instancePath+"/raw",schemaPath:"#/components/schemas/Bytes/pattern",keyword:"pattern",params:{pattern: "^0x([0-9a-f]{2})*$"},message:"must match pattern \""+"^0x([0-9a-f]{2})*$"+"\""}];
+validate164.errors = [{instancePath:instancePath+"/raw",schemaPath:"#/components/schemas/Bytes/pattern",keyword:"pattern",params:{pattern: "^0x([0-9a-f]{2})*$"},message:"must match pattern \""+"^0x([0-9a-f]{2})*$"+"\""}];
 return false;
 }
 }
 else {
-validate161.errors = [{instancePath:instancePath+"/raw",schemaPath:"#/components/schemas/Bytes/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate164.errors = [{instancePath:instancePath+"/raw",schemaPath:"#/components/schemas/Bytes/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -12171,8 +12495,8 @@ var valid0 = true;
 if(valid0){
 if(data.tx !== undefined){
 const _errs5 = errors;
-if(!(validate162(data.tx, {instancePath:instancePath+"/tx",parentData:data,parentDataProperty:"tx",rootData}))){
-vErrors = vErrors === null ? validate162.errors : vErrors.concat(validate162.errors);
+if(!(validate165(data.tx, {instancePath:instancePath+"/tx",parentData:data,parentDataProperty:"tx",rootData}))){
+vErrors = vErrors === null ? validate165.errors : vErrors.concat(validate165.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs5 === errors;
@@ -12185,44 +12509,44 @@ var valid0 = true;
 }
 }
 else {
-validate161.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate164.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate161.errors = vErrors;
+validate164.errors = vErrors;
 return errors === 0;
 }
 
 
-function validate160(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate163(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
-if(!(validate161(data, {instancePath,parentData,parentDataProperty,rootData}))){
-vErrors = vErrors === null ? validate161.errors : vErrors.concat(validate161.errors);
+if(!(validate164(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate164.errors : vErrors.concat(validate164.errors);
 errors = vErrors.length;
 }
-validate160.errors = vErrors;
+validate163.errors = vErrors;
 return errors === 0;
 }
 
-export const r_eth_pendingTransactions = validate165;
-const schema357 = {"type":"array","items":{"$ref":"urn:chain-node:openrpc#/components/schemas/Transaction"}};
+export const r_eth_pendingTransactions = validate168;
+const schema364 = {"type":"array","items":{"$ref":"urn:chain-node:openrpc#/components/schemas/Transaction"}};
 
-function validate166(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate169(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((((((((((((((((data.blockHash === undefined) && (missing0 = "blockHash")) || ((data.blockNumber === undefined) && (missing0 = "blockNumber"))) || ((data.blockTimestamp === undefined) && (missing0 = "blockTimestamp"))) || ((data.from === undefined) && (missing0 = "from"))) || ((data.gas === undefined) && (missing0 = "gas"))) || ((data.gasPrice === undefined) && (missing0 = "gasPrice"))) || ((data.hash === undefined) && (missing0 = "hash"))) || ((data.input === undefined) && (missing0 = "input"))) || ((data.nonce === undefined) && (missing0 = "nonce"))) || ((data.to === undefined) && (missing0 = "to"))) || ((data.transactionIndex === undefined) && (missing0 = "transactionIndex"))) || ((data.value === undefined) && (missing0 = "value"))) || ((data.type === undefined) && (missing0 = "type"))) || ((data.v === undefined) && (missing0 = "v"))) || ((data.r === undefined) && (missing0 = "r"))) || ((data.s === undefined) && (missing0 = "s"))){
-validate166.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate169.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
-if(!(func2.call(schema122.properties, key0))){
-validate166.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+if(!(func2.call(schema129.properties, key0))){
+validate169.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -12296,7 +12620,7 @@ else {
 vErrors.push(err3);
 }
 errors++;
-validate166.errors = vErrors;
+validate169.errors = vErrors;
 return false;
 }
 else {
@@ -12384,7 +12708,7 @@ else {
 vErrors.push(err7);
 }
 errors++;
-validate166.errors = vErrors;
+validate169.errors = vErrors;
 return false;
 }
 else {
@@ -12472,7 +12796,7 @@ else {
 vErrors.push(err11);
 }
 errors++;
-validate166.errors = vErrors;
+validate169.errors = vErrors;
 return false;
 }
 else {
@@ -12499,12 +12823,12 @@ const _errs24 = errors;
 if(errors === _errs24){
 if(typeof data3 === "string"){
 if(!pattern0.test(data3)){
-validate166.errors = [{instancePath:instancePath+"/from",schemaPath:"#/components/schemas/Address/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{40}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{40}$"+"\""}];
+validate169.errors = [{instancePath:instancePath+"/from",schemaPath:"#/components/schemas/Address/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{40}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{40}$"+"\""}];
 return false;
 }
 }
 else {
-validate166.errors = [{instancePath:instancePath+"/from",schemaPath:"#/components/schemas/Address/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate169.errors = [{instancePath:instancePath+"/from",schemaPath:"#/components/schemas/Address/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -12521,12 +12845,12 @@ const _errs27 = errors;
 if(errors === _errs27){
 if(typeof data4 === "string"){
 if(!pattern14.test(data4)){
-validate166.errors = [{instancePath:instancePath+"/gas",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
+validate169.errors = [{instancePath:instancePath+"/gas",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
 return false;
 }
 }
 else {
-validate166.errors = [{instancePath:instancePath+"/gas",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate169.errors = [{instancePath:instancePath+"/gas",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -12543,12 +12867,12 @@ const _errs30 = errors;
 if(errors === _errs30){
 if(typeof data5 === "string"){
 if(!pattern14.test(data5)){
-validate166.errors = [{instancePath:instancePath+"/gasPrice",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
+validate169.errors = [{instancePath:instancePath+"/gasPrice",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
 return false;
 }
 }
 else {
-validate166.errors = [{instancePath:instancePath+"/gasPrice",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate169.errors = [{instancePath:instancePath+"/gasPrice",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -12565,12 +12889,12 @@ const _errs33 = errors;
 if(errors === _errs33){
 if(typeof data6 === "string"){
 if(!pattern11.test(data6)){
-validate166.errors = [{instancePath:instancePath+"/hash",schemaPath:"#/components/schemas/Bytes32/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-f]{64}$"},message:"must match pattern \""+"^0x[0-9a-f]{64}$"+"\""}];
+validate169.errors = [{instancePath:instancePath+"/hash",schemaPath:"#/components/schemas/Bytes32/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-f]{64}$"},message:"must match pattern \""+"^0x[0-9a-f]{64}$"+"\""}];
 return false;
 }
 }
 else {
-validate166.errors = [{instancePath:instancePath+"/hash",schemaPath:"#/components/schemas/Bytes32/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate169.errors = [{instancePath:instancePath+"/hash",schemaPath:"#/components/schemas/Bytes32/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -12587,12 +12911,12 @@ const _errs36 = errors;
 if(errors === _errs36){
 if(typeof data7 === "string"){
 if(!pattern12.test(data7)){
-validate166.errors = [{instancePath:instancePath+"/input",schemaPath:"#/components/schemas/Bytes/pattern",keyword:"pattern",params:{pattern: "^0x([0-9a-f]{2})*$"},message:"must match pattern \""+"^0x([0-9a-f]{2})*$"+"\""}];
+validate169.errors = [{instancePath:instancePath+"/input",schemaPath:"#/components/schemas/Bytes/pattern",keyword:"pattern",params:{pattern: "^0x([0-9a-f]{2})*$"},message:"must match pattern \""+"^0x([0-9a-f]{2})*$"+"\""}];
 return false;
 }
 }
 else {
-validate166.errors = [{instancePath:instancePath+"/input",schemaPath:"#/components/schemas/Bytes/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate169.errors = [{instancePath:instancePath+"/input",schemaPath:"#/components/schemas/Bytes/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -12609,12 +12933,12 @@ const _errs39 = errors;
 if(errors === _errs39){
 if(typeof data8 === "string"){
 if(!pattern14.test(data8)){
-validate166.errors = [{instancePath:instancePath+"/nonce",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
+validate169.errors = [{instancePath:instancePath+"/nonce",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
 return false;
 }
 }
 else {
-validate166.errors = [{instancePath:instancePath+"/nonce",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate169.errors = [{instancePath:instancePath+"/nonce",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -12692,7 +13016,7 @@ else {
 vErrors.push(err15);
 }
 errors++;
-validate166.errors = vErrors;
+validate169.errors = vErrors;
 return false;
 }
 else {
@@ -12780,7 +13104,7 @@ else {
 vErrors.push(err19);
 }
 errors++;
-validate166.errors = vErrors;
+validate169.errors = vErrors;
 return false;
 }
 else {
@@ -12807,12 +13131,12 @@ const _errs56 = errors;
 if(errors === _errs56){
 if(typeof data11 === "string"){
 if(!pattern14.test(data11)){
-validate166.errors = [{instancePath:instancePath+"/value",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
+validate169.errors = [{instancePath:instancePath+"/value",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
 return false;
 }
 }
 else {
-validate166.errors = [{instancePath:instancePath+"/value",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate169.errors = [{instancePath:instancePath+"/value",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -12829,12 +13153,12 @@ const _errs59 = errors;
 if(errors === _errs59){
 if(typeof data12 === "string"){
 if(!pattern13.test(data12)){
-validate166.errors = [{instancePath:instancePath+"/type",schemaPath:"#/components/schemas/TxType/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]?)$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]?)$"+"\""}];
+validate169.errors = [{instancePath:instancePath+"/type",schemaPath:"#/components/schemas/TxType/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]?)$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]?)$"+"\""}];
 return false;
 }
 }
 else {
-validate166.errors = [{instancePath:instancePath+"/type",schemaPath:"#/components/schemas/TxType/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate169.errors = [{instancePath:instancePath+"/type",schemaPath:"#/components/schemas/TxType/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -12851,12 +13175,12 @@ const _errs62 = errors;
 if(errors === _errs62){
 if(typeof data13 === "string"){
 if(!pattern14.test(data13)){
-validate166.errors = [{instancePath:instancePath+"/chainId",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
+validate169.errors = [{instancePath:instancePath+"/chainId",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
 return false;
 }
 }
 else {
-validate166.errors = [{instancePath:instancePath+"/chainId",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate169.errors = [{instancePath:instancePath+"/chainId",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -12873,12 +13197,12 @@ const _errs65 = errors;
 if(errors === _errs65){
 if(typeof data14 === "string"){
 if(!pattern14.test(data14)){
-validate166.errors = [{instancePath:instancePath+"/v",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
+validate169.errors = [{instancePath:instancePath+"/v",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
 return false;
 }
 }
 else {
-validate166.errors = [{instancePath:instancePath+"/v",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate169.errors = [{instancePath:instancePath+"/v",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -12895,12 +13219,12 @@ const _errs68 = errors;
 if(errors === _errs68){
 if(typeof data15 === "string"){
 if(!pattern14.test(data15)){
-validate166.errors = [{instancePath:instancePath+"/r",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
+validate169.errors = [{instancePath:instancePath+"/r",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
 return false;
 }
 }
 else {
-validate166.errors = [{instancePath:instancePath+"/r",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate169.errors = [{instancePath:instancePath+"/r",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -12917,12 +13241,12 @@ const _errs71 = errors;
 if(errors === _errs71){
 if(typeof data16 === "string"){
 if(!pattern14.test(data16)){
-validate166.errors = [{instancePath:instancePath+"/s",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
+validate169.errors = [{instancePath:instancePath+"/s",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
 return false;
 }
 }
 else {
-validate166.errors = [{instancePath:instancePath+"/s",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate169.errors = [{instancePath:instancePath+"/s",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -12939,12 +13263,12 @@ const _errs74 = errors;
 if(errors === _errs74){
 if(typeof data17 === "string"){
 if(!pattern14.test(data17)){
-validate166.errors = [{instancePath:instancePath+"/yParity",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
+validate169.errors = [{instancePath:instancePath+"/yParity",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
 return false;
 }
 }
 else {
-validate166.errors = [{instancePath:instancePath+"/yParity",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate169.errors = [{instancePath:instancePath+"/yParity",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -12961,12 +13285,12 @@ const _errs77 = errors;
 if(errors === _errs77){
 if(typeof data18 === "string"){
 if(!pattern14.test(data18)){
-validate166.errors = [{instancePath:instancePath+"/maxFeePerGas",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
+validate169.errors = [{instancePath:instancePath+"/maxFeePerGas",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
 return false;
 }
 }
 else {
-validate166.errors = [{instancePath:instancePath+"/maxFeePerGas",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate169.errors = [{instancePath:instancePath+"/maxFeePerGas",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -12983,12 +13307,12 @@ const _errs80 = errors;
 if(errors === _errs80){
 if(typeof data19 === "string"){
 if(!pattern14.test(data19)){
-validate166.errors = [{instancePath:instancePath+"/maxPriorityFeePerGas",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
+validate169.errors = [{instancePath:instancePath+"/maxPriorityFeePerGas",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
 return false;
 }
 }
 else {
-validate166.errors = [{instancePath:instancePath+"/maxPriorityFeePerGas",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate169.errors = [{instancePath:instancePath+"/maxPriorityFeePerGas",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -13000,8 +13324,8 @@ var valid0 = true;
 if(valid0){
 if(data.accessList !== undefined){
 const _errs82 = errors;
-if(!(validate65(data.accessList, {instancePath:instancePath+"/accessList",parentData:data,parentDataProperty:"accessList",rootData}))){
-vErrors = vErrors === null ? validate65.errors : vErrors.concat(validate65.errors);
+if(!(validate68(data.accessList, {instancePath:instancePath+"/accessList",parentData:data,parentDataProperty:"accessList",rootData}))){
+vErrors = vErrors === null ? validate68.errors : vErrors.concat(validate68.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs82 === errors;
@@ -13033,16 +13357,16 @@ var valid0 = true;
 }
 }
 else {
-validate166.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate169.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate166.errors = vErrors;
+validate169.errors = vErrors;
 return errors === 0;
 }
 
 
-function validate165(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate168(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
@@ -13051,8 +13375,8 @@ var valid0 = true;
 const len0 = data.length;
 for(let i0=0; i0<len0; i0++){
 const _errs1 = errors;
-if(!(validate166(data[i0], {instancePath:instancePath+"/" + i0,parentData:data,parentDataProperty:i0,rootData}))){
-vErrors = vErrors === null ? validate166.errors : vErrors.concat(validate166.errors);
+if(!(validate169(data[i0], {instancePath:instancePath+"/" + i0,parentData:data,parentDataProperty:i0,rootData}))){
+vErrors = vErrors === null ? validate169.errors : vErrors.concat(validate169.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs1 === errors;
@@ -13062,26 +13386,26 @@ break;
 }
 }
 else {
-validate165.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate168.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
-validate165.errors = vErrors;
+validate168.errors = vErrors;
 return errors === 0;
 }
 
-export const p_eth_resend_0 = validate169;
-const schema379 = {"$ref":"urn:chain-node:openrpc#/components/schemas/ResendTransaction"};
-const schema380 = {"title":"ResendTransaction","type":"object","description":"The pool transaction to replace in `resend`, identified by `from` and `nonce`, with its other fields as sent. The payload may be given as `data` or `input` (`input` is the newer name and is preferred). Unknown fields are ignored.","additionalProperties":true,"required":["from"],"properties":{"from":{"$ref":"#/components/schemas/Address","description":"Sender of the pool transaction; its key must be held by the node and unlocked."},"to":{"description":"Destination of the pool transaction (null for a contract creation).","oneOf":[{"$ref":"#/components/schemas/Address"},{"type":"null"}]},"gas":{"$ref":"#/components/schemas/Quantity","description":"Gas limit of the pool transaction."},"gasPrice":{"$ref":"#/components/schemas/Quantity","description":"Gas price of the pool transaction."},"value":{"$ref":"#/components/schemas/Quantity","description":"Amount of the pool transaction in wei."},"nonce":{"$ref":"#/components/schemas/Quantity","description":"Nonce of the pool transaction to replace."},"data":{"$ref":"#/components/schemas/Data","description":"Payload of the pool transaction (older name)."},"input":{"$ref":"#/components/schemas/Data","description":"Payload of the pool transaction (preferred name)."}}};
+export const p_eth_resend_0 = validate172;
+const schema386 = {"$ref":"urn:chain-node:openrpc#/components/schemas/ResendTransaction"};
+const schema387 = {"title":"ResendTransaction","type":"object","description":"The pool transaction to replace in `resend`, identified by `from` and `nonce`, with its other fields as sent. The payload may be given as `data` or `input` (`input` is the newer name and is preferred). Unknown fields are ignored.","additionalProperties":true,"required":["from"],"properties":{"from":{"$ref":"#/components/schemas/Address","description":"Sender of the pool transaction; its key must be held by the node and unlocked."},"to":{"description":"Destination of the pool transaction (null for a contract creation).","oneOf":[{"$ref":"#/components/schemas/Address"},{"type":"null"}]},"gas":{"$ref":"#/components/schemas/Quantity","description":"Gas limit of the pool transaction."},"gasPrice":{"$ref":"#/components/schemas/Quantity","description":"Gas price of the pool transaction."},"value":{"$ref":"#/components/schemas/Quantity","description":"Amount of the pool transaction in wei."},"nonce":{"$ref":"#/components/schemas/Quantity","description":"Nonce of the pool transaction to replace."},"data":{"$ref":"#/components/schemas/Data","description":"Payload of the pool transaction (older name)."},"input":{"$ref":"#/components/schemas/Data","description":"Payload of the pool transaction (preferred name)."}}};
 
-function validate170(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate173(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.from === undefined) && (missing0 = "from")){
-validate170.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate173.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -13092,12 +13416,12 @@ const _errs3 = errors;
 if(errors === _errs3){
 if(typeof data0 === "string"){
 if(!pattern0.test(data0)){
-validate170.errors = [{instancePath:instancePath+"/from",schemaPath:"#/components/schemas/Address/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{40}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{40}$"+"\""}];
+validate173.errors = [{instancePath:instancePath+"/from",schemaPath:"#/components/schemas/Address/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{40}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{40}$"+"\""}];
 return false;
 }
 }
 else {
-validate170.errors = [{instancePath:instancePath+"/from",schemaPath:"#/components/schemas/Address/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate173.errors = [{instancePath:instancePath+"/from",schemaPath:"#/components/schemas/Address/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -13175,7 +13499,7 @@ else {
 vErrors.push(err3);
 }
 errors++;
-validate170.errors = vErrors;
+validate173.errors = vErrors;
 return false;
 }
 else {
@@ -13202,12 +13526,12 @@ const _errs13 = errors;
 if(errors === _errs13){
 if(typeof data2 === "string"){
 if(!pattern5.test(data2)){
-validate170.errors = [{instancePath:instancePath+"/gas",schemaPath:"#/components/schemas/Quantity/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{1,64}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{1,64}$"+"\""}];
+validate173.errors = [{instancePath:instancePath+"/gas",schemaPath:"#/components/schemas/Quantity/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{1,64}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{1,64}$"+"\""}];
 return false;
 }
 }
 else {
-validate170.errors = [{instancePath:instancePath+"/gas",schemaPath:"#/components/schemas/Quantity/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate173.errors = [{instancePath:instancePath+"/gas",schemaPath:"#/components/schemas/Quantity/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -13224,12 +13548,12 @@ const _errs16 = errors;
 if(errors === _errs16){
 if(typeof data3 === "string"){
 if(!pattern5.test(data3)){
-validate170.errors = [{instancePath:instancePath+"/gasPrice",schemaPath:"#/components/schemas/Quantity/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{1,64}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{1,64}$"+"\""}];
+validate173.errors = [{instancePath:instancePath+"/gasPrice",schemaPath:"#/components/schemas/Quantity/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{1,64}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{1,64}$"+"\""}];
 return false;
 }
 }
 else {
-validate170.errors = [{instancePath:instancePath+"/gasPrice",schemaPath:"#/components/schemas/Quantity/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate173.errors = [{instancePath:instancePath+"/gasPrice",schemaPath:"#/components/schemas/Quantity/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -13246,12 +13570,12 @@ const _errs19 = errors;
 if(errors === _errs19){
 if(typeof data4 === "string"){
 if(!pattern5.test(data4)){
-validate170.errors = [{instancePath:instancePath+"/value",schemaPath:"#/components/schemas/Quantity/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{1,64}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{1,64}$"+"\""}];
+validate173.errors = [{instancePath:instancePath+"/value",schemaPath:"#/components/schemas/Quantity/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{1,64}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{1,64}$"+"\""}];
 return false;
 }
 }
 else {
-validate170.errors = [{instancePath:instancePath+"/value",schemaPath:"#/components/schemas/Quantity/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate173.errors = [{instancePath:instancePath+"/value",schemaPath:"#/components/schemas/Quantity/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -13268,12 +13592,12 @@ const _errs22 = errors;
 if(errors === _errs22){
 if(typeof data5 === "string"){
 if(!pattern5.test(data5)){
-validate170.errors = [{instancePath:instancePath+"/nonce",schemaPath:"#/components/schemas/Quantity/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{1,64}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{1,64}$"+"\""}];
+validate173.errors = [{instancePath:instancePath+"/nonce",schemaPath:"#/components/schemas/Quantity/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{1,64}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{1,64}$"+"\""}];
 return false;
 }
 }
 else {
-validate170.errors = [{instancePath:instancePath+"/nonce",schemaPath:"#/components/schemas/Quantity/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate173.errors = [{instancePath:instancePath+"/nonce",schemaPath:"#/components/schemas/Quantity/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -13290,12 +13614,12 @@ const _errs25 = errors;
 if(errors === _errs25){
 if(typeof data6 === "string"){
 if(!pattern9.test(data6)){
-validate170.errors = [{instancePath:instancePath+"/data",schemaPath:"#/components/schemas/Data/pattern",keyword:"pattern",params:{pattern: "^0x([0-9a-fA-F]{2})*$"},message:"must match pattern \""+"^0x([0-9a-fA-F]{2})*$"+"\""}];
+validate173.errors = [{instancePath:instancePath+"/data",schemaPath:"#/components/schemas/Data/pattern",keyword:"pattern",params:{pattern: "^0x([0-9a-fA-F]{2})*$"},message:"must match pattern \""+"^0x([0-9a-fA-F]{2})*$"+"\""}];
 return false;
 }
 }
 else {
-validate170.errors = [{instancePath:instancePath+"/data",schemaPath:"#/components/schemas/Data/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate173.errors = [{instancePath:instancePath+"/data",schemaPath:"#/components/schemas/Data/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -13312,12 +13636,12 @@ const _errs28 = errors;
 if(errors === _errs28){
 if(typeof data7 === "string"){
 if(!pattern9.test(data7)){
-validate170.errors = [{instancePath:instancePath+"/input",schemaPath:"#/components/schemas/Data/pattern",keyword:"pattern",params:{pattern: "^0x([0-9a-fA-F]{2})*$"},message:"must match pattern \""+"^0x([0-9a-fA-F]{2})*$"+"\""}];
+validate173.errors = [{instancePath:instancePath+"/input",schemaPath:"#/components/schemas/Data/pattern",keyword:"pattern",params:{pattern: "^0x([0-9a-fA-F]{2})*$"},message:"must match pattern \""+"^0x([0-9a-fA-F]{2})*$"+"\""}];
 return false;
 }
 }
 else {
-validate170.errors = [{instancePath:instancePath+"/input",schemaPath:"#/components/schemas/Data/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate173.errors = [{instancePath:instancePath+"/input",schemaPath:"#/components/schemas/Data/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -13336,56 +13660,56 @@ var valid0 = true;
 }
 }
 else {
-validate170.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate173.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate170.errors = vErrors;
+validate173.errors = vErrors;
 return errors === 0;
 }
 
-
-function validate169(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
-let vErrors = null;
-let errors = 0;
-if(!(validate170(data, {instancePath,parentData,parentDataProperty,rootData}))){
-vErrors = vErrors === null ? validate170.errors : vErrors.concat(validate170.errors);
-errors = vErrors.length;
-}
-validate169.errors = vErrors;
-return errors === 0;
-}
-
-export const r_eth_newPendingTransactionFilter = validate172;
-const schema389 = {"$ref":"urn:chain-node:openrpc#/components/schemas/FilterId"};
-const schema390 = {"title":"FilterId","type":"string","pattern":"^0x[0-9a-fA-F]{1,64}$","description":"Filter identifier as 0x-prefixed hex, as returned by `newFilter`, `newBlockFilter` and `newPendingTransactionFilter`. The node issues random ids in canonical quantity form (no leading zeros, lower case), so clients that treat it as data and clients that treat it as a quantity both work; it is accepted back in any case."};
 
 function validate172(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(!(validate173(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate173.errors : vErrors.concat(validate173.errors);
+errors = vErrors.length;
+}
+validate172.errors = vErrors;
+return errors === 0;
+}
+
+export const r_eth_newPendingTransactionFilter = validate175;
+const schema396 = {"$ref":"urn:chain-node:openrpc#/components/schemas/FilterId"};
+const schema397 = {"title":"FilterId","type":"string","pattern":"^0x[0-9a-fA-F]{1,64}$","description":"Filter identifier as 0x-prefixed hex, as returned by `newFilter`, `newBlockFilter` and `newPendingTransactionFilter`. The node issues random ids in canonical quantity form (no leading zeros, lower case), so clients that treat it as data and clients that treat it as a quantity both work; it is accepted back in any case."};
+
+function validate175(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 const _errs0 = errors;
 if(errors === _errs0){
 if(typeof data === "string"){
 if(!pattern5.test(data)){
-validate172.errors = [{instancePath,schemaPath:"urn:chain-node:openrpc#/components/schemas/FilterId/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{1,64}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{1,64}$"+"\""}];
+validate175.errors = [{instancePath,schemaPath:"urn:chain-node:openrpc#/components/schemas/FilterId/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{1,64}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{1,64}$"+"\""}];
 return false;
 }
 }
 else {
-validate172.errors = [{instancePath,schemaPath:"urn:chain-node:openrpc#/components/schemas/FilterId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate175.errors = [{instancePath,schemaPath:"urn:chain-node:openrpc#/components/schemas/FilterId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
-validate172.errors = vErrors;
+validate175.errors = vErrors;
 return errors === 0;
 }
 
-export const p_eth_newFilter_0 = validate173;
-const schema391 = {"$ref":"urn:chain-node:openrpc#/components/schemas/FilterOptions"};
-const schema392 = {"title":"FilterOptions","type":"object","description":"Filter options of `newFilter` and `getLogs`. Both spellings are accepted: the spec's `fromblock`, `toblock`, `blockhash`, `topic` and the camelCase `fromBlock`, `toBlock`, `blockHash`, `topics` that Ethereum clients send (when both spellings of one field are given, the camelCase one wins). `blockHash` (getLogs only) selects the logs of one block and cannot be combined with a block range. The range defaults to `latest`..`latest`. Unknown fields are ignored.","additionalProperties":true,"properties":{"fromBlock":{"$ref":"#/components/schemas/BlockNumberOrTag","description":"First block of the range. Default `latest`."},"toBlock":{"$ref":"#/components/schemas/BlockNumberOrTag","description":"Last block of the range. Default `latest`."},"blockHash":{"$ref":"#/components/schemas/Hash32","description":"Returns only logs of the block with this hash (getLogs)."},"address":{"$ref":"#/components/schemas/FilterAddress","description":"Contract address or addresses that generate the logs."},"topics":{"$ref":"#/components/schemas/FilterTopics","description":"Topic filter."},"fromblock":{"$ref":"#/components/schemas/BlockNumberOrTag","description":"Spec spelling of `fromBlock`."},"toblock":{"$ref":"#/components/schemas/BlockNumberOrTag","description":"Spec spelling of `toBlock`."},"blockhash":{"$ref":"#/components/schemas/Hash32","description":"Spec spelling of `blockHash`."},"topic":{"$ref":"#/components/schemas/FilterTopics","description":"Spec spelling of `topics`."}}};
-const schema394 = {"title":"FilterAddress","description":"Contract address or addresses whose logs match; null or absent matches any address.","oneOf":[{"$ref":"#/components/schemas/Address"},{"type":"array","items":{"$ref":"#/components/schemas/Address"}},{"type":"null"}]};
+export const p_eth_newFilter_0 = validate176;
+const schema398 = {"$ref":"urn:chain-node:openrpc#/components/schemas/FilterOptions"};
+const schema399 = {"title":"FilterOptions","type":"object","description":"Filter options of `newFilter` and `getLogs`. Both spellings are accepted: the spec's `fromblock`, `toblock`, `blockhash`, `topic` and the camelCase `fromBlock`, `toBlock`, `blockHash`, `topics` that Ethereum clients send (when both spellings of one field are given, the camelCase one wins). `blockHash` (getLogs only) selects the logs of one block and cannot be combined with a block range. The range defaults to `latest`..`latest`. Unknown fields are ignored.","additionalProperties":true,"properties":{"fromBlock":{"$ref":"#/components/schemas/BlockNumberOrTag","description":"First block of the range. Default `latest`."},"toBlock":{"$ref":"#/components/schemas/BlockNumberOrTag","description":"Last block of the range. Default `latest`."},"blockHash":{"$ref":"#/components/schemas/Hash32","description":"Returns only logs of the block with this hash (getLogs)."},"address":{"$ref":"#/components/schemas/FilterAddress","description":"Contract address or addresses that generate the logs."},"topics":{"$ref":"#/components/schemas/FilterTopics","description":"Topic filter."},"fromblock":{"$ref":"#/components/schemas/BlockNumberOrTag","description":"Spec spelling of `fromBlock`."},"toblock":{"$ref":"#/components/schemas/BlockNumberOrTag","description":"Spec spelling of `toBlock`."},"blockhash":{"$ref":"#/components/schemas/Hash32","description":"Spec spelling of `blockHash`."},"topic":{"$ref":"#/components/schemas/FilterTopics","description":"Spec spelling of `topics`."}}};
+const schema401 = {"title":"FilterAddress","description":"Contract address or addresses whose logs match; null or absent matches any address.","oneOf":[{"$ref":"#/components/schemas/Address"},{"type":"array","items":{"$ref":"#/components/schemas/Address"}},{"type":"null"}]};
 
-function validate177(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate180(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 const _errs0 = errors;
@@ -13514,7 +13838,7 @@ else {
 vErrors.push(err6);
 }
 errors++;
-validate177.errors = vErrors;
+validate180.errors = vErrors;
 return false;
 }
 else {
@@ -13528,13 +13852,13 @@ vErrors = null;
 }
 }
 }
-validate177.errors = vErrors;
+validate180.errors = vErrors;
 return errors === 0;
 }
 
-const schema397 = {"title":"FilterTopics","description":"Topic filter, order dependent: entry i constrains topic i. An entry is null (anything), a topic, or an array of topics (any of them). For a log with topics [A, B]: `[]` matches, `[A]` matches, `[null, B]` matches, `[A, B]` matches, `[[A, B], [A, B]]` matches. Null or absent matches any topics.","oneOf":[{"type":"array","items":{"oneOf":[{"type":"null"},{"$ref":"#/components/schemas/Hash32"},{"type":"array","items":{"$ref":"#/components/schemas/Hash32"}}]},"maxItems":4},{"type":"null"}]};
+const schema404 = {"title":"FilterTopics","description":"Topic filter, order dependent: entry i constrains topic i. An entry is null (anything), a topic, or an array of topics (any of them). For a log with topics [A, B]: `[]` matches, `[A]` matches, `[null, B]` matches, `[A, B]` matches, `[[A, B], [A, B]]` matches. Null or absent matches any topics.","oneOf":[{"type":"array","items":{"oneOf":[{"type":"null"},{"$ref":"#/components/schemas/Hash32"},{"type":"array","items":{"$ref":"#/components/schemas/Hash32"}}]},"maxItems":4},{"type":"null"}]};
 
-function validate179(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate182(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 const _errs0 = errors;
@@ -13751,7 +14075,7 @@ else {
 vErrors.push(err10);
 }
 errors++;
-validate179.errors = vErrors;
+validate182.errors = vErrors;
 return false;
 }
 else {
@@ -13765,20 +14089,20 @@ vErrors = null;
 }
 }
 }
-validate179.errors = vErrors;
+validate182.errors = vErrors;
 return errors === 0;
 }
 
 
-function validate174(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate177(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.fromBlock !== undefined){
 const _errs2 = errors;
-if(!(validate77(data.fromBlock, {instancePath:instancePath+"/fromBlock",parentData:data,parentDataProperty:"fromBlock",rootData}))){
-vErrors = vErrors === null ? validate77.errors : vErrors.concat(validate77.errors);
+if(!(validate80(data.fromBlock, {instancePath:instancePath+"/fromBlock",parentData:data,parentDataProperty:"fromBlock",rootData}))){
+vErrors = vErrors === null ? validate80.errors : vErrors.concat(validate80.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs2 === errors;
@@ -13789,8 +14113,8 @@ var valid0 = true;
 if(valid0){
 if(data.toBlock !== undefined){
 const _errs3 = errors;
-if(!(validate77(data.toBlock, {instancePath:instancePath+"/toBlock",parentData:data,parentDataProperty:"toBlock",rootData}))){
-vErrors = vErrors === null ? validate77.errors : vErrors.concat(validate77.errors);
+if(!(validate80(data.toBlock, {instancePath:instancePath+"/toBlock",parentData:data,parentDataProperty:"toBlock",rootData}))){
+vErrors = vErrors === null ? validate80.errors : vErrors.concat(validate80.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs3 === errors;
@@ -13806,12 +14130,12 @@ const _errs5 = errors;
 if(errors === _errs5){
 if(typeof data2 === "string"){
 if(!pattern33.test(data2)){
-validate174.errors = [{instancePath:instancePath+"/blockHash",schemaPath:"#/components/schemas/Hash32/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{64}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{64}$"+"\""}];
+validate177.errors = [{instancePath:instancePath+"/blockHash",schemaPath:"#/components/schemas/Hash32/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{64}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{64}$"+"\""}];
 return false;
 }
 }
 else {
-validate174.errors = [{instancePath:instancePath+"/blockHash",schemaPath:"#/components/schemas/Hash32/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate177.errors = [{instancePath:instancePath+"/blockHash",schemaPath:"#/components/schemas/Hash32/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -13823,8 +14147,8 @@ var valid0 = true;
 if(valid0){
 if(data.address !== undefined){
 const _errs7 = errors;
-if(!(validate177(data.address, {instancePath:instancePath+"/address",parentData:data,parentDataProperty:"address",rootData}))){
-vErrors = vErrors === null ? validate177.errors : vErrors.concat(validate177.errors);
+if(!(validate180(data.address, {instancePath:instancePath+"/address",parentData:data,parentDataProperty:"address",rootData}))){
+vErrors = vErrors === null ? validate180.errors : vErrors.concat(validate180.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs7 === errors;
@@ -13835,8 +14159,8 @@ var valid0 = true;
 if(valid0){
 if(data.topics !== undefined){
 const _errs8 = errors;
-if(!(validate179(data.topics, {instancePath:instancePath+"/topics",parentData:data,parentDataProperty:"topics",rootData}))){
-vErrors = vErrors === null ? validate179.errors : vErrors.concat(validate179.errors);
+if(!(validate182(data.topics, {instancePath:instancePath+"/topics",parentData:data,parentDataProperty:"topics",rootData}))){
+vErrors = vErrors === null ? validate182.errors : vErrors.concat(validate182.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs8 === errors;
@@ -13847,8 +14171,8 @@ var valid0 = true;
 if(valid0){
 if(data.fromblock !== undefined){
 const _errs9 = errors;
-if(!(validate77(data.fromblock, {instancePath:instancePath+"/fromblock",parentData:data,parentDataProperty:"fromblock",rootData}))){
-vErrors = vErrors === null ? validate77.errors : vErrors.concat(validate77.errors);
+if(!(validate80(data.fromblock, {instancePath:instancePath+"/fromblock",parentData:data,parentDataProperty:"fromblock",rootData}))){
+vErrors = vErrors === null ? validate80.errors : vErrors.concat(validate80.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs9 === errors;
@@ -13859,8 +14183,8 @@ var valid0 = true;
 if(valid0){
 if(data.toblock !== undefined){
 const _errs10 = errors;
-if(!(validate77(data.toblock, {instancePath:instancePath+"/toblock",parentData:data,parentDataProperty:"toblock",rootData}))){
-vErrors = vErrors === null ? validate77.errors : vErrors.concat(validate77.errors);
+if(!(validate80(data.toblock, {instancePath:instancePath+"/toblock",parentData:data,parentDataProperty:"toblock",rootData}))){
+vErrors = vErrors === null ? validate80.errors : vErrors.concat(validate80.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs10 === errors;
@@ -13876,12 +14200,12 @@ const _errs12 = errors;
 if(errors === _errs12){
 if(typeof data7 === "string"){
 if(!pattern33.test(data7)){
-validate174.errors = [{instancePath:instancePath+"/blockhash",schemaPath:"#/components/schemas/Hash32/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{64}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{64}$"+"\""}];
+validate177.errors = [{instancePath:instancePath+"/blockhash",schemaPath:"#/components/schemas/Hash32/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{64}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{64}$"+"\""}];
 return false;
 }
 }
 else {
-validate174.errors = [{instancePath:instancePath+"/blockhash",schemaPath:"#/components/schemas/Hash32/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate177.errors = [{instancePath:instancePath+"/blockhash",schemaPath:"#/components/schemas/Hash32/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -13893,8 +14217,8 @@ var valid0 = true;
 if(valid0){
 if(data.topic !== undefined){
 const _errs14 = errors;
-if(!(validate179(data.topic, {instancePath:instancePath+"/topic",parentData:data,parentDataProperty:"topic",rootData}))){
-vErrors = vErrors === null ? validate179.errors : vErrors.concat(validate179.errors);
+if(!(validate182(data.topic, {instancePath:instancePath+"/topic",parentData:data,parentDataProperty:"topic",rootData}))){
+vErrors = vErrors === null ? validate182.errors : vErrors.concat(validate182.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs14 === errors;
@@ -13912,44 +14236,44 @@ var valid0 = true;
 }
 }
 else {
-validate174.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate177.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate174.errors = vErrors;
+validate177.errors = vErrors;
 return errors === 0;
 }
 
 
-function validate173(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate176(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
-if(!(validate174(data, {instancePath,parentData,parentDataProperty,rootData}))){
-vErrors = vErrors === null ? validate174.errors : vErrors.concat(validate174.errors);
+if(!(validate177(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate177.errors : vErrors.concat(validate177.errors);
 errors = vErrors.length;
 }
-validate173.errors = vErrors;
+validate176.errors = vErrors;
 return errors === 0;
 }
 
-export const r_eth_getLogs = validate185;
-const schema401 = {"type":"array","items":{"$ref":"urn:chain-node:openrpc#/components/schemas/Log"}};
+export const r_eth_getLogs = validate188;
+const schema408 = {"type":"array","items":{"$ref":"urn:chain-node:openrpc#/components/schemas/Log"}};
 
-function validate186(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate189(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((((((((data.removed === undefined) && (missing0 = "removed")) || ((data.logIndex === undefined) && (missing0 = "logIndex"))) || ((data.transactionIndex === undefined) && (missing0 = "transactionIndex"))) || ((data.transactionHash === undefined) && (missing0 = "transactionHash"))) || ((data.blockHash === undefined) && (missing0 = "blockHash"))) || ((data.blockNumber === undefined) && (missing0 = "blockNumber"))) || ((data.address === undefined) && (missing0 = "address"))) || ((data.data === undefined) && (missing0 = "data"))) || ((data.topics === undefined) && (missing0 = "topics"))){
-validate186.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate189.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
-if(!(func2.call(schema271.properties, key0))){
-validate186.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+if(!(func2.call(schema278.properties, key0))){
+validate189.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -13958,7 +14282,7 @@ if(_errs1 === errors){
 if(data.removed !== undefined){
 const _errs2 = errors;
 if(typeof data.removed !== "boolean"){
-validate186.errors = [{instancePath:instancePath+"/removed",schemaPath:"#/properties/removed/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate189.errors = [{instancePath:instancePath+"/removed",schemaPath:"#/properties/removed/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -14035,7 +14359,7 @@ else {
 vErrors.push(err3);
 }
 errors++;
-validate186.errors = vErrors;
+validate189.errors = vErrors;
 return false;
 }
 else {
@@ -14123,7 +14447,7 @@ else {
 vErrors.push(err7);
 }
 errors++;
-validate186.errors = vErrors;
+validate189.errors = vErrors;
 return false;
 }
 else {
@@ -14211,7 +14535,7 @@ else {
 vErrors.push(err11);
 }
 errors++;
-validate186.errors = vErrors;
+validate189.errors = vErrors;
 return false;
 }
 else {
@@ -14299,7 +14623,7 @@ else {
 vErrors.push(err15);
 }
 errors++;
-validate186.errors = vErrors;
+validate189.errors = vErrors;
 return false;
 }
 else {
@@ -14387,7 +14711,7 @@ else {
 vErrors.push(err19);
 }
 errors++;
-validate186.errors = vErrors;
+validate189.errors = vErrors;
 return false;
 }
 else {
@@ -14414,12 +14738,12 @@ const _errs40 = errors;
 if(errors === _errs40){
 if(typeof data6 === "string"){
 if(!pattern0.test(data6)){
-validate186.errors = [{instancePath:instancePath+"/address",schemaPath:"#/components/schemas/Address/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{40}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{40}$"+"\""}];
+validate189.errors = [{instancePath:instancePath+"/address",schemaPath:"#/components/schemas/Address/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{40}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{40}$"+"\""}];
 return false;
 }
 }
 else {
-validate186.errors = [{instancePath:instancePath+"/address",schemaPath:"#/components/schemas/Address/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate189.errors = [{instancePath:instancePath+"/address",schemaPath:"#/components/schemas/Address/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -14436,12 +14760,12 @@ const _errs43 = errors;
 if(errors === _errs43){
 if(typeof data7 === "string"){
 if(!pattern12.test(data7)){
-validate186.errors = [{instancePath:instancePath+"/data",schemaPath:"#/components/schemas/Bytes/pattern",keyword:"pattern",params:{pattern: "^0x([0-9a-f]{2})*$"},message:"must match pattern \""+"^0x([0-9a-f]{2})*$"+"\""}];
+validate189.errors = [{instancePath:instancePath+"/data",schemaPath:"#/components/schemas/Bytes/pattern",keyword:"pattern",params:{pattern: "^0x([0-9a-f]{2})*$"},message:"must match pattern \""+"^0x([0-9a-f]{2})*$"+"\""}];
 return false;
 }
 }
 else {
-validate186.errors = [{instancePath:instancePath+"/data",schemaPath:"#/components/schemas/Bytes/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate189.errors = [{instancePath:instancePath+"/data",schemaPath:"#/components/schemas/Bytes/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -14457,7 +14781,7 @@ const _errs45 = errors;
 if(errors === _errs45){
 if(Array.isArray(data8)){
 if(data8.length > 4){
-validate186.errors = [{instancePath:instancePath+"/topics",schemaPath:"#/properties/topics/maxItems",keyword:"maxItems",params:{limit: 4},message:"must NOT have more than 4 items"}];
+validate189.errors = [{instancePath:instancePath+"/topics",schemaPath:"#/properties/topics/maxItems",keyword:"maxItems",params:{limit: 4},message:"must NOT have more than 4 items"}];
 return false;
 }
 else {
@@ -14470,12 +14794,12 @@ const _errs48 = errors;
 if(errors === _errs48){
 if(typeof data9 === "string"){
 if(!pattern11.test(data9)){
-validate186.errors = [{instancePath:instancePath+"/topics/" + i0,schemaPath:"#/components/schemas/Bytes32/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-f]{64}$"},message:"must match pattern \""+"^0x[0-9a-f]{64}$"+"\""}];
+validate189.errors = [{instancePath:instancePath+"/topics/" + i0,schemaPath:"#/components/schemas/Bytes32/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-f]{64}$"},message:"must match pattern \""+"^0x[0-9a-f]{64}$"+"\""}];
 return false;
 }
 }
 else {
-validate186.errors = [{instancePath:instancePath+"/topics/" + i0,schemaPath:"#/components/schemas/Bytes32/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate189.errors = [{instancePath:instancePath+"/topics/" + i0,schemaPath:"#/components/schemas/Bytes32/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -14487,7 +14811,7 @@ break;
 }
 }
 else {
-validate186.errors = [{instancePath:instancePath+"/topics",schemaPath:"#/properties/topics/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate189.errors = [{instancePath:instancePath+"/topics",schemaPath:"#/properties/topics/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -14508,16 +14832,16 @@ var valid0 = true;
 }
 }
 else {
-validate186.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate189.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate186.errors = vErrors;
+validate189.errors = vErrors;
 return errors === 0;
 }
 
 
-function validate185(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate188(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
@@ -14526,8 +14850,8 @@ var valid0 = true;
 const len0 = data.length;
 for(let i0=0; i0<len0; i0++){
 const _errs1 = errors;
-if(!(validate186(data[i0], {instancePath:instancePath+"/" + i0,parentData:data,parentDataProperty:i0,rootData}))){
-vErrors = vErrors === null ? validate186.errors : vErrors.concat(validate186.errors);
+if(!(validate189(data[i0], {instancePath:instancePath+"/" + i0,parentData:data,parentDataProperty:i0,rootData}))){
+vErrors = vErrors === null ? validate189.errors : vErrors.concat(validate189.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs1 === errors;
@@ -14537,19 +14861,19 @@ break;
 }
 }
 else {
-validate185.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate188.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
-validate185.errors = vErrors;
+validate188.errors = vErrors;
 return errors === 0;
 }
 
-export const r_eth_getFilterChanges = validate188;
-const schema411 = {"$ref":"urn:chain-node:openrpc#/components/schemas/FilterChanges"};
-const schema412 = {"title":"FilterChanges","description":"What a filter produced since the last poll: block hashes (new-block filter), transaction hashes (pending-transaction filter) or Log objects (log filter). Empty when nothing new occurred.","anyOf":[{"type":"array","items":{"$ref":"#/components/schemas/Bytes32"},"description":"New block hashes or pending transaction hashes."},{"type":"array","items":{"$ref":"#/components/schemas/Log"},"description":"New logs."}]};
+export const r_eth_getFilterChanges = validate191;
+const schema418 = {"$ref":"urn:chain-node:openrpc#/components/schemas/FilterChanges"};
+const schema419 = {"title":"FilterChanges","description":"What a filter produced since the last poll: block hashes (new-block filter), transaction hashes (pending-transaction filter) or Log objects (log filter). Empty when nothing new occurred.","anyOf":[{"type":"array","items":{"$ref":"#/components/schemas/Bytes32"},"description":"New block hashes or pending transaction hashes."},{"type":"array","items":{"$ref":"#/components/schemas/Log"},"description":"New logs."}]};
 
-function validate189(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate192(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 const _errs0 = errors;
@@ -14614,8 +14938,8 @@ var valid3 = true;
 const len1 = data.length;
 for(let i1=0; i1<len1; i1++){
 const _errs8 = errors;
-if(!(validate129(data[i1], {instancePath:instancePath+"/" + i1,parentData:data,parentDataProperty:i1,rootData}))){
-vErrors = vErrors === null ? validate129.errors : vErrors.concat(validate129.errors);
+if(!(validate132(data[i1], {instancePath:instancePath+"/" + i1,parentData:data,parentDataProperty:i1,rootData}))){
+vErrors = vErrors === null ? validate132.errors : vErrors.concat(validate132.errors);
 errors = vErrors.length;
 }
 var valid3 = _errs8 === errors;
@@ -14647,7 +14971,7 @@ else {
 vErrors.push(err4);
 }
 errors++;
-validate189.errors = vErrors;
+validate192.errors = vErrors;
 return false;
 }
 else {
@@ -14661,87 +14985,87 @@ vErrors = null;
 }
 }
 }
-validate189.errors = vErrors;
-return errors === 0;
-}
-
-
-function validate188(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
-let vErrors = null;
-let errors = 0;
-if(!(validate189(data, {instancePath,parentData,parentDataProperty,rootData}))){
-vErrors = vErrors === null ? validate189.errors : vErrors.concat(validate189.errors);
-errors = vErrors.length;
-}
-validate188.errors = vErrors;
-return errors === 0;
-}
-
-export const p_eth_subscribe_0 = validate192;
-const schema414 = {"$ref":"urn:chain-node:openrpc#/components/schemas/SubscriptionKind"};
-const schema415 = {"title":"SubscriptionKind","type":"string","enum":["newHeads","logs","newPendingTransactions"],"description":"What a subscription delivers: `newHeads` a BlockHeader per new block, `logs` each Log matching the filter options as its block is sealed, `newPendingTransactions` the hash of each transaction that becomes pending."};
-
-function validate192(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
-let vErrors = null;
-let errors = 0;
-if(typeof data !== "string"){
-validate192.errors = [{instancePath,schemaPath:"urn:chain-node:openrpc#/components/schemas/SubscriptionKind/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-if(!(((data === "newHeads") || (data === "logs")) || (data === "newPendingTransactions"))){
-validate192.errors = [{instancePath,schemaPath:"urn:chain-node:openrpc#/components/schemas/SubscriptionKind/enum",keyword:"enum",params:{allowedValues: schema415.enum},message:"must be equal to one of the allowed values"}];
-return false;
-}
 validate192.errors = vErrors;
 return errors === 0;
 }
 
-export const r_eth_subscribe = validate193;
-const schema416 = {"$ref":"urn:chain-node:openrpc#/components/schemas/SubscriptionId"};
-const schema417 = {"title":"SubscriptionId","type":"string","pattern":"^0x[0-9a-fA-F]{1,64}$","description":"Subscription identifier as 0x-prefixed hex: a random 16-byte value in quantity form (no leading zeros, lower case), as geth issues them. Notifications carry it as `params.subscription`. Accepted back in any case."};
 
-function validate193(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate191(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(!(validate192(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate192.errors : vErrors.concat(validate192.errors);
+errors = vErrors.length;
+}
+validate191.errors = vErrors;
+return errors === 0;
+}
+
+export const p_eth_subscribe_0 = validate195;
+const schema421 = {"$ref":"urn:chain-node:openrpc#/components/schemas/SubscriptionKind"};
+const schema422 = {"title":"SubscriptionKind","type":"string","enum":["newHeads","logs","newPendingTransactions"],"description":"What a subscription delivers: `newHeads` a BlockHeader per new block, `logs` each Log matching the filter options as its block is sealed, `newPendingTransactions` the hash of each transaction that becomes pending."};
+
+function validate195(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(typeof data !== "string"){
+validate195.errors = [{instancePath,schemaPath:"urn:chain-node:openrpc#/components/schemas/SubscriptionKind/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if(!(((data === "newHeads") || (data === "logs")) || (data === "newPendingTransactions"))){
+validate195.errors = [{instancePath,schemaPath:"urn:chain-node:openrpc#/components/schemas/SubscriptionKind/enum",keyword:"enum",params:{allowedValues: schema422.enum},message:"must be equal to one of the allowed values"}];
+return false;
+}
+validate195.errors = vErrors;
+return errors === 0;
+}
+
+export const r_eth_subscribe = validate196;
+const schema423 = {"$ref":"urn:chain-node:openrpc#/components/schemas/SubscriptionId"};
+const schema424 = {"title":"SubscriptionId","type":"string","pattern":"^0x[0-9a-fA-F]{1,64}$","description":"Subscription identifier as 0x-prefixed hex: a random 16-byte value in quantity form (no leading zeros, lower case), as geth issues them. Notifications carry it as `params.subscription`. Accepted back in any case."};
+
+function validate196(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 const _errs0 = errors;
 if(errors === _errs0){
 if(typeof data === "string"){
 if(!pattern5.test(data)){
-validate193.errors = [{instancePath,schemaPath:"urn:chain-node:openrpc#/components/schemas/SubscriptionId/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{1,64}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{1,64}$"+"\""}];
+validate196.errors = [{instancePath,schemaPath:"urn:chain-node:openrpc#/components/schemas/SubscriptionId/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{1,64}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{1,64}$"+"\""}];
 return false;
 }
 }
 else {
-validate193.errors = [{instancePath,schemaPath:"urn:chain-node:openrpc#/components/schemas/SubscriptionId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate196.errors = [{instancePath,schemaPath:"urn:chain-node:openrpc#/components/schemas/SubscriptionId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
-validate193.errors = vErrors;
+validate196.errors = vErrors;
 return errors === 0;
 }
 
-export const r_admin_peers = validate194;
-const schema418 = {"type":"array","items":{"$ref":"urn:chain-node:openrpc#/components/schemas/PeerInfo"}};
-const schema419 = {"title":"PeerInfo","type":"object","description":"A peer known at protocol level (`admin_peers`).","additionalProperties":false,"required":["id","name","caps","network","protocols"],"properties":{"id":{"type":"string","description":"Unique node id: the peer's node public key (128 hex digits), as in its enode URL."},"name":{"type":"string","description":"Client type, version, operating system and custom data."},"caps":{"type":"array","items":{"type":"string","pattern":"^[^/]+/[0-9]+$","description":"Capability of the form `<protocol>/<version>`."},"description":"Protocols advertised by the peer, each `<protocol>/<version>`."},"network":{"$ref":"#/components/schemas/PeerNetwork","description":"Connection facts."},"protocols":{"type":"object","description":"Protocol state keyed by protocol name: the peer's head once the handshake is done, else \"handshake\".","additionalProperties":{"oneOf":[{"$ref":"#/components/schemas/PeerProtocolInfo"},{"const":"handshake","description":"The chain handshake with the peer is not done yet."}]}}}};
-const schema420 = {"title":"PeerNetwork","type":"object","description":"Network facts of a peer connection.","additionalProperties":false,"required":["localAddress","remoteAddress","inbound","trusted","static","consensus"],"properties":{"localAddress":{"type":"string","description":"Local endpoint of the connection (`ip:port`)."},"remoteAddress":{"type":"string","description":"Remote endpoint of the connection (`ip:port`)."},"inbound":{"type":"boolean","description":"True if the peer connected to this node."},"trusted":{"type":"boolean","description":"True for a trusted peer."},"static":{"type":"boolean","description":"True for a static node."},"consensus":{"type":"boolean","description":"True for a consensus node."}}};
-const pattern291 = new RegExp("^[^/]+/[0-9]+$", "u");
-const schema421 = {"title":"PeerProtocolInfo","type":"object","description":"State of one protocol with a peer.","additionalProperties":false,"required":["version","number","head"],"properties":{"version":{"type":"integer","minimum":0,"description":"Protocol version."},"number":{"type":"integer","minimum":0,"description":"Latest block height of the peer."},"head":{"$ref":"#/components/schemas/Bytes32","description":"Hash of the peer's latest block."}}};
+export const r_admin_peers = validate197;
+const schema425 = {"type":"array","items":{"$ref":"urn:chain-node:openrpc#/components/schemas/PeerInfo"}};
+const schema426 = {"title":"PeerInfo","type":"object","description":"A peer known at protocol level (`admin_peers`).","additionalProperties":false,"required":["id","name","caps","network","protocols"],"properties":{"id":{"type":"string","description":"Unique node id: the peer's node public key (128 hex digits), as in its enode URL."},"name":{"type":"string","description":"Client type, version, operating system and custom data."},"caps":{"type":"array","items":{"type":"string","pattern":"^[^/]+/[0-9]+$","description":"Capability of the form `<protocol>/<version>`."},"description":"Protocols advertised by the peer, each `<protocol>/<version>`."},"network":{"$ref":"#/components/schemas/PeerNetwork","description":"Connection facts."},"protocols":{"type":"object","description":"Protocol state keyed by protocol name: the peer's head once the handshake is done, else \"handshake\".","additionalProperties":{"oneOf":[{"$ref":"#/components/schemas/PeerProtocolInfo"},{"const":"handshake","description":"The chain handshake with the peer is not done yet."}]}}}};
+const schema427 = {"title":"PeerNetwork","type":"object","description":"Network facts of a peer connection.","additionalProperties":false,"required":["localAddress","remoteAddress","inbound","trusted","static","consensus"],"properties":{"localAddress":{"type":"string","description":"Local endpoint of the connection (`ip:port`)."},"remoteAddress":{"type":"string","description":"Remote endpoint of the connection (`ip:port`)."},"inbound":{"type":"boolean","description":"True if the peer connected to this node."},"trusted":{"type":"boolean","description":"True for a trusted peer."},"static":{"type":"boolean","description":"True for a static node."},"consensus":{"type":"boolean","description":"True for a consensus node."}}};
+const pattern296 = new RegExp("^[^/]+/[0-9]+$", "u");
+const schema428 = {"title":"PeerProtocolInfo","type":"object","description":"State of one protocol with a peer.","additionalProperties":false,"required":["version","number","head"],"properties":{"version":{"type":"integer","minimum":0,"description":"Protocol version."},"number":{"type":"integer","minimum":0,"description":"Latest block height of the peer."},"head":{"$ref":"#/components/schemas/Bytes32","description":"Hash of the peer's latest block."}}};
 
-function validate196(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate199(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.version === undefined) && (missing0 = "version")) || ((data.number === undefined) && (missing0 = "number"))) || ((data.head === undefined) && (missing0 = "head"))){
-validate196.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate199.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
 if(!(((key0 === "version") || (key0 === "number")) || (key0 === "head"))){
-validate196.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate199.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -14751,13 +15075,13 @@ if(data.version !== undefined){
 let data0 = data.version;
 const _errs2 = errors;
 if(!((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0)))){
-validate196.errors = [{instancePath:instancePath+"/version",schemaPath:"#/properties/version/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate199.errors = [{instancePath:instancePath+"/version",schemaPath:"#/properties/version/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs2){
 if(typeof data0 == "number"){
 if(data0 < 0 || isNaN(data0)){
-validate196.errors = [{instancePath:instancePath+"/version",schemaPath:"#/properties/version/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate199.errors = [{instancePath:instancePath+"/version",schemaPath:"#/properties/version/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -14772,13 +15096,13 @@ if(data.number !== undefined){
 let data1 = data.number;
 const _errs4 = errors;
 if(!((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1)))){
-validate196.errors = [{instancePath:instancePath+"/number",schemaPath:"#/properties/number/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate199.errors = [{instancePath:instancePath+"/number",schemaPath:"#/properties/number/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs4){
 if(typeof data1 == "number"){
 if(data1 < 0 || isNaN(data1)){
-validate196.errors = [{instancePath:instancePath+"/number",schemaPath:"#/properties/number/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate199.errors = [{instancePath:instancePath+"/number",schemaPath:"#/properties/number/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -14796,12 +15120,12 @@ const _errs7 = errors;
 if(errors === _errs7){
 if(typeof data2 === "string"){
 if(!pattern11.test(data2)){
-validate196.errors = [{instancePath:instancePath+"/head",schemaPath:"#/components/schemas/Bytes32/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-f]{64}$"},message:"must match pattern \""+"^0x[0-9a-f]{64}$"+"\""}];
+validate199.errors = [{instancePath:instancePath+"/head",schemaPath:"#/components/schemas/Bytes32/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-f]{64}$"},message:"must match pattern \""+"^0x[0-9a-f]{64}$"+"\""}];
 return false;
 }
 }
 else {
-validate196.errors = [{instancePath:instancePath+"/head",schemaPath:"#/components/schemas/Bytes32/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate199.errors = [{instancePath:instancePath+"/head",schemaPath:"#/components/schemas/Bytes32/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -14816,30 +15140,30 @@ var valid0 = true;
 }
 }
 else {
-validate196.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate199.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate196.errors = vErrors;
+validate199.errors = vErrors;
 return errors === 0;
 }
 
 
-function validate195(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate198(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((((data.id === undefined) && (missing0 = "id")) || ((data.name === undefined) && (missing0 = "name"))) || ((data.caps === undefined) && (missing0 = "caps"))) || ((data.network === undefined) && (missing0 = "network"))) || ((data.protocols === undefined) && (missing0 = "protocols"))){
-validate195.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate198.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
 if(!(((((key0 === "id") || (key0 === "name")) || (key0 === "caps")) || (key0 === "network")) || (key0 === "protocols"))){
-validate195.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate198.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -14848,7 +15172,7 @@ if(_errs1 === errors){
 if(data.id !== undefined){
 const _errs2 = errors;
 if(typeof data.id !== "string"){
-validate195.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate198.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -14860,7 +15184,7 @@ if(valid0){
 if(data.name !== undefined){
 const _errs4 = errors;
 if(typeof data.name !== "string"){
-validate195.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate198.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs4 === errors;
@@ -14881,13 +15205,13 @@ let data3 = data2[i0];
 const _errs8 = errors;
 if(errors === _errs8){
 if(typeof data3 === "string"){
-if(!pattern291.test(data3)){
-validate195.errors = [{instancePath:instancePath+"/caps/" + i0,schemaPath:"#/properties/caps/items/pattern",keyword:"pattern",params:{pattern: "^[^/]+/[0-9]+$"},message:"must match pattern \""+"^[^/]+/[0-9]+$"+"\""}];
+if(!pattern296.test(data3)){
+validate198.errors = [{instancePath:instancePath+"/caps/" + i0,schemaPath:"#/properties/caps/items/pattern",keyword:"pattern",params:{pattern: "^[^/]+/[0-9]+$"},message:"must match pattern \""+"^[^/]+/[0-9]+$"+"\""}];
 return false;
 }
 }
 else {
-validate195.errors = [{instancePath:instancePath+"/caps/" + i0,schemaPath:"#/properties/caps/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate198.errors = [{instancePath:instancePath+"/caps/" + i0,schemaPath:"#/properties/caps/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -14898,7 +15222,7 @@ break;
 }
 }
 else {
-validate195.errors = [{instancePath:instancePath+"/caps",schemaPath:"#/properties/caps/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate198.errors = [{instancePath:instancePath+"/caps",schemaPath:"#/properties/caps/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -14916,14 +15240,14 @@ if(errors === _errs11){
 if(data4 && typeof data4 == "object" && !Array.isArray(data4)){
 let missing1;
 if(((((((data4.localAddress === undefined) && (missing1 = "localAddress")) || ((data4.remoteAddress === undefined) && (missing1 = "remoteAddress"))) || ((data4.inbound === undefined) && (missing1 = "inbound"))) || ((data4.trusted === undefined) && (missing1 = "trusted"))) || ((data4.static === undefined) && (missing1 = "static"))) || ((data4.consensus === undefined) && (missing1 = "consensus"))){
-validate195.errors = [{instancePath:instancePath+"/network",schemaPath:"#/components/schemas/PeerNetwork/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+validate198.errors = [{instancePath:instancePath+"/network",schemaPath:"#/components/schemas/PeerNetwork/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
 return false;
 }
 else {
 const _errs13 = errors;
 for(const key1 in data4){
 if(!((((((key1 === "localAddress") || (key1 === "remoteAddress")) || (key1 === "inbound")) || (key1 === "trusted")) || (key1 === "static")) || (key1 === "consensus"))){
-validate195.errors = [{instancePath:instancePath+"/network",schemaPath:"#/components/schemas/PeerNetwork/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
+validate198.errors = [{instancePath:instancePath+"/network",schemaPath:"#/components/schemas/PeerNetwork/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -14932,7 +15256,7 @@ if(_errs13 === errors){
 if(data4.localAddress !== undefined){
 const _errs14 = errors;
 if(typeof data4.localAddress !== "string"){
-validate195.errors = [{instancePath:instancePath+"/network/localAddress",schemaPath:"#/components/schemas/PeerNetwork/properties/localAddress/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate198.errors = [{instancePath:instancePath+"/network/localAddress",schemaPath:"#/components/schemas/PeerNetwork/properties/localAddress/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid3 = _errs14 === errors;
@@ -14944,7 +15268,7 @@ if(valid3){
 if(data4.remoteAddress !== undefined){
 const _errs16 = errors;
 if(typeof data4.remoteAddress !== "string"){
-validate195.errors = [{instancePath:instancePath+"/network/remoteAddress",schemaPath:"#/components/schemas/PeerNetwork/properties/remoteAddress/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate198.errors = [{instancePath:instancePath+"/network/remoteAddress",schemaPath:"#/components/schemas/PeerNetwork/properties/remoteAddress/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid3 = _errs16 === errors;
@@ -14956,7 +15280,7 @@ if(valid3){
 if(data4.inbound !== undefined){
 const _errs18 = errors;
 if(typeof data4.inbound !== "boolean"){
-validate195.errors = [{instancePath:instancePath+"/network/inbound",schemaPath:"#/components/schemas/PeerNetwork/properties/inbound/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate198.errors = [{instancePath:instancePath+"/network/inbound",schemaPath:"#/components/schemas/PeerNetwork/properties/inbound/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 var valid3 = _errs18 === errors;
@@ -14968,7 +15292,7 @@ if(valid3){
 if(data4.trusted !== undefined){
 const _errs20 = errors;
 if(typeof data4.trusted !== "boolean"){
-validate195.errors = [{instancePath:instancePath+"/network/trusted",schemaPath:"#/components/schemas/PeerNetwork/properties/trusted/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate198.errors = [{instancePath:instancePath+"/network/trusted",schemaPath:"#/components/schemas/PeerNetwork/properties/trusted/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 var valid3 = _errs20 === errors;
@@ -14980,7 +15304,7 @@ if(valid3){
 if(data4.static !== undefined){
 const _errs22 = errors;
 if(typeof data4.static !== "boolean"){
-validate195.errors = [{instancePath:instancePath+"/network/static",schemaPath:"#/components/schemas/PeerNetwork/properties/static/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate198.errors = [{instancePath:instancePath+"/network/static",schemaPath:"#/components/schemas/PeerNetwork/properties/static/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 var valid3 = _errs22 === errors;
@@ -14992,7 +15316,7 @@ if(valid3){
 if(data4.consensus !== undefined){
 const _errs24 = errors;
 if(typeof data4.consensus !== "boolean"){
-validate195.errors = [{instancePath:instancePath+"/network/consensus",schemaPath:"#/components/schemas/PeerNetwork/properties/consensus/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate198.errors = [{instancePath:instancePath+"/network/consensus",schemaPath:"#/components/schemas/PeerNetwork/properties/consensus/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 var valid3 = _errs24 === errors;
@@ -15009,7 +15333,7 @@ var valid3 = true;
 }
 }
 else {
-validate195.errors = [{instancePath:instancePath+"/network",schemaPath:"#/components/schemas/PeerNetwork/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate198.errors = [{instancePath:instancePath+"/network",schemaPath:"#/components/schemas/PeerNetwork/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -15031,8 +15355,8 @@ const _errs30 = errors;
 let valid5 = false;
 let passing0 = null;
 const _errs31 = errors;
-if(!(validate196(data12, {instancePath:instancePath+"/protocols/" + key2.replace(/~/g, "~0").replace(/\//g, "~1"),parentData:data11,parentDataProperty:key2,rootData}))){
-vErrors = vErrors === null ? validate196.errors : vErrors.concat(validate196.errors);
+if(!(validate199(data12, {instancePath:instancePath+"/protocols/" + key2.replace(/~/g, "~0").replace(/\//g, "~1"),parentData:data11,parentDataProperty:key2,rootData}))){
+vErrors = vErrors === null ? validate199.errors : vErrors.concat(validate199.errors);
 errors = vErrors.length;
 }
 var _valid0 = _errs31 === errors;
@@ -15071,7 +15395,7 @@ else {
 vErrors.push(err1);
 }
 errors++;
-validate195.errors = vErrors;
+validate198.errors = vErrors;
 return false;
 }
 else {
@@ -15092,7 +15416,7 @@ break;
 }
 }
 else {
-validate195.errors = [{instancePath:instancePath+"/protocols",schemaPath:"#/properties/protocols/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate198.errors = [{instancePath:instancePath+"/protocols",schemaPath:"#/properties/protocols/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -15109,16 +15433,16 @@ var valid0 = true;
 }
 }
 else {
-validate195.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate198.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate195.errors = vErrors;
+validate198.errors = vErrors;
 return errors === 0;
 }
 
 
-function validate194(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate197(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
@@ -15127,8 +15451,8 @@ var valid0 = true;
 const len0 = data.length;
 for(let i0=0; i0<len0; i0++){
 const _errs1 = errors;
-if(!(validate195(data[i0], {instancePath:instancePath+"/" + i0,parentData:data,parentDataProperty:i0,rootData}))){
-vErrors = vErrors === null ? validate195.errors : vErrors.concat(validate195.errors);
+if(!(validate198(data[i0], {instancePath:instancePath+"/" + i0,parentData:data,parentDataProperty:i0,rootData}))){
+vErrors = vErrors === null ? validate198.errors : vErrors.concat(validate198.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs1 === errors;
@@ -15138,30 +15462,30 @@ break;
 }
 }
 else {
-validate194.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate197.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
-validate194.errors = vErrors;
+validate197.errors = vErrors;
 return errors === 0;
 }
 
-export const r_admin_nodeInfo = validate199;
-const schema423 = {"$ref":"urn:chain-node:openrpc#/components/schemas/NodeInfo"};
-const schema424 = {"title":"NodeInfo","type":"object","description":"Facts about this node (`admin_nodeInfo`).","additionalProperties":false,"required":["id","name","enode","ip","ports","listenAddr","protocols"],"properties":{"id":{"type":"string","description":"Unique node id (also the cryptographic key identity)."},"name":{"type":"string","description":"Client type, version, operating system and custom data."},"enode":{"type":"string","description":"URL for adding this node as a peer (`enode://<public key>@<ip>:<port>`)."},"ip":{"type":"string","description":"Node IP address."},"ports":{"$ref":"#/components/schemas/NodePorts","description":"Discovery and listener ports."},"listenAddr":{"type":"string","description":"Listen address."},"protocols":{"type":"object","description":"Protocol facts keyed by protocol name.","additionalProperties":{"$ref":"#/components/schemas/NodeProtocolInfo"}},"peerId":{"type":"string","description":"The libp2p peer id of the node key (present while the node runs its network)."},"multiaddrs":{"type":"array","items":{"type":"string"},"description":"The libp2p addresses the node listens on, each ending in /p2p/<peer id> (present while the node runs its network)."}}};
-const schema425 = {"title":"NodePorts","type":"object","description":"Ports of the node.","additionalProperties":false,"required":["discovery","listener"],"properties":{"discovery":{"type":"integer","minimum":0,"maximum":65535,"description":"UDP port of node discovery."},"listener":{"type":"integer","minimum":0,"maximum":65535,"description":"TCP port of the RLPx listener."}}};
-const schema426 = {"title":"NodeProtocolInfo","type":"object","description":"What the node runs of one protocol.","additionalProperties":false,"required":["network","genesis","head","config"],"properties":{"network":{"type":"integer","minimum":0,"description":"Network id."},"genesis":{"$ref":"#/components/schemas/Bytes32","description":"Genesis block hash."},"head":{"$ref":"#/components/schemas/Bytes32","description":"Latest block hash."},"config":{"$ref":"#/components/schemas/ChainConfig","description":"Chain configuration."},"version":{"type":"integer","minimum":0,"description":"Protocol version."}}};
-const schema429 = {"title":"ChainConfig","type":"object","description":"Chain configuration, as in the genesis file. Further genesis keys (e.g. `licenseCheck`) are passed through.","additionalProperties":true,"required":["chainId","interpreter","istanbul"],"properties":{"chainId":{"type":"integer","minimum":0,"description":"Chain id."},"interpreter":{"type":"string","description":"VM support setting: `all` means both the wasm virtual machine and the contract-language virtual machine are supported."},"istanbul":{"$ref":"#/components/schemas/IstanbulConfig","description":"Consensus configuration."}}};
-const schema430 = {"title":"IstanbulConfig","type":"object","description":"Istanbul consensus configuration, as in the genesis file. Further genesis keys are passed through.","additionalProperties":true,"required":["timeout","period","firstValidatorNode"],"properties":{"timeout":{"type":"integer","minimum":0,"description":"Round timeout in milliseconds."},"period":{"type":"integer","minimum":0,"description":"Block period in seconds."},"policy":{"type":"integer","minimum":0,"description":"Rule for proposer election."},"firstValidatorNode":{"type":"string","description":"First consensus node (an enode URL)."}}};
+export const r_admin_nodeInfo = validate202;
+const schema430 = {"$ref":"urn:chain-node:openrpc#/components/schemas/NodeInfo"};
+const schema431 = {"title":"NodeInfo","type":"object","description":"Facts about this node (`admin_nodeInfo`).","additionalProperties":false,"required":["id","name","enode","ip","ports","listenAddr","protocols"],"properties":{"id":{"type":"string","description":"Unique node id (also the cryptographic key identity)."},"name":{"type":"string","description":"Client type, version, operating system and custom data."},"enode":{"type":"string","description":"URL for adding this node as a peer (`enode://<public key>@<ip>:<port>`)."},"ip":{"type":"string","description":"Node IP address."},"ports":{"$ref":"#/components/schemas/NodePorts","description":"Discovery and listener ports."},"listenAddr":{"type":"string","description":"Listen address."},"protocols":{"type":"object","description":"Protocol facts keyed by protocol name.","additionalProperties":{"$ref":"#/components/schemas/NodeProtocolInfo"}},"peerId":{"type":"string","description":"The libp2p peer id of the node key (present while the node runs its network)."},"multiaddrs":{"type":"array","items":{"type":"string"},"description":"The libp2p addresses the node listens on, each ending in /p2p/<peer id> (present while the node runs its network)."}}};
+const schema432 = {"title":"NodePorts","type":"object","description":"Ports of the node.","additionalProperties":false,"required":["discovery","listener"],"properties":{"discovery":{"type":"integer","minimum":0,"maximum":65535,"description":"UDP port of node discovery."},"listener":{"type":"integer","minimum":0,"maximum":65535,"description":"TCP port of the RLPx listener."}}};
+const schema433 = {"title":"NodeProtocolInfo","type":"object","description":"What the node runs of one protocol.","additionalProperties":false,"required":["network","genesis","head","config"],"properties":{"network":{"type":"integer","minimum":0,"description":"Network id."},"genesis":{"$ref":"#/components/schemas/Bytes32","description":"Genesis block hash."},"head":{"$ref":"#/components/schemas/Bytes32","description":"Latest block hash."},"config":{"$ref":"#/components/schemas/ChainConfig","description":"Chain configuration."},"version":{"type":"integer","minimum":0,"description":"Protocol version."}}};
+const schema436 = {"title":"ChainConfig","type":"object","description":"Chain configuration, as in the genesis file. Further genesis keys (e.g. `licenseCheck`) are passed through.","additionalProperties":true,"required":["chainId","interpreter","istanbul"],"properties":{"chainId":{"type":"integer","minimum":0,"description":"Chain id."},"interpreter":{"type":"string","description":"VM support setting: `all` means both the wasm virtual machine and the contract-language virtual machine are supported."},"istanbul":{"$ref":"#/components/schemas/IstanbulConfig","description":"Consensus configuration."}}};
+const schema437 = {"title":"IstanbulConfig","type":"object","description":"Istanbul consensus configuration, as in the genesis file. Further genesis keys are passed through.","additionalProperties":true,"required":["timeout","period","firstValidatorNode"],"properties":{"timeout":{"type":"integer","minimum":0,"description":"Round timeout in milliseconds."},"period":{"type":"integer","minimum":0,"description":"Block period in seconds."},"policy":{"type":"integer","minimum":0,"description":"Rule for proposer election."},"firstValidatorNode":{"type":"string","description":"First consensus node (an enode URL)."}}};
 
-function validate202(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate205(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.chainId === undefined) && (missing0 = "chainId")) || ((data.interpreter === undefined) && (missing0 = "interpreter"))) || ((data.istanbul === undefined) && (missing0 = "istanbul"))){
-validate202.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate205.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -15169,13 +15493,13 @@ if(data.chainId !== undefined){
 let data0 = data.chainId;
 const _errs2 = errors;
 if(!((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0)))){
-validate202.errors = [{instancePath:instancePath+"/chainId",schemaPath:"#/properties/chainId/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate205.errors = [{instancePath:instancePath+"/chainId",schemaPath:"#/properties/chainId/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs2){
 if(typeof data0 == "number"){
 if(data0 < 0 || isNaN(data0)){
-validate202.errors = [{instancePath:instancePath+"/chainId",schemaPath:"#/properties/chainId/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate205.errors = [{instancePath:instancePath+"/chainId",schemaPath:"#/properties/chainId/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -15189,7 +15513,7 @@ if(valid0){
 if(data.interpreter !== undefined){
 const _errs4 = errors;
 if(typeof data.interpreter !== "string"){
-validate202.errors = [{instancePath:instancePath+"/interpreter",schemaPath:"#/properties/interpreter/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate205.errors = [{instancePath:instancePath+"/interpreter",schemaPath:"#/properties/interpreter/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs4 === errors;
@@ -15206,7 +15530,7 @@ if(errors === _errs7){
 if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
 let missing1;
 if((((data2.timeout === undefined) && (missing1 = "timeout")) || ((data2.period === undefined) && (missing1 = "period"))) || ((data2.firstValidatorNode === undefined) && (missing1 = "firstValidatorNode"))){
-validate202.errors = [{instancePath:instancePath+"/istanbul",schemaPath:"#/components/schemas/IstanbulConfig/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+validate205.errors = [{instancePath:instancePath+"/istanbul",schemaPath:"#/components/schemas/IstanbulConfig/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
 return false;
 }
 else {
@@ -15214,13 +15538,13 @@ if(data2.timeout !== undefined){
 let data3 = data2.timeout;
 const _errs10 = errors;
 if(!((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3)))){
-validate202.errors = [{instancePath:instancePath+"/istanbul/timeout",schemaPath:"#/components/schemas/IstanbulConfig/properties/timeout/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate205.errors = [{instancePath:instancePath+"/istanbul/timeout",schemaPath:"#/components/schemas/IstanbulConfig/properties/timeout/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs10){
 if(typeof data3 == "number"){
 if(data3 < 0 || isNaN(data3)){
-validate202.errors = [{instancePath:instancePath+"/istanbul/timeout",schemaPath:"#/components/schemas/IstanbulConfig/properties/timeout/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate205.errors = [{instancePath:instancePath+"/istanbul/timeout",schemaPath:"#/components/schemas/IstanbulConfig/properties/timeout/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -15235,13 +15559,13 @@ if(data2.period !== undefined){
 let data4 = data2.period;
 const _errs12 = errors;
 if(!((typeof data4 == "number") && (!(data4 % 1) && !isNaN(data4)))){
-validate202.errors = [{instancePath:instancePath+"/istanbul/period",schemaPath:"#/components/schemas/IstanbulConfig/properties/period/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate205.errors = [{instancePath:instancePath+"/istanbul/period",schemaPath:"#/components/schemas/IstanbulConfig/properties/period/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs12){
 if(typeof data4 == "number"){
 if(data4 < 0 || isNaN(data4)){
-validate202.errors = [{instancePath:instancePath+"/istanbul/period",schemaPath:"#/components/schemas/IstanbulConfig/properties/period/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate205.errors = [{instancePath:instancePath+"/istanbul/period",schemaPath:"#/components/schemas/IstanbulConfig/properties/period/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -15256,13 +15580,13 @@ if(data2.policy !== undefined){
 let data5 = data2.policy;
 const _errs14 = errors;
 if(!((typeof data5 == "number") && (!(data5 % 1) && !isNaN(data5)))){
-validate202.errors = [{instancePath:instancePath+"/istanbul/policy",schemaPath:"#/components/schemas/IstanbulConfig/properties/policy/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate205.errors = [{instancePath:instancePath+"/istanbul/policy",schemaPath:"#/components/schemas/IstanbulConfig/properties/policy/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs14){
 if(typeof data5 == "number"){
 if(data5 < 0 || isNaN(data5)){
-validate202.errors = [{instancePath:instancePath+"/istanbul/policy",schemaPath:"#/components/schemas/IstanbulConfig/properties/policy/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate205.errors = [{instancePath:instancePath+"/istanbul/policy",schemaPath:"#/components/schemas/IstanbulConfig/properties/policy/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -15276,7 +15600,7 @@ if(valid2){
 if(data2.firstValidatorNode !== undefined){
 const _errs16 = errors;
 if(typeof data2.firstValidatorNode !== "string"){
-validate202.errors = [{instancePath:instancePath+"/istanbul/firstValidatorNode",schemaPath:"#/components/schemas/IstanbulConfig/properties/firstValidatorNode/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate205.errors = [{instancePath:instancePath+"/istanbul/firstValidatorNode",schemaPath:"#/components/schemas/IstanbulConfig/properties/firstValidatorNode/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid2 = _errs16 === errors;
@@ -15290,7 +15614,7 @@ var valid2 = true;
 }
 }
 else {
-validate202.errors = [{instancePath:instancePath+"/istanbul",schemaPath:"#/components/schemas/IstanbulConfig/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate205.errors = [{instancePath:instancePath+"/istanbul",schemaPath:"#/components/schemas/IstanbulConfig/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -15304,30 +15628,30 @@ var valid0 = true;
 }
 }
 else {
-validate202.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate205.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate202.errors = vErrors;
+validate205.errors = vErrors;
 return errors === 0;
 }
 
 
-function validate201(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate204(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((((data.network === undefined) && (missing0 = "network")) || ((data.genesis === undefined) && (missing0 = "genesis"))) || ((data.head === undefined) && (missing0 = "head"))) || ((data.config === undefined) && (missing0 = "config"))){
-validate201.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate204.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
 if(!(((((key0 === "network") || (key0 === "genesis")) || (key0 === "head")) || (key0 === "config")) || (key0 === "version"))){
-validate201.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate204.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -15337,13 +15661,13 @@ if(data.network !== undefined){
 let data0 = data.network;
 const _errs2 = errors;
 if(!((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0)))){
-validate201.errors = [{instancePath:instancePath+"/network",schemaPath:"#/properties/network/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate204.errors = [{instancePath:instancePath+"/network",schemaPath:"#/properties/network/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs2){
 if(typeof data0 == "number"){
 if(data0 < 0 || isNaN(data0)){
-validate201.errors = [{instancePath:instancePath+"/network",schemaPath:"#/properties/network/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate204.errors = [{instancePath:instancePath+"/network",schemaPath:"#/properties/network/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -15361,12 +15685,12 @@ const _errs5 = errors;
 if(errors === _errs5){
 if(typeof data1 === "string"){
 if(!pattern11.test(data1)){
-validate201.errors = [{instancePath:instancePath+"/genesis",schemaPath:"#/components/schemas/Bytes32/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-f]{64}$"},message:"must match pattern \""+"^0x[0-9a-f]{64}$"+"\""}];
+validate204.errors = [{instancePath:instancePath+"/genesis",schemaPath:"#/components/schemas/Bytes32/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-f]{64}$"},message:"must match pattern \""+"^0x[0-9a-f]{64}$"+"\""}];
 return false;
 }
 }
 else {
-validate201.errors = [{instancePath:instancePath+"/genesis",schemaPath:"#/components/schemas/Bytes32/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate204.errors = [{instancePath:instancePath+"/genesis",schemaPath:"#/components/schemas/Bytes32/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -15383,12 +15707,12 @@ const _errs8 = errors;
 if(errors === _errs8){
 if(typeof data2 === "string"){
 if(!pattern11.test(data2)){
-validate201.errors = [{instancePath:instancePath+"/head",schemaPath:"#/components/schemas/Bytes32/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-f]{64}$"},message:"must match pattern \""+"^0x[0-9a-f]{64}$"+"\""}];
+validate204.errors = [{instancePath:instancePath+"/head",schemaPath:"#/components/schemas/Bytes32/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-f]{64}$"},message:"must match pattern \""+"^0x[0-9a-f]{64}$"+"\""}];
 return false;
 }
 }
 else {
-validate201.errors = [{instancePath:instancePath+"/head",schemaPath:"#/components/schemas/Bytes32/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate204.errors = [{instancePath:instancePath+"/head",schemaPath:"#/components/schemas/Bytes32/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -15400,8 +15724,8 @@ var valid0 = true;
 if(valid0){
 if(data.config !== undefined){
 const _errs10 = errors;
-if(!(validate202(data.config, {instancePath:instancePath+"/config",parentData:data,parentDataProperty:"config",rootData}))){
-vErrors = vErrors === null ? validate202.errors : vErrors.concat(validate202.errors);
+if(!(validate205(data.config, {instancePath:instancePath+"/config",parentData:data,parentDataProperty:"config",rootData}))){
+vErrors = vErrors === null ? validate205.errors : vErrors.concat(validate205.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs10 === errors;
@@ -15414,13 +15738,13 @@ if(data.version !== undefined){
 let data4 = data.version;
 const _errs11 = errors;
 if(!((typeof data4 == "number") && (!(data4 % 1) && !isNaN(data4)))){
-validate201.errors = [{instancePath:instancePath+"/version",schemaPath:"#/properties/version/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate204.errors = [{instancePath:instancePath+"/version",schemaPath:"#/properties/version/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs11){
 if(typeof data4 == "number"){
 if(data4 < 0 || isNaN(data4)){
-validate201.errors = [{instancePath:instancePath+"/version",schemaPath:"#/properties/version/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate204.errors = [{instancePath:instancePath+"/version",schemaPath:"#/properties/version/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -15438,30 +15762,30 @@ var valid0 = true;
 }
 }
 else {
-validate201.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate204.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate201.errors = vErrors;
+validate204.errors = vErrors;
 return errors === 0;
 }
 
 
-function validate200(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate203(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((((((data.id === undefined) && (missing0 = "id")) || ((data.name === undefined) && (missing0 = "name"))) || ((data.enode === undefined) && (missing0 = "enode"))) || ((data.ip === undefined) && (missing0 = "ip"))) || ((data.ports === undefined) && (missing0 = "ports"))) || ((data.listenAddr === undefined) && (missing0 = "listenAddr"))) || ((data.protocols === undefined) && (missing0 = "protocols"))){
-validate200.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate203.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
-if(!(func2.call(schema424.properties, key0))){
-validate200.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+if(!(func2.call(schema431.properties, key0))){
+validate203.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -15470,7 +15794,7 @@ if(_errs1 === errors){
 if(data.id !== undefined){
 const _errs2 = errors;
 if(typeof data.id !== "string"){
-validate200.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate203.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -15482,7 +15806,7 @@ if(valid0){
 if(data.name !== undefined){
 const _errs4 = errors;
 if(typeof data.name !== "string"){
-validate200.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate203.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs4 === errors;
@@ -15494,7 +15818,7 @@ if(valid0){
 if(data.enode !== undefined){
 const _errs6 = errors;
 if(typeof data.enode !== "string"){
-validate200.errors = [{instancePath:instancePath+"/enode",schemaPath:"#/properties/enode/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate203.errors = [{instancePath:instancePath+"/enode",schemaPath:"#/properties/enode/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs6 === errors;
@@ -15506,7 +15830,7 @@ if(valid0){
 if(data.ip !== undefined){
 const _errs8 = errors;
 if(typeof data.ip !== "string"){
-validate200.errors = [{instancePath:instancePath+"/ip",schemaPath:"#/properties/ip/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate203.errors = [{instancePath:instancePath+"/ip",schemaPath:"#/properties/ip/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs8 === errors;
@@ -15523,14 +15847,14 @@ if(errors === _errs11){
 if(data4 && typeof data4 == "object" && !Array.isArray(data4)){
 let missing1;
 if(((data4.discovery === undefined) && (missing1 = "discovery")) || ((data4.listener === undefined) && (missing1 = "listener"))){
-validate200.errors = [{instancePath:instancePath+"/ports",schemaPath:"#/components/schemas/NodePorts/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+validate203.errors = [{instancePath:instancePath+"/ports",schemaPath:"#/components/schemas/NodePorts/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
 return false;
 }
 else {
 const _errs13 = errors;
 for(const key1 in data4){
 if(!((key1 === "discovery") || (key1 === "listener"))){
-validate200.errors = [{instancePath:instancePath+"/ports",schemaPath:"#/components/schemas/NodePorts/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
+validate203.errors = [{instancePath:instancePath+"/ports",schemaPath:"#/components/schemas/NodePorts/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -15540,18 +15864,18 @@ if(data4.discovery !== undefined){
 let data5 = data4.discovery;
 const _errs14 = errors;
 if(!((typeof data5 == "number") && (!(data5 % 1) && !isNaN(data5)))){
-validate200.errors = [{instancePath:instancePath+"/ports/discovery",schemaPath:"#/components/schemas/NodePorts/properties/discovery/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate203.errors = [{instancePath:instancePath+"/ports/discovery",schemaPath:"#/components/schemas/NodePorts/properties/discovery/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs14){
 if(typeof data5 == "number"){
 if(data5 > 65535 || isNaN(data5)){
-validate200.errors = [{instancePath:instancePath+"/ports/discovery",schemaPath:"#/components/schemas/NodePorts/properties/discovery/maximum",keyword:"maximum",params:{comparison: "<=", limit: 65535},message:"must be <= 65535"}];
+validate203.errors = [{instancePath:instancePath+"/ports/discovery",schemaPath:"#/components/schemas/NodePorts/properties/discovery/maximum",keyword:"maximum",params:{comparison: "<=", limit: 65535},message:"must be <= 65535"}];
 return false;
 }
 else {
 if(data5 < 0 || isNaN(data5)){
-validate200.errors = [{instancePath:instancePath+"/ports/discovery",schemaPath:"#/components/schemas/NodePorts/properties/discovery/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate203.errors = [{instancePath:instancePath+"/ports/discovery",schemaPath:"#/components/schemas/NodePorts/properties/discovery/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -15567,18 +15891,18 @@ if(data4.listener !== undefined){
 let data6 = data4.listener;
 const _errs16 = errors;
 if(!((typeof data6 == "number") && (!(data6 % 1) && !isNaN(data6)))){
-validate200.errors = [{instancePath:instancePath+"/ports/listener",schemaPath:"#/components/schemas/NodePorts/properties/listener/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate203.errors = [{instancePath:instancePath+"/ports/listener",schemaPath:"#/components/schemas/NodePorts/properties/listener/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs16){
 if(typeof data6 == "number"){
 if(data6 > 65535 || isNaN(data6)){
-validate200.errors = [{instancePath:instancePath+"/ports/listener",schemaPath:"#/components/schemas/NodePorts/properties/listener/maximum",keyword:"maximum",params:{comparison: "<=", limit: 65535},message:"must be <= 65535"}];
+validate203.errors = [{instancePath:instancePath+"/ports/listener",schemaPath:"#/components/schemas/NodePorts/properties/listener/maximum",keyword:"maximum",params:{comparison: "<=", limit: 65535},message:"must be <= 65535"}];
 return false;
 }
 else {
 if(data6 < 0 || isNaN(data6)){
-validate200.errors = [{instancePath:instancePath+"/ports/listener",schemaPath:"#/components/schemas/NodePorts/properties/listener/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate203.errors = [{instancePath:instancePath+"/ports/listener",schemaPath:"#/components/schemas/NodePorts/properties/listener/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -15594,7 +15918,7 @@ var valid2 = true;
 }
 }
 else {
-validate200.errors = [{instancePath:instancePath+"/ports",schemaPath:"#/components/schemas/NodePorts/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate203.errors = [{instancePath:instancePath+"/ports",schemaPath:"#/components/schemas/NodePorts/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -15607,7 +15931,7 @@ if(valid0){
 if(data.listenAddr !== undefined){
 const _errs18 = errors;
 if(typeof data.listenAddr !== "string"){
-validate200.errors = [{instancePath:instancePath+"/listenAddr",schemaPath:"#/properties/listenAddr/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate203.errors = [{instancePath:instancePath+"/listenAddr",schemaPath:"#/properties/listenAddr/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs18 === errors;
@@ -15623,8 +15947,8 @@ if(errors === _errs20){
 if(data8 && typeof data8 == "object" && !Array.isArray(data8)){
 for(const key2 in data8){
 const _errs23 = errors;
-if(!(validate201(data8[key2], {instancePath:instancePath+"/protocols/" + key2.replace(/~/g, "~0").replace(/\//g, "~1"),parentData:data8,parentDataProperty:key2,rootData}))){
-vErrors = vErrors === null ? validate201.errors : vErrors.concat(validate201.errors);
+if(!(validate204(data8[key2], {instancePath:instancePath+"/protocols/" + key2.replace(/~/g, "~0").replace(/\//g, "~1"),parentData:data8,parentDataProperty:key2,rootData}))){
+vErrors = vErrors === null ? validate204.errors : vErrors.concat(validate204.errors);
 errors = vErrors.length;
 }
 var valid3 = _errs23 === errors;
@@ -15634,7 +15958,7 @@ break;
 }
 }
 else {
-validate200.errors = [{instancePath:instancePath+"/protocols",schemaPath:"#/properties/protocols/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate203.errors = [{instancePath:instancePath+"/protocols",schemaPath:"#/properties/protocols/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -15647,7 +15971,7 @@ if(valid0){
 if(data.peerId !== undefined){
 const _errs24 = errors;
 if(typeof data.peerId !== "string"){
-validate200.errors = [{instancePath:instancePath+"/peerId",schemaPath:"#/properties/peerId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate203.errors = [{instancePath:instancePath+"/peerId",schemaPath:"#/properties/peerId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs24 === errors;
@@ -15666,7 +15990,7 @@ const len0 = data11.length;
 for(let i0=0; i0<len0; i0++){
 const _errs28 = errors;
 if(typeof data11[i0] !== "string"){
-validate200.errors = [{instancePath:instancePath+"/multiaddrs/" + i0,schemaPath:"#/properties/multiaddrs/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate203.errors = [{instancePath:instancePath+"/multiaddrs/" + i0,schemaPath:"#/properties/multiaddrs/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid4 = _errs28 === errors;
@@ -15676,7 +16000,7 @@ break;
 }
 }
 else {
-validate200.errors = [{instancePath:instancePath+"/multiaddrs",schemaPath:"#/properties/multiaddrs/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate203.errors = [{instancePath:instancePath+"/multiaddrs",schemaPath:"#/properties/multiaddrs/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -15697,34 +16021,34 @@ var valid0 = true;
 }
 }
 else {
-validate200.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate203.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate200.errors = vErrors;
+validate203.errors = vErrors;
 return errors === 0;
 }
 
 
-function validate199(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate202(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
-if(!(validate200(data, {instancePath,parentData,parentDataProperty,rootData}))){
-vErrors = vErrors === null ? validate200.errors : vErrors.concat(validate200.errors);
+if(!(validate203(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate203.errors : vErrors.concat(validate203.errors);
 errors = vErrors.length;
 }
-validate199.errors = vErrors;
+validate202.errors = vErrors;
 return errors === 0;
 }
 
-export const r_txpool_content = validate206;
-const schema431 = {"$ref":"urn:chain-node:openrpc#/components/schemas/TxpoolContent"};
-const schema432 = {"title":"TxpoolContent","type":"object","description":"Transactions in the pool (`txpool_content`).","additionalProperties":false,"required":["pending","queued"],"properties":{"pending":{"$ref":"#/components/schemas/TxpoolTransactions","description":"Transactions ready for inclusion in the next blocks."},"queued":{"$ref":"#/components/schemas/TxpoolTransactions","description":"Transactions waiting for a nonce gap to close."}}};
-const schema433 = {"title":"TxpoolTransactions","type":"object","description":"Pool transactions grouped by sender address, then keyed by nonce (a decimal string), ordered by nonce.","propertyNames":{"$ref":"#/components/schemas/Address"},"additionalProperties":{"$ref":"#/components/schemas/TxpoolTransactionsByNonce"}};
-const schema435 = {"title":"TxpoolTransactionsByNonce","description":"One sender's pool transactions keyed by nonce (a decimal string), ordered by nonce.","type":"object","propertyNames":{"type":"string","pattern":"^(0|[1-9][0-9]*)$","description":"Decimal digits without leading zeros. The nonce."},"additionalProperties":{"$ref":"#/components/schemas/Transaction"}};
-const pattern296 = new RegExp("^(0|[1-9][0-9]*)$", "u");
+export const r_txpool_content = validate209;
+const schema438 = {"$ref":"urn:chain-node:openrpc#/components/schemas/TxpoolContent"};
+const schema439 = {"title":"TxpoolContent","type":"object","description":"Transactions in the pool (`txpool_content`).","additionalProperties":false,"required":["pending","queued"],"properties":{"pending":{"$ref":"#/components/schemas/TxpoolTransactions","description":"Transactions ready for inclusion in the next blocks."},"queued":{"$ref":"#/components/schemas/TxpoolTransactions","description":"Transactions waiting for a nonce gap to close."}}};
+const schema440 = {"title":"TxpoolTransactions","type":"object","description":"Pool transactions grouped by sender address, then keyed by nonce (a decimal string), ordered by nonce.","propertyNames":{"$ref":"#/components/schemas/Address"},"additionalProperties":{"$ref":"#/components/schemas/TxpoolTransactionsByNonce"}};
+const schema442 = {"title":"TxpoolTransactionsByNonce","description":"One sender's pool transactions keyed by nonce (a decimal string), ordered by nonce.","type":"object","propertyNames":{"type":"string","pattern":"^(0|[1-9][0-9]*)$","description":"Decimal digits without leading zeros. The nonce."},"additionalProperties":{"$ref":"#/components/schemas/Transaction"}};
+const pattern301 = new RegExp("^(0|[1-9][0-9]*)$", "u");
 
-function validate209(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate212(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
@@ -15733,7 +16057,7 @@ for(const key0 in data){
 const _errs1 = errors;
 if(errors === _errs1){
 if(typeof key0 === "string"){
-if(!pattern296.test(key0)){
+if(!pattern301.test(key0)){
 const err0 = {instancePath,schemaPath:"#/propertyNames/pattern",keyword:"pattern",params:{pattern: "^(0|[1-9][0-9]*)$"},message:"must match pattern \""+"^(0|[1-9][0-9]*)$"+"\"",propertyName:key0};
 if(vErrors === null){
 vErrors = [err0];
@@ -15765,7 +16089,7 @@ else {
 vErrors.push(err2);
 }
 errors++;
-validate209.errors = vErrors;
+validate212.errors = vErrors;
 return false;
 break;
 }
@@ -15773,8 +16097,8 @@ break;
 if(valid0){
 for(const key1 in data){
 const _errs4 = errors;
-if(!(validate64(data[key1], {instancePath:instancePath+"/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),parentData:data,parentDataProperty:key1,rootData}))){
-vErrors = vErrors === null ? validate64.errors : vErrors.concat(validate64.errors);
+if(!(validate67(data[key1], {instancePath:instancePath+"/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),parentData:data,parentDataProperty:key1,rootData}))){
+vErrors = vErrors === null ? validate67.errors : vErrors.concat(validate67.errors);
 errors = vErrors.length;
 }
 var valid1 = _errs4 === errors;
@@ -15785,16 +16109,16 @@ break;
 }
 }
 else {
-validate209.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate212.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate209.errors = vErrors;
+validate212.errors = vErrors;
 return errors === 0;
 }
 
 
-function validate208(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate211(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
@@ -15836,7 +16160,7 @@ else {
 vErrors.push(err2);
 }
 errors++;
-validate208.errors = vErrors;
+validate211.errors = vErrors;
 return false;
 break;
 }
@@ -15844,8 +16168,8 @@ break;
 if(valid0){
 for(const key1 in data){
 const _errs5 = errors;
-if(!(validate209(data[key1], {instancePath:instancePath+"/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),parentData:data,parentDataProperty:key1,rootData}))){
-vErrors = vErrors === null ? validate209.errors : vErrors.concat(validate209.errors);
+if(!(validate212(data[key1], {instancePath:instancePath+"/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),parentData:data,parentDataProperty:key1,rootData}))){
+vErrors = vErrors === null ? validate212.errors : vErrors.concat(validate212.errors);
 errors = vErrors.length;
 }
 var valid2 = _errs5 === errors;
@@ -15856,30 +16180,30 @@ break;
 }
 }
 else {
-validate208.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate211.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate208.errors = vErrors;
+validate211.errors = vErrors;
 return errors === 0;
 }
 
 
-function validate207(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate210(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.pending === undefined) && (missing0 = "pending")) || ((data.queued === undefined) && (missing0 = "queued"))){
-validate207.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate210.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
 if(!((key0 === "pending") || (key0 === "queued"))){
-validate207.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate210.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -15887,8 +16211,8 @@ break;
 if(_errs1 === errors){
 if(data.pending !== undefined){
 const _errs2 = errors;
-if(!(validate208(data.pending, {instancePath:instancePath+"/pending",parentData:data,parentDataProperty:"pending",rootData}))){
-vErrors = vErrors === null ? validate208.errors : vErrors.concat(validate208.errors);
+if(!(validate211(data.pending, {instancePath:instancePath+"/pending",parentData:data,parentDataProperty:"pending",rootData}))){
+vErrors = vErrors === null ? validate211.errors : vErrors.concat(validate211.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs2 === errors;
@@ -15899,8 +16223,8 @@ var valid0 = true;
 if(valid0){
 if(data.queued !== undefined){
 const _errs3 = errors;
-if(!(validate208(data.queued, {instancePath:instancePath+"/queued",parentData:data,parentDataProperty:"queued",rootData}))){
-vErrors = vErrors === null ? validate208.errors : vErrors.concat(validate208.errors);
+if(!(validate211(data.queued, {instancePath:instancePath+"/queued",parentData:data,parentDataProperty:"queued",rootData}))){
+vErrors = vErrors === null ? validate211.errors : vErrors.concat(validate211.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs3 === errors;
@@ -15913,45 +16237,45 @@ var valid0 = true;
 }
 }
 else {
-validate207.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate210.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate207.errors = vErrors;
+validate210.errors = vErrors;
 return errors === 0;
 }
 
 
-function validate206(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate209(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
-if(!(validate207(data, {instancePath,parentData,parentDataProperty,rootData}))){
-vErrors = vErrors === null ? validate207.errors : vErrors.concat(validate207.errors);
+if(!(validate210(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate210.errors : vErrors.concat(validate210.errors);
 errors = vErrors.length;
 }
-validate206.errors = vErrors;
+validate209.errors = vErrors;
 return errors === 0;
 }
 
-export const r_txpool_contentFrom = validate215;
-const schema436 = {"$ref":"urn:chain-node:openrpc#/components/schemas/TxpoolContentFrom"};
-const schema437 = {"title":"TxpoolContentFrom","type":"object","description":"One sender's transactions in the pool (`txpool_contentFrom`).","additionalProperties":false,"required":["pending","queued"],"properties":{"pending":{"$ref":"#/components/schemas/TxpoolTransactionsByNonce","description":"Transactions ready for inclusion in the next blocks."},"queued":{"$ref":"#/components/schemas/TxpoolTransactionsByNonce","description":"Transactions waiting for a nonce gap to close."}}};
+export const r_txpool_contentFrom = validate218;
+const schema443 = {"$ref":"urn:chain-node:openrpc#/components/schemas/TxpoolContentFrom"};
+const schema444 = {"title":"TxpoolContentFrom","type":"object","description":"One sender's transactions in the pool (`txpool_contentFrom`).","additionalProperties":false,"required":["pending","queued"],"properties":{"pending":{"$ref":"#/components/schemas/TxpoolTransactionsByNonce","description":"Transactions ready for inclusion in the next blocks."},"queued":{"$ref":"#/components/schemas/TxpoolTransactionsByNonce","description":"Transactions waiting for a nonce gap to close."}}};
 
-function validate216(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate219(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.pending === undefined) && (missing0 = "pending")) || ((data.queued === undefined) && (missing0 = "queued"))){
-validate216.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate219.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
 if(!((key0 === "pending") || (key0 === "queued"))){
-validate216.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate219.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -15959,8 +16283,8 @@ break;
 if(_errs1 === errors){
 if(data.pending !== undefined){
 const _errs2 = errors;
-if(!(validate209(data.pending, {instancePath:instancePath+"/pending",parentData:data,parentDataProperty:"pending",rootData}))){
-vErrors = vErrors === null ? validate209.errors : vErrors.concat(validate209.errors);
+if(!(validate212(data.pending, {instancePath:instancePath+"/pending",parentData:data,parentDataProperty:"pending",rootData}))){
+vErrors = vErrors === null ? validate212.errors : vErrors.concat(validate212.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs2 === errors;
@@ -15971,8 +16295,8 @@ var valid0 = true;
 if(valid0){
 if(data.queued !== undefined){
 const _errs3 = errors;
-if(!(validate209(data.queued, {instancePath:instancePath+"/queued",parentData:data,parentDataProperty:"queued",rootData}))){
-vErrors = vErrors === null ? validate209.errors : vErrors.concat(validate209.errors);
+if(!(validate212(data.queued, {instancePath:instancePath+"/queued",parentData:data,parentDataProperty:"queued",rootData}))){
+vErrors = vErrors === null ? validate212.errors : vErrors.concat(validate212.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs3 === errors;
@@ -15985,45 +16309,45 @@ var valid0 = true;
 }
 }
 else {
-validate216.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate219.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate216.errors = vErrors;
+validate219.errors = vErrors;
 return errors === 0;
 }
 
 
-function validate215(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate218(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
-if(!(validate216(data, {instancePath,parentData,parentDataProperty,rootData}))){
-vErrors = vErrors === null ? validate216.errors : vErrors.concat(validate216.errors);
+if(!(validate219(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate219.errors : vErrors.concat(validate219.errors);
 errors = vErrors.length;
 }
-validate215.errors = vErrors;
+validate218.errors = vErrors;
 return errors === 0;
 }
 
-export const r_txpool_status = validate220;
-const schema438 = {"$ref":"urn:chain-node:openrpc#/components/schemas/TxpoolStatus"};
-const schema439 = {"title":"TxpoolStatus","type":"object","description":"Numbers of transactions in the pool (`txpool_status`).","additionalProperties":false,"required":["pending","queued"],"properties":{"pending":{"$ref":"#/components/schemas/Uint","description":"Number of pending transactions."},"queued":{"$ref":"#/components/schemas/Uint","description":"Number of queued transactions."}}};
+export const r_txpool_status = validate223;
+const schema445 = {"$ref":"urn:chain-node:openrpc#/components/schemas/TxpoolStatus"};
+const schema446 = {"title":"TxpoolStatus","type":"object","description":"Numbers of transactions in the pool (`txpool_status`).","additionalProperties":false,"required":["pending","queued"],"properties":{"pending":{"$ref":"#/components/schemas/Uint","description":"Number of pending transactions."},"queued":{"$ref":"#/components/schemas/Uint","description":"Number of queued transactions."}}};
 
-function validate221(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate224(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.pending === undefined) && (missing0 = "pending")) || ((data.queued === undefined) && (missing0 = "queued"))){
-validate221.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate224.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
 if(!((key0 === "pending") || (key0 === "queued"))){
-validate221.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate224.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -16036,12 +16360,12 @@ const _errs3 = errors;
 if(errors === _errs3){
 if(typeof data0 === "string"){
 if(!pattern14.test(data0)){
-validate221.errors = [{instancePath:instancePath+"/pending",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
+validate224.errors = [{instancePath:instancePath+"/pending",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
 return false;
 }
 }
 else {
-validate221.errors = [{instancePath:instancePath+"/pending",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate224.errors = [{instancePath:instancePath+"/pending",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -16058,12 +16382,12 @@ const _errs6 = errors;
 if(errors === _errs6){
 if(typeof data1 === "string"){
 if(!pattern14.test(data1)){
-validate221.errors = [{instancePath:instancePath+"/queued",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
+validate224.errors = [{instancePath:instancePath+"/queued",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
 return false;
 }
 }
 else {
-validate221.errors = [{instancePath:instancePath+"/queued",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate224.errors = [{instancePath:instancePath+"/queued",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -16077,32 +16401,32 @@ var valid0 = true;
 }
 }
 else {
-validate221.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate224.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate221.errors = vErrors;
+validate224.errors = vErrors;
 return errors === 0;
 }
 
 
-function validate220(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate223(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
-if(!(validate221(data, {instancePath,parentData,parentDataProperty,rootData}))){
-vErrors = vErrors === null ? validate221.errors : vErrors.concat(validate221.errors);
+if(!(validate224(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate224.errors : vErrors.concat(validate224.errors);
 errors = vErrors.length;
 }
-validate220.errors = vErrors;
+validate223.errors = vErrors;
 return errors === 0;
 }
 
-export const r_txpool_inspect = validate223;
-const schema442 = {"$ref":"urn:chain-node:openrpc#/components/schemas/TxpoolInspect"};
-const schema443 = {"title":"TxpoolInspect","type":"object","description":"Summaries of the transactions in the pool (`txpool_inspect`).","additionalProperties":false,"required":["pending","queued"],"properties":{"pending":{"$ref":"#/components/schemas/TxpoolSummaries","description":"Pending transactions."},"queued":{"$ref":"#/components/schemas/TxpoolSummaries","description":"Queued transactions."}}};
-const schema444 = {"title":"TxpoolSummaries","type":"object","description":"Pool transaction summaries grouped by sender address, then keyed by nonce (a decimal string): `<destination>: <value> wei + <gas> gas × <gasPrice> wei`.","propertyNames":{"$ref":"#/components/schemas/Address"},"additionalProperties":{"type":"object","propertyNames":{"type":"string","pattern":"^(0|[1-9][0-9]*)$","description":"Decimal digits without leading zeros. The nonce."},"additionalProperties":{"type":"string"}}};
+export const r_txpool_inspect = validate226;
+const schema449 = {"$ref":"urn:chain-node:openrpc#/components/schemas/TxpoolInspect"};
+const schema450 = {"title":"TxpoolInspect","type":"object","description":"Summaries of the transactions in the pool (`txpool_inspect`).","additionalProperties":false,"required":["pending","queued"],"properties":{"pending":{"$ref":"#/components/schemas/TxpoolSummaries","description":"Pending transactions."},"queued":{"$ref":"#/components/schemas/TxpoolSummaries","description":"Queued transactions."}}};
+const schema451 = {"title":"TxpoolSummaries","type":"object","description":"Pool transaction summaries grouped by sender address, then keyed by nonce (a decimal string): `<destination>: <value> wei + <gas> gas × <gasPrice> wei`.","propertyNames":{"$ref":"#/components/schemas/Address"},"additionalProperties":{"type":"object","propertyNames":{"type":"string","pattern":"^(0|[1-9][0-9]*)$","description":"Decimal digits without leading zeros. The nonce."},"additionalProperties":{"type":"string"}}};
 
-function validate225(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate228(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
@@ -16144,7 +16468,7 @@ else {
 vErrors.push(err2);
 }
 errors++;
-validate225.errors = vErrors;
+validate228.errors = vErrors;
 return false;
 break;
 }
@@ -16159,7 +16483,7 @@ for(const key2 in data0){
 const _errs7 = errors;
 if(errors === _errs7){
 if(typeof key2 === "string"){
-if(!pattern296.test(key2)){
+if(!pattern301.test(key2)){
 const err3 = {instancePath:instancePath+"/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/additionalProperties/propertyNames/pattern",keyword:"pattern",params:{pattern: "^(0|[1-9][0-9]*)$"},message:"must match pattern \""+"^(0|[1-9][0-9]*)$"+"\"",propertyName:key2};
 if(vErrors === null){
 vErrors = [err3];
@@ -16191,7 +16515,7 @@ else {
 vErrors.push(err5);
 }
 errors++;
-validate225.errors = vErrors;
+validate228.errors = vErrors;
 return false;
 break;
 }
@@ -16200,7 +16524,7 @@ if(valid3){
 for(const key3 in data0){
 const _errs10 = errors;
 if(typeof data0[key3] !== "string"){
-validate225.errors = [{instancePath:instancePath+"/" + key1.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + key3.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/additionalProperties/additionalProperties/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate228.errors = [{instancePath:instancePath+"/" + key1.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + key3.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/additionalProperties/additionalProperties/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid4 = _errs10 === errors;
@@ -16211,7 +16535,7 @@ break;
 }
 }
 else {
-validate225.errors = [{instancePath:instancePath+"/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/additionalProperties/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate228.errors = [{instancePath:instancePath+"/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/additionalProperties/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -16223,30 +16547,30 @@ break;
 }
 }
 else {
-validate225.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate228.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate225.errors = vErrors;
+validate228.errors = vErrors;
 return errors === 0;
 }
 
 
-function validate224(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate227(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.pending === undefined) && (missing0 = "pending")) || ((data.queued === undefined) && (missing0 = "queued"))){
-validate224.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate227.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
 if(!((key0 === "pending") || (key0 === "queued"))){
-validate224.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate227.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -16254,8 +16578,8 @@ break;
 if(_errs1 === errors){
 if(data.pending !== undefined){
 const _errs2 = errors;
-if(!(validate225(data.pending, {instancePath:instancePath+"/pending",parentData:data,parentDataProperty:"pending",rootData}))){
-vErrors = vErrors === null ? validate225.errors : vErrors.concat(validate225.errors);
+if(!(validate228(data.pending, {instancePath:instancePath+"/pending",parentData:data,parentDataProperty:"pending",rootData}))){
+vErrors = vErrors === null ? validate228.errors : vErrors.concat(validate228.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs2 === errors;
@@ -16266,8 +16590,8 @@ var valid0 = true;
 if(valid0){
 if(data.queued !== undefined){
 const _errs3 = errors;
-if(!(validate225(data.queued, {instancePath:instancePath+"/queued",parentData:data,parentDataProperty:"queued",rootData}))){
-vErrors = vErrors === null ? validate225.errors : vErrors.concat(validate225.errors);
+if(!(validate228(data.queued, {instancePath:instancePath+"/queued",parentData:data,parentDataProperty:"queued",rootData}))){
+vErrors = vErrors === null ? validate228.errors : vErrors.concat(validate228.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs3 === errors;
@@ -16280,52 +16604,52 @@ var valid0 = true;
 }
 }
 else {
-validate224.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate227.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate224.errors = vErrors;
+validate227.errors = vErrors;
 return errors === 0;
 }
 
 
-function validate223(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate226(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
-if(!(validate224(data, {instancePath,parentData,parentDataProperty,rootData}))){
-vErrors = vErrors === null ? validate224.errors : vErrors.concat(validate224.errors);
+if(!(validate227(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate227.errors : vErrors.concat(validate227.errors);
 errors = vErrors.length;
 }
-validate223.errors = vErrors;
+validate226.errors = vErrors;
 return errors === 0;
 }
 
-export const r_net_version = validate229;
-const schema446 = {"type":"string","pattern":"^(0|[1-9][0-9]*)$","description":"Decimal digits without leading zeros."};
+export const r_net_version = validate232;
+const schema453 = {"type":"string","pattern":"^(0|[1-9][0-9]*)$","description":"Decimal digits without leading zeros."};
 
-function validate229(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate232(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(typeof data === "string"){
-if(!pattern296.test(data)){
-validate229.errors = [{instancePath,schemaPath:"#/pattern",keyword:"pattern",params:{pattern: "^(0|[1-9][0-9]*)$"},message:"must match pattern \""+"^(0|[1-9][0-9]*)$"+"\""}];
+if(!pattern301.test(data)){
+validate232.errors = [{instancePath,schemaPath:"#/pattern",keyword:"pattern",params:{pattern: "^(0|[1-9][0-9]*)$"},message:"must match pattern \""+"^(0|[1-9][0-9]*)$"+"\""}];
 return false;
 }
 }
 else {
-validate229.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate232.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
-validate229.errors = vErrors;
+validate232.errors = vErrors;
 return errors === 0;
 }
 
-export const r_debug_getRawReceipts = validate230;
-const schema447 = {"type":"array","items":{"$ref":"urn:chain-node:openrpc#/components/schemas/Bytes"}};
+export const r_debug_getRawReceipts = validate233;
+const schema454 = {"type":"array","items":{"$ref":"urn:chain-node:openrpc#/components/schemas/Bytes"}};
 
-function validate230(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate233(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
@@ -16339,12 +16663,12 @@ const _errs2 = errors;
 if(errors === _errs2){
 if(typeof data0 === "string"){
 if(!pattern12.test(data0)){
-validate230.errors = [{instancePath:instancePath+"/" + i0,schemaPath:"urn:chain-node:openrpc#/components/schemas/Bytes/pattern",keyword:"pattern",params:{pattern: "^0x([0-9a-f]{2})*$"},message:"must match pattern \""+"^0x([0-9a-f]{2})*$"+"\""}];
+validate233.errors = [{instancePath:instancePath+"/" + i0,schemaPath:"urn:chain-node:openrpc#/components/schemas/Bytes/pattern",keyword:"pattern",params:{pattern: "^0x([0-9a-f]{2})*$"},message:"must match pattern \""+"^0x([0-9a-f]{2})*$"+"\""}];
 return false;
 }
 }
 else {
-validate230.errors = [{instancePath:instancePath+"/" + i0,schemaPath:"urn:chain-node:openrpc#/components/schemas/Bytes/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate233.errors = [{instancePath:instancePath+"/" + i0,schemaPath:"urn:chain-node:openrpc#/components/schemas/Bytes/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -16355,20 +16679,20 @@ break;
 }
 }
 else {
-validate230.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate233.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
-validate230.errors = vErrors;
+validate233.errors = vErrors;
 return errors === 0;
 }
 
-export const p_debug_traceTransaction_1 = validate231;
-const schema449 = {"$ref":"urn:chain-node:openrpc#/components/schemas/TraceConfig"};
-const schema450 = {"title":"TraceConfig","type":"object","description":"Options of a trace (geth's TraceConfig; execution-apis' TraceConfig). Without `tracer` the struct logger runs and `disableStack`, `disableStorage`, `enableMemory`, `enableReturnData` and `limit` shape its steps; `tracer` names a built-in tracer (`callTracer`, `prestateTracer`) and `tracerConfig` configures it. `timeout` (a Go duration: `300ms`, `5s`, `1m`) bounds each transaction's trace instead of `--rpc.evmtimeout`. Unknown fields (geth's `reexec`, `debug`) are accepted and change nothing.","additionalProperties":true,"properties":{"tracer":{"type":"string","description":"Empty or absent: the struct logger. `callTracer`: the call tree. `prestateTracer`: the accounts the transaction touched, as they were before it. Any other name is an error (no JavaScript tracers)."},"tracerConfig":{"type":"object","additionalProperties":true,"description":"callTracer: `onlyTopCall` (the transaction's own frame only), `withLog` (the logs each frame emitted). prestateTracer: `diffMode` (what changed: `pre` and `post`), `disableCode`, `disableStorage`.","properties":{"onlyTopCall":{"type":"boolean"},"withLog":{"type":"boolean"},"diffMode":{"type":"boolean"},"disableCode":{"type":"boolean"},"disableStorage":{"type":"boolean"}}},"timeout":{"type":"string","pattern":"^([0-9]+(\\.[0-9]+)?(ms|s|m|h))+$","description":"Go duration bounding each transaction's trace (default: `--rpc.evmtimeout`)."},"disableStorage":{"type":"boolean"},"disableStack":{"type":"boolean"},"enableMemory":{"type":"boolean"},"enableReturnData":{"type":"boolean"},"limit":{"type":"integer","minimum":0,"description":"Most struct log entries recorded (0: no limit); execution goes on past it."},"debug":{"type":"boolean"}}};
-const pattern303 = new RegExp("^([0-9]+(\\.[0-9]+)?(ms|s|m|h))+$", "u");
+export const p_debug_traceTransaction_1 = validate234;
+const schema456 = {"$ref":"urn:chain-node:openrpc#/components/schemas/TraceConfig"};
+const schema457 = {"title":"TraceConfig","type":"object","description":"Options of a trace (geth's TraceConfig; execution-apis' TraceConfig). Without `tracer` the struct logger runs and `disableStack`, `disableStorage`, `enableMemory`, `enableReturnData` and `limit` shape its steps; `tracer` names a built-in tracer (`callTracer`, `prestateTracer`) and `tracerConfig` configures it. `timeout` (a Go duration: `300ms`, `5s`, `1m`) bounds each transaction's trace instead of `--rpc.evmtimeout`. Unknown fields (geth's `reexec`, `debug`) are accepted and change nothing.","additionalProperties":true,"properties":{"tracer":{"type":"string","description":"Empty or absent: the struct logger. `callTracer`: the call tree. `prestateTracer`: the accounts the transaction touched, as they were before it. Any other name is an error (no JavaScript tracers)."},"tracerConfig":{"type":"object","additionalProperties":true,"description":"callTracer: `onlyTopCall` (the transaction's own frame only), `withLog` (the logs each frame emitted). prestateTracer: `diffMode` (what changed: `pre` and `post`), `disableCode`, `disableStorage`.","properties":{"onlyTopCall":{"type":"boolean"},"withLog":{"type":"boolean"},"diffMode":{"type":"boolean"},"disableCode":{"type":"boolean"},"disableStorage":{"type":"boolean"}}},"timeout":{"type":"string","pattern":"^([0-9]+(\\.[0-9]+)?(ms|s|m|h))+$","description":"Go duration bounding each transaction's trace (default: `--rpc.evmtimeout`)."},"disableStorage":{"type":"boolean"},"disableStack":{"type":"boolean"},"enableMemory":{"type":"boolean"},"enableReturnData":{"type":"boolean"},"limit":{"type":"integer","minimum":0,"description":"Most struct log entries recorded (0: no limit); execution goes on past it."},"debug":{"type":"boolean"}}};
+const pattern308 = new RegExp("^([0-9]+(\\.[0-9]+)?(ms|s|m|h))+$", "u");
 
-function validate231(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate234(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 const _errs0 = errors;
@@ -16377,7 +16701,7 @@ if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.tracer !== undefined){
 const _errs3 = errors;
 if(typeof data.tracer !== "string"){
-validate231.errors = [{instancePath:instancePath+"/tracer",schemaPath:"urn:chain-node:openrpc#/components/schemas/TraceConfig/properties/tracer/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate234.errors = [{instancePath:instancePath+"/tracer",schemaPath:"urn:chain-node:openrpc#/components/schemas/TraceConfig/properties/tracer/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid1 = _errs3 === errors;
@@ -16394,7 +16718,7 @@ if(data1 && typeof data1 == "object" && !Array.isArray(data1)){
 if(data1.onlyTopCall !== undefined){
 const _errs8 = errors;
 if(typeof data1.onlyTopCall !== "boolean"){
-validate231.errors = [{instancePath:instancePath+"/tracerConfig/onlyTopCall",schemaPath:"urn:chain-node:openrpc#/components/schemas/TraceConfig/properties/tracerConfig/properties/onlyTopCall/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate234.errors = [{instancePath:instancePath+"/tracerConfig/onlyTopCall",schemaPath:"urn:chain-node:openrpc#/components/schemas/TraceConfig/properties/tracerConfig/properties/onlyTopCall/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 var valid2 = _errs8 === errors;
@@ -16406,7 +16730,7 @@ if(valid2){
 if(data1.withLog !== undefined){
 const _errs10 = errors;
 if(typeof data1.withLog !== "boolean"){
-validate231.errors = [{instancePath:instancePath+"/tracerConfig/withLog",schemaPath:"urn:chain-node:openrpc#/components/schemas/TraceConfig/properties/tracerConfig/properties/withLog/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate234.errors = [{instancePath:instancePath+"/tracerConfig/withLog",schemaPath:"urn:chain-node:openrpc#/components/schemas/TraceConfig/properties/tracerConfig/properties/withLog/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 var valid2 = _errs10 === errors;
@@ -16418,7 +16742,7 @@ if(valid2){
 if(data1.diffMode !== undefined){
 const _errs12 = errors;
 if(typeof data1.diffMode !== "boolean"){
-validate231.errors = [{instancePath:instancePath+"/tracerConfig/diffMode",schemaPath:"urn:chain-node:openrpc#/components/schemas/TraceConfig/properties/tracerConfig/properties/diffMode/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate234.errors = [{instancePath:instancePath+"/tracerConfig/diffMode",schemaPath:"urn:chain-node:openrpc#/components/schemas/TraceConfig/properties/tracerConfig/properties/diffMode/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 var valid2 = _errs12 === errors;
@@ -16430,7 +16754,7 @@ if(valid2){
 if(data1.disableCode !== undefined){
 const _errs14 = errors;
 if(typeof data1.disableCode !== "boolean"){
-validate231.errors = [{instancePath:instancePath+"/tracerConfig/disableCode",schemaPath:"urn:chain-node:openrpc#/components/schemas/TraceConfig/properties/tracerConfig/properties/disableCode/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate234.errors = [{instancePath:instancePath+"/tracerConfig/disableCode",schemaPath:"urn:chain-node:openrpc#/components/schemas/TraceConfig/properties/tracerConfig/properties/disableCode/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 var valid2 = _errs14 === errors;
@@ -16442,7 +16766,7 @@ if(valid2){
 if(data1.disableStorage !== undefined){
 const _errs16 = errors;
 if(typeof data1.disableStorage !== "boolean"){
-validate231.errors = [{instancePath:instancePath+"/tracerConfig/disableStorage",schemaPath:"urn:chain-node:openrpc#/components/schemas/TraceConfig/properties/tracerConfig/properties/disableStorage/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate234.errors = [{instancePath:instancePath+"/tracerConfig/disableStorage",schemaPath:"urn:chain-node:openrpc#/components/schemas/TraceConfig/properties/tracerConfig/properties/disableStorage/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 var valid2 = _errs16 === errors;
@@ -16456,7 +16780,7 @@ var valid2 = true;
 }
 }
 else {
-validate231.errors = [{instancePath:instancePath+"/tracerConfig",schemaPath:"urn:chain-node:openrpc#/components/schemas/TraceConfig/properties/tracerConfig/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate234.errors = [{instancePath:instancePath+"/tracerConfig",schemaPath:"urn:chain-node:openrpc#/components/schemas/TraceConfig/properties/tracerConfig/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -16471,13 +16795,13 @@ let data7 = data.timeout;
 const _errs18 = errors;
 if(errors === _errs18){
 if(typeof data7 === "string"){
-if(!pattern303.test(data7)){
-validate231.errors = [{instancePath:instancePath+"/timeout",schemaPath:"urn:chain-node:openrpc#/components/schemas/TraceConfig/properties/timeout/pattern",keyword:"pattern",params:{pattern: "^([0-9]+(\\.[0-9]+)?(ms|s|m|h))+$"},message:"must match pattern \""+"^([0-9]+(\\.[0-9]+)?(ms|s|m|h))+$"+"\""}];
+if(!pattern308.test(data7)){
+validate234.errors = [{instancePath:instancePath+"/timeout",schemaPath:"urn:chain-node:openrpc#/components/schemas/TraceConfig/properties/timeout/pattern",keyword:"pattern",params:{pattern: "^([0-9]+(\\.[0-9]+)?(ms|s|m|h))+$"},message:"must match pattern \""+"^([0-9]+(\\.[0-9]+)?(ms|s|m|h))+$"+"\""}];
 return false;
 }
 }
 else {
-validate231.errors = [{instancePath:instancePath+"/timeout",schemaPath:"urn:chain-node:openrpc#/components/schemas/TraceConfig/properties/timeout/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate234.errors = [{instancePath:instancePath+"/timeout",schemaPath:"urn:chain-node:openrpc#/components/schemas/TraceConfig/properties/timeout/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -16490,7 +16814,7 @@ if(valid1){
 if(data.disableStorage !== undefined){
 const _errs20 = errors;
 if(typeof data.disableStorage !== "boolean"){
-validate231.errors = [{instancePath:instancePath+"/disableStorage",schemaPath:"urn:chain-node:openrpc#/components/schemas/TraceConfig/properties/disableStorage/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate234.errors = [{instancePath:instancePath+"/disableStorage",schemaPath:"urn:chain-node:openrpc#/components/schemas/TraceConfig/properties/disableStorage/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 var valid1 = _errs20 === errors;
@@ -16502,7 +16826,7 @@ if(valid1){
 if(data.disableStack !== undefined){
 const _errs22 = errors;
 if(typeof data.disableStack !== "boolean"){
-validate231.errors = [{instancePath:instancePath+"/disableStack",schemaPath:"urn:chain-node:openrpc#/components/schemas/TraceConfig/properties/disableStack/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate234.errors = [{instancePath:instancePath+"/disableStack",schemaPath:"urn:chain-node:openrpc#/components/schemas/TraceConfig/properties/disableStack/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 var valid1 = _errs22 === errors;
@@ -16514,7 +16838,7 @@ if(valid1){
 if(data.enableMemory !== undefined){
 const _errs24 = errors;
 if(typeof data.enableMemory !== "boolean"){
-validate231.errors = [{instancePath:instancePath+"/enableMemory",schemaPath:"urn:chain-node:openrpc#/components/schemas/TraceConfig/properties/enableMemory/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate234.errors = [{instancePath:instancePath+"/enableMemory",schemaPath:"urn:chain-node:openrpc#/components/schemas/TraceConfig/properties/enableMemory/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 var valid1 = _errs24 === errors;
@@ -16526,7 +16850,7 @@ if(valid1){
 if(data.enableReturnData !== undefined){
 const _errs26 = errors;
 if(typeof data.enableReturnData !== "boolean"){
-validate231.errors = [{instancePath:instancePath+"/enableReturnData",schemaPath:"urn:chain-node:openrpc#/components/schemas/TraceConfig/properties/enableReturnData/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate234.errors = [{instancePath:instancePath+"/enableReturnData",schemaPath:"urn:chain-node:openrpc#/components/schemas/TraceConfig/properties/enableReturnData/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 var valid1 = _errs26 === errors;
@@ -16539,13 +16863,13 @@ if(data.limit !== undefined){
 let data12 = data.limit;
 const _errs28 = errors;
 if(!((typeof data12 == "number") && (!(data12 % 1) && !isNaN(data12)))){
-validate231.errors = [{instancePath:instancePath+"/limit",schemaPath:"urn:chain-node:openrpc#/components/schemas/TraceConfig/properties/limit/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate234.errors = [{instancePath:instancePath+"/limit",schemaPath:"urn:chain-node:openrpc#/components/schemas/TraceConfig/properties/limit/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs28){
 if(typeof data12 == "number"){
 if(data12 < 0 || isNaN(data12)){
-validate231.errors = [{instancePath:instancePath+"/limit",schemaPath:"urn:chain-node:openrpc#/components/schemas/TraceConfig/properties/limit/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate234.errors = [{instancePath:instancePath+"/limit",schemaPath:"urn:chain-node:openrpc#/components/schemas/TraceConfig/properties/limit/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -16559,7 +16883,7 @@ if(valid1){
 if(data.debug !== undefined){
 const _errs30 = errors;
 if(typeof data.debug !== "boolean"){
-validate231.errors = [{instancePath:instancePath+"/debug",schemaPath:"urn:chain-node:openrpc#/components/schemas/TraceConfig/properties/debug/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate234.errors = [{instancePath:instancePath+"/debug",schemaPath:"urn:chain-node:openrpc#/components/schemas/TraceConfig/properties/debug/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 var valid1 = _errs30 === errors;
@@ -16577,35 +16901,35 @@ var valid1 = true;
 }
 }
 else {
-validate231.errors = [{instancePath,schemaPath:"urn:chain-node:openrpc#/components/schemas/TraceConfig/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate234.errors = [{instancePath,schemaPath:"urn:chain-node:openrpc#/components/schemas/TraceConfig/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate231.errors = vErrors;
+validate234.errors = vErrors;
 return errors === 0;
 }
 
-export const r_debug_traceTransaction = validate232;
-const schema451 = {"$ref":"urn:chain-node:openrpc#/components/schemas/TraceResult"};
-const schema452 = {"title":"TraceResult","description":"A transaction's trace: the struct logger's steps, callTracer's call tree, or prestateTracer's accounts.","oneOf":[{"$ref":"#/components/schemas/StructLogTrace"},{"$ref":"#/components/schemas/CallFrame"},{"$ref":"#/components/schemas/Prestate"},{"$ref":"#/components/schemas/PrestateDiff"}]};
-const schema453 = {"title":"StructLogTrace","type":"object","description":"The struct logger's answer (execution-apis' OpcodeTransactionTrace): gas the transaction used, whether it failed, what it returned (the revert data when it reverted) and its steps.","additionalProperties":false,"required":["gas","failed","returnValue","structLogs"],"properties":{"gas":{"type":"integer","minimum":0},"failed":{"type":"boolean"},"returnValue":{"$ref":"#/components/schemas/Bytes"},"structLogs":{"type":"array","items":{"$ref":"#/components/schemas/StructLog"}}}};
-const schema455 = {"title":"StructLog","type":"object","description":"One opcode step (geth's struct logger; execution-apis' StructLog): program counter, opcode, gas before it, its cost (a call's includes the gas it hands the callee), depth (1: the transaction's frame), and unless disabled the stack (bottom first), the memory as 32-byte words, the last call's return data, and at SLOAD/SSTORE the slots the contract touched so far.","additionalProperties":false,"required":["pc","op","gas","gasCost","depth"],"properties":{"pc":{"type":"integer","minimum":0},"op":{"type":"string"},"gas":{"type":"integer","minimum":0},"gasCost":{"type":"integer","minimum":0},"depth":{"type":"integer","minimum":1},"error":{"type":"string"},"refund":{"type":"integer","minimum":0},"stack":{"type":"array","items":{"$ref":"#/components/schemas/Uint"}},"memory":{"type":"array","items":{"$ref":"#/components/schemas/Bytes32"}},"returnData":{"$ref":"#/components/schemas/Bytes"},"storage":{"type":"object","additionalProperties":{"$ref":"#/components/schemas/Bytes32"}}}};
+export const r_debug_traceTransaction = validate235;
+const schema458 = {"$ref":"urn:chain-node:openrpc#/components/schemas/TraceResult"};
+const schema459 = {"title":"TraceResult","description":"A transaction's trace: the struct logger's steps, callTracer's call tree, or prestateTracer's accounts.","oneOf":[{"$ref":"#/components/schemas/StructLogTrace"},{"$ref":"#/components/schemas/CallFrame"},{"$ref":"#/components/schemas/Prestate"},{"$ref":"#/components/schemas/PrestateDiff"}]};
+const schema460 = {"title":"StructLogTrace","type":"object","description":"The struct logger's answer (execution-apis' OpcodeTransactionTrace): gas the transaction used, whether it failed, what it returned (the revert data when it reverted) and its steps.","additionalProperties":false,"required":["gas","failed","returnValue","structLogs"],"properties":{"gas":{"type":"integer","minimum":0},"failed":{"type":"boolean"},"returnValue":{"$ref":"#/components/schemas/Bytes"},"structLogs":{"type":"array","items":{"$ref":"#/components/schemas/StructLog"}}}};
+const schema462 = {"title":"StructLog","type":"object","description":"One opcode step (geth's struct logger; execution-apis' StructLog): program counter, opcode, gas before it, its cost (a call's includes the gas it hands the callee), depth (1: the transaction's frame), and unless disabled the stack (bottom first), the memory as 32-byte words, the last call's return data, and at SLOAD/SSTORE the slots the contract touched so far.","additionalProperties":false,"required":["pc","op","gas","gasCost","depth"],"properties":{"pc":{"type":"integer","minimum":0},"op":{"type":"string"},"gas":{"type":"integer","minimum":0},"gasCost":{"type":"integer","minimum":0},"depth":{"type":"integer","minimum":1},"error":{"type":"string"},"refund":{"type":"integer","minimum":0},"stack":{"type":"array","items":{"$ref":"#/components/schemas/Uint"}},"memory":{"type":"array","items":{"$ref":"#/components/schemas/Bytes32"}},"returnData":{"$ref":"#/components/schemas/Bytes"},"storage":{"type":"object","additionalProperties":{"$ref":"#/components/schemas/Bytes32"}}}};
 
-function validate235(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate238(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((((data.pc === undefined) && (missing0 = "pc")) || ((data.op === undefined) && (missing0 = "op"))) || ((data.gas === undefined) && (missing0 = "gas"))) || ((data.gasCost === undefined) && (missing0 = "gasCost"))) || ((data.depth === undefined) && (missing0 = "depth"))){
-validate235.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate238.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
-if(!(func2.call(schema455.properties, key0))){
-validate235.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+if(!(func2.call(schema462.properties, key0))){
+validate238.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -16615,13 +16939,13 @@ if(data.pc !== undefined){
 let data0 = data.pc;
 const _errs2 = errors;
 if(!((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0)))){
-validate235.errors = [{instancePath:instancePath+"/pc",schemaPath:"#/properties/pc/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate238.errors = [{instancePath:instancePath+"/pc",schemaPath:"#/properties/pc/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs2){
 if(typeof data0 == "number"){
 if(data0 < 0 || isNaN(data0)){
-validate235.errors = [{instancePath:instancePath+"/pc",schemaPath:"#/properties/pc/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate238.errors = [{instancePath:instancePath+"/pc",schemaPath:"#/properties/pc/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -16635,7 +16959,7 @@ if(valid0){
 if(data.op !== undefined){
 const _errs4 = errors;
 if(typeof data.op !== "string"){
-validate235.errors = [{instancePath:instancePath+"/op",schemaPath:"#/properties/op/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate238.errors = [{instancePath:instancePath+"/op",schemaPath:"#/properties/op/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs4 === errors;
@@ -16648,13 +16972,13 @@ if(data.gas !== undefined){
 let data2 = data.gas;
 const _errs6 = errors;
 if(!((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2)))){
-validate235.errors = [{instancePath:instancePath+"/gas",schemaPath:"#/properties/gas/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate238.errors = [{instancePath:instancePath+"/gas",schemaPath:"#/properties/gas/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs6){
 if(typeof data2 == "number"){
 if(data2 < 0 || isNaN(data2)){
-validate235.errors = [{instancePath:instancePath+"/gas",schemaPath:"#/properties/gas/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate238.errors = [{instancePath:instancePath+"/gas",schemaPath:"#/properties/gas/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -16669,13 +16993,13 @@ if(data.gasCost !== undefined){
 let data3 = data.gasCost;
 const _errs8 = errors;
 if(!((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3)))){
-validate235.errors = [{instancePath:instancePath+"/gasCost",schemaPath:"#/properties/gasCost/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate238.errors = [{instancePath:instancePath+"/gasCost",schemaPath:"#/properties/gasCost/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs8){
 if(typeof data3 == "number"){
 if(data3 < 0 || isNaN(data3)){
-validate235.errors = [{instancePath:instancePath+"/gasCost",schemaPath:"#/properties/gasCost/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate238.errors = [{instancePath:instancePath+"/gasCost",schemaPath:"#/properties/gasCost/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -16690,13 +17014,13 @@ if(data.depth !== undefined){
 let data4 = data.depth;
 const _errs10 = errors;
 if(!((typeof data4 == "number") && (!(data4 % 1) && !isNaN(data4)))){
-validate235.errors = [{instancePath:instancePath+"/depth",schemaPath:"#/properties/depth/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate238.errors = [{instancePath:instancePath+"/depth",schemaPath:"#/properties/depth/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs10){
 if(typeof data4 == "number"){
 if(data4 < 1 || isNaN(data4)){
-validate235.errors = [{instancePath:instancePath+"/depth",schemaPath:"#/properties/depth/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+validate238.errors = [{instancePath:instancePath+"/depth",schemaPath:"#/properties/depth/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
 }
 }
@@ -16710,7 +17034,7 @@ if(valid0){
 if(data.error !== undefined){
 const _errs12 = errors;
 if(typeof data.error !== "string"){
-validate235.errors = [{instancePath:instancePath+"/error",schemaPath:"#/properties/error/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate238.errors = [{instancePath:instancePath+"/error",schemaPath:"#/properties/error/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs12 === errors;
@@ -16723,13 +17047,13 @@ if(data.refund !== undefined){
 let data6 = data.refund;
 const _errs14 = errors;
 if(!((typeof data6 == "number") && (!(data6 % 1) && !isNaN(data6)))){
-validate235.errors = [{instancePath:instancePath+"/refund",schemaPath:"#/properties/refund/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate238.errors = [{instancePath:instancePath+"/refund",schemaPath:"#/properties/refund/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs14){
 if(typeof data6 == "number"){
 if(data6 < 0 || isNaN(data6)){
-validate235.errors = [{instancePath:instancePath+"/refund",schemaPath:"#/properties/refund/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate238.errors = [{instancePath:instancePath+"/refund",schemaPath:"#/properties/refund/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -16754,12 +17078,12 @@ const _errs19 = errors;
 if(errors === _errs19){
 if(typeof data8 === "string"){
 if(!pattern14.test(data8)){
-validate235.errors = [{instancePath:instancePath+"/stack/" + i0,schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
+validate238.errors = [{instancePath:instancePath+"/stack/" + i0,schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
 return false;
 }
 }
 else {
-validate235.errors = [{instancePath:instancePath+"/stack/" + i0,schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate238.errors = [{instancePath:instancePath+"/stack/" + i0,schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -16770,7 +17094,7 @@ break;
 }
 }
 else {
-validate235.errors = [{instancePath:instancePath+"/stack",schemaPath:"#/properties/stack/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate238.errors = [{instancePath:instancePath+"/stack",schemaPath:"#/properties/stack/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -16794,12 +17118,12 @@ const _errs24 = errors;
 if(errors === _errs24){
 if(typeof data10 === "string"){
 if(!pattern11.test(data10)){
-validate235.errors = [{instancePath:instancePath+"/memory/" + i1,schemaPath:"#/components/schemas/Bytes32/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-f]{64}$"},message:"must match pattern \""+"^0x[0-9a-f]{64}$"+"\""}];
+validate238.errors = [{instancePath:instancePath+"/memory/" + i1,schemaPath:"#/components/schemas/Bytes32/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-f]{64}$"},message:"must match pattern \""+"^0x[0-9a-f]{64}$"+"\""}];
 return false;
 }
 }
 else {
-validate235.errors = [{instancePath:instancePath+"/memory/" + i1,schemaPath:"#/components/schemas/Bytes32/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate238.errors = [{instancePath:instancePath+"/memory/" + i1,schemaPath:"#/components/schemas/Bytes32/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -16810,7 +17134,7 @@ break;
 }
 }
 else {
-validate235.errors = [{instancePath:instancePath+"/memory",schemaPath:"#/properties/memory/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate238.errors = [{instancePath:instancePath+"/memory",schemaPath:"#/properties/memory/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -16827,12 +17151,12 @@ const _errs27 = errors;
 if(errors === _errs27){
 if(typeof data11 === "string"){
 if(!pattern12.test(data11)){
-validate235.errors = [{instancePath:instancePath+"/returnData",schemaPath:"#/components/schemas/Bytes/pattern",keyword:"pattern",params:{pattern: "^0x([0-9a-f]{2})*$"},message:"must match pattern \""+"^0x([0-9a-f]{2})*$"+"\""}];
+validate238.errors = [{instancePath:instancePath+"/returnData",schemaPath:"#/components/schemas/Bytes/pattern",keyword:"pattern",params:{pattern: "^0x([0-9a-f]{2})*$"},message:"must match pattern \""+"^0x([0-9a-f]{2})*$"+"\""}];
 return false;
 }
 }
 else {
-validate235.errors = [{instancePath:instancePath+"/returnData",schemaPath:"#/components/schemas/Bytes/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate238.errors = [{instancePath:instancePath+"/returnData",schemaPath:"#/components/schemas/Bytes/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -16854,12 +17178,12 @@ const _errs33 = errors;
 if(errors === _errs33){
 if(typeof data13 === "string"){
 if(!pattern11.test(data13)){
-validate235.errors = [{instancePath:instancePath+"/storage/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/components/schemas/Bytes32/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-f]{64}$"},message:"must match pattern \""+"^0x[0-9a-f]{64}$"+"\""}];
+validate238.errors = [{instancePath:instancePath+"/storage/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/components/schemas/Bytes32/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-f]{64}$"},message:"must match pattern \""+"^0x[0-9a-f]{64}$"+"\""}];
 return false;
 }
 }
 else {
-validate235.errors = [{instancePath:instancePath+"/storage/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/components/schemas/Bytes32/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate238.errors = [{instancePath:instancePath+"/storage/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/components/schemas/Bytes32/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -16870,7 +17194,7 @@ break;
 }
 }
 else {
-validate235.errors = [{instancePath:instancePath+"/storage",schemaPath:"#/properties/storage/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate238.errors = [{instancePath:instancePath+"/storage",schemaPath:"#/properties/storage/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -16878,568 +17202,6 @@ var valid0 = _errs29 === errors;
 }
 else {
 var valid0 = true;
-}
-}
-}
-}
-}
-}
-}
-}
-}
-}
-}
-}
-}
-}
-else {
-validate235.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
-validate235.errors = vErrors;
-return errors === 0;
-}
-
-
-function validate234(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
-let vErrors = null;
-let errors = 0;
-if(errors === 0){
-if(data && typeof data == "object" && !Array.isArray(data)){
-let missing0;
-if(((((data.gas === undefined) && (missing0 = "gas")) || ((data.failed === undefined) && (missing0 = "failed"))) || ((data.returnValue === undefined) && (missing0 = "returnValue"))) || ((data.structLogs === undefined) && (missing0 = "structLogs"))){
-validate234.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
-return false;
-}
-else {
-const _errs1 = errors;
-for(const key0 in data){
-if(!((((key0 === "gas") || (key0 === "failed")) || (key0 === "returnValue")) || (key0 === "structLogs"))){
-validate234.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
-return false;
-break;
-}
-}
-if(_errs1 === errors){
-if(data.gas !== undefined){
-let data0 = data.gas;
-const _errs2 = errors;
-if(!((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0)))){
-validate234.errors = [{instancePath:instancePath+"/gas",schemaPath:"#/properties/gas/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
-return false;
-}
-if(errors === _errs2){
-if(typeof data0 == "number"){
-if(data0 < 0 || isNaN(data0)){
-validate234.errors = [{instancePath:instancePath+"/gas",schemaPath:"#/properties/gas/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
-return false;
-}
-}
-}
-var valid0 = _errs2 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.failed !== undefined){
-const _errs4 = errors;
-if(typeof data.failed !== "boolean"){
-validate234.errors = [{instancePath:instancePath+"/failed",schemaPath:"#/properties/failed/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
-return false;
-}
-var valid0 = _errs4 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.returnValue !== undefined){
-let data2 = data.returnValue;
-const _errs6 = errors;
-const _errs7 = errors;
-if(errors === _errs7){
-if(typeof data2 === "string"){
-if(!pattern12.test(data2)){
-validate234.errors = [{instancePath:instancePath+"/returnValue",schemaPath:"#/components/schemas/Bytes/pattern",keyword:"pattern",params:{pattern: "^0x([0-9a-f]{2})*$"},message:"must match pattern \""+"^0x([0-9a-f]{2})*$"+"\""}];
-return false;
-}
-}
-else {
-validate234.errors = [{instancePath:instancePath+"/returnValue",schemaPath:"#/components/schemas/Bytes/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-var valid0 = _errs6 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.structLogs !== undefined){
-let data3 = data.structLogs;
-const _errs9 = errors;
-if(errors === _errs9){
-if(Array.isArray(data3)){
-var valid2 = true;
-const len0 = data3.length;
-for(let i0=0; i0<len0; i0++){
-const _errs11 = errors;
-if(!(validate235(data3[i0], {instancePath:instancePath+"/structLogs/" + i0,parentData:data3,parentDataProperty:i0,rootData}))){
-vErrors = vErrors === null ? validate235.errors : vErrors.concat(validate235.errors);
-errors = vErrors.length;
-}
-var valid2 = _errs11 === errors;
-if(!valid2){
-break;
-}
-}
-}
-else {
-validate234.errors = [{instancePath:instancePath+"/structLogs",schemaPath:"#/properties/structLogs/type",keyword:"type",params:{type: "array"},message:"must be array"}];
-return false;
-}
-}
-var valid0 = _errs9 === errors;
-}
-else {
-var valid0 = true;
-}
-}
-}
-}
-}
-}
-}
-else {
-validate234.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
-validate234.errors = vErrors;
-return errors === 0;
-}
-
-const schema460 = {"title":"CallFrame","type":"object","description":"callTracer's call frame (geth's shape): the opcode that made it (`CALL`, `STATICCALL`, `DELEGATECALL`, `CALLCODE`, `CREATE`, `CREATE2`; the transaction's own frame `CALL` or `CREATE`), caller, callee (the created contract for a create that succeeded), gas given and used (the transaction's frame: its gas limit and the receipt's gasUsed), input, output, the error of a failed frame with the decoded revert reason, the frames it called and, with `withLog`, its logs. `value` is absent for STATICCALL.","additionalProperties":false,"required":["type","from","gas","gasUsed","input"],"properties":{"type":{"type":"string","enum":["CALL","CALLCODE","DELEGATECALL","STATICCALL","CREATE","CREATE2"]},"from":{"$ref":"#/components/schemas/Address"},"gas":{"$ref":"#/components/schemas/Uint"},"gasUsed":{"$ref":"#/components/schemas/Uint"},"to":{"$ref":"#/components/schemas/Address"},"input":{"$ref":"#/components/schemas/Bytes"},"output":{"$ref":"#/components/schemas/Bytes"},"error":{"type":"string"},"revertReason":{"type":"string"},"calls":{"type":"array","description":"The frames this frame called, each of this same shape.","items":{"type":"object"}},"logs":{"type":"array","items":{"$ref":"#/components/schemas/CallFrameLog"}},"value":{"$ref":"#/components/schemas/Uint"}}};
-const schema467 = {"title":"CallFrameLog","type":"object","description":"A log a call frame emitted (callTracer `withLog`); `position`: how many of the frame's calls came before it.","additionalProperties":false,"required":["address","topics","data","position"],"properties":{"address":{"$ref":"#/components/schemas/Address"},"topics":{"type":"array","items":{"$ref":"#/components/schemas/Bytes32"}},"data":{"$ref":"#/components/schemas/Bytes"},"position":{"$ref":"#/components/schemas/Uint"}}};
-
-function validate239(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
-let vErrors = null;
-let errors = 0;
-if(errors === 0){
-if(data && typeof data == "object" && !Array.isArray(data)){
-let missing0;
-if(((((data.address === undefined) && (missing0 = "address")) || ((data.topics === undefined) && (missing0 = "topics"))) || ((data.data === undefined) && (missing0 = "data"))) || ((data.position === undefined) && (missing0 = "position"))){
-validate239.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
-return false;
-}
-else {
-const _errs1 = errors;
-for(const key0 in data){
-if(!((((key0 === "address") || (key0 === "topics")) || (key0 === "data")) || (key0 === "position"))){
-validate239.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
-return false;
-break;
-}
-}
-if(_errs1 === errors){
-if(data.address !== undefined){
-let data0 = data.address;
-const _errs2 = errors;
-const _errs3 = errors;
-if(errors === _errs3){
-if(typeof data0 === "string"){
-if(!pattern0.test(data0)){
-validate239.errors = [{instancePath:instancePath+"/address",schemaPath:"#/components/schemas/Address/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{40}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{40}$"+"\""}];
-return false;
-}
-}
-else {
-validate239.errors = [{instancePath:instancePath+"/address",schemaPath:"#/components/schemas/Address/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-var valid0 = _errs2 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.topics !== undefined){
-let data1 = data.topics;
-const _errs5 = errors;
-if(errors === _errs5){
-if(Array.isArray(data1)){
-var valid2 = true;
-const len0 = data1.length;
-for(let i0=0; i0<len0; i0++){
-let data2 = data1[i0];
-const _errs7 = errors;
-const _errs8 = errors;
-if(errors === _errs8){
-if(typeof data2 === "string"){
-if(!pattern11.test(data2)){
-validate239.errors = [{instancePath:instancePath+"/topics/" + i0,schemaPath:"#/components/schemas/Bytes32/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-f]{64}$"},message:"must match pattern \""+"^0x[0-9a-f]{64}$"+"\""}];
-return false;
-}
-}
-else {
-validate239.errors = [{instancePath:instancePath+"/topics/" + i0,schemaPath:"#/components/schemas/Bytes32/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-var valid2 = _errs7 === errors;
-if(!valid2){
-break;
-}
-}
-}
-else {
-validate239.errors = [{instancePath:instancePath+"/topics",schemaPath:"#/properties/topics/type",keyword:"type",params:{type: "array"},message:"must be array"}];
-return false;
-}
-}
-var valid0 = _errs5 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.data !== undefined){
-let data3 = data.data;
-const _errs10 = errors;
-const _errs11 = errors;
-if(errors === _errs11){
-if(typeof data3 === "string"){
-if(!pattern12.test(data3)){
-validate239.errors = [{instancePath:instancePath+"/data",schemaPath:"#/components/schemas/Bytes/pattern",keyword:"pattern",params:{pattern: "^0x([0-9a-f]{2})*$"},message:"must match pattern \""+"^0x([0-9a-f]{2})*$"+"\""}];
-return false;
-}
-}
-else {
-validate239.errors = [{instancePath:instancePath+"/data",schemaPath:"#/components/schemas/Bytes/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-var valid0 = _errs10 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.position !== undefined){
-let data4 = data.position;
-const _errs13 = errors;
-const _errs14 = errors;
-if(errors === _errs14){
-if(typeof data4 === "string"){
-if(!pattern14.test(data4)){
-validate239.errors = [{instancePath:instancePath+"/position",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
-return false;
-}
-}
-else {
-validate239.errors = [{instancePath:instancePath+"/position",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-var valid0 = _errs13 === errors;
-}
-else {
-var valid0 = true;
-}
-}
-}
-}
-}
-}
-}
-else {
-validate239.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
-validate239.errors = vErrors;
-return errors === 0;
-}
-
-
-function validate238(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
-let vErrors = null;
-let errors = 0;
-if(errors === 0){
-if(data && typeof data == "object" && !Array.isArray(data)){
-let missing0;
-if((((((data.type === undefined) && (missing0 = "type")) || ((data.from === undefined) && (missing0 = "from"))) || ((data.gas === undefined) && (missing0 = "gas"))) || ((data.gasUsed === undefined) && (missing0 = "gasUsed"))) || ((data.input === undefined) && (missing0 = "input"))){
-validate238.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
-return false;
-}
-else {
-const _errs1 = errors;
-for(const key0 in data){
-if(!(func2.call(schema460.properties, key0))){
-validate238.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
-return false;
-break;
-}
-}
-if(_errs1 === errors){
-if(data.type !== undefined){
-let data0 = data.type;
-const _errs2 = errors;
-if(typeof data0 !== "string"){
-validate238.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-if(!((((((data0 === "CALL") || (data0 === "CALLCODE")) || (data0 === "DELEGATECALL")) || (data0 === "STATICCALL")) || (data0 === "CREATE")) || (data0 === "CREATE2"))){
-validate238.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/enum",keyword:"enum",params:{allowedValues: schema460.properties.type.enum},message:"must be equal to one of the allowed values"}];
-return false;
-}
-var valid0 = _errs2 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.from !== undefined){
-let data1 = data.from;
-const _errs4 = errors;
-const _errs5 = errors;
-if(errors === _errs5){
-if(typeof data1 === "string"){
-if(!pattern0.test(data1)){
-validate238.errors = [{instancePath:instancePath+"/from",schemaPath:"#/components/schemas/Address/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{40}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{40}$"+"\""}];
-return false;
-}
-}
-else {
-validate238.errors = [{instancePath:instancePath+"/from",schemaPath:"#/components/schemas/Address/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-var valid0 = _errs4 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.gas !== undefined){
-let data2 = data.gas;
-const _errs7 = errors;
-const _errs8 = errors;
-if(errors === _errs8){
-if(typeof data2 === "string"){
-if(!pattern14.test(data2)){
-validate238.errors = [{instancePath:instancePath+"/gas",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
-return false;
-}
-}
-else {
-validate238.errors = [{instancePath:instancePath+"/gas",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-var valid0 = _errs7 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.gasUsed !== undefined){
-let data3 = data.gasUsed;
-const _errs10 = errors;
-const _errs11 = errors;
-if(errors === _errs11){
-if(typeof data3 === "string"){
-if(!pattern14.test(data3)){
-validate238.errors = [{instancePath:instancePath+"/gasUsed",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
-return false;
-}
-}
-else {
-validate238.errors = [{instancePath:instancePath+"/gasUsed",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-var valid0 = _errs10 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.to !== undefined){
-let data4 = data.to;
-const _errs13 = errors;
-const _errs14 = errors;
-if(errors === _errs14){
-if(typeof data4 === "string"){
-if(!pattern0.test(data4)){
-validate238.errors = [{instancePath:instancePath+"/to",schemaPath:"#/components/schemas/Address/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{40}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{40}$"+"\""}];
-return false;
-}
-}
-else {
-validate238.errors = [{instancePath:instancePath+"/to",schemaPath:"#/components/schemas/Address/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-var valid0 = _errs13 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.input !== undefined){
-let data5 = data.input;
-const _errs16 = errors;
-const _errs17 = errors;
-if(errors === _errs17){
-if(typeof data5 === "string"){
-if(!pattern12.test(data5)){
-validate238.errors = [{instancePath:instancePath+"/input",schemaPath:"#/components/schemas/Bytes/pattern",keyword:"pattern",params:{pattern: "^0x([0-9a-f]{2})*$"},message:"must match pattern \""+"^0x([0-9a-f]{2})*$"+"\""}];
-return false;
-}
-}
-else {
-validate238.errors = [{instancePath:instancePath+"/input",schemaPath:"#/components/schemas/Bytes/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-var valid0 = _errs16 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.output !== undefined){
-let data6 = data.output;
-const _errs19 = errors;
-const _errs20 = errors;
-if(errors === _errs20){
-if(typeof data6 === "string"){
-if(!pattern12.test(data6)){
-validate238.errors = [{instancePath:instancePath+"/output",schemaPath:"#/components/schemas/Bytes/pattern",keyword:"pattern",params:{pattern: "^0x([0-9a-f]{2})*$"},message:"must match pattern \""+"^0x([0-9a-f]{2})*$"+"\""}];
-return false;
-}
-}
-else {
-validate238.errors = [{instancePath:instancePath+"/output",schemaPath:"#/components/schemas/Bytes/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-var valid0 = _errs19 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.error !== undefined){
-const _errs22 = errors;
-if(typeof data.error !== "string"){
-validate238.errors = [{instancePath:instancePath+"/error",schemaPath:"#/properties/error/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-var valid0 = _errs22 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.revertReason !== undefined){
-const _errs24 = errors;
-if(typeof data.revertReason !== "string"){
-validate238.errors = [{instancePath:instancePath+"/revertReason",schemaPath:"#/properties/revertReason/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-var valid0 = _errs24 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.calls !== undefined){
-let data9 = data.calls;
-const _errs26 = errors;
-if(errors === _errs26){
-if(Array.isArray(data9)){
-var valid7 = true;
-const len0 = data9.length;
-for(let i0=0; i0<len0; i0++){
-let data10 = data9[i0];
-const _errs28 = errors;
-if(!(data10 && typeof data10 == "object" && !Array.isArray(data10))){
-validate238.errors = [{instancePath:instancePath+"/calls/" + i0,schemaPath:"#/properties/calls/items/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-var valid7 = _errs28 === errors;
-if(!valid7){
-break;
-}
-}
-}
-else {
-validate238.errors = [{instancePath:instancePath+"/calls",schemaPath:"#/properties/calls/type",keyword:"type",params:{type: "array"},message:"must be array"}];
-return false;
-}
-}
-var valid0 = _errs26 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.logs !== undefined){
-let data11 = data.logs;
-const _errs30 = errors;
-if(errors === _errs30){
-if(Array.isArray(data11)){
-var valid8 = true;
-const len1 = data11.length;
-for(let i1=0; i1<len1; i1++){
-const _errs32 = errors;
-if(!(validate239(data11[i1], {instancePath:instancePath+"/logs/" + i1,parentData:data11,parentDataProperty:i1,rootData}))){
-vErrors = vErrors === null ? validate239.errors : vErrors.concat(validate239.errors);
-errors = vErrors.length;
-}
-var valid8 = _errs32 === errors;
-if(!valid8){
-break;
-}
-}
-}
-else {
-validate238.errors = [{instancePath:instancePath+"/logs",schemaPath:"#/properties/logs/type",keyword:"type",params:{type: "array"},message:"must be array"}];
-return false;
-}
-}
-var valid0 = _errs30 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.value !== undefined){
-let data13 = data.value;
-const _errs33 = errors;
-const _errs34 = errors;
-if(errors === _errs34){
-if(typeof data13 === "string"){
-if(!pattern14.test(data13)){
-validate238.errors = [{instancePath:instancePath+"/value",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
-return false;
-}
-}
-else {
-validate238.errors = [{instancePath:instancePath+"/value",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-var valid0 = _errs33 === errors;
-}
-else {
-var valid0 = true;
-}
 }
 }
 }
@@ -17463,11 +17225,573 @@ validate238.errors = vErrors;
 return errors === 0;
 }
 
-const schema473 = {"title":"Prestate","type":"object","description":"prestateTracer's answer: every account the transaction touched (sender, recipient, coinbase, call targets, accounts read by BALANCE/EXTCODE*/SELFDESTRUCT, created contracts), by address, as it was before the transaction.","propertyNames":{"pattern":"^0x[0-9a-f]{40}$"},"additionalProperties":{"$ref":"#/components/schemas/PrestateAccount"}};
-const pattern320 = new RegExp("^0x[0-9a-f]{40}$", "u");
-const schema474 = {"title":"PrestateAccount","type":"object","description":"An account in prestateTracer's answer (geth's shape): balance, then code, nonce (a number) and the storage slots read or written, each left out when empty or zero (in `post`: when unchanged).","additionalProperties":false,"properties":{"balance":{"$ref":"#/components/schemas/Uint"},"code":{"$ref":"#/components/schemas/Bytes"},"nonce":{"type":"integer","minimum":0},"storage":{"type":"object","additionalProperties":{"$ref":"#/components/schemas/Bytes32"}}}};
 
-function validate243(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate237(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if(((((data.gas === undefined) && (missing0 = "gas")) || ((data.failed === undefined) && (missing0 = "failed"))) || ((data.returnValue === undefined) && (missing0 = "returnValue"))) || ((data.structLogs === undefined) && (missing0 = "structLogs"))){
+validate237.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+const _errs1 = errors;
+for(const key0 in data){
+if(!((((key0 === "gas") || (key0 === "failed")) || (key0 === "returnValue")) || (key0 === "structLogs"))){
+validate237.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs1 === errors){
+if(data.gas !== undefined){
+let data0 = data.gas;
+const _errs2 = errors;
+if(!((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0)))){
+validate237.errors = [{instancePath:instancePath+"/gas",schemaPath:"#/properties/gas/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+if(errors === _errs2){
+if(typeof data0 == "number"){
+if(data0 < 0 || isNaN(data0)){
+validate237.errors = [{instancePath:instancePath+"/gas",schemaPath:"#/properties/gas/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+return false;
+}
+}
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.failed !== undefined){
+const _errs4 = errors;
+if(typeof data.failed !== "boolean"){
+validate237.errors = [{instancePath:instancePath+"/failed",schemaPath:"#/properties/failed/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+return false;
+}
+var valid0 = _errs4 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.returnValue !== undefined){
+let data2 = data.returnValue;
+const _errs6 = errors;
+const _errs7 = errors;
+if(errors === _errs7){
+if(typeof data2 === "string"){
+if(!pattern12.test(data2)){
+validate237.errors = [{instancePath:instancePath+"/returnValue",schemaPath:"#/components/schemas/Bytes/pattern",keyword:"pattern",params:{pattern: "^0x([0-9a-f]{2})*$"},message:"must match pattern \""+"^0x([0-9a-f]{2})*$"+"\""}];
+return false;
+}
+}
+else {
+validate237.errors = [{instancePath:instancePath+"/returnValue",schemaPath:"#/components/schemas/Bytes/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid0 = _errs6 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.structLogs !== undefined){
+let data3 = data.structLogs;
+const _errs9 = errors;
+if(errors === _errs9){
+if(Array.isArray(data3)){
+var valid2 = true;
+const len0 = data3.length;
+for(let i0=0; i0<len0; i0++){
+const _errs11 = errors;
+if(!(validate238(data3[i0], {instancePath:instancePath+"/structLogs/" + i0,parentData:data3,parentDataProperty:i0,rootData}))){
+vErrors = vErrors === null ? validate238.errors : vErrors.concat(validate238.errors);
+errors = vErrors.length;
+}
+var valid2 = _errs11 === errors;
+if(!valid2){
+break;
+}
+}
+}
+else {
+validate237.errors = [{instancePath:instancePath+"/structLogs",schemaPath:"#/properties/structLogs/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+return false;
+}
+}
+var valid0 = _errs9 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+}
+}
+else {
+validate237.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate237.errors = vErrors;
+return errors === 0;
+}
+
+const schema467 = {"title":"CallFrame","type":"object","description":"callTracer's call frame (geth's shape): the opcode that made it (`CALL`, `STATICCALL`, `DELEGATECALL`, `CALLCODE`, `CREATE`, `CREATE2`; the transaction's own frame `CALL` or `CREATE`), caller, callee (the created contract for a create that succeeded), gas given and used (the transaction's frame: its gas limit and the receipt's gasUsed), input, output, the error of a failed frame with the decoded revert reason, the frames it called and, with `withLog`, its logs. `value` is absent for STATICCALL.","additionalProperties":false,"required":["type","from","gas","gasUsed","input"],"properties":{"type":{"type":"string","enum":["CALL","CALLCODE","DELEGATECALL","STATICCALL","CREATE","CREATE2"]},"from":{"$ref":"#/components/schemas/Address"},"gas":{"$ref":"#/components/schemas/Uint"},"gasUsed":{"$ref":"#/components/schemas/Uint"},"to":{"$ref":"#/components/schemas/Address"},"input":{"$ref":"#/components/schemas/Bytes"},"output":{"$ref":"#/components/schemas/Bytes"},"error":{"type":"string"},"revertReason":{"type":"string"},"calls":{"type":"array","description":"The frames this frame called, each of this same shape.","items":{"type":"object"}},"logs":{"type":"array","items":{"$ref":"#/components/schemas/CallFrameLog"}},"value":{"$ref":"#/components/schemas/Uint"}}};
+const schema474 = {"title":"CallFrameLog","type":"object","description":"A log a call frame emitted (callTracer `withLog`); `position`: how many of the frame's calls came before it.","additionalProperties":false,"required":["address","topics","data","position"],"properties":{"address":{"$ref":"#/components/schemas/Address"},"topics":{"type":"array","items":{"$ref":"#/components/schemas/Bytes32"}},"data":{"$ref":"#/components/schemas/Bytes"},"position":{"$ref":"#/components/schemas/Uint"}}};
+
+function validate242(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if(((((data.address === undefined) && (missing0 = "address")) || ((data.topics === undefined) && (missing0 = "topics"))) || ((data.data === undefined) && (missing0 = "data"))) || ((data.position === undefined) && (missing0 = "position"))){
+validate242.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+const _errs1 = errors;
+for(const key0 in data){
+if(!((((key0 === "address") || (key0 === "topics")) || (key0 === "data")) || (key0 === "position"))){
+validate242.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs1 === errors){
+if(data.address !== undefined){
+let data0 = data.address;
+const _errs2 = errors;
+const _errs3 = errors;
+if(errors === _errs3){
+if(typeof data0 === "string"){
+if(!pattern0.test(data0)){
+validate242.errors = [{instancePath:instancePath+"/address",schemaPath:"#/components/schemas/Address/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{40}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{40}$"+"\""}];
+return false;
+}
+}
+else {
+validate242.errors = [{instancePath:instancePath+"/address",schemaPath:"#/components/schemas/Address/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.topics !== undefined){
+let data1 = data.topics;
+const _errs5 = errors;
+if(errors === _errs5){
+if(Array.isArray(data1)){
+var valid2 = true;
+const len0 = data1.length;
+for(let i0=0; i0<len0; i0++){
+let data2 = data1[i0];
+const _errs7 = errors;
+const _errs8 = errors;
+if(errors === _errs8){
+if(typeof data2 === "string"){
+if(!pattern11.test(data2)){
+validate242.errors = [{instancePath:instancePath+"/topics/" + i0,schemaPath:"#/components/schemas/Bytes32/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-f]{64}$"},message:"must match pattern \""+"^0x[0-9a-f]{64}$"+"\""}];
+return false;
+}
+}
+else {
+validate242.errors = [{instancePath:instancePath+"/topics/" + i0,schemaPath:"#/components/schemas/Bytes32/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid2 = _errs7 === errors;
+if(!valid2){
+break;
+}
+}
+}
+else {
+validate242.errors = [{instancePath:instancePath+"/topics",schemaPath:"#/properties/topics/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+return false;
+}
+}
+var valid0 = _errs5 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.data !== undefined){
+let data3 = data.data;
+const _errs10 = errors;
+const _errs11 = errors;
+if(errors === _errs11){
+if(typeof data3 === "string"){
+if(!pattern12.test(data3)){
+validate242.errors = [{instancePath:instancePath+"/data",schemaPath:"#/components/schemas/Bytes/pattern",keyword:"pattern",params:{pattern: "^0x([0-9a-f]{2})*$"},message:"must match pattern \""+"^0x([0-9a-f]{2})*$"+"\""}];
+return false;
+}
+}
+else {
+validate242.errors = [{instancePath:instancePath+"/data",schemaPath:"#/components/schemas/Bytes/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid0 = _errs10 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.position !== undefined){
+let data4 = data.position;
+const _errs13 = errors;
+const _errs14 = errors;
+if(errors === _errs14){
+if(typeof data4 === "string"){
+if(!pattern14.test(data4)){
+validate242.errors = [{instancePath:instancePath+"/position",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
+return false;
+}
+}
+else {
+validate242.errors = [{instancePath:instancePath+"/position",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid0 = _errs13 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+}
+}
+else {
+validate242.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate242.errors = vErrors;
+return errors === 0;
+}
+
+
+function validate241(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((((((data.type === undefined) && (missing0 = "type")) || ((data.from === undefined) && (missing0 = "from"))) || ((data.gas === undefined) && (missing0 = "gas"))) || ((data.gasUsed === undefined) && (missing0 = "gasUsed"))) || ((data.input === undefined) && (missing0 = "input"))){
+validate241.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+const _errs1 = errors;
+for(const key0 in data){
+if(!(func2.call(schema467.properties, key0))){
+validate241.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs1 === errors){
+if(data.type !== undefined){
+let data0 = data.type;
+const _errs2 = errors;
+if(typeof data0 !== "string"){
+validate241.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if(!((((((data0 === "CALL") || (data0 === "CALLCODE")) || (data0 === "DELEGATECALL")) || (data0 === "STATICCALL")) || (data0 === "CREATE")) || (data0 === "CREATE2"))){
+validate241.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/enum",keyword:"enum",params:{allowedValues: schema467.properties.type.enum},message:"must be equal to one of the allowed values"}];
+return false;
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.from !== undefined){
+let data1 = data.from;
+const _errs4 = errors;
+const _errs5 = errors;
+if(errors === _errs5){
+if(typeof data1 === "string"){
+if(!pattern0.test(data1)){
+validate241.errors = [{instancePath:instancePath+"/from",schemaPath:"#/components/schemas/Address/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{40}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{40}$"+"\""}];
+return false;
+}
+}
+else {
+validate241.errors = [{instancePath:instancePath+"/from",schemaPath:"#/components/schemas/Address/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid0 = _errs4 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.gas !== undefined){
+let data2 = data.gas;
+const _errs7 = errors;
+const _errs8 = errors;
+if(errors === _errs8){
+if(typeof data2 === "string"){
+if(!pattern14.test(data2)){
+validate241.errors = [{instancePath:instancePath+"/gas",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
+return false;
+}
+}
+else {
+validate241.errors = [{instancePath:instancePath+"/gas",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid0 = _errs7 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.gasUsed !== undefined){
+let data3 = data.gasUsed;
+const _errs10 = errors;
+const _errs11 = errors;
+if(errors === _errs11){
+if(typeof data3 === "string"){
+if(!pattern14.test(data3)){
+validate241.errors = [{instancePath:instancePath+"/gasUsed",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
+return false;
+}
+}
+else {
+validate241.errors = [{instancePath:instancePath+"/gasUsed",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid0 = _errs10 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.to !== undefined){
+let data4 = data.to;
+const _errs13 = errors;
+const _errs14 = errors;
+if(errors === _errs14){
+if(typeof data4 === "string"){
+if(!pattern0.test(data4)){
+validate241.errors = [{instancePath:instancePath+"/to",schemaPath:"#/components/schemas/Address/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{40}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{40}$"+"\""}];
+return false;
+}
+}
+else {
+validate241.errors = [{instancePath:instancePath+"/to",schemaPath:"#/components/schemas/Address/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid0 = _errs13 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.input !== undefined){
+let data5 = data.input;
+const _errs16 = errors;
+const _errs17 = errors;
+if(errors === _errs17){
+if(typeof data5 === "string"){
+if(!pattern12.test(data5)){
+validate241.errors = [{instancePath:instancePath+"/input",schemaPath:"#/components/schemas/Bytes/pattern",keyword:"pattern",params:{pattern: "^0x([0-9a-f]{2})*$"},message:"must match pattern \""+"^0x([0-9a-f]{2})*$"+"\""}];
+return false;
+}
+}
+else {
+validate241.errors = [{instancePath:instancePath+"/input",schemaPath:"#/components/schemas/Bytes/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid0 = _errs16 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.output !== undefined){
+let data6 = data.output;
+const _errs19 = errors;
+const _errs20 = errors;
+if(errors === _errs20){
+if(typeof data6 === "string"){
+if(!pattern12.test(data6)){
+validate241.errors = [{instancePath:instancePath+"/output",schemaPath:"#/components/schemas/Bytes/pattern",keyword:"pattern",params:{pattern: "^0x([0-9a-f]{2})*$"},message:"must match pattern \""+"^0x([0-9a-f]{2})*$"+"\""}];
+return false;
+}
+}
+else {
+validate241.errors = [{instancePath:instancePath+"/output",schemaPath:"#/components/schemas/Bytes/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid0 = _errs19 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.error !== undefined){
+const _errs22 = errors;
+if(typeof data.error !== "string"){
+validate241.errors = [{instancePath:instancePath+"/error",schemaPath:"#/properties/error/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs22 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.revertReason !== undefined){
+const _errs24 = errors;
+if(typeof data.revertReason !== "string"){
+validate241.errors = [{instancePath:instancePath+"/revertReason",schemaPath:"#/properties/revertReason/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs24 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.calls !== undefined){
+let data9 = data.calls;
+const _errs26 = errors;
+if(errors === _errs26){
+if(Array.isArray(data9)){
+var valid7 = true;
+const len0 = data9.length;
+for(let i0=0; i0<len0; i0++){
+let data10 = data9[i0];
+const _errs28 = errors;
+if(!(data10 && typeof data10 == "object" && !Array.isArray(data10))){
+validate241.errors = [{instancePath:instancePath+"/calls/" + i0,schemaPath:"#/properties/calls/items/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+var valid7 = _errs28 === errors;
+if(!valid7){
+break;
+}
+}
+}
+else {
+validate241.errors = [{instancePath:instancePath+"/calls",schemaPath:"#/properties/calls/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+return false;
+}
+}
+var valid0 = _errs26 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.logs !== undefined){
+let data11 = data.logs;
+const _errs30 = errors;
+if(errors === _errs30){
+if(Array.isArray(data11)){
+var valid8 = true;
+const len1 = data11.length;
+for(let i1=0; i1<len1; i1++){
+const _errs32 = errors;
+if(!(validate242(data11[i1], {instancePath:instancePath+"/logs/" + i1,parentData:data11,parentDataProperty:i1,rootData}))){
+vErrors = vErrors === null ? validate242.errors : vErrors.concat(validate242.errors);
+errors = vErrors.length;
+}
+var valid8 = _errs32 === errors;
+if(!valid8){
+break;
+}
+}
+}
+else {
+validate241.errors = [{instancePath:instancePath+"/logs",schemaPath:"#/properties/logs/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+return false;
+}
+}
+var valid0 = _errs30 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.value !== undefined){
+let data13 = data.value;
+const _errs33 = errors;
+const _errs34 = errors;
+if(errors === _errs34){
+if(typeof data13 === "string"){
+if(!pattern14.test(data13)){
+validate241.errors = [{instancePath:instancePath+"/value",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
+return false;
+}
+}
+else {
+validate241.errors = [{instancePath:instancePath+"/value",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid0 = _errs33 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+else {
+validate241.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate241.errors = vErrors;
+return errors === 0;
+}
+
+const schema480 = {"title":"Prestate","type":"object","description":"prestateTracer's answer: every account the transaction touched (sender, recipient, coinbase, call targets, accounts read by BALANCE/EXTCODE*/SELFDESTRUCT, created contracts), by address, as it was before the transaction.","propertyNames":{"pattern":"^0x[0-9a-f]{40}$"},"additionalProperties":{"$ref":"#/components/schemas/PrestateAccount"}};
+const pattern325 = new RegExp("^0x[0-9a-f]{40}$", "u");
+const schema481 = {"title":"PrestateAccount","type":"object","description":"An account in prestateTracer's answer (geth's shape): balance, then code, nonce (a number) and the storage slots read or written, each left out when empty or zero (in `post`: when unchanged).","additionalProperties":false,"properties":{"balance":{"$ref":"#/components/schemas/Uint"},"code":{"$ref":"#/components/schemas/Bytes"},"nonce":{"type":"integer","minimum":0},"storage":{"type":"object","additionalProperties":{"$ref":"#/components/schemas/Bytes32"}}}};
+
+function validate246(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
@@ -17475,7 +17799,7 @@ if(data && typeof data == "object" && !Array.isArray(data)){
 const _errs1 = errors;
 for(const key0 in data){
 if(!((((key0 === "balance") || (key0 === "code")) || (key0 === "nonce")) || (key0 === "storage"))){
-validate243.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate246.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -17488,12 +17812,12 @@ const _errs3 = errors;
 if(errors === _errs3){
 if(typeof data0 === "string"){
 if(!pattern14.test(data0)){
-validate243.errors = [{instancePath:instancePath+"/balance",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
+validate246.errors = [{instancePath:instancePath+"/balance",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
 return false;
 }
 }
 else {
-validate243.errors = [{instancePath:instancePath+"/balance",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate246.errors = [{instancePath:instancePath+"/balance",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -17510,12 +17834,12 @@ const _errs6 = errors;
 if(errors === _errs6){
 if(typeof data1 === "string"){
 if(!pattern12.test(data1)){
-validate243.errors = [{instancePath:instancePath+"/code",schemaPath:"#/components/schemas/Bytes/pattern",keyword:"pattern",params:{pattern: "^0x([0-9a-f]{2})*$"},message:"must match pattern \""+"^0x([0-9a-f]{2})*$"+"\""}];
+validate246.errors = [{instancePath:instancePath+"/code",schemaPath:"#/components/schemas/Bytes/pattern",keyword:"pattern",params:{pattern: "^0x([0-9a-f]{2})*$"},message:"must match pattern \""+"^0x([0-9a-f]{2})*$"+"\""}];
 return false;
 }
 }
 else {
-validate243.errors = [{instancePath:instancePath+"/code",schemaPath:"#/components/schemas/Bytes/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate246.errors = [{instancePath:instancePath+"/code",schemaPath:"#/components/schemas/Bytes/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -17529,13 +17853,13 @@ if(data.nonce !== undefined){
 let data2 = data.nonce;
 const _errs8 = errors;
 if(!((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2)))){
-validate243.errors = [{instancePath:instancePath+"/nonce",schemaPath:"#/properties/nonce/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate246.errors = [{instancePath:instancePath+"/nonce",schemaPath:"#/properties/nonce/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs8){
 if(typeof data2 == "number"){
 if(data2 < 0 || isNaN(data2)){
-validate243.errors = [{instancePath:instancePath+"/nonce",schemaPath:"#/properties/nonce/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate246.errors = [{instancePath:instancePath+"/nonce",schemaPath:"#/properties/nonce/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -17558,12 +17882,12 @@ const _errs14 = errors;
 if(errors === _errs14){
 if(typeof data4 === "string"){
 if(!pattern11.test(data4)){
-validate243.errors = [{instancePath:instancePath+"/storage/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/components/schemas/Bytes32/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-f]{64}$"},message:"must match pattern \""+"^0x[0-9a-f]{64}$"+"\""}];
+validate246.errors = [{instancePath:instancePath+"/storage/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/components/schemas/Bytes32/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-f]{64}$"},message:"must match pattern \""+"^0x[0-9a-f]{64}$"+"\""}];
 return false;
 }
 }
 else {
-validate243.errors = [{instancePath:instancePath+"/storage/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/components/schemas/Bytes32/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate246.errors = [{instancePath:instancePath+"/storage/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/components/schemas/Bytes32/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -17574,7 +17898,7 @@ break;
 }
 }
 else {
-validate243.errors = [{instancePath:instancePath+"/storage",schemaPath:"#/properties/storage/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate246.errors = [{instancePath:instancePath+"/storage",schemaPath:"#/properties/storage/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -17589,16 +17913,16 @@ var valid0 = true;
 }
 }
 else {
-validate243.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate246.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate243.errors = vErrors;
+validate246.errors = vErrors;
 return errors === 0;
 }
 
 
-function validate242(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate245(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
@@ -17606,7 +17930,7 @@ if(data && typeof data == "object" && !Array.isArray(data)){
 for(const key0 in data){
 const _errs1 = errors;
 if(typeof key0 === "string"){
-if(!pattern320.test(key0)){
+if(!pattern325.test(key0)){
 const err0 = {instancePath,schemaPath:"#/propertyNames/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-f]{40}$"},message:"must match pattern \""+"^0x[0-9a-f]{40}$"+"\"",propertyName:key0};
 if(vErrors === null){
 vErrors = [err0];
@@ -17627,7 +17951,7 @@ else {
 vErrors.push(err1);
 }
 errors++;
-validate242.errors = vErrors;
+validate245.errors = vErrors;
 return false;
 break;
 }
@@ -17635,8 +17959,8 @@ break;
 if(valid0){
 for(const key1 in data){
 const _errs3 = errors;
-if(!(validate243(data[key1], {instancePath:instancePath+"/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),parentData:data,parentDataProperty:key1,rootData}))){
-vErrors = vErrors === null ? validate243.errors : vErrors.concat(validate243.errors);
+if(!(validate246(data[key1], {instancePath:instancePath+"/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),parentData:data,parentDataProperty:key1,rootData}))){
+vErrors = vErrors === null ? validate246.errors : vErrors.concat(validate246.errors);
 errors = vErrors.length;
 }
 var valid1 = _errs3 === errors;
@@ -17647,31 +17971,31 @@ break;
 }
 }
 else {
-validate242.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate245.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate242.errors = vErrors;
+validate245.errors = vErrors;
 return errors === 0;
 }
 
-const schema478 = {"title":"PrestateDiff","type":"object","description":"prestateTracer's answer with `diffMode`: `pre`, the changed accounts as they were (only the changed slots; a created account is absent), and `post`, what changed in them (a cleared slot is absent).","additionalProperties":false,"required":["post","pre"],"properties":{"post":{"$ref":"#/components/schemas/Prestate"},"pre":{"$ref":"#/components/schemas/Prestate"}}};
+const schema485 = {"title":"PrestateDiff","type":"object","description":"prestateTracer's answer with `diffMode`: `pre`, the changed accounts as they were (only the changed slots; a created account is absent), and `post`, what changed in them (a cleared slot is absent).","additionalProperties":false,"required":["post","pre"],"properties":{"post":{"$ref":"#/components/schemas/Prestate"},"pre":{"$ref":"#/components/schemas/Prestate"}}};
 
-function validate246(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate249(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.post === undefined) && (missing0 = "post")) || ((data.pre === undefined) && (missing0 = "pre"))){
-validate246.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate249.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
 if(!((key0 === "post") || (key0 === "pre"))){
-validate246.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate249.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -17679,8 +18003,8 @@ break;
 if(_errs1 === errors){
 if(data.post !== undefined){
 const _errs2 = errors;
-if(!(validate242(data.post, {instancePath:instancePath+"/post",parentData:data,parentDataProperty:"post",rootData}))){
-vErrors = vErrors === null ? validate242.errors : vErrors.concat(validate242.errors);
+if(!(validate245(data.post, {instancePath:instancePath+"/post",parentData:data,parentDataProperty:"post",rootData}))){
+vErrors = vErrors === null ? validate245.errors : vErrors.concat(validate245.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs2 === errors;
@@ -17691,8 +18015,8 @@ var valid0 = true;
 if(valid0){
 if(data.pre !== undefined){
 const _errs3 = errors;
-if(!(validate242(data.pre, {instancePath:instancePath+"/pre",parentData:data,parentDataProperty:"pre",rootData}))){
-vErrors = vErrors === null ? validate242.errors : vErrors.concat(validate242.errors);
+if(!(validate245(data.pre, {instancePath:instancePath+"/pre",parentData:data,parentDataProperty:"pre",rootData}))){
+vErrors = vErrors === null ? validate245.errors : vErrors.concat(validate245.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs3 === errors;
@@ -17705,24 +18029,24 @@ var valid0 = true;
 }
 }
 else {
-validate246.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate249.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate246.errors = vErrors;
+validate249.errors = vErrors;
 return errors === 0;
 }
 
 
-function validate233(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate236(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 const _errs0 = errors;
 let valid0 = false;
 let passing0 = null;
 const _errs1 = errors;
-if(!(validate234(data, {instancePath,parentData,parentDataProperty,rootData}))){
-vErrors = vErrors === null ? validate234.errors : vErrors.concat(validate234.errors);
+if(!(validate237(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate237.errors : vErrors.concat(validate237.errors);
 errors = vErrors.length;
 }
 var _valid0 = _errs1 === errors;
@@ -17731,8 +18055,8 @@ valid0 = true;
 passing0 = 0;
 }
 const _errs2 = errors;
-if(!(validate238(data, {instancePath,parentData,parentDataProperty,rootData}))){
-vErrors = vErrors === null ? validate238.errors : vErrors.concat(validate238.errors);
+if(!(validate241(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate241.errors : vErrors.concat(validate241.errors);
 errors = vErrors.length;
 }
 var _valid0 = _errs2 === errors;
@@ -17746,8 +18070,8 @@ valid0 = true;
 passing0 = 1;
 }
 const _errs3 = errors;
-if(!(validate242(data, {instancePath,parentData,parentDataProperty,rootData}))){
-vErrors = vErrors === null ? validate242.errors : vErrors.concat(validate242.errors);
+if(!(validate245(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate245.errors : vErrors.concat(validate245.errors);
 errors = vErrors.length;
 }
 var _valid0 = _errs3 === errors;
@@ -17761,8 +18085,8 @@ valid0 = true;
 passing0 = 2;
 }
 const _errs4 = errors;
-if(!(validate246(data, {instancePath,parentData,parentDataProperty,rootData}))){
-vErrors = vErrors === null ? validate246.errors : vErrors.concat(validate246.errors);
+if(!(validate249(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate249.errors : vErrors.concat(validate249.errors);
 errors = vErrors.length;
 }
 var _valid0 = _errs4 === errors;
@@ -17787,7 +18111,7 @@ else {
 vErrors.push(err0);
 }
 errors++;
-validate233.errors = vErrors;
+validate236.errors = vErrors;
 return false;
 }
 else {
@@ -17801,27 +18125,27 @@ vErrors = null;
 }
 }
 }
-validate233.errors = vErrors;
+validate236.errors = vErrors;
 return errors === 0;
 }
 
 
-function validate232(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate235(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
-if(!(validate233(data, {instancePath,parentData,parentDataProperty,rootData}))){
-vErrors = vErrors === null ? validate233.errors : vErrors.concat(validate233.errors);
+if(!(validate236(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate236.errors : vErrors.concat(validate236.errors);
 errors = vErrors.length;
 }
-validate232.errors = vErrors;
+validate235.errors = vErrors;
 return errors === 0;
 }
 
-export const p_debug_traceCall_2 = validate251;
-const schema479 = {"$ref":"urn:chain-node:openrpc#/components/schemas/TraceCallConfig"};
-const schema480 = {"title":"TraceCallConfig","description":"debug_traceCall's options (geth's TraceCallConfig): a TraceConfig, and the overrides `eth_call` takes as its third and fourth parameters.","allOf":[{"$ref":"#/components/schemas/TraceConfig"},{"type":"object","properties":{"stateOverrides":{"$ref":"#/components/schemas/StateOverrides","description":"Accounts the traced call sees instead of the real ones (as eth_call's third parameter)."},"blockOverrides":{"$ref":"#/components/schemas/BlockOverrides","description":"Block fields the traced call sees (as eth_call's fourth parameter: `number`, `time`, `gasLimit`, `feeRecipient`)."}}}]};
+export const p_debug_traceCall_2 = validate254;
+const schema486 = {"$ref":"urn:chain-node:openrpc#/components/schemas/TraceCallConfig"};
+const schema487 = {"title":"TraceCallConfig","description":"debug_traceCall's options (geth's TraceCallConfig): a TraceConfig, and the overrides `eth_call` takes as its third and fourth parameters.","allOf":[{"$ref":"#/components/schemas/TraceConfig"},{"type":"object","properties":{"stateOverrides":{"$ref":"#/components/schemas/StateOverrides","description":"Accounts the traced call sees instead of the real ones (as eth_call's third parameter)."},"blockOverrides":{"$ref":"#/components/schemas/BlockOverrides","description":"Block fields the traced call sees (as eth_call's fourth parameter: `number`, `time`, `gasLimit`, `feeRecipient`)."}}}]};
 
-function validate252(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate255(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 const _errs0 = errors;
@@ -17831,7 +18155,7 @@ if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.tracer !== undefined){
 const _errs4 = errors;
 if(typeof data.tracer !== "string"){
-validate252.errors = [{instancePath:instancePath+"/tracer",schemaPath:"#/components/schemas/TraceConfig/properties/tracer/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate255.errors = [{instancePath:instancePath+"/tracer",schemaPath:"#/components/schemas/TraceConfig/properties/tracer/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid2 = _errs4 === errors;
@@ -17848,7 +18172,7 @@ if(data1 && typeof data1 == "object" && !Array.isArray(data1)){
 if(data1.onlyTopCall !== undefined){
 const _errs9 = errors;
 if(typeof data1.onlyTopCall !== "boolean"){
-validate252.errors = [{instancePath:instancePath+"/tracerConfig/onlyTopCall",schemaPath:"#/components/schemas/TraceConfig/properties/tracerConfig/properties/onlyTopCall/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate255.errors = [{instancePath:instancePath+"/tracerConfig/onlyTopCall",schemaPath:"#/components/schemas/TraceConfig/properties/tracerConfig/properties/onlyTopCall/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 var valid3 = _errs9 === errors;
@@ -17860,7 +18184,7 @@ if(valid3){
 if(data1.withLog !== undefined){
 const _errs11 = errors;
 if(typeof data1.withLog !== "boolean"){
-validate252.errors = [{instancePath:instancePath+"/tracerConfig/withLog",schemaPath:"#/components/schemas/TraceConfig/properties/tracerConfig/properties/withLog/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate255.errors = [{instancePath:instancePath+"/tracerConfig/withLog",schemaPath:"#/components/schemas/TraceConfig/properties/tracerConfig/properties/withLog/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 var valid3 = _errs11 === errors;
@@ -17872,7 +18196,7 @@ if(valid3){
 if(data1.diffMode !== undefined){
 const _errs13 = errors;
 if(typeof data1.diffMode !== "boolean"){
-validate252.errors = [{instancePath:instancePath+"/tracerConfig/diffMode",schemaPath:"#/components/schemas/TraceConfig/properties/tracerConfig/properties/diffMode/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate255.errors = [{instancePath:instancePath+"/tracerConfig/diffMode",schemaPath:"#/components/schemas/TraceConfig/properties/tracerConfig/properties/diffMode/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 var valid3 = _errs13 === errors;
@@ -17884,7 +18208,7 @@ if(valid3){
 if(data1.disableCode !== undefined){
 const _errs15 = errors;
 if(typeof data1.disableCode !== "boolean"){
-validate252.errors = [{instancePath:instancePath+"/tracerConfig/disableCode",schemaPath:"#/components/schemas/TraceConfig/properties/tracerConfig/properties/disableCode/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate255.errors = [{instancePath:instancePath+"/tracerConfig/disableCode",schemaPath:"#/components/schemas/TraceConfig/properties/tracerConfig/properties/disableCode/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 var valid3 = _errs15 === errors;
@@ -17896,7 +18220,7 @@ if(valid3){
 if(data1.disableStorage !== undefined){
 const _errs17 = errors;
 if(typeof data1.disableStorage !== "boolean"){
-validate252.errors = [{instancePath:instancePath+"/tracerConfig/disableStorage",schemaPath:"#/components/schemas/TraceConfig/properties/tracerConfig/properties/disableStorage/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate255.errors = [{instancePath:instancePath+"/tracerConfig/disableStorage",schemaPath:"#/components/schemas/TraceConfig/properties/tracerConfig/properties/disableStorage/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 var valid3 = _errs17 === errors;
@@ -17910,7 +18234,7 @@ var valid3 = true;
 }
 }
 else {
-validate252.errors = [{instancePath:instancePath+"/tracerConfig",schemaPath:"#/components/schemas/TraceConfig/properties/tracerConfig/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate255.errors = [{instancePath:instancePath+"/tracerConfig",schemaPath:"#/components/schemas/TraceConfig/properties/tracerConfig/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -17925,13 +18249,13 @@ let data7 = data.timeout;
 const _errs19 = errors;
 if(errors === _errs19){
 if(typeof data7 === "string"){
-if(!pattern303.test(data7)){
-validate252.errors = [{instancePath:instancePath+"/timeout",schemaPath:"#/components/schemas/TraceConfig/properties/timeout/pattern",keyword:"pattern",params:{pattern: "^([0-9]+(\\.[0-9]+)?(ms|s|m|h))+$"},message:"must match pattern \""+"^([0-9]+(\\.[0-9]+)?(ms|s|m|h))+$"+"\""}];
+if(!pattern308.test(data7)){
+validate255.errors = [{instancePath:instancePath+"/timeout",schemaPath:"#/components/schemas/TraceConfig/properties/timeout/pattern",keyword:"pattern",params:{pattern: "^([0-9]+(\\.[0-9]+)?(ms|s|m|h))+$"},message:"must match pattern \""+"^([0-9]+(\\.[0-9]+)?(ms|s|m|h))+$"+"\""}];
 return false;
 }
 }
 else {
-validate252.errors = [{instancePath:instancePath+"/timeout",schemaPath:"#/components/schemas/TraceConfig/properties/timeout/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate255.errors = [{instancePath:instancePath+"/timeout",schemaPath:"#/components/schemas/TraceConfig/properties/timeout/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -17944,7 +18268,7 @@ if(valid2){
 if(data.disableStorage !== undefined){
 const _errs21 = errors;
 if(typeof data.disableStorage !== "boolean"){
-validate252.errors = [{instancePath:instancePath+"/disableStorage",schemaPath:"#/components/schemas/TraceConfig/properties/disableStorage/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate255.errors = [{instancePath:instancePath+"/disableStorage",schemaPath:"#/components/schemas/TraceConfig/properties/disableStorage/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 var valid2 = _errs21 === errors;
@@ -17956,7 +18280,7 @@ if(valid2){
 if(data.disableStack !== undefined){
 const _errs23 = errors;
 if(typeof data.disableStack !== "boolean"){
-validate252.errors = [{instancePath:instancePath+"/disableStack",schemaPath:"#/components/schemas/TraceConfig/properties/disableStack/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate255.errors = [{instancePath:instancePath+"/disableStack",schemaPath:"#/components/schemas/TraceConfig/properties/disableStack/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 var valid2 = _errs23 === errors;
@@ -17968,7 +18292,7 @@ if(valid2){
 if(data.enableMemory !== undefined){
 const _errs25 = errors;
 if(typeof data.enableMemory !== "boolean"){
-validate252.errors = [{instancePath:instancePath+"/enableMemory",schemaPath:"#/components/schemas/TraceConfig/properties/enableMemory/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate255.errors = [{instancePath:instancePath+"/enableMemory",schemaPath:"#/components/schemas/TraceConfig/properties/enableMemory/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 var valid2 = _errs25 === errors;
@@ -17980,7 +18304,7 @@ if(valid2){
 if(data.enableReturnData !== undefined){
 const _errs27 = errors;
 if(typeof data.enableReturnData !== "boolean"){
-validate252.errors = [{instancePath:instancePath+"/enableReturnData",schemaPath:"#/components/schemas/TraceConfig/properties/enableReturnData/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate255.errors = [{instancePath:instancePath+"/enableReturnData",schemaPath:"#/components/schemas/TraceConfig/properties/enableReturnData/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 var valid2 = _errs27 === errors;
@@ -17993,13 +18317,13 @@ if(data.limit !== undefined){
 let data12 = data.limit;
 const _errs29 = errors;
 if(!((typeof data12 == "number") && (!(data12 % 1) && !isNaN(data12)))){
-validate252.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/components/schemas/TraceConfig/properties/limit/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate255.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/components/schemas/TraceConfig/properties/limit/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs29){
 if(typeof data12 == "number"){
 if(data12 < 0 || isNaN(data12)){
-validate252.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/components/schemas/TraceConfig/properties/limit/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate255.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/components/schemas/TraceConfig/properties/limit/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -18013,7 +18337,7 @@ if(valid2){
 if(data.debug !== undefined){
 const _errs31 = errors;
 if(typeof data.debug !== "boolean"){
-validate252.errors = [{instancePath:instancePath+"/debug",schemaPath:"#/components/schemas/TraceConfig/properties/debug/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate255.errors = [{instancePath:instancePath+"/debug",schemaPath:"#/components/schemas/TraceConfig/properties/debug/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 var valid2 = _errs31 === errors;
@@ -18031,7 +18355,7 @@ var valid2 = true;
 }
 }
 else {
-validate252.errors = [{instancePath,schemaPath:"#/components/schemas/TraceConfig/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate255.errors = [{instancePath,schemaPath:"#/components/schemas/TraceConfig/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -18042,8 +18366,8 @@ if(errors === _errs33){
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.stateOverrides !== undefined){
 const _errs35 = errors;
-if(!(validate115(data.stateOverrides, {instancePath:instancePath+"/stateOverrides",parentData:data,parentDataProperty:"stateOverrides",rootData}))){
-vErrors = vErrors === null ? validate115.errors : vErrors.concat(validate115.errors);
+if(!(validate118(data.stateOverrides, {instancePath:instancePath+"/stateOverrides",parentData:data,parentDataProperty:"stateOverrides",rootData}))){
+vErrors = vErrors === null ? validate118.errors : vErrors.concat(validate118.errors);
 errors = vErrors.length;
 }
 var valid4 = _errs35 === errors;
@@ -18054,8 +18378,8 @@ var valid4 = true;
 if(valid4){
 if(data.blockOverrides !== undefined){
 const _errs36 = errors;
-if(!(validate113(data.blockOverrides, {instancePath:instancePath+"/blockOverrides",parentData:data,parentDataProperty:"blockOverrides",rootData}))){
-vErrors = vErrors === null ? validate113.errors : vErrors.concat(validate113.errors);
+if(!(validate116(data.blockOverrides, {instancePath:instancePath+"/blockOverrides",parentData:data,parentDataProperty:"blockOverrides",rootData}))){
+vErrors = vErrors === null ? validate116.errors : vErrors.concat(validate116.errors);
 errors = vErrors.length;
 }
 var valid4 = _errs36 === errors;
@@ -18066,41 +18390,41 @@ var valid4 = true;
 }
 }
 else {
-validate252.errors = [{instancePath,schemaPath:"#/allOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate255.errors = [{instancePath,schemaPath:"#/allOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
 var valid0 = _errs33 === errors;
 }
-validate252.errors = vErrors;
+validate255.errors = vErrors;
 return errors === 0;
 }
 
 
-function validate251(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate254(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
-if(!(validate252(data, {instancePath,parentData,parentDataProperty,rootData}))){
-vErrors = vErrors === null ? validate252.errors : vErrors.concat(validate252.errors);
+if(!(validate255(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate255.errors : vErrors.concat(validate255.errors);
 errors = vErrors.length;
 }
-validate251.errors = vErrors;
+validate254.errors = vErrors;
 return errors === 0;
 }
 
-export const r_debug_traceBlockByNumber = validate256;
-const schema482 = {"type":"array","items":{"$ref":"urn:chain-node:openrpc#/components/schemas/BlockTraceEntry"}};
-const schema483 = {"title":"BlockTraceEntry","type":"object","description":"One transaction's trace in a block trace.","additionalProperties":false,"required":["txHash","result"],"properties":{"txHash":{"$ref":"#/components/schemas/Hash32"},"result":{"$ref":"#/components/schemas/TraceResult"}}};
+export const r_debug_traceBlockByNumber = validate259;
+const schema489 = {"type":"array","items":{"$ref":"urn:chain-node:openrpc#/components/schemas/BlockTraceEntry"}};
+const schema490 = {"title":"BlockTraceEntry","type":"object","description":"One transaction's trace in a block trace.","additionalProperties":false,"required":["txHash","result"],"properties":{"txHash":{"$ref":"#/components/schemas/Hash32"},"result":{"$ref":"#/components/schemas/TraceResult"}}};
 
-function validate258(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate261(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 const _errs0 = errors;
 let valid0 = false;
 let passing0 = null;
 const _errs1 = errors;
-if(!(validate234(data, {instancePath,parentData,parentDataProperty,rootData}))){
-vErrors = vErrors === null ? validate234.errors : vErrors.concat(validate234.errors);
+if(!(validate237(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate237.errors : vErrors.concat(validate237.errors);
 errors = vErrors.length;
 }
 var _valid0 = _errs1 === errors;
@@ -18109,8 +18433,8 @@ valid0 = true;
 passing0 = 0;
 }
 const _errs2 = errors;
-if(!(validate238(data, {instancePath,parentData,parentDataProperty,rootData}))){
-vErrors = vErrors === null ? validate238.errors : vErrors.concat(validate238.errors);
+if(!(validate241(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate241.errors : vErrors.concat(validate241.errors);
 errors = vErrors.length;
 }
 var _valid0 = _errs2 === errors;
@@ -18124,8 +18448,8 @@ valid0 = true;
 passing0 = 1;
 }
 const _errs3 = errors;
-if(!(validate242(data, {instancePath,parentData,parentDataProperty,rootData}))){
-vErrors = vErrors === null ? validate242.errors : vErrors.concat(validate242.errors);
+if(!(validate245(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate245.errors : vErrors.concat(validate245.errors);
 errors = vErrors.length;
 }
 var _valid0 = _errs3 === errors;
@@ -18139,8 +18463,8 @@ valid0 = true;
 passing0 = 2;
 }
 const _errs4 = errors;
-if(!(validate246(data, {instancePath,parentData,parentDataProperty,rootData}))){
-vErrors = vErrors === null ? validate246.errors : vErrors.concat(validate246.errors);
+if(!(validate249(data, {instancePath,parentData,parentDataProperty,rootData}))){
+vErrors = vErrors === null ? validate249.errors : vErrors.concat(validate249.errors);
 errors = vErrors.length;
 }
 var _valid0 = _errs4 === errors;
@@ -18165,7 +18489,7 @@ else {
 vErrors.push(err0);
 }
 errors++;
-validate258.errors = vErrors;
+validate261.errors = vErrors;
 return false;
 }
 else {
@@ -18179,26 +18503,26 @@ vErrors = null;
 }
 }
 }
-validate258.errors = vErrors;
+validate261.errors = vErrors;
 return errors === 0;
 }
 
 
-function validate257(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate260(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.txHash === undefined) && (missing0 = "txHash")) || ((data.result === undefined) && (missing0 = "result"))){
-validate257.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate260.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
 if(!((key0 === "txHash") || (key0 === "result"))){
-validate257.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate260.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -18211,12 +18535,12 @@ const _errs3 = errors;
 if(errors === _errs3){
 if(typeof data0 === "string"){
 if(!pattern33.test(data0)){
-validate257.errors = [{instancePath:instancePath+"/txHash",schemaPath:"#/components/schemas/Hash32/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{64}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{64}$"+"\""}];
+validate260.errors = [{instancePath:instancePath+"/txHash",schemaPath:"#/components/schemas/Hash32/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{64}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{64}$"+"\""}];
 return false;
 }
 }
 else {
-validate257.errors = [{instancePath:instancePath+"/txHash",schemaPath:"#/components/schemas/Hash32/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate260.errors = [{instancePath:instancePath+"/txHash",schemaPath:"#/components/schemas/Hash32/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -18228,8 +18552,8 @@ var valid0 = true;
 if(valid0){
 if(data.result !== undefined){
 const _errs5 = errors;
-if(!(validate258(data.result, {instancePath:instancePath+"/result",parentData:data,parentDataProperty:"result",rootData}))){
-vErrors = vErrors === null ? validate258.errors : vErrors.concat(validate258.errors);
+if(!(validate261(data.result, {instancePath:instancePath+"/result",parentData:data,parentDataProperty:"result",rootData}))){
+vErrors = vErrors === null ? validate261.errors : vErrors.concat(validate261.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs5 === errors;
@@ -18242,16 +18566,16 @@ var valid0 = true;
 }
 }
 else {
-validate257.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate260.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate257.errors = vErrors;
+validate260.errors = vErrors;
 return errors === 0;
 }
 
 
-function validate256(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate259(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
@@ -18260,8 +18584,8 @@ var valid0 = true;
 const len0 = data.length;
 for(let i0=0; i0<len0; i0++){
 const _errs1 = errors;
-if(!(validate257(data[i0], {instancePath:instancePath+"/" + i0,parentData:data,parentDataProperty:i0,rootData}))){
-vErrors = vErrors === null ? validate257.errors : vErrors.concat(validate257.errors);
+if(!(validate260(data[i0], {instancePath:instancePath+"/" + i0,parentData:data,parentDataProperty:i0,rootData}))){
+vErrors = vErrors === null ? validate260.errors : vErrors.concat(validate260.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs1 === errors;
@@ -18271,11 +18595,11 @@ break;
 }
 }
 else {
-validate256.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate259.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
-validate256.errors = vErrors;
+validate259.errors = vErrors;
 return errors === 0;
 }
 

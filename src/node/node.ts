@@ -88,6 +88,7 @@ export async function startNode(config: NodeConfig, log: NodeLogger = createLogg
     fastViews: config.fastViews,
     recoveryThreads: config.recoveryThreads,
     txBudgetMs: config.txBudgetMs,
+    irisTest: config.irisTest,
     // geth's unlock rule: a key unlocked behind a listener others can reach signs for anyone there
     unlockDevAccount: loopback || config.allowInsecureUnlock,
   });
