@@ -38,7 +38,8 @@ const lockRecord = (l: LockRecord) => frame(RLP.encode([int(LOCK), int(l.sequenc
 type Item = Uint8Array | Item[];
 const bytes = (i: Item | undefined): Uint8Array => {
   if (!(i instanceof Uint8Array)) throw new Error('a field is not a byte string');
-  return i;
+  // a copy: nothing read keeps the whole file's buffer alive
+  return new Uint8Array(i);
 };
 
 /** The records in `data` up to the first that is not whole, and where that one starts. */
