@@ -664,7 +664,7 @@ export class IrisEngine {
     this.vote(PREPARE, at, proposal.hash);
   }
 
-  /** What the test modes make of this view's proposal (one choice per view: silent and bad-proposal take turns when both are set). */
+  /** What the test modes make of this view's proposal (one choice per view; with both set, a silent turn then one of each bad block). */
   private liesAsProposer(): 'silent' | 'bad-proposal' | undefined {
     const lies = this.o.test?.lies;
     if (!lies || !(lies.has('silent') || lies.has('bad-proposal'))) return undefined;
@@ -673,7 +673,8 @@ export class IrisEngine {
       this.liar.proposedAt = view;
       this.liar.turns++;
     }
-    if (lies.has('silent') && (!lies.has('bad-proposal') || this.liar.turns % 2 === 0)) return 'silent';
+    // with both: silent first, then one turn of each bad block
+    if (lies.has('silent') && (!lies.has('bad-proposal') || this.liar.turns % (BAD_BLOCKS.length + 1) === 1)) return 'silent';
     return lies.has('bad-proposal') ? 'bad-proposal' : undefined;
   }
 

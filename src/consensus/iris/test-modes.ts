@@ -13,7 +13,7 @@
 //   replay              re-sends the messages it signed before at every new round, and signs
 //                       ROUND_CHANGEs for rounds already passed
 //   round-change-flood  five ROUND_CHANGEs a second for rounds ever further in the future
-//   silent              never proposes
+//   silent              never proposes (with bad-proposal: a silent turn, then one of each bad block)
 import { decodeBlock, encodeBlock } from '../../chain/block-codec.ts';
 import { headerSigHash, type Header } from '../../chain/header.ts';
 import { decodeExtra, encodeExtra } from '../istanbul-extra.ts';
