@@ -54,17 +54,21 @@ async function transfersUntil(what: string, seen: () => Promise<boolean>): Promi
   return (await head(honest[0]!)) - start;
 }
 
-const equivocations = (n: NetworkNode): Promise<{ validator: string; number: number; round: number; first: { code: string }; second: { code: string } }[]> => rpcCall(n.http, 'iris_getEquivocations');
+type Equivocation = { validator: string; number: number; round: number; first: { code: string }; second: { code: string } };
+const equivocations = (n: NetworkNode): Promise<Equivocation[]> => rpcCall(n.http, 'iris_getEquivocations');
 
 test('equivocating proposals, votes for two blocks at one view, a far-future ROUND_CHANGE flood: refused, reported, blocks go on', async () => {
   await lying('equivocate,double-vote,round-change-flood');
   const address = liar.address.toLowerCase();
-  const proposalsTwice = async () => (await Promise.all(honest.map(equivocations))).flat().some((e) => e.first.code === 'PREPREPARE' || e.second.code === 'PREPREPARE');
-  const grown = await transfersUntil('an equivocating proposal reported', async () => (await Promise.all(honest.map(equivocations))).every((l) => l.length > 0) && (await proposalsTwice()));
-  assert.ok(grown > 0n);
+  const proposed = (e: Equivocation) => e.first.code === 'PREPREPARE' || e.second.code === 'PREPREPARE';
+  // every honest node holds a double vote; an equivocating proposal (the liar's turn) is held by some
+  const reported = async () => {
+    const lists = await Promise.all(honest.map(equivocations));
+    return lists.every((l) => l.some((e) => !proposed(e))) && lists.flat().some(proposed);
+  };
+  assert.ok((await transfersUntil('both equivocations reported', reported)) > 0n);
   for (const [i, list] of (await Promise.all(honest.map(equivocations))).entries()) {
     assert.ok(list.every((e) => e.validator === address), `node ${i + 1} blames the liar alone: ${JSON.stringify(list)}`);
-    assert.ok(list.some((e) => e.first.code !== 'PREPREPARE' && e.second.code !== 'PREPREPARE'), `node ${i + 1} holds a double vote`);
   }
   for (const [i, log] of honestLogs().entries()) {
     assert.ok(log.includes(`iris: equivocation by ${address}`), `node ${i + 1} logs the equivocation`);
