@@ -1,7 +1,7 @@
 // The iris consensus log on disk (src/node/consensus-log-file.ts, I9): what is written is read back
 // by the next start; a log cut short or damaged is read up to its last whole record, cut back there
 // and said so; trimming keeps only the heights not yet final. And the vote guard made from it
-// refuses what the one before the restart signed.
+// refuses what the one before the restart signed. CHAIN_NODE_IRIS_TEST is read as documented.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { appendFileSync, mkdtempSync, readFileSync, rmSync, statSync, truncateSync, writeFileSync } from 'node:fs';
@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { CONSENSUS_LOG_FILE, FileConsensusLog } from '../src/node/consensus-log-file.ts';
 import { VoteGuard } from '../src/consensus/iris/vote-guard.ts';
 import type { Logger } from '../src/node/logger.ts';
+import { ConfigError, parseFlags, type NodeConfig } from '../src/node/config.ts';
 
 const digest = (b: number) => new Uint8Array(32).fill(b);
 
@@ -109,6 +110,16 @@ test('trimming drops the final heights (rewritten at the first trim), and a rest
     assert.is(restarted.highestRound(20n), 1, 'the round it asked for before the restart');
     again.close();
   });
+});
+
+test('CHAIN_NODE_IRIS_TEST: off unless set, its modes read, an unknown one refused naming the known', () => {
+  const modesOf = (env: NodeJS.ProcessEnv) => (parseFlags([], env) as NodeConfig).irisTest;
+  assert.is(modesOf({}), undefined);
+  const m = modesOf({ CHAIN_NODE_IRIS_TEST: 'crash-after-commit, equivocate,double-vote' })!;
+  assert.is(m.crashAfter, 'COMMIT');
+  assert.equal([...m.lies], ['equivocate', 'double-vote']);
+  assert.not.ok(m.signAgainstLog);
+  assert.throws(() => parseFlags([], { CHAIN_NODE_IRIS_TEST: 'equivocate,lie-a-lot' }), (e: Error) => e instanceof ConfigError && /unknown mode "lie-a-lot" \(known: crash-after-prepare, .*silent\)/.test(e.message));
 });
 
 test.run();
