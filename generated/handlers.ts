@@ -13,6 +13,7 @@ import type {
   Bytes32,
   CallObject,
   Data,
+  Equivocation,
   FeeHistory,
   FillTransactionData,
   FilledTransaction,
@@ -784,6 +785,13 @@ export interface IrisHandlers {
    * @returns Normal consensus nodes.
    */
   candidates(block: BlockNumberOrTag | undefined, ctx: CallContext): Awaitable<Address[]>;
+
+  /**
+   * iris_getEquivocations: Returns the equivocations this node saw: two signed messages of one validator for
+   * different blocks at one view.
+   * @returns Evidence, oldest first.
+   */
+  getEquivocations(ctx: CallContext): Awaitable<Equivocation[]>;
 }
 
 /** Handlers for admin_* methods. */

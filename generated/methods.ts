@@ -41,6 +41,7 @@ export const methods: ReadonlyMap<string, MethodSpec> = new Map<string, MethodSp
   ["iris_getValidators", { name: "iris_getValidators", group: "iris", key: "getValidators", params: ["block"], required: 0, validateParams: [v.p_iris_getValidators_0], validateResult: v.r_iris_getValidators }],
   ["iris_getValidatorsAtHash", { name: "iris_getValidatorsAtHash", group: "iris", key: "getValidatorsAtHash", params: ["hash"], required: 1, validateParams: [v.p_iris_getValidatorsAtHash_0], validateResult: v.r_iris_getValidatorsAtHash }],
   ["iris_candidates", { name: "iris_candidates", group: "iris", key: "candidates", params: ["block"], required: 0, validateParams: [v.p_iris_candidates_0], validateResult: v.r_iris_candidates }],
+  ["iris_getEquivocations", { name: "iris_getEquivocations", group: "iris", key: "getEquivocations", params: [], required: 0, validateParams: [], validateResult: v.r_iris_getEquivocations }],
   ["eth_gasPrice", { name: "eth_gasPrice", group: "eth", key: "gasPrice", params: [], required: 0, validateParams: [], validateResult: v.r_eth_gasPrice }],
   ["eth_maxPriorityFeePerGas", { name: "eth_maxPriorityFeePerGas", group: "eth", key: "maxPriorityFeePerGas", params: [], required: 0, validateParams: [], validateResult: v.r_eth_maxPriorityFeePerGas }],
   ["eth_feeHistory", { name: "eth_feeHistory", group: "eth", key: "feeHistory", params: ["blockCount", "newestBlock", "rewardPercentiles"], required: 2, validateParams: [v.p_eth_feeHistory_0, v.p_eth_feeHistory_1, v.p_eth_feeHistory_2], validateResult: v.r_eth_feeHistory }],

@@ -1375,3 +1375,40 @@ export type TraceCallConfig = TraceConfig & {
    */
   blockOverrides?: BlockOverrides;
 };
+
+/**
+ * Two messages one validator signed for different blocks at one height and round (`iris_getEquivocations`):
+ * evidence that it is faulty.
+ */
+export interface Equivocation {
+  /** Who signed both. */
+  validator: Address;
+  /** The height (the view's sequence). */
+  number: number;
+  /** The round. */
+  round: number;
+  /** The first message this node received. */
+  first: {
+    /** The message's code. */
+    code: "PREPREPARE" | "PREPARE" | "COMMIT";
+    /** The block hash it is for (a PREPREPARE's: its block's hash). */
+    digest: Bytes32;
+    /**
+     * The signed message as it came, RLP `[code, msg, address, signature, committedSeal]`
+     * (docs/consensus.md): its signature recovers to `validator`.
+     */
+    message: Bytes;
+  };
+  /** The second, for another block. */
+  second: {
+    /** The message's code. */
+    code: "PREPREPARE" | "PREPARE" | "COMMIT";
+    /** The block hash it is for (a PREPREPARE's: its block's hash). */
+    digest: Bytes32;
+    /**
+     * The signed message as it came, RLP `[code, msg, address, signature, committedSeal]`
+     * (docs/consensus.md): its signature recovers to `validator`.
+     */
+    message: Bytes;
+  };
+}

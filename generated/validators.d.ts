@@ -53,6 +53,7 @@ export declare const p_iris_getValidatorsAtHash_0: Validate;
 export declare const r_iris_getValidatorsAtHash: Validate;
 export declare const p_iris_candidates_0: Validate;
 export declare const r_iris_candidates: Validate;
+export declare const r_iris_getEquivocations: Validate;
 export declare const r_eth_gasPrice: Validate;
 export declare const r_eth_maxPriorityFeePerGas: Validate;
 export declare const p_eth_feeHistory_0: Validate;

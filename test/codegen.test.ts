@@ -240,7 +240,7 @@ test('fails on a method without exactly one origin tag, or whose eth_/chain_ twi
   method(doc, 'txpool_status')['tags'] = [{ name: 'venachain' }, { name: 'ethereum' }];
   method(doc, 'chain_getBalance')['tags'] = [{ name: 'ethereum' }];
   const list = problems(doc);
-  hasProblem(list, 'web3_sha3: needs exactly one origin tag, { "name": "venachain" } or { "name": "ethereum" }; has 0');
+  hasProblem(list, 'web3_sha3: needs exactly one origin tag, { "name": "venachain" } or { "name": "ethereum" } or { "name": "chain-node" }; has 0');
   hasProblem(list, 'txpool_status: needs exactly one origin tag');
   hasProblem(list, 'eth_getBalance and chain_getBalance differ at tags[0].name');
   // a tag that names no origin is the document's own business

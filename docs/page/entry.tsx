@@ -33,6 +33,7 @@ function withOrigin(m: MethodObject): MethodObject {
 const ORIGIN_MEANING: Record<Origin, string> = {
   venachain: "Venachain 1.x's methods, answered as Venachain does",
   ethereum: 'standard Ethereum methods beyond them (execution-apis, geth)',
+  'chain-node': "this node's own (consensus evidence)",
 };
 
 function Page({ doc }: { doc: OpenrpcDocument }) {

@@ -1,11 +1,12 @@
 // Where a method comes from, as its origin tag in openrpc.json says: Venachain 1.x's method set,
 // which the node answers as Venachain does, or a standard Ethereum method beyond it
-// (ethereum/execution-apis, geth). Codegen requires one per method; the docs page shows it.
+// (ethereum/execution-apis, geth), or one of this node's own (consensus evidence). Codegen requires one per method; the docs page shows it.
 // Pure, so codegen, the page and its tests share it.
 
 export const ORIGINS = {
   venachain: 'Venachain',
   ethereum: 'Ethereum',
+  'chain-node': 'chain-node',
 } as const;
 
 export type Origin = keyof typeof ORIGINS;

@@ -13,6 +13,7 @@ import type {
   Bytes32,
   CallObject,
   Data,
+  Equivocation,
   FeeHistory,
   FillTransactionData,
   FilledTransaction,
@@ -778,6 +779,15 @@ export interface IrisApi {
    *   await client.iris.candidates("latest") // → ["0x56bb8d83a36ac5bb6a1cd927cdf463b858de9c8c"]
    */
   candidates(block?: BlockNumberOrTag): Promise<Address[]>;
+
+  /**
+   * iris_getEquivocations: Returns the equivocations this node saw: two signed messages of one validator for
+   * different blocks at one view.
+   * @returns Evidence, oldest first.
+   * @example
+   *   await client.iris.getEquivocations() // → []
+   */
+  getEquivocations(): Promise<Equivocation[]>;
 }
 
 /** admin_* methods: `client.admin.X(…)` calls admin_X. */
@@ -1029,7 +1039,14 @@ export const namespaceMethods = {
     "signTypedData",
     "ecRecover",
   ],
-  iris: ["getSnapshot", "getSnapshotAtHash", "getValidators", "getValidatorsAtHash", "candidates"],
+  iris: [
+    "getSnapshot",
+    "getSnapshotAtHash",
+    "getValidators",
+    "getValidatorsAtHash",
+    "candidates",
+    "getEquivocations",
+  ],
   eth: [
     "gasPrice",
     "maxPriorityFeePerGas",

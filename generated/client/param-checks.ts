@@ -32,6 +32,7 @@ export const paramChecks: ReadonlyMap<string, ParamSpec> = new Map<string, Param
   ["iris_getValidators", { params: ["block"], required: 0, validateParams: [v.p_iris_getValidators_0] }],
   ["iris_getValidatorsAtHash", { params: ["hash"], required: 1, validateParams: [v.p_iris_getValidatorsAtHash_0] }],
   ["iris_candidates", { params: ["block"], required: 0, validateParams: [v.p_iris_candidates_0] }],
+  ["iris_getEquivocations", { params: [], required: 0, validateParams: [] }],
   ["eth_gasPrice", { params: [], required: 0, validateParams: [] }],
   ["eth_maxPriorityFeePerGas", { params: [], required: 0, validateParams: [] }],
   ["eth_feeHistory", { params: ["blockCount", "newestBlock", "rewardPercentiles"], required: 2, validateParams: [v.p_eth_feeHistory_0, v.p_eth_feeHistory_1, v.p_eth_feeHistory_2] }],

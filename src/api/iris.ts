@@ -1,7 +1,8 @@
 // iris_: consensus snapshots and validator sets. As Venachain's, the snapshot at block n is the one
 // made by applying n: its validators are the set of block n+1, read from NodeManagement in the state
 // after n (validator-set.ts — the same rule the sealer writes into block n+1's istanbul extra).
-// Venachain never uses votes: votes and tally stay empty.
+// Venachain never uses votes: votes and tally stay empty. iris_getEquivocations is this node's own:
+// the evidence its engine found of validators signing two blocks at one view (I11).
 import type { ApiContext } from './context.ts';
 import type { Header } from '../chain/header.ts';
 import { candidatesAt, validatorsAfter } from '../consensus/validator-set.ts';
@@ -39,6 +40,8 @@ export function irisHandlers({ core }: ApiContext) {
     getSnapshotAtHash: (hash: string) => snapshot(headerByHash(hash)),
     getValidators: (block?: BlockParam) => validators(headerAt(block).header),
     getValidatorsAtHash: (hash: string) => validators(headerByHash(hash).header),
+    getEquivocations: () =>
+      (core.iris?.equivocations() ?? []).map((e) => ({ validator: e.validator, number: Number(e.sequence), round: e.round, first: e.first, second: e.second })),
     /** the consensus records at the height (delayNum not above it), in name order */
     candidates: async (block?: BlockParam) => {
       const { header } = headerAt(block);

@@ -31,6 +31,8 @@ import { Sealer } from '../consensus/sealer.ts';
 import { ConsensusChannel } from './consensus-channel.ts';
 import { CoreIrisChain } from './iris-chain.ts';
 import { IrisEngine } from '../consensus/iris/engine.ts';
+import type { IrisTestModes } from '../consensus/iris/test-modes.ts';
+import { FileConsensusLog } from './consensus-log-file.ts';
 import { validatorsAfter } from '../consensus/validator-set.ts';
 import { ChainEvents } from '../chain/events.ts';
 import { Keystore } from '../accounts/keystore.ts';
@@ -77,6 +79,8 @@ export interface CoreOptions {
   buildMs?: number;
   /** false: neither the sealer nor the iris engine, whatever the node key (`chain-node import`: the import is the chain's one writer) */
   seal?: boolean;
+  /** for tests only: CHAIN_NODE_IRIS_TEST's crash cues and lies (I12) */
+  irisTest?: IrisTestModes;
 }
 
 /**
@@ -113,6 +117,8 @@ export class ChainCore {
   private importer!: BlockImport;
   /** the multi-validator consensus */
   iris: IrisEngine | undefined;
+  /** DATADIR/consensus.log: what the iris engine signed (I9) */
+  private consensusLog: FileConsensusLog | undefined;
   /** recovers the senders and seals of imported blocks */
   private importRecovery!: SignatureRecovery;
   /** what eth_syncing answers: the sync's progress while it runs, undefined when in step */
@@ -305,7 +311,10 @@ export class ChainCore {
       budget: this.buildBudget(o),
       onDropped: (invalid) => this.droppedWork(invalid),
     });
-    this.iris = new IrisEngine({ chain, transport: this.consensus, key: this.nodeKey, policy: ist.policy, timeoutMs: ist.timeout, periodSeconds: Math.ceil(ist.period), log: this.log.child('consensus') });
+    const log = this.log.child('consensus');
+    if (o.irisTest) log.warn(`iris: CHAIN_NODE_IRIS_TEST is set: for tests only — this node crashes on cue or lies on purpose (${[...o.irisTest.lies, o.irisTest.crashAfter && `crash after ${o.irisTest.crashAfter}`, o.irisTest.signAgainstLog && 'sign-against-log'].filter(Boolean).join(', ')})`);
+    this.consensusLog = new FileConsensusLog(this.datadir, log);
+    this.iris = new IrisEngine({ chain, transport: this.consensus, key: this.nodeKey, policy: ist.policy, timeoutMs: ist.timeout, periodSeconds: Math.ceil(ist.period), log, consensusLog: this.consensusLog, test: o.irisTest });
     this.iris.start();
   }
 
@@ -486,6 +495,7 @@ export class ChainCore {
   async close(): Promise<void> {
     await this.sealer?.stop();
     await this.iris?.stop();
+    this.consensusLog?.close();
     await this.importer.idle();
     await this.journal?.close();
     await Promise.all([this.executor.close(), this.calls.close()]);

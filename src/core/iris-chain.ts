@@ -42,8 +42,9 @@ export class CoreIrisChain implements IrisChain {
     return this.o.chain.head;
   }
 
-  hashOf(encoded: Uint8Array): Uint8Array {
-    return decodeBlock(encoded).hash;
+  proposalOf(encoded: Uint8Array): Proposal {
+    const { header, hash } = decodeBlock(encoded);
+    return { number: header.number, hash, encoded, proposer: header.miner };
   }
 
   onHead(listener: (head: HeadInfo) => void): void {

@@ -1,4 +1,5 @@
 // Node settings and the command-line flags that set them (geth's names where geth has the flag).
+import { parseIrisTestModes, type IrisTestModes } from '../consensus/iris/test-modes.ts';
 import { parseArgs } from 'node:util';
 import { isIP } from 'node:net';
 import { resolve } from 'node:path';
@@ -96,6 +97,8 @@ export interface NodeConfig {
   metrics?: { addr: string; port: number };
   /** not a flag: whether eth_call / estimateGas use the view interpreter (default: on, A17); tests compare both */
   fastViews?: boolean;
+  /** for tests only, not a flag: CHAIN_NODE_IRIS_TEST's crash cues and lies (src/consensus/iris/test-modes.ts, I12) */
+  irisTest?: IrisTestModes;
 }
 
 export interface P2pConfig {
@@ -193,7 +196,15 @@ function bigint(v: string, flag: string): bigint {
   return BigInt(v);
 }
 
-/** `env`: where CHAIN_NODE_P2P_FAULTS is read (the process' environment). */
+function irisTestModes(v: string | undefined): IrisTestModes | undefined {
+  try {
+    return parseIrisTestModes(v);
+  } catch (e) {
+    throw new ConfigError((e as Error).message);
+  }
+}
+
+/** `env`: where CHAIN_NODE_P2P_FAULTS and CHAIN_NODE_IRIS_TEST are read (the process' environment). */
 export function parseFlags(argv: string[], env: NodeJS.ProcessEnv = process.env): NodeConfig | 'help' {
   let values;
   try {
@@ -255,6 +266,7 @@ export function parseFlags(argv: string[], env: NodeJS.ProcessEnv = process.env)
     txBudgetMs: durationMs(String(v['miner.txtimeout']), 'miner.txtimeout'),
     buildMs: v['miner.buildtime'] === undefined ? undefined : durationMs(String(v['miner.buildtime']), 'miner.buildtime'),
     p2pPort: int(String(v['p2p.port']), 'p2p.port'),
+    irisTest: irisTestModes(env.CHAIN_NODE_IRIS_TEST),
     metrics: v.metrics === true ? { addr: metricsAddr(String(v['metrics.addr'])), port: int(String(v['metrics.port']), 'metrics.port') } : undefined,
     p2p: {
       addr: v['p2p.addr'] === undefined ? undefined : p2pAddr(String(v['p2p.addr'])),

@@ -104,6 +104,7 @@ export async function startNode(config: NodeConfig, log: NodeLogger = createLogg
     recoveryThreads: config.recoveryThreads,
     txBudgetMs: config.txBudgetMs,
     buildMs: config.buildMs,
+    irisTest: config.irisTest,
     // geth's unlock rule: a key unlocked behind a listener others can reach signs for anyone there
     unlockDevAccount: loopback || config.allowInsecureUnlock,
   });

@@ -152,14 +152,19 @@ export async function fundedSender(dir: string, first: NetworkNode): Promise<(..
 export interface RestartedNode {
   child: ChildProcess;
   output(): string;
+  /** resolves once the process has exited (killed, or by itself) */
+  exited: Promise<void>;
   /** SIGTERM; resolves once it has exited */
   stop(): Promise<void>;
 }
 
-/** Starts a node again alone, from its printed `command` run from the project root, as a user would; resolves once it answers. */
-export async function restartNode(node: NetworkNode): Promise<RestartedNode> {
+/**
+ * Starts a node again alone, from its printed `command` run from the project root, as a user would
+ * (with `env` added to the environment: CHAIN_NODE_IRIS_TEST); resolves once it answers.
+ */
+export async function restartNode(node: NetworkNode, env: Record<string, string> = {}): Promise<RestartedNode> {
   const [command, ...args] = node.command;
-  const child = spawn(command!, args, { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(command!, args, { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env } });
   let out = '';
   child.stdout!.on('data', (d) => (out += d));
   child.stderr!.on('data', (d) => (out += d));
@@ -175,7 +180,7 @@ export async function restartNode(node: NetworkNode): Promise<RestartedNode> {
     await stop();
     throw new Error(`${(e as Error).message}\n${out}`);
   }
-  return { child, output: () => out, stop };
+  return { child, output: () => out, exited, stop };
 }
 
 /** The node's key as enode URLs and NodeManagement write it (128 hex digits): how a fault file may name it. */
@@ -262,8 +267,12 @@ export interface LocalNetwork {
   validators: NetworkNode[];
   /** SIGKILL; resolves once it no longer answers */
   kill(node: NetworkNode): Promise<void>;
-  /** starts a killed node again on its datadir and ports; resolves once it answers */
-  restart(node: NetworkNode): Promise<void>;
+  /** starts a killed node again on its datadir and ports (`env` added to its environment); resolves once it answers */
+  restart(node: NetworkNode, env?: Record<string, string>): Promise<void>;
+  /** what the node logged: its node.log, then the output of each restart */
+  output(node: NetworkNode): string;
+  /** resolves once the node's restarted process has exited (by itself: a crash cue) */
+  exited(node: NetworkNode): Promise<void>;
   /** Writes each node's fault file (src/p2p/faults.ts); undefined: no faults. Resolves once the nodes have read it. */
   setFaults(nodes: readonly NetworkNode[], plan: object | undefined): Promise<void>;
   /** Stops every node (the run's and those restarted) and removes the dir. */
@@ -299,6 +308,7 @@ export async function startLocalNetwork(o: LocalNetworkOptions): Promise<LocalNe
     throw e;
   });
   const restarted = new Map<number, RestartedNode>();
+  const outputs = new Map<number, RestartedNode[]>();
   const gone = async (node: NetworkNode) => {
     await until(`node ${node.node} to be gone`, () => rpcCall(node.http, 'eth_blockNumber').then(() => false, () => true));
   };
@@ -315,8 +325,18 @@ export async function startLocalNetwork(o: LocalNetworkOptions): Promise<LocalNe
       } else process.kill(node.pid, 'SIGKILL');
       await gone(node);
     },
-    async restart(node) {
-      restarted.set(node.node, await restartNode(node));
+    async restart(node, env) {
+      const again = await restartNode(node, env);
+      restarted.set(node.node, again);
+      outputs.set(node.node, [...(outputs.get(node.node) ?? []), again]);
+    },
+    output(node) {
+      return [readFileSync(join(node.datadir, 'node.log'), 'utf8'), ...(outputs.get(node.node) ?? []).map((r) => r.output())].join('\n');
+    },
+    exited(node) {
+      const again = restarted.get(node.node);
+      assert(again, `node ${node.node} was not restarted`);
+      return again.exited;
     },
     async setFaults(nodes, plan) {
       for (const n of nodes) {

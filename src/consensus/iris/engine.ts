@@ -11,7 +11,7 @@
 // given before it is queued, from its form and signature alone.
 import type { NodeKey } from '../../crypto/node-key.ts';
 import type { Logger } from '../../util/logger.ts';
-import { bytesToHex, equalBytes } from '../../util/hex.ts';
+import { bytesToHex, equalBytes, hexToBytes } from '../../util/hex.ts';
 import { quorum } from '../seals.ts';
 import { commitDigest, committedSeal, signerOf } from '../seals.ts';
 import {
@@ -19,9 +19,12 @@ import {
   MalformedMessage, PREPARE, PREPREPARE, ROUND_CHANGE, signedByAddress, signMessage, ZERO_DIGEST,
   type IrisMessage, type MessageCode, type Preprepare, type Subject, type View,
 } from './messages.ts';
-import type { HeadInfo, IrisChain, IrisTransport, Proposal } from './ports.ts';
+import type { ConsensusLog, HeadInfo, IrisChain, IrisTransport, LockRecord, Proposal } from './ports.ts';
 import { proposerOf, proposerOrder } from './proposer.ts';
 import { VoteGuard } from './vote-guard.ts';
+import { EquivocationWatch, type Equivocation } from './evidence.ts';
+import { BAD_BLOCKS, forgeBlock, type IrisTestModes } from './test-modes.ts';
+import { keccak256 } from '../../crypto/keccak.ts';
 import { NO_CONSENSUS_METER, type ConsensusMeter } from '../consensus-meter.ts';
 
 export interface IrisEngineOptions {
@@ -35,6 +38,12 @@ export interface IrisEngineOptions {
   /** genesis istanbul.period: the least gap between block timestamps (seconds) */
   periodSeconds: number;
   log: Logger;
+  /** where what this validator signs is made durable before it is sent (I9); absent: memory only */
+  consensusLog?: ConsensusLog;
+  /** for tests only: CHAIN_NODE_IRIS_TEST's crash cues and lies (test-modes.ts, I12) */
+  test?: IrisTestModes;
+  /** how a crash-after-* cue ends the process (default: SIGKILL to itself) */
+  die?: () => void;
 }
 
 /** Where the engine is in a round ('idle': not taking part in this height). */
@@ -56,6 +65,10 @@ export interface IrisStatus {
 const MAX_ROUND_TIMEOUT_MS = 60_000;
 /** Future messages kept per sender; the oldest go beyond it. */
 const BACKLOG_PER_SENDER = 32;
+/** A ROUND_CHANGE further ahead of this node's round is refused (I10): with doubling timeouts an honest validator is never that far ahead. */
+const MAX_ROUNDS_AHEAD = 100;
+/** How long a crash-after-* cue leaves its message to leave the process. */
+const CRASH_DELAY_MS = 200;
 
 const STATE_ORDER = { 'accept-request': 0, preprepared: 1, prepared: 2, committed: 3 } as const;
 type RoundState = keyof typeof STATE_ORDER;
@@ -92,7 +105,14 @@ export class IrisEngine {
   /** rounds begun and changed, for --metrics (the node sets it when it serves them) */
   meter: ConsensusMeter = NO_CONSENSUS_METER;
   private readonly me: string;
-  private readonly guard = new VoteGuard();
+  private readonly guard: VoteGuard;
+  /** locks the consensus log held at start: restored at their height (I9) */
+  private restoredLocks: LockRecord[];
+  private readonly evidence = new EquivocationWatch();
+  /** `${sender}/${reason}`: what was logged about a sender at this height (one line each, I10) */
+  private said = new Set<string>();
+  /** test modes: the messages sent (replay), a seal seen from another validator (bad-seals), turns */
+  private readonly liar = { sent: [] as Uint8Array[], foreignSeal: undefined as Uint8Array | undefined, turns: 0, seals: 0, bad: 0, flood: 0, proposedAt: '', timer: undefined as NodeJS.Timeout | undefined };
   private queue: Promise<void> = Promise.resolve();
   private stopped = false;
   private started = false;
@@ -120,6 +140,17 @@ export class IrisEngine {
 
   constructor(private readonly o: IrisEngineOptions) {
     this.me = bytesToHex(o.key.address);
+    const records = o.consensusLog?.read() ?? { votes: [], locks: [] };
+    this.guard = new VoteGuard(o.consensusLog, records.votes);
+    this.restoredLocks = records.locks;
+    if (records.votes.length > 0 || records.locks.length > 0) {
+      o.log.info(`iris: consensus log: ${records.votes.length} signed votes and ${records.locks.length} locks read; nothing conflicting with them will be signed`);
+    }
+  }
+
+  /** Equivocation found (two signed messages of one validator for different blocks at one view), the newest last. */
+  equivocations(): readonly Equivocation[] {
+    return this.evidence.list();
   }
 
   start(): void {
@@ -136,12 +167,15 @@ export class IrisEngine {
         this.onWork();
       });
     });
+    if (this.o.test?.signAgainstLog) this.signAgainstLog();
+    if (this.o.test?.lies.has('round-change-flood')) this.liar.timer = setInterval(() => this.run(() => this.floodRoundChanges()), 200);
     this.run(() => this.newHeight(this.o.chain.head()));
   }
 
   async stop(): Promise<void> {
     this.stopped = true;
     this.clearTimers();
+    clearInterval(this.liar.timer);
     // a task may have queued others before it saw `stopped`
     for (let q = this.queue; ; q = this.queue) {
       await q;
@@ -183,7 +217,7 @@ export class IrisEngine {
    * The network's verdict on a message: 'invalid' when malformed or its signature does not match
    * the address it names (or a COMMIT's committed seal is not its sender's), 'ignored' when this
    * engine has no use for it (not taking part, not from the current set, an old view), else
-   * 'accepted' and queued.
+   * 'accepted' and queued. The cheap checks come before the signature is recovered (I13).
    */
   private receive(bytes: Uint8Array): 'accepted' | 'ignored' | 'invalid' {
     const h = this.height;
@@ -193,8 +227,11 @@ export class IrisEngine {
       const m = decodeMessage(bytes);
       const from = bytesToHex(m.address);
       if (from === this.me || !h.members.has(from)) return 'ignored';
-      if (!signedByAddress(m)) return 'invalid';
       vote = parseVote(m, from);
+      // a vote for a past height is of no use (a PREPREPARE of the one before may be: commitForOldBlock)
+      const s = vote.view.sequence;
+      if (s < h.sequence && !(m.code === PREPREPARE && s === h.sequence - 1n)) return 'ignored';
+      if (!signedByAddress(m)) return 'invalid';
     } catch (e) {
       if (e instanceof MalformedMessage) {
         this.o.log.debug(`iris: malformed message: ${e.message}`);
@@ -204,16 +241,48 @@ export class IrisEngine {
       this.o.log.error(`iris: a message could not be read: ${(e as Error).stack ?? e}`);
       return 'ignored';
     }
-    if (vote.m.code === COMMIT && !this.sealedBySender(vote)) return 'invalid';
-    if (vote.view.sequence < h.sequence && vote.m.code !== PREPREPARE) return 'ignored';
+    const at = `block #${vote.view.sequence} round ${vote.view.round}`;
+    if (vote.m.code === COMMIT) {
+      const wrong = this.sealProblem(vote);
+      if (wrong) {
+        this.once(vote.from, 'seal', `iris: COMMIT from ${vote.from} at ${at} refused: ${wrong}`);
+        return 'invalid';
+      }
+    }
+    if (vote.m.code === ROUND_CHANGE && vote.view.sequence === h.sequence && vote.view.round > this.round + MAX_ROUNDS_AHEAD) {
+      this.once(vote.from, 'far', `iris: ROUND_CHANGE from ${vote.from} for ${at} refused: more than ${MAX_ROUNDS_AHEAD} rounds past this node's round ${this.round} (no honest validator is that far ahead)`);
+      return 'ignored';
+    }
     this.run(() => this.handle(vote));
     return 'accepted';
   }
 
-  /** A COMMIT's committed seal must be its sender's, or the block it goes into is refused by every node. */
-  private sealedBySender(v: Vote): boolean {
+  /** Why a COMMIT's committed seal is not its sender's (then the block it goes into is refused by every node), or undefined. */
+  private sealProblem(v: Vote): string | undefined {
     const signer = signerOf(v.m.committedSeal, commitDigest(v.subject!.digest));
-    return signer !== undefined && bytesToHex(signer) === v.from;
+    if (signer === undefined) return 'its committed seal is no signature';
+    if (bytesToHex(signer) !== v.from) return `its committed seal is ${bytesToHex(signer)}'s, not its sender's`;
+    return undefined;
+  }
+
+  /** Logs a refusal once per sender, reason and height: a validator that lies all the time must not flood the log. */
+  private once(from: string, reason: string, line: string, level: 'warn' | 'info' = 'warn'): void {
+    const key = `${from}/${reason}`;
+    if (this.said.has(key)) return;
+    this.said.add(key);
+    this.o.log[level](line);
+  }
+
+  /** Two signed votes of one validator for different blocks at one view of this height: evidence, logged and kept (I11). */
+  private watchEquivocation(v: Vote): void {
+    let digest: Uint8Array;
+    try {
+      digest = v.m.code === PREPREPARE ? this.o.chain.proposalOf(v.pp!.block).hash : v.subject!.digest;
+    } catch {
+      return;
+    }
+    const e = this.evidence.check(v.from, v.view.sequence, v.view.round, v.m, digest);
+    if (e) this.o.log.warn(`iris: equivocation by ${e.validator} at block #${e.sequence} round ${e.round}: ${e.first.code} for ${e.first.digest} and ${e.second.code} for ${e.second.digest}, both signed (iris_getEquivocations has the messages)`);
   }
 
   /** Where a vote stands against the current view (Venachain's checkMessage). */
@@ -236,8 +305,10 @@ export class IrisEngine {
     const where = this.gate(v);
     this.o.log.debug(`iris: ${CODE_NAMES[v.m.code]} from ${v.from} for block #${v.view.sequence} round ${v.view.round}: ${where} (at #${h.sequence} round ${this.round}, ${this.waitingForRoundChange ? 'round-change' : this.state})`);
     if (where === 'future') return this.keep(v);
+    if (v.from !== this.me && v.view.sequence === h.sequence && v.m.code !== ROUND_CHANGE) this.watchEquivocation(v);
     if (where === 'old') {
       if (v.m.code === PREPREPARE) this.commitForOldBlock(v);
+      else if (v.view.sequence === h.sequence) this.once(v.from, 'old', `iris: ${CODE_NAMES[v.m.code]} from ${v.from} for block #${v.view.sequence} round ${v.view.round} dropped: that round is past (this node is in round ${this.round})`, 'info');
       return;
     }
     if (v.from !== this.me && !this.peerSpoke) {
@@ -309,7 +380,10 @@ export class IrisEngine {
     this.roundChanges.clear();
     this.engaged = false;
     this.peerSpoke = false;
+    this.said.clear();
     this.guard.forgetBelow(sequence - 1n);
+    const restored = this.restoredLocks.find((l) => l.sequence === sequence);
+    this.restoredLocks = this.restoredLocks.filter((l) => l.sequence > sequence);
     if (h.active !== wasActive) {
       this.o.log.info(h.active
         ? `iris: validator of block #${sequence} among ${n}: taking part in consensus`
@@ -319,8 +393,25 @@ export class IrisEngine {
       this.backlog.clear();
       return;
     }
-    this.enterRound(0);
+    if (restored) this.restoreLock(restored);
+    // a restart goes on in the round it last signed in, never back to a round it left (I9)
+    const resume = this.guard.highestRound(sequence) ?? 0;
+    this.enterRound(resume, resume > 0 ? 'resumed from the consensus log' : undefined);
+    if (this.o.test?.lies.has('replay')) this.replayOwn();
     if (await this.o.chain.hasWork()) this.onWork();
+  }
+
+  /** The lock the consensus log held for this height, taken again (I9): this node proposes and commits nothing else without a proof of lock. */
+  private restoreLock(l: LockRecord): void {
+    try {
+      const proposal = this.o.chain.proposalOf(l.block);
+      const { hash } = proposal;
+      const proof = l.proof.map((m) => decodeMessage(m));
+      this.lock = { proposal, round: l.round, proof };
+      this.o.log.info(`iris: block #${l.sequence}: lock on ${bytesToHex(hash)} from round ${l.round} restored from the consensus log`);
+    } catch (e) {
+      this.o.log.error(`iris: block #${l.sequence}: the consensus log's lock is unreadable (${(e as Error).message}); going on unlocked, its votes still guarded`);
+    }
   }
 
   /** Starts `round` of the current height (Venachain's startNewRound), keeping a lock. */
@@ -331,6 +422,7 @@ export class IrisEngine {
     this.resetRound(round);
     this.waitingForRoundChange = false;
     this.armRoundTimer();
+    if (round > 0 && this.o.test?.lies.has('replay')) this.replayOwn();
     this.replayBacklog();
     this.tryPropose();
   }
@@ -408,7 +500,9 @@ export class IrisEngine {
       const joined = this.highestRoundAsked(h.f + 1);
       if (joined !== undefined && joined > this.round) return this.changeRound(joined, `timeout; F + 1 asked for round ${joined}`);
     }
-    this.changeRound(this.round + 1, `timeout after ${this.roundTimeoutMs()} ms`);
+    // a proposer that sent nothing is named: a silent one is seen in every validator's log
+    const silent = this.proposal === undefined && !this.waitingForRoundChange ? `; no proposal from ${bytesToHex(this.proposerAt(h, this.round))}` : '';
+    this.changeRound(this.round + 1, `timeout after ${this.roundTimeoutMs()} ms${silent}`);
   }
 
   /** timeout × 2^round, capped at MAX_ROUND_TIMEOUT_MS (or the timeout itself when longer) */
@@ -426,17 +520,79 @@ export class IrisEngine {
 
   private send(code: MessageCode, msg: Uint8Array, seal?: Uint8Array): void {
     const m = signMessage(code, msg, this.o.key.address, this.o.key.privateKey, seal);
-    this.o.transport.broadcast(encodeMessage(m));
+    const lies = this.o.test?.lies;
+    if (lies && lies.size > 0) this.lie(m);
+    else this.o.transport.broadcast(encodeMessage(m));
     // this engine's own vote counts like any other; it goes through the queue like one
     if (code !== PREPREPARE) {
       const own = parseVote(m, this.me);
       this.run(() => this.handle(own));
     }
+    if (this.o.test?.crashAfter === CODE_NAMES[code]) this.crash(code);
+  }
+
+  /** crash-after-*: nothing more is signed or sent, and the process dies once the message had time to leave. */
+  private crash(code: MessageCode): void {
+    this.stopped = true;
+    this.clearTimers();
+    this.o.log.warn(`iris: CHAIN_NODE_IRIS_TEST crash-after-${CODE_NAMES[code].toLowerCase()}: sent ${CODE_NAMES[code]} at block #${this.height?.sequence} round ${this.round}; dying in ${CRASH_DELAY_MS} ms`);
+    setTimeout(this.o.die ?? (() => process.kill(process.pid, 'SIGKILL')), CRASH_DELAY_MS);
+  }
+
+  // ---------------------------------------------------------------- lies (test modes only, I12)
+
+  /** Sends `m` as the test modes bend it: a bad seal in a COMMIT, a second vote for another block, kept for replay. */
+  private lie(m: IrisMessage): void {
+    const lies = this.o.test!.lies;
+    const { address, privateKey } = this.o.key;
+    let sent = m;
+    if (m.code === COMMIT && lies.has('bad-seals')) {
+      // another validator's seal when one was seen, else 65 bytes that are no signature
+      const foreign = this.liar.seals++ % 2 === 0 ? this.liar.foreignSeal : undefined;
+      sent = signMessage(COMMIT, m.msg, address, privateKey, foreign ?? new Uint8Array(65).fill(0xee).fill(0, 64));
+    }
+    const bytes = encodeMessage(sent);
+    this.o.transport.broadcast(bytes);
+    if (lies.has('replay')) {
+      this.liar.sent.push(bytes);
+      if (this.liar.sent.length > 16) this.liar.sent.shift();
+    }
+    if ((m.code === PREPARE || m.code === COMMIT) && lies.has('double-vote')) {
+      const s = decodeSubject(m.msg);
+      const other = keccak256(s.digest);
+      this.o.transport.broadcast(encodeMessage(signMessage(m.code, encodeSubject({ view: s.view, digest: other }), address, privateKey, m.code === COMMIT ? committedSeal(other, privateKey) : undefined)));
+    }
+  }
+
+  /** replay: every message sent before, again, and a ROUND_CHANGE for a round already passed. */
+  private replayOwn(): void {
+    for (const bytes of this.liar.sent) this.o.transport.broadcast(bytes);
+    const h = this.height!;
+    if (this.round > 0) {
+      const m = signMessage(ROUND_CHANGE, encodeSubject({ view: { round: this.round - 1, sequence: h.sequence }, digest: ZERO_DIGEST }), this.o.key.address, this.o.key.privateKey);
+      this.o.transport.broadcast(encodeMessage(m));
+    }
+  }
+
+  /** round-change-flood: ROUND_CHANGEs for rounds ever further ahead. */
+  private floodRoundChanges(): void {
+    const h = this.height;
+    if (!h?.active) return;
+    const round = this.round + 1000 + this.liar.flood++;
+    this.o.transport.broadcast(encodeMessage(signMessage(ROUND_CHANGE, encodeSubject({ view: { round, sequence: h.sequence }, digest: ZERO_DIGEST }), this.o.key.address, this.o.key.privateKey)));
+  }
+
+  /** sign-against-log: a vote for another block at every view the consensus log holds; the guard must refuse each. */
+  private signAgainstLog(): void {
+    for (const { sequence, round, digest } of this.guard.views()) {
+      this.o.log.warn(`iris: CHAIN_NODE_IRIS_TEST sign-against-log: asking to sign a PREPARE for another block at block #${sequence} round ${round}`);
+      this.vote(PREPARE, { sequence, round }, keccak256(hexToBytes(digest)));
+    }
   }
 
   /** Signs a vote for `digest` at the view unless one for another block was signed there (VoteGuard). */
   private vote(code: typeof PREPARE | typeof COMMIT, view: View, digest: Uint8Array): void {
-    if (!this.guard.claim(view.sequence, view.round, digest)) {
+    if (!this.guard.claim(view.sequence, view.round, digest, code)) {
       this.o.log.error(`iris: refused to sign ${CODE_NAMES[code]} for ${bytesToHex(digest)} at block #${view.sequence} round ${view.round}: this node voted for ${this.guard.votedAt(view.sequence, view.round)} there`);
       return;
     }
@@ -457,6 +613,7 @@ export class IrisEngine {
     this.resetRound(round);
     this.waitingForRoundChange = true;
     this.armRoundTimer();
+    this.guard.roundChange(h.sequence, round);
     this.send(ROUND_CHANGE, encodeSubject({ view: { round, sequence: h.sequence }, digest: ZERO_DIGEST }));
   }
 
@@ -465,6 +622,7 @@ export class IrisEngine {
   /** The round's proposer proposes its locked block, or a new one once work waits and the period has passed. */
   private tryPropose(): void {
     if (!this.isProposer() || this.waitingForRoundChange || this.state !== 'accept-request' || this.proposal) return;
+    if (this.liesAsProposer() === 'silent') return;
     if (this.lock) {
       const { proposal, round, proof } = this.lock;
       this.o.log.debug(`iris: block #${this.height!.sequence} round ${this.round}: proposing locked block ${bytesToHex(proposal.hash)}`);
@@ -490,17 +648,50 @@ export class IrisEngine {
     if (!still()) return;
     const proposal = await this.o.chain.build();
     if (!proposal || !still()) return;
+    if (this.liesAsProposer() === 'bad-proposal') return this.proposeBad(proposal);
     if (!this.claimProposal(proposal)) return;
     this.o.log.debug(`iris: block #${at.sequence} round ${at.round}: proposing ${bytesToHex(proposal.hash)}`);
     this.send(PREPREPARE, encodePreprepare({ view: at, block: proposal.encoded, lockedHash: ZERO_DIGEST, lockedRound: 0, lockedPrepares: [] }));
+    if (this.o.test?.lies.has('equivocate')) {
+      // the same transactions a second later: a valid block, and another one
+      const other = forgeBlock(proposal.encoded, (hd) => ({ ...hd, timestamp: hd.timestamp + 1n }), this.o.key.privateKey);
+      this.o.log.warn(`iris: CHAIN_NODE_IRIS_TEST equivocate: a second block for block #${at.sequence} round ${at.round}`);
+      this.o.transport.broadcast(encodeMessage(signMessage(PREPREPARE, encodePreprepare({ view: at, block: other, lockedHash: ZERO_DIGEST, lockedRound: 0, lockedPrepares: [] }), this.o.key.address, this.o.key.privateKey)));
+    }
     this.proposal = proposal;
     this.setState('preprepared');
     this.vote(PREPARE, at, proposal.hash);
   }
 
+  /** What the test modes make of this view's proposal (one choice per view; with both set, a silent turn then one of each bad block). */
+  private liesAsProposer(): 'silent' | 'bad-proposal' | undefined {
+    const lies = this.o.test?.lies;
+    if (!lies || !(lies.has('silent') || lies.has('bad-proposal'))) return undefined;
+    const view = `${this.height!.sequence}/${this.round}`;
+    if (this.liar.proposedAt !== view) {
+      this.liar.proposedAt = view;
+      this.liar.turns++;
+    }
+    // with both: silent first, then one turn of each bad block
+    if (lies.has('silent') && (!lies.has('bad-proposal') || this.liar.turns % (BAD_BLOCKS.length + 1) === 1)) return 'silent';
+    return lies.has('bad-proposal') ? 'bad-proposal' : undefined;
+  }
+
+  /** bad-proposal: the built block broken one way, proposer-sealed, sent; nothing else this round. */
+  private proposeBad(p: Proposal): void {
+    const at = this.currentView();
+    const bad = BAD_BLOCKS[this.liar.bad++ % BAD_BLOCKS.length]!;
+    this.o.log.warn(`iris: CHAIN_NODE_IRIS_TEST bad-proposal: proposing block #${at.sequence} round ${at.round} with ${bad.what}`);
+    const block = forgeBlock(p.encoded, bad.change, this.o.key.privateKey);
+    this.send(PREPREPARE, encodePreprepare({ view: at, block, lockedHash: ZERO_DIGEST, lockedRound: 0, lockedPrepares: [] }));
+    // leaves the round without a proposal of its own: the others' timeout moves it on
+    this.proposal = undefined;
+    this.state = 'preprepared';
+  }
+
   private claimProposal(p: Proposal): boolean {
     const at = this.currentView();
-    if (this.guard.claim(at.sequence, at.round, p.hash)) return true;
+    if (this.guard.claim(at.sequence, at.round, p.hash, PREPREPARE)) return true;
     this.o.log.error(`iris: refused to propose ${bytesToHex(p.hash)} at block #${at.sequence} round ${at.round}: this node voted for ${this.guard.votedAt(at.sequence, at.round)} there`);
     return false;
   }
@@ -538,7 +729,7 @@ export class IrisEngine {
     if (withProof) {
       if (!equalBytes(proposal.hash, pp.lockedHash)) return this.changeRound(this.round + 1, 'the proof of lock is for another block');
       this.o.log.info(`iris: block #${h.sequence} round ${at.round}: unlocked from ${bytesToHex(this.lock!.proposal.hash)} by a proof of lock for ${bytesToHex(proposal.hash)} from round ${pp.lockedRound}`);
-      this.lock = undefined;
+      this.unlock();
     }
     this.proposal = proposal;
     this.setState('preprepared');
@@ -598,11 +789,20 @@ export class IrisEngine {
     const proof = [...this.prepares.values(), ...[...this.commits].filter(([from]) => !this.prepares.has(from)).map(([, m]) => m)];
     // a lock on the same block keeps its older proof when this round's is short of the quorum
     if (this.lock && equalBytes(this.lock.proposal.hash, p.hash) && proof.length < this.height!.quorum) return;
+    const renewed = this.lock !== undefined && equalBytes(this.lock.proposal.hash, p.hash) && this.lock.round === this.round;
     this.lock = { proposal: p, round: this.round, proof };
+    // durable before the COMMIT that follows it is sent (I9); the same lock again adds nothing a restart needs
+    if (!renewed) this.o.consensusLog?.lock({ sequence: this.height!.sequence, round: this.round, block: p.encoded, proof: proof.map(encodeMessage) });
+  }
+
+  private unlock(): void {
+    this.lock = undefined;
+    this.o.consensusLog?.unlock(this.height!.sequence);
   }
 
   private async handleCommit(v: Vote): Promise<void> {
     if (!this.forProposal(v)) return;
+    if (v.from !== this.me && this.o.test?.lies.has('bad-seals')) this.liar.foreignSeal = v.m.committedSeal;
     this.commits.set(v.from, v.m);
     this.maybePrepared();
     if (this.commits.size < this.height!.quorum || this.state === 'committed') return;
@@ -617,7 +817,7 @@ export class IrisEngine {
     } catch (e) {
       this.o.log.error(`iris: block #${h.sequence} ${bytesToHex(proposal.hash)} could not be committed: ${(e as Error).message}`);
       if (this.height !== h) return;
-      this.lock = undefined;
+      this.unlock();
       this.changeRound(this.round + 1, 'commit failed');
     }
   }
@@ -647,7 +847,7 @@ export class IrisEngine {
     if (v.from !== bytesToHex(this.proposerAt(prev, v.view.round))) return;
     let hash: Uint8Array;
     try {
-      hash = this.o.chain.hashOf(v.pp!.block);
+      hash = this.o.chain.proposalOf(v.pp!.block).hash;
     } catch {
       return;
     }

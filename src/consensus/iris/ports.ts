@@ -25,8 +25,8 @@ export interface IrisChain {
   head(): HeadInfo;
   /** After every new head (a block this engine committed, or one imported from peers). */
   onHead(listener: (head: HeadInfo) => void): void;
-  /** The hash of an encoded block; throws when it does not decode. */
-  hashOf(encoded: Uint8Array): Uint8Array;
+  /** An encoded block read as a proposal (number, hash, proposer), not checked; throws when it does not decode. */
+  proposalOf(encoded: Uint8Array): Proposal;
   /** The validator set of the block after `parent`, byte-sorted (the istanbul extra's order). */
   validatorsAfter(parent: HeadInfo): Promise<Uint8Array[]>;
   /** Whether a block on the head has something to carry: executable transactions wait, or empty blocks are produced. */
@@ -60,4 +60,45 @@ export interface IrisTransport {
    * current validator ('invalid' lets the network penalise the peer that sent it).
    */
   onMessage(listener: (message: Uint8Array) => Promise<'accepted' | 'ignored' | 'invalid'>): void;
+}
+
+/** A message this validator signed, as its consensus log keeps it: its view, code and the block it is for (zero for ROUND_CHANGE). */
+export interface SignedVote {
+  sequence: bigint;
+  round: number;
+  /** PREPREPARE 0, PREPARE 1, COMMIT 2, ROUND_CHANGE 3 */
+  code: number;
+  digest: Uint8Array;
+}
+
+/** A lock this validator took: the block and the signed votes that prove it (encoded messages). */
+export interface LockRecord {
+  sequence: bigint;
+  round: number;
+  /** the block, encoded (src/chain/block-codec.ts) */
+  block: Uint8Array;
+  proof: Uint8Array[];
+}
+
+/** What a consensus log held when the engine started. */
+export interface ConsensusRecords {
+  votes: SignedVote[];
+  /** the last lock taken at each sequence still in the log (an unlock removes it) */
+  locks: LockRecord[];
+}
+
+/**
+ * The third door (I9): where the engine writes what it signs before it sends it, so that after a
+ * crash it signs nothing that conflicts with what it sent. Each write is durable when it returns.
+ * The node's is a file in the datadir (src/core/consensus-log-file.ts); memory-log.ts keeps it in memory.
+ */
+export interface ConsensusLog {
+  /** What was written before this start (the engine reads it once, at start). */
+  read(): ConsensusRecords;
+  vote(v: SignedVote): void;
+  lock(l: LockRecord): void;
+  /** The lock at `sequence` is gone (a proof of lock for another block released it). */
+  unlock(sequence: bigint): void;
+  /** Records below `sequence` may go: those heights are final. */
+  trimBelow(sequence: bigint): void;
 }
