@@ -47,6 +47,8 @@ export interface PlanOptions {
   profile?: DelayProfile['name'];
   /** a fixed loss (the scale runs), else drawn */
   loss?: number;
+  /** the most partitions a seed draws (default 2) */
+  partitions?: number;
   /** restarts keep the engine's votes and lock (a consensus log): crashed validators count as honest */
   restartKeepsVotes: boolean;
 }
@@ -71,12 +73,12 @@ export function planFaults(random: () => number, o: PlanOptions): FaultPlan {
     byzantine: new Map(),
     endMs: w,
   };
-  for (let p = has('partition') ? int(0, 2) : 0; p > 0; p--) {
+  for (let p = has('partition') ? int(0, o.partitions ?? 2) : 0; p > 0; p--) {
     const atMs = between(0, w * 0.8);
     const side = Array.from({ length: n }, () => random() < 0.5);
     if (side.every((s) => s === side[0])) side[int(0, n - 1)] = !side[0];
     const groups = [0, 1].map((g) => side.flatMap((s, i) => (Number(s) === g ? [i] : [])));
-    plan.partitions.push({ atMs, healMs: Math.min(w, atMs + between(500, w / 2)), groups });
+    plan.partitions.push({ atMs, healMs: Math.min(w, atMs + between(100, w / (o.partitions ?? 2) / 2)), groups });
   }
   // the faulty validators, in a seeded order
   const order = Array.from({ length: n }, (_, i) => i);

@@ -15,8 +15,12 @@ export class SimNetwork {
   private readonly receivers: (((bytes: Uint8Array) => void) | undefined)[];
   /** when the last message of each link arrives (FIFO links) */
   private readonly lastArrival: Float64Array;
+  /** until when each validator's one thread is busy checking the messages that came before */
+  private readonly busyUntil: Float64Array;
 
-  constructor(private readonly s: Scheduler, private readonly random: () => number, private readonly plan: FaultPlan, private readonly n: number) {
+  /** `receiveCostMs`: what checking one consensus message costs its receiver (0: free) */
+  constructor(private readonly s: Scheduler, private readonly random: () => number, private readonly plan: FaultPlan, private readonly n: number, private readonly receiveCostMs = 0) {
+    this.busyUntil = new Float64Array(n);
     this.sent = Array.from({ length: n }, () => ({ messages: 0, bytes: 0 }));
     this.receivers = new Array(n).fill(undefined);
     this.lastArrival = new Float64Array(n * n);
@@ -44,7 +48,12 @@ export class SimNetwork {
   send(i: number, j: number, bytes: Uint8Array): void {
     this.sent[i]!.messages++;
     this.sent[i]!.bytes += bytes.length;
-    this.carry(i, j, () => this.receivers[j]?.(bytes));
+    if (this.receiveCostMs === 0) return this.carry(i, j, () => this.receivers[j]?.(bytes));
+    this.carry(i, j, () => {
+      const done = Math.max(this.s.now, this.busyUntil[j]!) + this.receiveCostMs;
+      this.busyUntil[j] = done;
+      this.s.at(done, () => this.receivers[j]?.(bytes));
+    });
   }
 
   /** Carries anything else from i to j (the sync's blocks) through the same faults: `arrive` runs at j if it gets there. */

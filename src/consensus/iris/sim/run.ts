@@ -45,6 +45,10 @@ export interface SimOptions {
   livenessMs: number;
   profile?: 'lan' | 'wan';
   loss?: number;
+  /** the most partitions a seed draws (default 2) */
+  partitions?: number;
+  /** CPU ms a validator spends on each consensus message it receives (default 0: free) */
+  receiveCostMs?: number;
   /** test-only rule breaks planted in every engine (I16) */
   mutations?: IrisMutations;
   /** engine log lines (info and worse), prefixed with virtual time and validator */
@@ -95,9 +99,9 @@ export async function runSeed(o: SimOptions): Promise<SeedResult> {
   memoiseRecovery();
   const n = o.validators;
   const stream = (k: number) => prng(Math.imul(o.seed ^ 0x5bd1e995, 0x9e3779b1) + k * 0x632be5ab);
-  const plan: FaultPlan = planFaults(stream(1), { validators: n, kinds: o.faults, windowMs: o.windowMs, profile: o.profile, loss: o.loss, restartKeepsVotes: RESTART_KEEPS_VOTES });
+  const plan: FaultPlan = planFaults(stream(1), { validators: n, kinds: o.faults, windowMs: o.windowMs, profile: o.profile, loss: o.loss, partitions: o.partitions, restartKeepsVotes: RESTART_KEEPS_VOTES });
   const s = new Scheduler();
-  const net = new SimNetwork(s, stream(2), plan, n);
+  const net = new SimNetwork(s, stream(2), plan, n, o.receiveCostMs);
   const syncRandom = stream(3);
   const liarRandom = stream(4);
   const keys = Array.from({ length: n }, (_, i) => simKey(i));
