@@ -7,8 +7,8 @@
 import { fork } from 'node:child_process';
 import { createServer } from 'node:net';
 import { startNetwork } from '../src/p2p/host.ts';
-import { enodeUrl, nodeKeyFrom } from '../src/node-key.ts';
-import type { ChainDoor } from '../src/p2p/chain-door.ts';
+import { enodeUrl, nodeKeyFrom } from '../src/crypto/node-key.ts';
+import type { ChainDoor } from '../src/core/chain-door.ts';
 
 const [role, ...rest] = process.argv.slice(2);
 const now = () => performance.timeOrigin + performance.now();
@@ -32,6 +32,7 @@ async function node(me: 'a' | 'b', portA: number, portB: number, count: number, 
     hashAt: () => undefined,
     blocks: () => [],
     importBlocks: async () => ({ imported: 0, transactions: 0 }),
+    blockId: () => { throw new Error('no blocks'); },
     receiveTransaction: async () => ({ kind: 'ignored', reason: 'no pool' }),
     pendingTransactions: () => [],
     onHead: () => undefined,

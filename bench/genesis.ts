@@ -1,6 +1,6 @@
 // The genesis every bench node starts from: one validator (the node's own key, its enode as
 // firstValidatorNode) and one funded account whose key the bench holds.
-import { enodeUrl, nodeKeyFrom } from '../src/node-key.ts';
+import { enodeUrl, nodeKeyFrom } from '../src/crypto/node-key.ts';
 import { addressOf } from '../src/crypto/secp256k1.ts';
 import { bytesToHex, hexToBytes } from '../src/util/hex.ts';
 

@@ -3,7 +3,7 @@
 // that makes no progress for `stallSeconds` is reported "stalled" (anvil's automine freezes under
 // concurrent senders, foundry issue #10122), one still going after `budgetSeconds` "partial".
 import { Agent, request } from 'node:http';
-import { makeTxCommon } from '../src/exec/common.ts';
+import { makeTxCommon } from '../src/tx/common.ts';
 import { signLegacyTx } from '../src/accounts/signing.ts';
 import { addressOf } from '../src/crypto/secp256k1.ts';
 import { bytesToHex, hexToBytes } from '../src/util/hex.ts';

@@ -7,9 +7,9 @@
 //
 // `poolBench()` returns the rows for `npm run bench`.
 import { createLegacyTx } from '@ethereumjs/tx';
-import { makeTxCommon } from '../src/exec/common.ts';
+import { makeTxCommon } from '../src/tx/common.ts';
 import { signHash } from '../src/crypto/secp256k1.ts';
-import { decodePooledTx, type PooledTx } from '../src/txpool/pooled-tx.ts';
+import { decodePooledTx, type PooledTx } from '../src/tx/pooled-tx.ts';
 import { TxPool, PoolError, type PoolAccountState } from '../src/txpool/pool.ts';
 import { DEFAULT_TXPOOL_CONFIG } from '../src/txpool/config.ts';
 

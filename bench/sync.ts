@@ -19,7 +19,7 @@ import { parseArgs } from 'node:util';
 import { fileURLToPath } from 'node:url';
 import { startTestNode, type TestNode } from '../test/helpers/node.ts';
 import { sealTransferBlocks, undialledGenesis } from '../test/helpers/blocks.ts';
-import { CoreChainDoor } from '../src/node/chain-door.ts';
+import { CoreChainDoor } from '../src/core/core-chain-door.ts';
 import { CHUNK_BLOCKS, REQUESTS_PER_PEER } from '../src/p2p/sync.ts';
 import { freePort, startServer, type Server } from './proc.ts';
 import { rpcCall } from '../test/helpers/process.ts';

@@ -10,8 +10,8 @@ import { parseArgs } from 'node:util';
 import { createLegacyTx } from '@ethereumjs/tx';
 import { startTestNode, testKey, type TestNode } from '../test/helpers/node.ts';
 import { undialledGenesis } from '../test/helpers/blocks.ts';
-import { makeTxCommon } from '../src/exec/common.ts';
-import { CoreChainDoor } from '../src/node/chain-door.ts';
+import { makeTxCommon } from '../src/tx/common.ts';
+import { CoreChainDoor } from '../src/core/core-chain-door.ts';
 import { TX_PUSH_BYTES, TX_PUSH_COUNT } from '../src/p2p/wire.ts';
 import { bytesToHex, hexToBytes } from '../src/util/hex.ts';
 

@@ -8,7 +8,7 @@ import { randomBytes } from 'node:crypto';
 import { cleanUp, fundedKey, networkDir, nextNonce, runNetwork, signedTransfer, until, type NetworkNode, type NetworkRun } from '../test/helpers/network.ts';
 import { rpcCall } from '../test/helpers/process.ts';
 import { signLegacyTx } from '../src/accounts/signing.ts';
-import { makeTxCommon } from '../src/exec/common.ts';
+import { makeTxCommon } from '../src/tx/common.ts';
 import { addressOf } from '../src/crypto/secp256k1.ts';
 import { bytesToHex } from '../src/util/hex.ts';
 import { runIngest, signTransfers } from './ingest.ts';

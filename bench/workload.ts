@@ -2,7 +2,7 @@
 // same on chain-node, anvil, Hardhat and ganache: senders funded from the node's own dev account
 // (signed here for the node's chain id), the view/log contract deployed, and — for eth_getLogs —
 // a run of blocks with one log each.
-import { makeTxCommon } from '../src/exec/common.ts';
+import { makeTxCommon } from '../src/tx/common.ts';
 import { signLegacyTx, type TxFields } from '../src/accounts/signing.ts';
 import { addressOf } from '../src/crypto/secp256k1.ts';
 import { keccak256 } from '../src/crypto/keccak.ts';

@@ -84,7 +84,7 @@ const started = Date.now();
 const results = await Promise.all([
   build(bundleOptions('src/cli.ts', bundle, ...SELF_WRAPPED)),
   build(bundleOptions('src/rpc/rpc-thread.ts', join(outdir, 'rpc-thread.cjs'))),
-  build(bundleOptions('src/crypto/recovery-thread.ts', join(outdir, 'recovery-thread.cjs'))),
+  build(bundleOptions('src/tx/recovery-thread.ts', join(outdir, 'recovery-thread.cjs'))),
   build(bundleOptions('src/exec/precompile-thread.ts', join(outdir, 'precompile-thread.cjs'))),
   build(bundleOptions('src/exec/wasm/wasm-thread.ts', join(outdir, 'wasm-thread.cjs'))),
 ]);

@@ -1,6 +1,6 @@
 // `chain-node import FILE [--datadir DIR] [--genesis FILE]`: the blocks of a block file
 // (src/chain/block-file.ts) onto the datadir's chain by the path peers' blocks take
-// (src/chain/block-import.ts): seals verified against the validators of each parent, every block
+// (src/core/block-import.ts): seals verified against the validators of each parent, every block
 // executed and its header reproduced, then committed. Blocks the chain already has are skipped, so
 // an interrupted import is resumed by running it again (each commit is one LMDB transaction: a kill
 // leaves the chain at the last committed block). The datadir must hold the chain the file began
@@ -11,8 +11,8 @@
 import { parseArgs } from 'node:util';
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { ChainCore } from './node/core.ts';
-import { createLogger } from './node/logger.ts';
+import { ChainCore } from './core/core.ts';
+import { createLogger } from './util/logger.ts';
 import { GenesisError } from './chain/genesis.ts';
 import { openStore, StoreError } from './store/lmdb-store.ts';
 import { decodeBlock } from './chain/block-codec.ts';

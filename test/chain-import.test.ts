@@ -9,12 +9,12 @@ import { randomBytes } from 'node:crypto';
 import { RLP } from '@ethereumjs/rlp';
 import { Wallet, Transaction } from 'ethers';
 import { startTestNode, mined, testKey, testAddress, type TestNode } from './helpers/node.ts';
-import { CoreChainDoor } from '../src/node/chain-door.ts';
+import { CoreChainDoor } from '../src/core/core-chain-door.ts';
 import { commitDigest, resealed, seal, withCommittedSeals, SINK } from './helpers/blocks.ts';
 import { decodeBlock, encodeBlock } from '../src/chain/block-codec.ts';
 import { addressOf } from '../src/crypto/secp256k1.ts';
 import { bytesToHex, hexToBytes } from '../src/util/hex.ts';
-import type { ImportOutcome } from '../src/p2p/chain-door.ts';
+import type { ImportOutcome } from '../src/core/chain-door.ts';
 
 const FOLLOWER_KEY = '77'.repeat(32);
 const STRANGER = hexToBytes('0x' + '42'.repeat(32));

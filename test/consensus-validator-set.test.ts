@@ -13,7 +13,7 @@ import { NODE_KEY, startTestNode, testAddress, testKey, type TestNode } from './
 import { sysCallData, sysSendAs, sysSendFrom, type SysArg } from './helpers/syscontracts.ts';
 import { NODE_MANAGEMENT_ABI } from '../src/codec/system-contracts-abi.ts';
 import { NODE_MANAGEMENT } from '../src/exec/native/system-state.ts';
-import { decodeExtra } from '../src/consensus/istanbul-extra.ts';
+import { decodeExtra } from '../src/chain/istanbul-extra.ts';
 import { addressOf, addressOfPublicKey, publicKeyOf, randomPrivateKey } from '../src/crypto/secp256k1.ts';
 import { bytesToHex, hexToBytes, quantity } from '../src/util/hex.ts';
 

@@ -4,15 +4,15 @@
 // the event loop. And the flag that sets how many there are.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { startRecoveryThreads } from '../src/crypto/signature-recovery.ts';
+import { startRecoveryThreads } from '../src/tx/signature-recovery.ts';
 import { InvalidSignature } from '../src/crypto/secp256k1.ts';
 import { recoverPublicKey, signHash, publicKeyOf } from '../src/crypto/secp256k1.ts';
 import { keccak256 } from '../src/crypto/keccak.ts';
 import { parseFlags, ConfigError, type NodeConfig } from '../src/node/config.ts';
 import { prng } from './helpers/prng.ts';
 import { createAccessList2930Tx, createFeeMarket1559Tx, createLegacyTx, type TypedTransaction } from '@ethereumjs/tx';
-import { makeTxCommon } from '../src/exec/common.ts';
-import { decodePooledTx, pooledFromFacts, type PooledTx, type TxFacts } from '../src/txpool/pooled-tx.ts';
+import { makeTxCommon } from '../src/tx/common.ts';
+import { decodePooledTx, pooledFromFacts, type PooledTx, type TxFacts } from '../src/tx/pooled-tx.ts';
 
 const quiet = { warn: (m: string) => assert.unreachable(`unexpected warning: ${m}`) };
 

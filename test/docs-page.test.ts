@@ -13,7 +13,7 @@ import { ORIGINS, originsOf } from '../docs/page/origin.ts';
 import { parseFlags, ALL_NAMESPACES, type NodeConfig } from '../src/node/config.ts';
 import { startTestNode, type TestNode } from './helpers/node.ts';
 import { docsPageRoutes } from '../src/node/docs-page.ts';
-import { createLogger } from '../src/node/logger.ts';
+import { createLogger } from '../src/util/logger.ts';
 import { chromiumMissing, launchChromium, type PageEvents } from './helpers/chromium.ts';
 import { spawnNode } from './helpers/process.ts';
 

@@ -10,7 +10,7 @@ import { Transaction, Wallet } from 'ethers';
 import { bls12_381 } from '@noble/curves/bls12-381.js';
 import { getActivePrecompiles, type PrecompileInput } from '@ethereumjs/evm';
 import { EngineEVM } from '../src/exec/engine-evm.ts';
-import { makeCommon } from '../src/exec/common.ts';
+import { makeCommon } from '../src/tx/common.ts';
 import { EXECUTION_TIMEOUT } from '../src/exec/execution-watch.ts';
 import { THREAD_ABOVE_GAS } from '../src/exec/heavy-precompiles.ts';
 import { bytesToHex, hexToBytes } from '../src/util/hex.ts';

@@ -12,7 +12,7 @@ import * as assert from 'uvu/assert';
 import { Transaction, Wallet } from 'ethers';
 import { ConfigError, parseFlags, type NodeConfig } from '../src/node/config.ts';
 import { GenesisError, parseGenesis } from '../src/chain/genesis.ts';
-import { DEV_TX_GAS_LIMIT as DEV_CHAIN_TX_GAS_LIMIT } from '../src/node/dev-genesis.ts';
+import { DEV_TX_GAS_LIMIT as DEV_CHAIN_TX_GAS_LIMIT } from '../src/core/dev-genesis.ts';
 import { openStore } from '../src/store/lmdb-store.ts';
 import { mined, pollBlockNumber, startTestNode, testAddress, testGenesis, testKey, NODE_KEY, type TestNode } from './helpers/node.ts';
 

@@ -21,7 +21,7 @@ import { Transaction, Wallet } from 'ethers';
 import { NODE_MANAGEMENT, systemGenesisAlloc } from '../src/exec/native/system-state.ts';
 import { NODE_MANAGEMENT_ABI } from '../src/codec/system-contracts-abi.ts';
 import { sysCallData } from './helpers/syscontracts.ts';
-import { decodeExtra } from '../src/consensus/istanbul-extra.ts';
+import { decodeExtra } from '../src/chain/istanbul-extra.ts';
 import { commitDigest, committedSeal, signerOf } from '../src/consensus/seals.ts';
 import { COMMIT, decodeMessage, decodePreprepare, decodeSubject, encodeMessage, encodeSubject, PREPARE, PREPREPARE, signMessage } from '../src/consensus/iris/messages.ts';
 import { proposerOf, proposerOrder } from '../src/consensus/iris/proposer.ts';

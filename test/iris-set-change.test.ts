@@ -8,7 +8,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fundedSender, receiptOn, sameHashes, startLocalNetwork, type LocalNetwork, type NetworkNode } from './helpers/network.ts';
 import { rpcCall, runCli } from './helpers/process.ts';
-import { decodeExtra } from '../src/consensus/istanbul-extra.ts';
+import { decodeExtra } from '../src/chain/istanbul-extra.ts';
 import { bytesToHex, hexToBytes } from '../src/util/hex.ts';
 
 const TIMEOUT_MS = 1000;

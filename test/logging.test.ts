@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { createLogger } from '../src/node/logger.ts';
+import { createLogger } from '../src/util/logger.ts';
 import { ConfigError, parseFlags } from '../src/node/config.ts';
 import { rpcCall, spawnNode } from './helpers/process.ts';
 

@@ -9,9 +9,9 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { resolve } from 'node:path';
-import { nodeKeyFrom } from '../src/node-key.ts';
+import { nodeKeyFrom } from '../src/crypto/node-key.ts';
 import { ConfigError, parseFlags, type NodeConfig } from '../src/node/config.ts';
-import type { Logger } from '../src/node/logger.ts';
+import type { Logger } from '../src/util/logger.ts';
 
 type Faults = typeof import('../src/p2p/faults.ts');
 let faults: Faults;

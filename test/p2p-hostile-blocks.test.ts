@@ -13,7 +13,7 @@ import { startTestNode, testKey, type TestNode } from './helpers/node.ts';
 import { resealed, sealTransferBlocks, signedTransfer, undialledGenesis, withCommittedSeals } from './helpers/blocks.ts';
 import { handMadePeers, until, type HandMadePeers, type Peer } from './helpers/hand-made-peer.ts';
 import type { NodeConfig } from '../src/node/config.ts';
-import { CoreChainDoor } from '../src/node/chain-door.ts';
+import { CoreChainDoor } from '../src/core/core-chain-door.ts';
 import { decodeBlock } from '../src/chain/block-codec.ts';
 import { bytesToHex, hexToBytes } from '../src/util/hex.ts';
 

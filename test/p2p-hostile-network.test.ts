@@ -20,7 +20,7 @@ import { createPeer, loadLibp2p, sleep, type Peer } from './helpers/hand-made-pe
 import { quantile, startProbe, type Probe, type Sample } from './helpers/rpc-probe.ts';
 import { decodeBlock, encodeBlock } from '../src/chain/block-codec.ts';
 import { withCommittedSeals } from './helpers/blocks.ts';
-import { nodeKeyFrom } from '../src/node-key.ts';
+import { nodeKeyFrom } from '../src/crypto/node-key.ts';
 import { bytesToHex, hexToBytes } from '../src/util/hex.ts';
 
 type Lib = Awaited<ReturnType<typeof loadLibp2p>>;

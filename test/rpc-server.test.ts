@@ -11,7 +11,7 @@ import { Agent, request as httpRequest } from 'node:http';
 import { Ajv } from 'ajv';
 import { WebSocket } from 'ws';
 import { Dispatcher } from '../src/rpc/dispatch.ts';
-import { RpcError, executionReverted } from '../src/rpc/errors.ts';
+import { RpcError, executionReverted } from '../src/codec/jsonrpc-errors.ts';
 import { startRpcServer, type RpcServer, type RpcServerOptions } from '../src/rpc/server.ts';
 import type { CallContext, Logger, MethodSpec, Validate } from '../src/rpc/types.ts';
 

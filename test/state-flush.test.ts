@@ -15,7 +15,7 @@ import { Account, Address } from '@ethereumjs/util';
 import { openStore, type Store } from '../src/store/lmdb-store.ts';
 import { OverlayTrieDB } from '../src/state/trie-db.ts';
 import { CachedMerkleStateManager, newStateManager } from '../src/state/state-manager.ts';
-import { makeCommon } from '../src/exec/common.ts';
+import { makeCommon } from '../src/tx/common.ts';
 import { keccak256 } from '../src/crypto/keccak.ts';
 import { prng } from './helpers/prng.ts';
 

@@ -8,9 +8,9 @@ import * as assert from 'uvu/assert';
 import { Wallet, Transaction } from 'ethers';
 import { startTestNode, testGenesis, testKey, mined, pollBlockNumber, NODE_KEY, type TestNode } from './helpers/node.ts';
 import { resealed, sealTransferBlocks, SINK } from './helpers/blocks.ts';
-import { CoreChainDoor } from '../src/node/chain-door.ts';
+import { CoreChainDoor } from '../src/core/core-chain-door.ts';
 import { BlockSync, REQUESTS_PER_PEER } from '../src/p2p/sync.ts';
-import type { ChainDoor } from '../src/p2p/chain-door.ts';
+import type { ChainDoor } from '../src/core/chain-door.ts';
 import type { PeerHead, PeerSet } from '../src/p2p/peer-set.ts';
 
 const BLOCKS = 300;

@@ -12,7 +12,7 @@ import { NODE_KEY, startTestNode, testGenesis, testKey, testAddress, mined } fro
 import { spawnNode, rpcCall, type NodeProcess } from './helpers/process.ts';
 import { parseFlags, ConfigError, type NodeConfig } from '../src/node/config.ts';
 import { signLegacyTx } from '../src/accounts/signing.ts';
-import { makeTxCommon } from '../src/exec/common.ts';
+import { makeTxCommon } from '../src/tx/common.ts';
 import { bytesToHex, hexToBytes } from '../src/util/hex.ts';
 
 const SINK = '0x' + '5'.repeat(40);

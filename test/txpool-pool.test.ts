@@ -4,7 +4,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { TxPool, PoolError, replacementMinimum } from '../src/txpool/pool.ts';
 import type { TxPoolConfig } from '../src/txpool/config.ts';
-import type { PooledTx } from '../src/txpool/pooled-tx.ts';
+import type { PooledTx } from '../src/tx/pooled-tx.ts';
 import { mine, nonces, poolAddress as addr, ptx, TestAccounts } from './helpers/txpool-fixture.ts';
 
 function newPool(config: Partial<TxPoolConfig> = {}, clock = { t: 1_000_000 }) {

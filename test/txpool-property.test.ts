@@ -6,7 +6,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { TxPool, PoolError } from '../src/txpool/pool.ts';
 import type { TxPoolConfig } from '../src/txpool/config.ts';
-import type { PooledTx } from '../src/txpool/pooled-tx.ts';
+import type { PooledTx } from '../src/tx/pooled-tx.ts';
 import { mine, poolAddress, ptx, TestAccounts } from './helpers/txpool-fixture.ts';
 import { prng } from './helpers/prng.ts';
 

@@ -5,9 +5,9 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { Wallet, Transaction, getBytes, toBeHex } from 'ethers';
 import { createTxFromRLP } from '@ethereumjs/tx';
-import { makeTxCommon } from '../src/exec/common.ts';
-import { signingDigest } from '../src/txpool/signing-digest.ts';
-import { decodeSignedTx } from '../src/txpool/pooled-tx.ts';
+import { makeTxCommon } from '../src/tx/common.ts';
+import { signingDigest } from '../src/tx/signing-digest.ts';
+import { decodeSignedTx } from '../src/tx/pooled-tx.ts';
 import { bytesToHex } from '../src/util/hex.ts';
 import { testKey } from './helpers/node.ts';
 

@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs';
 import { BadKeyFile, decryptKey, WrongPassword, type KeyFileV3 } from '../accounts/keystore-v3.ts';
 import { signLegacyTx } from '../accounts/signing.ts';
 import { addressOf } from '../crypto/secp256k1.ts';
-import { makeTxCommon } from '../exec/common.ts';
+import { makeTxCommon } from '../tx/common.ts';
 import { bytesToHex, hexToBytes } from '../util/hex.ts';
 import { fileErrorMessage, isFileError } from '../util/file-errors.ts';
 import type { ChainClient } from '../../generated/client/index.ts';

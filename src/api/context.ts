@@ -1,6 +1,6 @@
 // What every handler module gets: the chain core and the node's settings.
-import type { ChainCore } from '../node/core.ts';
-import type { Network } from '../p2p/network.ts';
+import type { ChainCore } from '../core/core.ts';
+import type { Network } from '../core/network.ts';
 
 export interface ApiContext {
   core: ChainCore;
@@ -14,4 +14,6 @@ export interface ApiContext {
   allowInsecureUnlock: boolean;
   /** the peer-to-peer network; absent when the node runs none (in-process test nodes) */
   network?: Network;
+  /** Throws, naming what is wrong, when `url` is not a peer address (admin_addPeer's enode URL or multiaddr). */
+  parsePeerAddress(url: string): Promise<void>;
 }

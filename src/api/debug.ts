@@ -13,7 +13,7 @@ import { encodeHeader, headerFields } from '../chain/header.ts';
 import { logsBloom } from '../chain/bloom.ts';
 import { keccak256 } from '../crypto/keccak.ts';
 import { bytesToHex, hexToBytes } from '../util/hex.ts';
-import { durationMs } from '../node/config.ts';
+import { parseDurationMs } from '../util/duration.ts';
 import type { BlockTraceEntry, TraceCallConfig, TraceConfig, TraceResult } from '../../generated/types.ts';
 import { blockNumberOf, blockRefOf, type BlockRef } from './block-param.ts';
 import { toCallRequest, type CallObject } from './call-object.ts';
@@ -54,11 +54,9 @@ export function debugHandlers(ctx: ApiContext, limits: CallLimits) {
       const ms = limits.evmTimeoutMs ?? DEFAULT_EVM_TIMEOUT_MS;
       return ms > 0 ? ms : Infinity;
     }
-    try {
-      return durationMs(options.timeout, 'timeout');
-    } catch {
-      throw invalidParams(`invalid argument ${argument}: timeout must be a positive duration such as 30s or 500ms, got "${options.timeout.slice(0, 40)}"`);
-    }
+    const ms = parseDurationMs(options.timeout);
+    if (ms !== undefined) return ms;
+    throw invalidParams(`invalid argument ${argument}: timeout must be a positive duration such as 30s or 500ms, got "${options.timeout.slice(0, 40)}"`);
   };
 
   /** The block a selector names ('pending': the head, which is what a pending block would be built on). */

@@ -1,6 +1,6 @@
 // Core failures → JSON-RPC errors (D7). Core modules throw their own error classes; the
 // handlers translate here so the core never learns about JSON-RPC.
-import { RpcError, executionReverted, invalidParams, serverError } from '../rpc/errors.ts';
+import { RpcError, executionReverted, invalidParams, serverError } from '../codec/jsonrpc-errors.ts';
 import { TxRejected } from '../txpool/admission.ts';
 import { PoolError } from '../txpool/pool.ts';
 import { CallError } from '../exec/call.ts';

@@ -1,6 +1,6 @@
 // eth_call and eth_estimateGas: read-only execution against a block's state.
 import type { ApiContext } from './context.ts';
-import type { ChainCore } from '../node/core.ts';
+import type { ChainCore } from '../core/core.ts';
 import { CallTimeout, type CallContext } from '../exec/call.ts';
 import { bytesToHex, hexToBytes, quantity } from '../util/hex.ts';
 import { blockNumberOf, blockRefOf, stateHeaderOf, type BlockRef } from './block-param.ts';

@@ -10,7 +10,7 @@ import { accessListBytes, declaredAccessList } from './access-list.ts';
 import { toStateOverrides } from './state-override-param.ts';
 import { formatBlock, formatLog } from './format.ts';
 import { invalidParams, revertError, translate } from './errors.ts';
-import { RpcError } from '../rpc/errors.ts';
+import { RpcError } from '../codec/jsonrpc-errors.ts';
 import { keccak256 } from '../crypto/keccak.ts';
 import { DEFAULT_EVM_TIMEOUT_MS, goDuration, type CallLimits } from './eth-call.ts';
 import type { SimulateCall, SimulatePayload, SimulatedBlock, SimulatedCallResult } from '../../generated/types.ts';

@@ -3,7 +3,7 @@
 // with missing fields filled as geth does. personal_ reuses the same path with a password.
 import type { ApiContext } from './context.ts';
 import type { CallObject } from './call-object.ts';
-import type { ChainCore } from '../node/core.ts';
+import type { ChainCore } from '../core/core.ts';
 import { bytesToHex, hexToBytes, quantity, ZERO_ADDRESS } from '../util/hex.ts';
 import { keccak256 } from '../crypto/keccak.ts';
 import { typedDataDigestParam } from './typed-data-param.ts';

@@ -10,7 +10,7 @@
 import type { ApiContext } from './context.ts';
 import type { CallContext } from '../../generated/handlers.ts';
 import type * as T from '../../generated/types.ts';
-import type { Logger } from '../node/logger.ts';
+import type { Logger } from '../util/logger.ts';
 import { logCriteria, logMatches, queryRange, TooManyResults, type MatchedLog } from '../filters/log-query.ts';
 import { LogIndex } from '../filters/log-index.ts';
 import { FilterLimitError, FilterManager, canonicalId, type BlockItem, type FilterItem, type FilterKind, type LogFilterSpec, type Pusher } from '../filters/filter-manager.ts';
@@ -20,7 +20,7 @@ import { hexToBytes } from '../util/hex.ts';
 import { blockNumberOf, type BlockParam } from './block-param.ts';
 import { formatHeader, formatLog } from './format.ts';
 import { invalidParams, serverError } from './errors.ts';
-import { RpcError } from '../rpc/errors.ts';
+import { RpcError } from '../codec/jsonrpc-errors.ts';
 import { RawJson, rawArrayResult } from '../rpc/response.ts';
 
 export interface FilterSetup {

@@ -9,7 +9,7 @@ import { keccak256 } from '../crypto/keccak.ts';
 import { bytesToHex, quantity, ZERO_HASH } from '../util/hex.ts';
 import { logsBloom } from '../chain/bloom.ts';
 import type * as T from '../../generated/types.ts';
-import { DECODE_OPTIONS } from '../exec/init-code.ts';
+import { DECODE_OPTIONS } from '../tx/init-code.ts';
 
 export interface TxPosition {
   blockHash: Uint8Array | null;

@@ -3,7 +3,7 @@ import { platform, arch } from 'node:os';
 import type { ApiContext } from './context.ts';
 import { bytesToHex, hexToBytes, quantity } from '../util/hex.ts';
 import { keccak256 } from '../crypto/keccak.ts';
-import { enodeUrl } from '../node-key.ts';
+import { enodeUrl } from '../crypto/node-key.ts';
 import { PROTOCOL_VERSION } from './eth-state.ts';
 import { invalidParams } from './errors.ts';
 
@@ -63,21 +63,19 @@ export function adminHandlers(ctx: ApiContext) {
       };
     },
     async addPeer(url: string) {
-      await checkPeerAddress(url);
+      await checkPeerAddress(ctx, url);
       return ctx.network ? ctx.network.addPeer(url) : false;
     },
     async removePeer(url: string) {
-      await checkPeerAddress(url);
+      await checkPeerAddress(ctx, url);
       return ctx.network ? ctx.network.removePeer(url) : false;
     },
   };
 }
 
-async function checkPeerAddress(url: string): Promise<void> {
-  // loaded when first asked: libp2p's ESM-only packages cannot be require()d, which is how the tests load the sources (uvu -r tsx)
-  const { parsePeerAddress } = await import('../p2p/peer-address.ts');
+async function checkPeerAddress(ctx: ApiContext, url: string): Promise<void> {
   try {
-    parsePeerAddress(url);
+    await ctx.parsePeerAddress(url);
   } catch (e) {
     throw invalidParams(`invalid argument 0 (url): ${(e as Error).message}`);
   }

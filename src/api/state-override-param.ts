@@ -4,7 +4,7 @@
 import type { AccountOverride, StateOverrides } from '../exec/state-override.ts';
 import type { StateOverrides as StateOverridesParam } from '../../generated/types.ts';
 import { hexToBytes } from '../util/hex.ts';
-import { INVALID_PARAMS, RpcError } from '../rpc/errors.ts';
+import { INVALID_PARAMS, RpcError } from '../codec/jsonrpc-errors.ts';
 import { invalidParams } from './errors.ts';
 
 const MAX_NONCE = 2n ** 64n - 1n;

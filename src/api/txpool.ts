@@ -1,6 +1,6 @@
 // txpool_ and the pool views of eth_/chain_ (pendingTransactions, pendingTransactionsLength, resend).
 import type { ApiContext } from './context.ts';
-import type { PooledTx } from '../txpool/pooled-tx.ts';
+import type { PooledTx } from '../tx/pooled-tx.ts';
 import type { Transaction } from '../../generated/types.ts';
 import { formatTx, NOT_IN_BLOCK } from './format.ts';
 import { bytesToHex, quantity, ZERO_HASH } from '../util/hex.ts';

@@ -7,7 +7,7 @@ import type { OverlayTrieDB } from '../state/trie-db.ts';
 import { newStateManager } from '../state/state-manager.ts';
 import { hexToBytes, padLeft } from '../util/hex.ts';
 import { EMPTY_TRIE_ROOT, EMPTY_UNCLES_HASH, headerHash, type Header } from './header.ts';
-import { encodeExtra, ISTANBUL_DIGEST } from '../consensus/istanbul-extra.ts';
+import { encodeExtra, ISTANBUL_DIGEST } from './istanbul-extra.ts';
 import type { BlockRecord } from './types.ts';
 
 export async function buildGenesisBlock(genesis: Genesis, common: Common, trieDb: OverlayTrieDB): Promise<BlockRecord> {

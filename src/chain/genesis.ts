@@ -17,7 +17,7 @@ export interface ChainConfig {
   /**
    * Most gas one transaction may carry (Venachain's TxGasLimit): the pool refuses more, block
    * execution treats more as invalid. Genesis `config.txGasLimit`, default Venachain's 1.5e9:
-   * what applies while ParameterManagement's TxGasLimit was never set (src/node/chain-params.ts).
+   * what applies while ParameterManagement's TxGasLimit was never set (src/core/chain-params.ts).
    */
   txGasLimit: bigint;
   istanbul: { timeout: number; period: number; policy: number; firstValidatorNode: string };

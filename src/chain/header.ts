@@ -4,7 +4,7 @@
 import { RLP } from '@ethereumjs/rlp';
 import { keccak256 } from '../crypto/keccak.ts';
 import { bigIntToBytes, bytesToBigInt } from '../util/hex.ts';
-import { filteredExtra } from '../consensus/istanbul-extra.ts';
+import { filteredExtra } from './istanbul-extra.ts';
 
 export interface Header {
   parentHash: Uint8Array;

@@ -4,7 +4,7 @@
 //   createPublicClient({ chain: devChain, transport: http() })                         // viem
 //   new JsonRpcProvider(devChain.rpcUrls.default.http[0], devNetwork, { staticNetwork: true }) // ethers
 
-/** Chain id of a dev chain (src/node/dev-genesis.ts). */
+/** Chain id of a dev chain (src/core/dev-genesis.ts). */
 export const DEV_CHAIN_ID = 300;
 
 /** viem's `defineChain` input for a dev chain served at `url` (default 127.0.0.1:6791): pass it to defineChain or use it as a Chain. */

@@ -1,6 +1,6 @@
 // The two ways a call fails on the client: the node answered with a JSON-RPC error (RpcError,
 // carrying the node's code, message and data), or no answer came back (TransportError).
-export { EXECUTION_REVERTED, INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST, METHOD_NOT_FOUND, PARSE_ERROR, SERVER_ERROR } from '../rpc/errors.ts';
+export { EXECUTION_REVERTED, INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST, METHOD_NOT_FOUND, PARSE_ERROR, SERVER_ERROR } from '../codec/jsonrpc-errors.ts';
 
 /** A JSON-RPC error object as it travels on the wire. */
 export interface ErrorObject {

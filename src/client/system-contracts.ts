@@ -7,7 +7,7 @@
 //   const { ok, events, reason } = await sendSystem(client, systemCall('UserManagement', 'addChainAdminByAddress', addr), { from });
 import { NODE_MANAGEMENT_ABI, PARAMETER_MANAGEMENT_ABI, SYSTEM_CALL_GAS, USER_MANAGEMENT_ABI, type ArgsOf, type ContractAbi, type MethodSignature } from '../codec/system-contracts-abi.ts';
 import { CallCodecError, decodeEventData, decodeReturn, encodeArg, encodeCall, eventTopic, TX_TYPE_CALL, type ParamType } from '../codec/venachain-call.ts';
-import { NODE_MANAGEMENT, PARAMETER_MANAGEMENT, USER_MANAGEMENT, type NodeRecord, type RoleName, type UserRecord } from '../exec/native/system-state.ts';
+import { NODE_MANAGEMENT, PARAMETER_MANAGEMENT, USER_MANAGEMENT, type NodeRecord, type RoleName, type UserRecord } from '../codec/system-contracts.ts';
 import { bytesToHex, hexToBytes } from '../util/hex.ts';
 import { fromQuantity, toQuantity } from './quantity.ts';
 import { RpcError } from './errors.ts';

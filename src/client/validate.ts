@@ -1,8 +1,8 @@
 // Client-side param validation with the generated validators: the same checks in the same order
 // as the node's dispatcher (src/rpc/dispatch.ts), so a call refused here would have been refused
 // by the node with -32602 and a message of the same form (worded with the generated pattern labels).
-import { INVALID_PARAMS } from '../rpc/errors.ts';
-import { explainFailure, runValidator, type PatternLabels } from '../rpc/validation-message.ts';
+import { INVALID_PARAMS } from '../codec/jsonrpc-errors.ts';
+import { explainFailure, runValidator, type PatternLabels } from '../codec/validation-message.ts';
 import type { ErrorObject } from './errors.ts';
 import type { ParamSpec } from '../../generated/client/param-checks.ts';
 

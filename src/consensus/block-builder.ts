@@ -4,9 +4,9 @@
 import type { HeadInfo } from '../chain/chain.ts';
 import { headerHash, headerSigHash, type Header } from '../chain/header.ts';
 import type { BlockExecutor, ExecutedBlock } from '../exec/executor.ts';
-import type { PooledTx } from '../txpool/pooled-tx.ts';
-import type { NodeKey } from '../node-key.ts';
-import { decodeExtra, encodeExtra } from './istanbul-extra.ts';
+import type { PooledTx } from '../tx/pooled-tx.ts';
+import type { NodeKey } from '../crypto/node-key.ts';
+import { decodeExtra, encodeExtra } from '../chain/istanbul-extra.ts';
 import { seal65 } from './seals.ts';
 import type { BlockRules } from './block-rules.ts';
 

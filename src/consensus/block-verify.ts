@@ -1,14 +1,14 @@
 // The istanbul rules a block from a peer must pass before it is executed (Venachain's
 // consensus/istanbul/backend engine: verifyHeader, verifySigner, verifyCommittedSeals): its link to
 // the parent, its time, its validator set, the proposer seal and a quorum of committed seals. What
-// the block's execution must reproduce (roots, gas, bloom) is src/chain/block-import.ts's job.
+// the block's execution must reproduce (roots, gas, bloom) is src/core/block-import.ts's job.
 import type { HeadInfo } from '../chain/chain.ts';
 import { headerSigHash, type Header } from '../chain/header.ts';
 import { addressOfPublicKey } from '../crypto/secp256k1.ts';
-import type { SignatureRecovery } from '../crypto/signature-recovery.ts';
+import type { SignatureRecovery } from '../tx/signature-recovery.ts';
 import { bytesToHex, equalBytes } from '../util/hex.ts';
-import { decodeExtra } from './istanbul-extra.ts';
-import { commitDigest } from './seals.ts';
+import { decodeExtra } from '../chain/istanbul-extra.ts';
+import { commitDigest, quorum } from './seals.ts';
 
 /** How far a block's timestamp may be ahead of this node's clock (Venachain's allowedFutureBlockTime is 0; 30 s absorbs clock skew between hosts). */
 export const MAX_FUTURE_SECONDS = 30n;
@@ -21,11 +21,6 @@ export interface SealSigners {
 
 /** A block's header or seals break a rule: the block is wrong whoever sent it. */
 export class BlockRuleError extends Error {}
-
-/** The quorum of a validator set of `n`: N − F with F = ⌊(N − 1) / 3⌋ faulty validators tolerated. */
-export function quorum(n: number): number {
-  return n - Math.floor((n - 1) / 3);
-}
 
 async function sealSigner(seal: Uint8Array, digest: Uint8Array, recovery: SignatureRecovery, what: string): Promise<Uint8Array> {
   if (!(seal instanceof Uint8Array) || seal.length !== 65 || seal[64]! > 3) throw new BlockRuleError(`${what} is not a 65-byte signature`);

@@ -4,7 +4,7 @@
 import { keccak256 } from '../crypto/keccak.ts';
 import { addressOfPublicKey, recoverPublicKey, signHash } from '../crypto/secp256k1.ts';
 import { concatBytes } from '../util/hex.ts';
-import { COMMIT_MSG_CODE } from './istanbul-extra.ts';
+import { COMMIT_MSG_CODE } from '../chain/istanbul-extra.ts';
 
 /** 65-byte [r ‖ s ‖ recid] signature of a 32-byte digest, as istanbul lays seals out. */
 export function seal65(digest: Uint8Array, key: Uint8Array): Uint8Array {
@@ -29,4 +29,9 @@ export function signerOf(signature: Uint8Array, digest: Uint8Array): Uint8Array 
   } catch {
     return undefined;
   }
+}
+
+/** The quorum of a validator set of `n`: N − F with F = ⌊(N − 1) / 3⌋ faulty validators tolerated. */
+export function quorum(n: number): number {
+  return n - Math.floor((n - 1) / 3);
 }

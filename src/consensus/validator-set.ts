@@ -10,7 +10,7 @@ import { NODE_MANAGEMENT, NODE_STATUS, NODE_TYPE, systemStateAt, systemStorageRo
 import { publicKeyProblem } from '../exec/native/node-management.ts';
 import { addressOfPublicKey } from '../crypto/secp256k1.ts';
 import { hexToBytes } from '../util/hex.ts';
-import { decodeExtra } from './istanbul-extra.ts';
+import { decodeExtra } from '../chain/istanbul-extra.ts';
 
 
 /**

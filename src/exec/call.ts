@@ -10,7 +10,7 @@ import type { Common } from '@ethereumjs/common';
 import type { OverlayTrieDB } from '../state/trie-db.ts';
 import { newStateManager, ReadMemoStateManager, type CachedMerkleStateManager } from '../state/state-manager.ts';
 import { createEvmVM, evmBlock, type ChainExecConfig } from './executor.ts';
-import { makeTxCommon } from './common.ts';
+import { makeTxCommon } from '../tx/common.ts';
 import type { BlockHashSource } from './block-hashes.ts';
 import { CallCache, callKey } from './call-cache.ts';
 import { StateNeeded, ViewCalls } from './view-calls.ts';
@@ -22,7 +22,7 @@ import type { EvmTracer, TxEnd } from './tracer.ts';
 import { CallError, CallTimeout, TraceTooLarge } from './call-errors.ts';
 import { applyStateOverrides, type StateOverrides } from './state-override.ts';
 import { simulateBlocks, type SimulatedBlock, type SimulatedBlockSpec, type SimulationOptions } from './simulate.ts';
-import { checkInitCodeSize, DECODE_OPTIONS } from './init-code.ts';
+import { checkInitCodeSize, DECODE_OPTIONS } from '../tx/init-code.ts';
 
 export interface CallRequest {
   from?: Uint8Array;

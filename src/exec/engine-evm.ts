@@ -68,7 +68,7 @@ export class EngineEVM extends EVM {
       const refused = await this.native?.refuseDeploy(this, message.caller);
       if (refused !== undefined) return { execResult: refused };
     }
-    // EIP-3860 bounds EVM initcode; code another engine runs is bounded by that engine (src/exec/init-code.ts)
+    // EIP-3860 bounds EVM initcode; code another engine runs is bounded by that engine (src/tx/init-code.ts)
     (this as { allowUnlimitedInitCodeSize: boolean }).allowUnlimitedInitCodeSize = this.claimedElsewhere(message.data);
     try {
       return await super._executeCreate(message);

@@ -11,7 +11,7 @@ import type { CachedMerkleStateManager } from '../state/state-manager.ts';
 import type { EngineEVM } from './engine-evm.ts';
 import { evmBlock } from './executor.ts';
 import { applyStateOverrides, type StateOverrides } from './state-override.ts';
-import { DECODE_OPTIONS } from './init-code.ts';
+import { DECODE_OPTIONS } from '../tx/init-code.ts';
 import { isWasmCode } from '../codec/wasm-abi.ts';
 import { CallError, CallTimeout } from './call-errors.ts';
 import type { CallContext } from './call.ts';
@@ -221,7 +221,7 @@ export async function simulateBlocks(vm: VM, state: CachedMerkleStateManager, bl
         if (gas > budget) gas = budget;
         if (gasUsed + gas > gasLimit) throw new SimulationError('blockGasLimit', `block gas limit reached: ${gasUsed} + ${gas} > ${gasLimit}`);
         const tx = callTx(call, nonce, gas, txCommon);
-        // a wasm deploy's data is the contract, not initcode (src/exec/init-code.ts)
+        // a wasm deploy's data is the contract, not initcode (src/tx/init-code.ts)
         if (!call.to && (call.data?.length ?? 0) > MAX_INIT_CODE_SIZE && !isWasmCode(call.data!)) throw new SimulationError('initCodeSize', `max initcode size exceeded: ${call.data!.length} > ${MAX_INIT_CODE_SIZE}`);
         const minimum = tx.getMinimumGasLimit();
         if (gas < minimum) throw new SimulationError('intrinsicGas', `intrinsic gas too low: have ${gas}, want ${minimum}`);

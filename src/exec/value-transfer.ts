@@ -8,7 +8,7 @@
 // same transactions through both paths and compares state roots and receipts.
 import { Account, Address, KECCAK256_NULL } from '@ethereumjs/util';
 import type { CachedMerkleStateManager } from '../state/state-manager.ts';
-import type { PooledTx } from '../txpool/pooled-tx.ts';
+import type { PooledTx } from '../tx/pooled-tx.ts';
 import { bytesToHex } from '../util/hex.ts';
 import { isSystemContract } from './native/system-state.ts';
 

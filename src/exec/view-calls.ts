@@ -5,7 +5,7 @@
 // remembered for that root: state under a root never changes.
 import type { StateReader } from '../state/reader.ts';
 import { bytesToBigInt, bytesToHex } from '../util/hex.ts';
-import { ISTANBUL_DIGEST } from '../consensus/istanbul-extra.ts';
+import { ISTANBUL_DIGEST } from '../chain/istanbul-extra.ts';
 import { keccak256 } from '../crypto/keccak.ts';
 import { analyseCode, LOW_ADDRESSES, MAX_VIEW_GAS, runView, type AccountInfo, type CodeAnalysis, type ViewEnv } from './view-interpreter.ts';
 import { EVM_BLOCK_BASE_FEE } from './executor.ts';

@@ -22,7 +22,7 @@
 // opcode async.
 import { createHash } from 'node:crypto';
 import { keccak256 } from '../crypto/keccak.ts';
-import { ecrecover } from './common.ts';
+import { ecrecover } from '../tx/common.ts';
 
 export interface ViewEnv {
   address: bigint;

@@ -16,9 +16,9 @@
 // gets an item is decided when the block or transaction arrives, but the requests already read
 // are answered first — a client waiting for a receipt is not queued behind a hundred notifications.
 import { randomBytes } from 'node:crypto';
-import type { ChainEvents, NewBlockEvent } from '../events.ts';
+import type { ChainEvents, NewBlockEvent } from '../chain/events.ts';
 import type { BlockRecord } from '../chain/types.ts';
-import type { PooledTx } from '../txpool/pooled-tx.ts';
+import type { PooledTx } from '../tx/pooled-tx.ts';
 import { bloomMayMatch, criteriaBytes, logMatches, type LogCriteria, type MatchedLog } from './log-query.ts';
 import type { LogIndex } from './log-index.ts';
 import { BoundedQueue } from './bounded-queue.ts';

@@ -10,7 +10,7 @@ import { createServer } from 'node:net';
 import { join, resolve } from 'node:path';
 import { Keystore } from '../accounts/keystore.ts';
 import { DEFAULT_GAS_LIMIT, DEFAULTS } from '../chain/genesis.ts';
-import { enodeUrl, loadOrCreateNodeKey, type NodeKey } from '../node-key.ts';
+import { enodeUrl, loadOrCreateNodeKey, type NodeKey } from '../crypto/node-key.ts';
 
 /** Every node of the local network listens on loopback only. */
 export const NETWORK_HOST = '127.0.0.1';

@@ -6,8 +6,9 @@ import { DEFAULT_TXPOOL_CONFIG, DEFAULT_TX_JOURNAL, type TxPoolConfig } from '..
 import type { LedgerTransports } from '../accounts/ledger.ts';
 import type { LogLimits } from '../filters/limits.ts';
 import type { TransportChoice } from '../rpc/server.ts';
-import { MAX_VERBOSITY, type LogFormat } from './logger.ts';
+import { MAX_VERBOSITY, type LogFormat } from '../util/logger.ts';
 import { parseCidr } from '../util/cidr.ts';
+import { parseDurationMs } from '../util/duration.ts';
 
 export const ALL_NAMESPACES = ['personal', 'iris', 'eth', 'chain', 'admin', 'txpool', 'net', 'web3', 'debug'] as const;
 /**
@@ -344,17 +345,12 @@ function vhosts(v: string): string[] {
   return names;
 }
 
-const DURATION_UNITS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
 
 /** geth-style durations: "3h", "1h30m", "90s", "500ms"; a bare number is seconds (so "0" is 0, where a flag allows none). */
 export function durationMs(v: string, flag: string): number {
-  if (/^\d+$/.test(v)) return Number(v) * 1000;
-  const parts = [...v.matchAll(/(\d+(?:\.\d+)?)(ms|s|m|h)/g)];
-  const total = parts.reduce((ms, [, n, unit]) => ms + Number(n) * DURATION_UNITS[unit!]!, 0);
-  if (parts.length === 0 || parts.map((p) => p[0]).join('') !== v || total <= 0) {
-    throw new ConfigError(`--${flag} must be a positive duration such as 3h, 90m, 30s or 500ms, got "${v}"`);
-  }
-  return Math.round(total);
+  const ms = parseDurationMs(v);
+  if (ms === undefined) throw new ConfigError(`--${flag} must be a positive duration such as 3h, 90m, 30s or 500ms, got "${v}"`);
+  return ms;
 }
 
 /** geth raises a rejournal interval below a second to one; refusing it says so instead */

@@ -5,7 +5,7 @@ import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { fileRoute, type StaticRoute } from '../rpc/http-rules.ts';
-import type { Logger } from './logger.ts';
+import type { Logger } from '../util/logger.ts';
 
 export const DOCS_PATHS = ['/', '/docs'] as const;
 const PAGE = join('generated', 'docs', 'index.html');

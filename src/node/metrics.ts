@@ -10,14 +10,14 @@ import { createServer, type Server } from 'node:http';
 import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics, type Metric } from 'prom-client';
-import type { ChainCore } from './core.ts';
+import type { ChainCore } from '../core/core.ts';
 import type { PeerSet } from '../p2p/peer-set.ts';
 import type { FilterService } from '../api/filters.ts';
 import type { RpcServer } from '../rpc/server.ts';
 import type { WsOpenCount } from '../rpc/ws-session.ts';
 import type { RequestObserver } from '../rpc/types.ts';
 import type { ConsensusMeter } from '../consensus/consensus-meter.ts';
-import type { Logger } from './logger.ts';
+import type { Logger } from '../util/logger.ts';
 
 /** Seconds: from a head-cached read (~50 µs) to an eth_call at the 5 s --rpc.evmtimeout. */
 const LATENCY_BUCKETS = [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];

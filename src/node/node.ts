@@ -1,10 +1,10 @@
 // startNode: the chain core plus the JSON-RPC server in front of it. Used by the CLI and by tests
 // (which start real nodes on random loopback ports with real LMDB in a temp dir).
-import { ChainCore } from './core.ts';
-import { CoreChainDoor } from './chain-door.ts';
+import { ChainCore } from '../core/core.ts';
+import { CoreChainDoor } from '../core/core-chain-door.ts';
 import type { NetworkHost } from '../p2p/host.ts';
-import { BlockSync } from '../p2p/sync.ts';
-import { createLogger, type NodeLogger } from './logger.ts';
+import type { BlockSync } from '../p2p/sync.ts';
+import { createLogger, type NodeLogger } from '../util/logger.ts';
 import { isLoopback, type NodeConfig } from './config.ts';
 import { buildHandlers } from '../api/index.ts';
 import { FilterService } from '../api/filters.ts';
@@ -103,7 +103,7 @@ export async function startNode(config: NodeConfig, log: NodeLogger = createLogg
     if (config.allowInsecureUnlock) log.warn(`dev account ${core.devAccount} is unlocked while HTTP listens on ${config.http.addr}, not loopback (--allow-insecure-unlock): anyone who reaches it can sign with it`);
     else log.info(`dev account ${core.devAccount} stays locked: HTTP listens on ${config.http.addr}, not loopback (--allow-insecure-unlock unlocks it)`);
   }
-  // what the network may ask of the chain (src/p2p/chain-door.ts)
+  // what the network may ask of the chain (src/core/chain-door.ts)
   const door = new CoreChainDoor(core);
   let network: NetworkHost | undefined;
   /** downloads and imports what peers have beyond this node's head */
@@ -111,7 +111,7 @@ export async function startNode(config: NodeConfig, log: NodeLogger = createLogg
   if (config.p2p) {
     try {
       // loaded only for a node with a network: libp2p's ESM-only packages cannot be require()d, which is how the tests load the sources (uvu -r tsx)
-      const { startNetwork } = await import('../p2p/host.ts');
+      const [{ startNetwork }, { BlockSync }] = await Promise.all([import('../p2p/host.ts'), import('../p2p/sync.ts')]);
       network = await startNetwork({
         key: core.nodeKey,
         // a dev chain (the one with a dev account) is a developer's own: its peers are on this machine
@@ -139,6 +139,10 @@ export async function startNode(config: NodeConfig, log: NodeLogger = createLogg
     httpLoopback: loopback,
     allowInsecureUnlock: config.allowInsecureUnlock,
     network,
+    async parsePeerAddress(url) {
+      // loaded when first asked, as the network is (libp2p's packages are ESM-only)
+      (await import('../p2p/peer-address.ts')).parsePeerAddress(url);
+    },
   };
   const filters = new FilterService(api, { limits: config.logs, log: log.child('filters') });
   const rpcLog = log.child('rpc');

@@ -4,7 +4,7 @@
 // always pass. Banned peers (peer-faults.ts) are refused before this is asked.
 import type { Multiaddr } from '@multiformats/multiaddr';
 import { multiaddr } from '@multiformats/multiaddr';
-import type { NetworkNodeRecord } from './chain-door.ts';
+import type { NetworkNodeRecord } from '../core/chain-door.ts';
 import { peerIdOfNodeId, tcpAddr } from './peer-address.ts';
 
 const STATUS_NORMAL = 1;

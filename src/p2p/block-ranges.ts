@@ -2,7 +2,7 @@
 // (door.blocks: at most count, about RANGE_ANSWER_BYTES) and an empty frame to end it. One request
 // per stream. The client side is PeerSet.requestBlocks, with a deadline and frame/total limits.
 import type { Libp2p, PeerId, Stream, Connection } from '@libp2p/interface';
-import type { ChainDoor } from './chain-door.ts';
+import type { ChainDoor } from '../core/chain-door.ts';
 import { BLOCKS_PROTOCOL, MAX_BLOCK_FRAME, MAX_SMALL_FRAME, RANGE_ANSWER_BYTES, decodeRangeRequest, encodeRangeRequest } from './wire.ts';
 import { PeerFaultError, frames, isPeerFault, readFrame } from './frames.ts';
 

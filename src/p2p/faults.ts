@@ -15,7 +15,7 @@ import { peerIdFromString } from '@libp2p/peer-id';
 import { sha256 } from '@noble/hashes/sha2.js';
 import { prng } from '../util/prng.ts';
 import { peerIdOfNodeId } from './peer-address.ts';
-import type { Logger } from '../node/logger.ts';
+import type { Logger } from '../util/logger.ts';
 
 /** How often the file is looked at: a test that rewrites it sees the new faults within this. */
 export const FAULT_FILE_POLL_MS = 250;

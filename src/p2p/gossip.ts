@@ -7,11 +7,10 @@
 // knows cost nothing: one sent to several nodes' RPC comes back by gossip from each of them.
 import type { PeerId } from '@libp2p/interface';
 import { TopicValidatorResult, type GossipSub } from '@libp2p/gossipsub';
-import type { ChainDoor, ChainHead } from './chain-door.ts';
-import { decodeBlock } from '../chain/block-codec.ts';
+import type { ChainDoor, ChainHead } from '../core/chain-door.ts';
 import { decodeBlockGossip, encodeBlockGossip, topicsOf } from './wire.ts';
 import { bytesToHex, equalBytes } from '../util/hex.ts';
-import type { Logger } from '../node/logger.ts';
+import type { Logger } from '../util/logger.ts';
 
 /** A topic validator as gossipsub calls it. */
 export type TopicValidator = (peer: PeerId, msg: { data: Uint8Array }) => Promise<TopicValidatorResult>;
@@ -46,8 +45,7 @@ export function startGossip(pubsub: GossipSub, door: ChainDoor, hooks: GossipHoo
       const gossip = decodeBlockGossip(msg.data);
       if (gossip.kind === 'announcement') block = gossip.head;
       else {
-        const { header, hash } = decodeBlock(gossip.encoded);
-        block = { number: header.number, hash, encoded: gossip.encoded };
+        block = { ...door.blockId(gossip.encoded), encoded: gossip.encoded };
       }
     } catch (e) {
       fault(peer, `block gossip: ${(e as Error).message}`);

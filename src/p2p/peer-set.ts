@@ -1,7 +1,7 @@
 // What the block sync (src/p2p/sync.ts) needs of the connected peers, implemented by the libp2p
 // host (src/p2p/host.ts): their heads from the handshake and announcements, range requests, and a
 // way to punish a peer that served a bad block.
-import type { ChainHead } from './chain-door.ts';
+import type { ChainHead } from '../core/chain-door.ts';
 
 export interface PeerHead {
   /** libp2p peer id (text) */

@@ -5,9 +5,9 @@
 // execution, batched commits) is behind ChainDoor.importBlocks; what the network knows of peers is
 // behind PeerSet. A peer whose blocks are refused as wrong is penalised and its chunk fetched from
 // another; a SIGKILL loses nothing committed, and the next start syncs from its head.
-import type { ChainDoor } from './chain-door.ts';
+import type { ChainDoor } from '../core/chain-door.ts';
 import type { PeerSet } from './peer-set.ts';
-import type { LogFields } from '../node/logger.ts';
+import type { LogFields } from '../util/logger.ts';
 import { RANGE_ANSWER_BYTES } from './wire.ts';
 
 /** Blocks per range request: 10-transfer blocks are ~1.3 KiB, so a chunk is a few hundred KiB. */

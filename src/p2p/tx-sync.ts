@@ -9,8 +9,8 @@
 // an invalid one is a fault of its sender — but relays none: every node pushes its own pool to each
 // new peer, so a relay would only repeat what the other peers were sent or gossiped.
 import type { Connection, Libp2p, PeerId, Stream } from '@libp2p/interface';
-import type { ChainDoor } from './chain-door.ts';
-import type { Logger } from '../node/logger.ts';
+import type { ChainDoor } from '../core/chain-door.ts';
+import type { Logger } from '../util/logger.ts';
 import { MAX_TX_FRAME, TXS_PROTOCOL, TX_PUSH_BYTES, TX_PUSH_COUNT } from './wire.ts';
 import { PeerFaultError, frames, isPeerFault } from './frames.ts';
 

@@ -3,7 +3,7 @@
 // decode error names what was wrong (the host penalises the sender for it).
 import { RLP } from '@ethereumjs/rlp';
 import { bigIntToBytes, bytesToBigInt, bytesToHex } from '../util/hex.ts';
-import type { ChainHead } from './chain-door.ts';
+import type { ChainHead } from '../core/chain-door.ts';
 
 /** The chain protocol's name and version in admin_peers / admin_nodeInfo (caps `chain/1`). */
 export const CHAIN_PROTOCOL = { name: 'chain', version: 1 } as const;

@@ -2,10 +2,10 @@
 // by method name (only enabled namespaces), param validation with the generated validators, the
 // call, and (optionally) a check of the result against its schema. It never throws and never
 // recurses into client data, so no request can take the process down.
-import { RpcError, INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST, METHOD_NOT_FOUND, PARSE_ERROR, RESPONSE_TOO_LARGE, RESPONSE_TOO_LARGE_MESSAGE, methodNotFoundMessage } from './errors.ts';
+import { RpcError, INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST, METHOD_NOT_FOUND, PARSE_ERROR, RESPONSE_TOO_LARGE, RESPONSE_TOO_LARGE_MESSAGE, methodNotFoundMessage } from '../codec/jsonrpc-errors.ts';
 import { NULL_ID, batchResponse, errorResponse, idJson, rawJsonText, replyBytes, replyErrorCode, resultResponse, type IdJson } from './response.ts';
 import { releaseReply } from './reply-buffers.ts';
-import { explainFailure, runValidator, type PatternLabels } from './validation-message.ts';
+import { explainFailure, runValidator, type PatternLabels } from '../codec/validation-message.ts';
 import { resultProblem } from './result-check.ts';
 import { batchIdTexts, numberIdText } from './id-text.ts';
 import { silentLogger, type CallContext, type ConnectionContext, type Logger, type MethodSpec, type MethodTable, type RequestObserver, type RpcHandler, type RpcReply, type Validate } from './types.ts';

@@ -6,7 +6,7 @@
 // an HTML page and never a dropped socket; a malformed JSON body is a -32700 with status 200, like
 // geth.
 import { readFileSync } from 'node:fs';
-import { INTERNAL_ERROR, INVALID_REQUEST } from './errors.ts';
+import { INTERNAL_ERROR, INVALID_REQUEST } from '../codec/jsonrpc-errors.ts';
 import type { OriginPolicy } from './origin.ts';
 import type { VirtualHosts } from './vhosts.ts';
 import { NULL_ID, errorResponse } from './response.ts';

@@ -2,7 +2,7 @@
 // (http-rules.ts) and writes their answer. One POST = one JSON-RPC body (single or batch).
 import { STATUS_CODES, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
-import { INVALID_REQUEST } from './errors.ts';
+import { INVALID_REQUEST } from '../codec/jsonrpc-errors.ts';
 import { rawAnswer, type HttpAnswer, type HttpRules } from './http-rules.ts';
 import { NULL_ID, errorResponse } from './response.ts';
 import { BodyBuffer } from './body-buffer.ts';

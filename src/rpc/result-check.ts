@@ -1,6 +1,6 @@
 // checkResults: a handler's result against its method's result schema. A mismatch is our bug, not
 // the client's, so the caller answers -32603 and logs; this module only says what is wrong.
-import { explainFailure, runValidator, type PatternLabels } from './validation-message.ts';
+import { explainFailure, runValidator, type PatternLabels } from '../codec/validation-message.ts';
 import type { Validate } from './types.ts';
 
 /** Deeper than this, a result is not searched for bigints (our results nest a few levels). */

@@ -6,7 +6,7 @@
 // context that stands for the thread's WebSocket (notifications go back to the thread, which
 // applies the socket's send-buffer cap).
 import { startModuleWorker } from '../util/module-worker.ts';
-import { INTERNAL_ERROR } from './errors.ts';
+import { INTERNAL_ERROR } from '../codec/jsonrpc-errors.ts';
 import { NULL_ID, errorResponse, toJson } from './response.ts';
 import type { ThreadData, ThreadStats, ToMain, ToThread } from './thread-protocol.ts';
 import type { ConnectionContext, Logger, RpcHandler, RpcReply } from './types.ts';

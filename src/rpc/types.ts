@@ -1,13 +1,9 @@
 // The shapes src/rpc works against. They are structural on purpose: generated/methods.ts and
 // generated/handlers.ts satisfy them, but nothing here imports generated/, so the dispatcher and
 // the transport can be built and tested on their own (with a small method table of their own).
-import type { ErrorObject } from 'ajv';
+import type { Validate } from '../codec/validation-message.ts';
 
-/** A compiled (ajv 8) validator: true when `data` matches; otherwise `errors` holds why. */
-export interface Validate {
-  (data: unknown): boolean;
-  errors?: ErrorObject[] | null;
-}
+export type { Validate };
 
 /** One JSON-RPC method of the table (generated/methods.ts `MethodSpec` is assignable to this). */
 export interface MethodSpec {
@@ -76,7 +72,7 @@ export interface RequestObserver {
   batch(size: number): void;
 }
 
-/** The node's logger (src/node/logger.ts) or anything shaped like it. */
+/** The node's logger (src/util/logger.ts) or anything shaped like it. */
 export interface Logger {
   error(msg: string): void;
   warn(msg: string): void;

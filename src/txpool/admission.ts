@@ -3,8 +3,8 @@
 import { RLP } from '@ethereumjs/rlp';
 import type { Common } from '@ethereumjs/common';
 import { bytesToBigInt } from '../util/hex.ts';
-import { decodePooledTxWith, TxDecodeError, type PooledTx } from './pooled-tx.ts';
-import { recoveryHere, type SignatureRecovery } from '../crypto/signature-recovery.ts';
+import { decodePooledTxWith, TxDecodeError, type PooledTx } from '../tx/pooled-tx.ts';
+import { recoveryHere, type SignatureRecovery } from '../tx/signature-recovery.ts';
 import type { StateView } from '../state/reader.ts';
 
 export const MAX_TX_BYTES = 128 * 1024;

@@ -22,7 +22,7 @@ import { readFileSync, writevSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { RLP } from '@ethereumjs/rlp';
 import { rlpHeader, rlpSpan } from '../util/rlp-header.ts';
-import type { Logger } from '../node/logger.ts';
+import type { Logger } from '../util/logger.ts';
 
 export interface JournalRecord {
   raw: Uint8Array;

@@ -13,7 +13,7 @@
 // Every mutation below the one `await` per operation is synchronous, so no two operations
 // interleave half-way and the structures (per-sender lists, hash index, price heap, counters)
 // agree whenever another request looks.
-import type { PooledTx } from './pooled-tx.ts';
+import type { PooledTx } from '../tx/pooled-tx.ts';
 import { SenderTxs } from './sender-txs.ts';
 import { PriceHeap } from './price-heap.ts';
 import { DEFAULT_TXPOOL_CONFIG, type TxPoolConfig } from './config.ts';

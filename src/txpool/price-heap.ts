@@ -2,7 +2,7 @@
 // first, among equal prices the highest nonce first (dropping it opens no gap below other
 // transactions), then the latest arrival. A binary min-heap that knows each entry's position, so
 // push, remove and peek are O(log n) / O(1) — what admission into a full pool needs.
-import type { PooledTx } from './pooled-tx.ts';
+import type { PooledTx } from '../tx/pooled-tx.ts';
 
 /** true when `a` should be evicted before `b` */
 function evictsBefore(a: PooledTx, b: PooledTx): boolean {

@@ -1,7 +1,7 @@
 // One sender's pool transactions, sorted by nonce. The first `pending` of them carry the nonces
 // base, base+1, … (executable in that order); the rest are queued behind a gap. Lookups are a
 // binary search; an insertion or removal moves at most the sender's own (bounded) entries.
-import type { PooledTx } from './pooled-tx.ts';
+import type { PooledTx } from '../tx/pooled-tx.ts';
 
 export class SenderTxs {
   /** sorted by nonce, no two with the same nonce */

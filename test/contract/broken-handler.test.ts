@@ -20,7 +20,7 @@ test.before(async () => {
   fixture = await createFixture();
   const core = fixture.node.core;
   const handlers = buildHandlers(
-    { core, datadir: fixture.node.dir, clientVersion: clientVersion('0.0.0'), p2pPort: 0, httpHost: '127.0.0.1', httpLoopback: true, allowInsecureUnlock: false },
+    { core, datadir: fixture.node.dir, clientVersion: clientVersion('0.0.0'), p2pPort: 0, httpHost: '127.0.0.1', httpLoopback: true, allowInsecureUnlock: false, parsePeerAddress: async () => {} },
     { gasCap: 50_000_000n },
   );
   // Broken on purpose: chain id as a plain number instead of a quantity, blocks without their hash.

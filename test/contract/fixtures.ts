@@ -14,7 +14,7 @@ import { wsTransport } from '../../src/client/ws.ts';
 import type { JsonRpcResponse, Transport } from '../../src/client/transport.ts';
 import { NODE_KEY, startTestNode, testGenesis, testKey, type TestNode } from '../helpers/node.ts';
 import { NODE_STATUS, NODE_TYPE, systemGenesisAlloc } from '../../src/exec/native/system-state.ts';
-import { nodeKeyFrom } from '../../src/node-key.ts';
+import { nodeKeyFrom } from '../../src/crypto/node-key.ts';
 import { compile } from '../helpers/solc.ts';
 import { emulatedLedger } from './ledger-device.ts';
 

@@ -2,14 +2,14 @@
 // given number of blocks of transfers, and blocks altered and sealed again as a hostile peer would.
 import { decodeBlock, encodeBlock } from '../../src/chain/block-codec.ts';
 import { headerHash, headerSigHash, type Header } from '../../src/chain/header.ts';
-import { COMMIT_MSG_CODE, decodeExtra, encodeExtra } from '../../src/consensus/istanbul-extra.ts';
+import { COMMIT_MSG_CODE, decodeExtra, encodeExtra } from '../../src/chain/istanbul-extra.ts';
 import { signHash } from '../../src/crypto/secp256k1.ts';
 import { keccak256 } from '../../src/crypto/keccak.ts';
 import { concatBytes, hexToBytes } from '../../src/util/hex.ts';
 import { createLegacyTx } from '@ethereumjs/tx';
-import { makeTxCommon } from '../../src/exec/common.ts';
+import { makeTxCommon } from '../../src/tx/common.ts';
 import { NODE_KEY, testGenesis, testKey, type TestNode } from './node.ts';
-import { enodeUrl, nodeKeyFrom } from '../../src/node-key.ts';
+import { enodeUrl, nodeKeyFrom } from '../../src/crypto/node-key.ts';
 
 /** Where the transfers of sealTransferBlocks go. */
 export const SINK = '0x' + '5'.repeat(40);

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { decryptKey, type KeyFileV3 } from '../../src/accounts/keystore-v3.ts';
 import { signLegacyTx } from '../../src/accounts/signing.ts';
-import { makeTxCommon } from '../../src/exec/common.ts';
+import { makeTxCommon } from '../../src/tx/common.ts';
 import { addressOf } from '../../src/crypto/secp256k1.ts';
 import { bytesToHex, hexToBytes } from '../../src/util/hex.ts';
 import { rpcCall } from './process.ts';

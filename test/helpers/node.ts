@@ -5,8 +5,8 @@ import { join } from 'node:path';
 import { startNode, type RunningNode } from '../../src/node/node.ts';
 import type { NodeConfig } from '../../src/node/config.ts';
 import { ALL_NAMESPACES } from '../../src/node/config.ts';
-import { createLogger } from '../../src/node/logger.ts';
-import { nodeKeyFrom, enodeUrl } from '../../src/node-key.ts';
+import { createLogger } from '../../src/util/logger.ts';
+import { nodeKeyFrom, enodeUrl } from '../../src/crypto/node-key.ts';
 import { addressOf } from '../../src/crypto/secp256k1.ts';
 import { bytesToHex } from '../../src/util/hex.ts';
 

@@ -27,7 +27,7 @@ import { prng } from './prng.ts';
 import { SchemaValues, type Dictionary } from './schema-values.ts';
 import { mined as minedOn, testKey, testAddress } from './node.ts';
 import { methods, patternLabels } from '../../generated/methods.ts';
-import { explainFailure, runValidator } from '../../src/rpc/validation-message.ts';
+import { explainFailure, runValidator } from '../../src/codec/validation-message.ts';
 
 const doc = JSON.parse(readFileSync(new URL('../../openrpc.json', import.meta.url), 'utf8'));
 

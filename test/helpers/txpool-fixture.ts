@@ -1,8 +1,8 @@
 // Real signed transactions for tests of the pool on its own (src/txpool), and the small account
 // state the pool reads (nonce and balance per sender, as the head would hold them).
-import { makeTxCommon } from '../../src/exec/common.ts';
+import { makeTxCommon } from '../../src/tx/common.ts';
 import { createLegacyTx } from '@ethereumjs/tx';
-import { decodePooledTx, type PooledTx } from '../../src/txpool/pooled-tx.ts';
+import { decodePooledTx, type PooledTx } from '../../src/tx/pooled-tx.ts';
 import type { PoolAccount, PoolAccountState, TxPool } from '../../src/txpool/pool.ts';
 import { addressOf, signHash } from '../../src/crypto/secp256k1.ts';
 import { bytesToHex } from '../../src/util/hex.ts';

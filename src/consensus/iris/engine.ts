@@ -9,19 +9,17 @@
 // Everything that changes state runs on one serial queue (messages, timers, heads, work cues), so
 // the handlers read like Venachain's single event loop; a message's verdict for the network is
 // given before it is queued, from its form and signature alone.
-import type { HeadInfo } from '../../chain/chain.ts';
-import { decodeBlock } from '../../chain/block-codec.ts';
-import type { NodeKey } from '../../node-key.ts';
-import type { Logger } from '../../node/logger.ts';
+import type { NodeKey } from '../../crypto/node-key.ts';
+import type { Logger } from '../../util/logger.ts';
 import { bytesToHex, equalBytes } from '../../util/hex.ts';
-import { quorum } from '../block-verify.ts';
+import { quorum } from '../seals.ts';
 import { commitDigest, committedSeal, signerOf } from '../seals.ts';
 import {
   CODE_NAMES, COMMIT, compareViews, decodeMessage, decodePreprepare, decodeSubject, encodeMessage, encodePreprepare, encodeSubject,
   MalformedMessage, PREPARE, PREPREPARE, ROUND_CHANGE, signedByAddress, signMessage, ZERO_DIGEST,
   type IrisMessage, type MessageCode, type Preprepare, type Subject, type View,
 } from './messages.ts';
-import { SYSTEM_CLOCK, type IrisChain, type IrisClock, type IrisMutations, type IrisTransport, type Proposal } from './ports.ts';
+import { SYSTEM_CLOCK, type HeadInfo, type IrisChain, type IrisClock, type IrisMutations, type IrisTransport, type Proposal } from './ports.ts';
 import { proposerOf, proposerOrder } from './proposer.ts';
 import { VoteGuard } from './vote-guard.ts';
 import { NO_CONSENSUS_METER, type ConsensusMeter } from '../consensus-meter.ts';
@@ -658,7 +656,7 @@ export class IrisEngine {
     if (v.from !== bytesToHex(this.proposerAt(prev, v.view.round))) return;
     let hash: Uint8Array;
     try {
-      hash = decodeBlock(v.pp!.block).hash;
+      hash = this.o.chain.hashOf(v.pp!.block);
     } catch {
       return;
     }

@@ -1,8 +1,10 @@
 // The iris engine's two doors: the chain it decides blocks for (IrisChain, implemented over the
-// core in src/node/iris-chain.ts) and the wire its messages travel on (IrisTransport, the network's
-// consensus channel through src/p2p/chain-door.ts). The engine knows neither the core's modules nor
+// core in src/core/iris-chain.ts) and the wire its messages travel on (IrisTransport, the network's
+// consensus channel through src/core/chain-door.ts). The engine knows neither the core's modules nor
 // libp2p: it sees blocks as encoded bytes with a hash and messages as bytes.
 import type { HeadInfo } from '../../chain/chain.ts';
+
+export type { HeadInfo };
 
 /** A block proposed at a height: as the PREPREPARE carries it (proposer seal in, committed seals empty). */
 export interface Proposal {
@@ -23,6 +25,8 @@ export interface IrisChain {
   head(): HeadInfo;
   /** After every new head (a block this engine committed, or one imported from peers). */
   onHead(listener: (head: HeadInfo) => void): void;
+  /** The hash of an encoded block; throws when it does not decode. */
+  hashOf(encoded: Uint8Array): Uint8Array;
   /** The validator set of the block after `parent`, byte-sorted (the istanbul extra's order). */
   validatorsAfter(parent: HeadInfo): Promise<Uint8Array[]>;
   /** Whether a block on the head has something to carry: executable transactions wait, or empty blocks are produced. */

@@ -4,10 +4,9 @@
 // module: a key spelled twice would be a state fork.
 import { bytesToHex, hexToBytes } from '../../util/hex.ts';
 import { MemorySlots, SlotStore, TextList, ViewSlots, type Slots } from './slot-store.ts';
+import { NODE_MANAGEMENT, PARAMETER_MANAGEMENT, ROLES, USER_MANAGEMENT, type NodeRecord, type RoleName, type UserRecord } from '../../codec/system-contracts.ts';
 
-export const USER_MANAGEMENT = '0x1000000000000000000000000000000000000001';
-export const NODE_MANAGEMENT = '0x1000000000000000000000000000000000000002';
-export const PARAMETER_MANAGEMENT = '0x1000000000000000000000000000000000000004';
+export { NODE_MANAGEMENT, PARAMETER_MANAGEMENT, ROLES, USER_MANAGEMENT, type NodeRecord, type RoleName, type UserRecord };
 
 export const SYSTEM_CONTRACTS: readonly string[] = [USER_MANAGEMENT, NODE_MANAGEMENT, PARAMETER_MANAGEMENT];
 const SYSTEM_BYTES = SYSTEM_CONTRACTS.map(hexToBytes);
@@ -20,10 +19,6 @@ export function isSystemContract(address: Uint8Array): boolean {
 }
 
 // ---- UserManagement: roles ----
-
-/** Venachain's roles: bit i of an address' role mask (core/vm/sc_user_role.go). */
-export const ROLES = ['SUPER_ADMIN', 'CHAIN_ADMIN', 'GROUP_ADMIN', 'NODE_ADMIN', 'CONTRACT_ADMIN', 'CONTRACT_DEPLOYER'] as const;
-export type RoleName = (typeof ROLES)[number];
 
 export function roleBit(role: RoleName): number {
   return 1 << ROLES.indexOf(role);
@@ -75,20 +70,6 @@ export class Roles {
 
 // ---- UserManagement: users ----
 
-/**
- * A user record as UserManagement keeps and answers it: Venachain's UserInfo JSON, keys in its
- * order, the optional ones absent when empty (Go's omitempty). Addresses are lowercase 0x hex.
- */
-export interface UserRecord {
-  address: string;
-  /** who added the user (the immediate caller of addUser) */
-  authorizer: string;
-  name: string;
-  /** JSON text of { email?, organization?, phone? } */
-  descInfo?: string;
-  version?: number;
-}
-
 /** Users in UserManagement's storage, by address and by name. Records are never removed. */
 export class Users {
   constructor(readonly store: SlotStore) {}
@@ -126,25 +107,6 @@ export class Users {
 }
 
 // ---- NodeManagement: node records ----
-
-/** A node record as NodeManagement keeps and answers it (Venachain's NodeInfo JSON). */
-export interface NodeRecord {
-  name: string;
-  owner: string;
-  desc: string;
-  /** 1 consensus (validator), 2 observer, 3 light */
-  type: number;
-  /** 1 normal, 2 deleted */
-  status: number;
-  externalIP: string;
-  internalIP: string;
-  /** 128 hex digits: the node key's public point without the 0x04 prefix */
-  publicKey: string;
-  rpcPort: number;
-  p2pPort: number;
-  /** the block from which (after which) a consensus record counts as a validator; 0 = at once */
-  delayNum?: number;
-}
 
 export const NODE_TYPE = { consensus: 1, observer: 2, light: 3 } as const;
 export const NODE_STATUS = { normal: 1, deleted: 2 } as const;

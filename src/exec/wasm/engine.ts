@@ -21,7 +21,7 @@ import { EVMError, type ExecResult, type Log, type Message } from '@ethereumjs/e
 import { Address } from '@ethereumjs/util';
 import { RLP } from '@ethereumjs/rlp';
 import type { CodeEngine, EngineEVM } from '../engine-evm.ts';
-import type { Logger } from '../../node/logger.ts';
+import type { Logger } from '../../util/logger.ts';
 import { CallCodecError, decodeCall } from '../../codec/venachain-call.ts';
 import { decodeWasmArg, encodeWasmReturn, findWasmFunction, isWasmCode, isWasmStringType, wasmReturnType } from '../../codec/wasm-abi.ts';
 import { revert } from '../native/engine.ts';

@@ -4,7 +4,12 @@
 // before it are the failed branches' reasons, which we either narrow to the one branch that
 // matched the value's type or list as alternatives ("a quantity, a block tag (…) or an integer").
 import type { ErrorObject } from 'ajv';
-import type { Validate } from './types.ts';
+
+/** A compiled (ajv 8) validator: true when `data` matches; otherwise `errors` holds why. */
+export interface Validate {
+  (data: unknown): boolean;
+  errors?: ErrorObject[] | null;
+}
 
 export interface Problem {
   /** Where in the value: '' for the value itself, else like `.to` or `.accessList[0].address`. */

@@ -1,8 +1,8 @@
-// The chain side of the network's door (src/p2p/chain-door.ts): what peers may ask of this node's
+// The chain side of the network's door (src/core/chain-door.ts): what peers may ask of this node's
 // chain and what it tells them, over ChainCore. Transactions and blocks cross it as bytes.
-import type { ChainDoor, ChainHead, ConsensusVerdict, ImportOutcome, NetworkNodeRecord, SyncProgress, TxOutcome } from '../p2p/chain-door.ts';
+import type { ChainDoor, ChainHead, ConsensusVerdict, ImportOutcome, NetworkNodeRecord, SyncProgress, TxOutcome } from './chain-door.ts';
 import type { ChainCore } from './core.ts';
-import { encodeBlock } from '../chain/block-codec.ts';
+import { decodeBlock, encodeBlock } from '../chain/block-codec.ts';
 import { NODE_MANAGEMENT, systemStateAt, systemStorageRoot } from '../exec/native/system-state.ts';
 import { bytesToHex, equalBytes } from '../util/hex.ts';
 import { keccak256 } from '../crypto/keccak.ts';
@@ -36,6 +36,11 @@ export class CoreChainDoor implements ChainDoor {
       out.push(encoded);
     }
     return out;
+  }
+
+  blockId(encoded: Uint8Array): ChainHead {
+    const { header, hash } = decodeBlock(encoded);
+    return { number: header.number, hash };
   }
 
   importBlocks(encoded: readonly Uint8Array[]): Promise<ImportOutcome> {

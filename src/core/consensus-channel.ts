@@ -3,7 +3,7 @@
 // core owns it so the engine can come and go (it runs only while this node is a validator of a set
 // larger than itself) without the network knowing.
 import type { IrisTransport } from '../consensus/iris/ports.ts';
-import type { ConsensusVerdict } from '../p2p/chain-door.ts';
+import type { ConsensusVerdict } from './chain-door.ts';
 
 type Receiver = (message: Uint8Array) => Promise<ConsensusVerdict>;
 

@@ -2,8 +2,8 @@
 // node id in the enode URL, and its address is this node's validator address.
 import { existsSync, readFileSync, writeFileSync, renameSync } from 'node:fs';
 import { join } from 'node:path';
-import { addressOfPublicKey, publicKeyOf, randomPrivateKey } from './crypto/secp256k1.ts';
-import { bytesToHex, hexToBytes } from './util/hex.ts';
+import { addressOfPublicKey, publicKeyOf, randomPrivateKey } from './secp256k1.ts';
+import { bytesToHex, hexToBytes } from '../util/hex.ts';
 
 export interface NodeKey {
   readonly privateKey: Uint8Array;

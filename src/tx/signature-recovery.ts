@@ -6,11 +6,11 @@
 // decodes and checks them too (N9).
 import type { Worker } from 'node:worker_threads';
 import type { Common } from '@ethereumjs/common';
-import { InvalidSignature, recoverHere } from './secp256k1.ts';
+import { InvalidSignature, recoverHere } from '../crypto/secp256k1.ts';
 import { startModuleWorker } from '../util/module-worker.ts';
 import type { RecoveryAnswer, SignaturesAnswer, SignaturesRequest, TransactionsAnswer, TransactionsRequest } from './recovery-protocol.ts';
-import { decodeTxFacts, type TxFacts } from '../txpool/pooled-tx.ts';
-import { makeTxCommon } from '../exec/common.ts';
+import { decodeTxFacts, type TxFacts } from './pooled-tx.ts';
+import { makeTxCommon } from './common.ts';
 
 export interface SignatureRecovery {
   /** The 64-byte public key (no 0x04 prefix) that signed `digest`; rejects when the signature recovers none. */

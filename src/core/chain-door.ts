@@ -1,6 +1,6 @@
 // The one door between the network (src/p2p) and the chain core: what the network may ask of the
 // chain and hear from it. The core knows nothing of libp2p; the network knows nothing of the
-// core's modules. src/node/chain-door.ts implements it over ChainCore; the network only holds
+// core's modules. src/core/core-chain-door.ts implements it over ChainCore; the network only holds
 // this interface. Blocks cross it encoded (src/chain/block-codec.ts), transactions as their
 // signed serialization: the network moves bytes, the chain decides what they mean.
 
@@ -59,6 +59,8 @@ export interface ChainDoor {
   blocks(from: bigint, count: number, maxBytes: number): Uint8Array[];
   /** Verifies, executes and commits encoded blocks in order (each on its parent); stops at the first refused. */
   importBlocks(encoded: readonly Uint8Array[]): Promise<ImportOutcome>;
+  /** The number and hash of an encoded block (to judge gossip before importing it); throws, naming why, when it does not decode. */
+  blockId(encoded: Uint8Array): ChainHead;
   /** A transaction a peer sent: admitted to the pool as a remote transaction (never journaled by this node). */
   receiveTransaction(raw: Uint8Array): Promise<TxOutcome>;
   /** The pool's executable transactions, local and remote, sender by sender in nonce order: at most `maxCount` and `maxBytes` together (a prefix of that order). What a new peer is pushed. */

@@ -11,21 +11,21 @@
 // peer's — kept as the candidate until the validators decide it, then committed with their seals).
 import type { Common } from '@ethereumjs/common';
 import type { Account } from '@ethereumjs/util';
-import type { Chain, CommittableBlock, HeadInfo } from './chain.ts';
-import type { BlockRecord } from './types.ts';
-import { decodeBlock, type WireBlock } from './block-codec.ts';
-import type { Header } from './header.ts';
+import type { Chain, CommittableBlock, HeadInfo } from '../chain/chain.ts';
+import type { BlockRecord } from '../chain/types.ts';
+import { decodeBlock, type WireBlock } from '../chain/block-codec.ts';
+import type { Header } from '../chain/header.ts';
 import type { BlockExecutor, ExecutedBlock } from '../exec/executor.ts';
 import type { StateReader } from '../state/reader.ts';
 import type { TxPool } from '../txpool/pool.ts';
-import { pooledFromFacts, type PooledTx } from '../txpool/pooled-tx.ts';
-import type { SignatureRecovery } from '../crypto/signature-recovery.ts';
-import type { ChainEvents } from '../events.ts';
+import { pooledFromFacts, type PooledTx } from '../tx/pooled-tx.ts';
+import type { SignatureRecovery } from '../tx/signature-recovery.ts';
+import type { ChainEvents } from '../chain/events.ts';
 import type { BlockRulesSource } from '../consensus/block-rules.ts';
 import { BlockRuleError, checkLink, checkProposer, checkSeals, sealSigners, type SealSigners } from '../consensus/block-verify.ts';
 import { withCommittedSeals } from '../consensus/block-builder.ts';
-import type { BlockRefusal, ImportOutcome } from '../p2p/chain-door.ts';
-import type { Logger } from '../node/logger.ts';
+import type { BlockRefusal, ImportOutcome } from './chain-door.ts';
+import type { Logger } from '../util/logger.ts';
 import { bytesToHex, equalBytes } from '../util/hex.ts';
 
 export interface BlockImportOptions {

@@ -1,6 +1,6 @@
 // In-process events the core produces once and every consumer (filters, subscriptions, p2p) shares.
-import type { BlockRecord, StoredReceipt } from './chain/types.ts';
-import type { PooledTx } from './txpool/pooled-tx.ts';
+import type { BlockRecord, StoredReceipt } from './types.ts';
+import type { PooledTx } from '../tx/pooled-tx.ts';
 
 export interface NewBlockEvent {
   block: BlockRecord;

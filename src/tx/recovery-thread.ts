@@ -2,7 +2,7 @@
 // signatures, or decodes, checks and recovers a batch of transactions, with the same code the main
 // thread would run (libsecp256k1 when it loads).
 import { parentPort } from 'node:worker_threads';
-import { recoverPublicKey } from './secp256k1.ts';
+import { recoverPublicKey } from '../crypto/secp256k1.ts';
 import type { RecoveryRequest, SignaturesAnswer, SignaturesRequest, TransactionsAnswer, TransactionsRequest } from './recovery-protocol.ts';
 import { decodeTxsHere } from './signature-recovery.ts';
 

@@ -2,7 +2,7 @@
 // recovery-thread.ts). One message carries a batch. Signatures are packed into flat byte arrays that
 // are moved, not copied: n digests (32 bytes each), n signatures r‖s (64) and n recovery ids.
 // Transactions (a block's, to import) go raw and come back decoded, checked and recovered.
-import type { TxFacts } from '../txpool/pooled-tx.ts';
+import type { TxFacts } from './pooled-tx.ts';
 
 export interface SignaturesRequest {
   id: number;

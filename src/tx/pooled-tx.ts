@@ -6,8 +6,8 @@ import { keccak256 } from '../crypto/keccak.ts';
 import { signingDigest } from './signing-digest.ts';
 import { bytesToHex, padLeft } from '../util/hex.ts';
 import { InvalidSignature, recoverHere, recoveryId } from '../crypto/secp256k1.ts';
-import type { SignatureRecovery } from '../crypto/signature-recovery.ts';
-import { checkInitCodeSize, DECODE_OPTIONS } from '../exec/init-code.ts';
+import type { SignatureRecovery } from './signature-recovery.ts';
+import { checkInitCodeSize, DECODE_OPTIONS } from './init-code.ts';
 
 export interface PooledTx {
   readonly hash: Uint8Array;

@@ -1,13 +1,13 @@
 // The chain as the iris engine sees it (src/consensus/iris/ports.ts), over the core: proposals are
-// built and checked by the chain's one writer (src/chain/block-import.ts) so they never interleave
+// built and checked by the chain's one writer (src/core/block-import.ts) so they never interleave
 // with a sync's imports, and a decided block is committed there with its seals.
 import type { HeadInfo } from '../chain/chain.ts';
-import { encodeBlock } from '../chain/block-codec.ts';
-import type { BlockImport, Candidate } from '../chain/block-import.ts';
+import { decodeBlock, encodeBlock } from '../chain/block-codec.ts';
+import type { BlockImport, Candidate } from './block-import.ts';
 import type { BlockExecutor } from '../exec/executor.ts';
 import type { TxPool } from '../txpool/pool.ts';
-import type { ChainEvents } from '../events.ts';
-import type { NodeKey } from '../node-key.ts';
+import type { ChainEvents } from '../chain/events.ts';
+import type { NodeKey } from '../crypto/node-key.ts';
 import type { Chain } from '../chain/chain.ts';
 import type { BlockRules } from '../consensus/block-rules.ts';
 import { buildBlock } from '../consensus/block-builder.ts';
@@ -38,6 +38,10 @@ export class CoreIrisChain implements IrisChain {
 
   head(): HeadInfo {
     return this.o.chain.head;
+  }
+
+  hashOf(encoded: Uint8Array): Uint8Array {
+    return decodeBlock(encoded).hash;
   }
 
   onHead(listener: (head: HeadInfo) => void): void {

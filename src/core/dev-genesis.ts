@@ -2,8 +2,8 @@
 // is this node and whose one funded account lives in the keystore. Its system contracts start
 // governed: the dev account is super admin and chain admin, and this node is a registered
 // consensus node (a Venachain genesis starts with nothing registered).
-import type { NodeKey } from '../node-key.ts';
-import { enodeUrl } from '../node-key.ts';
+import type { NodeKey } from '../crypto/node-key.ts';
+import { enodeUrl } from '../crypto/node-key.ts';
 import { DEFAULT_GAS_LIMIT, DEFAULTS } from '../chain/genesis.ts';
 import { NODE_STATUS, NODE_TYPE, systemGenesisAlloc } from '../exec/native/system-state.ts';
 

@@ -7,7 +7,7 @@
 // terminal, or --log.format json) for machines, and a readable line on a terminal —
 // `12:00:01.234 INFO  p2p: peer connected  peer=16Uiu2…` — formatted here from the record.
 import { pino, type Logger as PinoLogger } from 'pino';
-import { bytesToHex } from '../util/hex.ts';
+import { bytesToHex } from './hex.ts';
 
 /** What explains a line: a block's number and hash, a peer, a round… */
 export type LogFields = Record<string, string | number | bigint | boolean | Uint8Array | undefined>;
