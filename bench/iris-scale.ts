@@ -1,4 +1,4 @@
-// iris at scale, in the simulator (src/consensus/iris/sim, I15): N validators on a WAN (20–200 ms
+// iris at scale, in the simulator (src/iris-sim, I15): N validators on a WAN (20–200 ms
 // one way, 1 % loss), each spending the measured cost of checking a signed message (133 µs) on
 // every consensus message it receives, blocks back to back (period 0). Per N: block time,
 // consensus messages and bytes each validator sends per block, round changes per 1,000 blocks,
@@ -6,7 +6,7 @@
 //   node --import tsx bench/iris-scale.ts [--sizes 4,7,16,31,64,100] [--blocks B] [--seeds S] [--out FILE.md]
 import { writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { runSeed } from '../src/consensus/iris/sim/run.ts';
+import { runSeed } from '../src/iris-sim/run.ts';
 
 const { values } = parseArgs({ options: { sizes: { type: 'string' }, blocks: { type: 'string' }, seeds: { type: 'string' }, out: { type: 'string' } } });
 const sizes = (values.sizes ?? '4,7,16,31,64,100').split(',').map(Number);

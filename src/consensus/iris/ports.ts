@@ -62,7 +62,7 @@ export interface IrisTransport {
   onMessage(listener: (message: Uint8Array) => Promise<'accepted' | 'ignored' | 'invalid'>): void;
 }
 
-/** The engine's time: the node's clock, or a simulator's virtual one (src/consensus/iris/sim). */
+/** The engine's time: the node's clock, or a simulator's virtual one (src/iris-sim). */
 export interface IrisClock {
   /** ms since the epoch */
   now(): number;

@@ -1,9 +1,9 @@
 // The simulator's safety checks, run on every block written and every message sent (so after
 // every step): no two honest validators write different blocks at one height, and no honest
 // validator signs votes (PREPREPARE, PREPARE, COMMIT) for two blocks at one height and round.
-import { decodeBlock } from '../../../chain/block-codec.ts';
-import { bytesToHex } from '../../../util/hex.ts';
-import { CODE_NAMES, COMMIT, decodeMessage, decodePreprepare, decodeSubject, PREPARE, PREPREPARE } from '../messages.ts';
+import { decodeBlock } from '../chain/block-codec.ts';
+import { bytesToHex } from '../util/hex.ts';
+import { CODE_NAMES, COMMIT, decodeMessage, decodePreprepare, decodeSubject, PREPARE, PREPREPARE } from '../consensus/iris/messages.ts';
 
 export interface Violation {
   kind: 'fork' | 'double-sign';

@@ -2,17 +2,17 @@
 // istanbul extra, proposer-sealed, no transactions and no execution) checked by the node's own
 // header rules (src/consensus/block-verify.ts). Its blocks are what a datadir would keep across a
 // crash (BlockStore); the SimChain over them is rebuilt at every restart.
-import type { HeadInfo } from '../../../chain/chain.ts';
-import { decodeBlock, encodeBlock } from '../../../chain/block-codec.ts';
-import { EMPTY_TRIE_ROOT, EMPTY_UNCLES_HASH, headerHash, headerSigHash, type Header } from '../../../chain/header.ts';
-import { checkLink, checkProposer, checkSeals, sealSigners } from '../../block-verify.ts';
-import { withCommittedSeals } from '../../block-builder.ts';
-import { encodeExtra, ISTANBUL_DIGEST } from '../../istanbul-extra.ts';
-import { equalBytes } from '../../../util/hex.ts';
-import { seal65 } from '../../seals.ts';
-import { recoveryHere } from '../../../crypto/signature-recovery.ts';
-import type { NodeKey } from '../../../node-key.ts';
-import { ProposalRefused, type IrisChain, type IrisClock, type Proposal } from '../ports.ts';
+import type { HeadInfo } from '../chain/chain.ts';
+import { decodeBlock, encodeBlock } from '../chain/block-codec.ts';
+import { EMPTY_TRIE_ROOT, EMPTY_UNCLES_HASH, headerHash, headerSigHash, type Header } from '../chain/header.ts';
+import { checkLink, checkProposer, checkSeals, sealSigners } from '../consensus/block-verify.ts';
+import { withCommittedSeals } from '../consensus/block-builder.ts';
+import { encodeExtra, ISTANBUL_DIGEST } from '../chain/istanbul-extra.ts';
+import { equalBytes } from '../util/hex.ts';
+import { seal65 } from '../consensus/seals.ts';
+import { recoveryHere } from '../tx/signature-recovery.ts';
+import type { NodeKey } from '../crypto/node-key.ts';
+import { ProposalRefused, type IrisChain, type IrisClock, type Proposal } from '../consensus/iris/ports.ts';
 
 const EMPTY = new Uint8Array(0);
 
@@ -73,6 +73,9 @@ export class SimChain implements IrisChain {
   }
   onHead(listener: (head: HeadInfo) => void): void {
     this.listeners.push(listener);
+  }
+  hashOf(encoded: Uint8Array): Uint8Array {
+    return decodeBlock(encoded).hash;
   }
   async validatorsAfter(): Promise<Uint8Array[]> {
     return this.o.validators;

@@ -2,7 +2,7 @@
 // were scheduled, so a seed replays exactly. After each event the microtasks it started (the
 // engine's serial queue, the stand-in chain's promises) run to the end before the next event: an
 // event is one step, and the checks run after every step.
-import type { IrisClock } from '../ports.ts';
+import type { IrisClock } from '../consensus/iris/ports.ts';
 
 /** Virtual ms 0 is this wall-clock instant (block timestamps need a plausible epoch). */
 export const SIM_EPOCH_MS = 1_700_000_000_000;

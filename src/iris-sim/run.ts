@@ -3,14 +3,14 @@
 // choice after; the run stops at the first safety violation, when the chain stops growing for
 // `livenessMs` after the faults end, or when every honest validator has written `heights` blocks
 // (and a few past the faults' end).
-import { encodeBlock } from '../../../chain/block-codec.ts';
-import type { HeadInfo } from '../../../chain/chain.ts';
-import { keccak256 } from '../../../crypto/keccak.ts';
-import { nodeKeyFrom, type NodeKey } from '../../../node-key.ts';
-import type { Logger } from '../../../node/logger.ts';
-import { prng } from '../../../util/prng.ts';
-import { IrisEngine } from '../engine.ts';
-import type { IrisMutations } from '../ports.ts';
+import { encodeBlock } from '../chain/block-codec.ts';
+import type { HeadInfo } from '../chain/chain.ts';
+import { keccak256 } from '../crypto/keccak.ts';
+import { nodeKeyFrom, type NodeKey } from '../crypto/node-key.ts';
+import type { Logger } from '../util/logger.ts';
+import { prng } from '../util/prng.ts';
+import { IrisEngine } from '../consensus/iris/engine.ts';
+import type { IrisMutations } from '../consensus/iris/ports.ts';
 import { Liar } from './byzantine.ts';
 import { BlockStore, SimChain, simGenesis } from './chain.ts';
 import { SafetyChecker, type Violation } from './checker.ts';

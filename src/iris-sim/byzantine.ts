@@ -3,14 +3,14 @@
 // proposer a second block for the same view (equivocation), as voter a PREPARE or COMMIT for
 // another block than the one it voted for (double votes, with a valid committed seal); or it is
 // silent. The other block is one it saw proposed at that height, else its own second block.
-import type { HeadInfo } from '../../../chain/chain.ts';
-import { decodeBlock } from '../../../chain/block-codec.ts';
-import type { NodeKey } from '../../../node-key.ts';
-import { bytesToHex, hexToBytes } from '../../../util/hex.ts';
-import { committedSeal } from '../../seals.ts';
+import type { HeadInfo } from '../chain/chain.ts';
+import { decodeBlock } from '../chain/block-codec.ts';
+import type { NodeKey } from '../crypto/node-key.ts';
+import { bytesToHex, hexToBytes } from '../util/hex.ts';
+import { committedSeal } from '../consensus/seals.ts';
 import {
   COMMIT, decodeMessage, decodePreprepare, decodeSubject, encodeMessage, encodePreprepare, encodeSubject, PREPARE, PREPREPARE, signMessage, ZERO_DIGEST,
-} from '../messages.ts';
+} from '../consensus/iris/messages.ts';
 import { buildStandIn } from './chain.ts';
 import type { Lie } from './faults.ts';
 

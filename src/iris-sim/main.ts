@@ -3,7 +3,7 @@
 import { parseArgs } from 'node:util';
 import { FAULT_KINDS, type FaultKind } from './faults.ts';
 import { runSeed, type SeedResult, type SimOptions } from './run.ts';
-import type { IrisMutations } from '../ports.ts';
+import type { IrisMutations } from '../consensus/iris/ports.ts';
 
 const USAGE = `usage: npm run simulate -- [--validators N] [--seeds K] [--first S] [--seed S] [--faults LIST] [options]
 
