@@ -2,7 +2,8 @@
 // (I15) over many seeds; a failing seed is printed with the command that replays it exactly.
 import { parseArgs } from 'node:util';
 import { FAULT_KINDS, type FaultKind } from './faults.ts';
-import { runSeed, type SeedResult, type SimOptions } from './run.ts';
+import { failureReport } from './report.ts';
+import { runSeed, type SimOptions } from './run.ts';
 import type { IrisMutations } from '../consensus/iris/ports.ts';
 
 const USAGE = `usage: npm run simulate -- [--validators N] [--seeds K] [--first S] [--seed S] [--faults LIST] [options]
@@ -74,11 +75,6 @@ function options(argv: string[]): { sim: Omit<SimOptions, 'seed'>; seeds: number
   const first = number(values.first, 'first', 1, 0, 2 ** 32 - 1);
   const count = number(values.seeds, 'seeds', 100, 1, 10_000_000);
   return { sim, seeds: Array.from({ length: count }, (_, i) => first + i), replay: false, json: values.json === true, replayArgs };
-}
-
-export function failureReport(r: SeedResult, replayArgs: string): string {
-  const v = r.violations[0]!;
-  return `seed ${r.seed} FAILED (${v.kind}, step ${v.step}, ${(v.atMs / 1000).toFixed(3)} s virtual): ${v.text}\n  faults: ${r.plan}\n  replay: npm run simulate -- ${replayArgs ? replayArgs + ' ' : ''}--seed ${r.seed}`;
 }
 
 async function main(): Promise<void> {

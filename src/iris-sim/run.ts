@@ -60,6 +60,8 @@ export interface SeedResult {
   ok: boolean;
   violations: (Violation | { kind: 'liveness'; step: number; atMs: number; text: string })[];
   plan: string;
+  /** the fault kinds that occurred in this seed, and the lies its Byzantine validators told */
+  occurred: string[];
   /** blocks every honest validator wrote */
   blocks: number;
   virtualMs: number;
@@ -74,6 +76,20 @@ export interface SeedResult {
   /** from the faults' end to the next block every honest validator has */
   recoveryMs: number | undefined;
   amnesiaConflicts: number;
+}
+
+function occurred(p: FaultPlan): string[] {
+  const kinds: string[] = [];
+  if (p.delay) kinds.push('delay');
+  if (p.loss > 0) kinds.push('loss');
+  if (p.duplicate > 0) kinds.push('duplicate');
+  if (p.reorder) kinds.push('reorder');
+  if (p.partitions.length > 0) kinds.push('partition');
+  if (p.crashes.length > 0) kinds.push('crash');
+  if (p.skewMs.some((x) => x !== 0)) kinds.push('skew');
+  if (p.byzantine.size > 0) kinds.push('byzantine');
+  for (const lies of p.byzantine.values()) for (const l of lies) if (!kinds.includes(l)) kinds.push(l);
+  return kinds;
 }
 
 const keyCache: NodeKey[] = [];
@@ -248,6 +264,7 @@ export async function runSeed(o: SimOptions): Promise<SeedResult> {
     ok: violations.length === 0,
     violations,
     plan: describePlan(plan),
+    occurred: occurred(plan),
     blocks,
     virtualMs: s.now,
     steps: s.steps,
