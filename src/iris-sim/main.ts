@@ -1,5 +1,7 @@
 // npm run simulate -- [--validators N] [--seeds K | --seed S] [--faults …]: the iris simulator
 // (I15) over many seeds; a failing seed is printed with the command that replays it exactly.
+import { fork } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { FAULT_KINDS, type FaultKind } from './faults.ts';
 import { failureReport } from './report.ts';
@@ -12,8 +14,8 @@ const USAGE = `usage: npm run simulate -- [--validators N] [--seeds K] [--first 
   --seeds K        seeds to run, from --first (default 1) on (default 100)
   --seed S         run seed S alone and print its engine log (a failing seed's replay)
   --faults LIST    comma-separated: ${FAULT_KINDS.join(', ')}; all (default) or none
-  --heights H      blocks every honest validator must write (default 30)
-  --window MS      virtual ms the faults are placed in (default 20000)
+  --heights H      blocks every honest validator must write (default 8)
+  --window MS      virtual ms the faults are placed in (default 6000)
   --period S       block period in seconds (default 1)
   --timeout MS     first round timeout (default 10000, as npm run network)
   --liveness MS    longest wait for a block after the faults end (default 180000)
@@ -21,6 +23,7 @@ const USAGE = `usage: npm run simulate -- [--validators N] [--seeds K] [--first 
   --loss P         message loss while the faults last, 0–1 (default: drawn per seed)
   --partitions K   the most partitions a seed draws (default 2; they heal by the window's end)
   --mutation M     test-only engine fault: drop-lock-check or commit-below-quorum
+  --jobs J         split the seeds over J processes (default 1)
   --json           one JSON line per seed`;
 
 const MUTATIONS: Record<string, IrisMutations> = { 'drop-lock-check': { dropLockCheck: true }, 'commit-below-quorum': { commitBelowQuorum: true } };
@@ -40,13 +43,13 @@ export function faultKinds(text: string | undefined): Set<FaultKind> {
   return new Set(kinds as FaultKind[]);
 }
 
-function options(argv: string[]): { sim: Omit<SimOptions, 'seed'>; seeds: number[]; replay: boolean; json: boolean; replayArgs: string } {
+function options(argv: string[]): { sim: Omit<SimOptions, 'seed'>; seeds: number[]; replay: boolean; json: boolean; replayArgs: string; jobs: number } {
   const { values } = parseArgs({
     args: argv,
     options: {
       validators: { type: 'string' }, seeds: { type: 'string' }, first: { type: 'string' }, seed: { type: 'string' }, faults: { type: 'string' },
       heights: { type: 'string' }, window: { type: 'string' }, period: { type: 'string' }, timeout: { type: 'string' }, liveness: { type: 'string' },
-      profile: { type: 'string' }, loss: { type: 'string' }, partitions: { type: 'string' }, mutation: { type: 'string' }, json: { type: 'boolean' }, help: { type: 'boolean' },
+      profile: { type: 'string' }, loss: { type: 'string' }, partitions: { type: 'string' }, mutation: { type: 'string' }, jobs: { type: 'string' }, json: { type: 'boolean' }, help: { type: 'boolean' },
     },
   });
   if (values.help) {
@@ -57,9 +60,9 @@ function options(argv: string[]): { sim: Omit<SimOptions, 'seed'>; seeds: number
   if (values.mutation !== undefined && !MUTATIONS[values.mutation]) throw new Error(`--mutation must be one of ${Object.keys(MUTATIONS).join(', ')}`);
   const sim: Omit<SimOptions, 'seed'> = {
     validators: number(values.validators, 'validators', 4, 2, 200),
-    heights: number(values.heights, 'heights', 30, 1, 100_000),
+    heights: number(values.heights, 'heights', 8, 1, 100_000),
     faults: faultKinds(values.faults),
-    windowMs: number(values.window, 'window', 20_000, 0, 3_600_000),
+    windowMs: number(values.window, 'window', 6000, 0, 3_600_000),
     periodSeconds: number(values.period, 'period', 1, 0, 60),
     timeoutMs: number(values.timeout, 'timeout', 10_000, 10, 3_600_000),
     livenessMs: number(values.liveness, 'liveness', 180_000, 1000, 36_000_000),
@@ -71,10 +74,11 @@ function options(argv: string[]): { sim: Omit<SimOptions, 'seed'>; seeds: number
   // the flags that shape a seed, for its replay command
   const keep = ['validators', 'faults', 'heights', 'window', 'period', 'timeout', 'liveness', 'profile', 'loss', 'partitions', 'mutation'] as const;
   const replayArgs = keep.filter((k) => values[k] !== undefined).map((k) => `--${k} ${values[k]}`).join(' ');
-  if (values.seed !== undefined) return { sim, seeds: [number(values.seed, 'seed', 0, 0, 2 ** 32 - 1)], replay: true, json: values.json === true, replayArgs };
+  const jobs = number(values.jobs, 'jobs', 1, 1, 64);
+  if (values.seed !== undefined) return { sim, seeds: [number(values.seed, 'seed', 0, 0, 2 ** 32 - 1)], replay: true, json: values.json === true, replayArgs, jobs: 1 };
   const first = number(values.first, 'first', 1, 0, 2 ** 32 - 1);
   const count = number(values.seeds, 'seeds', 100, 1, 10_000_000);
-  return { sim, seeds: Array.from({ length: count }, (_, i) => first + i), replay: false, json: values.json === true, replayArgs };
+  return { sim, seeds: Array.from({ length: count }, (_, i) => first + i), replay: false, json: values.json === true, replayArgs, jobs };
 }
 
 async function main(): Promise<void> {
@@ -86,6 +90,7 @@ async function main(): Promise<void> {
     process.exit(2);
   }
   const started = performance.now();
+  if (o.jobs > 1) return inJobs(o.seeds, o.jobs, started);
   const failed: number[] = [];
   let blocks = 0;
   let roundChanges = 0;
@@ -107,6 +112,24 @@ async function main(): Promise<void> {
   const secs = (performance.now() - started) / 1000;
   console.log(`${o.seeds.length} seeds at N=${o.sim.validators} (faults: ${[...o.sim.faults].join(', ') || 'none'}): ${failed.length} failed${failed.length ? ` (${failed.join(', ')})` : ''}; ${blocks} blocks, ${roundChanges} round changes, worst recovery after the faults ${(worstRecovery / 1000).toFixed(1)} s virtual; ${secs.toFixed(1)} s`);
   process.exitCode = failed.length ? 1 : 0;
+}
+
+/** Runs the seeds in `jobs` processes, each a slice (it prints its own failures and summary). */
+async function inJobs(seeds: number[], jobs: number, started: number): Promise<void> {
+  const args = process.argv.slice(2).filter((_, i, all) => !['--seeds', '--first', '--jobs'].includes(all[i]!) && !['--seeds', '--first', '--jobs'].includes(all[i - 1]!));
+  const per = Math.ceil(seeds.length / jobs);
+  const codes = await Promise.all(
+    Array.from({ length: jobs }, (_, j) => seeds.slice(j * per, (j + 1) * per)).filter((slice) => slice.length > 0).map(
+      (slice) =>
+        new Promise<number>((done) => {
+          const child = fork(fileURLToPath(import.meta.url), [...args, '--first', String(slice[0]), '--seeds', String(slice.length)], { execArgv: process.execArgv });
+          child.on('exit', (code) => done(code ?? 1));
+        }),
+    ),
+  );
+  const bad = codes.filter((c) => c !== 0).length;
+  console.log(`${seeds.length} seeds in ${jobs} jobs: ${bad === 0 ? 'all clean' : `${bad} jobs had failing seeds (above)`}; ${((performance.now() - started) / 1000).toFixed(1)} s`);
+  process.exitCode = bad === 0 ? 0 : 1;
 }
 
 await main();

@@ -81,6 +81,7 @@ export class SimNetwork {
     const link = i * this.n + j;
     if (!(faulty && this.plan.reorder)) at = Math.max(at, this.lastArrival[link]!);
     this.lastArrival[link] = at;
-    this.s.at(at, () => this.up(j) && arrive());
+    // a partition also cuts what was on the wire when it began
+    this.s.at(at, () => this.up(j) && this.reachable(i, j) && arrive());
   }
 }
