@@ -12,7 +12,7 @@ const { values } = parseArgs({ options: { sizes: { type: 'string' }, blocks: { t
 const sizes = (values.sizes ?? '4,7,16,31,64,100').split(',').map(Number);
 const seeds = Number(values.seeds ?? 2);
 /** fewer blocks for the large sets: the simulator's own cost per block grows as N² */
-const blocksFor = (n: number) => Number(values.blocks ?? (n <= 16 ? 200 : n <= 31 ? 60 : n <= 64 ? 25 : 15));
+const blocksFor = (n: number) => Number(values.blocks ?? (n <= 7 ? 200 : n <= 16 ? 100 : n <= 31 ? 30 : n <= 64 ? 10 : 6));
 const RECEIVE_COST_MS = 0.133;
 
 const rows: string[] = [];
@@ -22,7 +22,7 @@ for (const n of sizes) {
   for (let seed = 1; seed <= seeds; seed++) {
     const t = performance.now();
     const r = await runSeed({
-      validators: n, seed, heights: blocksFor(n), faults: new Set(['delay', 'loss']), windowMs: 1e12, periodSeconds: 0, timeoutMs: 10_000,
+      validators: n, seed, heights: blocksFor(n), faults: new Set(['delay', 'loss']), windowMs: 0, lasting: true, periodSeconds: 0, timeoutMs: 10_000,
       livenessMs: 600_000, profile: 'wan', loss: 0.01, receiveCostMs: RECEIVE_COST_MS,
     });
     wall += performance.now() - t;

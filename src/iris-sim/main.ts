@@ -22,6 +22,7 @@ const USAGE = `usage: npm run simulate -- [--validators N] [--seeds K] [--first 
   --profile P      lan or wan delays (default: drawn per seed)
   --loss P         message loss while the faults last, 0–1 (default: drawn per seed)
   --partitions K   the most partitions a seed draws (default 2; they heal by the window's end)
+  --stall-sync     the block sync stalls while the faults last (only consensus messages flow)
   --mutation M     test-only engine fault: drop-lock-check or commit-below-quorum
   --jobs J         split the seeds over J processes (default 1)
   --json           one JSON line per seed`;
@@ -49,7 +50,7 @@ function options(argv: string[]): { sim: Omit<SimOptions, 'seed'>; seeds: number
     options: {
       validators: { type: 'string' }, seeds: { type: 'string' }, first: { type: 'string' }, seed: { type: 'string' }, faults: { type: 'string' },
       heights: { type: 'string' }, window: { type: 'string' }, period: { type: 'string' }, timeout: { type: 'string' }, liveness: { type: 'string' },
-      profile: { type: 'string' }, loss: { type: 'string' }, partitions: { type: 'string' }, mutation: { type: 'string' }, jobs: { type: 'string' }, json: { type: 'boolean' }, help: { type: 'boolean' },
+      profile: { type: 'string' }, loss: { type: 'string' }, partitions: { type: 'string' }, mutation: { type: 'string' }, jobs: { type: 'string' }, 'stall-sync': { type: 'boolean' }, json: { type: 'boolean' }, help: { type: 'boolean' },
     },
   });
   if (values.help) {
@@ -69,11 +70,12 @@ function options(argv: string[]): { sim: Omit<SimOptions, 'seed'>; seeds: number
     profile: values.profile as 'lan' | 'wan' | undefined,
     loss: values.loss === undefined ? undefined : number(values.loss, 'loss', 0, 0, 1),
     partitions: values.partitions === undefined ? undefined : number(values.partitions, 'partitions', 2, 0, 10_000),
+    stallSync: values['stall-sync'] === true,
     mutations: values.mutation === undefined ? undefined : MUTATIONS[values.mutation],
   };
   // the flags that shape a seed, for its replay command
   const keep = ['validators', 'faults', 'heights', 'window', 'period', 'timeout', 'liveness', 'profile', 'loss', 'partitions', 'mutation'] as const;
-  const replayArgs = keep.filter((k) => values[k] !== undefined).map((k) => `--${k} ${values[k]}`).join(' ');
+  const replayArgs = [...keep.filter((k) => values[k] !== undefined).map((k) => `--${k} ${values[k]}`), ...(values['stall-sync'] ? ['--stall-sync'] : [])].join(' ');
   const jobs = number(values.jobs, 'jobs', 1, 1, 64);
   if (values.seed !== undefined) return { sim, seeds: [number(values.seed, 'seed', 0, 0, 2 ** 32 - 1)], replay: true, json: values.json === true, replayArgs, jobs: 1 };
   const first = number(values.first, 'first', 1, 0, 2 ** 32 - 1);

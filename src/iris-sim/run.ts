@@ -47,6 +47,10 @@ export interface SimOptions {
   loss?: number;
   /** the most partitions a seed draws (default 2) */
   partitions?: number;
+  /** the block sync (announcements and pulls) stalls while the faults last: only consensus messages flow */
+  stallSync?: boolean;
+  /** the faults never end (the scale runs): the run ends at `heights` blocks */
+  lasting?: boolean;
   /** CPU ms a validator spends on each consensus message it receives (default 0: free) */
   receiveCostMs?: number;
   /** test-only rule breaks planted in every engine (I16) */
@@ -115,7 +119,7 @@ export async function runSeed(o: SimOptions): Promise<SeedResult> {
   memoiseRecovery();
   const n = o.validators;
   const stream = (k: number) => prng(Math.imul(o.seed ^ 0x5bd1e995, 0x9e3779b1) + k * 0x632be5ab);
-  const plan: FaultPlan = planFaults(stream(1), { validators: n, kinds: o.faults, windowMs: o.windowMs, profile: o.profile, loss: o.loss, partitions: o.partitions, restartKeepsVotes: RESTART_KEEPS_VOTES });
+  const plan: FaultPlan = planFaults(stream(1), { validators: n, kinds: o.faults, windowMs: o.lasting ? Number.MAX_SAFE_INTEGER : o.windowMs, profile: o.profile, loss: o.loss, partitions: o.partitions, restartKeepsVotes: RESTART_KEEPS_VOTES });
   const s = new Scheduler();
   const net = new SimNetwork(s, stream(2), plan, n, o.receiveCostMs);
   const syncRandom = stream(3);
@@ -136,12 +140,13 @@ export async function runSeed(o: SimOptions): Promise<SeedResult> {
   let heightAtEnd: number | undefined;
   let recoveryMs: number | undefined;
 
+  const syncStalled = () => o.stallSync === true && s.now < plan.endMs;
   const written = (i: number, head: HeadInfo, how: 'committed' | 'imported') => {
     const h = Number(head.header.number);
     checker.blockWritten(i, head.header.number, head.hash);
     heights[i] = h;
     firstWritten[h] ??= s.now;
-    if (how === 'committed') {
+    if (how === 'committed' && !syncStalled()) {
       // the block's announcement (a real node gossips it): peers that missed its end import it
       for (let j = 0; j < n; j++) if (j !== i) net.carry(i, j, () => void nodes[j]!.chain?.importBlock(head));
     }
@@ -221,7 +226,7 @@ export async function runSeed(o: SimOptions): Promise<SeedResult> {
     });
   };
   const syncTick = () => {
-    for (let i = 0; i < n; i++) if (net.up(i)) pull(i);
+    if (!syncStalled()) for (let i = 0; i < n; i++) if (net.up(i)) pull(i);
     s.after(SYNC_EVERY_MS, syncTick);
   };
 
@@ -234,7 +239,8 @@ export async function runSeed(o: SimOptions): Promise<SeedResult> {
   }
   s.after(SYNC_EVERY_MS, syncTick);
   let target = o.heights;
-  s.at(plan.endMs, () => {
+  if (o.lasting) heightAtEnd = 0;
+  else s.at(plan.endMs, () => {
     heightAtEnd = minHeight;
     target = Math.max(o.heights, minHeight + BLOCKS_AFTER_FAULTS);
   });
@@ -242,7 +248,7 @@ export async function runSeed(o: SimOptions): Promise<SeedResult> {
   const violations: SeedResult['violations'] = [];
   const done = () => heightAtEnd !== undefined && minHeight >= target;
   for (;;) {
-    const deadline = () => Math.max(plan.endMs, progressAt) + o.livenessMs;
+    const deadline = () => Math.max(o.lasting ? 0 : plan.endMs, progressAt) + o.livenessMs;
     await s.run(deadline(), () => checker.failed || done());
     if (checker.failed || done()) break;
     if (s.now >= deadline() || s.pending === 0) {

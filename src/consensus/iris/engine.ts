@@ -416,8 +416,21 @@ export class IrisEngine {
     if (!this.waitingForRoundChange) {
       const joined = this.highestRoundAsked(h.f + 1);
       if (joined !== undefined && joined > this.round) return this.changeRound(joined, `timeout; F + 1 asked for round ${joined}`);
+    } else if (!this.askedAbove(this.round)) {
+      // waiting for a round no one has passed: the next one alone gathers no quorum, and leaving
+      // this one just as the others' timers bring them here stalls a locked proposer's turn (I18)
+      this.o.log.info(`iris: block #${h.sequence} still waiting for round ${this.round} (timeout after ${this.roundTimeoutMs()} ms; no validator asked for a later one)`);
+      this.armRoundTimer();
+      this.send(ROUND_CHANGE, encodeSubject({ view: this.currentView(), digest: ZERO_DIGEST }));
+      return;
     }
     this.changeRound(this.round + 1, `timeout after ${this.roundTimeoutMs()} ms`);
+  }
+
+  /** Whether another validator asked for a round after `round`. */
+  private askedAbove(round: number): boolean {
+    for (const [r, set] of this.roundChanges) if (r > round && [...set.keys()].some((from) => from !== this.me)) return true;
+    return false;
   }
 
   /** timeout × 2^round, capped at MAX_ROUND_TIMEOUT_MS (or the timeout itself when longer) */
