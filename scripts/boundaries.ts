@@ -46,6 +46,11 @@ export const RULES: readonly Rule[] = [
       !(e.from === 'src/consensus/iris/test-modes.ts' && inside(e.to, 'src/chain')),
   },
   {
+    name: 'the iris simulator (src/iris-sim) runs the engine through its entry, its ports and its wire format only (I15)',
+    from: /^src\/iris-sim\//,
+    breaks: (e) => inside(e.to, 'src/consensus/iris') && !inside(e.to, 'src/consensus/iris/engine.ts', 'src/consensus/iris/ports.ts', 'src/consensus/iris/messages.ts', 'src/consensus/iris/memory-log.ts'),
+  },
+  {
     name: 'the SDK runtime (src/client) imports nothing of the node: only src/codec, src/util and generated/',
     from: /^src\/client\//,
     breaks: (e) => !inside(e.to, 'src/client', 'src/codec', 'src/util', 'generated'),

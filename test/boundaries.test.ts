@@ -42,6 +42,12 @@ test('p2p past its doors, iris past its ports, the SDK into the node, util into 
   }
 });
 
+test('the simulator reaching into the engine past its entry, ports and wire format is refused (I15)', () => {
+  const problems = planted('src/iris-sim/planted.ts', "import { VoteGuard } from '../consensus/iris/vote-guard.ts';\n");
+  assert.ok(problems.some((p) => p.startsWith('src/iris-sim/planted.ts imports src/consensus/iris/vote-guard.ts: the iris simulator')), problems.join('\n'));
+  assert.equal(planted('src/iris-sim/planted.ts', "import { IrisEngine } from '../consensus/iris/engine.ts';\n"), []);
+});
+
 test('an import quoted in a comment is not an import', () => {
   assert.equal(planted('src/chain/planted.ts', "// import { x } from '../p2p/host.ts';\n/* import('../p2p/sync.ts') */\nexport const x = 1;\n"), []);
 });

@@ -19,7 +19,7 @@ import {
   MalformedMessage, PREPARE, PREPREPARE, ROUND_CHANGE, signedByAddress, signMessage, ZERO_DIGEST,
   type IrisMessage, type MessageCode, type Preprepare, type Subject, type View,
 } from './messages.ts';
-import type { ConsensusLog, HeadInfo, IrisChain, IrisTransport, LockRecord, Proposal } from './ports.ts';
+import { SYSTEM_CLOCK, type ConsensusLog, type HeadInfo, type IrisChain, type IrisClock, type IrisMutations, type IrisTransport, type LockRecord, type Proposal } from './ports.ts';
 import { proposerOf, proposerOrder } from './proposer.ts';
 import { VoteGuard } from './vote-guard.ts';
 import { EquivocationWatch, type Equivocation } from './evidence.ts';
@@ -44,6 +44,10 @@ export interface IrisEngineOptions {
   test?: IrisTestModes;
   /** how a crash-after-* cue ends the process (default: SIGKILL to itself) */
   die?: () => void;
+  /** default the system clock */
+  clock?: IrisClock;
+  /** test-only (I16) */
+  mutations?: IrisMutations;
 }
 
 /** Where the engine is in a round ('idle': not taking part in this height). */
@@ -133,13 +137,18 @@ export class IrisEngine {
   /** the round timer runs: this node has work, or another validator spoke at this height */
   private engaged = false;
   private peerSpoke = false;
-  private roundTimer: NodeJS.Timeout | undefined;
-  private proposeTimer: NodeJS.Timeout | undefined;
+  private roundTimer: unknown;
+  private proposeTimer: unknown;
   private workCued = false;
   private proposeCued = false;
 
+  private readonly clock: IrisClock;
+  private readonly mutations: IrisMutations;
+
   constructor(private readonly o: IrisEngineOptions) {
     this.me = bytesToHex(o.key.address);
+    this.clock = o.clock ?? SYSTEM_CLOCK;
+    this.mutations = o.mutations ?? {};
     const records = o.consensusLog?.read() ?? { votes: [], locks: [] };
     this.guard = new VoteGuard(o.consensusLog, records.votes);
     this.restoredLocks = records.locks;
@@ -433,7 +442,7 @@ export class IrisEngine {
     this.proposal = undefined;
     this.prepares = new Map();
     this.commits = new Map();
-    clearTimeout(this.proposeTimer);
+    this.clock.clearTimer(this.proposeTimer);
     this.proposeCued = false;
     for (const r of this.roundChanges.keys()) if (r < round) this.roundChanges.delete(r);
   }
@@ -467,13 +476,13 @@ export class IrisEngine {
   }
 
   private armRoundTimer(): void {
-    clearTimeout(this.roundTimer);
+    this.clock.clearTimer(this.roundTimer);
     if (!this.engaged) return;
     const at = { sequence: this.height!.sequence, round: this.round };
     // a round counts from when its block may be proposed: with a period of seconds and a timeout of
     // one second, a proposer waiting out the period must not look crashed
-    const waitMs = Math.max(0, this.periodEndsMs() - Date.now());
-    this.roundTimer = setTimeout(() => this.run(() => this.onTimeout(at)), waitMs + this.roundTimeoutMs());
+    const waitMs = Math.max(0, this.periodEndsMs() - this.clock.now());
+    this.roundTimer = this.clock.setTimer(() => this.run(() => this.onTimeout(at)), waitMs + this.roundTimeoutMs());
   }
 
   /** When the period since the parent's timestamp has passed (ms since the epoch). */
@@ -482,8 +491,8 @@ export class IrisEngine {
   }
 
   private clearTimers(): void {
-    clearTimeout(this.roundTimer);
-    clearTimeout(this.proposeTimer);
+    this.clock.clearTimer(this.roundTimer);
+    this.clock.clearTimer(this.proposeTimer);
   }
 
   /** Venachain's handleTimeoutMsg: join a round F + 1 validators asked for, else ask for the next one. */
@@ -499,10 +508,23 @@ export class IrisEngine {
     if (!this.waitingForRoundChange) {
       const joined = this.highestRoundAsked(h.f + 1);
       if (joined !== undefined && joined > this.round) return this.changeRound(joined, `timeout; F + 1 asked for round ${joined}`);
+    } else if (!this.askedAbove(this.round)) {
+      // waiting for a round no one has passed: the next one alone gathers no quorum, and leaving
+      // this one just as the others' timers bring them here stalls a locked proposer's turn (I18)
+      this.o.log.info(`iris: block #${h.sequence} still waiting for round ${this.round} (timeout after ${this.roundTimeoutMs()} ms; no validator asked for a later one)`);
+      this.armRoundTimer();
+      this.send(ROUND_CHANGE, encodeSubject({ view: this.currentView(), digest: ZERO_DIGEST }));
+      return;
     }
     // a proposer that sent nothing is named: a silent one is seen in every validator's log
     const silent = this.proposal === undefined && !this.waitingForRoundChange ? `; no proposal from ${bytesToHex(this.proposerAt(h, this.round))}` : '';
     this.changeRound(this.round + 1, `timeout after ${this.roundTimeoutMs()} ms${silent}`);
+  }
+
+  /** Whether another validator asked for a round after `round`. */
+  private askedAbove(round: number): boolean {
+    for (const [r, set] of this.roundChanges) if (r > round && [...set.keys()].some((from) => from !== this.me)) return true;
+    return false;
   }
 
   /** timeout × 2^round, capped at MAX_ROUND_TIMEOUT_MS (or the timeout itself when longer) */
@@ -635,8 +657,8 @@ export class IrisEngine {
     }
     if (this.proposeCued) return;
     this.proposeCued = true;
-    const wait = this.periodEndsMs() - Date.now();
-    if (wait > 0) this.proposeTimer = setTimeout(() => this.run(() => this.proposeNew()), wait);
+    const wait = this.periodEndsMs() - this.clock.now();
+    if (wait > 0) this.proposeTimer = this.clock.setTimer(() => this.run(() => this.proposeNew()), wait);
     else this.run(() => this.proposeNew());
   }
 
@@ -715,7 +737,7 @@ export class IrisEngine {
       return;
     }
     const withProof = lock !== undefined && pp.lockedRound >= lock.round && !equalBytes(pp.lockedHash, ZERO_DIGEST) && this.proofOfLock(pp);
-    if (lock && !withProof) return this.changeRound(this.round + 1, `locked on ${bytesToHex(lock.proposal.hash)} and the proposal is another block without a proof of lock`);
+    if (lock && !withProof && !this.mutations.dropLockCheck) return this.changeRound(this.round + 1, `locked on ${bytesToHex(lock.proposal.hash)} and the proposal is another block without a proof of lock`);
     let proposal: Proposal;
     try {
       proposal = await this.o.chain.verify(pp.block);
@@ -805,7 +827,7 @@ export class IrisEngine {
     if (v.from !== this.me && this.o.test?.lies.has('bad-seals')) this.liar.foreignSeal = v.m.committedSeal;
     this.commits.set(v.from, v.m);
     this.maybePrepared();
-    if (this.commits.size < this.height!.quorum || this.state === 'committed') return;
+    if (this.commits.size < this.height!.quorum - (this.mutations.commitBelowQuorum ? 1 : 0) || this.state === 'committed') return;
     this.lockProposal();
     this.setState('committed');
     const h = this.height!;

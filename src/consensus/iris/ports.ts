@@ -102,3 +102,28 @@ export interface ConsensusLog {
   /** Records below `sequence` may go: those heights are final. */
   trimBelow(sequence: bigint): void;
 }
+
+/** The engine's time: the node's clock, or a simulator's virtual one (src/iris-sim). */
+export interface IrisClock {
+  /** ms since the epoch */
+  now(): number;
+  setTimer(fn: () => void, ms: number): unknown;
+  clearTimer(timer: unknown): void;
+}
+
+export const SYSTEM_CLOCK: IrisClock = {
+  now: () => Date.now(),
+  setTimer: (fn, ms) => setTimeout(fn, ms),
+  clearTimer: (timer) => clearTimeout(timer as NodeJS.Timeout | undefined),
+};
+
+/**
+ * Test-only faults planted in the engine's rules, so the simulator can show it catches a broken
+ * engine (I16). Never set by the node.
+ */
+export interface IrisMutations {
+  /** a locked validator prepares another block without a proof of lock */
+  dropLockCheck?: boolean;
+  /** a block is written on N − F − 1 commits */
+  commitBelowQuorum?: boolean;
+}
