@@ -11,7 +11,7 @@ const REPORT_EVERY_MS = 5000;
 /** Waiting fails when no awaited node gained a block or a peer for this long. */
 const STALL_MS = 60_000;
 
-export interface NodeStep {
+interface NodeStep {
   index: number;
   peers: number;
   head: bigint;
@@ -34,7 +34,7 @@ async function stepOf(p: NodeProcess): Promise<NodeStep> {
  * (the validators' highest head, read before the nodes' own heads so a block sealed meanwhile does
  * not move it).
  */
-export function behind(steps: readonly NodeStep[], target: bigint, networked: boolean): NodeStep[] {
+function behind(steps: readonly NodeStep[], target: bigint, networked: boolean): NodeStep[] {
   return steps.filter((s) => (networked && s.peers < 1) || s.head < target);
 }
 
