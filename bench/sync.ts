@@ -13,7 +13,7 @@
 //   (--chain DIR: the validator's datadir is kept there and reused by the next run)
 //
 // `syncBench()` is what `npm run bench` runs (on the bundle it builds).
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -29,7 +29,7 @@ export interface SyncResult {
   blocks: number;
   txs: number;
   seconds: number;
-  /** door to door: CPU seconds of this process (every thread) over the import — on a loaded machine the figure that compares */
+  /** CPU seconds over the import (door: this process; network: the follower's process, on Linux), every thread — on a loaded machine the figure that compares */
   cpuSeconds?: number;
 }
 
@@ -69,6 +69,17 @@ async function importDoorToDoor(dirA: string, dirB: string, txsPerBlock: number)
   }
 }
 
+/** CPU seconds (user + system, every thread) a process has used, from Linux's /proc; undefined elsewhere. */
+function cpuSecondsOf(pid: number): number | undefined {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    // utime and stime, fields 14 and 15 of stat(5), in clock ticks (100 a second on Linux)
+    return (Number(fields[11]) + Number(fields[12])) / 100;
+  } catch {
+    return undefined;
+  }
+}
+
 /** `entry`: the node program and its leading arguments (the bundle in `npm run bench`). */
 async function syncOverNetwork(dirA: string, dirB: string, txsPerBlock: number, entry: string[]): Promise<SyncResult> {
   const start = async (name: string, dir: string, more: string[]): Promise<Server> => {
@@ -83,15 +94,16 @@ async function syncOverNetwork(dirA: string, dirB: string, txsPerBlock: number, 
     b = await start('follower', dirB, ['--bootnodes', (await rpcCall(a.url, 'admin_nodeInfo')).enode]);
     // the validator admits the follower as its static peer (the chain has no NodeManagement records)
     await rpcCall(a.url, 'admin_addPeer', [(await rpcCall(b.url, 'admin_nodeInfo')).enode]);
-    let first: { at: number; head: number } | undefined;
+    let first: { at: number; head: number; cpu: number | undefined } | undefined;
     const deadline = performance.now() + 600_000;
     for (;;) {
       const head = Number(await rpcCall(b!.url, 'eth_blockNumber'));
       const at = performance.now();
-      if (head > 0) first ??= { at, head };
+      if (head > 0) first ??= { at, head, cpu: cpuSecondsOf(b!.pid) };
       if (head >= target) {
         const blocks = target - first!.head;
-        return { blocks, txs: blocks * txsPerBlock, seconds: (at - first!.at) / 1000 };
+        const cpu = cpuSecondsOf(b!.pid);
+        return { blocks, txs: blocks * txsPerBlock, seconds: (at - first!.at) / 1000, ...(cpu !== undefined && first!.cpu !== undefined ? { cpuSeconds: cpu - first!.cpu } : {}) };
       }
       if (at > deadline) throw new Error(`the follower is at block ${head} of ${target} after 10 minutes`);
       await new Promise((r) => setTimeout(r, 20));
