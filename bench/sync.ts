@@ -9,10 +9,11 @@
 //     faster than they import (REQUESTS_PER_PEER ranges of CHUNK_BLOCKS) — the chain side alone
 //     (decoding, seal and sender recovery, execution, commits), no network.
 //
-//   node --import tsx bench/sync.ts [--blocks N] [--txs N] [--door]
+//   node --import tsx bench/sync.ts [--blocks N] [--txs N] [--door] [--chain DIR]
+//   (--chain DIR: the validator's datadir is kept there and reused by the next run)
 //
 // `syncBench()` is what `npm run bench` runs (on the bundle it builds).
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -28,6 +29,8 @@ export interface SyncResult {
   blocks: number;
   txs: number;
   seconds: number;
+  /** CPU seconds over the import (door: this process; network: the follower's process, on Linux), every thread — on a loaded machine the figure that compares */
+  cpuSeconds?: number;
 }
 
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -53,14 +56,27 @@ async function importDoorToDoor(dirA: string, dirB: string, txsPerBlock: number)
     const target = from.head().number;
     let txs = 0;
     const t0 = performance.now();
+    const cpu0 = process.cpuUsage();
     while (to.head().number < target) {
       const outcome = await to.importBlocks(from.blocks(to.head().number + 1n, REQUESTS_PER_PEER * CHUNK_BLOCKS, 64 << 20));
       if (outcome.refused) throw new Error(`block #${to.head().number + 1n} refused: ${outcome.refused.reason}`);
       txs += outcome.transactions;
     }
-    return { blocks: Number(target), txs, seconds: (performance.now() - t0) / 1000 };
+    const cpu = process.cpuUsage(cpu0);
+    return { blocks: Number(target), txs, seconds: (performance.now() - t0) / 1000, cpuSeconds: (cpu.user + cpu.system) / 1e6 };
   } finally {
     await Promise.all([a.stop(), b.stop()]);
+  }
+}
+
+/** CPU seconds (user + system, every thread) a process has used, from Linux's /proc; undefined elsewhere. */
+function cpuSecondsOf(pid: number): number | undefined {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    // utime and stime, fields 14 and 15 of stat(5), in clock ticks (100 a second on Linux)
+    return (Number(fields[11]) + Number(fields[12])) / 100;
+  } catch {
+    return undefined;
   }
 }
 
@@ -78,15 +94,16 @@ async function syncOverNetwork(dirA: string, dirB: string, txsPerBlock: number, 
     b = await start('follower', dirB, ['--bootnodes', (await rpcCall(a.url, 'admin_nodeInfo')).enode]);
     // the validator admits the follower as its static peer (the chain has no NodeManagement records)
     await rpcCall(a.url, 'admin_addPeer', [(await rpcCall(b.url, 'admin_nodeInfo')).enode]);
-    let first: { at: number; head: number } | undefined;
+    let first: { at: number; head: number; cpu: number | undefined } | undefined;
     const deadline = performance.now() + 600_000;
     for (;;) {
       const head = Number(await rpcCall(b!.url, 'eth_blockNumber'));
       const at = performance.now();
-      if (head > 0) first ??= { at, head };
+      if (head > 0) first ??= { at, head, cpu: cpuSecondsOf(b!.pid) };
       if (head >= target) {
         const blocks = target - first!.head;
-        return { blocks, txs: blocks * txsPerBlock, seconds: (at - first!.at) / 1000 };
+        const cpu = cpuSecondsOf(b!.pid);
+        return { blocks, txs: blocks * txsPerBlock, seconds: (at - first!.at) / 1000, ...(cpu !== undefined && first!.cpu !== undefined ? { cpuSeconds: cpu - first!.cpu } : {}) };
       }
       if (at > deadline) throw new Error(`the follower is at block ${head} of ${target} after 10 minutes`);
       await new Promise((r) => setTimeout(r, 20));
@@ -97,22 +114,27 @@ async function syncOverNetwork(dirA: string, dirB: string, txsPerBlock: number, 
   }
 }
 
-export async function syncBench(o: { blocks?: number; txs?: number; door?: boolean; entry?: string[] } = {}): Promise<SyncResult> {
+/**
+ * `chain`: the validator's datadir, kept — made there when it is not yet (so that runs before and
+ * after a change, or under --cpu-prof, import the same chain and spend no time making it).
+ */
+export async function syncBench(o: { blocks?: number; txs?: number; door?: boolean; entry?: string[]; chain?: string } = {}): Promise<SyncResult> {
   const blocks = o.blocks ?? 10_000;
   const txs = o.txs ?? 10;
-  const dirA = mkdtempSync(join(tmpdir(), 'chain-node-sync-a-'));
+  const dirA = o.chain ?? mkdtempSync(join(tmpdir(), 'chain-node-sync-a-'));
   const dirB = mkdtempSync(join(tmpdir(), 'chain-node-sync-b-'));
   try {
-    await makeChain(blocks, txs, dirA);
+    if (o.chain === undefined || !existsSync(join(o.chain, 'test-genesis.json'))) await makeChain(blocks, txs, dirA);
     return o.door ? await importDoorToDoor(dirA, dirB, txs) : await syncOverNetwork(dirA, dirB, txs, o.entry ?? ['--import', 'tsx', 'src/cli.ts']);
   } finally {
-    rmSync(dirA, { recursive: true, force: true });
+    if (o.chain === undefined) rmSync(dirA, { recursive: true, force: true });
     rmSync(dirB, { recursive: true, force: true });
   }
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
-  const { values } = parseArgs({ options: { blocks: { type: 'string', default: '10000' }, txs: { type: 'string', default: '10' }, door: { type: 'boolean', default: false } } });
-  const r = await syncBench({ blocks: Number(values.blocks), txs: Number(values.txs), door: values.door });
-  console.log(`${values.door ? 'door to door' : 'over the network'}: ${r.blocks} blocks, ${r.txs} txs in ${r.seconds.toFixed(2)} s: ${(r.blocks / r.seconds).toFixed(0)} blocks/s, ${(r.txs / r.seconds).toFixed(0)} tx/s`);
+  const { values } = parseArgs({ options: { blocks: { type: 'string', default: '10000' }, txs: { type: 'string', default: '10' }, door: { type: 'boolean', default: false }, chain: { type: 'string' } } });
+  const r = await syncBench({ blocks: Number(values.blocks), txs: Number(values.txs), door: values.door, chain: values.chain });
+  const cpu = r.cpuSeconds === undefined ? '' : `; CPU ${r.cpuSeconds.toFixed(2)} s, ${((r.cpuSeconds * 1000) / r.blocks).toFixed(2)} ms a block`;
+  console.log(`${values.door ? 'door to door' : 'over the network'}: ${r.blocks} blocks, ${r.txs} txs in ${r.seconds.toFixed(2)} s: ${(r.blocks / r.seconds).toFixed(0)} blocks/s, ${(r.txs / r.seconds).toFixed(0)} tx/s${cpu}`);
 }

@@ -286,7 +286,11 @@ export interface Receipt {
 /** A receipt object, or null when no receipt exists (unknown or still pending transaction). */
 export type ReceiptOrNull = Receipt | null;
 
-/** Synchronisation progress, returned by `syncing` while the node is not synchronised. */
+/**
+ * Synchronisation progress, returned by `syncing` while the node is not synchronised. The first five fields
+ * are geth's and Venachain's; `phase` and the counts after it say where the sync is (this node's sync is a
+ * full sync: every block downloaded and executed).
+ */
 export interface SyncStatus {
   /** Block at which the current synchronisation started. */
   startingBlock: Uint;
@@ -298,6 +302,24 @@ export interface SyncStatus {
   pulledStates: Uint;
   /** State entries still to be processed. */
   knownStates: Uint;
+  /**
+   * What the sync does now: `full`, downloading blocks and executing each one. A state sync would add
+   * `headers`, `bodies` and `state` before it.
+   */
+  phase: "full";
+  /**
+   * Highest block downloaded with every block before it (imported, or waiting for its import); at least
+   * `currentBlock`.
+   */
+  downloadedBlock: Uint;
+  /** Blocks imported since this synchronisation started. */
+  importedBlocks: Uint;
+  /** Transactions in those blocks. */
+  importedTransactions: Uint;
+  /** Blocks imported a second since this synchronisation started, rounded. */
+  blocksPerSecond: Uint;
+  /** Estimated seconds until `highestBlock` at that rate; absent until a block is imported. */
+  secondsLeft?: Uint;
 }
 
 /** False when the node is synchronised, otherwise its synchronisation progress. */

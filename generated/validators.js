@@ -2827,7 +2827,7 @@ return errors === 0;
 export const r_eth_syncing = validate57;
 const schema94 = {"$ref":"urn:chain-node:openrpc#/components/schemas/Syncing"};
 const schema95 = {"title":"Syncing","description":"False when the node is synchronised, otherwise its synchronisation progress.","oneOf":[{"type":"boolean","const":false,"description":"Synchronised."},{"$ref":"#/components/schemas/SyncStatus"}]};
-const schema96 = {"title":"SyncStatus","type":"object","description":"Synchronisation progress, returned by `syncing` while the node is not synchronised.","additionalProperties":false,"required":["startingBlock","currentBlock","highestBlock","pulledStates","knownStates"],"properties":{"startingBlock":{"$ref":"#/components/schemas/Uint","description":"Block at which the current synchronisation started."},"currentBlock":{"$ref":"#/components/schemas/Uint","description":"Current block, the same as `blockNumber` returns."},"highestBlock":{"$ref":"#/components/schemas/Uint","description":"Estimated highest block."},"pulledStates":{"$ref":"#/components/schemas/Uint","description":"State entries processed so far."},"knownStates":{"$ref":"#/components/schemas/Uint","description":"State entries still to be processed."}}};
+const schema96 = {"title":"SyncStatus","type":"object","description":"Synchronisation progress, returned by `syncing` while the node is not synchronised. The first five fields are geth's and Venachain's; `phase` and the counts after it say where the sync is (this node's sync is a full sync: every block downloaded and executed).","additionalProperties":false,"required":["startingBlock","currentBlock","highestBlock","pulledStates","knownStates","phase","downloadedBlock","importedBlocks","importedTransactions","blocksPerSecond"],"properties":{"startingBlock":{"$ref":"#/components/schemas/Uint","description":"Block at which the current synchronisation started."},"currentBlock":{"$ref":"#/components/schemas/Uint","description":"Current block, the same as `blockNumber` returns."},"highestBlock":{"$ref":"#/components/schemas/Uint","description":"Estimated highest block."},"pulledStates":{"$ref":"#/components/schemas/Uint","description":"State entries processed so far."},"knownStates":{"$ref":"#/components/schemas/Uint","description":"State entries still to be processed."},"phase":{"type":"string","enum":["full"],"description":"What the sync does now: `full`, downloading blocks and executing each one. A state sync would add `headers`, `bodies` and `state` before it."},"downloadedBlock":{"$ref":"#/components/schemas/Uint","description":"Highest block downloaded with every block before it (imported, or waiting for its import); at least `currentBlock`."},"importedBlocks":{"$ref":"#/components/schemas/Uint","description":"Blocks imported since this synchronisation started."},"importedTransactions":{"$ref":"#/components/schemas/Uint","description":"Transactions in those blocks."},"blocksPerSecond":{"$ref":"#/components/schemas/Uint","description":"Blocks imported a second since this synchronisation started, rounded."},"secondsLeft":{"$ref":"#/components/schemas/Uint","description":"Estimated seconds until `highestBlock` at that rate; absent until a block is imported."}}};
 
 function validate59(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -2835,14 +2835,14 @@ let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
-if((((((data.startingBlock === undefined) && (missing0 = "startingBlock")) || ((data.currentBlock === undefined) && (missing0 = "currentBlock"))) || ((data.highestBlock === undefined) && (missing0 = "highestBlock"))) || ((data.pulledStates === undefined) && (missing0 = "pulledStates"))) || ((data.knownStates === undefined) && (missing0 = "knownStates"))){
+if(((((((((((data.startingBlock === undefined) && (missing0 = "startingBlock")) || ((data.currentBlock === undefined) && (missing0 = "currentBlock"))) || ((data.highestBlock === undefined) && (missing0 = "highestBlock"))) || ((data.pulledStates === undefined) && (missing0 = "pulledStates"))) || ((data.knownStates === undefined) && (missing0 = "knownStates"))) || ((data.phase === undefined) && (missing0 = "phase"))) || ((data.downloadedBlock === undefined) && (missing0 = "downloadedBlock"))) || ((data.importedBlocks === undefined) && (missing0 = "importedBlocks"))) || ((data.importedTransactions === undefined) && (missing0 = "importedTransactions"))) || ((data.blocksPerSecond === undefined) && (missing0 = "blocksPerSecond"))){
 validate59.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
-if(!(((((key0 === "startingBlock") || (key0 === "currentBlock")) || (key0 === "highestBlock")) || (key0 === "pulledStates")) || (key0 === "knownStates"))){
+if(!(func2.call(schema96.properties, key0))){
 validate59.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
@@ -2958,6 +2958,139 @@ var valid0 = _errs14 === errors;
 else {
 var valid0 = true;
 }
+if(valid0){
+if(data.phase !== undefined){
+let data5 = data.phase;
+const _errs17 = errors;
+if(typeof data5 !== "string"){
+validate59.errors = [{instancePath:instancePath+"/phase",schemaPath:"#/properties/phase/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if(!(data5 === "full")){
+validate59.errors = [{instancePath:instancePath+"/phase",schemaPath:"#/properties/phase/enum",keyword:"enum",params:{allowedValues: schema96.properties.phase.enum},message:"must be equal to one of the allowed values"}];
+return false;
+}
+var valid0 = _errs17 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.downloadedBlock !== undefined){
+let data6 = data.downloadedBlock;
+const _errs19 = errors;
+const _errs20 = errors;
+if(errors === _errs20){
+if(typeof data6 === "string"){
+if(!pattern15.test(data6)){
+validate59.errors = [{instancePath:instancePath+"/downloadedBlock",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
+return false;
+}
+}
+else {
+validate59.errors = [{instancePath:instancePath+"/downloadedBlock",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid0 = _errs19 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.importedBlocks !== undefined){
+let data7 = data.importedBlocks;
+const _errs22 = errors;
+const _errs23 = errors;
+if(errors === _errs23){
+if(typeof data7 === "string"){
+if(!pattern15.test(data7)){
+validate59.errors = [{instancePath:instancePath+"/importedBlocks",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
+return false;
+}
+}
+else {
+validate59.errors = [{instancePath:instancePath+"/importedBlocks",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid0 = _errs22 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.importedTransactions !== undefined){
+let data8 = data.importedTransactions;
+const _errs25 = errors;
+const _errs26 = errors;
+if(errors === _errs26){
+if(typeof data8 === "string"){
+if(!pattern15.test(data8)){
+validate59.errors = [{instancePath:instancePath+"/importedTransactions",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
+return false;
+}
+}
+else {
+validate59.errors = [{instancePath:instancePath+"/importedTransactions",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid0 = _errs25 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.blocksPerSecond !== undefined){
+let data9 = data.blocksPerSecond;
+const _errs28 = errors;
+const _errs29 = errors;
+if(errors === _errs29){
+if(typeof data9 === "string"){
+if(!pattern15.test(data9)){
+validate59.errors = [{instancePath:instancePath+"/blocksPerSecond",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
+return false;
+}
+}
+else {
+validate59.errors = [{instancePath:instancePath+"/blocksPerSecond",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid0 = _errs28 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.secondsLeft !== undefined){
+let data10 = data.secondsLeft;
+const _errs31 = errors;
+const _errs32 = errors;
+if(errors === _errs32){
+if(typeof data10 === "string"){
+if(!pattern15.test(data10)){
+validate59.errors = [{instancePath:instancePath+"/secondsLeft",schemaPath:"#/components/schemas/Uint/pattern",keyword:"pattern",params:{pattern: "^0x(0|[1-9a-f][0-9a-f]{0,63})$"},message:"must match pattern \""+"^0x(0|[1-9a-f][0-9a-f]{0,63})$"+"\""}];
+return false;
+}
+}
+else {
+validate59.errors = [{instancePath:instancePath+"/secondsLeft",schemaPath:"#/components/schemas/Uint/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid0 = _errs31 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+}
+}
 }
 }
 }
@@ -3063,8 +3196,8 @@ return errors === 0;
 }
 
 export const r_eth_getAccountBaseInfo = validate62;
-const schema102 = {"$ref":"urn:chain-node:openrpc#/components/schemas/AccountBaseInfo"};
-const schema103 = {"title":"AccountBaseInfo","type":"object","description":"Basic facts about an account. `Nonce` and `Balance` are plain JSON integers, written as exact digits and never rounded: a balance in wei usually exceeds 2^53, so clients should read it with a JSON parser that keeps big integers.","additionalProperties":false,"required":["Address","Creator","IsContract","Nonce","Balance"],"properties":{"Address":{"$ref":"#/components/schemas/Address","description":"Account address."},"Creator":{"$ref":"#/components/schemas/Address","description":"Address of the account that created this account; the zero address for accounts not created by a contract-creation transaction."},"IsContract":{"type":"boolean","description":"True for a contract account."},"Nonce":{"minimum":0,"x-bigint":true,"description":"Account counter, as a plain JSON integer."},"Balance":{"minimum":0,"x-bigint":true,"description":"Balance in wei, as a plain JSON integer (exact digits, may exceed 2^53)."}}};
+const schema107 = {"$ref":"urn:chain-node:openrpc#/components/schemas/AccountBaseInfo"};
+const schema108 = {"title":"AccountBaseInfo","type":"object","description":"Basic facts about an account. `Nonce` and `Balance` are plain JSON integers, written as exact digits and never rounded: a balance in wei usually exceeds 2^53, so clients should read it with a JSON parser that keeps big integers.","additionalProperties":false,"required":["Address","Creator","IsContract","Nonce","Balance"],"properties":{"Address":{"$ref":"#/components/schemas/Address","description":"Account address."},"Creator":{"$ref":"#/components/schemas/Address","description":"Address of the account that created this account; the zero address for accounts not created by a contract-creation transaction."},"IsContract":{"type":"boolean","description":"True for a contract account."},"Nonce":{"minimum":0,"x-bigint":true,"description":"Account counter, as a plain JSON integer."},"Balance":{"minimum":0,"x-bigint":true,"description":"Balance in wei, as a plain JSON integer (exact digits, may exceed 2^53)."}}};
 
 function validate63(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -3212,16 +3345,16 @@ return errors === 0;
 }
 
 export const r_eth_getBlockByNumber = validate65;
-const schema106 = {"$ref":"urn:chain-node:openrpc#/components/schemas/BlockOrNull"};
-const schema107 = {"title":"BlockOrNull","description":"A block object, or null when no block matches (unknown hash, number beyond the head).","oneOf":[{"$ref":"#/components/schemas/Block"},{"type":"null"}]};
-const schema108 = {"title":"Block","type":"object","description":"Block object. Besides the spec's fields it carries the standard Ethereum fields clients parse: `difficulty` (always `0x1`), `totalDifficulty`, `sha3Uncles`, `uncles` (always empty) and `baseFeePerGas` (always `0x0`). For the pending block `hash`, `number`, `nonce`, `mixHash` and `logsBloom` are null.","additionalProperties":false,"required":["number","hash","parentHash","nonce","mixHash","sha3Uncles","logsBloom","transactionsRoot","stateRoot","receiptsRoot","miner","difficulty","totalDifficulty","extraData","size","gasLimit","gasUsed","timestamp","baseFeePerGas","uncles","transactions"],"properties":{"number":{"description":"Block height. Null for the pending block.","oneOf":[{"$ref":"#/components/schemas/Uint"},{"type":"null"}]},"hash":{"description":"Block hash. Null for the pending block.","oneOf":[{"$ref":"#/components/schemas/Bytes32"},{"type":"null"}]},"parentHash":{"$ref":"#/components/schemas/Bytes32","description":"Hash of the parent block."},"nonce":{"description":"Block nonce, 8 bytes (always zero under istanbul consensus). The spec lists it as a quantity; it is sent as 8-byte data, the form Ethereum clients and the execution-apis description expect. Null for the pending block.","oneOf":[{"$ref":"#/components/schemas/Bytes8"},{"type":"null"}]},"mixHash":{"description":"Mix hash (the istanbul digest). Null for the pending block.","oneOf":[{"$ref":"#/components/schemas/Bytes32"},{"type":"null"}]},"sha3Uncles":{"$ref":"#/components/schemas/Bytes32","description":"Hash of the (always empty) uncle list."},"logsBloom":{"description":"Bloom filter of the block's logs. Null for the pending block.","oneOf":[{"$ref":"#/components/schemas/Bloom"},{"type":"null"}]},"transactionsRoot":{"$ref":"#/components/schemas/Bytes32","description":"Root of the transactions tree."},"stateRoot":{"$ref":"#/components/schemas/Bytes32","description":"Root of the state tree."},"receiptsRoot":{"$ref":"#/components/schemas/Bytes32","description":"Root of the receipts tree."},"miner":{"$ref":"#/components/schemas/Address","description":"Account that receives the block reward (the proposing validator)."},"difficulty":{"$ref":"#/components/schemas/Uint","description":"Always `0x1`."},"totalDifficulty":{"$ref":"#/components/schemas/Uint","description":"Sum of the difficulties up to and including this block: the height + 1."},"extraData":{"$ref":"#/components/schemas/Bytes","description":"Extra block data (istanbul: 32-byte vanity followed by the RLP of validators, seal and committed seals)."},"size":{"$ref":"#/components/schemas/Uint","description":"Block size in bytes."},"gasLimit":{"$ref":"#/components/schemas/Uint","description":"Maximum gas allowed in the block."},"gasUsed":{"$ref":"#/components/schemas/Uint","description":"Total gas used by all transactions in the block."},"timestamp":{"$ref":"#/components/schemas/Uint","description":"Block timestamp (Unix seconds)."},"baseFeePerGas":{"$ref":"#/components/schemas/Uint","description":"Base fee per gas: always `0x0`."},"uncles":{"type":"array","items":{"$ref":"#/components/schemas/Bytes32"},"description":"Uncle hashes: always empty."},"transactions":{"description":"Transaction hashes, or full transaction objects when the request's `fullTransactions` flag is true.","anyOf":[{"type":"array","items":{"$ref":"#/components/schemas/Bytes32"},"description":"Transaction hashes."},{"type":"array","items":{"$ref":"#/components/schemas/Transaction"},"description":"Full transaction objects."}]}}};
-const schema112 = {"title":"Bytes8","type":"string","pattern":"^0x[0-9a-f]{16}$","description":"8-byte value as 0x-prefixed lower-case hex (the block nonce)."};
-const schema115 = {"title":"Bloom","type":"string","pattern":"^0x[0-9a-f]{512}$","description":"256-byte logs bloom filter as 0x-prefixed lower-case hex."};
-const pattern56 = new RegExp("^0x[0-9a-f]{16}$", "u");
-const pattern59 = new RegExp("^0x[0-9a-f]{512}$", "u");
-const schema130 = {"title":"Transaction","type":"object","description":"Transaction object, returned by `getTransactionByHash`, the by-index lookups, full blocks, `pendingTransactions` and `txpool_content`. Besides the spec's fields it carries `type` and `chainId` and `blockTimestamp`, which the Ethereum execution-apis description requires; typed (EIP-2930/1559) transactions also carry `yParity`, `accessList` and the fee caps.","additionalProperties":false,"required":["blockHash","blockNumber","blockTimestamp","from","gas","gasPrice","hash","input","nonce","to","transactionIndex","value","type","v","r","s"],"properties":{"blockHash":{"description":"Hash of the block containing the transaction. Null for a transaction in the pending block; the 32-byte zero hash in pending-pool listings (`pendingTransactions`, `txpool_content`).","oneOf":[{"$ref":"#/components/schemas/Bytes32"},{"type":"null"}]},"blockNumber":{"description":"Number of the block containing the transaction. Null for a pending transaction.","oneOf":[{"$ref":"#/components/schemas/Uint"},{"type":"null"}]},"blockTimestamp":{"description":"Timestamp of the block containing the transaction. Null for a pending transaction.","oneOf":[{"$ref":"#/components/schemas/Uint"},{"type":"null"}]},"from":{"$ref":"#/components/schemas/Address","description":"Sender."},"gas":{"$ref":"#/components/schemas/Uint","description":"Gas made available by the sender."},"gasPrice":{"$ref":"#/components/schemas/Uint","description":"Gas price in wei (for an EIP-1559 transaction the effective price; the base fee is always 0)."},"hash":{"$ref":"#/components/schemas/Bytes32","description":"Transaction hash."},"input":{"$ref":"#/components/schemas/Bytes","description":"Transaction payload."},"nonce":{"$ref":"#/components/schemas/Uint","description":"Sender's transaction counter before this transaction."},"to":{"description":"Recipient. Null for a contract-creation transaction.","oneOf":[{"$ref":"#/components/schemas/Address"},{"type":"null"}]},"transactionIndex":{"description":"Position in the block. Null for a pending transaction.","oneOf":[{"$ref":"#/components/schemas/Uint"},{"type":"null"}]},"value":{"$ref":"#/components/schemas/Uint","description":"Amount in wei."},"type":{"$ref":"#/components/schemas/TxType","description":"Transaction type."},"chainId":{"$ref":"#/components/schemas/Uint","description":"Chain id the transaction is signed for (`0x12c` = 300 by default). Absent for a legacy transaction signed without EIP-155 replay protection."},"v":{"$ref":"#/components/schemas/Uint","description":"Signature V (EIP-155: chainId × 2 + 35 or 36 for legacy transactions; 0 or 1 for typed ones)."},"r":{"$ref":"#/components/schemas/Uint","description":"Signature R."},"s":{"$ref":"#/components/schemas/Uint","description":"Signature S."},"yParity":{"$ref":"#/components/schemas/Uint","description":"Signature y-parity (typed transactions only)."},"maxFeePerGas":{"$ref":"#/components/schemas/Uint","description":"Fee cap per gas in wei (EIP-1559 transactions only)."},"maxPriorityFeePerGas":{"$ref":"#/components/schemas/Uint","description":"Priority fee cap per gas in wei (EIP-1559 transactions only)."},"accessList":{"$ref":"#/components/schemas/AccessList","description":"Access list (typed transactions only)."}}};
-const schema151 = {"title":"AccessList","type":"array","description":"EIP-2930 access list (typed transactions only).","items":{"$ref":"#/components/schemas/AccessListEntry"}};
-const schema152 = {"title":"AccessListEntry","type":"object","description":"One entry of an EIP-2930 access list: an address and the storage slots it touches.","additionalProperties":false,"required":["address","storageKeys"],"properties":{"address":{"$ref":"#/components/schemas/Address"},"storageKeys":{"type":"array","items":{"$ref":"#/components/schemas/Bytes32"},"description":"Storage slots of the address that the transaction pre-declares."}}};
+const schema111 = {"$ref":"urn:chain-node:openrpc#/components/schemas/BlockOrNull"};
+const schema112 = {"title":"BlockOrNull","description":"A block object, or null when no block matches (unknown hash, number beyond the head).","oneOf":[{"$ref":"#/components/schemas/Block"},{"type":"null"}]};
+const schema113 = {"title":"Block","type":"object","description":"Block object. Besides the spec's fields it carries the standard Ethereum fields clients parse: `difficulty` (always `0x1`), `totalDifficulty`, `sha3Uncles`, `uncles` (always empty) and `baseFeePerGas` (always `0x0`). For the pending block `hash`, `number`, `nonce`, `mixHash` and `logsBloom` are null.","additionalProperties":false,"required":["number","hash","parentHash","nonce","mixHash","sha3Uncles","logsBloom","transactionsRoot","stateRoot","receiptsRoot","miner","difficulty","totalDifficulty","extraData","size","gasLimit","gasUsed","timestamp","baseFeePerGas","uncles","transactions"],"properties":{"number":{"description":"Block height. Null for the pending block.","oneOf":[{"$ref":"#/components/schemas/Uint"},{"type":"null"}]},"hash":{"description":"Block hash. Null for the pending block.","oneOf":[{"$ref":"#/components/schemas/Bytes32"},{"type":"null"}]},"parentHash":{"$ref":"#/components/schemas/Bytes32","description":"Hash of the parent block."},"nonce":{"description":"Block nonce, 8 bytes (always zero under istanbul consensus). The spec lists it as a quantity; it is sent as 8-byte data, the form Ethereum clients and the execution-apis description expect. Null for the pending block.","oneOf":[{"$ref":"#/components/schemas/Bytes8"},{"type":"null"}]},"mixHash":{"description":"Mix hash (the istanbul digest). Null for the pending block.","oneOf":[{"$ref":"#/components/schemas/Bytes32"},{"type":"null"}]},"sha3Uncles":{"$ref":"#/components/schemas/Bytes32","description":"Hash of the (always empty) uncle list."},"logsBloom":{"description":"Bloom filter of the block's logs. Null for the pending block.","oneOf":[{"$ref":"#/components/schemas/Bloom"},{"type":"null"}]},"transactionsRoot":{"$ref":"#/components/schemas/Bytes32","description":"Root of the transactions tree."},"stateRoot":{"$ref":"#/components/schemas/Bytes32","description":"Root of the state tree."},"receiptsRoot":{"$ref":"#/components/schemas/Bytes32","description":"Root of the receipts tree."},"miner":{"$ref":"#/components/schemas/Address","description":"Account that receives the block reward (the proposing validator)."},"difficulty":{"$ref":"#/components/schemas/Uint","description":"Always `0x1`."},"totalDifficulty":{"$ref":"#/components/schemas/Uint","description":"Sum of the difficulties up to and including this block: the height + 1."},"extraData":{"$ref":"#/components/schemas/Bytes","description":"Extra block data (istanbul: 32-byte vanity followed by the RLP of validators, seal and committed seals)."},"size":{"$ref":"#/components/schemas/Uint","description":"Block size in bytes."},"gasLimit":{"$ref":"#/components/schemas/Uint","description":"Maximum gas allowed in the block."},"gasUsed":{"$ref":"#/components/schemas/Uint","description":"Total gas used by all transactions in the block."},"timestamp":{"$ref":"#/components/schemas/Uint","description":"Block timestamp (Unix seconds)."},"baseFeePerGas":{"$ref":"#/components/schemas/Uint","description":"Base fee per gas: always `0x0`."},"uncles":{"type":"array","items":{"$ref":"#/components/schemas/Bytes32"},"description":"Uncle hashes: always empty."},"transactions":{"description":"Transaction hashes, or full transaction objects when the request's `fullTransactions` flag is true.","anyOf":[{"type":"array","items":{"$ref":"#/components/schemas/Bytes32"},"description":"Transaction hashes."},{"type":"array","items":{"$ref":"#/components/schemas/Transaction"},"description":"Full transaction objects."}]}}};
+const schema117 = {"title":"Bytes8","type":"string","pattern":"^0x[0-9a-f]{16}$","description":"8-byte value as 0x-prefixed lower-case hex (the block nonce)."};
+const schema120 = {"title":"Bloom","type":"string","pattern":"^0x[0-9a-f]{512}$","description":"256-byte logs bloom filter as 0x-prefixed lower-case hex."};
+const pattern61 = new RegExp("^0x[0-9a-f]{16}$", "u");
+const pattern64 = new RegExp("^0x[0-9a-f]{512}$", "u");
+const schema135 = {"title":"Transaction","type":"object","description":"Transaction object, returned by `getTransactionByHash`, the by-index lookups, full blocks, `pendingTransactions` and `txpool_content`. Besides the spec's fields it carries `type` and `chainId` and `blockTimestamp`, which the Ethereum execution-apis description requires; typed (EIP-2930/1559) transactions also carry `yParity`, `accessList` and the fee caps.","additionalProperties":false,"required":["blockHash","blockNumber","blockTimestamp","from","gas","gasPrice","hash","input","nonce","to","transactionIndex","value","type","v","r","s"],"properties":{"blockHash":{"description":"Hash of the block containing the transaction. Null for a transaction in the pending block; the 32-byte zero hash in pending-pool listings (`pendingTransactions`, `txpool_content`).","oneOf":[{"$ref":"#/components/schemas/Bytes32"},{"type":"null"}]},"blockNumber":{"description":"Number of the block containing the transaction. Null for a pending transaction.","oneOf":[{"$ref":"#/components/schemas/Uint"},{"type":"null"}]},"blockTimestamp":{"description":"Timestamp of the block containing the transaction. Null for a pending transaction.","oneOf":[{"$ref":"#/components/schemas/Uint"},{"type":"null"}]},"from":{"$ref":"#/components/schemas/Address","description":"Sender."},"gas":{"$ref":"#/components/schemas/Uint","description":"Gas made available by the sender."},"gasPrice":{"$ref":"#/components/schemas/Uint","description":"Gas price in wei (for an EIP-1559 transaction the effective price; the base fee is always 0)."},"hash":{"$ref":"#/components/schemas/Bytes32","description":"Transaction hash."},"input":{"$ref":"#/components/schemas/Bytes","description":"Transaction payload."},"nonce":{"$ref":"#/components/schemas/Uint","description":"Sender's transaction counter before this transaction."},"to":{"description":"Recipient. Null for a contract-creation transaction.","oneOf":[{"$ref":"#/components/schemas/Address"},{"type":"null"}]},"transactionIndex":{"description":"Position in the block. Null for a pending transaction.","oneOf":[{"$ref":"#/components/schemas/Uint"},{"type":"null"}]},"value":{"$ref":"#/components/schemas/Uint","description":"Amount in wei."},"type":{"$ref":"#/components/schemas/TxType","description":"Transaction type."},"chainId":{"$ref":"#/components/schemas/Uint","description":"Chain id the transaction is signed for (`0x12c` = 300 by default). Absent for a legacy transaction signed without EIP-155 replay protection."},"v":{"$ref":"#/components/schemas/Uint","description":"Signature V (EIP-155: chainId × 2 + 35 or 36 for legacy transactions; 0 or 1 for typed ones)."},"r":{"$ref":"#/components/schemas/Uint","description":"Signature R."},"s":{"$ref":"#/components/schemas/Uint","description":"Signature S."},"yParity":{"$ref":"#/components/schemas/Uint","description":"Signature y-parity (typed transactions only)."},"maxFeePerGas":{"$ref":"#/components/schemas/Uint","description":"Fee cap per gas in wei (EIP-1559 transactions only)."},"maxPriorityFeePerGas":{"$ref":"#/components/schemas/Uint","description":"Priority fee cap per gas in wei (EIP-1559 transactions only)."},"accessList":{"$ref":"#/components/schemas/AccessList","description":"Access list (typed transactions only)."}}};
+const schema156 = {"title":"AccessList","type":"array","description":"EIP-2930 access list (typed transactions only).","items":{"$ref":"#/components/schemas/AccessListEntry"}};
+const schema157 = {"title":"AccessListEntry","type":"object","description":"One entry of an EIP-2930 access list: an address and the storage slots it touches.","additionalProperties":false,"required":["address","storageKeys"],"properties":{"address":{"$ref":"#/components/schemas/Address"},"storageKeys":{"type":"array","items":{"$ref":"#/components/schemas/Bytes32"},"description":"Storage slots of the address that the transaction pre-declares."}}};
 
 function validate70(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -3360,7 +3493,7 @@ return false;
 else {
 const _errs1 = errors;
 for(const key0 in data){
-if(!(func2.call(schema130.properties, key0))){
+if(!(func2.call(schema135.properties, key0))){
 validate68.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
@@ -4194,7 +4327,7 @@ return false;
 else {
 const _errs1 = errors;
 for(const key0 in data){
-if(!(func2.call(schema108.properties, key0))){
+if(!(func2.call(schema113.properties, key0))){
 validate67.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
@@ -4409,7 +4542,7 @@ const _errs21 = errors;
 const _errs22 = errors;
 if(errors === _errs22){
 if(typeof data3 === "string"){
-if(!pattern56.test(data3)){
+if(!pattern61.test(data3)){
 const err8 = {instancePath:instancePath+"/nonce",schemaPath:"#/components/schemas/Bytes8/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-f]{16}$"},message:"must match pattern \""+"^0x[0-9a-f]{16}$"+"\""};
 if(vErrors === null){
 vErrors = [err8];
@@ -4607,7 +4740,7 @@ const _errs38 = errors;
 const _errs39 = errors;
 if(errors === _errs39){
 if(typeof data6 === "string"){
-if(!pattern59.test(data6)){
+if(!pattern64.test(data6)){
 const err16 = {instancePath:instancePath+"/logsBloom",schemaPath:"#/components/schemas/Bloom/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-f]{512}$"},message:"must match pattern \""+"^0x[0-9a-f]{512}$"+"\""};
 if(vErrors === null){
 vErrors = [err16];
@@ -5217,7 +5350,7 @@ return errors === 0;
 }
 
 export const r_eth_getCode = validate76;
-const schema155 = {"$ref":"urn:chain-node:openrpc#/components/schemas/Bytes"};
+const schema160 = {"$ref":"urn:chain-node:openrpc#/components/schemas/Bytes"};
 
 function validate76(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -5240,8 +5373,8 @@ return errors === 0;
 }
 
 export const p_eth_getStorageAt_1 = validate77;
-const schema157 = {"$ref":"urn:chain-node:openrpc#/components/schemas/StorageKey"};
-const schema158 = {"title":"StorageKey","type":"string","pattern":"^0x[0-9a-fA-F]{1,64}$","description":"Storage slot as 0x-prefixed hex of at most 32 bytes, read as a quantity (`0x0` is slot 0; shorter keys are left-padded to 32 bytes). A plain state variable is read at its slot position; a mapping member at keccak256(LeftPad32(key) ‖ LeftPad32(mapping slot))."};
+const schema162 = {"$ref":"urn:chain-node:openrpc#/components/schemas/StorageKey"};
+const schema163 = {"title":"StorageKey","type":"string","pattern":"^0x[0-9a-fA-F]{1,64}$","description":"Storage slot as 0x-prefixed hex of at most 32 bytes, read as a quantity (`0x0` is slot 0; shorter keys are left-padded to 32 bytes). A plain state variable is read at its slot position; a mapping member at keccak256(LeftPad32(key) ‖ LeftPad32(mapping slot))."};
 
 function validate77(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -5264,9 +5397,9 @@ return errors === 0;
 }
 
 export const p_eth_getProof_1 = validate78;
-const schema159 = {"type":"array","items":{"$ref":"urn:chain-node:openrpc#/components/schemas/StorageSlot"}};
-const schema160 = {"title":"StorageSlot","type":"string","pattern":"^0x[0-9a-fA-F]{0,64}$","description":"A storage slot as 0x-prefixed hex of 0 to 32 bytes. execution-apis' `bytesMax32`, read as a quantity: `0x` and `0x0` are slot 0, shorter keys are left-padded to 32 bytes."};
-const pattern98 = new RegExp("^0x[0-9a-fA-F]{0,64}$", "u");
+const schema164 = {"type":"array","items":{"$ref":"urn:chain-node:openrpc#/components/schemas/StorageSlot"}};
+const schema165 = {"title":"StorageSlot","type":"string","pattern":"^0x[0-9a-fA-F]{0,64}$","description":"A storage slot as 0x-prefixed hex of 0 to 32 bytes. execution-apis' `bytesMax32`, read as a quantity: `0x` and `0x0` are slot 0, shorter keys are left-padded to 32 bytes."};
+const pattern103 = new RegExp("^0x[0-9a-fA-F]{0,64}$", "u");
 
 function validate78(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -5281,7 +5414,7 @@ const _errs1 = errors;
 const _errs2 = errors;
 if(errors === _errs2){
 if(typeof data0 === "string"){
-if(!pattern98.test(data0)){
+if(!pattern103.test(data0)){
 validate78.errors = [{instancePath:instancePath+"/" + i0,schemaPath:"urn:chain-node:openrpc#/components/schemas/StorageSlot/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{0,64}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{0,64}$"+"\""}];
 return false;
 }
@@ -5307,8 +5440,8 @@ return errors === 0;
 }
 
 export const p_eth_getProof_2 = validate79;
-const schema161 = {"$ref":"urn:chain-node:openrpc#/components/schemas/BlockNumberOrTagOrHash"};
-const schema162 = {"title":"BlockNumberOrTagOrHash","description":"Block selector of execution-apis' `BlockNumberOrTagOrHash`: what `BlockNumberOrTag` accepts, or a block hash. As geth reads it, a string of 32 bytes (`0x` and 64 hex digits) is a block hash, any shorter quantity a block number. geth's EIP-1898 objects are accepted too (alloy and Foundry send a hash that way): `{\"blockHash\": hash, \"requireCanonical\": bool}` (every block this node keeps is canonical: istanbul finality never forks) and `{\"blockNumber\": number or tag}`.","anyOf":[{"$ref":"#/components/schemas/Quantity"},{"$ref":"#/components/schemas/BlockTag"},{"type":"integer","minimum":0,"description":"Block number as a plain JSON integer."},{"$ref":"#/components/schemas/Hash32"},{"type":"object","description":"EIP-1898: a block by hash.","additionalProperties":false,"required":["blockHash"],"properties":{"blockHash":{"$ref":"#/components/schemas/Hash32"},"requireCanonical":{"type":"boolean","description":"Whether the block must be canonical: every block this node keeps is, so it changes nothing."}}},{"type":"object","description":"EIP-1898: a block by number or tag.","additionalProperties":false,"required":["blockNumber"],"properties":{"blockNumber":{"$ref":"#/components/schemas/BlockNumberOrTag"}}}]};
+const schema166 = {"$ref":"urn:chain-node:openrpc#/components/schemas/BlockNumberOrTagOrHash"};
+const schema167 = {"title":"BlockNumberOrTagOrHash","description":"Block selector of execution-apis' `BlockNumberOrTagOrHash`: what `BlockNumberOrTag` accepts, or a block hash. As geth reads it, a string of 32 bytes (`0x` and 64 hex digits) is a block hash, any shorter quantity a block number. geth's EIP-1898 objects are accepted too (alloy and Foundry send a hash that way): `{\"blockHash\": hash, \"requireCanonical\": bool}` (every block this node keeps is canonical: istanbul finality never forks) and `{\"blockNumber\": number or tag}`.","anyOf":[{"$ref":"#/components/schemas/Quantity"},{"$ref":"#/components/schemas/BlockTag"},{"type":"integer","minimum":0,"description":"Block number as a plain JSON integer."},{"$ref":"#/components/schemas/Hash32"},{"type":"object","description":"EIP-1898: a block by hash.","additionalProperties":false,"required":["blockHash"],"properties":{"blockHash":{"$ref":"#/components/schemas/Hash32"},"requireCanonical":{"type":"boolean","description":"Whether the block must be canonical: every block this node keeps is, so it changes nothing."}}},{"type":"object","description":"EIP-1898: a block by number or tag.","additionalProperties":false,"required":["blockNumber"],"properties":{"blockNumber":{"$ref":"#/components/schemas/BlockNumberOrTag"}}}]};
 
 function validate81(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -5754,10 +5887,10 @@ return errors === 0;
 }
 
 export const r_eth_getProof = validate84;
-const schema170 = {"$ref":"urn:chain-node:openrpc#/components/schemas/AccountProof"};
-const schema171 = {"title":"AccountProof","type":"object","description":"EIP-1186 account proof: the account's fields and the state-trie nodes that prove them against the block's `stateRoot`, with the storage proofs against `storageHash`. An absent account is proven absent; its `codeHash` and `storageHash` are zero (geth).","additionalProperties":false,"required":["address","accountProof","balance","codeHash","nonce","storageHash","storageProof"],"properties":{"address":{"$ref":"#/components/schemas/Address","description":"The account."},"accountProof":{"type":"array","items":{"$ref":"#/components/schemas/Bytes"},"description":"RLP-encoded state-trie nodes from the state root towards keccak256(address)."},"balance":{"$ref":"#/components/schemas/Uint","description":"Balance in wei."},"codeHash":{"$ref":"#/components/schemas/Bytes32","description":"keccak256 of the account's code (of the empty string when it has none; zero when the account does not exist)."},"nonce":{"$ref":"#/components/schemas/Uint","description":"Nonce."},"storageHash":{"$ref":"#/components/schemas/Bytes32","description":"Root of the account's storage trie (zero when the account does not exist)."},"storageProof":{"type":"array","items":{"$ref":"#/components/schemas/StorageProof"},"description":"One proof per requested key, in the order requested."}}};
-const schema178 = {"title":"StorageProof","type":"object","description":"Proof of one storage slot in the account's storage trie (EIP-1186).","additionalProperties":false,"required":["key","value","proof"],"properties":{"key":{"type":"string","pattern":"^0x[0-9a-f]{0,64}$","description":"The requested key: as written when it was 32 bytes, else as a quantity (geth)."},"value":{"$ref":"#/components/schemas/Uint","description":"Value of the slot (0 for an unset slot)."},"proof":{"type":"array","items":{"$ref":"#/components/schemas/Bytes"},"description":"RLP-encoded trie nodes from the storage root towards the slot (the path that proves it, or proves it absent). Empty when the account has no storage."}}};
-const pattern109 = new RegExp("^0x[0-9a-f]{0,64}$", "u");
+const schema175 = {"$ref":"urn:chain-node:openrpc#/components/schemas/AccountProof"};
+const schema176 = {"title":"AccountProof","type":"object","description":"EIP-1186 account proof: the account's fields and the state-trie nodes that prove them against the block's `stateRoot`, with the storage proofs against `storageHash`. An absent account is proven absent; its `codeHash` and `storageHash` are zero (geth).","additionalProperties":false,"required":["address","accountProof","balance","codeHash","nonce","storageHash","storageProof"],"properties":{"address":{"$ref":"#/components/schemas/Address","description":"The account."},"accountProof":{"type":"array","items":{"$ref":"#/components/schemas/Bytes"},"description":"RLP-encoded state-trie nodes from the state root towards keccak256(address)."},"balance":{"$ref":"#/components/schemas/Uint","description":"Balance in wei."},"codeHash":{"$ref":"#/components/schemas/Bytes32","description":"keccak256 of the account's code (of the empty string when it has none; zero when the account does not exist)."},"nonce":{"$ref":"#/components/schemas/Uint","description":"Nonce."},"storageHash":{"$ref":"#/components/schemas/Bytes32","description":"Root of the account's storage trie (zero when the account does not exist)."},"storageProof":{"type":"array","items":{"$ref":"#/components/schemas/StorageProof"},"description":"One proof per requested key, in the order requested."}}};
+const schema183 = {"title":"StorageProof","type":"object","description":"Proof of one storage slot in the account's storage trie (EIP-1186).","additionalProperties":false,"required":["key","value","proof"],"properties":{"key":{"type":"string","pattern":"^0x[0-9a-f]{0,64}$","description":"The requested key: as written when it was 32 bytes, else as a quantity (geth)."},"value":{"$ref":"#/components/schemas/Uint","description":"Value of the slot (0 for an unset slot)."},"proof":{"type":"array","items":{"$ref":"#/components/schemas/Bytes"},"description":"RLP-encoded trie nodes from the storage root towards the slot (the path that proves it, or proves it absent). Empty when the account has no storage."}}};
+const pattern114 = new RegExp("^0x[0-9a-f]{0,64}$", "u");
 
 function validate86(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -5784,7 +5917,7 @@ let data0 = data.key;
 const _errs2 = errors;
 if(errors === _errs2){
 if(typeof data0 === "string"){
-if(!pattern109.test(data0)){
+if(!pattern114.test(data0)){
 validate86.errors = [{instancePath:instancePath+"/key",schemaPath:"#/properties/key/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-f]{0,64}$"},message:"must match pattern \""+"^0x[0-9a-f]{0,64}$"+"\""}];
 return false;
 }
@@ -6106,8 +6239,8 @@ return errors === 0;
 }
 
 export const p_eth_getStorageValues_0 = validate89;
-const schema181 = {"$ref":"urn:chain-node:openrpc#/components/schemas/StorageRequests"};
-const schema182 = {"title":"StorageRequests","type":"object","description":"Slots to read, by account address.","propertyNames":{"$ref":"#/components/schemas/Address"},"additionalProperties":{"type":"array","items":{"$ref":"#/components/schemas/StorageSlot"}}};
+const schema186 = {"$ref":"urn:chain-node:openrpc#/components/schemas/StorageRequests"};
+const schema187 = {"title":"StorageRequests","type":"object","description":"Slots to read, by account address.","propertyNames":{"$ref":"#/components/schemas/Address"},"additionalProperties":{"type":"array","items":{"$ref":"#/components/schemas/StorageSlot"}}};
 
 function validate90(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -6170,7 +6303,7 @@ const _errs7 = errors;
 const _errs8 = errors;
 if(errors === _errs8){
 if(typeof data1 === "string"){
-if(!pattern98.test(data1)){
+if(!pattern103.test(data1)){
 validate90.errors = [{instancePath:instancePath+"/" + key1.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i0,schemaPath:"#/components/schemas/StorageSlot/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-fA-F]{0,64}$"},message:"must match pattern \""+"^0x[0-9a-fA-F]{0,64}$"+"\""}];
 return false;
 }
@@ -6220,8 +6353,8 @@ return errors === 0;
 }
 
 export const r_eth_getStorageValues = validate92;
-const schema185 = {"$ref":"urn:chain-node:openrpc#/components/schemas/StorageValues"};
-const schema186 = {"title":"StorageValues","type":"object","description":"The 32-byte value of each requested slot, by account address (lower case), in the order requested.","propertyNames":{"$ref":"#/components/schemas/Address"},"additionalProperties":{"type":"array","items":{"$ref":"#/components/schemas/Bytes32"}}};
+const schema190 = {"$ref":"urn:chain-node:openrpc#/components/schemas/StorageValues"};
+const schema191 = {"title":"StorageValues","type":"object","description":"The 32-byte value of each requested slot, by account address (lower case), in the order requested.","propertyNames":{"$ref":"#/components/schemas/Address"},"additionalProperties":{"type":"array","items":{"$ref":"#/components/schemas/Bytes32"}}};
 
 function validate93(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -6334,8 +6467,8 @@ return errors === 0;
 }
 
 export const p_eth_call_0 = validate95;
-const schema189 = {"allOf":[{"$ref":"urn:chain-node:openrpc#/components/schemas/CallObject"},{"required":["to"],"properties":{"to":{"$ref":"urn:chain-node:openrpc#/components/schemas/Address"}}}]};
-const schema190 = {"title":"CallObject","type":"object","description":"Call object of `call` and `estimateGas`. Every field is optional except `to` for `call`. The payload may be given as `data` (the spec's name) or `input` (the newer name clients send); when both are given they must be equal. Unknown fields are ignored.","additionalProperties":true,"properties":{"from":{"$ref":"#/components/schemas/Address","description":"Sender."},"to":{"description":"Target contract or account. Required for `call`; optional for `estimateGas` (absent or null: contract creation).","oneOf":[{"$ref":"#/components/schemas/Address"},{"type":"null"}]},"gas":{"$ref":"#/components/schemas/Quantity","description":"Gas available to the execution. The call consumes no gas, but some execution steps need the value. Defaults to the block gas limit (capped by the node)."},"gasPrice":{"$ref":"#/components/schemas/Quantity","description":"Gas price in wei."},"value":{"$ref":"#/components/schemas/Quantity","description":"Amount sent in wei."},"data":{"$ref":"#/components/schemas/Data","description":"Method signature and encoded arguments (or init code)."},"input":{"$ref":"#/components/schemas/Data","description":"Alias of `data`, accepted as sent by newer clients."},"accessList":{"$ref":"#/components/schemas/AccessList","description":"EIP-2930 access list: `createAccessList` starts from it (its entries are kept and their gas counted); `call` and `estimateGas` accept it and do not apply it."}}};
+const schema194 = {"allOf":[{"$ref":"urn:chain-node:openrpc#/components/schemas/CallObject"},{"required":["to"],"properties":{"to":{"$ref":"urn:chain-node:openrpc#/components/schemas/Address"}}}]};
+const schema195 = {"title":"CallObject","type":"object","description":"Call object of `call` and `estimateGas`. Every field is optional except `to` for `call`. The payload may be given as `data` (the spec's name) or `input` (the newer name clients send); when both are given they must be equal. Unknown fields are ignored.","additionalProperties":true,"properties":{"from":{"$ref":"#/components/schemas/Address","description":"Sender."},"to":{"description":"Target contract or account. Required for `call`; optional for `estimateGas` (absent or null: contract creation).","oneOf":[{"$ref":"#/components/schemas/Address"},{"type":"null"}]},"gas":{"$ref":"#/components/schemas/Quantity","description":"Gas available to the execution. The call consumes no gas, but some execution steps need the value. Defaults to the block gas limit (capped by the node)."},"gasPrice":{"$ref":"#/components/schemas/Quantity","description":"Gas price in wei."},"value":{"$ref":"#/components/schemas/Quantity","description":"Amount sent in wei."},"data":{"$ref":"#/components/schemas/Data","description":"Method signature and encoded arguments (or init code)."},"input":{"$ref":"#/components/schemas/Data","description":"Alias of `data`, accepted as sent by newer clients."},"accessList":{"$ref":"#/components/schemas/AccessList","description":"EIP-2930 access list: `createAccessList` starts from it (its entries are kept and their gas counted); `call` and `estimateGas` accept it and do not apply it."}}};
 
 function validate96(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -6634,11 +6767,11 @@ return errors === 0;
 }
 
 export const p_eth_call_2 = validate99;
-const schema199 = {"$ref":"urn:chain-node:openrpc#/components/schemas/StateOverrides"};
-const schema200 = {"title":"StateOverrides","type":"object","description":"Account overrides by address (geth's StateOverride, execution-apis' StateOverrides): applied to the call's copy of the state before it runs, and gone with it. The real state is never changed.","propertyNames":{"$ref":"#/components/schemas/Address"},"additionalProperties":{"$ref":"#/components/schemas/AccountOverride"}};
-const schema202 = {"title":"AccountOverride","type":"object","description":"What a call sees of one account instead of its real state (geth's OverrideAccount). Every field is optional. `state` replaces the whole storage (slots not listed read zero), `stateDiff` sets the listed slots and keeps the others; both together are refused. `movePrecompileToAddress` (only on a precompile's address) moves the precompile there, so the address can be given code that wraps it. Unknown fields are ignored.","additionalProperties":true,"properties":{"balance":{"$ref":"#/components/schemas/Quantity","description":"Balance in wei."},"nonce":{"$ref":"#/components/schemas/Quantity","description":"Nonce (at most 2^64 - 1)."},"code":{"$ref":"#/components/schemas/Data","description":"Code (runtime bytecode); `0x` removes the code."},"state":{"$ref":"#/components/schemas/StorageOverride","description":"The whole storage: every slot not listed reads zero."},"stateDiff":{"$ref":"#/components/schemas/StorageOverride","description":"Slots to set; the others keep their values."},"movePrecompileToAddress":{"$ref":"#/components/schemas/Address","description":"Moves this address's precompile to the given address (which must not be overridden otherwise), before `code` is set here."}}};
-const schema206 = {"title":"StorageOverride","type":"object","description":"Storage slots and the 32-byte values they are given, by slot (execution-apis' AccountStorage).","propertyNames":{"$ref":"#/components/schemas/StorageWord"},"additionalProperties":{"$ref":"#/components/schemas/StorageWord"}};
-const schema207 = {"title":"StorageWord","type":"string","pattern":"^0x[0-9a-fA-F]{64}$","description":"A 32-byte storage key or value as 0x-prefixed hex of exactly 64 digits (geth's common.Hash); any case is accepted."};
+const schema204 = {"$ref":"urn:chain-node:openrpc#/components/schemas/StateOverrides"};
+const schema205 = {"title":"StateOverrides","type":"object","description":"Account overrides by address (geth's StateOverride, execution-apis' StateOverrides): applied to the call's copy of the state before it runs, and gone with it. The real state is never changed.","propertyNames":{"$ref":"#/components/schemas/Address"},"additionalProperties":{"$ref":"#/components/schemas/AccountOverride"}};
+const schema207 = {"title":"AccountOverride","type":"object","description":"What a call sees of one account instead of its real state (geth's OverrideAccount). Every field is optional. `state` replaces the whole storage (slots not listed read zero), `stateDiff` sets the listed slots and keeps the others; both together are refused. `movePrecompileToAddress` (only on a precompile's address) moves the precompile there, so the address can be given code that wraps it. Unknown fields are ignored.","additionalProperties":true,"properties":{"balance":{"$ref":"#/components/schemas/Quantity","description":"Balance in wei."},"nonce":{"$ref":"#/components/schemas/Quantity","description":"Nonce (at most 2^64 - 1)."},"code":{"$ref":"#/components/schemas/Data","description":"Code (runtime bytecode); `0x` removes the code."},"state":{"$ref":"#/components/schemas/StorageOverride","description":"The whole storage: every slot not listed reads zero."},"stateDiff":{"$ref":"#/components/schemas/StorageOverride","description":"Slots to set; the others keep their values."},"movePrecompileToAddress":{"$ref":"#/components/schemas/Address","description":"Moves this address's precompile to the given address (which must not be overridden otherwise), before `code` is set here."}}};
+const schema211 = {"title":"StorageOverride","type":"object","description":"Storage slots and the 32-byte values they are given, by slot (execution-apis' AccountStorage).","propertyNames":{"$ref":"#/components/schemas/StorageWord"},"additionalProperties":{"$ref":"#/components/schemas/StorageWord"}};
+const schema212 = {"title":"StorageWord","type":"string","pattern":"^0x[0-9a-fA-F]{64}$","description":"A 32-byte storage key or value as 0x-prefixed hex of exactly 64 digits (geth's common.Hash); any case is accepted."};
 
 function validate102(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -6936,8 +7069,8 @@ return errors === 0;
 }
 
 export const p_eth_call_3 = validate107;
-const schema210 = {"$ref":"urn:chain-node:openrpc#/components/schemas/BlockOverrides"};
-const schema211 = {"title":"BlockOverrides","type":"object","description":"Fields of a simulated block's context (execution-apis' BlockOverrides). Unknown fields are ignored.","additionalProperties":true,"properties":{"number":{"$ref":"#/components/schemas/Quantity","description":"Block number: greater than the block before's (default: one more); a gap is filled with empty blocks."},"time":{"$ref":"#/components/schemas/Quantity","description":"Timestamp: not below the block before's (default: 12 more)."},"gasLimit":{"$ref":"#/components/schemas/Quantity","description":"Block gas limit (default: the base block's)."},"feeRecipient":{"$ref":"#/components/schemas/Address","description":"Coinbase (default: this node's address, as for eth_call)."},"prevRandao":{"$ref":"#/components/schemas/Quantity","description":"PREVRANDAO's value (default: the istanbul digest every block of this chain carries)."},"baseFeePerGas":{"$ref":"#/components/schemas/Quantity","description":"Base fee (default 0, as every block of this chain)."},"withdrawals":{"type":"array","description":"Accepted and ignored: this chain has no withdrawals."},"blobBaseFee":{"$ref":"#/components/schemas/Quantity","description":"Accepted and ignored: this chain has no blobs."}}};
+const schema215 = {"$ref":"urn:chain-node:openrpc#/components/schemas/BlockOverrides"};
+const schema216 = {"title":"BlockOverrides","type":"object","description":"Fields of a simulated block's context (execution-apis' BlockOverrides). Unknown fields are ignored.","additionalProperties":true,"properties":{"number":{"$ref":"#/components/schemas/Quantity","description":"Block number: greater than the block before's (default: one more); a gap is filled with empty blocks."},"time":{"$ref":"#/components/schemas/Quantity","description":"Timestamp: not below the block before's (default: 12 more)."},"gasLimit":{"$ref":"#/components/schemas/Quantity","description":"Block gas limit (default: the base block's)."},"feeRecipient":{"$ref":"#/components/schemas/Address","description":"Coinbase (default: this node's address, as for eth_call)."},"prevRandao":{"$ref":"#/components/schemas/Quantity","description":"PREVRANDAO's value (default: the istanbul digest every block of this chain carries)."},"baseFeePerGas":{"$ref":"#/components/schemas/Quantity","description":"Base fee (default 0, as every block of this chain)."},"withdrawals":{"type":"array","description":"Accepted and ignored: this chain has no withdrawals."},"blobBaseFee":{"$ref":"#/components/schemas/Quantity","description":"Accepted and ignored: this chain has no blobs."}}};
 
 function validate108(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -7139,7 +7272,7 @@ return errors === 0;
 }
 
 export const p_eth_estimateGas_0 = validate110;
-const schema219 = {"$ref":"urn:chain-node:openrpc#/components/schemas/CallObject"};
+const schema224 = {"$ref":"urn:chain-node:openrpc#/components/schemas/CallObject"};
 
 function validate111(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -7407,9 +7540,9 @@ return errors === 0;
 }
 
 export const p_eth_simulateV1_0 = validate114;
-const schema228 = {"$ref":"urn:chain-node:openrpc#/components/schemas/SimulatePayload"};
-const schema229 = {"title":"SimulatePayload","type":"object","description":"What eth_simulateV1 runs (execution-apis' EthSimulatePayload).","additionalProperties":true,"required":["blockStateCalls"],"properties":{"blockStateCalls":{"type":"array","items":{"$ref":"#/components/schemas/BlockStateCall"},"description":"The blocks, in order (at most 256 block numbers after the base block)."},"traceTransfers":{"type":"boolean","description":"Report every ETH move as an ERC-20 Transfer log from 0xeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeee. Default false."},"validation":{"type":"boolean","description":"Check each call as a transaction: nonce, fees against the base fee, balance for gas and value. Default false (as eth_call)."},"returnFullTransactions":{"type":"boolean","description":"Full transaction objects in `transactions` instead of hashes. Default false."}}};
-const schema230 = {"title":"BlockStateCall","type":"object","description":"One simulated block: its context, its state overrides (applied before its calls, kept by the blocks after it) and its calls.","additionalProperties":true,"properties":{"blockOverrides":{"$ref":"#/components/schemas/BlockOverrides"},"stateOverrides":{"$ref":"#/components/schemas/StateOverrides"},"calls":{"type":"array","items":{"$ref":"#/components/schemas/SimulateCall"},"description":"The block's calls, run in order, each on the state the one before left."}}};
+const schema233 = {"$ref":"urn:chain-node:openrpc#/components/schemas/SimulatePayload"};
+const schema234 = {"title":"SimulatePayload","type":"object","description":"What eth_simulateV1 runs (execution-apis' EthSimulatePayload).","additionalProperties":true,"required":["blockStateCalls"],"properties":{"blockStateCalls":{"type":"array","items":{"$ref":"#/components/schemas/BlockStateCall"},"description":"The blocks, in order (at most 256 block numbers after the base block)."},"traceTransfers":{"type":"boolean","description":"Report every ETH move as an ERC-20 Transfer log from 0xeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeee. Default false."},"validation":{"type":"boolean","description":"Check each call as a transaction: nonce, fees against the base fee, balance for gas and value. Default false (as eth_call)."},"returnFullTransactions":{"type":"boolean","description":"Full transaction objects in `transactions` instead of hashes. Default false."}}};
+const schema235 = {"title":"BlockStateCall","type":"object","description":"One simulated block: its context, its state overrides (applied before its calls, kept by the blocks after it) and its calls.","additionalProperties":true,"properties":{"blockOverrides":{"$ref":"#/components/schemas/BlockOverrides"},"stateOverrides":{"$ref":"#/components/schemas/StateOverrides"},"calls":{"type":"array","items":{"$ref":"#/components/schemas/SimulateCall"},"description":"The block's calls, run in order, each on the state the one before left."}}};
 
 function validate117(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -7669,7 +7802,7 @@ validate119.errors = vErrors;
 return errors === 0;
 }
 
-const schema241 = {"title":"SimulateCall","description":"A call of a simulated block: a call object (`to` absent: a contract creation) with the transaction fields a simulation reads. It runs as a legacy transaction, as EIP-2930 with `accessList`, or as EIP-1559 when a 1559 fee is given. Unknown fields (`type`, blob fields) are ignored.","allOf":[{"$ref":"#/components/schemas/CallObject"},{"type":"object","properties":{"nonce":{"$ref":"#/components/schemas/Quantity","description":"Nonce (default: the sender's). With validation on it must be the sender's."},"maxFeePerGas":{"$ref":"#/components/schemas/Quantity","description":"EIP-1559 fee cap."},"maxPriorityFeePerGas":{"$ref":"#/components/schemas/Quantity","description":"EIP-1559 tip cap."}}}]};
+const schema246 = {"title":"SimulateCall","description":"A call of a simulated block: a call object (`to` absent: a contract creation) with the transaction fields a simulation reads. It runs as a legacy transaction, as EIP-2930 with `accessList`, or as EIP-1559 when a 1559 fee is given. Unknown fields (`type`, blob fields) are ignored.","allOf":[{"$ref":"#/components/schemas/CallObject"},{"type":"object","properties":{"nonce":{"$ref":"#/components/schemas/Quantity","description":"Nonce (default: the sender's). With validation on it must be the sender's."},"maxFeePerGas":{"$ref":"#/components/schemas/Quantity","description":"EIP-1559 fee cap."},"maxPriorityFeePerGas":{"$ref":"#/components/schemas/Quantity","description":"EIP-1559 tip cap."}}}]};
 
 function validate123(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -8192,10 +8325,10 @@ return errors === 0;
 }
 
 export const r_eth_simulateV1 = validate129;
-const schema253 = {"type":"array","items":{"$ref":"urn:chain-node:openrpc#/components/schemas/SimulatedBlock"}};
-const schema254 = {"title":"SimulatedBlock","type":"object","description":"A simulated block: a block object (hash, parent hash, roots of its transactions and receipts, logs bloom and gas used computed as for a real block; `stateRoot` is zero, the simulated state is not hashed) and the outcome of each call. Transactions are unsigned: their hashes are keccak256 of the unsigned encoding, and v, r, s are 0.","additionalProperties":false,"required":["number","hash","parentHash","nonce","mixHash","sha3Uncles","logsBloom","transactionsRoot","stateRoot","receiptsRoot","miner","difficulty","totalDifficulty","extraData","size","gasLimit","gasUsed","timestamp","baseFeePerGas","uncles","transactions","calls"],"properties":{"number":{"description":"Block height. Null for the pending block.","oneOf":[{"$ref":"#/components/schemas/Uint"},{"type":"null"}]},"hash":{"description":"Block hash. Null for the pending block.","oneOf":[{"$ref":"#/components/schemas/Bytes32"},{"type":"null"}]},"parentHash":{"$ref":"#/components/schemas/Bytes32","description":"Hash of the parent block."},"nonce":{"description":"Block nonce, 8 bytes (always zero under istanbul consensus). The spec lists it as a quantity; it is sent as 8-byte data, the form Ethereum clients and the execution-apis description expect. Null for the pending block.","oneOf":[{"$ref":"#/components/schemas/Bytes8"},{"type":"null"}]},"mixHash":{"description":"Mix hash (the istanbul digest). Null for the pending block.","oneOf":[{"$ref":"#/components/schemas/Bytes32"},{"type":"null"}]},"sha3Uncles":{"$ref":"#/components/schemas/Bytes32","description":"Hash of the (always empty) uncle list."},"logsBloom":{"description":"Bloom filter of the block's logs. Null for the pending block.","oneOf":[{"$ref":"#/components/schemas/Bloom"},{"type":"null"}]},"transactionsRoot":{"$ref":"#/components/schemas/Bytes32","description":"Root of the transactions tree."},"stateRoot":{"$ref":"#/components/schemas/Bytes32","description":"Root of the state tree."},"receiptsRoot":{"$ref":"#/components/schemas/Bytes32","description":"Root of the receipts tree."},"miner":{"$ref":"#/components/schemas/Address","description":"Account that receives the block reward (the proposing validator)."},"difficulty":{"$ref":"#/components/schemas/Uint","description":"Always `0x1`."},"totalDifficulty":{"$ref":"#/components/schemas/Uint","description":"Sum of the difficulties up to and including this block: the height + 1."},"extraData":{"$ref":"#/components/schemas/Bytes","description":"Extra block data (istanbul: 32-byte vanity followed by the RLP of validators, seal and committed seals)."},"size":{"$ref":"#/components/schemas/Uint","description":"Block size in bytes."},"gasLimit":{"$ref":"#/components/schemas/Uint","description":"Maximum gas allowed in the block."},"gasUsed":{"$ref":"#/components/schemas/Uint","description":"Total gas used by all transactions in the block."},"timestamp":{"$ref":"#/components/schemas/Uint","description":"Block timestamp (Unix seconds)."},"baseFeePerGas":{"$ref":"#/components/schemas/Uint","description":"Base fee per gas: always `0x0`."},"uncles":{"type":"array","items":{"$ref":"#/components/schemas/Bytes32"},"description":"Uncle hashes: always empty."},"transactions":{"description":"Transaction hashes, or full transaction objects when the request's `fullTransactions` flag is true.","anyOf":[{"type":"array","items":{"$ref":"#/components/schemas/Bytes32"},"description":"Transaction hashes."},{"type":"array","items":{"$ref":"#/components/schemas/Transaction"},"description":"Full transaction objects."}]},"calls":{"type":"array","items":{"$ref":"#/components/schemas/SimulatedCallResult"},"description":"The outcome of each call, in order."}}};
-const schema276 = {"title":"SimulatedCallResult","type":"object","description":"The outcome of one simulated call (execution-apis' CallResultSuccess / CallResultFailure).","additionalProperties":false,"required":["status","returnData","gasUsed","logs"],"properties":{"status":{"type":"string","enum":["0x0","0x1"],"description":"`0x1` success, `0x0` failure."},"returnData":{"$ref":"#/components/schemas/Bytes","description":"Return or revert data."},"gasUsed":{"$ref":"#/components/schemas/Uint","description":"Gas the call used as a transaction (intrinsic gas included, refund taken off)."},"logs":{"type":"array","items":{"$ref":"#/components/schemas/Log"},"description":"Its logs (none when it failed), with the simulated block's hash and number."},"error":{"type":"object","description":"Why it failed: code 3 `execution reverted…` with the revert data, or -32015 `vm execution error: …`.","additionalProperties":false,"required":["code","message"],"properties":{"code":{"type":"integer"},"message":{"type":"string"},"data":{"$ref":"#/components/schemas/Bytes"}}}}};
-const schema279 = {"title":"Log","type":"object","description":"Log object: an event emitted by a contract. For a pending log `logIndex`, `blockNumber`, `blockHash`, `transactionHash` and `transactionIndex` are null.","additionalProperties":false,"required":["removed","logIndex","transactionIndex","transactionHash","blockHash","blockNumber","address","data","topics"],"properties":{"removed":{"type":"boolean","description":"True if the log was removed by a chain reorganisation, false for a valid log."},"logIndex":{"description":"Index of the log in the block. Null for a pending log.","oneOf":[{"$ref":"#/components/schemas/Uint"},{"type":"null"}]},"transactionIndex":{"description":"Index of the transaction in the block. Null for a pending log.","oneOf":[{"$ref":"#/components/schemas/Uint"},{"type":"null"}]},"transactionHash":{"description":"Hash of the transaction that emitted the log. Null for a pending log.","oneOf":[{"$ref":"#/components/schemas/Bytes32"},{"type":"null"}]},"blockHash":{"description":"Hash of the block. Null for a pending log.","oneOf":[{"$ref":"#/components/schemas/Bytes32"},{"type":"null"}]},"blockNumber":{"description":"Block height. Null for a pending log.","oneOf":[{"$ref":"#/components/schemas/Uint"},{"type":"null"}]},"address":{"$ref":"#/components/schemas/Address","description":"Contract that emitted the log."},"data":{"$ref":"#/components/schemas/Bytes","description":"Non-indexed arguments, 32 bytes each."},"topics":{"type":"array","items":{"$ref":"#/components/schemas/Bytes32"},"maxItems":4,"description":"Indexed arguments: 0 to 4 topics of 32 bytes. For the contract language's events the first topic is the event signature unless the event is anonymous."}}};
+const schema258 = {"type":"array","items":{"$ref":"urn:chain-node:openrpc#/components/schemas/SimulatedBlock"}};
+const schema259 = {"title":"SimulatedBlock","type":"object","description":"A simulated block: a block object (hash, parent hash, roots of its transactions and receipts, logs bloom and gas used computed as for a real block; `stateRoot` is zero, the simulated state is not hashed) and the outcome of each call. Transactions are unsigned: their hashes are keccak256 of the unsigned encoding, and v, r, s are 0.","additionalProperties":false,"required":["number","hash","parentHash","nonce","mixHash","sha3Uncles","logsBloom","transactionsRoot","stateRoot","receiptsRoot","miner","difficulty","totalDifficulty","extraData","size","gasLimit","gasUsed","timestamp","baseFeePerGas","uncles","transactions","calls"],"properties":{"number":{"description":"Block height. Null for the pending block.","oneOf":[{"$ref":"#/components/schemas/Uint"},{"type":"null"}]},"hash":{"description":"Block hash. Null for the pending block.","oneOf":[{"$ref":"#/components/schemas/Bytes32"},{"type":"null"}]},"parentHash":{"$ref":"#/components/schemas/Bytes32","description":"Hash of the parent block."},"nonce":{"description":"Block nonce, 8 bytes (always zero under istanbul consensus). The spec lists it as a quantity; it is sent as 8-byte data, the form Ethereum clients and the execution-apis description expect. Null for the pending block.","oneOf":[{"$ref":"#/components/schemas/Bytes8"},{"type":"null"}]},"mixHash":{"description":"Mix hash (the istanbul digest). Null for the pending block.","oneOf":[{"$ref":"#/components/schemas/Bytes32"},{"type":"null"}]},"sha3Uncles":{"$ref":"#/components/schemas/Bytes32","description":"Hash of the (always empty) uncle list."},"logsBloom":{"description":"Bloom filter of the block's logs. Null for the pending block.","oneOf":[{"$ref":"#/components/schemas/Bloom"},{"type":"null"}]},"transactionsRoot":{"$ref":"#/components/schemas/Bytes32","description":"Root of the transactions tree."},"stateRoot":{"$ref":"#/components/schemas/Bytes32","description":"Root of the state tree."},"receiptsRoot":{"$ref":"#/components/schemas/Bytes32","description":"Root of the receipts tree."},"miner":{"$ref":"#/components/schemas/Address","description":"Account that receives the block reward (the proposing validator)."},"difficulty":{"$ref":"#/components/schemas/Uint","description":"Always `0x1`."},"totalDifficulty":{"$ref":"#/components/schemas/Uint","description":"Sum of the difficulties up to and including this block: the height + 1."},"extraData":{"$ref":"#/components/schemas/Bytes","description":"Extra block data (istanbul: 32-byte vanity followed by the RLP of validators, seal and committed seals)."},"size":{"$ref":"#/components/schemas/Uint","description":"Block size in bytes."},"gasLimit":{"$ref":"#/components/schemas/Uint","description":"Maximum gas allowed in the block."},"gasUsed":{"$ref":"#/components/schemas/Uint","description":"Total gas used by all transactions in the block."},"timestamp":{"$ref":"#/components/schemas/Uint","description":"Block timestamp (Unix seconds)."},"baseFeePerGas":{"$ref":"#/components/schemas/Uint","description":"Base fee per gas: always `0x0`."},"uncles":{"type":"array","items":{"$ref":"#/components/schemas/Bytes32"},"description":"Uncle hashes: always empty."},"transactions":{"description":"Transaction hashes, or full transaction objects when the request's `fullTransactions` flag is true.","anyOf":[{"type":"array","items":{"$ref":"#/components/schemas/Bytes32"},"description":"Transaction hashes."},{"type":"array","items":{"$ref":"#/components/schemas/Transaction"},"description":"Full transaction objects."}]},"calls":{"type":"array","items":{"$ref":"#/components/schemas/SimulatedCallResult"},"description":"The outcome of each call, in order."}}};
+const schema281 = {"title":"SimulatedCallResult","type":"object","description":"The outcome of one simulated call (execution-apis' CallResultSuccess / CallResultFailure).","additionalProperties":false,"required":["status","returnData","gasUsed","logs"],"properties":{"status":{"type":"string","enum":["0x0","0x1"],"description":"`0x1` success, `0x0` failure."},"returnData":{"$ref":"#/components/schemas/Bytes","description":"Return or revert data."},"gasUsed":{"$ref":"#/components/schemas/Uint","description":"Gas the call used as a transaction (intrinsic gas included, refund taken off)."},"logs":{"type":"array","items":{"$ref":"#/components/schemas/Log"},"description":"Its logs (none when it failed), with the simulated block's hash and number."},"error":{"type":"object","description":"Why it failed: code 3 `execution reverted…` with the revert data, or -32015 `vm execution error: …`.","additionalProperties":false,"required":["code","message"],"properties":{"code":{"type":"integer"},"message":{"type":"string"},"data":{"$ref":"#/components/schemas/Bytes"}}}}};
+const schema284 = {"title":"Log","type":"object","description":"Log object: an event emitted by a contract. For a pending log `logIndex`, `blockNumber`, `blockHash`, `transactionHash` and `transactionIndex` are null.","additionalProperties":false,"required":["removed","logIndex","transactionIndex","transactionHash","blockHash","blockNumber","address","data","topics"],"properties":{"removed":{"type":"boolean","description":"True if the log was removed by a chain reorganisation, false for a valid log."},"logIndex":{"description":"Index of the log in the block. Null for a pending log.","oneOf":[{"$ref":"#/components/schemas/Uint"},{"type":"null"}]},"transactionIndex":{"description":"Index of the transaction in the block. Null for a pending log.","oneOf":[{"$ref":"#/components/schemas/Uint"},{"type":"null"}]},"transactionHash":{"description":"Hash of the transaction that emitted the log. Null for a pending log.","oneOf":[{"$ref":"#/components/schemas/Bytes32"},{"type":"null"}]},"blockHash":{"description":"Hash of the block. Null for a pending log.","oneOf":[{"$ref":"#/components/schemas/Bytes32"},{"type":"null"}]},"blockNumber":{"description":"Block height. Null for a pending log.","oneOf":[{"$ref":"#/components/schemas/Uint"},{"type":"null"}]},"address":{"$ref":"#/components/schemas/Address","description":"Contract that emitted the log."},"data":{"$ref":"#/components/schemas/Bytes","description":"Non-indexed arguments, 32 bytes each."},"topics":{"type":"array","items":{"$ref":"#/components/schemas/Bytes32"},"maxItems":4,"description":"Indexed arguments: 0 to 4 topics of 32 bytes. For the contract language's events the first topic is the event signature unless the event is anonymous."}}};
 
 function validate133(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -8210,7 +8343,7 @@ return false;
 else {
 const _errs1 = errors;
 for(const key0 in data){
-if(!(func2.call(schema279.properties, key0))){
+if(!(func2.call(schema284.properties, key0))){
 validate133.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
@@ -8807,7 +8940,7 @@ validate132.errors = [{instancePath:instancePath+"/status",schemaPath:"#/propert
 return false;
 }
 if(!((data0 === "0x0") || (data0 === "0x1"))){
-validate132.errors = [{instancePath:instancePath+"/status",schemaPath:"#/properties/status/enum",keyword:"enum",params:{allowedValues: schema276.properties.status.enum},message:"must be equal to one of the allowed values"}];
+validate132.errors = [{instancePath:instancePath+"/status",schemaPath:"#/properties/status/enum",keyword:"enum",params:{allowedValues: schema281.properties.status.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -9001,7 +9134,7 @@ return false;
 else {
 const _errs1 = errors;
 for(const key0 in data){
-if(!(func2.call(schema254.properties, key0))){
+if(!(func2.call(schema259.properties, key0))){
 validate130.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
@@ -9216,7 +9349,7 @@ const _errs21 = errors;
 const _errs22 = errors;
 if(errors === _errs22){
 if(typeof data3 === "string"){
-if(!pattern56.test(data3)){
+if(!pattern61.test(data3)){
 const err8 = {instancePath:instancePath+"/nonce",schemaPath:"#/components/schemas/Bytes8/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-f]{16}$"},message:"must match pattern \""+"^0x[0-9a-f]{16}$"+"\""};
 if(vErrors === null){
 vErrors = [err8];
@@ -9414,7 +9547,7 @@ const _errs38 = errors;
 const _errs39 = errors;
 if(errors === _errs39){
 if(typeof data6 === "string"){
-if(!pattern59.test(data6)){
+if(!pattern64.test(data6)){
 const err16 = {instancePath:instancePath+"/logsBloom",schemaPath:"#/components/schemas/Bloom/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-f]{512}$"},message:"must match pattern \""+"^0x[0-9a-f]{512}$"+"\""};
 if(vErrors === null){
 vErrors = [err16];
@@ -10006,8 +10139,8 @@ return errors === 0;
 }
 
 export const r_eth_createAccessList = validate137;
-const schema289 = {"$ref":"urn:chain-node:openrpc#/components/schemas/AccessListResult"};
-const schema290 = {"title":"AccessListResult","type":"object","description":"Answer of `createAccessList` (geth's shape).","additionalProperties":false,"required":["accessList","gasUsed"],"properties":{"accessList":{"$ref":"#/components/schemas/AccessList","description":"Addresses and storage slots the transaction accesses, in ascending order. The sender, the recipient (or the created contract) and the precompiles are warm in every transaction and are listed only with slots of theirs that were accessed."},"gasUsed":{"$ref":"#/components/schemas/Uint","description":"Gas a transaction carrying this list would use: intrinsic gas (the list's own cost included) plus execution, less the refund, at least EIP-7623's calldata floor."},"error":{"type":"string","description":"Present when the execution failed: `execution reverted`, `out of gas`, … The list is still what the failed run accessed."}}};
+const schema294 = {"$ref":"urn:chain-node:openrpc#/components/schemas/AccessListResult"};
+const schema295 = {"title":"AccessListResult","type":"object","description":"Answer of `createAccessList` (geth's shape).","additionalProperties":false,"required":["accessList","gasUsed"],"properties":{"accessList":{"$ref":"#/components/schemas/AccessList","description":"Addresses and storage slots the transaction accesses, in ascending order. The sender, the recipient (or the created contract) and the precompiles are warm in every transaction and are listed only with slots of theirs that were accessed."},"gasUsed":{"$ref":"#/components/schemas/Uint","description":"Gas a transaction carrying this list would use: intrinsic gas (the list's own cost included) plus execution, less the refund, at least EIP-7623's calldata floor."},"error":{"type":"string","description":"Present when the execution failed: `execution reverted`, `out of gas`, … The list is still what the failed run accessed."}}};
 
 function validate138(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -10101,7 +10234,7 @@ return errors === 0;
 }
 
 export const r_eth_getBlockTransactionCountByNumber = validate141;
-const schema292 = {"oneOf":[{"$ref":"urn:chain-node:openrpc#/components/schemas/Uint"},{"type":"null"}]};
+const schema297 = {"oneOf":[{"$ref":"urn:chain-node:openrpc#/components/schemas/Uint"},{"type":"null"}]};
 
 function validate141(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -10190,7 +10323,7 @@ return errors === 0;
 }
 
 export const p_eth_getTransactionByBlockNumberAndIndex_1 = validate142;
-const schema294 = {"$ref":"urn:chain-node:openrpc#/components/schemas/Quantity"};
+const schema299 = {"$ref":"urn:chain-node:openrpc#/components/schemas/Quantity"};
 
 function validate142(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -10213,8 +10346,8 @@ return errors === 0;
 }
 
 export const r_eth_getTransactionByBlockNumberAndIndex = validate143;
-const schema296 = {"$ref":"urn:chain-node:openrpc#/components/schemas/TransactionOrNull"};
-const schema297 = {"title":"TransactionOrNull","description":"A transaction object, or null when no transaction matches.","oneOf":[{"$ref":"#/components/schemas/Transaction"},{"type":"null"}]};
+const schema301 = {"$ref":"urn:chain-node:openrpc#/components/schemas/TransactionOrNull"};
+const schema302 = {"title":"TransactionOrNull","description":"A transaction object, or null when no transaction matches.","oneOf":[{"$ref":"#/components/schemas/Transaction"},{"type":"null"}]};
 
 function validate144(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -10294,7 +10427,7 @@ return errors === 0;
 }
 
 export const r_eth_getRawTransactionByBlockNumberAndIndex = validate147;
-const schema298 = {"oneOf":[{"$ref":"urn:chain-node:openrpc#/components/schemas/Bytes"},{"type":"null"}]};
+const schema303 = {"oneOf":[{"$ref":"urn:chain-node:openrpc#/components/schemas/Bytes"},{"type":"null"}]};
 
 function validate147(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -10383,9 +10516,9 @@ return errors === 0;
 }
 
 export const r_eth_getTransactionReceipt = validate148;
-const schema300 = {"$ref":"urn:chain-node:openrpc#/components/schemas/ReceiptOrNull"};
-const schema301 = {"title":"ReceiptOrNull","description":"A receipt object, or null when no receipt exists (unknown or still pending transaction).","oneOf":[{"$ref":"#/components/schemas/Receipt"},{"type":"null"}]};
-const schema302 = {"title":"Receipt","type":"object","description":"Transaction receipt object. The node always sends `status` (post-Byzantium form), never the pre-Byzantium `root`. Besides the spec's fields it carries `type` and `effectiveGasPrice`. A pending transaction has no receipt.","additionalProperties":false,"required":["transactionHash","transactionIndex","blockHash","blockNumber","from","to","cumulativeGasUsed","gasUsed","effectiveGasPrice","contractAddress","logs","logsBloom","status","type"],"properties":{"transactionHash":{"$ref":"#/components/schemas/Bytes32","description":"Transaction hash."},"transactionIndex":{"$ref":"#/components/schemas/Uint","description":"Position of the transaction in the block."},"blockHash":{"$ref":"#/components/schemas/Bytes32","description":"Hash of the block containing the transaction."},"blockNumber":{"$ref":"#/components/schemas/Uint","description":"Block height."},"from":{"$ref":"#/components/schemas/Address","description":"Sender."},"to":{"description":"Recipient. Null for a contract-creation transaction.","oneOf":[{"$ref":"#/components/schemas/Address"},{"type":"null"}]},"cumulativeGasUsed":{"$ref":"#/components/schemas/Uint","description":"Gas consumed in the block up to and including this transaction."},"gasUsed":{"$ref":"#/components/schemas/Uint","description":"Gas consumed by this transaction."},"effectiveGasPrice":{"$ref":"#/components/schemas/Uint","description":"Price per gas actually paid, in wei."},"contractAddress":{"description":"Address of the new contract for a creation transaction, otherwise null.","oneOf":[{"$ref":"#/components/schemas/Address"},{"type":"null"}]},"logs":{"type":"array","items":{"$ref":"#/components/schemas/Log"},"description":"Logs produced by the transaction."},"logsBloom":{"$ref":"#/components/schemas/Bloom","description":"Bloom filter of the transaction's logs."},"status":{"type":"string","enum":["0x1","0x0"],"description":"`0x1` success, `0x0` failure."},"type":{"$ref":"#/components/schemas/TxType","description":"Transaction type."}}};
+const schema305 = {"$ref":"urn:chain-node:openrpc#/components/schemas/ReceiptOrNull"};
+const schema306 = {"title":"ReceiptOrNull","description":"A receipt object, or null when no receipt exists (unknown or still pending transaction).","oneOf":[{"$ref":"#/components/schemas/Receipt"},{"type":"null"}]};
+const schema307 = {"title":"Receipt","type":"object","description":"Transaction receipt object. The node always sends `status` (post-Byzantium form), never the pre-Byzantium `root`. Besides the spec's fields it carries `type` and `effectiveGasPrice`. A pending transaction has no receipt.","additionalProperties":false,"required":["transactionHash","transactionIndex","blockHash","blockNumber","from","to","cumulativeGasUsed","gasUsed","effectiveGasPrice","contractAddress","logs","logsBloom","status","type"],"properties":{"transactionHash":{"$ref":"#/components/schemas/Bytes32","description":"Transaction hash."},"transactionIndex":{"$ref":"#/components/schemas/Uint","description":"Position of the transaction in the block."},"blockHash":{"$ref":"#/components/schemas/Bytes32","description":"Hash of the block containing the transaction."},"blockNumber":{"$ref":"#/components/schemas/Uint","description":"Block height."},"from":{"$ref":"#/components/schemas/Address","description":"Sender."},"to":{"description":"Recipient. Null for a contract-creation transaction.","oneOf":[{"$ref":"#/components/schemas/Address"},{"type":"null"}]},"cumulativeGasUsed":{"$ref":"#/components/schemas/Uint","description":"Gas consumed in the block up to and including this transaction."},"gasUsed":{"$ref":"#/components/schemas/Uint","description":"Gas consumed by this transaction."},"effectiveGasPrice":{"$ref":"#/components/schemas/Uint","description":"Price per gas actually paid, in wei."},"contractAddress":{"description":"Address of the new contract for a creation transaction, otherwise null.","oneOf":[{"$ref":"#/components/schemas/Address"},{"type":"null"}]},"logs":{"type":"array","items":{"$ref":"#/components/schemas/Log"},"description":"Logs produced by the transaction."},"logsBloom":{"$ref":"#/components/schemas/Bloom","description":"Bloom filter of the transaction's logs."},"status":{"type":"string","enum":["0x1","0x0"],"description":"`0x1` success, `0x0` failure."},"type":{"$ref":"#/components/schemas/TxType","description":"Transaction type."}}};
 
 function validate150(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -10400,7 +10533,7 @@ return false;
 else {
 const _errs1 = errors;
 for(const key0 in data){
-if(!(func2.call(schema302.properties, key0))){
+if(!(func2.call(schema307.properties, key0))){
 validate150.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
@@ -10795,7 +10928,7 @@ const _errs43 = errors;
 const _errs44 = errors;
 if(errors === _errs44){
 if(typeof data12 === "string"){
-if(!pattern59.test(data12)){
+if(!pattern64.test(data12)){
 validate150.errors = [{instancePath:instancePath+"/logsBloom",schemaPath:"#/components/schemas/Bloom/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-f]{512}$"},message:"must match pattern \""+"^0x[0-9a-f]{512}$"+"\""}];
 return false;
 }
@@ -10819,7 +10952,7 @@ validate150.errors = [{instancePath:instancePath+"/status",schemaPath:"#/propert
 return false;
 }
 if(!((data13 === "0x1") || (data13 === "0x0"))){
-validate150.errors = [{instancePath:instancePath+"/status",schemaPath:"#/properties/status/enum",keyword:"enum",params:{allowedValues: schema302.properties.status.enum},message:"must be equal to one of the allowed values"}];
+validate150.errors = [{instancePath:instancePath+"/status",schemaPath:"#/properties/status/enum",keyword:"enum",params:{allowedValues: schema307.properties.status.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
 var valid0 = _errs46 === errors;
@@ -10953,7 +11086,7 @@ return errors === 0;
 }
 
 export const r_eth_getBlockReceipts = validate154;
-const schema315 = {"oneOf":[{"type":"array","items":{"$ref":"urn:chain-node:openrpc#/components/schemas/Receipt"}},{"type":"null"}]};
+const schema320 = {"oneOf":[{"type":"array","items":{"$ref":"urn:chain-node:openrpc#/components/schemas/Receipt"}},{"type":"null"}]};
 
 function validate155(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -10968,7 +11101,7 @@ return false;
 else {
 const _errs1 = errors;
 for(const key0 in data){
-if(!(func2.call(schema302.properties, key0))){
+if(!(func2.call(schema307.properties, key0))){
 validate155.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
@@ -11363,7 +11496,7 @@ const _errs43 = errors;
 const _errs44 = errors;
 if(errors === _errs44){
 if(typeof data12 === "string"){
-if(!pattern59.test(data12)){
+if(!pattern64.test(data12)){
 validate155.errors = [{instancePath:instancePath+"/logsBloom",schemaPath:"#/components/schemas/Bloom/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-f]{512}$"},message:"must match pattern \""+"^0x[0-9a-f]{512}$"+"\""}];
 return false;
 }
@@ -11387,7 +11520,7 @@ validate155.errors = [{instancePath:instancePath+"/status",schemaPath:"#/propert
 return false;
 }
 if(!((data13 === "0x1") || (data13 === "0x0"))){
-validate155.errors = [{instancePath:instancePath+"/status",schemaPath:"#/properties/status/enum",keyword:"enum",params:{allowedValues: schema302.properties.status.enum},message:"must be equal to one of the allowed values"}];
+validate155.errors = [{instancePath:instancePath+"/status",schemaPath:"#/properties/status/enum",keyword:"enum",params:{allowedValues: schema307.properties.status.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
 var valid0 = _errs46 === errors;
@@ -11532,8 +11665,8 @@ return errors === 0;
 }
 
 export const p_eth_sendTransaction_0 = validate158;
-const schema329 = {"$ref":"urn:chain-node:openrpc#/components/schemas/SendTransactionData"};
-const schema330 = {"title":"SendTransactionData","type":"object","description":"Send-transaction object of `eth_`/`chain_` `sendTransaction` and `signTransaction`, with the payload named `data`. Omitted fields are filled by the node: `nonce` from the pool, `gasPrice` from `gasPrice`, `gas` with the default 1500000000 capped at the chain's per-transaction gas limit (30000000 on a dev chain) (unused gas is returned). `input` is accepted as an alias of `data`; unknown fields are ignored.","additionalProperties":true,"required":["from"],"properties":{"from":{"$ref":"#/components/schemas/Address","description":"Source address; its key must be held by the node and unlocked."},"to":{"description":"Destination; omit (or null) to create a contract.","oneOf":[{"$ref":"#/components/schemas/Address"},{"type":"null"}]},"gas":{"$ref":"#/components/schemas/Quantity","description":"Gas available for execution. Default 1500000000 capped at the chain's per-transaction gas limit (30000000 on a dev chain); unused gas is returned."},"gasPrice":{"$ref":"#/components/schemas/Quantity","description":"Gas price in wei. Default: the node's gas price (`gasPrice`)."},"value":{"$ref":"#/components/schemas/Quantity","description":"Amount sent in wei. Default 0."},"nonce":{"$ref":"#/components/schemas/Quantity","description":"Nonce. Default: the next nonce of the sender in the pool. Reusing the nonce of a pending transaction replaces it."},"data":{"$ref":"#/components/schemas/Data","description":"Payload: encoded method call or contract init code."},"input":{"$ref":"#/components/schemas/Data","description":"Alias of `data` (the `personal_` name); if both are given they must be equal."}}};
+const schema334 = {"$ref":"urn:chain-node:openrpc#/components/schemas/SendTransactionData"};
+const schema335 = {"title":"SendTransactionData","type":"object","description":"Send-transaction object of `eth_`/`chain_` `sendTransaction` and `signTransaction`, with the payload named `data`. Omitted fields are filled by the node: `nonce` from the pool, `gasPrice` from `gasPrice`, `gas` with the default 1500000000 capped at the chain's per-transaction gas limit (30000000 on a dev chain) (unused gas is returned). `input` is accepted as an alias of `data`; unknown fields are ignored.","additionalProperties":true,"required":["from"],"properties":{"from":{"$ref":"#/components/schemas/Address","description":"Source address; its key must be held by the node and unlocked."},"to":{"description":"Destination; omit (or null) to create a contract.","oneOf":[{"$ref":"#/components/schemas/Address"},{"type":"null"}]},"gas":{"$ref":"#/components/schemas/Quantity","description":"Gas available for execution. Default 1500000000 capped at the chain's per-transaction gas limit (30000000 on a dev chain); unused gas is returned."},"gasPrice":{"$ref":"#/components/schemas/Quantity","description":"Gas price in wei. Default: the node's gas price (`gasPrice`)."},"value":{"$ref":"#/components/schemas/Quantity","description":"Amount sent in wei. Default 0."},"nonce":{"$ref":"#/components/schemas/Quantity","description":"Nonce. Default: the next nonce of the sender in the pool. Reusing the nonce of a pending transaction replaces it."},"data":{"$ref":"#/components/schemas/Data","description":"Payload: encoded method call or contract init code."},"input":{"$ref":"#/components/schemas/Data","description":"Alias of `data` (the `personal_` name); if both are given they must be equal."}}};
 
 function validate159(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -11818,8 +11951,8 @@ return errors === 0;
 }
 
 export const p_eth_fillTransaction_0 = validate161;
-const schema339 = {"$ref":"urn:chain-node:openrpc#/components/schemas/FillTransactionData"};
-const schema340 = {"title":"FillTransactionData","type":"object","description":"Transaction object of `fillTransaction`: the fields of `sendTransaction`'s, every one optional. Omitted fields are filled as `sendTransaction` fills them: `nonce` from the pool, `gasPrice` from `gasPrice`, `gas` with the default 1500000000 capped at the chain's per-transaction gas limit (30000000 on a dev chain). `input` is accepted as an alias of `data`; unknown fields (EIP-1559 fee caps, `accessList`, `type`) are ignored: the node fills legacy transactions, the kind it signs.","additionalProperties":true,"properties":{"from":{"$ref":"#/components/schemas/Address","description":"Sender, whose next nonce is filled in. Any address: no key is needed. Default: the zero address (geth)."},"to":{"description":"Destination; omit (or null) to create a contract.","oneOf":[{"$ref":"#/components/schemas/Address"},{"type":"null"}]},"gas":{"$ref":"#/components/schemas/Quantity","description":"Gas available for execution. Default 1500000000 capped at the chain's per-transaction gas limit (30000000 on a dev chain); unused gas is returned."},"gasPrice":{"$ref":"#/components/schemas/Quantity","description":"Gas price in wei. Default: the node's gas price (`gasPrice`)."},"value":{"$ref":"#/components/schemas/Quantity","description":"Amount sent in wei. Default 0."},"nonce":{"$ref":"#/components/schemas/Quantity","description":"Nonce. Default: the next nonce of the sender in the pool. Reusing the nonce of a pending transaction replaces it."},"data":{"$ref":"#/components/schemas/Data","description":"Payload: encoded method call or contract init code."},"input":{"$ref":"#/components/schemas/Data","description":"Alias of `data` (the `personal_` name); if both are given they must be equal."}}};
+const schema344 = {"$ref":"urn:chain-node:openrpc#/components/schemas/FillTransactionData"};
+const schema345 = {"title":"FillTransactionData","type":"object","description":"Transaction object of `fillTransaction`: the fields of `sendTransaction`'s, every one optional. Omitted fields are filled as `sendTransaction` fills them: `nonce` from the pool, `gasPrice` from `gasPrice`, `gas` with the default 1500000000 capped at the chain's per-transaction gas limit (30000000 on a dev chain). `input` is accepted as an alias of `data`; unknown fields (EIP-1559 fee caps, `accessList`, `type`) are ignored: the node fills legacy transactions, the kind it signs.","additionalProperties":true,"properties":{"from":{"$ref":"#/components/schemas/Address","description":"Sender, whose next nonce is filled in. Any address: no key is needed. Default: the zero address (geth)."},"to":{"description":"Destination; omit (or null) to create a contract.","oneOf":[{"$ref":"#/components/schemas/Address"},{"type":"null"}]},"gas":{"$ref":"#/components/schemas/Quantity","description":"Gas available for execution. Default 1500000000 capped at the chain's per-transaction gas limit (30000000 on a dev chain); unused gas is returned."},"gasPrice":{"$ref":"#/components/schemas/Quantity","description":"Gas price in wei. Default: the node's gas price (`gasPrice`)."},"value":{"$ref":"#/components/schemas/Quantity","description":"Amount sent in wei. Default 0."},"nonce":{"$ref":"#/components/schemas/Quantity","description":"Nonce. Default: the next nonce of the sender in the pool. Reusing the nonce of a pending transaction replaces it."},"data":{"$ref":"#/components/schemas/Data","description":"Payload: encoded method call or contract init code."},"input":{"$ref":"#/components/schemas/Data","description":"Alias of `data` (the `personal_` name); if both are given they must be equal."}}};
 
 function validate162(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -12097,9 +12230,9 @@ return errors === 0;
 }
 
 export const r_eth_fillTransaction = validate164;
-const schema349 = {"$ref":"urn:chain-node:openrpc#/components/schemas/FilledTransaction"};
-const schema350 = {"title":"FilledTransaction","type":"object","description":"The transaction `fillTransaction` filled, not signed: sign it (for `chainId`, EIP-155) and submit it with `sendRawTransaction`.","additionalProperties":false,"required":["raw","tx"],"properties":{"raw":{"$ref":"#/components/schemas/Bytes","description":"RLP of the unsigned transaction: [nonce, gasPrice, gas, to, value, input, 0, 0, 0] (geth)."},"tx":{"$ref":"#/components/schemas/FilledTransactionFields","description":"The transaction's fields."}}};
-const schema352 = {"title":"FilledTransactionFields","type":"object","description":"Fields of a filled, unsigned legacy transaction (EIP-155: signed for `chainId`).","additionalProperties":false,"required":["type","chainId","nonce","gasPrice","gas","to","value","input","hash","v","r","s"],"properties":{"type":{"$ref":"#/components/schemas/TxType","description":"Transaction type: `0x0` (legacy)."},"chainId":{"$ref":"#/components/schemas/Uint","description":"Chain id the transaction is signed for."},"nonce":{"$ref":"#/components/schemas/Uint","description":"Nonce."},"gasPrice":{"$ref":"#/components/schemas/Uint","description":"Gas price in wei."},"gas":{"$ref":"#/components/schemas/Uint","description":"Gas limit."},"to":{"description":"Destination; null for a contract creation.","oneOf":[{"$ref":"#/components/schemas/Address"},{"type":"null"}]},"value":{"$ref":"#/components/schemas/Uint","description":"Amount in wei."},"input":{"$ref":"#/components/schemas/Bytes","description":"Payload."},"hash":{"$ref":"#/components/schemas/Bytes32","description":"keccak256 of `raw` (geth shows it; the transaction's hash once signed differs)."},"v":{"$ref":"#/components/schemas/Uint","description":"Signature V: `0x0`, not signed."},"r":{"$ref":"#/components/schemas/Uint","description":"Signature R: `0x0`, not signed."},"s":{"$ref":"#/components/schemas/Uint","description":"Signature S: `0x0`, not signed."}}};
+const schema354 = {"$ref":"urn:chain-node:openrpc#/components/schemas/FilledTransaction"};
+const schema355 = {"title":"FilledTransaction","type":"object","description":"The transaction `fillTransaction` filled, not signed: sign it (for `chainId`, EIP-155) and submit it with `sendRawTransaction`.","additionalProperties":false,"required":["raw","tx"],"properties":{"raw":{"$ref":"#/components/schemas/Bytes","description":"RLP of the unsigned transaction: [nonce, gasPrice, gas, to, value, input, 0, 0, 0] (geth)."},"tx":{"$ref":"#/components/schemas/FilledTransactionFields","description":"The transaction's fields."}}};
+const schema357 = {"title":"FilledTransactionFields","type":"object","description":"Fields of a filled, unsigned legacy transaction (EIP-155: signed for `chainId`).","additionalProperties":false,"required":["type","chainId","nonce","gasPrice","gas","to","value","input","hash","v","r","s"],"properties":{"type":{"$ref":"#/components/schemas/TxType","description":"Transaction type: `0x0` (legacy)."},"chainId":{"$ref":"#/components/schemas/Uint","description":"Chain id the transaction is signed for."},"nonce":{"$ref":"#/components/schemas/Uint","description":"Nonce."},"gasPrice":{"$ref":"#/components/schemas/Uint","description":"Gas price in wei."},"gas":{"$ref":"#/components/schemas/Uint","description":"Gas limit."},"to":{"description":"Destination; null for a contract creation.","oneOf":[{"$ref":"#/components/schemas/Address"},{"type":"null"}]},"value":{"$ref":"#/components/schemas/Uint","description":"Amount in wei."},"input":{"$ref":"#/components/schemas/Bytes","description":"Payload."},"hash":{"$ref":"#/components/schemas/Bytes32","description":"keccak256 of `raw` (geth shows it; the transaction's hash once signed differs)."},"v":{"$ref":"#/components/schemas/Uint","description":"Signature V: `0x0`, not signed."},"r":{"$ref":"#/components/schemas/Uint","description":"Signature R: `0x0`, not signed."},"s":{"$ref":"#/components/schemas/Uint","description":"Signature S: `0x0`, not signed."}}};
 
 function validate166(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -12114,7 +12247,7 @@ return false;
 else {
 const _errs1 = errors;
 for(const key0 in data){
-if(!(func2.call(schema352.properties, key0))){
+if(!(func2.call(schema357.properties, key0))){
 validate166.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
@@ -12553,7 +12686,7 @@ return errors === 0;
 }
 
 export const r_eth_pendingTransactions = validate169;
-const schema365 = {"type":"array","items":{"$ref":"urn:chain-node:openrpc#/components/schemas/Transaction"}};
+const schema370 = {"type":"array","items":{"$ref":"urn:chain-node:openrpc#/components/schemas/Transaction"}};
 
 function validate170(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -12568,7 +12701,7 @@ return false;
 else {
 const _errs1 = errors;
 for(const key0 in data){
-if(!(func2.call(schema130.properties, key0))){
+if(!(func2.call(schema135.properties, key0))){
 validate170.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
@@ -13418,8 +13551,8 @@ return errors === 0;
 }
 
 export const p_eth_resend_0 = validate173;
-const schema387 = {"$ref":"urn:chain-node:openrpc#/components/schemas/ResendTransaction"};
-const schema388 = {"title":"ResendTransaction","type":"object","description":"The pool transaction to replace in `resend`, identified by `from` and `nonce`, with its other fields as sent. The payload may be given as `data` or `input` (`input` is the newer name and is preferred). Unknown fields are ignored.","additionalProperties":true,"required":["from"],"properties":{"from":{"$ref":"#/components/schemas/Address","description":"Sender of the pool transaction; its key must be held by the node and unlocked."},"to":{"description":"Destination of the pool transaction (null for a contract creation).","oneOf":[{"$ref":"#/components/schemas/Address"},{"type":"null"}]},"gas":{"$ref":"#/components/schemas/Quantity","description":"Gas limit of the pool transaction."},"gasPrice":{"$ref":"#/components/schemas/Quantity","description":"Gas price of the pool transaction."},"value":{"$ref":"#/components/schemas/Quantity","description":"Amount of the pool transaction in wei."},"nonce":{"$ref":"#/components/schemas/Quantity","description":"Nonce of the pool transaction to replace."},"data":{"$ref":"#/components/schemas/Data","description":"Payload of the pool transaction (older name)."},"input":{"$ref":"#/components/schemas/Data","description":"Payload of the pool transaction (preferred name)."}}};
+const schema392 = {"$ref":"urn:chain-node:openrpc#/components/schemas/ResendTransaction"};
+const schema393 = {"title":"ResendTransaction","type":"object","description":"The pool transaction to replace in `resend`, identified by `from` and `nonce`, with its other fields as sent. The payload may be given as `data` or `input` (`input` is the newer name and is preferred). Unknown fields are ignored.","additionalProperties":true,"required":["from"],"properties":{"from":{"$ref":"#/components/schemas/Address","description":"Sender of the pool transaction; its key must be held by the node and unlocked."},"to":{"description":"Destination of the pool transaction (null for a contract creation).","oneOf":[{"$ref":"#/components/schemas/Address"},{"type":"null"}]},"gas":{"$ref":"#/components/schemas/Quantity","description":"Gas limit of the pool transaction."},"gasPrice":{"$ref":"#/components/schemas/Quantity","description":"Gas price of the pool transaction."},"value":{"$ref":"#/components/schemas/Quantity","description":"Amount of the pool transaction in wei."},"nonce":{"$ref":"#/components/schemas/Quantity","description":"Nonce of the pool transaction to replace."},"data":{"$ref":"#/components/schemas/Data","description":"Payload of the pool transaction (older name)."},"input":{"$ref":"#/components/schemas/Data","description":"Payload of the pool transaction (preferred name)."}}};
 
 function validate174(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -13704,8 +13837,8 @@ return errors === 0;
 }
 
 export const r_eth_newPendingTransactionFilter = validate176;
-const schema397 = {"$ref":"urn:chain-node:openrpc#/components/schemas/FilterId"};
-const schema398 = {"title":"FilterId","type":"string","pattern":"^0x[0-9a-fA-F]{1,64}$","description":"Filter identifier as 0x-prefixed hex, as returned by `newFilter`, `newBlockFilter` and `newPendingTransactionFilter`. The node issues random ids in canonical quantity form (no leading zeros, lower case), so clients that treat it as data and clients that treat it as a quantity both work; it is accepted back in any case."};
+const schema402 = {"$ref":"urn:chain-node:openrpc#/components/schemas/FilterId"};
+const schema403 = {"title":"FilterId","type":"string","pattern":"^0x[0-9a-fA-F]{1,64}$","description":"Filter identifier as 0x-prefixed hex, as returned by `newFilter`, `newBlockFilter` and `newPendingTransactionFilter`. The node issues random ids in canonical quantity form (no leading zeros, lower case), so clients that treat it as data and clients that treat it as a quantity both work; it is accepted back in any case."};
 
 function validate176(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -13728,9 +13861,9 @@ return errors === 0;
 }
 
 export const p_eth_newFilter_0 = validate177;
-const schema399 = {"$ref":"urn:chain-node:openrpc#/components/schemas/FilterOptions"};
-const schema400 = {"title":"FilterOptions","type":"object","description":"Filter options of `newFilter` and `getLogs`. Both spellings are accepted: the spec's `fromblock`, `toblock`, `blockhash`, `topic` and the camelCase `fromBlock`, `toBlock`, `blockHash`, `topics` that Ethereum clients send (when both spellings of one field are given, the camelCase one wins). `blockHash` (getLogs only) selects the logs of one block and cannot be combined with a block range. The range defaults to `latest`..`latest`. Unknown fields are ignored.","additionalProperties":true,"properties":{"fromBlock":{"$ref":"#/components/schemas/BlockNumberOrTag","description":"First block of the range. Default `latest`."},"toBlock":{"$ref":"#/components/schemas/BlockNumberOrTag","description":"Last block of the range. Default `latest`."},"blockHash":{"$ref":"#/components/schemas/Hash32","description":"Returns only logs of the block with this hash (getLogs)."},"address":{"$ref":"#/components/schemas/FilterAddress","description":"Contract address or addresses that generate the logs."},"topics":{"$ref":"#/components/schemas/FilterTopics","description":"Topic filter."},"fromblock":{"$ref":"#/components/schemas/BlockNumberOrTag","description":"Spec spelling of `fromBlock`."},"toblock":{"$ref":"#/components/schemas/BlockNumberOrTag","description":"Spec spelling of `toBlock`."},"blockhash":{"$ref":"#/components/schemas/Hash32","description":"Spec spelling of `blockHash`."},"topic":{"$ref":"#/components/schemas/FilterTopics","description":"Spec spelling of `topics`."}}};
-const schema402 = {"title":"FilterAddress","description":"Contract address or addresses whose logs match; null or absent matches any address.","oneOf":[{"$ref":"#/components/schemas/Address"},{"type":"array","items":{"$ref":"#/components/schemas/Address"}},{"type":"null"}]};
+const schema404 = {"$ref":"urn:chain-node:openrpc#/components/schemas/FilterOptions"};
+const schema405 = {"title":"FilterOptions","type":"object","description":"Filter options of `newFilter` and `getLogs`. Both spellings are accepted: the spec's `fromblock`, `toblock`, `blockhash`, `topic` and the camelCase `fromBlock`, `toBlock`, `blockHash`, `topics` that Ethereum clients send (when both spellings of one field are given, the camelCase one wins). `blockHash` (getLogs only) selects the logs of one block and cannot be combined with a block range. The range defaults to `latest`..`latest`. Unknown fields are ignored.","additionalProperties":true,"properties":{"fromBlock":{"$ref":"#/components/schemas/BlockNumberOrTag","description":"First block of the range. Default `latest`."},"toBlock":{"$ref":"#/components/schemas/BlockNumberOrTag","description":"Last block of the range. Default `latest`."},"blockHash":{"$ref":"#/components/schemas/Hash32","description":"Returns only logs of the block with this hash (getLogs)."},"address":{"$ref":"#/components/schemas/FilterAddress","description":"Contract address or addresses that generate the logs."},"topics":{"$ref":"#/components/schemas/FilterTopics","description":"Topic filter."},"fromblock":{"$ref":"#/components/schemas/BlockNumberOrTag","description":"Spec spelling of `fromBlock`."},"toblock":{"$ref":"#/components/schemas/BlockNumberOrTag","description":"Spec spelling of `toBlock`."},"blockhash":{"$ref":"#/components/schemas/Hash32","description":"Spec spelling of `blockHash`."},"topic":{"$ref":"#/components/schemas/FilterTopics","description":"Spec spelling of `topics`."}}};
+const schema407 = {"title":"FilterAddress","description":"Contract address or addresses whose logs match; null or absent matches any address.","oneOf":[{"$ref":"#/components/schemas/Address"},{"type":"array","items":{"$ref":"#/components/schemas/Address"}},{"type":"null"}]};
 
 function validate181(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -13879,7 +14012,7 @@ validate181.errors = vErrors;
 return errors === 0;
 }
 
-const schema405 = {"title":"FilterTopics","description":"Topic filter, order dependent: entry i constrains topic i. An entry is null (anything), a topic, or an array of topics (any of them). For a log with topics [A, B]: `[]` matches, `[A]` matches, `[null, B]` matches, `[A, B]` matches, `[[A, B], [A, B]]` matches. Null or absent matches any topics.","oneOf":[{"type":"array","items":{"oneOf":[{"type":"null"},{"$ref":"#/components/schemas/Hash32"},{"type":"array","items":{"$ref":"#/components/schemas/Hash32"}}]},"maxItems":4},{"type":"null"}]};
+const schema410 = {"title":"FilterTopics","description":"Topic filter, order dependent: entry i constrains topic i. An entry is null (anything), a topic, or an array of topics (any of them). For a log with topics [A, B]: `[]` matches, `[A]` matches, `[null, B]` matches, `[A, B]` matches, `[[A, B], [A, B]]` matches. Null or absent matches any topics.","oneOf":[{"type":"array","items":{"oneOf":[{"type":"null"},{"$ref":"#/components/schemas/Hash32"},{"type":"array","items":{"$ref":"#/components/schemas/Hash32"}}]},"maxItems":4},{"type":"null"}]};
 
 function validate183(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -14280,7 +14413,7 @@ return errors === 0;
 }
 
 export const r_eth_getLogs = validate189;
-const schema409 = {"type":"array","items":{"$ref":"urn:chain-node:openrpc#/components/schemas/Log"}};
+const schema414 = {"type":"array","items":{"$ref":"urn:chain-node:openrpc#/components/schemas/Log"}};
 
 function validate190(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -14295,7 +14428,7 @@ return false;
 else {
 const _errs1 = errors;
 for(const key0 in data){
-if(!(func2.call(schema279.properties, key0))){
+if(!(func2.call(schema284.properties, key0))){
 validate190.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
@@ -14893,8 +15026,8 @@ return errors === 0;
 }
 
 export const r_eth_getFilterChanges = validate192;
-const schema419 = {"$ref":"urn:chain-node:openrpc#/components/schemas/FilterChanges"};
-const schema420 = {"title":"FilterChanges","description":"What a filter produced since the last poll: block hashes (new-block filter), transaction hashes (pending-transaction filter) or Log objects (log filter). Empty when nothing new occurred.","anyOf":[{"type":"array","items":{"$ref":"#/components/schemas/Bytes32"},"description":"New block hashes or pending transaction hashes."},{"type":"array","items":{"$ref":"#/components/schemas/Log"},"description":"New logs."}]};
+const schema424 = {"$ref":"urn:chain-node:openrpc#/components/schemas/FilterChanges"};
+const schema425 = {"title":"FilterChanges","description":"What a filter produced since the last poll: block hashes (new-block filter), transaction hashes (pending-transaction filter) or Log objects (log filter). Empty when nothing new occurred.","anyOf":[{"type":"array","items":{"$ref":"#/components/schemas/Bytes32"},"description":"New block hashes or pending transaction hashes."},{"type":"array","items":{"$ref":"#/components/schemas/Log"},"description":"New logs."}]};
 
 function validate193(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -15025,8 +15158,8 @@ return errors === 0;
 }
 
 export const p_eth_subscribe_0 = validate196;
-const schema422 = {"$ref":"urn:chain-node:openrpc#/components/schemas/SubscriptionKind"};
-const schema423 = {"title":"SubscriptionKind","type":"string","enum":["newHeads","logs","newPendingTransactions"],"description":"What a subscription delivers: `newHeads` a BlockHeader per new block, `logs` each Log matching the filter options as its block is sealed, `newPendingTransactions` the hash of each transaction that becomes pending."};
+const schema427 = {"$ref":"urn:chain-node:openrpc#/components/schemas/SubscriptionKind"};
+const schema428 = {"title":"SubscriptionKind","type":"string","enum":["newHeads","logs","newPendingTransactions"],"description":"What a subscription delivers: `newHeads` a BlockHeader per new block, `logs` each Log matching the filter options as its block is sealed, `newPendingTransactions` the hash of each transaction that becomes pending."};
 
 function validate196(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -15036,7 +15169,7 @@ validate196.errors = [{instancePath,schemaPath:"urn:chain-node:openrpc#/componen
 return false;
 }
 if(!(((data === "newHeads") || (data === "logs")) || (data === "newPendingTransactions"))){
-validate196.errors = [{instancePath,schemaPath:"urn:chain-node:openrpc#/components/schemas/SubscriptionKind/enum",keyword:"enum",params:{allowedValues: schema423.enum},message:"must be equal to one of the allowed values"}];
+validate196.errors = [{instancePath,schemaPath:"urn:chain-node:openrpc#/components/schemas/SubscriptionKind/enum",keyword:"enum",params:{allowedValues: schema428.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
 validate196.errors = vErrors;
@@ -15044,8 +15177,8 @@ return errors === 0;
 }
 
 export const r_eth_subscribe = validate197;
-const schema424 = {"$ref":"urn:chain-node:openrpc#/components/schemas/SubscriptionId"};
-const schema425 = {"title":"SubscriptionId","type":"string","pattern":"^0x[0-9a-fA-F]{1,64}$","description":"Subscription identifier as 0x-prefixed hex: a random 16-byte value in quantity form (no leading zeros, lower case), as geth issues them. Notifications carry it as `params.subscription`. Accepted back in any case."};
+const schema429 = {"$ref":"urn:chain-node:openrpc#/components/schemas/SubscriptionId"};
+const schema430 = {"title":"SubscriptionId","type":"string","pattern":"^0x[0-9a-fA-F]{1,64}$","description":"Subscription identifier as 0x-prefixed hex: a random 16-byte value in quantity form (no leading zeros, lower case), as geth issues them. Notifications carry it as `params.subscription`. Accepted back in any case."};
 
 function validate197(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -15068,11 +15201,11 @@ return errors === 0;
 }
 
 export const r_admin_peers = validate198;
-const schema426 = {"type":"array","items":{"$ref":"urn:chain-node:openrpc#/components/schemas/PeerInfo"}};
-const schema427 = {"title":"PeerInfo","type":"object","description":"A peer known at protocol level (`admin_peers`).","additionalProperties":false,"required":["id","name","caps","network","protocols"],"properties":{"id":{"type":"string","description":"Unique node id: the peer's node public key (128 hex digits), as in its enode URL."},"name":{"type":"string","description":"Client type, version, operating system and custom data."},"caps":{"type":"array","items":{"type":"string","pattern":"^[^/]+/[0-9]+$","description":"Capability of the form `<protocol>/<version>`."},"description":"Protocols advertised by the peer, each `<protocol>/<version>`."},"network":{"$ref":"#/components/schemas/PeerNetwork","description":"Connection facts."},"protocols":{"type":"object","description":"Protocol state keyed by protocol name: the peer's head once the handshake is done, else \"handshake\".","additionalProperties":{"oneOf":[{"$ref":"#/components/schemas/PeerProtocolInfo"},{"const":"handshake","description":"The chain handshake with the peer is not done yet."}]}}}};
-const schema428 = {"title":"PeerNetwork","type":"object","description":"Network facts of a peer connection.","additionalProperties":false,"required":["localAddress","remoteAddress","inbound","trusted","static","consensus"],"properties":{"localAddress":{"type":"string","description":"Local endpoint of the connection (`ip:port`)."},"remoteAddress":{"type":"string","description":"Remote endpoint of the connection (`ip:port`)."},"inbound":{"type":"boolean","description":"True if the peer connected to this node."},"trusted":{"type":"boolean","description":"True for a trusted peer."},"static":{"type":"boolean","description":"True for a static node."},"consensus":{"type":"boolean","description":"True for a consensus node."}}};
-const pattern297 = new RegExp("^[^/]+/[0-9]+$", "u");
-const schema429 = {"title":"PeerProtocolInfo","type":"object","description":"State of one protocol with a peer.","additionalProperties":false,"required":["version","number","head"],"properties":{"version":{"type":"integer","minimum":0,"description":"Protocol version."},"number":{"type":"integer","minimum":0,"description":"Latest block height of the peer."},"head":{"$ref":"#/components/schemas/Bytes32","description":"Hash of the peer's latest block."}}};
+const schema431 = {"type":"array","items":{"$ref":"urn:chain-node:openrpc#/components/schemas/PeerInfo"}};
+const schema432 = {"title":"PeerInfo","type":"object","description":"A peer known at protocol level (`admin_peers`).","additionalProperties":false,"required":["id","name","caps","network","protocols"],"properties":{"id":{"type":"string","description":"Unique node id: the peer's node public key (128 hex digits), as in its enode URL."},"name":{"type":"string","description":"Client type, version, operating system and custom data."},"caps":{"type":"array","items":{"type":"string","pattern":"^[^/]+/[0-9]+$","description":"Capability of the form `<protocol>/<version>`."},"description":"Protocols advertised by the peer, each `<protocol>/<version>`."},"network":{"$ref":"#/components/schemas/PeerNetwork","description":"Connection facts."},"protocols":{"type":"object","description":"Protocol state keyed by protocol name: the peer's head once the handshake is done, else \"handshake\".","additionalProperties":{"oneOf":[{"$ref":"#/components/schemas/PeerProtocolInfo"},{"const":"handshake","description":"The chain handshake with the peer is not done yet."}]}}}};
+const schema433 = {"title":"PeerNetwork","type":"object","description":"Network facts of a peer connection.","additionalProperties":false,"required":["localAddress","remoteAddress","inbound","trusted","static","consensus"],"properties":{"localAddress":{"type":"string","description":"Local endpoint of the connection (`ip:port`)."},"remoteAddress":{"type":"string","description":"Remote endpoint of the connection (`ip:port`)."},"inbound":{"type":"boolean","description":"True if the peer connected to this node."},"trusted":{"type":"boolean","description":"True for a trusted peer."},"static":{"type":"boolean","description":"True for a static node."},"consensus":{"type":"boolean","description":"True for a consensus node."}}};
+const pattern302 = new RegExp("^[^/]+/[0-9]+$", "u");
+const schema434 = {"title":"PeerProtocolInfo","type":"object","description":"State of one protocol with a peer.","additionalProperties":false,"required":["version","number","head"],"properties":{"version":{"type":"integer","minimum":0,"description":"Protocol version."},"number":{"type":"integer","minimum":0,"description":"Latest block height of the peer."},"head":{"$ref":"#/components/schemas/Bytes32","description":"Hash of the peer's latest block."}}};
 
 function validate200(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -15228,7 +15361,7 @@ let data3 = data2[i0];
 const _errs8 = errors;
 if(errors === _errs8){
 if(typeof data3 === "string"){
-if(!pattern297.test(data3)){
+if(!pattern302.test(data3)){
 validate199.errors = [{instancePath:instancePath+"/caps/" + i0,schemaPath:"#/properties/caps/items/pattern",keyword:"pattern",params:{pattern: "^[^/]+/[0-9]+$"},message:"must match pattern \""+"^[^/]+/[0-9]+$"+"\""}];
 return false;
 }
@@ -15494,12 +15627,12 @@ return errors === 0;
 }
 
 export const r_admin_nodeInfo = validate203;
-const schema431 = {"$ref":"urn:chain-node:openrpc#/components/schemas/NodeInfo"};
-const schema432 = {"title":"NodeInfo","type":"object","description":"Facts about this node (`admin_nodeInfo`).","additionalProperties":false,"required":["id","name","enode","ip","ports","listenAddr","protocols"],"properties":{"id":{"type":"string","description":"Unique node id (also the cryptographic key identity)."},"name":{"type":"string","description":"Client type, version, operating system and custom data."},"enode":{"type":"string","description":"URL for adding this node as a peer (`enode://<public key>@<ip>:<port>`)."},"ip":{"type":"string","description":"Node IP address."},"ports":{"$ref":"#/components/schemas/NodePorts","description":"Discovery and listener ports."},"listenAddr":{"type":"string","description":"Listen address."},"protocols":{"type":"object","description":"Protocol facts keyed by protocol name.","additionalProperties":{"$ref":"#/components/schemas/NodeProtocolInfo"}},"peerId":{"type":"string","description":"The libp2p peer id of the node key (present while the node runs its network)."},"multiaddrs":{"type":"array","items":{"type":"string"},"description":"The libp2p addresses the node listens on, each ending in /p2p/<peer id> (present while the node runs its network)."}}};
-const schema433 = {"title":"NodePorts","type":"object","description":"Ports of the node.","additionalProperties":false,"required":["discovery","listener"],"properties":{"discovery":{"type":"integer","minimum":0,"maximum":65535,"description":"UDP port of node discovery."},"listener":{"type":"integer","minimum":0,"maximum":65535,"description":"TCP port of the RLPx listener."}}};
-const schema434 = {"title":"NodeProtocolInfo","type":"object","description":"What the node runs of one protocol.","additionalProperties":false,"required":["network","genesis","head","config"],"properties":{"network":{"type":"integer","minimum":0,"description":"Network id."},"genesis":{"$ref":"#/components/schemas/Bytes32","description":"Genesis block hash."},"head":{"$ref":"#/components/schemas/Bytes32","description":"Latest block hash."},"config":{"$ref":"#/components/schemas/ChainConfig","description":"Chain configuration."},"version":{"type":"integer","minimum":0,"description":"Protocol version."}}};
-const schema437 = {"title":"ChainConfig","type":"object","description":"Chain configuration, as in the genesis file. Further genesis keys (e.g. `licenseCheck`) are passed through.","additionalProperties":true,"required":["chainId","interpreter","istanbul"],"properties":{"chainId":{"type":"integer","minimum":0,"description":"Chain id."},"interpreter":{"type":"string","description":"VM support setting: `all` means both the wasm virtual machine and the contract-language virtual machine are supported."},"istanbul":{"$ref":"#/components/schemas/IstanbulConfig","description":"Consensus configuration."}}};
-const schema438 = {"title":"IstanbulConfig","type":"object","description":"Istanbul consensus configuration, as in the genesis file. Further genesis keys are passed through.","additionalProperties":true,"required":["timeout","period","firstValidatorNode"],"properties":{"timeout":{"type":"integer","minimum":0,"description":"Round timeout in milliseconds."},"period":{"type":"integer","minimum":0,"description":"Block period in seconds."},"policy":{"type":"integer","minimum":0,"description":"Rule for proposer election."},"firstValidatorNode":{"type":"string","description":"First consensus node (an enode URL)."}}};
+const schema436 = {"$ref":"urn:chain-node:openrpc#/components/schemas/NodeInfo"};
+const schema437 = {"title":"NodeInfo","type":"object","description":"Facts about this node (`admin_nodeInfo`).","additionalProperties":false,"required":["id","name","enode","ip","ports","listenAddr","protocols"],"properties":{"id":{"type":"string","description":"Unique node id (also the cryptographic key identity)."},"name":{"type":"string","description":"Client type, version, operating system and custom data."},"enode":{"type":"string","description":"URL for adding this node as a peer (`enode://<public key>@<ip>:<port>`)."},"ip":{"type":"string","description":"Node IP address."},"ports":{"$ref":"#/components/schemas/NodePorts","description":"Discovery and listener ports."},"listenAddr":{"type":"string","description":"Listen address."},"protocols":{"type":"object","description":"Protocol facts keyed by protocol name.","additionalProperties":{"$ref":"#/components/schemas/NodeProtocolInfo"}},"peerId":{"type":"string","description":"The libp2p peer id of the node key (present while the node runs its network)."},"multiaddrs":{"type":"array","items":{"type":"string"},"description":"The libp2p addresses the node listens on, each ending in /p2p/<peer id> (present while the node runs its network)."}}};
+const schema438 = {"title":"NodePorts","type":"object","description":"Ports of the node.","additionalProperties":false,"required":["discovery","listener"],"properties":{"discovery":{"type":"integer","minimum":0,"maximum":65535,"description":"UDP port of node discovery."},"listener":{"type":"integer","minimum":0,"maximum":65535,"description":"TCP port of the RLPx listener."}}};
+const schema439 = {"title":"NodeProtocolInfo","type":"object","description":"What the node runs of one protocol.","additionalProperties":false,"required":["network","genesis","head","config"],"properties":{"network":{"type":"integer","minimum":0,"description":"Network id."},"genesis":{"$ref":"#/components/schemas/Bytes32","description":"Genesis block hash."},"head":{"$ref":"#/components/schemas/Bytes32","description":"Latest block hash."},"config":{"$ref":"#/components/schemas/ChainConfig","description":"Chain configuration."},"version":{"type":"integer","minimum":0,"description":"Protocol version."}}};
+const schema442 = {"title":"ChainConfig","type":"object","description":"Chain configuration, as in the genesis file. Further genesis keys (e.g. `licenseCheck`) are passed through.","additionalProperties":true,"required":["chainId","interpreter","istanbul"],"properties":{"chainId":{"type":"integer","minimum":0,"description":"Chain id."},"interpreter":{"type":"string","description":"VM support setting: `all` means both the wasm virtual machine and the contract-language virtual machine are supported."},"istanbul":{"$ref":"#/components/schemas/IstanbulConfig","description":"Consensus configuration."}}};
+const schema443 = {"title":"IstanbulConfig","type":"object","description":"Istanbul consensus configuration, as in the genesis file. Further genesis keys are passed through.","additionalProperties":true,"required":["timeout","period","firstValidatorNode"],"properties":{"timeout":{"type":"integer","minimum":0,"description":"Round timeout in milliseconds."},"period":{"type":"integer","minimum":0,"description":"Block period in seconds."},"policy":{"type":"integer","minimum":0,"description":"Rule for proposer election."},"firstValidatorNode":{"type":"string","description":"First consensus node (an enode URL)."}}};
 
 function validate206(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -15807,7 +15940,7 @@ return false;
 else {
 const _errs1 = errors;
 for(const key0 in data){
-if(!(func2.call(schema432.properties, key0))){
+if(!(func2.call(schema437.properties, key0))){
 validate204.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
@@ -16065,11 +16198,11 @@ return errors === 0;
 }
 
 export const r_txpool_content = validate210;
-const schema439 = {"$ref":"urn:chain-node:openrpc#/components/schemas/TxpoolContent"};
-const schema440 = {"title":"TxpoolContent","type":"object","description":"Transactions in the pool (`txpool_content`).","additionalProperties":false,"required":["pending","queued"],"properties":{"pending":{"$ref":"#/components/schemas/TxpoolTransactions","description":"Transactions ready for inclusion in the next blocks."},"queued":{"$ref":"#/components/schemas/TxpoolTransactions","description":"Transactions waiting for a nonce gap to close."}}};
-const schema441 = {"title":"TxpoolTransactions","type":"object","description":"Pool transactions grouped by sender address, then keyed by nonce (a decimal string), ordered by nonce.","propertyNames":{"$ref":"#/components/schemas/Address"},"additionalProperties":{"$ref":"#/components/schemas/TxpoolTransactionsByNonce"}};
-const schema443 = {"title":"TxpoolTransactionsByNonce","description":"One sender's pool transactions keyed by nonce (a decimal string), ordered by nonce.","type":"object","propertyNames":{"type":"string","pattern":"^(0|[1-9][0-9]*)$","description":"Decimal digits without leading zeros. The nonce."},"additionalProperties":{"$ref":"#/components/schemas/Transaction"}};
-const pattern302 = new RegExp("^(0|[1-9][0-9]*)$", "u");
+const schema444 = {"$ref":"urn:chain-node:openrpc#/components/schemas/TxpoolContent"};
+const schema445 = {"title":"TxpoolContent","type":"object","description":"Transactions in the pool (`txpool_content`).","additionalProperties":false,"required":["pending","queued"],"properties":{"pending":{"$ref":"#/components/schemas/TxpoolTransactions","description":"Transactions ready for inclusion in the next blocks."},"queued":{"$ref":"#/components/schemas/TxpoolTransactions","description":"Transactions waiting for a nonce gap to close."}}};
+const schema446 = {"title":"TxpoolTransactions","type":"object","description":"Pool transactions grouped by sender address, then keyed by nonce (a decimal string), ordered by nonce.","propertyNames":{"$ref":"#/components/schemas/Address"},"additionalProperties":{"$ref":"#/components/schemas/TxpoolTransactionsByNonce"}};
+const schema448 = {"title":"TxpoolTransactionsByNonce","description":"One sender's pool transactions keyed by nonce (a decimal string), ordered by nonce.","type":"object","propertyNames":{"type":"string","pattern":"^(0|[1-9][0-9]*)$","description":"Decimal digits without leading zeros. The nonce."},"additionalProperties":{"$ref":"#/components/schemas/Transaction"}};
+const pattern307 = new RegExp("^(0|[1-9][0-9]*)$", "u");
 
 function validate213(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -16080,7 +16213,7 @@ for(const key0 in data){
 const _errs1 = errors;
 if(errors === _errs1){
 if(typeof key0 === "string"){
-if(!pattern302.test(key0)){
+if(!pattern307.test(key0)){
 const err0 = {instancePath,schemaPath:"#/propertyNames/pattern",keyword:"pattern",params:{pattern: "^(0|[1-9][0-9]*)$"},message:"must match pattern \""+"^(0|[1-9][0-9]*)$"+"\"",propertyName:key0};
 if(vErrors === null){
 vErrors = [err0];
@@ -16281,8 +16414,8 @@ return errors === 0;
 }
 
 export const r_txpool_contentFrom = validate219;
-const schema444 = {"$ref":"urn:chain-node:openrpc#/components/schemas/TxpoolContentFrom"};
-const schema445 = {"title":"TxpoolContentFrom","type":"object","description":"One sender's transactions in the pool (`txpool_contentFrom`).","additionalProperties":false,"required":["pending","queued"],"properties":{"pending":{"$ref":"#/components/schemas/TxpoolTransactionsByNonce","description":"Transactions ready for inclusion in the next blocks."},"queued":{"$ref":"#/components/schemas/TxpoolTransactionsByNonce","description":"Transactions waiting for a nonce gap to close."}}};
+const schema449 = {"$ref":"urn:chain-node:openrpc#/components/schemas/TxpoolContentFrom"};
+const schema450 = {"title":"TxpoolContentFrom","type":"object","description":"One sender's transactions in the pool (`txpool_contentFrom`).","additionalProperties":false,"required":["pending","queued"],"properties":{"pending":{"$ref":"#/components/schemas/TxpoolTransactionsByNonce","description":"Transactions ready for inclusion in the next blocks."},"queued":{"$ref":"#/components/schemas/TxpoolTransactionsByNonce","description":"Transactions waiting for a nonce gap to close."}}};
 
 function validate220(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -16353,8 +16486,8 @@ return errors === 0;
 }
 
 export const r_txpool_status = validate224;
-const schema446 = {"$ref":"urn:chain-node:openrpc#/components/schemas/TxpoolStatus"};
-const schema447 = {"title":"TxpoolStatus","type":"object","description":"Numbers of transactions in the pool (`txpool_status`).","additionalProperties":false,"required":["pending","queued"],"properties":{"pending":{"$ref":"#/components/schemas/Uint","description":"Number of pending transactions."},"queued":{"$ref":"#/components/schemas/Uint","description":"Number of queued transactions."}}};
+const schema451 = {"$ref":"urn:chain-node:openrpc#/components/schemas/TxpoolStatus"};
+const schema452 = {"title":"TxpoolStatus","type":"object","description":"Numbers of transactions in the pool (`txpool_status`).","additionalProperties":false,"required":["pending","queued"],"properties":{"pending":{"$ref":"#/components/schemas/Uint","description":"Number of pending transactions."},"queued":{"$ref":"#/components/schemas/Uint","description":"Number of queued transactions."}}};
 
 function validate225(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -16445,9 +16578,9 @@ return errors === 0;
 }
 
 export const r_txpool_inspect = validate227;
-const schema450 = {"$ref":"urn:chain-node:openrpc#/components/schemas/TxpoolInspect"};
-const schema451 = {"title":"TxpoolInspect","type":"object","description":"Summaries of the transactions in the pool (`txpool_inspect`).","additionalProperties":false,"required":["pending","queued"],"properties":{"pending":{"$ref":"#/components/schemas/TxpoolSummaries","description":"Pending transactions."},"queued":{"$ref":"#/components/schemas/TxpoolSummaries","description":"Queued transactions."}}};
-const schema452 = {"title":"TxpoolSummaries","type":"object","description":"Pool transaction summaries grouped by sender address, then keyed by nonce (a decimal string): `<destination>: <value> wei + <gas> gas × <gasPrice> wei`.","propertyNames":{"$ref":"#/components/schemas/Address"},"additionalProperties":{"type":"object","propertyNames":{"type":"string","pattern":"^(0|[1-9][0-9]*)$","description":"Decimal digits without leading zeros. The nonce."},"additionalProperties":{"type":"string"}}};
+const schema455 = {"$ref":"urn:chain-node:openrpc#/components/schemas/TxpoolInspect"};
+const schema456 = {"title":"TxpoolInspect","type":"object","description":"Summaries of the transactions in the pool (`txpool_inspect`).","additionalProperties":false,"required":["pending","queued"],"properties":{"pending":{"$ref":"#/components/schemas/TxpoolSummaries","description":"Pending transactions."},"queued":{"$ref":"#/components/schemas/TxpoolSummaries","description":"Queued transactions."}}};
+const schema457 = {"title":"TxpoolSummaries","type":"object","description":"Pool transaction summaries grouped by sender address, then keyed by nonce (a decimal string): `<destination>: <value> wei + <gas> gas × <gasPrice> wei`.","propertyNames":{"$ref":"#/components/schemas/Address"},"additionalProperties":{"type":"object","propertyNames":{"type":"string","pattern":"^(0|[1-9][0-9]*)$","description":"Decimal digits without leading zeros. The nonce."},"additionalProperties":{"type":"string"}}};
 
 function validate229(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -16506,7 +16639,7 @@ for(const key2 in data0){
 const _errs7 = errors;
 if(errors === _errs7){
 if(typeof key2 === "string"){
-if(!pattern302.test(key2)){
+if(!pattern307.test(key2)){
 const err3 = {instancePath:instancePath+"/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/additionalProperties/propertyNames/pattern",keyword:"pattern",params:{pattern: "^(0|[1-9][0-9]*)$"},message:"must match pattern \""+"^(0|[1-9][0-9]*)$"+"\"",propertyName:key2};
 if(vErrors === null){
 vErrors = [err3];
@@ -16648,14 +16781,14 @@ return errors === 0;
 }
 
 export const r_net_version = validate233;
-const schema454 = {"type":"string","pattern":"^(0|[1-9][0-9]*)$","description":"Decimal digits without leading zeros."};
+const schema459 = {"type":"string","pattern":"^(0|[1-9][0-9]*)$","description":"Decimal digits without leading zeros."};
 
 function validate233(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(typeof data === "string"){
-if(!pattern302.test(data)){
+if(!pattern307.test(data)){
 validate233.errors = [{instancePath,schemaPath:"#/pattern",keyword:"pattern",params:{pattern: "^(0|[1-9][0-9]*)$"},message:"must match pattern \""+"^(0|[1-9][0-9]*)$"+"\""}];
 return false;
 }
@@ -16670,7 +16803,7 @@ return errors === 0;
 }
 
 export const r_rpc_modules = validate234;
-const schema455 = {"type":"object","additionalProperties":{"type":"string","const":"1.0"}};
+const schema460 = {"type":"object","additionalProperties":{"type":"string","const":"1.0"}};
 
 function validate234(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -16704,7 +16837,7 @@ return errors === 0;
 }
 
 export const r_debug_getRawReceipts = validate235;
-const schema456 = {"type":"array","items":{"$ref":"urn:chain-node:openrpc#/components/schemas/Bytes"}};
+const schema461 = {"type":"array","items":{"$ref":"urn:chain-node:openrpc#/components/schemas/Bytes"}};
 
 function validate235(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -16745,9 +16878,9 @@ return errors === 0;
 }
 
 export const p_debug_traceTransaction_1 = validate236;
-const schema458 = {"$ref":"urn:chain-node:openrpc#/components/schemas/TraceConfig"};
-const schema459 = {"title":"TraceConfig","type":"object","description":"Options of a trace (geth's TraceConfig; execution-apis' TraceConfig). Without `tracer` the struct logger runs and `disableStack`, `disableStorage`, `enableMemory`, `enableReturnData` and `limit` shape its steps; `tracer` names a built-in tracer (`callTracer`, `prestateTracer`) and `tracerConfig` configures it. `timeout` (a Go duration: `300ms`, `5s`, `1m`) bounds each transaction's trace instead of `--rpc.evmtimeout`. Unknown fields (geth's `reexec`, `debug`) are accepted and change nothing.","additionalProperties":true,"properties":{"tracer":{"type":"string","description":"Empty or absent: the struct logger. `callTracer`: the call tree. `prestateTracer`: the accounts the transaction touched, as they were before it. Any other name is an error (no JavaScript tracers)."},"tracerConfig":{"type":"object","additionalProperties":true,"description":"callTracer: `onlyTopCall` (the transaction's own frame only), `withLog` (the logs each frame emitted). prestateTracer: `diffMode` (what changed: `pre` and `post`), `disableCode`, `disableStorage`.","properties":{"onlyTopCall":{"type":"boolean"},"withLog":{"type":"boolean"},"diffMode":{"type":"boolean"},"disableCode":{"type":"boolean"},"disableStorage":{"type":"boolean"}}},"timeout":{"type":"string","pattern":"^([0-9]+(\\.[0-9]+)?(ms|s|m|h))+$","description":"Go duration bounding each transaction's trace (default: `--rpc.evmtimeout`)."},"disableStorage":{"type":"boolean"},"disableStack":{"type":"boolean"},"enableMemory":{"type":"boolean"},"enableReturnData":{"type":"boolean"},"limit":{"type":"integer","minimum":0,"description":"Most struct log entries recorded (0: no limit); execution goes on past it."},"debug":{"type":"boolean"}}};
-const pattern309 = new RegExp("^([0-9]+(\\.[0-9]+)?(ms|s|m|h))+$", "u");
+const schema463 = {"$ref":"urn:chain-node:openrpc#/components/schemas/TraceConfig"};
+const schema464 = {"title":"TraceConfig","type":"object","description":"Options of a trace (geth's TraceConfig; execution-apis' TraceConfig). Without `tracer` the struct logger runs and `disableStack`, `disableStorage`, `enableMemory`, `enableReturnData` and `limit` shape its steps; `tracer` names a built-in tracer (`callTracer`, `prestateTracer`) and `tracerConfig` configures it. `timeout` (a Go duration: `300ms`, `5s`, `1m`) bounds each transaction's trace instead of `--rpc.evmtimeout`. Unknown fields (geth's `reexec`, `debug`) are accepted and change nothing.","additionalProperties":true,"properties":{"tracer":{"type":"string","description":"Empty or absent: the struct logger. `callTracer`: the call tree. `prestateTracer`: the accounts the transaction touched, as they were before it. Any other name is an error (no JavaScript tracers)."},"tracerConfig":{"type":"object","additionalProperties":true,"description":"callTracer: `onlyTopCall` (the transaction's own frame only), `withLog` (the logs each frame emitted). prestateTracer: `diffMode` (what changed: `pre` and `post`), `disableCode`, `disableStorage`.","properties":{"onlyTopCall":{"type":"boolean"},"withLog":{"type":"boolean"},"diffMode":{"type":"boolean"},"disableCode":{"type":"boolean"},"disableStorage":{"type":"boolean"}}},"timeout":{"type":"string","pattern":"^([0-9]+(\\.[0-9]+)?(ms|s|m|h))+$","description":"Go duration bounding each transaction's trace (default: `--rpc.evmtimeout`)."},"disableStorage":{"type":"boolean"},"disableStack":{"type":"boolean"},"enableMemory":{"type":"boolean"},"enableReturnData":{"type":"boolean"},"limit":{"type":"integer","minimum":0,"description":"Most struct log entries recorded (0: no limit); execution goes on past it."},"debug":{"type":"boolean"}}};
+const pattern314 = new RegExp("^([0-9]+(\\.[0-9]+)?(ms|s|m|h))+$", "u");
 
 function validate236(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -16852,7 +16985,7 @@ let data7 = data.timeout;
 const _errs18 = errors;
 if(errors === _errs18){
 if(typeof data7 === "string"){
-if(!pattern309.test(data7)){
+if(!pattern314.test(data7)){
 validate236.errors = [{instancePath:instancePath+"/timeout",schemaPath:"urn:chain-node:openrpc#/components/schemas/TraceConfig/properties/timeout/pattern",keyword:"pattern",params:{pattern: "^([0-9]+(\\.[0-9]+)?(ms|s|m|h))+$"},message:"must match pattern \""+"^([0-9]+(\\.[0-9]+)?(ms|s|m|h))+$"+"\""}];
 return false;
 }
@@ -16967,10 +17100,10 @@ return errors === 0;
 }
 
 export const r_debug_traceTransaction = validate237;
-const schema460 = {"$ref":"urn:chain-node:openrpc#/components/schemas/TraceResult"};
-const schema461 = {"title":"TraceResult","description":"A transaction's trace: the struct logger's steps, callTracer's call tree, or prestateTracer's accounts.","oneOf":[{"$ref":"#/components/schemas/StructLogTrace"},{"$ref":"#/components/schemas/CallFrame"},{"$ref":"#/components/schemas/Prestate"},{"$ref":"#/components/schemas/PrestateDiff"}]};
-const schema462 = {"title":"StructLogTrace","type":"object","description":"The struct logger's answer (execution-apis' OpcodeTransactionTrace): gas the transaction used, whether it failed, what it returned (the revert data when it reverted) and its steps.","additionalProperties":false,"required":["gas","failed","returnValue","structLogs"],"properties":{"gas":{"type":"integer","minimum":0},"failed":{"type":"boolean"},"returnValue":{"$ref":"#/components/schemas/Bytes"},"structLogs":{"type":"array","items":{"$ref":"#/components/schemas/StructLog"}}}};
-const schema464 = {"title":"StructLog","type":"object","description":"One opcode step (geth's struct logger; execution-apis' StructLog): program counter, opcode, gas before it, its cost (a call's includes the gas it hands the callee), depth (1: the transaction's frame), and unless disabled the stack (bottom first), the memory as 32-byte words, the last call's return data, and at SLOAD/SSTORE the slots the contract touched so far.","additionalProperties":false,"required":["pc","op","gas","gasCost","depth"],"properties":{"pc":{"type":"integer","minimum":0},"op":{"type":"string"},"gas":{"type":"integer","minimum":0},"gasCost":{"type":"integer","minimum":0},"depth":{"type":"integer","minimum":1},"error":{"type":"string"},"refund":{"type":"integer","minimum":0},"stack":{"type":"array","items":{"$ref":"#/components/schemas/Uint"}},"memory":{"type":"array","items":{"$ref":"#/components/schemas/Bytes32"}},"returnData":{"$ref":"#/components/schemas/Bytes"},"storage":{"type":"object","additionalProperties":{"$ref":"#/components/schemas/Bytes32"}}}};
+const schema465 = {"$ref":"urn:chain-node:openrpc#/components/schemas/TraceResult"};
+const schema466 = {"title":"TraceResult","description":"A transaction's trace: the struct logger's steps, callTracer's call tree, or prestateTracer's accounts.","oneOf":[{"$ref":"#/components/schemas/StructLogTrace"},{"$ref":"#/components/schemas/CallFrame"},{"$ref":"#/components/schemas/Prestate"},{"$ref":"#/components/schemas/PrestateDiff"}]};
+const schema467 = {"title":"StructLogTrace","type":"object","description":"The struct logger's answer (execution-apis' OpcodeTransactionTrace): gas the transaction used, whether it failed, what it returned (the revert data when it reverted) and its steps.","additionalProperties":false,"required":["gas","failed","returnValue","structLogs"],"properties":{"gas":{"type":"integer","minimum":0},"failed":{"type":"boolean"},"returnValue":{"$ref":"#/components/schemas/Bytes"},"structLogs":{"type":"array","items":{"$ref":"#/components/schemas/StructLog"}}}};
+const schema469 = {"title":"StructLog","type":"object","description":"One opcode step (geth's struct logger; execution-apis' StructLog): program counter, opcode, gas before it, its cost (a call's includes the gas it hands the callee), depth (1: the transaction's frame), and unless disabled the stack (bottom first), the memory as 32-byte words, the last call's return data, and at SLOAD/SSTORE the slots the contract touched so far.","additionalProperties":false,"required":["pc","op","gas","gasCost","depth"],"properties":{"pc":{"type":"integer","minimum":0},"op":{"type":"string"},"gas":{"type":"integer","minimum":0},"gasCost":{"type":"integer","minimum":0},"depth":{"type":"integer","minimum":1},"error":{"type":"string"},"refund":{"type":"integer","minimum":0},"stack":{"type":"array","items":{"$ref":"#/components/schemas/Uint"}},"memory":{"type":"array","items":{"$ref":"#/components/schemas/Bytes32"}},"returnData":{"$ref":"#/components/schemas/Bytes"},"storage":{"type":"object","additionalProperties":{"$ref":"#/components/schemas/Bytes32"}}}};
 
 function validate240(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -16985,7 +17118,7 @@ return false;
 else {
 const _errs1 = errors;
 for(const key0 in data){
-if(!(func2.call(schema464.properties, key0))){
+if(!(func2.call(schema469.properties, key0))){
 validate240.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
@@ -17402,8 +17535,8 @@ validate239.errors = vErrors;
 return errors === 0;
 }
 
-const schema469 = {"title":"CallFrame","type":"object","description":"callTracer's call frame (geth's shape): the opcode that made it (`CALL`, `STATICCALL`, `DELEGATECALL`, `CALLCODE`, `CREATE`, `CREATE2`; the transaction's own frame `CALL` or `CREATE`), caller, callee (the created contract for a create that succeeded), gas given and used (the transaction's frame: its gas limit and the receipt's gasUsed), input, output, the error of a failed frame with the decoded revert reason, the frames it called and, with `withLog`, its logs. `value` is absent for STATICCALL.","additionalProperties":false,"required":["type","from","gas","gasUsed","input"],"properties":{"type":{"type":"string","enum":["CALL","CALLCODE","DELEGATECALL","STATICCALL","CREATE","CREATE2"]},"from":{"$ref":"#/components/schemas/Address"},"gas":{"$ref":"#/components/schemas/Uint"},"gasUsed":{"$ref":"#/components/schemas/Uint"},"to":{"$ref":"#/components/schemas/Address"},"input":{"$ref":"#/components/schemas/Bytes"},"output":{"$ref":"#/components/schemas/Bytes"},"error":{"type":"string"},"revertReason":{"type":"string"},"calls":{"type":"array","description":"The frames this frame called, each of this same shape.","items":{"type":"object"}},"logs":{"type":"array","items":{"$ref":"#/components/schemas/CallFrameLog"}},"value":{"$ref":"#/components/schemas/Uint"}}};
-const schema476 = {"title":"CallFrameLog","type":"object","description":"A log a call frame emitted (callTracer `withLog`); `position`: how many of the frame's calls came before it.","additionalProperties":false,"required":["address","topics","data","position"],"properties":{"address":{"$ref":"#/components/schemas/Address"},"topics":{"type":"array","items":{"$ref":"#/components/schemas/Bytes32"}},"data":{"$ref":"#/components/schemas/Bytes"},"position":{"$ref":"#/components/schemas/Uint"}}};
+const schema474 = {"title":"CallFrame","type":"object","description":"callTracer's call frame (geth's shape): the opcode that made it (`CALL`, `STATICCALL`, `DELEGATECALL`, `CALLCODE`, `CREATE`, `CREATE2`; the transaction's own frame `CALL` or `CREATE`), caller, callee (the created contract for a create that succeeded), gas given and used (the transaction's frame: its gas limit and the receipt's gasUsed), input, output, the error of a failed frame with the decoded revert reason, the frames it called and, with `withLog`, its logs. `value` is absent for STATICCALL.","additionalProperties":false,"required":["type","from","gas","gasUsed","input"],"properties":{"type":{"type":"string","enum":["CALL","CALLCODE","DELEGATECALL","STATICCALL","CREATE","CREATE2"]},"from":{"$ref":"#/components/schemas/Address"},"gas":{"$ref":"#/components/schemas/Uint"},"gasUsed":{"$ref":"#/components/schemas/Uint"},"to":{"$ref":"#/components/schemas/Address"},"input":{"$ref":"#/components/schemas/Bytes"},"output":{"$ref":"#/components/schemas/Bytes"},"error":{"type":"string"},"revertReason":{"type":"string"},"calls":{"type":"array","description":"The frames this frame called, each of this same shape.","items":{"type":"object"}},"logs":{"type":"array","items":{"$ref":"#/components/schemas/CallFrameLog"}},"value":{"$ref":"#/components/schemas/Uint"}}};
+const schema481 = {"title":"CallFrameLog","type":"object","description":"A log a call frame emitted (callTracer `withLog`); `position`: how many of the frame's calls came before it.","additionalProperties":false,"required":["address","topics","data","position"],"properties":{"address":{"$ref":"#/components/schemas/Address"},"topics":{"type":"array","items":{"$ref":"#/components/schemas/Bytes32"}},"data":{"$ref":"#/components/schemas/Bytes"},"position":{"$ref":"#/components/schemas/Uint"}}};
 
 function validate244(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -17559,7 +17692,7 @@ return false;
 else {
 const _errs1 = errors;
 for(const key0 in data){
-if(!(func2.call(schema469.properties, key0))){
+if(!(func2.call(schema474.properties, key0))){
 validate243.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
@@ -17574,7 +17707,7 @@ validate243.errors = [{instancePath:instancePath+"/type",schemaPath:"#/propertie
 return false;
 }
 if(!((((((data0 === "CALL") || (data0 === "CALLCODE")) || (data0 === "DELEGATECALL")) || (data0 === "STATICCALL")) || (data0 === "CREATE")) || (data0 === "CREATE2"))){
-validate243.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/enum",keyword:"enum",params:{allowedValues: schema469.properties.type.enum},message:"must be equal to one of the allowed values"}];
+validate243.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/enum",keyword:"enum",params:{allowedValues: schema474.properties.type.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -17844,9 +17977,9 @@ validate243.errors = vErrors;
 return errors === 0;
 }
 
-const schema482 = {"title":"Prestate","type":"object","description":"prestateTracer's answer: every account the transaction touched (sender, recipient, coinbase, call targets, accounts read by BALANCE/EXTCODE*/SELFDESTRUCT, created contracts), by address, as it was before the transaction.","propertyNames":{"pattern":"^0x[0-9a-f]{40}$"},"additionalProperties":{"$ref":"#/components/schemas/PrestateAccount"}};
-const pattern326 = new RegExp("^0x[0-9a-f]{40}$", "u");
-const schema483 = {"title":"PrestateAccount","type":"object","description":"An account in prestateTracer's answer (geth's shape): balance, then code, nonce (a number) and the storage slots read or written, each left out when empty or zero (in `post`: when unchanged).","additionalProperties":false,"properties":{"balance":{"$ref":"#/components/schemas/Uint"},"code":{"$ref":"#/components/schemas/Bytes"},"nonce":{"type":"integer","minimum":0},"storage":{"type":"object","additionalProperties":{"$ref":"#/components/schemas/Bytes32"}}}};
+const schema487 = {"title":"Prestate","type":"object","description":"prestateTracer's answer: every account the transaction touched (sender, recipient, coinbase, call targets, accounts read by BALANCE/EXTCODE*/SELFDESTRUCT, created contracts), by address, as it was before the transaction.","propertyNames":{"pattern":"^0x[0-9a-f]{40}$"},"additionalProperties":{"$ref":"#/components/schemas/PrestateAccount"}};
+const pattern331 = new RegExp("^0x[0-9a-f]{40}$", "u");
+const schema488 = {"title":"PrestateAccount","type":"object","description":"An account in prestateTracer's answer (geth's shape): balance, then code, nonce (a number) and the storage slots read or written, each left out when empty or zero (in `post`: when unchanged).","additionalProperties":false,"properties":{"balance":{"$ref":"#/components/schemas/Uint"},"code":{"$ref":"#/components/schemas/Bytes"},"nonce":{"type":"integer","minimum":0},"storage":{"type":"object","additionalProperties":{"$ref":"#/components/schemas/Bytes32"}}}};
 
 function validate248(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -17987,7 +18120,7 @@ if(data && typeof data == "object" && !Array.isArray(data)){
 for(const key0 in data){
 const _errs1 = errors;
 if(typeof key0 === "string"){
-if(!pattern326.test(key0)){
+if(!pattern331.test(key0)){
 const err0 = {instancePath,schemaPath:"#/propertyNames/pattern",keyword:"pattern",params:{pattern: "^0x[0-9a-f]{40}$"},message:"must match pattern \""+"^0x[0-9a-f]{40}$"+"\"",propertyName:key0};
 if(vErrors === null){
 vErrors = [err0];
@@ -18036,7 +18169,7 @@ validate247.errors = vErrors;
 return errors === 0;
 }
 
-const schema487 = {"title":"PrestateDiff","type":"object","description":"prestateTracer's answer with `diffMode`: `pre`, the changed accounts as they were (only the changed slots; a created account is absent), and `post`, what changed in them (a cleared slot is absent).","additionalProperties":false,"required":["post","pre"],"properties":{"post":{"$ref":"#/components/schemas/Prestate"},"pre":{"$ref":"#/components/schemas/Prestate"}}};
+const schema492 = {"title":"PrestateDiff","type":"object","description":"prestateTracer's answer with `diffMode`: `pre`, the changed accounts as they were (only the changed slots; a created account is absent), and `post`, what changed in them (a cleared slot is absent).","additionalProperties":false,"required":["post","pre"],"properties":{"post":{"$ref":"#/components/schemas/Prestate"},"pre":{"$ref":"#/components/schemas/Prestate"}}};
 
 function validate251(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -18199,8 +18332,8 @@ return errors === 0;
 }
 
 export const p_debug_traceCall_2 = validate256;
-const schema488 = {"$ref":"urn:chain-node:openrpc#/components/schemas/TraceCallConfig"};
-const schema489 = {"title":"TraceCallConfig","description":"debug_traceCall's options (geth's TraceCallConfig): a TraceConfig, and the overrides `eth_call` takes as its third and fourth parameters.","allOf":[{"$ref":"#/components/schemas/TraceConfig"},{"type":"object","properties":{"stateOverrides":{"$ref":"#/components/schemas/StateOverrides","description":"Accounts the traced call sees instead of the real ones (as eth_call's third parameter)."},"blockOverrides":{"$ref":"#/components/schemas/BlockOverrides","description":"Block fields the traced call sees (as eth_call's fourth parameter: `number`, `time`, `gasLimit`, `feeRecipient`)."}}}]};
+const schema493 = {"$ref":"urn:chain-node:openrpc#/components/schemas/TraceCallConfig"};
+const schema494 = {"title":"TraceCallConfig","description":"debug_traceCall's options (geth's TraceCallConfig): a TraceConfig, and the overrides `eth_call` takes as its third and fourth parameters.","allOf":[{"$ref":"#/components/schemas/TraceConfig"},{"type":"object","properties":{"stateOverrides":{"$ref":"#/components/schemas/StateOverrides","description":"Accounts the traced call sees instead of the real ones (as eth_call's third parameter)."},"blockOverrides":{"$ref":"#/components/schemas/BlockOverrides","description":"Block fields the traced call sees (as eth_call's fourth parameter: `number`, `time`, `gasLimit`, `feeRecipient`)."}}}]};
 
 function validate257(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -18306,7 +18439,7 @@ let data7 = data.timeout;
 const _errs19 = errors;
 if(errors === _errs19){
 if(typeof data7 === "string"){
-if(!pattern309.test(data7)){
+if(!pattern314.test(data7)){
 validate257.errors = [{instancePath:instancePath+"/timeout",schemaPath:"#/components/schemas/TraceConfig/properties/timeout/pattern",keyword:"pattern",params:{pattern: "^([0-9]+(\\.[0-9]+)?(ms|s|m|h))+$"},message:"must match pattern \""+"^([0-9]+(\\.[0-9]+)?(ms|s|m|h))+$"+"\""}];
 return false;
 }
@@ -18470,8 +18603,8 @@ return errors === 0;
 }
 
 export const r_debug_traceBlockByNumber = validate261;
-const schema491 = {"type":"array","items":{"$ref":"urn:chain-node:openrpc#/components/schemas/BlockTraceEntry"}};
-const schema492 = {"title":"BlockTraceEntry","type":"object","description":"One transaction's trace in a block trace.","additionalProperties":false,"required":["txHash","result"],"properties":{"txHash":{"$ref":"#/components/schemas/Hash32"},"result":{"$ref":"#/components/schemas/TraceResult"}}};
+const schema496 = {"type":"array","items":{"$ref":"urn:chain-node:openrpc#/components/schemas/BlockTraceEntry"}};
+const schema497 = {"title":"BlockTraceEntry","type":"object","description":"One transaction's trace in a block trace.","additionalProperties":false,"required":["txHash","result"],"properties":{"txHash":{"$ref":"#/components/schemas/Hash32"},"result":{"$ref":"#/components/schemas/TraceResult"}}};
 
 function validate263(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;

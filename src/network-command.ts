@@ -1,8 +1,9 @@
 // `npm run network`: a local network of nodes in one command, each node its own process on
 // loopback. A first run creates DIR (src/network/layout.ts), then every run builds the node if its
 // bundle is stale (as `npm start`), starts every node (src/network/node-process.ts), brings node 1's
-// chain to the network's governance (src/network/registration.ts) and prints one JSON line per node,
-// then `network ready`. It runs until SIGINT/SIGTERM, which stop every node it started (exit 0).
+// chain to the network's governance (src/network/registration.ts), waits until every node is peered
+// and has the validators' head (src/network/readiness.ts), and prints one JSON line per node, then
+// `network ready`. It runs until SIGINT/SIGTERM, which stop every node it started (exit 0).
 // stdout carries only those lines, for scripts and tests; what happens meanwhile goes to stderr.
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
@@ -15,6 +16,7 @@ import { DEFAULT_P2P_PORT } from './node/config.ts';
 import { NetworkSetupError, prepareLayout, type NetworkOptions } from './network/layout.ts';
 import { spawnNode, untilAnswering, type NodeProcess } from './network/node-process.ts';
 import { registerNetwork } from './network/registration.ts';
+import { untilInStep } from './network/readiness.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const DEFAULT_HTTP_PORT = 6791;
@@ -156,6 +158,7 @@ async function main(): Promise<number> {
         await client.close();
       }
     }
+    if (!stopping) await untilInStep(running, o.validators, say, stopped);
   } catch (e) {
     if (!stopping) {
       stopping = true;

@@ -146,9 +146,13 @@ test('a node that seals imports no blocks (one writer of the chain)', async () =
 });
 
 test('eth_syncing answers the sync progress the door is given, then false', async () => {
-  doorB.setSyncing({ startingBlock: 2n, currentBlock: 3n, highestBlock: 4000n });
   const head = '0x' + doorB.head().number.toString(16);
-  assert.equal(await b.rpc('eth_syncing'), { startingBlock: '0x2', currentBlock: head, highestBlock: '0xfa0', pulledStates: '0x0', knownStates: '0x0' });
+  doorB.setSyncing({ startingBlock: 2n, currentBlock: 3n, highestBlock: 4000n, phase: 'full', downloadedBlock: 300n, importedBlocks: 1, importedTransactions: 10, blocksPerSecond: 400, secondsLeft: undefined });
+  assert.equal(await b.rpc('eth_syncing'), { startingBlock: '0x2', currentBlock: head, highestBlock: '0xfa0', pulledStates: '0x0', knownStates: '0x0', phase: 'full', downloadedBlock: '0x12c', importedBlocks: '0x1', importedTransactions: '0xa', blocksPerSecond: '0x190' });
+  doorB.setSyncing({ startingBlock: 2n, currentBlock: 3n, highestBlock: 4000n, phase: 'full', downloadedBlock: 0n, importedBlocks: 1, importedTransactions: 10, blocksPerSecond: 400, secondsLeft: 10 });
+  const answer = await b.rpc('eth_syncing');
+  assert.is(answer.secondsLeft, '0xa');
+  assert.is(answer.downloadedBlock, head, 'never below the head');
   doorB.setSyncing(undefined);
   assert.equal(await b.rpc('eth_syncing'), false);
 });

@@ -50,6 +50,24 @@ test('served with the docs page, under the same rules: on with --http.docs, Host
   }
 });
 
+test('the sync tile\'s note, from the page served, for what eth_syncing answers mid-sync (without a browser)', async () => {
+  const node = await startTestNode({ dev: true, config: { http: http(true) } });
+  try {
+    node.core.syncProgress = { startingBlock: 0n, currentBlock: 0n, highestBlock: 4000n, phase: 'full', downloadedBlock: 256n, importedBlocks: 0, importedTransactions: 0, blocksPerSecond: 400, secondsLeft: 10 };
+    const syncing = await node.rpc('eth_syncing');
+    const page = (await get(node, '/status', 'localhost')).body;
+    const source = /function syncLine\(s\) \{[\s\S]*?\n\}/.exec(page)?.[0];
+    assert.ok(source, 'the page defines syncLine');
+    const syncLine = new Function('hexNum', `return (${source})`)((h: string) => parseInt(h, 16)) as (s: unknown) => string;
+    assert.is(syncLine(syncing), '#0 of #4000, downloaded to #256 \u00b7 400 blocks/s \u00b7 ETA 10 s');
+    node.core.syncProgress = { ...node.core.syncProgress, downloadedBlock: 0n, secondsLeft: undefined };
+    assert.is(syncLine(await node.rpc('eth_syncing')), '#0 of #4000 \u00b7 400 blocks/s');
+  } finally {
+    node.core.syncProgress = undefined;
+    await node.stop();
+  }
+});
+
 const missing = chromiumMissing();
 if (missing) {
   console.log(`status-page: render test skipped: ${missing}`);
@@ -90,6 +108,23 @@ if (missing) {
       assert.equal(events.failures, []);
       assert.equal(events.logs.filter((l) => /^(error|exception)/.test(l)), []);
     } finally {
+      await browser.close();
+      await node.stop();
+    }
+  });
+
+  test('while a sync runs, the sync tile shows its phase, progress, rate and time left', async () => {
+    const node = await startTestNode({ dev: true, config: { http: http(true) } });
+    const browser = await launchChromium();
+    try {
+      // what a BlockSync publishes through the chain door while it runs (the sync itself: p2p-sync.test.ts)
+      node.core.syncProgress = { startingBlock: 0n, currentBlock: 0n, highestBlock: 4000n, phase: 'full', downloadedBlock: 256n, importedBlocks: 0, importedTransactions: 0, blocksPerSecond: 400, secondsLeft: 10 };
+      await browser.open(node.url + 'status');
+      await browser.evaluate(`new Promise((resolve) => (function poll() { document.querySelector('#t-sync .note').textContent ? resolve(true) : setTimeout(poll, 25); })())`);
+      const sync = await browser.evaluate<string>(`document.querySelector('#t-sync .value').textContent + ' / ' + document.querySelector('#t-sync .note').textContent`);
+      assert.is(sync, 'syncing (full) / #0 of #4000, downloaded to #256 \u00b7 400 blocks/s \u00b7 ETA 10 s');
+    } finally {
+      node.core.syncProgress = undefined;
       await browser.close();
       await node.stop();
     }

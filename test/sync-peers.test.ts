@@ -105,11 +105,25 @@ test('a follower syncs the validator’s chain and then its new blocks: same has
   assert.is(await b.rpc('eth_getBalance', [SINK, 'latest']), await validator.rpc('eth_getBalance', [SINK, 'latest']));
   const during = firstSync.find((a) => typeof a === 'object') as Record<string, string> | undefined;
   assert.ok(during, `eth_syncing answered ${JSON.stringify(firstSync.slice(0, 3))}`);
-  assert.equal(Object.keys(during), ['startingBlock', 'currentBlock', 'highestBlock', 'pulledStates', 'knownStates']);
+  // geth's and Venachain's fields first; secondsLeft once a block is in (checked below)
+  assert.equal(Object.keys(during).slice(0, 10), ['startingBlock', 'currentBlock', 'highestBlock', 'pulledStates', 'knownStates', 'phase', 'downloadedBlock', 'importedBlocks', 'importedTransactions', 'blocksPerSecond']);
   assert.is(during.startingBlock, '0x0');
   assert.is(during.highestBlock, '0x' + BLOCKS.toString(16));
+  // every answer mid-sync: the phase, what is downloaded ahead of the head, the counts of this sync
+  const mid = firstSync.filter((a): a is Record<string, string> => typeof a === 'object' && a !== null);
+  assert.ok(mid.length >= 10, `${mid.length} answers mid-sync`);
+  for (const a of mid) {
+    assert.is(a.phase, 'full');
+    assert.ok(BigInt(a.downloadedBlock!) >= BigInt(a.currentBlock!) && BigInt(a.downloadedBlock!) <= BigInt(BLOCKS), JSON.stringify(a));
+    // the counts are published after each import, the head read at the answer: never ahead of it
+    assert.ok(BigInt(a.importedBlocks!) <= BigInt(a.currentBlock!), JSON.stringify(a));
+    assert.ok(BigInt(a.importedTransactions!) <= BigInt(a.importedBlocks!) * BigInt(TXS), JSON.stringify(a));
+  }
+  const late = mid.filter((a) => BigInt(a.importedBlocks!) >= 100n);
+  assert.ok(late.length > 0 && late.every((a) => BigInt(a.blocksPerSecond!) > 0n && a.secondsLeft !== undefined), JSON.stringify(late.slice(0, 2)));
+  assert.ok(mid.some((a) => BigInt(a.downloadedBlock!) > BigInt(a.currentBlock!)), 'blocks downloaded ahead of the import at some answer');
   assert.is(await b.rpc('eth_syncing'), false);
-  assert.ok(lines.some((l) => /^sync: block #\d+ of #300, \d+ blocks\/s, \d+ tx\/s/.test(l)), lines.join('\n'));
+  assert.ok(lines.some((l) => /^sync: block #\d+ of #300, \d+ blocks\/s, \d+ tx\/s(, downloaded to #\d+)?, ETA \d+ s$/.test(l)), lines.join('\n'));
   assert.ok(lines.some((l) => l.startsWith(`sync: from block #${BLOCKS} to #${BLOCKS + 2}`)), lines.join('\n'));
   assert.match(lines.at(-1)!, /in step/);
 });

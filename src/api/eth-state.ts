@@ -29,8 +29,22 @@ export function stateHandlers({ core }: ApiContext) {
     protocolVersion: () => quantity(PROTOCOL_VERSION),
     syncing: () => {
       const p = core.syncProgress;
-      // Venachain's object: its fast sync's state counters stay 0 (this node executes every block)
-      return p === undefined ? (false as const) : { startingBlock: quantity(p.startingBlock), currentBlock: quantity(chain.headNumber), highestBlock: quantity(p.highestBlock), pulledStates: '0x0', knownStates: '0x0' };
+      if (p === undefined) return false as const;
+      // geth's and Venachain's fields first (its fast sync's state counters stay 0: a full sync
+      // executes every block), then the phase and its counts (N15)
+      return {
+        startingBlock: quantity(p.startingBlock),
+        currentBlock: quantity(chain.headNumber),
+        highestBlock: quantity(p.highestBlock),
+        pulledStates: '0x0',
+        knownStates: '0x0',
+        phase: p.phase,
+        downloadedBlock: quantity(p.downloadedBlock > chain.headNumber ? p.downloadedBlock : chain.headNumber),
+        importedBlocks: quantity(p.importedBlocks),
+        importedTransactions: quantity(p.importedTransactions),
+        blocksPerSecond: quantity(p.blocksPerSecond),
+        ...(p.secondsLeft === undefined ? {} : { secondsLeft: quantity(p.secondsLeft) }),
+      };
     },
     chainId: () => quantity(core.config.chainId),
     blockNumber: () => quantity(chain.headNumber),

@@ -41,11 +41,24 @@ export interface NetworkNodeRecord {
   p2pPort: number;
 }
 
-/** eth_syncing's object (Venachain: startingBlock, currentBlock, highestBlock, pulledStates, knownStates). */
+/**
+ * eth_syncing's object: geth's and Venachain's startingBlock, currentBlock, highestBlock, then where
+ * the sync is (N15). This node's sync is a full sync: every block downloaded and executed.
+ */
 export interface SyncProgress {
   startingBlock: bigint;
   currentBlock: bigint;
   highestBlock: bigint;
+  phase: 'full';
+  /** the highest block downloaded with every block before it (imported or waiting for its import) */
+  downloadedBlock: bigint;
+  /** blocks and transactions imported since this sync started */
+  importedBlocks: number;
+  importedTransactions: number;
+  /** imported blocks a second since this sync started */
+  blocksPerSecond: number;
+  /** the time left at that rate; undefined until a block is imported */
+  secondsLeft: number | undefined;
 }
 
 export interface ChainDoor {

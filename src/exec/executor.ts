@@ -338,6 +338,7 @@ export function effectiveGasPrice(ptx: PooledTx): bigint {
 
 function orBlooms(blooms: Uint8Array[]): Uint8Array {
   const out = new Uint8Array(256);
-  for (const b of blooms) for (let i = 0; i < 256; i++) out[i] = out[i]! | b[i]!;
+  // a transfer's bloom is EMPTY_BLOOM itself: nothing to add (0.9 % of a sync's event loop, N17)
+  for (const b of blooms) if (b !== EMPTY_BLOOM) for (let i = 0; i < 256; i++) out[i] = out[i]! | b[i]!;
   return out;
 }

@@ -54,6 +54,13 @@ function ago(seconds) {
   return s < 120 ? s + ' s ago' : s < 7200 ? Math.round(s / 60) + ' min ago' : Math.round(s / 3600) + ' h ago';
 }
 
+/** eth_syncing's object as the sync tile's note: where it is, its rate and the time left (N15). */
+function syncLine(s) {
+  return '#' + hexNum(s.currentBlock) + ' of #' + hexNum(s.highestBlock) +
+    (hexNum(s.downloadedBlock) > hexNum(s.currentBlock) ? ', downloaded to #' + hexNum(s.downloadedBlock) : '') +
+    ' \u00b7 ' + hexNum(s.blocksPerSecond) + ' blocks/s' + (s.secondsLeft === undefined ? '' : ' \u00b7 ETA ' + hexNum(s.secondsLeft) + ' s');
+}
+
 function tile(id, value, note) {
   $(id).querySelector('.value').textContent = value;
   $(id).querySelector('.note').textContent = note || '';
@@ -104,7 +111,7 @@ async function refresh() {
     $('validators').replaceChildren(...validators.ok.map((v) => el('li', v, 'mono')));
   } else tile('t-validators', '\u2014', validators.why);
   if (syncing.ok === false) tile('t-sync', 'in step', 'not syncing');
-  else if (syncing.ok) tile('t-sync', 'syncing', '#' + hexNum(syncing.ok.currentBlock) + ' of #' + hexNum(syncing.ok.highestBlock));
+  else if (syncing.ok) tile('t-sync', 'syncing (' + syncing.ok.phase + ')', syncLine(syncing.ok));
   else tile('t-sync', '\u2014', syncing.why);
 }
 

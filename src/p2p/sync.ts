@@ -5,7 +5,7 @@
 // execution, batched commits) is behind ChainDoor.importBlocks; what the network knows of peers is
 // behind PeerSet. A peer whose blocks are refused as wrong is penalised and its chunk fetched from
 // another; a SIGKILL loses nothing committed, and the next start syncs from its head.
-import type { ChainDoor } from '../core/chain-door.ts';
+import type { ChainDoor, SyncProgress } from '../core/chain-door.ts';
 import type { PeerSet } from './peer-set.ts';
 import type { LogFields } from '../util/logger.ts';
 import { RANGE_ANSWER_BYTES } from './wire.ts';
@@ -151,14 +151,21 @@ export class BlockSync {
     /** peers that failed or misbehaved during this sync: not asked again in it */
     const shunned = new Set<string>();
     const inFlight: Request[] = [];
+    const publish = () => {
+      const head = this.door.head().number;
+      this.door.setSyncing(progressOf(startingBlock, head, target, downloadedTo(inFlight, head), blocksDone, txsDone, (performance.now() - started) / 1000));
+    };
     const request = (from: bigint, count: number) => {
       const req: Request = { from, count, answer: this.fetch(from, count, shunned) };
-      void req.answer.then((got) => (req.got = got));
+      void req.answer.then((got) => {
+        req.got = got;
+        if (this.running && !this.stopped) publish();
+      });
       inFlight.push(req);
     };
     let next = startingBlock + 1n;
     let nextFetch = next;
-    this.door.setSyncing({ startingBlock, currentBlock: startingBlock, highestBlock: target });
+    publish();
     this.log.info(`sync: from block #${startingBlock} to #${target}`, { from: startingBlock, to: target });
     const refill = () => {
       if (nextFetch < next) nextFetch = next;
@@ -222,16 +229,18 @@ export class BlockSync {
       next = head + 1n;
       const best = this.bestHead();
       if (best > target) target = best;
-      this.door.setSyncing({ startingBlock, currentBlock: head, highestBlock: target });
+      publish();
       const now = performance.now();
       if (now - lastLine >= (this.o.progressEveryMs ?? PROGRESS_EVERY_MS)) {
         lastLine = now;
-        this.log.info(progressLine(head, target, blocksDone, txsDone, (now - started) / 1000), { number: head, target });
+        const p = progressOf(startingBlock, head, target, downloadedTo(inFlight, head), blocksDone, txsDone, (now - started) / 1000);
+        this.log.info(progressLine(p, (now - started) / 1000), { phase: p.phase, number: head, target, downloaded: p.downloadedBlock, secondsLeft: p.secondsLeft });
       }
     }
     const head = this.door.head().number;
     const seconds = (performance.now() - started) / 1000;
-    this.log.info(`${progressLine(head, target, blocksDone, txsDone, seconds)}: ${head >= target ? 'in step' : 'stopped'} after ${seconds.toFixed(1)} s`, { number: head, target });
+    const p = progressOf(startingBlock, head, target, head, blocksDone, txsDone, seconds);
+    this.log.info(`${progressLine(p, seconds)}: ${head >= target ? 'in step' : 'stopped'} after ${seconds.toFixed(1)} s`, { number: head, target });
     // a peer that failed may serve later (or another connect): look again without waiting for a new
     // head, less often each time it stops short (a peer claiming a head it does not serve)
     if (head >= target) this.retryMs = RETRY_MS;
@@ -299,10 +308,36 @@ function min(a: bigint, b: bigint): bigint {
   return a < b ? a : b;
 }
 
-/** The progress line: height, target, rates and the time left at the rate so far. */
-function progressLine(head: bigint, target: bigint, blocks: number, txs: number, seconds: number): string {
+/** The highest block downloaded with every block after `head` up to it: the answers in, in order. */
+function downloadedTo(inFlight: readonly Request[], head: bigint): bigint {
+  let to = head;
+  for (;;) {
+    const r = inFlight.find((q) => q.from <= to + 1n && to + 1n < q.from + BigInt(q.got?.blocks.length ?? 0));
+    if (!r) return to;
+    to = r.from + BigInt(r.got!.blocks.length) - 1n;
+  }
+}
+
+/** What eth_syncing answers (N15): counts since the sync started and the time left at their rate. */
+function progressOf(startingBlock: bigint, head: bigint, target: bigint, downloadedBlock: bigint, blocks: number, txs: number, seconds: number): SyncProgress {
   const rate = seconds > 0 ? blocks / seconds : 0;
   const left = Number(target - head);
-  const eta = rate > 0 && left > 0 ? `, ETA ${Math.ceil(left / rate)} s` : '';
-  return `sync: block #${head} of #${target}, ${rate.toFixed(0)} blocks/s, ${(seconds > 0 ? txs / seconds : 0).toFixed(0)} tx/s${eta}`;
+  return {
+    startingBlock,
+    currentBlock: head,
+    highestBlock: target,
+    phase: 'full',
+    downloadedBlock: downloadedBlock > head ? downloadedBlock : head,
+    importedBlocks: blocks,
+    importedTransactions: txs,
+    blocksPerSecond: Math.round(rate),
+    secondsLeft: rate > 0 ? Math.ceil(Math.max(0, left) / rate) : undefined,
+  };
+}
+
+/** The progress line: height, target, what is downloaded, rates and the time left at the rate so far. */
+function progressLine(p: SyncProgress, seconds: number): string {
+  const eta = p.secondsLeft !== undefined && p.currentBlock < p.highestBlock ? `, ETA ${p.secondsLeft} s` : '';
+  const ahead = p.downloadedBlock > p.currentBlock ? `, downloaded to #${p.downloadedBlock}` : '';
+  return `sync: block #${p.currentBlock} of #${p.highestBlock}, ${p.blocksPerSecond} blocks/s, ${(seconds > 0 ? p.importedTransactions / seconds : 0).toFixed(0)} tx/s${ahead}${eta}`;
 }
