@@ -16,6 +16,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { Wallet } from 'ethers';
 import { runCli, spawnNode, rpcCall, type CliRun, type NodeProcess } from './helpers/process.ts';
+import { refused, succeeded } from './helpers/cli-assert.ts';
 import { cheapKeyFile } from './helpers/accounts.ts';
 import { testAddress, testKey } from './helpers/node.ts';
 import { ChainClient, callSystem, encodeSystemCall, type SystemContractName } from '../generated/client/index.ts';
@@ -65,18 +66,6 @@ async function read(contract: SystemContractName, method: string, ...args: unkno
   } finally {
     await client.close();
   }
-}
-
-function succeeded(run: CliRun, line: RegExp): void {
-  assert.is(run.exit, 0, run.output);
-  assert.match(run.output, line);
-}
-
-/** One line of words, a non-zero exit, no stack trace. */
-function refused(run: CliRun, line: RegExp, exit = 1): void {
-  assert.is(run.exit, exit, run.output);
-  assert.match(run.output, line);
-  assert.not.match(run.output, /\n\s+at /);
 }
 
 test('--help lists every command', async () => {

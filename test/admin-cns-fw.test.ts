@@ -11,6 +11,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { AbiCoder, getAddress, Interface } from 'ethers';
 import { runCli, spawnNode, rpcCall, type CliRun, type NodeProcess } from './helpers/process.ts';
+import { refused, succeeded } from './helpers/cli-assert.ts';
 import { testAddress } from './helpers/node.ts';
 import { ChainClient, callByName, callSystem, CNS_INVOKE_ADDRESS, sendSystem, systemCall } from '../generated/client/index.ts';
 import { runAdminCommand } from '../src/admin-command.ts';
@@ -50,17 +51,6 @@ async function adminInProcess(...args: string[]): Promise<CliRun> {
   let output = '';
   const exit = await runAdminCommand([...args, '--rpc', node.url], (line) => (output += line + '\n'), (line) => (output += line + '\n'));
   return { exit, output };
-}
-
-function succeeded(run: CliRun, line: RegExp): void {
-  assert.is(run.exit, 0, run.output);
-  assert.match(run.output, line);
-}
-
-function refused(run: CliRun, line: RegExp, exit = 1): void {
-  assert.is(run.exit, exit, run.output);
-  assert.match(run.output, line);
-  assert.not.match(run.output, /\n\s+at /);
 }
 
 /** Token.version() by name through the SDK: the forwarded call reaches Solidity as version() */
