@@ -14,8 +14,15 @@ import { bytesToHex, hexToBytes } from '../src/util/hex.ts';
 const TIMEOUT_MS = 1000;
 
 const block = (n: NetworkNode, h: bigint) => rpcCall(n.http, 'eth_getBlockByNumber', ['0x' + h.toString(16), false]);
-/** The validators a block's istanbul extra names. */
-const setOf = async (n: NetworkNode, h: bigint) => decodeExtra(hexToBytes((await block(n, h)).extraData)).validators.map(bytesToHex).sort();
+/** The validators a block's istanbul extra names, once `n` has the block (a receipt read on another node may be ahead of it). */
+async function setOf(n: NetworkNode, h: bigint): Promise<string[]> {
+  for (let waited = 0; ; waited += 100) {
+    const b = await block(n, h);
+    if (b) return decodeExtra(hexToBytes(b.extraData)).validators.map(bytesToHex).sort();
+    assert.ok(waited < 30 * TIMEOUT_MS, `node ${n.http} has no block ${h} after ${waited} ms`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
 
 /** `chain-node admin node …` against node 1 (the funded chain admin's account is unlocked there): the block it was mined in. */
 async function admin(one: NetworkNode, ...args: string[]): Promise<bigint> {

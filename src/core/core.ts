@@ -22,7 +22,7 @@ import { blockHashSource } from '../exec/block-hashes.ts';
 import { TxPool } from '../txpool/pool.ts';
 import { DEFAULT_REJOURNAL_MS, DEFAULT_TX_JOURNAL, type TxPoolConfig } from '../txpool/config.ts';
 import { readJournal, TxJournal, type JournalRecord } from '../txpool/journal.ts';
-import { checkState, checkStateless, RecentlyRefused, TxMalformed, TxRejected, type AdmissionRules } from '../txpool/admission.ts';
+import { TxAdmission, TxMalformed, TxRejected, type AdmissionRules } from '../txpool/admission.ts';
 import type { ImportOutcome, SyncProgress, TxOutcome } from './chain-door.ts';
 import { BlockImport } from './block-import.ts';
 import type { PooledTx } from '../tx/pooled-tx.ts';
@@ -107,8 +107,8 @@ export class ChainCore {
   private readonly overBudget: OverBudgetDrops;
   /** unpaid work's bounds and the senders cooling down (S14) */
   readonly freeWork: FreeWork;
-  /** decoded transactions refused by the state or the pool, for when they are sent again */
-  private readonly refused = new RecentlyRefused();
+  /** the one path into the pool, for clients' and peers' transactions */
+  private readonly admission: TxAdmission;
   /** every transaction answered with a hash, on disk until mined (item 9); off while it is replayed */
   private journal: TxJournal | undefined;
   /** ParameterManagement's values in force after a block (the head's: read once per head) */
@@ -153,6 +153,12 @@ export class ChainCore {
     this.params = new ChainParamsReader(state, config.txGasLimit, config.blockGasBound);
     this.overBudget = new OverBudgetDrops();
     this.freeWork = new FreeWork(config.blockGasBound, (hash) => pool.has(hash));
+    const admissionChain = {
+      rules: () => this.admissionRules(),
+      headState: () => this.state.at(this.chain.head.header.stateRoot),
+      isMined: (hash: Uint8Array) => this.chain.txLocation(hash) !== undefined,
+    };
+    this.admission = new TxAdmission(common, admissionChain, pool, this.overBudget, this.freeWork, recovery);
     this.events.onBlock(({ block, receipts }) => {
       if (block.txHashes) this.freeWork.blockOutcomes(block.txHashes.map(bytesToHex), receipts);
     });
@@ -411,7 +417,7 @@ export class ChainCore {
    */
   async submitRawTransaction(raw: Uint8Array, local = false): Promise<PooledTx> {
     local &&= !this.noLocals;
-    const ptx = await this.admit(raw, { local });
+    const ptx = await this.admission.admit(raw, { local });
     // the answer waits for the journal's write (of the admissions of its event-loop turn together);
     // a transaction the node signed also for the sync: its sender has no signed copy to send again
     await this.journal?.append({ raw: ptx.raw, local: this.pool.isLocal(ptx.senderHex) }, local);
@@ -426,36 +432,12 @@ export class ChainCore {
    */
   async receiveRemoteTransaction(raw: Uint8Array): Promise<TxOutcome> {
     try {
-      await this.admit(raw, { local: false, fromPeer: true });
+      await this.admission.admit(raw, { local: false, fromPeer: true });
     } catch (e) {
       if (!(e instanceof TxRejected)) throw e;
       return { kind: e instanceof TxMalformed ? 'invalid' : 'ignored', reason: e.message };
     }
     return { kind: 'added' };
-  }
-
-  /** Admission of both paths: stateless checks, known and over-budget refusals, nonce and balance, the pool. */
-  private async admit(raw: Uint8Array, o: { local: boolean; fromPeer?: true }): Promise<PooledTx> {
-    const ptx = await checkStateless(raw, this.common, await this.admissionRules(), this.refused, this.recovery);
-    // geth's words: `already known` is for the pool; a mined one is answered as its nonce is (ethers: NONCE_EXPIRED)
-    if (this.pool.has(ptx.hashHex)) throw new TxRejected(`already known: ${ptx.hashHex}`);
-    if (this.chain.txLocation(ptx.hash)) throw new TxRejected(`nonce too low: ${ptx.hashHex} is already mined`);
-    const overBudget = this.overBudget.refusal(ptx.hashHex);
-    if (overBudget) throw new TxRejected(overBudget);
-    if (o.fromPeer) ptx.fromPeer = true;
-    try {
-      const { balance } = await checkState(ptx, this.state.at(this.chain.head.header.stateRoot));
-      // a local sender is one whose transactions this node signed before, or this one
-      const unpaid = this.freeWork.check(ptx, balance, o.local || this.pool.isLocal(ptx.senderHex));
-      await this.pool.add(ptx, { local: o.local });
-      if (unpaid) this.freeWork.admitted(ptx);
-    } catch (e) {
-      // kept decoded for a resend, which may come through this node's RPC
-      delete ptx.fromPeer;
-      this.refused.remember(ptx);
-      throw e;
-    }
-    return ptx;
   }
 
   /**

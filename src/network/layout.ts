@@ -6,7 +6,7 @@
 // node's in its NodeManagement record; a later run with other bases keeps them for the nodes it has.
 // The genesis is written once node 1's key exists (it names node 1); keys are made on first use.
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
+import { createServer, type Server } from 'node:net';
 import { join, resolve } from 'node:path';
 import { Keystore } from '../accounts/keystore.ts';
 import { DEFAULT_GAS_LIMIT, DEFAULTS } from '../chain/genesis.ts';
@@ -66,23 +66,34 @@ export interface NetworkLayout {
 
 export class NetworkSetupError extends Error {}
 
-/** A port free now on loopback (the node takes it a moment later). */
-function freePort(): Promise<number> {
-  return new Promise((done, fail) => {
-    const server = createServer();
-    server.once('error', fail);
-    server.listen(0, NETWORK_HOST, () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => done(port));
-    });
-  });
+/**
+ * Ports free now on loopback (the nodes take them a moment later). Every probe stays bound until
+ * all are picked: a port closed after its probe may be handed out again by the next one, and two
+ * listeners of one node would then ask for the same port.
+ */
+async function freePorts(count: number): Promise<number[]> {
+  const servers: Server[] = [];
+  try {
+    for (let i = 0; i < count; i++) {
+      const server = createServer();
+      servers.push(server);
+      await new Promise<void>((done, fail) => {
+        server.once('error', fail);
+        server.listen(0, NETWORK_HOST, () => done());
+      });
+    }
+    return servers.map((s) => (s.address() as { port: number }).port);
+  } finally {
+    await Promise.all(servers.map((s) => new Promise((done) => s.close(done))));
+  }
 }
 
 async function portsFor(first: number, count: number, o: NetworkOptions): Promise<{ http: number; p2p: number }[]> {
+  const free = await freePorts((o.httpBase === 0 ? count : 0) + (o.p2pBase === 0 ? count : 0));
   const ports = [];
   for (let k = first; k < first + count; k++) {
-    const http = o.httpBase === 0 ? await freePort() : o.httpBase + k - 1;
-    const p2p = o.p2pBase === 0 ? await freePort() : o.p2pBase + k - 1;
+    const http = o.httpBase === 0 ? free.shift()! : o.httpBase + k - 1;
+    const p2p = o.p2pBase === 0 ? free.shift()! : o.p2pBase + k - 1;
     if (http > 65535 || p2p > 65535) throw new NetworkSetupError(`node ${k} would listen on port ${Math.max(http, p2p)}, past 65535: lower --http.port or --p2p.port`);
     ports.push({ http, p2p });
   }

@@ -1,11 +1,15 @@
-// Stateless and state checks a transaction passes before it enters the pool, with the messages
-// geth uses so client libraries recognise them.
+// The one path a transaction takes into the pool, whether a client or a peer sent it: the stateless
+// checks, the chain's rules at the head, what is known or mined, nonce and balance, unpaid work and
+// the pool's own rules, with the messages geth uses so client libraries recognise them.
 import { RLP } from '@ethereumjs/rlp';
 import type { Common } from '@ethereumjs/common';
 import { bytesToBigInt } from '../util/hex.ts';
 import { decodePooledTxWith, TxDecodeError, type PooledTx } from '../tx/pooled-tx.ts';
 import { recoveryHere, type SignatureRecovery } from '../tx/signature-recovery.ts';
 import type { StateView } from '../state/reader.ts';
+import type { TxPool } from './pool.ts';
+import type { OverBudgetDrops } from './over-budget.ts';
+import type { FreeWork } from './free-work.ts';
 
 import { MAX_TX_BYTES } from '../codec/tx-size.ts';
 
@@ -82,6 +86,55 @@ export async function checkState(ptx: PooledTx, head: StateView): Promise<{ nonc
   if (ptx.nonce < nonce) throw new TxRejected(`nonce too low: next nonce ${nonce}, tx nonce ${ptx.nonce}`);
   if (balance < ptx.cost) throw new TxRejected(`insufficient funds for gas * price + value: balance ${balance}, tx cost ${ptx.cost}`);
   return { nonce, balance };
+}
+
+/** What admission reads of the chain: its rules and state at the head, and what is mined. */
+export interface AdmissionChain {
+  rules(): Promise<AdmissionRules>;
+  headState(): StateView;
+  isMined(hash: Uint8Array): boolean;
+}
+
+/** Admission of both paths (a client's RPC and a peer's gossip) into the pool. */
+export class TxAdmission {
+  /** decoded transactions refused by the state or the pool, for when they are sent again */
+  private readonly refused = new RecentlyRefused();
+
+  constructor(
+    private readonly common: Common,
+    private readonly chain: AdmissionChain,
+    private readonly pool: TxPool,
+    /** transactions a proposer of this node dropped for its time budget, refused when they come back */
+    private readonly overBudget: OverBudgetDrops,
+    /** unpaid work's bounds and the senders cooling down (S14) */
+    private readonly freeWork: FreeWork,
+    /** recovers the senders: on the event loop or on recovery threads (A20) */
+    private readonly recovery: SignatureRecovery,
+  ) {}
+
+  /** `local`: this node signed it (geth's locals, never evicted); `fromPeer`: it came by gossip. */
+  async admit(raw: Uint8Array, o: { local: boolean; fromPeer?: true }): Promise<PooledTx> {
+    const ptx = await checkStateless(raw, this.common, await this.chain.rules(), this.refused, this.recovery);
+    // geth's words: `already known` is for the pool; a mined one is answered as its nonce is (ethers: NONCE_EXPIRED)
+    if (this.pool.has(ptx.hashHex)) throw new TxRejected(`already known: ${ptx.hashHex}`);
+    if (this.chain.isMined(ptx.hash)) throw new TxRejected(`nonce too low: ${ptx.hashHex} is already mined`);
+    const overBudget = this.overBudget.refusal(ptx.hashHex);
+    if (overBudget) throw new TxRejected(overBudget);
+    if (o.fromPeer) ptx.fromPeer = true;
+    try {
+      const { balance } = await checkState(ptx, this.chain.headState());
+      // a local sender is one whose transactions this node signed before, or this one
+      const unpaid = this.freeWork.check(ptx, balance, o.local || this.pool.isLocal(ptx.senderHex));
+      await this.pool.add(ptx, { local: o.local });
+      if (unpaid) this.freeWork.admitted(ptx);
+    } catch (e) {
+      // kept decoded for a resend, which may come through this node's RPC
+      delete ptx.fromPeer;
+      this.refused.remember(ptx);
+      throw e;
+    }
+    return ptx;
+  }
 }
 
 /**
