@@ -98,7 +98,7 @@ function emitIndex(model: Model): string {
   const interfaces = [...new Set(ns.map(([, g]) => apiInterfaceName(g)))];
   return [
     HEADER,
-    `// The SDK's entry (the package sdk/client/ is built from it; \`chain-node/client\` in this
+    `// The SDK's entry (the package src/client/ is built from it; \`chain-node/client\` in this
 // repository): ChainClient (typed methods for every namespace of openrpc.json) plus the runtime in
 // src/client/ (transports, errors, quantity helpers, system contracts, chain definitions).
 import { RpcClient, bindNamespaces, type ClientOptions } from '../../src/client/rpc-client.ts';

@@ -1,4 +1,4 @@
-// The SDK as a package (sdk/client/): `npm pack` of it (its prepack builds dist/), installed from
+// The SDK as a package (src/client/, its runtime beside it): `npm pack` of it (its prepack builds dist/), installed from
 // the tarball into a temporary project with no registry (`npm install --offline`; `ws`, which Node
 // 20 needs, linked from this repository's node_modules), then used as its users would against a
 // real dev node: plain `node` as ESM and as CommonJS, type-checked by tsc with the package's own
@@ -20,7 +20,7 @@ import { startTestNode, type TestNode } from './helpers/node.ts';
 import { chromiumMissing, launchChromium } from './helpers/chromium.ts';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
-const SDK = join(root, 'sdk/client');
+const SDK = join(root, 'src/client');
 const sdkPackage = JSON.parse(readFileSync(join(SDK, 'package.json'), 'utf8')) as { name: string; version: string };
 const TSC = join(root, 'node_modules/typescript/bin/tsc');
 
