@@ -27,6 +27,7 @@ import { withCommittedSeals } from '../consensus/block-builder.ts';
 import type { BlockRefusal, ImportOutcome } from './chain-door.ts';
 import type { Logger } from '../util/logger.ts';
 import { bytesToHex, equalBytes } from '../util/hex.ts';
+import { keccak256 } from '../crypto/keccak.ts';
 
 export interface BlockImportOptions {
   chain: Chain;
@@ -97,6 +98,8 @@ export class BlockImport {
   private candidate: Candidate | undefined;
   /** a commit failed: the executed state is ahead of the disk, so nothing more is imported */
   private broken: string | undefined;
+  /** where imported transactions' senders came from: the pool's admission, or recovered here */
+  readonly senders = { pool: 0, recovered: 0 };
 
   constructor(private readonly o: BlockImportOptions) {}
 
@@ -263,14 +266,28 @@ export class BlockImport {
 
   /** The signature work of one block; never rejects (a problem is an answer). */
   private async recover(block: WireBlock): Promise<Recovered> {
-    const { common, recovery } = this.o;
+    const { common, recovery, pool } = this.o;
     try {
-      // the transactions are decoded and checked where their senders are recovered (N9)
-      const [signers, facts] = await Promise.all([sealSigners(block.header, block.hash, recovery), recovery.decodeTxs(block.txs, common.chainId())]);
-      const txs = facts.map((f, i) => {
+      // A transaction the pool holds was decoded, checked and its sender recovered at admission,
+      // and the pool keys it by the hash of these exact bytes: a keccak (~3 µs) instead of a
+      // recovery (~80 µs) on every validator that heard it by gossip (S23). The rest are decoded
+      // and checked where their senders are recovered (N9).
+      const pooled = block.txs.map((raw) => pool.get(bytesToHex(keccak256(raw))));
+      const fresh = block.txs.filter((_, i) => pooled[i] === undefined);
+      const [signers, facts] = await Promise.all([
+        sealSigners(block.header, block.hash, recovery),
+        fresh.length === 0 ? [] : recovery.decodeTxs(fresh, common.chainId()),
+      ]);
+      let next = 0;
+      const txs = block.txs.map((raw, i) => {
+        const known = pooled[i];
+        if (known !== undefined) return known;
+        const f = facts[next++]!;
         if (typeof f === 'string') throw new BlockRuleError(`transaction ${i}: ${f}`);
-        return pooledFromFacts(block.txs[i]!, f, common);
+        return pooledFromFacts(raw, f, common);
       });
+      this.senders.pool += block.txs.length - fresh.length;
+      this.senders.recovered += fresh.length;
       return { signers, txs };
     } catch (e) {
       return { problem: (e as Error).message };

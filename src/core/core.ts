@@ -393,6 +393,11 @@ export class ChainCore {
     };
   }
 
+  /** Where the senders of the transactions of imported and verified blocks came from (metrics). */
+  get importSenders(): { readonly pool: number; readonly recovered: number } {
+    return this.importer.senders;
+  }
+
   /** Blocks from peers, verified, executed and committed in order (ChainDoor.importBlocks). */
   importBlocks(encoded: readonly Uint8Array[]): Promise<ImportOutcome> {
     return this.importer.importBlocks(encoded);

@@ -209,6 +209,17 @@ export class NodeMetrics {
       if (lastTime !== undefined && time >= lastTime) blockTime.observe(Number(time - lastTime));
       lastTime = time;
     });
+    new Counter({
+      name: 'chain_import_senders_total',
+      help: "senders of the transactions in blocks this node imported or verified: taken from the pool's admission, or recovered",
+      labelNames: ['source'] as const,
+      registers: r,
+      collect() {
+        this.reset();
+        this.inc({ source: 'pool' }, core.importSenders.pool);
+        this.inc({ source: 'recovered' }, core.importSenders.recovered);
+      },
+    });
     const rounds = new Counter({ name: 'chain_consensus_rounds_total', help: 'consensus rounds begun', registers: r });
     const roundChanges = new Counter({ name: 'chain_consensus_round_changes_total', help: 'rounds given up for a later one (timeouts, faulty proposers)', registers: r });
     const round = new Gauge({ name: 'chain_consensus_round', help: 'the round in progress at the height being decided', registers: r });

@@ -160,11 +160,12 @@ export interface RestartedNode {
 
 /**
  * Starts a node again alone, from its printed `command` run from the project root, as a user would
- * (with `env` added to the environment: CHAIN_NODE_IRIS_TEST); resolves once it answers.
+ * (with `env` added to the environment: CHAIN_NODE_IRIS_TEST, and `extraArgs` after its own); resolves
+ * once it answers.
  */
-export async function restartNode(node: NetworkNode, env: Record<string, string> = {}): Promise<RestartedNode> {
+export async function restartNode(node: NetworkNode, env: Record<string, string> = {}, extraArgs: string[] = []): Promise<RestartedNode> {
   const [command, ...args] = node.command;
-  const child = spawn(command!, args, { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env } });
+  const child = spawn(command!, [...args, ...extraArgs], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env } });
   let out = '';
   child.stdout!.on('data', (d) => (out += d));
   child.stderr!.on('data', (d) => (out += d));
