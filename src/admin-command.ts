@@ -56,6 +56,10 @@ contract names (CnsManagement):
   cns by-origin <address>                   registrations made by an account
   cns state <name>|<address>                registered or not
   cns import <file>                         importOldCnsManagerData (chain admins)
+  cns call|send <name[:version]> <function> [<arg>…] [--abi FILE]
+                                            a contract by its name: eth_call, or a transaction;
+                                            --abi: a wasm ABI types the arguments and the answer;
+                                            without, arguments go as text ("int64(7)" for Solidity)
 
 firewalls (FirewallManagement), by the contract's creator:
   fw open <address> | fw close <address>    while open only listed callers pass
@@ -89,7 +93,7 @@ options:
   -h, --help              this text`;
 
 const GROUPS: Record<string, Record<string, Command>> = { role: roleCommands, node: nodeCommands, param: paramCommands, cns: cnsCommands, fw: fwCommands, group: groupCommands, evidence: evidenceCommands, contract: contractCommands };
-const NODE_OPTIONS: (keyof Values)[] = ['type', 'desc', 'delayNum', 'p2pPort', 'rpcPort'];
+const NODE_OPTIONS: (keyof Values)[] = ['type', 'desc', 'delayNum', 'p2pPort', 'rpcPort', 'abi'];
 
 function clientFor(rpc: string): ChainClient {
   let url: URL;
@@ -136,7 +140,7 @@ export async function runAdminCommand(argv: string[], out: (line: string) => voi
     if (command === undefined) throw new UsageError(`${group}: ${name === undefined ? 'no command given' : `unknown command ${JSON.stringify(name)}`}: one of ${Object.keys(commands).join(', ')}`);
     const [required, optional] = command.args;
     if (args.length < required || args.length > required + optional) {
-      throw new UsageError(`${group} ${name} takes ${optional === 0 ? required : `${required} to ${required + optional}`} argument(s), got ${args.length}`);
+      throw new UsageError(`${group} ${name} takes ${optional === 0 ? required : optional === Number.POSITIVE_INFINITY ? `${required} or more` : `${required} to ${required + optional}`} argument(s), got ${args.length}`);
     }
     const stray = NODE_OPTIONS.find((o) => values[o] !== undefined && !command.options?.includes(o));
     if (stray !== undefined) throw new UsageError(`--${stray} is not an option of ${group} ${name}`);
