@@ -2,7 +2,8 @@
 // another (both created by the caller), in a transaction and inside one from a contract (slots the
 // same transaction wrote, read back at once); the storage root is the one SSTOREs of the same
 // values give; refusals (not the creator, bad arguments, too little gas) change nothing; eth_call
-// leaks nothing; older blocks answer as they were; a restart keeps it; `chain-node admin contract
+// leaks nothing; older blocks answer as they were; a wasm contract's state too; a restart keeps it,
+// a fresh datadir importing the chain reaches the same state roots; `chain-node admin contract
 // migrate` on a dev chain.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -18,6 +19,10 @@ import { CONTRACT_DATA_PROCESSOR } from '../src/exec/native/system-state.ts';
 import { bytesToHex, hexToBytes } from '../src/util/hex.ts';
 import { encodeArg, encodeCall } from '../src/codec/venachain-call.ts';
 import { runAdminCommand } from '../src/admin-command.ts';
+import { runExportCommand } from '../src/export-command.ts';
+import { runImportCommand } from '../src/import-command.ts';
+import { decodeWasmReturn, encodeWasmCall, encodeWasmDeploy, parseWasmAbi, type WasmValue } from '../src/codec/wasm-abi.ts';
+import { clangAvailable, compileC } from './helpers/wasm-c.ts';
 
 const SOURCE = `
 pragma solidity ^0.8.20;
@@ -173,11 +178,42 @@ test('refused: not the creator (of src, of dest), bad arguments named, too littl
   assert.equal(await contents(theirs, [8]), [8n, 9n, 16n]);
 });
 
+const withClang = clangAvailable() ? test : test.skip;
+
+withClang('a wasm contract: its state (in storage, W4) is copied the same way', async () => {
+  const c = compileC('storage');
+  const abi = parseWasmAbi(c.abi);
+  const deployWasm = () => deploy(OWNER, bytesToHex(encodeWasmDeploy(c.wasm, c.abi)));
+  const [ws, wd] = [await deployWasm(), await deployWasm()];
+  const wasmSend = (to: string, fn: string, args: WasmValue[]) => sysSendAs(node, testKey(OWNER), to, encodeWasmCall(abi, fn, args), 2_000_000n);
+  const wasmGet = async (at: string, key: string) => decodeWasmReturn('string', 2n, hexToBytes(await node.rpc('eth_call', [{ to: at, data: bytesToHex(encodeWasmCall(abi, 'get', [key])) }, 'latest'])));
+  assert.is((await wasmSend(ws, 'put', ['fruit', 'apple'])).status, '0x1');
+  assert.is((await wasmSend(wd, 'put', ['veg', 'leek'])).status, '0x1');
+  assert.is((await migrate(OWNER, ws, wd)).status, '0x1');
+  assert.is(await wasmGet(wd, 'fruit'), 'apple');
+  assert.is(await wasmGet(wd, 'veg'), 'leek', "dest's own entry stays");
+});
+
 test('a restart keeps the copied storage', async () => {
   await node.stop();
   node = await startTestNode({ dir, genesis });
   assert.equal(await contents(dest, [5, 1, 100, 7]), [5n, 6n, 10n, 11n, 200n, 70n]);
   assert.equal(await contents(dest, [5, 1, 100, 7], before), [100n, 101n, 0n, 0n, 200n, 70n]);
+});
+
+test('a fresh datadir importing the chain re-executes every migration to the same state roots', async () => {
+  const head = await node.rpc('eth_getBlockByNumber', ['latest', false]);
+  await node.stop();
+  const file = join(dir, 'chain.rlp');
+  const fresh = join(dir, 'fresh');
+  let output = '';
+  const out = (l: string) => (output += l + '\n');
+  assert.is(await runExportCommand([file, '--datadir', dir], out, out), 0, output);
+  assert.is(await runImportCommand([file, '--datadir', fresh, '--genesis', join(dir, 'test-genesis.json')], out, out), 0, output);
+  node = await startTestNode({ dir: fresh, genesis, nodeKey: '77'.repeat(32) });
+  const imported = await node.rpc('eth_getBlockByNumber', ['latest', false]);
+  assert.equal([imported.hash, imported.stateRoot], [head.hash, head.stateRoot]);
+  assert.equal(await contents(dest, [5, 1, 100, 7]), [5n, 6n, 10n, 11n, 200n, 70n]);
 });
 
 test('chain-node admin contract migrate on a dev chain: the estimate covers the slots; a refusal in words', async () => {
