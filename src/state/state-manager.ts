@@ -93,7 +93,7 @@ export class CachedMerkleStateManager extends MerkleStateManager {
 
   override async getStorage(address: Address, key: Uint8Array): Promise<Uint8Array> {
     const storage = this._caches?.storage;
-    if (storage !== undefined && this.hashedSlots.has(address.toString().slice(2)) && storage.get(address, key) === undefined) {
+    if (this.hashedSlots.size > 0 && storage !== undefined && this.hashedSlots.has(address.toString().slice(2)) && storage.get(address, key) === undefined) {
       const copied = storage.get(address, concatBytes(Uint8Array.of(HASHED_SLOT), keccak256(key)));
       if (copied !== undefined) return RLP.decode(copied) as Uint8Array;
     }
