@@ -19,6 +19,7 @@ import { CONTRACT_DATA_PROCESSOR } from '../src/exec/native/system-state.ts';
 import { bytesToHex, hexToBytes } from '../src/util/hex.ts';
 import { encodeArg, encodeCall } from '../src/codec/venachain-call.ts';
 import { runAdminCommand } from '../src/admin-command.ts';
+import { ChainClient, sendSystem, systemCall } from '../generated/client/index.ts';
 import { runExportCommand } from '../src/export-command.ts';
 import { runImportCommand } from '../src/import-command.ts';
 import { decodeWasmReturn, encodeWasmCall, encodeWasmDeploy, parseWasmAbi, type WasmValue } from '../src/codec/wasm-abi.ts';
@@ -216,7 +217,7 @@ test('a fresh datadir importing the chain re-executes every migration to the sam
   assert.equal(await contents(dest, [5, 1, 100, 7]), [5n, 6n, 10n, 11n, 200n, 70n]);
 });
 
-test('chain-node admin contract migrate on a dev chain: the estimate covers the slots; a refusal in words', async () => {
+test('chain-node admin contract migrate and the SDK on a dev chain: the estimate covers the slots; a refusal in words', async () => {
   const dev = await startTestNode({ dev: true });
   try {
     const [account] = await dev.rpc('eth_accounts');
@@ -231,6 +232,21 @@ test('chain-node admin contract migrate on a dev chain: the estimate covers the 
     assert.match(output, /storage of 0x[0-9a-fA-F]{40} copied into 0x[0-9a-fA-F]{40} \(block \d+, tx 0x/);
     const a = await dev.rpc('eth_call', [{ to: d, data: store.encodeFunctionData('a') }, 'latest']);
     assert.is(BigInt(a), 3n);
+    // the SDK: the call from the signature table, sent with the node's estimate
+    const d2 = await deployDev(60);
+    const client = ChainClient.http(dev.url);
+    try {
+      const call = systemCall('ContractDataProcessor', 'migrate', s, d2);
+      const gas = BigInt(await client.eth.estimateGas({ from: account, to: call.to, data: call.data }));
+      const outcome = await sendSystem(client, { ...call, gas }, { from: account });
+      assert.ok(outcome.ok, outcome.reason);
+      assert.is(BigInt(outcome.receipt.gasUsed) <= gas, true);
+      assert.is(BigInt(await dev.rpc('eth_call', [{ to: d2, data: store.encodeFunctionData('b') }, 'latest'])), 4n);
+      const flat = await sendSystem(client, systemCall('ContractDataProcessor', 'migrate', s, d2), { from: account });
+      assert.is(flat.receipt.status, '0x0', 'the flat gas alone does not pay for the slots');
+    } finally {
+      await client.close();
+    }
     output = '';
     assert.is(await admin('contract', 'migrate', s, CONTRACT_DATA_PROCESSOR), 1, output);
     assert.match(output, /failed: not creator of the contract/);
