@@ -106,7 +106,8 @@ const current: HostTable = {
   bcwasmDelegateCallString(ctx, addr, params, len) {
     ctx.useGas(CROSS_VM_GAS.bcwasmDelegateCallString);
     return stringAnswer(ctx, call(ctx, 'delegate', addr, params, len));
-  },};
+  },
+};
 
 // The names of the same six before Venachain renamed them (bcos → bcwasm): its own system
 // contracts in perf_test/data were built with the older toolchain and import these.
