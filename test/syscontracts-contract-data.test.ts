@@ -253,6 +253,9 @@ test('chain-node admin contract migrate and the SDK on a dev chain: the estimate
     output = '';
     assert.is(await admin('contract', 'migrate', '0x12', d), 2, output);
     assert.match(output, /src: not an address/);
+    output = '';
+    assert.is(await admin('--help'), 0, output);
+    assert.match(output, /contract migrate <src> <dest>/);
   } finally {
     await dev.stop();
   }
