@@ -18,6 +18,7 @@ import { cnsCommands } from './admin/cns-commands.ts';
 import { fwCommands } from './admin/fw-commands.ts';
 import { groupCommands } from './admin/group-commands.ts';
 import { evidenceCommands } from './admin/evidence-commands.ts';
+import { contractCommands } from './admin/contract-commands.ts';
 
 const DEFAULT_RPC = 'http://127.0.0.1:6791';
 
@@ -55,6 +56,10 @@ contract names (CnsManagement):
   cns by-origin <address>                   registrations made by an account
   cns state <name>|<address>                registered or not
   cns import <file>                         importOldCnsManagerData (chain admins)
+  cns call|send <name[:version]> <function> [<arg>…] [--abi FILE]
+                                            a contract by its name: eth_call, or a transaction;
+                                            --abi: a wasm ABI types the arguments and the answer;
+                                            without, arguments go as text ("int64(7)" for Solidity)
 
 firewalls (FirewallManagement), by the contract's creator:
   fw open <address> | fw close <address>    while open only listed callers pass
@@ -76,6 +81,9 @@ evidence (EvidenceManagement):
   evidence set <key> <value>                overwrites (setJsonData)
   evidence get <key>                        owner, value and block number
 
+contract storage (ContractDataProcessor), by the creator of both:
+  contract migrate <src> <dest>             copy every slot of src into dest
+
 options:
   --rpc URL               the node's JSON-RPC endpoint, http(s):// or ws(s):// (default ${DEFAULT_RPC})
   --from ADDRESS          send from this account, unlocked on the node (default: the node's first account)
@@ -84,8 +92,8 @@ options:
   --json                  machine output: one JSON document
   -h, --help              this text`;
 
-const GROUPS: Record<string, Record<string, Command>> = { role: roleCommands, node: nodeCommands, param: paramCommands, cns: cnsCommands, fw: fwCommands, group: groupCommands, evidence: evidenceCommands };
-const NODE_OPTIONS: (keyof Values)[] = ['type', 'desc', 'delayNum', 'p2pPort', 'rpcPort'];
+const GROUPS: Record<string, Record<string, Command>> = { role: roleCommands, node: nodeCommands, param: paramCommands, cns: cnsCommands, fw: fwCommands, group: groupCommands, evidence: evidenceCommands, contract: contractCommands };
+const NODE_OPTIONS: (keyof Values)[] = ['type', 'desc', 'delayNum', 'p2pPort', 'rpcPort', 'abi'];
 
 function clientFor(rpc: string): ChainClient {
   let url: URL;
@@ -127,12 +135,12 @@ export async function runAdminCommand(argv: string[], out: (line: string) => voi
       return 2;
     }
     const commands = GROUPS[group];
-    if (commands === undefined) throw new UsageError(`unknown command ${JSON.stringify(group)}: role, node, param, cns, fw, group or evidence`);
+    if (commands === undefined) throw new UsageError(`unknown command ${JSON.stringify(group)}: role, node, param, cns, fw, group, evidence or contract`);
     const command = name === undefined ? undefined : commands[name];
     if (command === undefined) throw new UsageError(`${group}: ${name === undefined ? 'no command given' : `unknown command ${JSON.stringify(name)}`}: one of ${Object.keys(commands).join(', ')}`);
     const [required, optional] = command.args;
     if (args.length < required || args.length > required + optional) {
-      throw new UsageError(`${group} ${name} takes ${optional === 0 ? required : `${required} to ${required + optional}`} argument(s), got ${args.length}`);
+      throw new UsageError(`${group} ${name} takes ${optional === 0 ? required : optional === Number.POSITIVE_INFINITY ? `${required} or more` : `${required} to ${required + optional}`} argument(s), got ${args.length}`);
     }
     const stray = NODE_OPTIONS.find((o) => values[o] !== undefined && !command.options?.includes(o));
     if (stray !== undefined) throw new UsageError(`--${stray} is not an option of ${group} ${name}`);

@@ -173,7 +173,7 @@ test('bad input: one line naming what is wrong, exit 2 for usage and 1 otherwise
     [['role', 'add', 'chain-admin', '0x1234'], /address: not an address \(0x and 40 hex digits\): "0x1234"/, 2],
     [['role', 'add', 'chain-admin'], /role add takes 2 argument\(s\), got 1/, 2],
     [['node', 'fly'], /node: unknown command "fly": one of add, update, delete, list, show/, 2],
-    [['vote'], /unknown command "vote": role, node, param, cns, fw, group or evidence/, 2],
+    [['vote'], /unknown command "vote": role, node, param, cns, fw, group, evidence or contract/, 2],
     [['node', 'add', 'n3', publicKey, '1.2.3.4', '1.2.3.4', '--type', 'consensus'], /added as observer or light; make it a validator with: node update <name> --type consensus/, 2],
     [['node', 'update', 'node1'], /give at least one of --type, --desc, --delayNum/, 2],
     [['node', 'list', '--type', 'light'], /--type is not an option of node list/, 2],

@@ -3,7 +3,8 @@
 // dev account, registered as `token` 1.0.0.1 by the CLI (a process), resolved, listed, called by name
 // through the SDK, a second version registered through the SDK and redirected back by the CLI; its
 // firewall opened and a rule added by the CLI, a stranger refused by name, status and export read
-// back; refusals and bad input answered in one line with an exit code, never a stack.
+// back; refusals and bad input answered in one line with an exit code, never a stack. Calls by name
+// through the CLI (cns call|send): the Solidity contract with text arguments, a wasm one with --abi.
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -13,11 +14,13 @@ import { AbiCoder, getAddress, Interface } from 'ethers';
 import { runCli, spawnNode, rpcCall, type CliRun, type NodeProcess } from './helpers/process.ts';
 import { refused, succeeded } from './helpers/cli-assert.ts';
 import { testAddress } from './helpers/node.ts';
-import { ChainClient, callByName, callSystem, CNS_INVOKE_ADDRESS, sendSystem, systemCall } from '../generated/client/index.ts';
+import { ChainClient, callByName, callSystem, callWasm, CNS_INVOKE_ADDRESS, sendSystem, sendWasm, systemCall, wasmContract } from '../generated/client/index.ts';
 import { runAdminCommand } from '../src/admin-command.ts';
 import { encodeArg, encodeCall } from '../src/codec/venachain-call.ts';
 import { bytesToHex } from '../src/util/hex.ts';
 import { compile } from './helpers/solc.ts';
+import { clangAvailable, compileC } from './helpers/wasm-c.ts';
+import { encodeWasmDeploy } from '../src/codec/wasm-abi.ts';
 
 const compiled = compile(`
 pragma solidity ^0.8.20;
@@ -76,7 +79,7 @@ test.after(async () => {
 
 test('--help lists the cns and fw commands', async () => {
   const run = await adminInProcess('--help');
-  for (const c of ['cns register', 'cns redirect', 'cns resolve', 'cns list', 'cns by-origin', 'cns state', 'cns import', 'fw open', 'fw add|del|set', 'fw clear', 'fw status', 'fw import']) {
+  for (const c of ['cns register', 'cns redirect', 'cns call|send', 'cns resolve', 'cns list', 'cns by-origin', 'cns state', 'cns import', 'fw open', 'fw add|del|set', 'fw clear', 'fw status', 'fw import']) {
     assert.ok(run.output.includes(c), `--help lacks ${c}`);
   }
 });
@@ -108,6 +111,67 @@ test('cns: registered by the CLI, resolved, listed; called by name and given a s
   succeeded(await admin('cns', 'redirect', 'token', '1.0.0.1'), /^token now resolves to version 1\.0\.0\.1 \(block/);
   assert.is(await versionByName('token'), 'v1');
   succeeded(await adminInProcess('cns', 'list', '--json'), /"version": "1\.0\.0\.2"/);
+});
+
+test('cns call|send: a Solidity contract by name through the CLI (text arguments), redirected to the other version and called again', async () => {
+  const version = async (name: string) => {
+    const run = await adminInProcess('cns', 'call', name, 'version');
+    succeeded(run, /^0x[0-9a-f]+$/m);
+    return token.decodeFunctionResult('version', run.output.trim())[0];
+  };
+  assert.is(await version('token'), 'v1');
+  succeeded(await admin('cns', 'send', 'token', 'set', 'int64(9)'), /^token set sent by name \(block \d+, tx 0x[0-9a-f]{64}\)/);
+  assert.is(token.decodeFunctionResult('value', await client.eth.call({ to: v1, data: token.encodeFunctionData('value') }, 'latest'))[0], 9n);
+  succeeded(await adminInProcess('cns', 'redirect', 'token', '1.0.0.2'), /now resolves to version 1\.0\.0\.2/);
+  assert.is(await version('token'), 'v2');
+  assert.is(await version('token:1.0.0.1'), 'v1');
+  succeeded(await adminInProcess('cns', 'redirect', 'token', '1.0.0.1'), /now resolves to version 1\.0\.0\.1/);
+  refused(await adminInProcess('cns', 'send', 'nobody', 'set', 'int64(1)'), /failed: CnsInvoke: \[CNS\] name and version is not registered in CNS: "nobody"/);
+  refused(await adminInProcess('cns', 'call', 'token'), /cns call takes 2 or more argument\(s\), got 1/, 2);
+});
+
+const withClang = clangAvailable() ? test : test.skip;
+
+withClang('cns call|send --abi and the SDK: a wasm contract deployed, registered as wtoken 1.0.0.1, called by name, a second version registered, redirected, called again', async () => {
+  const c = compileC('storage');
+  const abiFile = join(dir, 'storage.abi.json');
+  writeFileSync(abiFile, c.abi);
+  const deployWasm = async () => {
+    const hash = await rpcCall(node.url, 'eth_sendTransaction', [{ from: dev, data: bytesToHex(encodeWasmDeploy(c.wasm, c.abi)), gas: '0x2dc6c0' }]);
+    for (;;) {
+      const r = await rpcCall(node.url, 'eth_getTransactionReceipt', [hash]);
+      if (r) return r.contractAddress as string;
+      await new Promise((res) => setTimeout(res, 20));
+    }
+  };
+  const [w1, w2] = [await deployWasm(), await deployWasm()];
+  const counter = async (name: string) => {
+    const run = await adminInProcess('cns', 'call', name, 'getCounter', '--abi', abiFile);
+    succeeded(run, /^-?\d+$/m);
+    return run.output.trim();
+  };
+  succeeded(await admin('cns', 'register', 'wtoken', '1.0.0.1', w1), /registered/);
+  succeeded(await adminInProcess('cns', 'send', 'wtoken', 'setCounter', '41', '--abi', abiFile), /^wtoken setCounter sent by name/);
+  assert.is(await counter('wtoken'), '41');
+  succeeded(await adminInProcess('cns', 'register', 'wtoken', '1.0.0.2', w2), /registered/);
+  assert.not.equal(await counter('wtoken'), '41', 'the new version answers: its own counter');
+  succeeded(await adminInProcess('cns', 'send', 'wtoken', 'setCounter', '55', '--abi', abiFile), /sent by name/);
+  assert.is(await counter('wtoken:1.0.0.2'), '55');
+  succeeded(await adminInProcess('cns', 'redirect', 'wtoken', '1.0.0.1'), /now resolves to version 1\.0\.0\.1/);
+  assert.is(await counter('wtoken'), '41');
+  // the same through the SDK: a write by name, a redirect, a read by name
+  const storage = wasmContract(c.abi);
+  const sent = await sendWasm(client, { from: dev, to: CNS_INVOKE_ADDRESS, call: callByName('wtoken:1.0.0.2', storage.call('setCounter', 56n)), gas: 2_000_000n });
+  assert.ok(sent.ok);
+  assert.ok((await sendSystem(client, systemCall('CnsManagement', 'cnsRedirect', 'wtoken', '1.0.0.2'), { from: dev })).ok);
+  assert.is(await callWasm(client, CNS_INVOKE_ADDRESS, callByName('wtoken', storage.call('getCounter'))), 56n);
+  assert.ok((await sendSystem(client, systemCall('CnsManagement', 'cnsRedirect', 'wtoken', '1.0.0.1'), { from: dev })).ok);
+  assert.is(await callWasm(client, CNS_INVOKE_ADDRESS, callByName('wtoken', storage.call('getCounter'))), 41n);
+  const json = JSON.parse((await adminInProcess('cns', 'call', 'wtoken', 'getCounter', '--abi', abiFile, '--json')).output);
+  assert.equal(json, { name: 'wtoken', function: 'getCounter', result: 41 });
+  refused(await adminInProcess('cns', 'call', 'wtoken', 'setCounter', 'lots', '--abi', abiFile), /argument 1 \(int64\): not an integer: "lots"/, 2);
+  refused(await adminInProcess('cns', 'call', 'wtoken', 'nothing', '--abi', abiFile), /the ABI has no function "nothing"/, 2);
+  refused(await adminInProcess('cns', 'list', '--abi', abiFile), /--abi is not an option of cns list/, 2);
 });
 
 test("cns refusals: the contract's reason, or a usage error naming the argument", async () => {

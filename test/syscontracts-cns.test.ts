@@ -20,6 +20,8 @@ import { bytesToHex, hexToBytes } from '../src/util/hex.ts';
 import { startTestNode, testAddress, testKey, type TestNode } from './helpers/node.ts';
 import { sysCallData, sysGenesisWithRoles, sysQuery, sysSendAs, type SysArg } from './helpers/syscontracts.ts';
 import { compile } from './helpers/solc.ts';
+import { runExportCommand } from '../src/export-command.ts';
+import { runImportCommand } from '../src/import-command.ts';
 import { clangAvailable, compileC } from './helpers/wasm-c.ts';
 
 const SOURCE = `
@@ -250,6 +252,28 @@ test('a restart keeps the registrations and calls by name', async () => {
   node = await startTestNode({ dir, genesis });
   assert.is(await ask('getContractAddress', ['token', 'latest']), getAddress(v1));
   assert.is(await versionByName('token:1.0.0.2'), 'v2');
+});
+
+test('a fresh datadir importing the chain reaches the same head: registrations of contracts created in blocks of the same import group', async () => {
+  const head = await node.rpc('eth_getBlockByNumber', ['latest', false]);
+  await node.stop();
+  const file = join(dir, 'chain.rlp');
+  const fresh = join(dir, 'fresh');
+  let output = '';
+  const out = (l: string) => (output += l + '\n');
+  try {
+    assert.is(await runExportCommand([file, '--datadir', dir], out, out), 0, output);
+    assert.is(await runImportCommand([file, '--datadir', fresh, '--genesis', join(dir, 'test-genesis.json')], out, out), 0, output);
+  } finally {
+    node = await startTestNode({ dir, genesis });
+  }
+  const imported = await startTestNode({ dir: fresh, genesis, nodeKey: '77'.repeat(32) });
+  try {
+    const latest = await imported.rpc('eth_getBlockByNumber', ['latest', false]);
+    assert.equal([latest.hash, latest.stateRoot], [head.hash, head.stateRoot]);
+  } finally {
+    await imported.stop();
+  }
 });
 
 const maybe = clangAvailable() ? test : test.skip;

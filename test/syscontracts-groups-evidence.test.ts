@@ -1,7 +1,10 @@
 // GroupManagement (0x1000…0006) and EvidenceManagement (0x0000…0099) through JSON-RPC on a chain
 // whose genesis gives test keys roles: success, permission denied (status 0, nothing changed, the
 // reason through eth_call), bad arguments named, events, answers at an older block; then
-// `chain-node admin group|evidence` against a dev chain.
+// a restart; `chain-node admin group|evidence` against a dev chain.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { getAddress } from 'ethers';
@@ -17,11 +20,17 @@ const NOBODY = 0;
 const GROUP_ADMIN = 1;
 const CHAIN_ADMIN = 2;
 
+const dir = mkdtempSync(join(tmpdir(), 'chain-node-groups-'));
 let node: TestNode;
+let genesis: object;
 test.before(async () => {
-  node = await startTestNode({ genesis: await sysGenesisWithRoles({ [GROUP_ADMIN]: ['GROUP_ADMIN'], [CHAIN_ADMIN]: ['CHAIN_ADMIN'] }) });
+  genesis = await sysGenesisWithRoles({ [GROUP_ADMIN]: ['GROUP_ADMIN'], [CHAIN_ADMIN]: ['CHAIN_ADMIN'] });
+  node = await startTestNode({ dir, genesis });
 });
-test.after(() => node?.stop());
+test.after(async () => {
+  await node?.stop();
+  rmSync(dir, { recursive: true, force: true });
+});
 
 const group = (key: number, method: keyof typeof GROUP_MANAGEMENT_ABI, ...args: SysArg[]) => sysSendAs(node, testKey(key), GROUP_MANAGEMENT, sysCallData(GROUP_MANAGEMENT_ABI, method, args));
 const evidence = (key: number, method: keyof typeof EVIDENCE_MANAGEMENT_ABI, ...args: SysArg[]) => sysSendAs(node, testKey(key), EVIDENCE_MANAGEMENT, sysCallData(EVIDENCE_MANAGEMENT_ABI, method, args));
@@ -120,6 +129,22 @@ test('evidence: anyone saves once (event, owner = origin, Timestamp = block numb
   assert.match(((await askEvidence('getEvidence', ['missing'])) as { error: string }).error, /Evidence Not Found/);
   const r = await node.raw('eth_call', [{ to: EVIDENCE_MANAGEMENT, data: bytesToHex(sysCallData(EVIDENCE_MANAGEMENT_ABI, 'saveEvidence', ['only-key'])) }, 'latest']);
   assert.match(r.error!.message, /EvidenceManagement.saveEvidence: takes 2 argument\(s\), got 1/);
+});
+
+test('a restart keeps the groups and the evidence, and the answers at older blocks', async () => {
+  const [groups, group7, evidenceNow] = [await askGroup('getAllGroups'), await askGroup('getGroupByID', [7n]), await askEvidence('getEvidence', ['doc-1'])];
+  const savedAt = JSON.parse(evidenceNow as string).data.Timestamp as number;
+  const before = '0x' + (savedAt - 1).toString(16);
+  await node.stop();
+  node = await startTestNode({ dir, genesis });
+  assert.is(await askGroup('getAllGroups'), groups);
+  assert.is(await askGroup('getGroupByID', [7n]), group7);
+  assert.is(await askEvidence('getEvidence', ['doc-1']), evidenceNow);
+  assert.is(await askEvidence('getJsonData', ['doc-1'], { block: before }), 'sha256:abcd', 'before setJsonData overwrote it');
+  // and they still take writes by the same rules
+  assert.is((await evidence(NOBODY, 'saveEvidence', 'doc-1', 'again')).status, '0x0');
+  assert.is((await group(CHAIN_ADMIN, 'createGroup', info(8))).status, '0x1');
+  assert.is(JSON.parse((await askGroup('getAllGroups')) as string).length, JSON.parse(groups as string).length + 1);
 });
 
 test('chain-node admin group … and admin evidence … on a dev chain (its account is chain admin)', async () => {

@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import { callSystem, type CnsAnswer } from '../client/system-contracts.ts';
 import { fileErrorMessage, isFileError } from '../util/file-errors.ts';
 import { address, call, json, UsageError, write, type Command, type Context } from './command.ts';
+import { cnsInvokeCommands } from './cns-invoke-commands.ts';
 
 const ADDRESS = /^0x[0-9a-fA-F]{40}$/;
 
@@ -88,4 +89,5 @@ export const cnsCommands: Record<string, Command> = {
       return write(ctx, call('CnsManagement', 'importOldCnsManagerData', readText(file!, 'CNS data')), `CNS data of ${file} imported`);
     },
   },
+  ...cnsInvokeCommands,
 };

@@ -20,6 +20,7 @@ export const OPTIONS = {
   delayNum: { type: 'string' },
   p2pPort: { type: 'string' },
   rpcPort: { type: 'string' },
+  abi: { type: 'string' },
 } as const;
 
 export type Values = { [K in keyof typeof OPTIONS]?: (typeof OPTIONS)[K]['type'] extends 'boolean' ? boolean : string };

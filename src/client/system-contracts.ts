@@ -12,6 +12,7 @@ import {
   FIREWALL_CALL_GAS,
   FIREWALL_MANAGEMENT_ABI,
   EVIDENCE_MANAGEMENT_ABI,
+  CONTRACT_DATA_PROCESSOR_ABI,
   GROUP_MANAGEMENT_ABI,
   NODE_MANAGEMENT_ABI,
   PARAMETER_MANAGEMENT_ABI,
@@ -22,7 +23,7 @@ import {
   type MethodSignature,
 } from '../codec/system-contracts-abi.ts';
 import { CallCodecError, decodeEventData, decodeReturn, encodeArg, encodeCall, encodeCallByName, eventTopic, TX_TYPE_CALL, type ParamType } from '../codec/venachain-call.ts';
-import { CNS_INVOKE, CNS_MANAGEMENT, EVIDENCE_MANAGEMENT, FIREWALL_MANAGEMENT, GROUP_MANAGEMENT, NODE_MANAGEMENT, PARAMETER_MANAGEMENT, USER_MANAGEMENT, type CnsRecord, type EvidenceRecord, type GroupRecord, type NodeRecord, type RoleName, type UserRecord } from '../codec/system-contracts.ts';
+import { CNS_INVOKE, CNS_MANAGEMENT, CONTRACT_DATA_PROCESSOR, EVIDENCE_MANAGEMENT, FIREWALL_MANAGEMENT, GROUP_MANAGEMENT, NODE_MANAGEMENT, PARAMETER_MANAGEMENT, USER_MANAGEMENT, type CnsRecord, type EvidenceRecord, type GroupRecord, type NodeRecord, type RoleName, type UserRecord } from '../codec/system-contracts.ts';
 import { bytesToHex, hexToBytes } from '../util/hex.ts';
 import { fromQuantity, toQuantity } from './quantity.ts';
 import { RpcError } from './errors.ts';
@@ -38,6 +39,7 @@ export const SYSTEM_CONTRACT_ABIS = {
   FirewallManagement: { address: FIREWALL_MANAGEMENT, abi: FIREWALL_MANAGEMENT_ABI, gas: FIREWALL_CALL_GAS },
   GroupManagement: { address: GROUP_MANAGEMENT, abi: GROUP_MANAGEMENT_ABI, gas: SYSTEM_CALL_GAS },
   EvidenceManagement: { address: EVIDENCE_MANAGEMENT, abi: EVIDENCE_MANAGEMENT_ABI, gas: SYSTEM_CALL_GAS },
+  ContractDataProcessor: { address: CONTRACT_DATA_PROCESSOR, abi: CONTRACT_DATA_PROCESSOR_ABI, gas: SYSTEM_CALL_GAS },
 } as const satisfies Record<string, { address: string; abi: ContractAbi; gas: bigint }>;
 
 export type SystemContractName = keyof typeof SYSTEM_CONTRACT_ABIS;
@@ -127,6 +129,7 @@ interface JsonAnswers {
   EvidenceManagement: {
     getEvidence: { code: number; msg: string; data: EvidenceRecord };
   };
+  ContractDataProcessor: Record<never, never>;
 }
 
 /** The methods whose answer is JSON text: decoded, it is parsed (the others' text stays text, getStrParam's JSON included). */
@@ -138,6 +141,7 @@ const JSON_METHODS = {
   FirewallManagement: ['__sys_FwStatus', '__sys_FwExport'],
   GroupManagement: ['getAllGroups', 'getGroupByID'],
   EvidenceManagement: ['getEvidence'],
+  ContractDataProcessor: [],
 } as const satisfies { [C in SystemContractName]: readonly (keyof JsonAnswers[C])[] };
 
 /** A string answer decoded without knowing its method at compile time: parsed JSON, or text. */
@@ -158,6 +162,8 @@ export interface SystemCall<C extends SystemContractName = SystemContractName, M
   readonly to: string;
   /** Venachain's call encoding, 0x hex */
   readonly data: string;
+  /** gas to send it with, when its work grows with the state (ContractDataProcessor.migrate: estimate it); default systemCallGas's */
+  readonly gas?: bigint;
 }
 
 function signatureOf(contract: SystemContractName, method: string): MethodSignature {
@@ -284,6 +290,7 @@ export function callByName<T extends { readonly data: string }>(name: string, ca
 
 /** Gas that always covers a system call sent as a transaction: intrinsic, calldata at its dearest (EIP-7623's floor), the contract's flat charge. */
 export function systemCallGas(call: SystemCall): bigint {
+  if (call.gas !== undefined) return call.gas;
   return 21_000n + 40n * BigInt((call.data.length - 2) / 2) + SYSTEM_CONTRACT_ABIS[call.contract].gas;
 }
 

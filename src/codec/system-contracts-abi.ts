@@ -158,3 +158,12 @@ export const EVIDENCE_MANAGEMENT_ABI = {
   setJsonData: { params: ['string', 'string'], returns: 'int' },
   getJsonData: { params: ['string'], returns: 'string' },
 } as const satisfies ContractAbi;
+
+/** Gas per slot ContractDataProcessor.migrate copies, beyond its flat price: an SSTORE of a new slot (G17). */
+export const MIGRATE_SLOT_GAS = 20_000n;
+
+// ---- ContractDataProcessor (0x1000…0007) ----
+// migrate(src, dest): the creator of both copies src's storage into dest
+export const CONTRACT_DATA_PROCESSOR_ABI = {
+  migrate: { params: ['address', 'address'], returns: 'int' },
+} as const satisfies ContractAbi;

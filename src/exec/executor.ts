@@ -4,6 +4,7 @@
 import { createVM, encodeReceipt, runTx, type VM } from '@ethereumjs/vm';
 import { createBlock, paramsBlock, type Block } from '@ethereumjs/block';
 import { Address, type Account } from '@ethereumjs/util';
+import { equalBytes } from '../util/hex.ts';
 import type { Common } from '@ethereumjs/common';
 import type { Header } from '../chain/header.ts';
 import { EMPTY_UNCLES_HASH } from '../chain/header.ts';
@@ -118,12 +119,22 @@ export class BlockExecutor {
   /** transactions applied as plain value transfers (src/exec/value-transfer.ts) instead of runTx */
   transfersApplied = 0;
 
+  /**
+   * The contracts each executed block created, oldest first, with the state root it left, until
+   * the chain's store has them: a block executed before its parent commits (the importer executes
+   * a group, then commits it; the sealer runs ahead of a commit) must see its parent's creators
+   * (CNS, firewall, migrate and wasm isOwner ask for them).
+   */
+  private uncommittedCreators: { root: Uint8Array; creators: [Uint8Array, Uint8Array][] }[] = [];
+
   private constructor(
     readonly common: Common,
     readonly trieDb: OverlayTrieDB,
     private readonly state: CachedMerkleStateManager,
     private readonly vm: VM,
     private readonly directTransfers: boolean,
+    /** the creator of a contract in a committed block */
+    private readonly committedCreator: (address: Uint8Array) => Uint8Array | undefined,
   ) {}
 
   /** `directTransfers: false` runs plain value transfers through runTx too (the reference, for tests). */
@@ -131,7 +142,7 @@ export class BlockExecutor {
     const state = newStateManager(trieDb, common, headStateRoot);
     state.trackWritten = true; // the pool re-bases the accounts each block wrote (P6)
     const vm = await createEvmVM(common, state, hashes, chain);
-    return new BlockExecutor(common, trieDb, state, vm, directTransfers);
+    return new BlockExecutor(common, trieDb, state, vm, directTransfers, (a) => chain.wasm.creatorOf(a));
   }
 
   /**
@@ -153,7 +164,9 @@ export class BlockExecutor {
     const receipts: StoredReceipt[] = [];
     const invalid: ExecutedBlock['invalid'] = [];
     const creators: [Uint8Array, Uint8Array][] = [];
-    evm.blockCreators = new Map();
+    const pending = this.uncommittedCreators;
+    while (pending.length > 0 && pending[0]!.creators.every(([a]) => this.committedCreator(a) !== undefined)) pending.shift();
+    evm.blockCreators = new Map(pending.flatMap((g) => g.creators.map(([a, c]) => [new Address(a).toString(), c] as const)));
     const skippedSenders = new Set<string>();
     const blooms: Uint8Array[] = [];
     let gasUsed = 0n;
@@ -295,6 +308,7 @@ export class BlockExecutor {
       nonce: new Uint8Array(8),
       baseFeePerGas: 0n,
     };
+    this.uncommittedCreators.push({ root: stateRoot, creators: liveCreators });
     return { header, included, receipts, creators: liveCreators, invalid, cut, accounts, written };
   }
 
@@ -310,6 +324,12 @@ export class BlockExecutor {
 
   /** Undo a block that was executed but not committed: forget its trie writes and state. */
   async rollback(parentStateRoot: Uint8Array): Promise<void> {
+    // the creators of the blocks after the parent go; a parent not among them left none pending
+    // (a block that changes nothing leaves its parent's root: it created nothing, the last one counts)
+    const pending = this.uncommittedCreators;
+    let keep = pending.length;
+    while (keep > 0 && !equalBytes(pending[keep - 1]!.root, parentStateRoot)) keep--;
+    pending.length = keep;
     this.trieDb.discard();
     // the caches' unflushed writes go too: setStateRoot flushes first, and their tries' nodes were
     // just discarded (a refused block whose transactions created contracts failed here with

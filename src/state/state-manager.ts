@@ -9,7 +9,17 @@ import { OverlayTrieDB } from './trie-db.ts';
 import { applyTrieWrites, type TrieWrite } from './trie-batch.ts';
 import { keccak256 } from '../crypto/keccak.ts';
 import { memoizeReads } from './read-memo.ts';
+import { trieLeaves } from './trie-leaves.ts';
 import { equalBytes } from '../util/hex.ts';
+
+/**
+ * A storage cache key that stands for a slot known only by its trie key (keccak256 of the slot, as
+ * copyStorage finds it): this byte, then the 32-byte hash. 33 bytes, so never a slot's own key.
+ */
+const HASHED_SLOT = 0x68;
+
+/** copyStorage was asked to copy more slots than its limit allows. */
+export class SlotLimitError extends Error {}
 
 /**
  * @ethereumjs/statemanager 10.1.3 writes every SSTORE through to the storage trie even when a
@@ -78,6 +88,65 @@ export class CachedMerkleStateManager extends MerkleStateManager {
     return (caches?.account?.size() ?? 0) + (caches?.code?.size() ?? 0) + (caches?.storage?.size() ?? 0);
   }
 
+  /** accounts (unprefixed hex) whose cache may hold slots by trie key (copyStorage) */
+  private readonly hashedSlots = new Set<string>();
+
+  override async getStorage(address: Address, key: Uint8Array): Promise<Uint8Array> {
+    const storage = this._caches?.storage;
+    if (this.hashedSlots.size > 0 && storage !== undefined && this.hashedSlots.has(address.toString().slice(2)) && storage.get(address, key) === undefined) {
+      const copied = storage.get(address, concatBytes(Uint8Array.of(HASHED_SLOT), keccak256(key)));
+      if (copied !== undefined) return RLP.decode(copied) as Uint8Array;
+    }
+    return super.getStorage(address, key);
+  }
+
+  /**
+   * Writes every non-zero slot of `src` into `dest`, as the state holds them now (written slots
+   * of the running transaction included); `dest`'s other slots stay. The state keeps slots by
+   * their hash only, so a slot never written or read here is copied by its trie key: the cache
+   * holds it under HASHED_SLOT + hash, getStorage answers it, flush writes it. A slot `dest`
+   * also holds in its cache by its own key takes the copy under that key, so one key never has
+   * two cached values, except a later write by its own key, which flush applies last. Undone by
+   * revert like any write. Answers the number of slots; SlotLimitError past `limit`.
+   */
+  async copyStorage(src: Address, dest: Address, limit: number): Promise<number> {
+    const storage = this._caches?.storage;
+    if (storage === undefined) throw new Error('copyStorage needs the storage cache');
+    const account = await this.getAccount(src);
+    if (account === undefined) return 0;
+    const db = this._trie.database().db;
+    if (!(db instanceof OverlayTrieDB)) throw new Error('copyStorage needs the node trie DB');
+    const cached = [...(storage.dump(src) ?? new Map<string, Uint8Array | undefined>())];
+    // by trie key (hex): the stored slots, then the cache's by hash, then the cache's by own key
+    const slots = new Map<string, { value: Uint8Array; key?: Uint8Array }>();
+    const zeros = cached.filter(([, v]) => isZero(v)).length;
+    const { leaves, truncated } = trieLeaves(db.nodes, account.storageRoot, limit + zeros + 1);
+    if (truncated) throw new SlotLimitError(`more than ${limit} slots`);
+    for (const leaf of leaves) slots.set(Buffer.from(leaf.key).toString('hex'), { value: leaf.value });
+    for (const hashed of [true, false]) {
+      for (const [keyHex, value] of cached) {
+        if ((keyHex.length === 66) !== hashed) continue;
+        const key = Buffer.from(keyHex, 'hex');
+        const trieKey = hashed ? keyHex.slice(2) : Buffer.from(keccak256(key)).toString('hex');
+        if (isZero(value)) slots.delete(trieKey);
+        else slots.set(trieKey, { value: value!, key: hashed ? undefined : key });
+      }
+    }
+    if (slots.size > limit) throw new SlotLimitError(`${slots.size} slots, more than ${limit}`);
+    const destOwn = new Map<string, Uint8Array>();
+    for (const [keyHex] of storage.dump(dest) ?? []) if (keyHex.length === 64) destOwn.set(Buffer.from(keccak256(Buffer.from(keyHex, 'hex'))).toString('hex'), Buffer.from(keyHex, 'hex'));
+    for (const [trieKey, { value, key }] of slots) {
+      const own = key ?? destOwn.get(trieKey);
+      if (own !== undefined) {
+        storage.put(dest, own, value);
+      } else {
+        this.hashedSlots.add(dest.toString().slice(2));
+        storage.put(dest, concatBytes(Uint8Array.of(HASHED_SLOT), Buffer.from(trieKey, 'hex')), value);
+      }
+    }
+    return slots.size;
+  }
+
   override async putStorage(address: Address, key: Uint8Array, value: Uint8Array): Promise<void> {
     const storage = this._caches?.storage;
     if (storage === undefined) return super.putStorage(address, key, value);
@@ -101,7 +170,11 @@ export class CachedMerkleStateManager extends MerkleStateManager {
     const caches = this._caches;
     const trie = this._trie;
     const db = trie.database().db;
-    if (caches === undefined || !(trie instanceof AddressKeyMemoTrie) || !(db instanceof OverlayTrieDB) || trie.hasCheckpoints() || this._prefixStorageTrieKeys) return super.flush();
+    if (caches === undefined || !(trie instanceof AddressKeyMemoTrie) || !(db instanceof OverlayTrieDB) || trie.hasCheckpoints() || this._prefixStorageTrieKeys) {
+      // the base flush would hash a slot copied by trie key again
+      if (this.hashedSlots.size > 0) throw new Error('slots copied by trie key need the batched flush');
+      return super.flush();
+    }
     for (const [addressHex, { code }] of caches.code?.flush() ?? []) {
       if (code === undefined) continue;
       const codeHash = keccak256(code);
@@ -111,12 +184,17 @@ export class CachedMerkleStateManager extends MerkleStateManager {
       await this.modifyAccountFields(address, { codeHash });
     }
     const slots = new Map<string, TrieWrite[]>();
-    for (const [addressHex, keyHex, value] of caches.storage?.flush() ?? []) {
-      let writes = slots.get(addressHex);
-      if (writes === undefined) slots.set(addressHex, (writes = []));
-      // the cache holds RLP(value without leading zeros): RLP("") = 0x80, a zero, deletes the slot
-      const stored = value === undefined || (value.length === 1 && value[0] === 0x80) ? undefined : value;
-      writes.push({ key: keccak256(unprefixedHexToBytes(keyHex)), value: stored });
+    const flushed = caches.storage?.flush() ?? [];
+    // slots copied by trie key first: a write by the slot's own key is the later one (copyStorage)
+    for (const hashed of [true, false]) {
+      for (const [addressHex, keyHex, value] of flushed) {
+        if ((keyHex.length === 66) !== hashed) continue;
+        let writes = slots.get(addressHex);
+        if (writes === undefined) slots.set(addressHex, (writes = []));
+        // the cache holds RLP(value without leading zeros): RLP("") = 0x80, a zero, deletes the slot
+        const stored = isZero(value) ? undefined : value;
+        writes.push({ key: hashed ? unprefixedHexToBytes(keyHex.slice(2)) : keccak256(unprefixedHexToBytes(keyHex)), value: stored });
+      }
     }
     for (const [addressHex, writes] of slots) {
       const address = new Address(unprefixedHexToBytes(addressHex));
@@ -178,6 +256,11 @@ export class ReadMemoStateManager extends CachedMerkleStateManager {
   protected override _getStorageTrie(...args: Parameters<MerkleStateManager['_getStorageTrie']>): MerklePatriciaTrie {
     return memoizeReads(super._getStorageTrie(...args));
   }
+}
+
+/** RLP("") (0x80) or nothing: a zero slot, which the trie does not hold */
+function isZero(value: Uint8Array | undefined): boolean {
+  return value === undefined || (value.length === 1 && value[0] === 0x80);
 }
 
 function copyAccount(a: Account): Account {

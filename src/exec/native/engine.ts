@@ -13,6 +13,7 @@ import { SlotStore, type Slots } from './slot-store.ts';
 import { FIREWALL_MANAGEMENT, Firewalls, systemState, type SystemState } from './system-state.ts';
 import { deployRefusal } from './deploy-permission.ts';
 import { firewallRefusal, type FirewallEnv } from './firewall-check.ts';
+import { CachedMerkleStateManager, SlotLimitError } from '../../state/state-manager.ts';
 
 const FIREWALL_ADDRESS = new Address(hexToBytes(FIREWALL_MANAGEMENT));
 
@@ -38,6 +39,12 @@ export interface NativeCall {
   creatorOf(address: string): string | undefined;
   /** one log at the contract's address: topics [keccak256(topic)], data RLP([code, message]) */
   emit(topic: string, code: bigint, message: string): void;
+  /** the gas the message has beyond the contract's flat price */
+  gasLeft: bigint;
+  /** charges gas beyond the flat price (work that grows with the state it meets); past gasLeft the call runs out of gas */
+  charge(gas: bigint): void;
+  /** writes every non-zero slot of `src` into `dest`'s storage (others stay): how many; more than `limit` runs out of gas */
+  copyStorage(src: string, dest: string, limit: number): Promise<number>;
 }
 
 export interface NativeMethod extends MethodSignature {
@@ -69,6 +76,9 @@ export function implement<A extends ContractAbi>(abi: A, impl: Implementation<A>
 /** The call fails: status 0, state and events reverted; eth_call answers `message` as the revert reason. */
 export class NativeCallError extends Error {}
 
+/** The call needs more gas than it has: it fails as the EVM's out of gas does, using all of it. */
+export class NativeOutOfGas extends Error {}
+
 /** Error(string), Solidity's revert payload: what eth_call and receipts' readers decode. */
 function revertData(message: string): Uint8Array {
   // the selector, then the string as a txType-2 return encodes it (offset, length, padded data)
@@ -98,6 +108,19 @@ class EvmSlots implements Slots {
       await this.evm.journal.putAccount(this.address, a);
     }
     await sm.putStorage(this.address, slot, value);
+  }
+}
+
+/** ContractDataProcessor's copy, through the node's state manager (it journals the writes like any SSTORE). */
+async function copyStorage(evm: EngineEVM, isStatic: boolean, src: string, dest: string, limit: number): Promise<number> {
+  if (isStatic) throw new NativeCallError('state change in a static call');
+  const sm = evm.stateManager;
+  if (!(sm instanceof CachedMerkleStateManager)) throw new Error('copying storage needs the node state manager');
+  try {
+    return await sm.copyStorage(new Address(hexToBytes(src)), new Address(hexToBytes(dest)), limit);
+  } catch (e) {
+    if (e instanceof SlotLimitError) throw new NativeOutOfGas(e.message);
+    throw e;
   }
 }
 
@@ -147,6 +170,7 @@ export class NativeContracts implements CodeEngine {
     if (contract.runMessage !== undefined) return contract.runMessage(evm, message, { ...this.firewallEnv(evm), state: evmSystemState(evm, message.isStatic) });
     const logs: [Uint8Array, Uint8Array[], Uint8Array][] = [];
     const fail = (reason: string) => revert(reason, contract.gas);
+    let charged = 0n;
     try {
       const { txType, funcName, args } = decodeCall(data);
       const method = Object.hasOwn(contract.methods, funcName) ? contract.methods[funcName] : undefined;
@@ -175,10 +199,17 @@ export class NativeContracts implements CodeEngine {
         fromInit: evm.initsRunning > 0,
         creatorOf: (a) => this.creatorOf(evm, a),
         emit: (topic, code, msg) => logs.push([target.bytes, [eventTopic(topic)], encodeEventData(code, msg)]),
+        gasLeft: message.gasLimit - contract.gas,
+        charge(gas) {
+          charged += gas;
+          if (charged > this.gasLeft) throw new NativeOutOfGas();
+        },
+        copyStorage: (src, dest, limit) => copyStorage(evm, message.isStatic, src, dest, limit),
       };
       const result = await method.run(call, values);
-      return { returnValue: encodeReturn(txType, result), executionGasUsed: contract.gas, logs };
+      return { returnValue: encodeReturn(txType, result), executionGasUsed: contract.gas + charged, logs };
     } catch (e) {
+      if (e instanceof NativeOutOfGas) return { returnValue: new Uint8Array(0), executionGasUsed: message.gasLimit, exceptionError: new EVMError(EVMError.errorMessages.OUT_OF_GAS) };
       if (e instanceof NativeCallError || e instanceof CallCodecError) return fail(e.message);
       throw e;
     }

@@ -9,11 +9,12 @@ import { firewallManagement } from './firewall-management.ts';
 import { cnsInvoke } from './cns-invoke.ts';
 import { groupManagement } from './group-management.ts';
 import { evidenceManagement } from './evidence-management.ts';
+import { contractDataProcessor } from './contract-data-processor.ts';
 
 /**
  * `chainTxGasLimit`: the genesis' config.txGasLimit, in force while TxGasLimit was never set;
  * `creatorOf`: the creator of a contract committed in an earlier block.
  */
 export function systemContracts(chainTxGasLimit: bigint, creatorOf?: (address: Uint8Array) => Uint8Array | undefined): NativeContracts {
-  return new NativeContracts([userManagement, nodeManagement, parameterManagement, firewallManagement, cnsManagement, cnsInvoke, groupManagement, evidenceManagement], chainTxGasLimit, creatorOf);
+  return new NativeContracts([userManagement, nodeManagement, parameterManagement, firewallManagement, cnsManagement, cnsInvoke, groupManagement, evidenceManagement, contractDataProcessor], chainTxGasLimit, creatorOf);
 }

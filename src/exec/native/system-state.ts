@@ -4,11 +4,11 @@
 // module: a key spelled twice would be a state fork.
 import { bytesToHex, hexToBytes } from '../../util/hex.ts';
 import { MemorySlots, SlotStore, TextList, ViewSlots, type Slots } from './slot-store.ts';
-import { CNS_INVOKE, CNS_MANAGEMENT, EVIDENCE_MANAGEMENT, FIREWALL_MANAGEMENT, GROUP_MANAGEMENT, NODE_MANAGEMENT, PARAMETER_MANAGEMENT, ROLES, USER_MANAGEMENT, type CnsRecord, type EvidenceRecord, type GroupRecord, type NodeRecord, type RoleName, type UserRecord } from '../../codec/system-contracts.ts';
+import { CNS_INVOKE, CNS_MANAGEMENT, CONTRACT_DATA_PROCESSOR, EVIDENCE_MANAGEMENT, FIREWALL_MANAGEMENT, GROUP_MANAGEMENT, NODE_MANAGEMENT, PARAMETER_MANAGEMENT, ROLES, USER_MANAGEMENT, type CnsRecord, type EvidenceRecord, type GroupRecord, type NodeRecord, type RoleName, type UserRecord } from '../../codec/system-contracts.ts';
 
-export { CNS_INVOKE, CNS_MANAGEMENT, EVIDENCE_MANAGEMENT, FIREWALL_MANAGEMENT, GROUP_MANAGEMENT, NODE_MANAGEMENT, PARAMETER_MANAGEMENT, ROLES, USER_MANAGEMENT, type CnsRecord, type EvidenceRecord, type GroupRecord, type NodeRecord, type RoleName, type UserRecord };
+export { CNS_INVOKE, CNS_MANAGEMENT, CONTRACT_DATA_PROCESSOR, EVIDENCE_MANAGEMENT, FIREWALL_MANAGEMENT, GROUP_MANAGEMENT, NODE_MANAGEMENT, PARAMETER_MANAGEMENT, ROLES, USER_MANAGEMENT, type CnsRecord, type EvidenceRecord, type GroupRecord, type NodeRecord, type RoleName, type UserRecord };
 
-export const SYSTEM_CONTRACTS: readonly string[] = [USER_MANAGEMENT, NODE_MANAGEMENT, PARAMETER_MANAGEMENT, FIREWALL_MANAGEMENT, CNS_MANAGEMENT, CNS_INVOKE, GROUP_MANAGEMENT, EVIDENCE_MANAGEMENT];
+export const SYSTEM_CONTRACTS: readonly string[] = [USER_MANAGEMENT, NODE_MANAGEMENT, PARAMETER_MANAGEMENT, FIREWALL_MANAGEMENT, CNS_MANAGEMENT, CNS_INVOKE, GROUP_MANAGEMENT, EVIDENCE_MANAGEMENT, CONTRACT_DATA_PROCESSOR];
 const SYSTEM_BYTES = SYSTEM_CONTRACTS.map(hexToBytes);
 
 /** Whether `address` (20 bytes) is a system contract's. */

@@ -70,7 +70,7 @@ function stringAnswer(ctx: HostContext, r: InnerCallAnswer): number {
   return ptr;
 }
 
-export const crossVmHost: HostTable = {
+const current: HostTable = {
   callTransfer(ctx, addr, addrLen, valuePtr) {
     ctx.useGas(CROSS_VM_GAS.callTransfer);
     // Venachain's BytesToAddress: the last 20 bytes, left-padded when shorter
@@ -108,3 +108,9 @@ export const crossVmHost: HostTable = {
     return stringAnswer(ctx, call(ctx, 'delegate', addr, params, len));
   },
 };
+
+// The names of the same six before Venachain renamed them (bcos → bcwasm): its own system
+// contracts in perf_test/data were built with the older toolchain and import these.
+const OLD_NAMES = ['Call', 'CallInt64', 'CallString', 'DelegateCall', 'DelegateCallInt64', 'DelegateCallString'].map((n) => [`bcos${n}`, current[`bcwasm${n}`]!]);
+
+export const crossVmHost: HostTable = { ...current, ...Object.fromEntries(OLD_NAMES) };
