@@ -104,9 +104,12 @@ export async function startTestNode(o: TestNodeOptions = {}): Promise<TestNode> 
   };
 }
 
-/** The receipt of `hash` once it is mined (polled every 5 ms, for at most 5 s). */
+/**
+ * The receipt of `hash` once it is mined (polled every 5 ms). It gives up after 60 s: a give-up, not
+ * a pace a test asserts — a large wasm deploy on a loaded machine took over 5 s to seal.
+ */
 export async function mined(node: Pick<TestNode, 'rpc'>, hash: string): Promise<any> {
-  for (let i = 0; i < 1000; i++) {
+  for (const end = Date.now() + 60_000; Date.now() < end; ) {
     const r = await node.rpc('eth_getTransactionReceipt', [hash]);
     if (r) return r;
     await new Promise((res) => setTimeout(res, 5));
