@@ -43,6 +43,7 @@ const logs: string[][] = [];
 const cut = new Set<number>();
 /** the relay drops every COMMIT (validators lock, nothing is decided) */
 let dropCommits = false;
+let commitsLostUpTo: number | undefined;
 /** the last PREPREPARE the relay carried for each block number, as sent */
 const preprepares = new Map<bigint, Uint8Array>();
 let nonce = 0n;
@@ -145,14 +146,18 @@ async function catchUp(): Promise<void> {
   }
 }
 
-const isCommit = (bytes: Uint8Array) => decodeMessage(bytes).code === COMMIT;
+/** a COMMIT lost: every one while `dropCommits`, and those of rounds up to `commitsLostUpTo` */
+const lostCommit = (bytes: Uint8Array) => {
+  const m = decodeMessage(bytes);
+  return m.code === COMMIT && (dropCommits || (commitsLostUpTo !== undefined && decodeSubject(m.msg).view.round <= commitsLostUpTo));
+};
 
 test.before(async () => {
   nodes.push(...(await startValidators(VALIDATOR_KEYS, 0, logs)));
   relay(nodes, (i, j, m) => {
     const decoded = decodeMessage(m);
     if (decoded.code === PREPREPARE) preprepares.set(decodePreprepare(decoded.msg).view.sequence, m);
-    return !cut.has(i) && !cut.has(j) && !(dropCommits && isCommit(m));
+    return !cut.has(i) && !cut.has(j) && !lostCommit(m);
   });
   chainId = BigInt(await nodes[0]!.rpc('eth_chainId'));
   syncing = (async () => {
@@ -236,20 +241,25 @@ test('an old PREPREPARE of the block just written, from its proposer, gets a COM
 test('a block locked in a round that decided nothing is the block decided in a later round: locks survive round changes', async () => {
   const number = head(nodes[0]!) + 1n;
   const last = hexToBytes((await blockAt(nodes[0]!, number - 1n)).miner);
-  // every COMMIT is lost until all four are locked: the round they locked in cannot decide
+  // every COMMIT is lost until all four are locked, then those of the rounds they locked in (the
+  // engine sends a round's messages again): those rounds cannot decide
   dropCommits = true;
   let hash: string;
+  let locks;
   try {
     hash = await sendEverywhere();
     await until('all four locked', async () => nodes.every((n) => n.core.iris!.status().lockedHash !== undefined), 15_000);
+    locks = nodes.map((n) => n.core.iris!.status());
+    commitsLostUpTo = Math.max(...locks.map((l) => l.lockedRound!));
+    dropCommits = false;
+    await minedOn(nodes, hash, 20_000);
   } finally {
     dropCommits = false;
+    commitsLostUpTo = undefined;
   }
-  const locks = nodes.map((n) => n.core.iris!.status());
   const locked = bytesToHex(locks[0]!.lockedHash!);
   assert.ok(locks.every((l) => bytesToHex(l.lockedHash!) === locked), locks.map((l) => bytesToHex(l.lockedHash!)).join());
   const lockRound = Math.max(...locks.map((l) => l.lockedRound!));
-  await minedOn(nodes, hash, 20_000);
   const block = await blockAt(nodes[0]!, number);
   assert.is(block.hash, locked);
   assert.ok(decidedRound(Number(number)) > lockRound, `decided in round ${decidedRound(Number(number))}, locked in round ${lockRound}`);

@@ -97,11 +97,13 @@ async function main(): Promise<void> {
   let blocks = 0;
   let roundChanges = 0;
   let worstRecovery = 0;
+  const recoveries: number[] = [];
   for (const [i, seed] of o.seeds.entries()) {
     const r = await runSeed({ ...o.sim, seed, trace: o.replay ? (l) => console.log(l) : undefined });
     blocks += r.blocks;
     roundChanges += r.roundChanges;
     worstRecovery = Math.max(worstRecovery, r.recoveryMs ?? 0);
+    if (r.recoveryMs !== undefined) recoveries.push(r.recoveryMs);
     if (o.json) console.log(JSON.stringify(r, (_, x) => (typeof x === 'bigint' ? String(x) : x)));
     if (!r.ok) {
       failed.push(seed);
@@ -112,8 +114,17 @@ async function main(): Promise<void> {
     if (!o.json && !o.replay && (i + 1) % 100 === 0) console.log(`${i + 1}/${o.seeds.length} seeds, ${failed.length} failed, ${((performance.now() - started) / 1000).toFixed(1)} s`);
   }
   const secs = (performance.now() - started) / 1000;
-  console.log(`${o.seeds.length} seeds at N=${o.sim.validators} (faults: ${[...o.sim.faults].join(', ') || 'none'}): ${failed.length} failed${failed.length ? ` (${failed.join(', ')})` : ''}; ${blocks} blocks, ${roundChanges} round changes, worst recovery after the faults ${(worstRecovery / 1000).toFixed(1)} s virtual; ${secs.toFixed(1)} s`);
+  console.log(`${o.seeds.length} seeds at N=${o.sim.validators} (faults: ${[...o.sim.faults].join(', ') || 'none'}): ${failed.length} failed${failed.length ? ` (${failed.join(', ')})` : ''}; ${blocks} blocks, ${roundChanges} round changes, worst recovery after the faults ${(worstRecovery / 1000).toFixed(1)} s virtual${recoveryText(recoveries, o.sim.timeoutMs)}; ${secs.toFixed(1)} s`);
   process.exitCode = failed.length ? 1 : 0;
+}
+
+/** From the faults' end to the next block: its median and 99th percentile, and how many seeds waited more than 2 × the first round's timeout. */
+function recoveryText(ms: number[], timeoutMs: number): string {
+  if (ms.length === 0) return '';
+  const sorted = [...ms].sort((a, b) => a - b);
+  const at = (q: number) => (sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]! / 1000).toFixed(2);
+  const over = sorted.filter((x) => x > 2 * timeoutMs).length;
+  return ` (median ${at(0.5)} s, p99 ${at(0.99)} s; ${over} of ${sorted.length} over 2 × the timeout)`;
 }
 
 /** Runs the seeds in `jobs` processes, each a slice (it prints its own failures and summary). */

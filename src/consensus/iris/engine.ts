@@ -65,11 +65,18 @@ export interface IrisStatus {
   proposer?: Uint8Array;
 }
 
-/** A round's timer doubles per round up to this (Venachain caps at 2 h; a minute keeps a healed network's next round near). */
+/**
+ * Each round waits a quarter of the timeout longer than the one before (I19): a round that needs
+ * longer gets it within a few, and the fourth still ends within 2 × the timeout (doubling left a
+ * healed network waiting out rounds of up to a minute).
+ */
+const ROUND_STEP = 0.25;
 const MAX_ROUND_TIMEOUT_MS = 60_000;
+/** How often an unfinished round's own messages are sent again, at most (I19); half the timeout when shorter. */
+const RESEND_MS = 1000;
 /** Future messages kept per sender; the oldest go beyond it. */
 const BACKLOG_PER_SENDER = 32;
-/** A ROUND_CHANGE further ahead of this node's round is refused (I10): with doubling timeouts an honest validator is never that far ahead. */
+/** A ROUND_CHANGE further ahead of this node's round is refused (I10): an honest validator's rounds climb by one per timeout at most, never that far ahead. */
 const MAX_ROUNDS_AHEAD = 100;
 /** How long a crash-after-* cue leaves its message to leave the process. */
 const CRASH_DELAY_MS = 200;
@@ -139,6 +146,9 @@ export class IrisEngine {
   private peerSpoke = false;
   private roundTimer: unknown;
   private proposeTimer: unknown;
+  /** what this node signed and sent in the current round (and its ROUND_CHANGE for it): sent again while the round is unfinished */
+  private own: { round: number; bytes: Uint8Array }[] = [];
+  private resendTimer: unknown;
   private workCued = false;
   private proposeCued = false;
 
@@ -385,6 +395,7 @@ export class IrisEngine {
     this.previous = this.height && this.height.sequence === head.header.number ? this.height : undefined;
     this.height = h;
     this.clearTimers();
+    this.own = [];
     this.lock = undefined;
     this.roundChanges.clear();
     this.engaged = false;
@@ -445,6 +456,8 @@ export class IrisEngine {
     this.clock.clearTimer(this.proposeTimer);
     this.proposeCued = false;
     for (const r of this.roundChanges.keys()) if (r < round) this.roundChanges.delete(r);
+    // the ROUND_CHANGE that asked for this round stays: a validator that lost it still waits for it
+    this.own = this.own.filter((o) => o.round === round);
   }
 
   private proposerAt(h: Height, round: number): Uint8Array {
@@ -493,6 +506,25 @@ export class IrisEngine {
   private clearTimers(): void {
     this.clock.clearTimer(this.roundTimer);
     this.clock.clearTimer(this.proposeTimer);
+    this.clock.clearTimer(this.resendTimer);
+    this.resendTimer = undefined;
+  }
+
+  /**
+   * Sends this round's own messages again every RESEND_MS while the round is unfinished (I19): a
+   * lost PREPREPARE, vote or ROUND_CHANGE arrives at the next one instead of costing the round, and
+   * a healed network meets again within it. Nothing new is signed; receivers drop what they hold.
+   */
+  private armResend(): void {
+    if (this.resendTimer !== undefined || this.stopped) return;
+    this.resendTimer = this.clock.setTimer(() => this.run(() => this.resend()), Math.min(RESEND_MS, this.o.timeoutMs / 2));
+  }
+
+  private resend(): void {
+    this.resendTimer = undefined;
+    if (!this.height?.active || !this.engaged || this.state === 'committed' || this.own.length === 0) return;
+    for (const o of this.own) this.o.transport.broadcast(o.bytes);
+    this.armResend();
   }
 
   /** Venachain's handleTimeoutMsg: join a round F + 1 validators asked for, else ask for the next one. */
@@ -527,9 +559,9 @@ export class IrisEngine {
     return false;
   }
 
-  /** timeout × 2^round, capped at MAX_ROUND_TIMEOUT_MS (or the timeout itself when longer) */
+  /** timeout × (1 + round / 4), at most MAX_ROUND_TIMEOUT_MS (or the timeout itself when longer): I19 */
   private roundTimeoutMs(): number {
-    return Math.min(this.o.timeoutMs * 2 ** Math.min(this.round, 30), Math.max(MAX_ROUND_TIMEOUT_MS, this.o.timeoutMs));
+    return Math.min(Math.round(this.o.timeoutMs * (1 + this.round * ROUND_STEP)), Math.max(MAX_ROUND_TIMEOUT_MS, this.o.timeoutMs));
   }
 
   private highestRoundAsked(atLeast: number): number | undefined {
@@ -544,7 +576,16 @@ export class IrisEngine {
     const m = signMessage(code, msg, this.o.key.address, this.o.key.privateKey, seal);
     const lies = this.o.test?.lies;
     if (lies && lies.size > 0) this.lie(m);
-    else this.o.transport.broadcast(encodeMessage(m));
+    else {
+      const bytes = encodeMessage(m);
+      this.o.transport.broadcast(bytes);
+      const view = code === PREPREPARE ? decodePreprepare(msg).view : decodeSubject(msg).view;
+      // once each (a ROUND_CHANGE asked again is the same bytes); a COMMIT for the block before is not this round's
+      if (view.sequence === this.height?.sequence && !this.own.some((o) => equalBytes(o.bytes, bytes))) {
+        this.own.push({ round: view.round, bytes });
+        this.armResend();
+      }
+    }
     // this engine's own vote counts like any other; it goes through the queue like one
     if (code !== PREPREPARE) {
       const own = parseVote(m, this.me);
