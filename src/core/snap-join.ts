@@ -13,7 +13,7 @@ import { decodeBlock, type WireBlock } from '../chain/block-codec.ts';
 import { orderedTrieRoot } from '../chain/ordered-trie.ts';
 import { CODE_KEY_PREFIX, OverlayTrieDB } from '../state/trie-db.ts';
 import { applyTrieWrites } from '../state/trie-batch.ts';
-import { checkLink, checkSealsByParentSet, sealSigners } from '../consensus/block-verify.ts';
+import { checkLink, checkSealsByParentSet, sealSigners, SetChangeError } from '../consensus/block-verify.ts';
 import type { SignatureRecovery } from '../tx/signature-recovery.ts';
 import { pooledFromFacts } from '../tx/pooled-tx.ts';
 import { effectiveGasPrice } from '../exec/executor.ts';
@@ -132,11 +132,16 @@ export class SnapJoin implements SnapDoor {
         out.push({ block: { hash, header, txs, senders: ptxs.map((t) => t.sender), txHashes: ptxs.map((t) => t.hash) }, receipts, creators });
         parent = { hash, header };
       } catch (e) {
+        if (e instanceof SetChangeError) {
+          // the headers cannot vouch for it: the pivot moves before it and the full sync executes through it
+          p.pivot = Number(parent.header.number);
+          break;
+        }
         refused = `${at} ${(e as Error).message}`;
         break;
       }
     }
-    if (out.length > 0) {
+    if (out.length > 0 || p.pivot === Number(parent.header.number)) {
       p.stored = Number(parent.header.number);
       const snapshot = { ...p };
       await chain.storeAhead(out, () => void this.o.store.meta.put('snap', snapshot));

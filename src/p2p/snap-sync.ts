@@ -79,11 +79,12 @@ export class SnapSync {
   /** Headers, bodies and receipts to the pivot, stored in order. */
   private async blocks(): Promise<void> {
     const snap = this.door.snap;
-    const pivot = snap.status()!.pivot;
+    const planned = snap.status()!.pivot;
     const first = snap.status()!.stored;
     const pending = new Map<bigint, Promise<Got<{ blocks: Uint8Array[]; receipts: Uint8Array[] }>>>();
     let nextFetch = first + 1n;
     const fetch = (from: bigint) => {
+      const pivot = snap.status()!.pivot;
       const later = [...pending.keys()].filter((k) => k > from).reduce((a, b) => (b < a ? b : a), pivot + 1n);
       const count = Number(min(BigInt(CHUNK), later - from, pivot - from + 1n));
       const last = from + BigInt(count) - 1n;
@@ -94,8 +95,11 @@ export class SnapSync {
       if (from + BigInt(count) > nextFetch) nextFetch = from + BigInt(count);
     };
     while (!this.stopped) {
-      const stored = snap.status()!.stored;
-      if (stored >= pivot) return;
+      const { stored, pivot } = snap.status()!;
+      if (stored >= pivot) {
+        if (pivot < planned) this.log.info(`snap: block #${pivot + 1n} is sealed by a set its parent's names less than a quorum of: the pivot moves to #${pivot}, the full sync executes through it`, { pivot });
+        return;
+      }
       this.progress('headers', stored, pivot, first);
       const limit = Math.min(MAX_IN_FLIGHT, PER_PEER * Math.max(1, this.peers.peers().length));
       while (pending.size < limit && nextFetch <= pivot) fetch(nextFetch);
