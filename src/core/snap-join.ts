@@ -10,6 +10,7 @@ import type { Chain } from '../chain/chain.ts';
 import type { Store } from '../store/lmdb-store.ts';
 import type { BlockRecord, LogRecord, StoredReceipt } from '../chain/types.ts';
 import { decodeBlock, type WireBlock } from '../chain/block-codec.ts';
+import type { Header } from '../chain/header.ts';
 import { orderedTrieRoot } from '../chain/ordered-trie.ts';
 import { CODE_KEY_PREFIX, OverlayTrieDB } from '../state/trie-db.ts';
 import { applyTrieWrites } from '../state/trie-batch.ts';
@@ -58,6 +59,10 @@ export class SnapJoin implements SnapDoor {
   private readonly db: OverlayTrieDB;
   private progress: Progress | undefined;
   private readonly leased = new Set<string>();
+  /** the last block verified (its write may still be under way) */
+  private tip: { hash: Uint8Array; header: Header } | undefined;
+  /** the blocks' writes, in order */
+  private writing: Promise<void> = Promise.resolve();
 
   constructor(private readonly o: SnapJoinOptions) {
     this.db = new OverlayTrieDB(o.store.trie);
@@ -92,8 +97,7 @@ export class SnapJoin implements SnapDoor {
     }
     // every block's signatures at once, on the recovery threads
     const work = blocks.map((b) => Promise.all([sealSigners(b.header, b.hash, recovery), recovery.decodeTxs(b.txs, common.chainId())]).catch((e: Error) => e));
-    const parentHash = chain.storedHashAt(BigInt(p.stored))!;
-    let parent = { hash: parentHash, header: chain.headerByHash(parentHash)! };
+    let parent = this.tip ?? { hash: chain.storedHashAt(BigInt(p.stored))!, header: chain.headerByHash(chain.storedHashAt(BigInt(p.stored))!)! };
     const out: { block: BlockRecord; receipts: StoredReceipt[]; creators: [Uint8Array, Uint8Array][] }[] = [];
     const now = BigInt(Math.floor(Date.now() / 1000));
     for (let i = 0; i < blocks.length; i++) {
@@ -143,8 +147,12 @@ export class SnapJoin implements SnapDoor {
     }
     if (out.length > 0 || p.pivot === Number(parent.header.number)) {
       p.stored = Number(parent.header.number);
+      this.tip = parent;
       const snapshot = { ...p };
-      await chain.storeAhead(out, () => void this.o.store.meta.put('snap', snapshot));
+      // written while the next blocks are verified: one write waits at most (the memory they hold)
+      const before = this.writing;
+      this.writing = before.then(() => chain.storeAhead(out, () => void this.o.store.meta.put('snap', snapshot)));
+      await (p.stored >= p.pivot ? this.writing : before);
     }
     return refused === undefined ? { stored: out.length } : { stored: out.length, refused };
   }

@@ -81,17 +81,22 @@ export class SnapSync {
     const snap = this.door.snap;
     const planned = snap.status()!.pivot;
     const first = snap.status()!.stored;
-    const pending = new Map<bigint, Promise<Got<{ blocks: Uint8Array[]; receipts: Uint8Array[] }>>>();
+    type Answer = Got<{ blocks: Uint8Array[]; receipts: Uint8Array[] }>;
+    const pending = new Map<bigint, Promise<Answer>>();
+    /** answers already in, by their first block */
+    const arrived = new Map<bigint, Answer>();
     let nextFetch = first + 1n;
     const fetch = (from: bigint) => {
       const pivot = snap.status()!.pivot;
       const later = [...pending.keys()].filter((k) => k > from).reduce((a, b) => (b < a ? b : a), pivot + 1n);
       const count = Number(min(BigInt(CHUNK), later - from, pivot - from + 1n));
       const last = from + BigInt(count) - 1n;
-      pending.set(from, this.ask(last, async (peer) => {
+      const answer = this.ask(last, async (peer) => {
         const [blocks, receipts] = await Promise.all([this.peers.requestBlocks(peer, from, count), this.peers.requestState(peer, { kind: 'receipts', from, count })]);
         return { blocks, receipts: receipts as Uint8Array[] };
-      }));
+      });
+      pending.set(from, answer);
+      void answer.then((got) => pending.get(from) === answer && arrived.set(from, got));
       if (from + BigInt(count) > nextFetch) nextFetch = from + BigInt(count);
     };
     while (!this.stopped) {
@@ -108,6 +113,7 @@ export class SnapSync {
       if (!pending.has(from)) fetch(from);
       const got = await pending.get(from)!;
       pending.delete(from);
+      arrived.delete(from);
       if (got.peer === undefined) {
         await this.idle();
         continue;
@@ -117,8 +123,26 @@ export class SnapSync {
         this.failed(got, `served no block from #${from}`);
         continue;
       }
-      const { refused } = await snap.storeBlocks(got.value!.blocks.slice(0, n), got.value!.receipts.slice(0, n));
-      if (refused) this.lied(got.peer, refused);
+      // the answers already in that follow go with it: one verification (recovery) pass and one write
+      const parts = [{ peer: got.peer, blocks: got.value!.blocks.slice(0, n), receipts: got.value!.receipts.slice(0, n) }];
+      let end = from + BigInt(n);
+      for (let next = arrived.get(end); next?.value && parts.length < MAX_IN_FLIGHT; next = arrived.get(end)) {
+        const m = Math.min(next.value.blocks.length, next.value.receipts.length);
+        if (m === 0) break;
+        pending.delete(end);
+        arrived.delete(end);
+        parts.push({ peer: next.peer!, blocks: next.value.blocks.slice(0, m), receipts: next.value.receipts.slice(0, m) });
+        end += BigInt(m);
+      }
+      const { stored: count, refused } = await snap.storeBlocks(
+        parts.flatMap((p) => p.blocks),
+        parts.flatMap((p) => p.receipts),
+      );
+      if (refused) {
+        let at = count;
+        const liar = parts.find((p) => (at -= p.blocks.length) < 0) ?? parts.at(-1)!;
+        this.lied(liar.peer, refused);
+      }
     }
   }
 
