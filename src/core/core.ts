@@ -305,7 +305,7 @@ export class ChainCore {
       log: o.log.child('import'),
     });
     core.snapServer = new SnapServer(trieDb, chain);
-    core.snapJoin = new SnapJoin({ store, chain, common: txCommon, recovery: core.importRecovery, adopted: () => core.adoptedHead() });
+    core.snapJoin = new SnapJoin({ store, chain, common: txCommon, recovery: core.importRecovery, writer: (write) => core.importer.asWriter(write), adopted: () => core.adoptedHead() });
     if (o.seal !== false) core.startIris(o);
     return core;
   }

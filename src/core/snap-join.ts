@@ -50,6 +50,8 @@ export interface SnapJoinOptions {
   chain: Chain;
   common: Common;
   recovery: SignatureRecovery;
+  /** runs the head's move as the chain's one writer (no import runs meanwhile) */
+  writer(write: () => Promise<void>): Promise<void>;
   /** the head moved to the pivot: the core's readers and executor follow */
   adopted(): Promise<void>;
 }
@@ -133,6 +135,8 @@ export class SnapJoin implements SnapDoor {
           cumulative = r.cumulativeGasUsed;
         }
         if (!equalBytes(bloom, header.logsBloom)) throw new Error("its receipts' blooms do not make its logsBloom");
+        if (cumulative !== header.gasUsed) throw new Error(`its receipts use ${cumulative} gas, its gasUsed is ${header.gasUsed}`);
+        if (header.gasUsed > header.gasLimit) throw new Error(`gasUsed ${header.gasUsed} is above its gasLimit ${header.gasLimit}`);
         out.push({ block: { hash, header, txs, senders: ptxs.map((t) => t.sender), txHashes: ptxs.map((t) => t.hash) }, receipts, creators });
         parent = { hash, header };
       } catch (e) {
@@ -286,9 +290,11 @@ export class SnapJoin implements SnapDoor {
     if (!this.stateComplete()) throw new Error('the state sync is not complete');
     if (!equalBytes(hexToBytes(p.accountRoot), root)) throw new Error(`the stored accounts make root ${p.accountRoot}, the pivot's is ${bytesToHex(root)}`);
     const pivotHash = this.o.chain.storedHashAt(BigInt(p.pivot))!;
-    await this.o.chain.adoptHead(pivotHash, () => void this.o.store.meta.remove('snap'));
-    this.progress = undefined;
-    await this.o.adopted();
+    await this.o.writer(async () => {
+      await this.o.chain.adoptHead(pivotHash, () => void this.o.store.meta.remove('snap'));
+      this.progress = undefined;
+      await this.o.adopted();
+    });
   }
 
   /** Trie nodes written since the last commit, with the meta changes, in one transaction. */
