@@ -8,8 +8,11 @@
 //     validator's ChainDoor.blocks in the batches the sync imports from one peer whose ranges arrive
 //     faster than they import (REQUESTS_PER_PEER ranges of CHUNK_BLOCKS) — the chain side alone
 //     (decoding, seal and sender recovery, execution, commits), no network.
+//   - `snap` (--snap): the `network` row twice in one run on the same chain, a follower with
+//     `--syncmode full` then one with `--syncmode snap` (N16), each timed from its start (RPC up)
+//     until its head is the validator's.
 //
-//   node --import tsx bench/sync.ts [--blocks N] [--txs N] [--door] [--chain DIR]
+//   node --import tsx bench/sync.ts [--blocks N] [--txs N] [--door | --snap] [--chain DIR]
 //   (--chain DIR: the validator's datadir is kept there and reused by the next run)
 //
 // `syncBench()` is what `npm run bench` runs (on the bundle it builds).
@@ -29,6 +32,10 @@ export interface SyncResult {
   blocks: number;
   txs: number;
   seconds: number;
+  /** from the follower's start (its RPC up) until it is at the validator's head (network rows) */
+  startSeconds?: number;
+  /** the follower's CPU seconds over that time */
+  startCpuSeconds?: number;
   /** CPU seconds over the import (door: this process; network: the follower's process, on Linux), every thread — on a loaded machine the figure that compares */
   cpuSeconds?: number;
 }
@@ -81,7 +88,7 @@ function cpuSecondsOf(pid: number): number | undefined {
 }
 
 /** `entry`: the node program and its leading arguments (the bundle in `npm run bench`). */
-async function syncOverNetwork(dirA: string, dirB: string, txsPerBlock: number, entry: string[]): Promise<SyncResult> {
+async function syncOverNetwork(dirA: string, dirB: string, txsPerBlock: number, entry: string[], followerArgs: string[] = []): Promise<SyncResult> {
   const start = async (name: string, dir: string, more: string[]): Promise<Server> => {
     const port = await freePort();
     const args = [...entry, '--datadir', dir, '--genesis', join(dirA, 'genesis.json'), '--http.addr', '127.0.0.1', '--http.port', String(port), '--p2p.port', String(await freePort()), '--verbosity', '1', ...more];
@@ -91,7 +98,9 @@ async function syncOverNetwork(dirA: string, dirB: string, txsPerBlock: number, 
   let b: Server | undefined;
   try {
     const target = Number(await rpcCall(a.url, 'eth_blockNumber'));
-    b = await start('follower', dirB, ['--bootnodes', (await rpcCall(a.url, 'admin_nodeInfo')).enode]);
+    b = await start('follower', dirB, ['--bootnodes', (await rpcCall(a.url, 'admin_nodeInfo')).enode, ...followerArgs]);
+    const t0 = performance.now();
+    const cpu0 = cpuSecondsOf(b.pid);
     // the validator admits the follower as its static peer (the chain has no NodeManagement records)
     await rpcCall(a.url, 'admin_addPeer', [(await rpcCall(b.url, 'admin_nodeInfo')).enode]);
     let first: { at: number; head: number; cpu: number | undefined } | undefined;
@@ -103,7 +112,7 @@ async function syncOverNetwork(dirA: string, dirB: string, txsPerBlock: number, 
       if (head >= target) {
         const blocks = target - first!.head;
         const cpu = cpuSecondsOf(b!.pid);
-        return { blocks, txs: blocks * txsPerBlock, seconds: (at - first!.at) / 1000, ...(cpu !== undefined && first!.cpu !== undefined ? { cpuSeconds: cpu - first!.cpu } : {}) };
+        return { blocks, txs: blocks * txsPerBlock, seconds: (at - first!.at) / 1000, startSeconds: (at - t0) / 1000, ...(cpu !== undefined && cpu0 !== undefined ? { startCpuSeconds: cpu - cpu0 } : {}), ...(cpu !== undefined && first!.cpu !== undefined ? { cpuSeconds: cpu - first!.cpu } : {}) };
       }
       if (at > deadline) throw new Error(`the follower is at block ${head} of ${target} after 10 minutes`);
       await new Promise((r) => setTimeout(r, 20));
@@ -132,8 +141,33 @@ export async function syncBench(o: { blocks?: number; txs?: number; door?: boole
   }
 }
 
+/** Full sync and state sync of the same chain, one after the other (the `snap` row). */
+export async function snapBench(o: { blocks?: number; txs?: number; chain?: string } = {}): Promise<{ full: SyncResult; snap: SyncResult; blocks: number }> {
+  const blocks = o.blocks ?? 10_000;
+  const txs = o.txs ?? 10;
+  const dirA = o.chain ?? mkdtempSync(join(tmpdir(), 'chain-node-sync-a-'));
+  const dirs = [mkdtempSync(join(tmpdir(), 'chain-node-sync-full-')), mkdtempSync(join(tmpdir(), 'chain-node-sync-snap-'))];
+  try {
+    if (o.chain === undefined || !existsSync(join(o.chain, 'test-genesis.json'))) await makeChain(blocks, txs, dirA);
+    const entry = ['--import', 'tsx', 'src/cli.ts'];
+    const full = await syncOverNetwork(dirA, dirs[0]!, txs, entry, ['--syncmode', 'full']);
+    const snap = await syncOverNetwork(dirA, dirs[1]!, txs, entry, ['--syncmode', 'snap']);
+    return { full, snap, blocks };
+  } finally {
+    if (o.chain === undefined) rmSync(dirA, { recursive: true, force: true });
+    for (const d of dirs) rmSync(d, { recursive: true, force: true });
+  }
+}
+
 if (import.meta.url === `file://${process.argv[1]}`) {
-  const { values } = parseArgs({ options: { blocks: { type: 'string', default: '10000' }, txs: { type: 'string', default: '10' }, door: { type: 'boolean', default: false }, chain: { type: 'string' } } });
+  const { values } = parseArgs({ options: { blocks: { type: 'string', default: '10000' }, txs: { type: 'string', default: '10' }, door: { type: 'boolean', default: false }, snap: { type: 'boolean', default: false }, chain: { type: 'string' } } });
+  if (values.snap) {
+    const { full, snap, blocks } = await snapBench({ blocks: Number(values.blocks), txs: Number(values.txs), chain: values.chain });
+    const row = (name: string, r: SyncResult) => `${name}: ${blocks} blocks in ${r.startSeconds!.toFixed(2)} s from its start (${(blocks / r.startSeconds!).toFixed(0)} blocks/s equivalent)${r.startCpuSeconds === undefined ? '' : `; follower CPU ${r.startCpuSeconds.toFixed(2)} s`}`;
+    console.log(row('full', full));
+    console.log(row('snap', snap));
+    process.exit(0);
+  }
   const r = await syncBench({ blocks: Number(values.blocks), txs: Number(values.txs), door: values.door, chain: values.chain });
   const cpu = r.cpuSeconds === undefined ? '' : `; CPU ${r.cpuSeconds.toFixed(2)} s, ${((r.cpuSeconds * 1000) / r.blocks).toFixed(2)} ms a block`;
   console.log(`${values.door ? 'door to door' : 'over the network'}: ${r.blocks} blocks, ${r.txs} txs in ${r.seconds.toFixed(2)} s: ${(r.blocks / r.seconds).toFixed(0)} blocks/s, ${(r.txs / r.seconds).toFixed(0)} tx/s${cpu}`);

@@ -298,15 +298,16 @@ export interface SyncStatus {
   currentBlock: Uint;
   /** Estimated highest block. */
   highestBlock: Uint;
-  /** State entries processed so far. */
+  /** State entries (accounts, storage slots, codes) a state sync stored so far; 0 in a full sync. */
   pulledStates: Uint;
   /** State entries still to be processed. */
   knownStates: Uint;
   /**
-   * What the sync does now: `full`, downloading blocks and executing each one. A state sync would add
-   * `headers`, `bodies` and `state` before it.
+   * What the sync does now: `headers`, a state sync (`--syncmode snap`) storing headers, bodies and receipts
+   * up to its pivot without executing them; `state`, it fetching the pivot's state; `full`, downloading
+   * blocks and executing each one.
    */
-  phase: "full";
+  phase: "headers" | "state" | "full";
   /**
    * Highest block downloaded with every block before it (imported, or waiting for its import); at least
    * `currentBlock`.

@@ -1,6 +1,6 @@
 // Hand-made libp2p peers in the test process against a real node (in-process, its network on):
 // each is made a static peer with admin_addPeer (so it is admitted), then misbehaves on one
-// protocol — garbage and oversized frames on the handshake and the block ranges, garbage on the
+// protocol — garbage and oversized frames on the handshake, the block ranges and the state requests, garbage on the
 // blocks topic, transactions with bad signatures on the transactions topic, a malformed range
 // answer, another chain's genesis. Each fault is refused, three faults (or one wrong genesis) drop
 // the peer and refuse it for a while, and the node keeps serving with its chain unchanged. An
@@ -16,6 +16,8 @@ import { handMadePeers, sleep, until, type HandMadePeers, type Peer } from './he
 import { decodeBlock } from '../src/chain/block-codec.ts';
 import { bytesToHex, hexToBytes } from '../src/util/hex.ts';
 import { RLP } from '@ethereumjs/rlp';
+import { verifyMerkleRangeProof } from '@ethereumjs/mpt';
+import { SNAP_PROTOCOL, MAX_SNAP_FRAME, decodeRange, encodeSnapRequest } from '../src/p2p/snap-wire.ts';
 
 let handMade: HandMadePeers;
 let lib: HandMadePeers['lib'];
@@ -101,13 +103,33 @@ test('another chain\'s genesis in the handshake: dropped at once and refused', a
   assert.is(await chainSnapshot(), before);
 });
 
-test('garbage and oversized frames on /chain/blocks/1 and /chain/status/1: refused, the sender dropped after three', async () => {
+test('state requests (/chain/snap/1): the head\'s accounts with a proof that verifies; an unknown root answers empty', async () => {
+  const peer = await handMade.peer();
+  await handMade.admitted(peer);
+  const ask = async (root: Uint8Array) => {
+    const stream = await peer.dialProtocol(lib.multiaddr(nodeAddr), SNAP_PROTOCOL);
+    const lp = lib.lpStream(stream, { maxDataLength: MAX_SNAP_FRAME });
+    await lp.write(encodeSnapRequest({ kind: 'accounts', root, origin: new Uint8Array(32), limit: new Uint8Array(32).fill(0xff), maxItems: 4096 }));
+    const answer = decodeRange((await lp.read()).subarray());
+    await stream.close();
+    return answer;
+  };
+  const root = hexToBytes((await node.rpc('eth_getBlockByNumber', ['latest', false])).stateRoot);
+  const a = await ask(root);
+  assert.ok(a.keys.length >= 2, `${a.keys.length} accounts`);
+  assert.is(await verifyMerkleRangeProof(root, new Uint8Array(32), a.keys.at(-1)!, a.keys, a.values, a.proof), false, 'the whole trie, nothing to its right');
+  assert.equal(await ask(new Uint8Array(32).fill(3)), { keys: [], values: [], proof: [] });
+  await peer.stop();
+});
+
+test('garbage and oversized frames on /chain/blocks/1, /chain/status/1 and /chain/snap/1: refused, the sender dropped after three', async () => {
   const before = await chainSnapshot();
   const oversized = new Uint8Array([0x80, 0x80, 0x80, 0x01, 1, 2, 3]); // a varint length of 2 MiB, beyond a request's 1 KiB
   const garbage = new Uint8Array([0x03, 0xff, 0xfe, 0xfd]); // one frame that is no RLP list
   for (const [protocol, frames] of [
     [wire.BLOCKS_PROTOCOL, [garbage, oversized, garbage]],
     [wire.STATUS_PROTOCOL, [garbage, oversized, garbage]],
+    [SNAP_PROTOCOL, [garbage, oversized, garbage]],
   ] as const) {
     const peer = await handMade.peer();
     await handMade.admitted(peer);

@@ -46,7 +46,15 @@ class DoorPeers implements PeerSet {
     return serve ? serve(blocks) : blocks;
   }
 
+  async requestState(): Promise<never> {
+    throw new Error('these peers serve full sync only');
+  }
+
   penalise(peerId: string, reason: string): void {
+    this.penalties.push({ peer: peerId, reason });
+  }
+
+  drop(peerId: string, reason: string): void {
     this.penalties.push({ peer: peerId, reason });
   }
 

@@ -30,13 +30,13 @@ export function stateHandlers({ core }: ApiContext) {
     syncing: () => {
       const p = core.syncProgress;
       if (p === undefined) return false as const;
-      // geth's and Venachain's fields first (its fast sync's state counters stay 0: a full sync
-      // executes every block), then the phase and its counts (N15)
+      // geth's and Venachain's fields first (pulledStates: what a state sync stored, N16), then the
+      // phase and its counts (N15)
       return {
         startingBlock: quantity(p.startingBlock),
         currentBlock: quantity(chain.headNumber),
         highestBlock: quantity(p.highestBlock),
-        pulledStates: '0x0',
+        pulledStates: quantity(p.pulledStates ?? 0),
         knownStates: '0x0',
         phase: p.phase,
         downloadedBlock: quantity(p.downloadedBlock > chain.headNumber ? p.downloadedBlock : chain.headNumber),

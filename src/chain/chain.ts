@@ -153,16 +153,9 @@ export class Chain {
   async commitBlocks(blocks: readonly CommittableBlock[], trieDb: OverlayTrieDB, onWriteThread = false): Promise<void> {
     const { store } = this;
     const write = () => {
-      for (const { block, receipts, trieNodes, creators } of blocks) {
-        const number = Number(block.header.number);
-        trieDb.write(trieNodes);
-        store.headers.put(block.hash, encodeHeader(block.header));
-        store.bodies.put(block.hash, [block.txs, block.senders] as never);
-        store.receipts.put(block.hash, receipts as never);
-        store.canon.put(number, block.hash);
-        for (let i = 0; i < block.txs.length; i++) store.txIndex.put(block.txHashes?.[i] ?? keccak256(block.txs[i]!), [number, i]);
-        for (const [address, creator] of creators) store.creators.put(address, creator);
-        if (number === 0) store.meta.put('genesis', block.hash);
+      for (const b of blocks) {
+        trieDb.write(b.trieNodes);
+        this.writeBlock(b.block, b.receipts, b.creators);
       }
       store.meta.put('head', blocks.at(-1)!.block.hash);
     };
@@ -174,6 +167,47 @@ export class Chain {
     this._head = { hash: last.hash, header: last.header };
     if (last.header.number === 0n) this._genesis = this._head;
     for (const fn of this.headMoved) fn();
+  }
+
+  /** A block's records and indexes (inside a write transaction). */
+  private writeBlock(block: BlockRecord, receipts: StoredReceipt[], creators: [Uint8Array, Uint8Array][]): void {
+    const { store } = this;
+    const number = Number(block.header.number);
+    store.headers.put(block.hash, encodeHeader(block.header));
+    store.bodies.put(block.hash, [block.txs, block.senders] as never);
+    store.receipts.put(block.hash, receipts as never);
+    store.canon.put(number, block.hash);
+    for (let i = 0; i < block.txs.length; i++) store.txIndex.put(block.txHashes?.[i] ?? keccak256(block.txs[i]!), [number, i]);
+    for (const [address, creator] of creators) store.creators.put(address, creator);
+    if (number === 0) store.meta.put('genesis', block.hash);
+  }
+
+  /**
+   * A state sync's blocks (N16): stored with their indexes like committed ones, above the head,
+   * which does not move (nothing reads above it), in one write transaction with `also`.
+   */
+  async storeAhead(blocks: readonly { block: BlockRecord; receipts: StoredReceipt[]; creators: [Uint8Array, Uint8Array][] }[], also: () => void): Promise<void> {
+    await this.store.env.transaction(() => {
+      for (const b of blocks) this.writeBlock(b.block, b.receipts, b.creators);
+      also();
+    });
+  }
+
+  /** The head moves to a block stored ahead (a state sync's pivot, once its state is stored), with `also` in the same transaction. */
+  async adoptHead(hash: Uint8Array, also: () => void): Promise<void> {
+    const header = this.headerByHash(hash);
+    if (!header) throw new Error(`no stored header ${Buffer.from(hash).toString('hex')}`);
+    await this.store.env.transaction(() => {
+      this.store.meta.put('head', hash);
+      also();
+    });
+    this._head = { hash, header };
+    for (const fn of this.headMoved) fn();
+  }
+
+  /** The canonical hash at `n` whether or not it is above the head (a state sync's stored blocks). */
+  storedHashAt(n: bigint): Uint8Array | undefined {
+    return n === this.headNumber ? this._head.hash : this.store.canon.get(Number(n));
   }
 
   creatorOf(address: Uint8Array): Uint8Array | undefined {

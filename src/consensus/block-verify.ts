@@ -89,3 +89,19 @@ export function checkSeals(header: Header, signers: SealSigners, validators: rea
   const need = quorum(validators.length);
   if (seen.size < need) throw new BlockRuleError(`${seen.size} committed seals, the quorum of ${validators.length} validators is ${need}`);
 }
+
+/** A block whose seals are its own set's but not a quorum of its parent's: unverifiable without state (not proof that it is wrong). */
+export class SetChangeError extends BlockRuleError {}
+
+/**
+ * The header-only check of a state sync (N16), which has no state to read a block's set from:
+ * checkSeals against the set the block's own extra names, and a quorum of its committed seals by
+ * the set its parent's extra names — what the validators trusted at the parent vouches for it.
+ */
+export function checkSealsByParentSet(header: Header, signers: SealSigners, parentExtra: Uint8Array): void {
+  checkSeals(header, signers, decodeExtra(header.extraData).validators);
+  const parentSet = decodeExtra(parentExtra).validators;
+  const vouched = signers.committers.filter((c) => parentSet.some((v) => equalBytes(v, c))).length;
+  const need = quorum(parentSet.length);
+  if (vouched < need) throw new SetChangeError(`${vouched} committed seals by the parent's ${parentSet.length} validators, the quorum is ${need} (a set changed by more than a third at once: full sync through it)`);
+}

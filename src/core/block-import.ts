@@ -154,6 +154,14 @@ export class BlockImport {
     });
   }
 
+  /** Runs `write` as the chain's one writer, the executor at the head after it (a state sync moving the head to its pivot). */
+  asWriter(write: () => Promise<void>): Promise<void> {
+    return this.exclusive(async () => {
+      await this.dropCandidate();
+      await write();
+    });
+  }
+
   /** Runs one write when no other runs (the chain's writer queue). */
   private exclusive<T>(write: () => Promise<T>): Promise<T> {
     const run = this.queue.then(write);

@@ -49,7 +49,10 @@ export interface SyncProgress {
   startingBlock: bigint;
   currentBlock: bigint;
   highestBlock: bigint;
-  phase: 'full';
+  /** `headers`: a state sync stores headers, bodies and receipts to its pivot; `state`: it fetches the pivot's state; `full`: blocks are executed (N16) */
+  phase: 'headers' | 'state' | 'full';
+  /** state entries (accounts, slots, codes) a state sync stored */
+  pulledStates?: number;
   /** the highest block downloaded with every block before it (imported or waiting for its import) */
   downloadedBlock: bigint;
   /** blocks and transactions imported since this sync started */
@@ -61,6 +64,50 @@ export interface SyncProgress {
   secondsLeft: number | undefined;
 }
 
+/** Consecutive trie leaves (32-byte keys, in order) and the nodes proving the range's edges (N16). */
+export interface RangeAnswer {
+  keys: Uint8Array[];
+  values: Uint8Array[];
+  proof: Uint8Array[];
+}
+
+/** A piece of the pivot's state a state sync still needs, leased to one request until it is put or released. */
+export type StateTask =
+  | { kind: 'accounts'; id: string; root: Uint8Array; origin: Uint8Array; limit: Uint8Array }
+  | { kind: 'storage'; id: string; root: Uint8Array; account: Uint8Array; origin: Uint8Array }
+  | { kind: 'codes'; id: string; hashes: Uint8Array[] };
+
+/** What became of a peer's answer: `ok` (stored; `more` tasks may have come of it) or why it was refused — the peer's fault. */
+export type SnapVerdict = { ok: true; stored: number } | { ok: false; reason: string };
+
+/** Where a state sync stands (kept in the datadir: a restart continues it). */
+export interface SnapStatus {
+  pivot: bigint;
+  /** the highest block whose header, body and receipts are stored */
+  stored: bigint;
+  /** state entries stored so far */
+  pulled: number;
+}
+
+/** The joiner's side of a state sync (N16): everything it is handed is verified before it is stored. */
+export interface SnapDoor {
+  status(): SnapStatus | undefined;
+  /** Starts a state sync to block `pivot` (from the head). */
+  begin(pivot: bigint): Promise<void>;
+  /** Encoded blocks after the last stored one, each with its receipts (snapReceipts' form), from one peer: stored up to the first that does not verify. */
+  storeBlocks(blocks: readonly Uint8Array[], receipts: readonly Uint8Array[]): Promise<{ stored: number; refused?: string }>;
+  /** The next piece of state to ask for (leased), undefined when none is free now. */
+  nextTask(): StateTask | undefined;
+  /** Gives a leased task back unanswered. */
+  release(task: StateTask): void;
+  putRange(task: StateTask & { kind: 'accounts' | 'storage' }, answer: RangeAnswer): Promise<SnapVerdict>;
+  putCodes(task: StateTask & { kind: 'codes' }, codes: readonly Uint8Array[]): Promise<SnapVerdict>;
+  /** Whether every piece of the pivot's state is stored. */
+  stateComplete(): boolean;
+  /** Makes the pivot the head (its state stored and its root checked); the full sync continues from it. */
+  finish(): Promise<void>;
+}
+
 export interface ChainDoor {
   /** checked in the handshake with the genesis hash: peers on another network are refused */
   readonly networkId: bigint;
@@ -70,6 +117,16 @@ export interface ChainDoor {
   hashAt(number: bigint): Uint8Array | undefined;
   /** Encoded blocks from `from` on, at most `count` of them and about `maxBytes` together (at least one if it exists): what a peer's range request gets. */
   blocks(from: bigint, count: number, maxBytes: number): Uint8Array[];
+  /** Serving a state sync (N16): leaves of the account trie at `root` from `origin`, with their edge proofs; empty when this node lacks the root. */
+  accountRange(root: Uint8Array, origin: Uint8Array, limit: Uint8Array, maxItems: number, maxBytes: number): RangeAnswer;
+  /** The same in the storage trie of the account whose hashed address is `account` in the state `root`. */
+  storageRange(root: Uint8Array, account: Uint8Array, origin: Uint8Array, limit: Uint8Array, maxItems: number, maxBytes: number): RangeAnswer;
+  /** The codes held among `hashes` (by their hash), about `maxBytes` at most. */
+  codes(hashes: readonly Uint8Array[], maxBytes: number): Uint8Array[];
+  /** Per block from `from` on: RLP of its receipts as its receipts trie holds them. */
+  snapReceipts(from: bigint, count: number, maxBytes: number): Uint8Array[];
+  /** The joiner's side of a state sync. */
+  readonly snap: SnapDoor;
   /** Verifies, executes and commits encoded blocks in order (each on its parent); stops at the first refused. */
   importBlocks(encoded: readonly Uint8Array[]): Promise<ImportOutcome>;
   /** The number and hash of an encoded block (to judge gossip before importing it); throws, naming why, when it does not decode. */

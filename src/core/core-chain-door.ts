@@ -1,6 +1,6 @@
 // The chain side of the network's door (src/core/chain-door.ts): what peers may ask of this node's
 // chain and what it tells them, over ChainCore. Transactions and blocks cross it as bytes.
-import type { ChainDoor, ChainHead, ConsensusVerdict, ImportOutcome, NetworkNodeRecord, SyncProgress, TxOutcome } from './chain-door.ts';
+import type { ChainDoor, ChainHead, ConsensusVerdict, ImportOutcome, NetworkNodeRecord, RangeAnswer, SnapDoor, SyncProgress, TxOutcome } from './chain-door.ts';
 import type { ChainCore } from './core.ts';
 import { decodeBlock, encodeBlock } from '../chain/block-codec.ts';
 import { NODE_MANAGEMENT, systemStateAt, systemStorageRoot } from '../exec/native/system-state.ts';
@@ -36,6 +36,26 @@ export class CoreChainDoor implements ChainDoor {
       out.push(encoded);
     }
     return out;
+  }
+
+  accountRange(root: Uint8Array, origin: Uint8Array, limit: Uint8Array, maxItems: number, maxBytes: number): RangeAnswer {
+    return this.core.snapServer.accountRange(root, origin, limit, maxItems, maxBytes);
+  }
+
+  storageRange(root: Uint8Array, account: Uint8Array, origin: Uint8Array, limit: Uint8Array, maxItems: number, maxBytes: number): RangeAnswer {
+    return this.core.snapServer.storageRange(root, account, origin, limit, maxItems, maxBytes);
+  }
+
+  codes(hashes: readonly Uint8Array[], maxBytes: number): Uint8Array[] {
+    return this.core.snapServer.codes(hashes, maxBytes);
+  }
+
+  snapReceipts(from: bigint, count: number, maxBytes: number): Uint8Array[] {
+    return this.core.snapServer.receipts(from, count, maxBytes);
+  }
+
+  get snap(): SnapDoor {
+    return this.core.snapJoin;
   }
 
   blockId(encoded: Uint8Array): ChainHead {

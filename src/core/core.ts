@@ -25,6 +25,8 @@ import { readJournal, TxJournal, type JournalRecord } from '../txpool/journal.ts
 import { TxAdmission, TxMalformed, TxRejected, type AdmissionRules } from '../txpool/admission.ts';
 import type { ImportOutcome, SyncProgress, TxOutcome } from './chain-door.ts';
 import { BlockImport } from './block-import.ts';
+import { SnapServer } from './snap-serve.ts';
+import { SnapJoin } from './snap-join.ts';
 import type { PooledTx } from '../tx/pooled-tx.ts';
 import { recoveryHere, startRecoveryThreads, type SignatureRecovery } from '../tx/signature-recovery.ts';
 import { Sealer } from '../consensus/sealer.ts';
@@ -123,6 +125,10 @@ export class ChainCore {
   private importRecovery!: SignatureRecovery;
   /** what eth_syncing answers: the sync's progress while it runs, undefined when in step */
   syncProgress: SyncProgress | undefined;
+  /** what state-syncing peers are served (N16) */
+  snapServer!: SnapServer;
+  /** this node's own state sync (N16) */
+  snapJoin!: SnapJoin;
   /** the consensus engine's messages to and from the network (the door's consensus channel) */
   readonly consensus = new ConsensusChannel();
 
@@ -298,8 +304,18 @@ export class ChainCore {
       verifyMs: genesis.config.istanbul.timeout,
       log: o.log.child('import'),
     });
+    core.snapServer = new SnapServer(trieDb, chain);
+    core.snapJoin = new SnapJoin({ store, chain, common: txCommon, recovery: core.importRecovery, writer: (write) => core.importer.asWriter(write), adopted: () => core.adoptedHead() });
     if (o.seal !== false) core.startIris(o);
     return core;
+  }
+
+  /** A state sync made its pivot the head: the readers, the executor and the next set follow it. */
+  private async adoptedHead(): Promise<void> {
+    const root = this.chain.head.header.stateRoot;
+    this.state.setHead(root);
+    await this.executor.rollback(root);
+    await this.refreshNextValidators();
   }
 
   /** The iris engine (every node runs one; it takes part only at heights whose set holds this node and others). */

@@ -114,6 +114,8 @@ export interface P2pConfig {
   inboundExempt?: string[];
   /** for tests: the fault file (--p2p.faults, or CHAIN_NODE_P2P_FAULTS; src/p2p/faults.ts) */
   faults?: string;
+  /** how a node far behind catches up (--syncmode; geth's name): `full` executes every block, `snap` state-syncs to a pivot first (N16); default full */
+  syncMode?: 'full' | 'snap';
 }
 
 /** geth's --metrics.addr / --metrics.port defaults. */
@@ -155,6 +157,7 @@ export const FLAGS = {
   'p2p.inboundrate': { type: 'string', default: '5', help: 'inbound p2p connections a second from one address, loopback included (a burst of twice that; a connection whose peer is refused costs a second\'s worth; 0: no limit)' },
   'p2p.inboundrate.exempt': { type: 'string', default: '', help: 'IP networks not held to --p2p.inboundrate, comma-separated CIDRs (e.g. 127.0.0.0/8 for peers that all arrive through a local proxy)' },
   'p2p.faults': { type: 'string', help: 'for tests only: a JSON file of faults to inject (gossip from peers dropped, delayed, duplicated, reordered; partitions), re-read when it changes; also CHAIN_NODE_P2P_FAULTS=FILE' },
+  syncmode: { type: 'string', default: 'full', help: 'how a node far behind catches up: full (download and execute every block) or snap (store the blocks to a pivot 64 below the best peer\'s head without executing them, fetch the pivot\'s state as proven ranges, then execute from there; used when the peer is more than 192 blocks ahead)' },
   nodiscover: { type: 'boolean', default: false, help: 'accepted for Venachain scripts: the node never runs discovery (peers are bootnodes, static peers and NodeManagement\'s registered nodes)' },
   metrics: { type: 'boolean', default: false, help: 'serve Prometheus metrics at GET /metrics on --metrics.addr:--metrics.port (a listener of their own)' },
   'metrics.addr': { type: 'string', default: DEFAULT_METRICS_ADDR, help: 'metrics listen address' },
@@ -275,6 +278,7 @@ export function parseFlags(argv: string[], env: NodeJS.ProcessEnv = process.env)
       inboundRate: int(String(v['p2p.inboundrate']), 'p2p.inboundrate'),
       inboundExempt: cidrs(String(v['p2p.inboundrate.exempt'])),
       faults: faultsFile((v['p2p.faults'] as string | undefined) ?? env.CHAIN_NODE_P2P_FAULTS),
+      syncMode: syncMode(String(v.syncmode)),
     },
     txpool: {
       priceBump: int(String(v['txpool.pricebump']), 'txpool.pricebump', 1),
@@ -323,6 +327,11 @@ function vmodule(v: string): Record<string, number> {
 
 function metricsAddr(v: string): string {
   if (isIP(v) === 0 && v !== 'localhost') throw new ConfigError(`--metrics.addr must be an IP address or localhost, got "${v}"`);
+  return v;
+}
+
+function syncMode(v: string): 'full' | 'snap' {
+  if (v !== 'full' && v !== 'snap') throw new ConfigError(`--syncmode must be full or snap, got "${v}"`);
   return v;
 }
 

@@ -4,6 +4,7 @@ import { ChainCore } from '../core/core.ts';
 import { CoreChainDoor } from '../core/core-chain-door.ts';
 import type { NetworkHost } from '../p2p/host.ts';
 import type { BlockSync } from '../p2p/sync.ts';
+import type { SnapSync } from '../p2p/snap-sync.ts';
 import { createLogger, type NodeLogger } from '../util/logger.ts';
 import { isLoopback, type NodeConfig, type P2pConfig } from './config.ts';
 import { buildHandlers } from '../api/index.ts';
@@ -134,10 +135,14 @@ export async function startNode(config: NodeConfig, log: NodeLogger = createLogg
   let network: NetworkHost | undefined;
   /** downloads and imports what peers have beyond this node's head */
   let sync: BlockSync | undefined;
+  /** a state sync to a pivot first (--syncmode snap, N16), or one a restart resumes */
+  let snap: SnapSync | undefined;
+  let snapRun: Promise<void> | undefined;
+  let closingStarted = false;
   if (config.p2p) {
     try {
       // loaded only for a node with a network: libp2p's ESM-only packages cannot be require()d, which is how the tests load the sources (uvu -r tsx)
-      const [{ startNetwork }, { BlockSync }] = await Promise.all([import('../p2p/host.ts'), import('../p2p/sync.ts')]);
+      const [{ startNetwork }, { BlockSync }, { SnapSync }] = await Promise.all([import('../p2p/host.ts'), import('../p2p/sync.ts'), import('../p2p/snap-sync.ts')]);
       network = await startNetwork({
         key: core.nodeKey,
         config: { ...config.p2p, addr: p2pAddr!, port: config.p2pPort },
@@ -148,8 +153,15 @@ export async function startNode(config: NodeConfig, log: NodeLogger = createLogg
       });
       // every node follows the best peer: a follower always, a validator when it fell behind (its
       // own blocks come from the consensus; a lone sealer's peers never have more than it has)
-      sync = new BlockSync(network, door, log.child('sync'));
-      sync.start();
+      const blockSync = (sync = new BlockSync(network, door, log.child('sync')));
+      // the block sync starts once a state sync is done (or not called for): both write the chain
+      if (config.p2p.syncMode === 'snap' || door.snap.status() !== undefined) {
+        const s = (snap = new SnapSync(network, door, log.child('sync')));
+        snapRun = s.run().then(
+          () => void (!closingStarted && blockSync.start()),
+          (e: Error) => log.error(`snap: the state sync stopped: ${e.stack ?? e}`),
+        );
+      } else blockSync.start();
     } catch (e) {
       await core.close();
       throw e;
@@ -222,8 +234,11 @@ export async function startNode(config: NodeConfig, log: NodeLogger = createLogg
     }
   } catch (e) {
     await server?.close();
+    closingStarted = true;
+    snap?.stop();
     await sync?.stop();
     await network?.close();
+    await snapRun;
     await core.close();
     throw e;
   }
@@ -242,8 +257,12 @@ export async function startNode(config: NodeConfig, log: NodeLogger = createLogg
       closing ??= (async () => {
         await metrics?.close();
         await server.close();
+        closingStarted = true;
+        // a state sync ends after its answers in flight, which the network's close cuts short
+        snap?.stop();
         await sync?.stop();
         await network?.close();
+        await snapRun;
         await core.close();
       })();
       return closing;

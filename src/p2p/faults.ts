@@ -9,7 +9,11 @@
 //   { "seed": 7,
 //     "peers": { "*": { "drop": 0.2, "delayMs": [0, 300], "duplicate": 0.1, "reorder": true },
 //                "<peer id or 128-hex node key>": { "drop": 1 } },
-//     "partition": [["<a>", "<b>"], ["<c>", "<d>"]] }
+//     "partition": [["<a>", "<b>"], ["<c>", "<d>"]],
+//     "corruptState": true, "stateDelayMs": 200, "stateItems": 64 }
+// `corruptState`: this node lies in the state it serves (a bit flipped in each range and code), so
+// a state-syncing peer's verification can be tested (N16); `stateDelayMs` / `stateItems` make its
+// state answers slow and small, so a state sync lasts long enough to be killed in the middle.
 import { readFile } from 'node:fs/promises';
 import { peerIdFromString } from '@libp2p/peer-id';
 import { sha256 } from '@noble/hashes/sha2.js';
@@ -38,9 +42,14 @@ export interface FaultPlan {
   peers: Map<string, LinkFaults>;
   /** groups of peer ids: a node in one reaches only the peers of its own group */
   partition: string[][];
+  /** this node's state answers lie */
+  corruptState: boolean;
+  /** each state answer waits this long; and holds at most stateItems leaves (0: no such cap) */
+  stateDelayMs: number;
+  stateItems: number;
 }
 
-export const NO_FAULTS: FaultPlan = { seed: 0, peers: new Map(), partition: [] };
+export const NO_FAULTS: FaultPlan = { seed: 0, peers: new Map(), partition: [], corruptState: false, stateDelayMs: 0, stateItems: 0 };
 
 function object(v: unknown, what: string): Record<string, unknown> {
   if (typeof v !== 'object' || v === null || Array.isArray(v)) throw new Error(`${what} must be an object`);
@@ -89,13 +98,15 @@ export function parseFaultPlan(text: string): FaultPlan {
     throw new Error(`not JSON: ${(e as Error).message}`);
   }
   const o = object(json, 'the fault file');
-  only(o, ['seed', 'peers', 'partition'], 'the fault file');
+  only(o, ['seed', 'peers', 'partition', 'corruptState', 'stateDelayMs', 'stateItems'], 'the fault file');
+  if (o.corruptState !== undefined && typeof o.corruptState !== 'boolean') throw new Error('corruptState must be true or false');
+  for (const k of ['stateDelayMs', 'stateItems']) if (o[k] !== undefined && !(Number.isInteger(o[k]) && (o[k] as number) >= 0)) throw new Error(`${k} must be a whole number ≥ 0`);
   if (o.seed !== undefined && !Number.isInteger(o.seed)) throw new Error('seed must be an integer');
   const peers = new Map<string, LinkFaults>();
   for (const [peer, faults] of Object.entries(object(o.peers ?? {}, 'peers'))) peers.set(peer === '*' ? '*' : peerOf(peer, 'peers'), linkFaults(faults, `peers["${peer}"]`));
   const partition = o.partition ?? [];
   if (!Array.isArray(partition) || !partition.every(Array.isArray)) throw new Error('partition must be a list of groups, each a list of peers');
-  return { seed: (o.seed as number | undefined) ?? 0, peers, partition: partition.map((g: unknown[], i) => g.map((p, j) => peerOf(p, `partition[${i}][${j}]`))) };
+  return { seed: (o.seed as number | undefined) ?? 0, peers, partition: partition.map((g: unknown[], i) => g.map((p, j) => peerOf(p, `partition[${i}][${j}]`))), corruptState: o.corruptState === true, stateDelayMs: (o.stateDelayMs as number | undefined) ?? 0, stateItems: (o.stateItems as number | undefined) ?? 0 };
 }
 
 /** The plan in force, and the random choices it asks for, for one node. */
@@ -151,6 +162,11 @@ export class FaultInjector {
     };
   }
 
+  /** How this node serves state: lying, slowly, in small answers. */
+  stateServing(): { corrupt: boolean; delayMs: number; maxItems: number } {
+    return { corrupt: this.plan.corruptState, delayMs: this.plan.stateDelayMs, maxItems: this.plan.stateItems };
+  }
+
   /** Whether a partition puts `peer` beyond this node's reach (this node is in a group that does not name it). */
   separated(peer: string): boolean {
     const mine = this.plan.partition.find((g) => g.includes(this.selfId));
@@ -198,5 +214,5 @@ export async function watchFaultFile(file: string, apply: (plan: FaultPlan) => v
 function describe(plan: FaultPlan): string {
   const links = [...plan.peers].map(([peer, f]) => `${peer}: drop ${f.drop}, delay ${f.delayMs[0]}–${f.delayMs[1]} ms, duplicate ${f.duplicate}${f.reorder ? ', reorder' : ''}`);
   const groups = plan.partition.length > 0 ? [`partition ${plan.partition.map((g) => `[${g.join(' ')}]`).join(' | ')}`] : [];
-  return [...links, ...groups].join('; ') || 'none';
+  return [...links, ...groups, ...(plan.corruptState ? ['corrupt state answers'] : []), ...(plan.stateDelayMs || plan.stateItems ? [`state answers delayed ${plan.stateDelayMs} ms, at most ${plan.stateItems || 'any'} leaves`] : [])].join('; ') || 'none';
 }

@@ -1,6 +1,6 @@
 // The libp2p host: this node's place in the network. One secp256k1 node key is its identity (peer
 // id, address and enode), TCP + noise + yamux carry identify, ping, gossipsub (gossip.ts) and the
-// chain's own protocols (handshake.ts, block-ranges.ts, tx-sync.ts). Admission follows Venachain
+// chain's own protocols (handshake.ts, block-ranges.ts, tx-sync.ts, snap-serve.ts). Admission follows Venachain
 // (admission.ts), misbehaviour is counted (peer-faults.ts), and a dial loop keeps the bootnodes,
 // static peers and consensus nodes connected — libp2p 3 has no autodial. Validators also carry the
 // consensus channel (consensus-streams.ts). Tests may inject faults (faults.ts). It implements what
@@ -30,6 +30,7 @@ import { isPeerFault } from './frames.ts';
 import { exchangeStatus, serveStatus, statusMismatch, HANDSHAKE_TIMEOUT_MS } from './handshake.ts';
 import { requestBlockRange, serveBlockRanges } from './block-ranges.ts';
 import { pushPendingTransactions, servePendingTransactions } from './tx-sync.ts';
+import { requestSnap, serveSnap } from './snap-serve.ts';
 import { startGossip, type TopicValidator } from './gossip.ts';
 import { startConsensusStreams } from './consensus-streams.ts';
 import { InboundLimit, DEFAULT_INBOUND_RATE } from './inbound-limit.ts';
@@ -202,6 +203,7 @@ export async function startNetwork(o: NetworkOptions): Promise<NetworkHost> {
   await serveStatus(libp2p, localStatus, handshakeDone, handshakeFailed);
   await serveBlockRanges(libp2p, door, fault);
   await servePendingTransactions(libp2p, door, fault, log);
+  await serveSnap(libp2p, door, { fault, wasted, injected: () => injected?.stateServing() });
 
   libp2p.addEventListener('connection:open', ({ detail: connection }) => {
     if (connection.direction === 'outbound') {
@@ -351,6 +353,21 @@ export async function startNetwork(o: NetworkOptions): Promise<NetworkHost> {
         }
         throw e;
       }
+    },
+    async requestState(peerId, request) {
+      try {
+        return await requestSnap(libp2p, peerIdFromString(peerId), request);
+      } catch (e) {
+        if (isPeerFault(e)) {
+          fault(peerId, `state answer: ${(e as Error).message}`);
+          throw Object.assign(e as Error, { penalised: true });
+        }
+        throw e;
+      }
+    },
+    drop(peerId, reason) {
+      log.debug(`p2p: ${peerId} served data that does not verify: ${reason}`, { peer: peerId });
+      faults.ban(peerId, reason);
     },
     penalise: fault,
     distrust(peerId) {
