@@ -66,7 +66,8 @@ export async function createPeer(lib: Lib, wire: Wire, genesisHash: Uint8Array, 
 
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-export async function until<T>(what: string, probe: () => Promise<T | undefined | false> | T | undefined | false, timeoutMs = 10_000): Promise<T> {
+/** Resolves with what `probe` finds; gives up after `timeoutMs` (a give-up, not a pace: a loaded machine took over 10 s). */
+export async function until<T>(what: string, probe: () => Promise<T | undefined | false> | T | undefined | false, timeoutMs = 30_000): Promise<T> {
   const end = Date.now() + timeoutMs;
   for (;;) {
     const v = await probe();
