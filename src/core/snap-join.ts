@@ -228,7 +228,6 @@ export class SnapJoin implements SnapDoor {
     const limit = task.kind === 'accounts' ? task.limit : undefined;
     const done = !more || last === undefined || (limit !== undefined && Buffer.compare(last, limit) >= 0);
     const writes = keys.map((key, i) => ({ key, value: values[i]! }));
-    const meta = this.o.store.meta;
     const puts: [string, unknown][] = [];
     const removes: string[] = [];
     if (task.kind === 'accounts') {
