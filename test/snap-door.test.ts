@@ -137,7 +137,11 @@ test('the joiner refuses ranges whose proof fails and code of another hash, then
   }
   assert.ok(lies >= 3);
   assert.ok(to.snap.stateComplete());
+  // judged at the joiner's old head (the genesis), a transfer the validator's chain has mined since
+  const stale = await joiner.core.submitRawTransaction(signedTransfer(hexToBytes(testKey(1)), 0n, 300n));
+  assert.ok(joiner.core.pool.has(stale.hashHex));
   await to.snap.finish();
+  assert.not.ok(joiner.core.pool.has(stale.hashHex), 're-based on the pivot: nonce too low');
   assert.is(to.snap.status(), undefined);
   assert.is(await joiner.rpc('eth_blockNumber'), '0x' + BLOCKS.toString(16));
   for (const [method, params] of [
