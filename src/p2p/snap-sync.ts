@@ -115,12 +115,22 @@ export class SnapSync {
       pending.delete(from);
       arrived.delete(from);
       if (got.peer === undefined) {
-        await this.idle();
+        // no peer has blocks up to the pivot (the head it was planned on was a lie): a lower pivot
+        const lower = this.bestHead() - PIVOT_DISTANCE;
+        if (this.peers.peers().length > 0 && lower < pivot) {
+          this.log.warn(`snap: no peer serves blocks up to pivot #${pivot}: the pivot moves to #${lower > stored ? lower : stored}`, { pivot: lower });
+          await snap.movePivot(lower);
+          pending.clear();
+          arrived.clear();
+          nextFetch = stored + 1n;
+        } else await this.idle();
         continue;
       }
       const n = Math.min(got.value?.blocks.length ?? 0, got.value?.receipts.length ?? 0);
       if (n === 0) {
         this.failed(got, `served no block from #${from}`);
+        // heads only grow: a head claimed and not served counts as this node's from now on (N13)
+        this.peers.distrust(got.peer);
         continue;
       }
       // the answers already in that follow go with it: one verification (recovery) pass and one write
