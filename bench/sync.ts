@@ -12,7 +12,10 @@
 //     `--syncmode full` then one with `--syncmode snap` (N16), each timed from its start (RPC up)
 //     until its head is the validator's.
 //
-//   node --import tsx bench/sync.ts [--blocks N] [--txs N] [--door | --snap] [--chain DIR]
+//   - `serve` (--serve): two `--syncmode snap` joiners sync from the validator at once; its event
+//     loop's answers (net_peerCount, polled) idle and meanwhile, and when each joiner was in step.
+//
+//   node --import tsx bench/sync.ts [--blocks N] [--txs N] [--door | --snap | --serve] [--chain DIR]
 //   (--chain DIR: the validator's datadir is kept there and reused by the next run)
 //
 // `syncBench()` is what `npm run bench` runs (on the bundle it builds).
@@ -141,6 +144,59 @@ export async function syncBench(o: { blocks?: number; txs?: number; door?: boole
   }
 }
 
+/** Latencies (ms) of `net_peerCount` — answered on the node's event loop — polled one after another until `done` says stop. */
+async function eventLoopLatencies(url: string, done: () => Promise<boolean>): Promise<number[]> {
+  const out: number[] = [];
+  let polls = 0;
+  for (;;) {
+    const t = performance.now();
+    await rpcCall(url, 'net_peerCount');
+    out.push(performance.now() - t);
+    if (++polls % 20 === 0 && (await done())) return out;
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+const quantile = (xs: number[], q: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(q * xs.length))]!;
+
+/** The validator while two snap joiners sync from it at once (`--serve`): its event loop's answers idle and meanwhile. */
+export async function serveBench(o: { blocks?: number; txs?: number; chain?: string } = {}): Promise<{ idle: number[]; serving: number[]; joiners: number[] }> {
+  const blocks = o.blocks ?? 10_000;
+  const txs = o.txs ?? 10;
+  const dirA = o.chain ?? mkdtempSync(join(tmpdir(), 'chain-node-sync-a-'));
+  const dirs = [mkdtempSync(join(tmpdir(), 'chain-node-serve-1-')), mkdtempSync(join(tmpdir(), 'chain-node-serve-2-'))];
+  const entry = ['--import', 'tsx', 'src/cli.ts'];
+  const start = async (name: string, dir: string, more: string[]): Promise<Server> => {
+    const port = await freePort();
+    const args = [...entry, '--datadir', dir, '--genesis', join(dirA, 'genesis.json'), '--http.addr', '127.0.0.1', '--http.port', String(port), '--p2p.port', String(await freePort()), '--verbosity', '1', ...more];
+    return startServer(name, port, { cmd: process.execPath, args, cwd: root });
+  };
+  const servers: Server[] = [];
+  try {
+    if (o.chain === undefined || !existsSync(join(o.chain, 'test-genesis.json'))) await makeChain(blocks, txs, dirA);
+    const a = await start('validator', dirA, []);
+    servers.push(a);
+    const target = Number(await rpcCall(a.url, 'eth_blockNumber'));
+    let t = performance.now();
+    const idle = await eventLoopLatencies(a.url, async () => performance.now() - t > 3000);
+    const enode = (await rpcCall(a.url, 'admin_nodeInfo')).enode;
+    const joiners = await Promise.all(dirs.map((d, i) => start(`joiner ${i + 1}`, d, ['--bootnodes', enode, '--syncmode', 'snap'])));
+    servers.push(...joiners);
+    t = performance.now();
+    for (const j of joiners) await rpcCall(a.url, 'admin_addPeer', [(await rpcCall(j.url, 'admin_nodeInfo')).enode]);
+    const inStep: number[] = [];
+    const serving = await eventLoopLatencies(a.url, async () => {
+      for (const [i, j] of joiners.entries()) if (inStep[i] === undefined && Number(await rpcCall(j.url, 'eth_blockNumber')) >= target) inStep[i] = (performance.now() - t) / 1000;
+      return inStep.filter((x) => x !== undefined).length === joiners.length;
+    });
+    return { idle, serving, joiners: inStep };
+  } finally {
+    for (const s of servers.reverse()) await s.stop();
+    if (o.chain === undefined) rmSync(dirA, { recursive: true, force: true });
+    for (const d of dirs) rmSync(d, { recursive: true, force: true });
+  }
+}
+
 /** Full sync and state sync of the same chain, one after the other (the `snap` row). */
 export async function snapBench(o: { blocks?: number; txs?: number; chain?: string } = {}): Promise<{ full: SyncResult; snap: SyncResult; blocks: number }> {
   const blocks = o.blocks ?? 10_000;
@@ -160,7 +216,14 @@ export async function snapBench(o: { blocks?: number; txs?: number; chain?: stri
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
-  const { values } = parseArgs({ options: { blocks: { type: 'string', default: '10000' }, txs: { type: 'string', default: '10' }, door: { type: 'boolean', default: false }, snap: { type: 'boolean', default: false }, chain: { type: 'string' } } });
+  const { values } = parseArgs({ options: { blocks: { type: 'string', default: '10000' }, txs: { type: 'string', default: '10' }, door: { type: 'boolean', default: false }, snap: { type: 'boolean', default: false }, serve: { type: 'boolean', default: false }, chain: { type: 'string' } } });
+  if (values.serve) {
+    const r = await serveBench({ blocks: Number(values.blocks), txs: Number(values.txs), chain: values.chain });
+    const ms = (xs: number[]) => `median ${quantile(xs, 0.5).toFixed(1)} ms, p99 ${quantile(xs, 0.99).toFixed(1)} ms, max ${Math.max(...xs).toFixed(1)} ms (${xs.length} answers)`;
+    console.log(`validator's event loop (net_peerCount) idle: ${ms(r.idle)}`);
+    console.log(`while two snap joiners sync from it: ${ms(r.serving)}; joiners in step after ${r.joiners.map((x) => x.toFixed(1) + ' s').join(' and ')}`);
+    process.exit(0);
+  }
   if (values.snap) {
     const { full, snap, blocks } = await snapBench({ blocks: Number(values.blocks), txs: Number(values.txs), chain: values.chain });
     const row = (name: string, r: SyncResult) => `${name}: ${blocks} blocks in ${r.startSeconds!.toFixed(2)} s from its start (${(blocks / r.startSeconds!).toFixed(0)} blocks/s equivalent)${r.startCpuSeconds === undefined ? '' : `; follower CPU ${r.startCpuSeconds.toFixed(2)} s`}`;

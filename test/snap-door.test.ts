@@ -98,7 +98,12 @@ test('the joiner refuses blocks with short or foreign seals, or bodies and recei
   assert.is(r.stored, 3);
   assert.match(r.refused!, /block #4/);
   assert.is(to.snap.status()!.stored, 3n);
-  assert.equal(await to.snap.storeBlocks(blocks.slice(3), receipts.slice(3)), { stored: Number(BLOCKS) - 3 });
+  // a pivot no peer serves up to moves down, never below what is stored
+  await to.snap.movePivot(1n);
+  assert.is(to.snap.status()!.pivot, 3n);
+  assert.match((await to.snap.storeBlocks([blocks[3]!], [receipts[3]!])).refused!, /is past the pivot #3/);
+  await to.snap.begin(BLOCKS);
+  assert.equal(await to.snap.storeBlocks(blocks, receipts), { stored: Number(BLOCKS) });
   // stored, not the head: nothing reads above it yet
   assert.is(await joiner.rpc('eth_blockNumber'), '0x0');
   assert.is(await joiner.rpc('eth_getTransactionReceipt', [(await validator.rpc('eth_getBlockByNumber', ['0x1', false])).transactions[0]]), null);
@@ -137,7 +142,11 @@ test('the joiner refuses ranges whose proof fails and code of another hash, then
   }
   assert.ok(lies >= 3);
   assert.ok(to.snap.stateComplete());
+  // judged at the joiner's old head (the genesis), a transfer the validator's chain has mined since
+  const stale = await joiner.core.submitRawTransaction(signedTransfer(hexToBytes(testKey(1)), 0n, 300n));
+  assert.ok(joiner.core.pool.has(stale.hashHex));
   await to.snap.finish();
+  assert.not.ok(joiner.core.pool.has(stale.hashHex), 're-based on the pivot: nonce too low');
   assert.is(to.snap.status(), undefined);
   assert.is(await joiner.rpc('eth_blockNumber'), '0x' + BLOCKS.toString(16));
   for (const [method, params] of [

@@ -94,6 +94,8 @@ export interface SnapDoor {
   status(): SnapStatus | undefined;
   /** Starts a state sync to block `pivot` (from the head). */
   begin(pivot: bigint): Promise<void>;
+  /** Lowers the pivot (no peer serves up to it): never below the blocks stored, and only before the state is asked for. */
+  movePivot(pivot: bigint): Promise<void>;
   /** Encoded blocks after the last stored one, each with its receipts (snapReceipts' form), from one peer: stored up to the first that does not verify. */
   storeBlocks(blocks: readonly Uint8Array[], receipts: readonly Uint8Array[]): Promise<{ stored: number; refused?: string }>;
   /** The next piece of state to ask for (leased), undefined when none is free now. */

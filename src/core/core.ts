@@ -316,6 +316,8 @@ export class ChainCore {
     this.state.setHead(root);
     await this.executor.rollback(root);
     await this.refreshNextValidators();
+    // what peers pushed was judged at the old head: every sender re-based on the pivot's state
+    await this.pool.onBlock([], []);
   }
 
   /** The iris engine (every node runs one; it takes part only at heights whose set holds this node and others). */

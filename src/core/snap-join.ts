@@ -77,10 +77,24 @@ export class SnapJoin implements SnapDoor {
   }
 
   async begin(pivot: bigint): Promise<void> {
+    await this.writing;
     const slices = Array.from({ length: SLICES }, (_, i) => bytesToHex(sliceStart(i)));
     this.progress = { pivot: Number(pivot), stored: Number(this.o.chain.headNumber), pulled: 0, accountRoot: bytesToHex(KECCAK256_RLP), slices };
+    this.tip = undefined;
     const snapshot = { ...this.progress };
     await this.o.store.meta.put('snap', snapshot);
+  }
+
+  async movePivot(pivot: bigint): Promise<void> {
+    const p = this.progress;
+    if (!p || p.stored >= p.pivot) return;
+    const to = Math.max(Number(pivot), p.stored);
+    if (to >= p.pivot) return;
+    p.pivot = to;
+    const snapshot = { ...p };
+    // after the blocks' writes under way, whose snapshots name the old pivot
+    this.writing = this.writing.then(() => this.o.store.meta.put('snap', snapshot).then(() => undefined));
+    await this.writing;
   }
 
   async storeBlocks(encoded: readonly Uint8Array[], receiptLists: readonly Uint8Array[]): Promise<{ stored: number; refused?: string }> {
@@ -228,7 +242,6 @@ export class SnapJoin implements SnapDoor {
     const limit = task.kind === 'accounts' ? task.limit : undefined;
     const done = !more || last === undefined || (limit !== undefined && Buffer.compare(last, limit) >= 0);
     const writes = keys.map((key, i) => ({ key, value: values[i]! }));
-    const meta = this.o.store.meta;
     const puts: [string, unknown][] = [];
     const removes: string[] = [];
     if (task.kind === 'accounts') {

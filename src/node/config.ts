@@ -156,7 +156,7 @@ export const FLAGS = {
   maxpeers: { type: 'string', default: '50', help: 'most connected peers' },
   'p2p.inboundrate': { type: 'string', default: '5', help: 'inbound p2p connections a second from one address, loopback included (a burst of twice that; a connection whose peer is refused costs a second\'s worth; 0: no limit)' },
   'p2p.inboundrate.exempt': { type: 'string', default: '', help: 'IP networks not held to --p2p.inboundrate, comma-separated CIDRs (e.g. 127.0.0.0/8 for peers that all arrive through a local proxy)' },
-  'p2p.faults': { type: 'string', help: 'for tests only: a JSON file of faults to inject (gossip from peers dropped, delayed, duplicated, reordered; partitions), re-read when it changes; also CHAIN_NODE_P2P_FAULTS=FILE' },
+  'p2p.faults': { type: 'string', help: 'for tests only: a JSON file of faults to inject (gossip from peers dropped, delayed, duplicated, reordered; partitions; state answers corrupted or slowed), re-read when it changes; also CHAIN_NODE_P2P_FAULTS=FILE' },
   syncmode: { type: 'string', default: 'full', help: 'how a node far behind catches up: full (download and execute every block) or snap (store the blocks to a pivot 64 below the best peer\'s head without executing them, fetch the pivot\'s state as proven ranges, then execute from there; used when the peer is more than 192 blocks ahead)' },
   nodiscover: { type: 'boolean', default: false, help: 'accepted for Venachain scripts: the node never runs discovery (peers are bootnodes, static peers and NodeManagement\'s registered nodes)' },
   metrics: { type: 'boolean', default: false, help: 'serve Prometheus metrics at GET /metrics on --metrics.addr:--metrics.port (a listener of their own)' },

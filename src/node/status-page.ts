@@ -58,7 +58,7 @@ function ago(seconds) {
 function syncLine(s) {
   return '#' + hexNum(s.currentBlock) + ' of #' + hexNum(s.highestBlock) +
     (hexNum(s.downloadedBlock) > hexNum(s.currentBlock) ? ', downloaded to #' + hexNum(s.downloadedBlock) : '') +
-    ' \u00b7 ' + hexNum(s.blocksPerSecond) + ' blocks/s' + (s.secondsLeft === undefined ? '' : ' \u00b7 ETA ' + hexNum(s.secondsLeft) + ' s');
+    (s.phase === 'state' ? ' \u00b7 ' + hexNum(s.pulledStates) + ' state entries' : ' \u00b7 ' + hexNum(s.blocksPerSecond) + ' blocks/s') + (s.secondsLeft === undefined ? '' : ' \u00b7 ETA ' + hexNum(s.secondsLeft) + ' s');
 }
 
 function tile(id, value, note) {

@@ -1,8 +1,9 @@
 // `/chain/snap/1` (N16): a peer asks for account or storage leaves at a state root, codes by hash,
 // or blocks' receipts; one request and one answer frame per stream. Serving is bounded and paced:
 // every answer is cut at SNAP_ANSWER_BYTES / SNAP_MAX_ITEMS, a peer has at most PER_PEER requests
-// being served or waiting (more are waste), and requests are served one at a time, each after a
-// turn of the event loop, so syncing neighbours cannot take a validator's blocks' time.
+// being served or waiting (more are waste), requests are served one at a time, each after a turn
+// of the event loop, and a peer gets at most PEER_SHARE of the serving time over a second or so,
+// so syncing neighbours cannot take a validator's blocks' time.
 import type { Connection, Libp2p, PeerId, Stream } from '@libp2p/interface';
 import type { ChainDoor, RangeAnswer } from '../core/chain-door.ts';
 import { PeerFaultError, frames, isPeerFault, readFrame } from './frames.ts';
@@ -22,23 +23,58 @@ export interface SnapServeOptions {
   injected(): { corrupt: boolean; delayMs: number; maxItems: number } | undefined;
 }
 
-/** One request served at a time, each after a turn of the event loop; at most PER_PEER per peer queued. */
+/** The share of the event loop one peer's state requests may take over time, and the burst of serving time it may spend at once. */
+export const PEER_SHARE = 0.25;
+const BURST_MS = 50;
+
+/**
+ * One request served at a time, each after a turn of the event loop; at most PER_PEER per peer
+ * queued; and a peer whose answers took more than its share of the time lately waits until it is
+ * back within it (so two joiners take at most half of a validator's event loop).
+ */
 export class ServePacer {
   private tail: Promise<unknown> = Promise.resolve();
   private readonly queued = new Map<string, number>();
+  /** per peer: serving time spent beyond its share, and when that was reckoned */
+  private readonly debt = new Map<string, { ms: number; at: number }>();
 
   /** undefined: the peer has PER_PEER requests already */
   run<T>(peer: string, work: () => T): Promise<T> | undefined {
     const n = this.queued.get(peer) ?? 0;
     if (n >= PER_PEER) return undefined;
     this.queued.set(peer, n + 1);
-    const done = this.tail.then(() => new Promise((r) => setImmediate(r))).then(work);
-    this.tail = done.catch(() => undefined);
+    const timed = () => {
+      const start = performance.now();
+      try {
+        return work();
+      } finally {
+        const d = this.owed(peer, performance.now());
+        d.ms += performance.now() - start;
+      }
+    };
+    // a peer over its share waits on its own, not in the line the others' requests wait in
+    const wait = (this.owed(peer, performance.now()).ms - BURST_MS) / PEER_SHARE;
+    const ready = wait > 0 ? new Promise((r) => setTimeout(r, wait)) : Promise.resolve();
+    const done = ready.then(() => {
+      const run = this.tail.then(() => new Promise((r) => setImmediate(r))).then(timed);
+      this.tail = run.catch(() => undefined);
+      return run;
+    });
     return done.finally(() => {
       const left = this.queued.get(peer)! - 1;
       if (left === 0) this.queued.delete(peer);
       else this.queued.set(peer, left);
     });
+  }
+
+  /** The peer's debt now: it shrinks at PEER_SHARE of the time passed. */
+  private owed(peer: string, now: number): { ms: number; at: number } {
+    let d = this.debt.get(peer);
+    if (!d) this.debt.set(peer, (d = { ms: 0, at: now }));
+    d.ms = Math.max(0, d.ms - (now - d.at) * PEER_SHARE);
+    d.at = now;
+    if (d.ms === 0 && this.queued.get(peer) === undefined) this.debt.delete(peer);
+    return d;
   }
 }
 

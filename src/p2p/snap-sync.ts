@@ -86,6 +86,8 @@ export class SnapSync {
     /** answers already in, by their first block */
     const arrived = new Map<bigint, Answer>();
     let nextFetch = first + 1n;
+    /** the pivot was lowered for want of a peer serving up to it */
+    let lowered = false;
     const fetch = (from: bigint) => {
       const pivot = snap.status()!.pivot;
       const later = [...pending.keys()].filter((k) => k > from).reduce((a, b) => (b < a ? b : a), pivot + 1n);
@@ -102,7 +104,7 @@ export class SnapSync {
     while (!this.stopped) {
       const { stored, pivot } = snap.status()!;
       if (stored >= pivot) {
-        if (pivot < planned) this.log.info(`snap: block #${pivot + 1n} is sealed by a set its parent's names less than a quorum of: the pivot moves to #${pivot}, the full sync executes through it`, { pivot });
+        if (pivot < planned && !lowered) this.log.info(`snap: block #${pivot + 1n} is sealed by a set its parent's names less than a quorum of: the pivot moves to #${pivot}, the full sync executes through it`, { pivot });
         return;
       }
       this.progress('headers', stored, pivot, first);
@@ -115,12 +117,23 @@ export class SnapSync {
       pending.delete(from);
       arrived.delete(from);
       if (got.peer === undefined) {
-        await this.idle();
+        // no peer has blocks up to the pivot (the head it was planned on was a lie): a lower pivot
+        const lower = this.bestHead() - PIVOT_DISTANCE;
+        if (this.peers.peers().length > 0 && lower < pivot) {
+          this.log.warn(`snap: no peer serves blocks up to pivot #${pivot}: the pivot moves to #${lower > stored ? lower : stored}`, { pivot: lower });
+          await snap.movePivot(lower);
+          lowered = true;
+          pending.clear();
+          arrived.clear();
+          nextFetch = stored + 1n;
+        } else await this.idle();
         continue;
       }
       const n = Math.min(got.value?.blocks.length ?? 0, got.value?.receipts.length ?? 0);
       if (n === 0) {
         this.failed(got, `served no block from #${from}`);
+        // heads only grow: a head claimed and not served counts as this node's from now on (N13)
+        this.peers.distrust(got.peer);
         continue;
       }
       // the answers already in that follow go with it: one verification (recovery) pass and one write
