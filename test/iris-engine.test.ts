@@ -307,7 +307,7 @@ test('with two cut off nothing is decided and nothing forks; with one back the c
   for (let h = 1n; h <= head(lagging); h++) assert.is((await blockAt(lagging, h)).hash, (await blockAt(back[0]!, h)).hash);
 });
 
-test('the network is told which messages are invalid: malformed, signed by another key than named, a foreign committed seal', async () => {
+test('the network is told which messages are invalid (malformed, signed by another key than named, a foreign committed seal) and which come from a validator ahead', async () => {
   const at = [0, 1, 2, 3].find((i) => !cut.has(i))!;
   const node = nodes[at]!;
   const sequence = node.core.iris!.status().sequence;
@@ -323,7 +323,8 @@ test('the network is told which messages are invalid: malformed, signed by anoth
   assert.is(await verdict(encodeMessage(signMessage(PREPARE, body(sequence + 50n), addressOf(PAYER), PAYER))), 'ignored', 'not a validator');
   assert.is(await verdict(encodeMessage(signMessage(COMMIT, body(sequence + 50n), memberAddress, member, committedSeal(digest, PAYER)))), 'invalid', 'a committed seal by another key');
   assert.is(await verdict(encodeMessage(signMessage(PREPARE, body(sequence - 1n), memberAddress, member))), 'ignored', 'an old view');
-  assert.is(await verdict(encodeMessage(signMessage(PREPARE, body(sequence + 50n), memberAddress, member))), 'accepted', 'a future view is kept');
+  assert.is(await verdict(encodeMessage(signMessage(PREPARE, encodeSubject({ view: { round: 3, sequence }, digest }), memberAddress, member))), 'accepted', 'a later round is kept');
+  assert.is(await verdict(encodeMessage(signMessage(PREPARE, body(sequence + 50n), memberAddress, member))), 'ahead', 'a later block is kept, and this node is behind its sender');
 });
 
 test('a validator deleted in NodeManagement leaves the set at the next block; the other three go on alone', async () => {

@@ -159,4 +159,5 @@ export interface ChainDoor {
   onConsensusMessage(listener: (message: Uint8Array) => void): void;
 }
 
-export type ConsensusVerdict = 'accepted' | 'ignored' | 'invalid';
+/** 'ahead': accepted, for a later block than this node's next (it is behind the sender) */
+export type ConsensusVerdict = 'accepted' | 'ahead' | 'ignored' | 'invalid';

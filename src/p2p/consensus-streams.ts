@@ -42,6 +42,8 @@ export interface ConsensusHooks {
   wasted(peer: string, what: string, cost?: number): void;
   /** the peers past the handshake, by peer id */
   peers(): Iterable<string>;
+  /** a validator peer sent a vote for a later block than this node's next: this node is behind it */
+  ahead(peer: string): void;
   /** the fault injection (faults.ts), when on */
   injected: FaultInjector | undefined;
   log: Logger;
@@ -113,10 +115,11 @@ export async function startConsensusStreams(libp2p: Libp2p, door: ChainDoor, hoo
       return;
     }
     const verdict = await guarded(peer, message);
-    if (verdict === 'accepted') {
+    if (verdict === 'accepted' || verdict === 'ahead') {
       if (accepted.size >= ACCEPTED_MAX) accepted.delete(accepted.values().next().value!);
       accepted.add(content);
       fanOut(frame, from);
+      if (verdict === 'ahead') hooks.ahead(peer);
     } else if (verdict === 'ignored') wasted(peer, 'a consensus message of no use (an old view, or not from the set)');
     else if (verdict === 'invalid') fault(peer, 'invalid consensus message');
   };

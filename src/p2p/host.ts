@@ -48,6 +48,8 @@ const DIAL_TIMEOUT_MS = 5000;
  * node behind for good, and a validator behind cannot take part in its peers' rounds.
  */
 const HEAD_CHECK_MS = 2000;
+/** A validator that hears votes for a later block asks their sender for its head at once, this often at most (I19). */
+const AHEAD_ASK_MS = 1000;
 
 export interface NetworkOptions {
   key: NodeKey;
@@ -231,7 +233,24 @@ export async function startNetwork(o: NetworkOptions): Promise<NetworkHost> {
   }
   const guard = (validate: TopicValidator) => (injected ? injected.guard(validate, TopicValidatorResult.Ignore) : validate);
 
-  await startConsensusStreams(libp2p, door, { fault, wasted, peers: () => handshaked.keys(), injected, log });
+  /** Asks a peer for its status: a head it moved on to starts the sync (noteHead). */
+  const askHead = (id: string) => {
+    const connection = libp2p.getConnections(peerIdFromString(id))[0];
+    if (connection === undefined) return;
+    exchangeStatus(connection, localStatus()).then(
+      (remote) => noteHead(id, remote.head),
+      (e: Error) => log.debug(`p2p: asking ${id} for its head failed: ${e.message}`),
+    );
+  };
+  // a validator that missed a block's end cannot take part in the next one's rounds: it asks at once
+  let askedAheadAt = 0;
+  const ahead = (id: string) => {
+    const now = Date.now();
+    if (now - askedAheadAt < AHEAD_ASK_MS) return;
+    askedAheadAt = now;
+    askHead(id);
+  };
+  await startConsensusStreams(libp2p, door, { fault, wasted, ahead, peers: () => handshaked.keys(), injected, log });
   door.onHead(() => faults.newHead());
   await libp2p.start();
   startGossip(libp2p.services.pubsub, door, { fault, wasted, peerHead: noteHead, log, guard });
@@ -260,12 +279,7 @@ export async function startNetwork(o: NetworkOptions): Promise<NetworkHost> {
     }
     const ids = [...handshaked.keys()];
     const id = ids[asked++ % ids.length];
-    const connection = id === undefined ? undefined : libp2p.getConnections(peerIdFromString(id))[0];
-    if (connection === undefined) return;
-    exchangeStatus(connection, localStatus()).then(
-      (remote) => noteHead(id!, remote.head),
-      (e: Error) => log.debug(`p2p: asking ${id} for its head failed: ${e.message}`),
-    );
+    if (id !== undefined) askHead(id);
   }, HEAD_CHECK_MS);
 
   const listenAddrs = libp2p.getMultiaddrs();

@@ -236,9 +236,10 @@ export class IrisEngine {
    * The network's verdict on a message: 'invalid' when malformed or its signature does not match
    * the address it names (or a COMMIT's committed seal is not its sender's), 'ignored' when this
    * engine has no use for it (not taking part, not from the current set, an old view), else
-   * 'accepted' and queued. The cheap checks come before the signature is recovered (I13).
+   * 'accepted' and queued ('ahead' when it is for a later height: the network asks the sender for
+   * its head at once, I19). The cheap checks come before the signature is recovered (I13).
    */
-  private receive(bytes: Uint8Array): 'accepted' | 'ignored' | 'invalid' {
+  private receive(bytes: Uint8Array): 'accepted' | 'ahead' | 'ignored' | 'invalid' {
     const h = this.height;
     if (this.stopped || !h?.active) return 'ignored';
     let vote: Vote;
@@ -273,7 +274,7 @@ export class IrisEngine {
       return 'ignored';
     }
     this.run(() => this.handle(vote));
-    return 'accepted';
+    return vote.view.sequence > h.sequence ? 'ahead' : 'accepted';
   }
 
   /** Why a COMMIT's committed seal is not its sender's (then the block it goes into is refused by every node), or undefined. */

@@ -57,9 +57,10 @@ export interface IrisTransport {
   broadcast(message: Uint8Array): void;
   /**
    * Messages from peers. The listener answers whether the message was well-formed and signed by a
-   * current validator ('invalid' lets the network penalise the peer that sent it).
+   * current validator ('invalid' lets the network penalise the peer that sent it); 'ahead': accepted,
+   * and for a later block than this node decides (it is behind: the sender has blocks it lacks).
    */
-  onMessage(listener: (message: Uint8Array) => Promise<'accepted' | 'ignored' | 'invalid'>): void;
+  onMessage(listener: (message: Uint8Array) => Promise<'accepted' | 'ahead' | 'ignored' | 'invalid'>): void;
 }
 
 /** A message this validator signed, as its consensus log keeps it: its view, code and the block it is for (zero for ROUND_CHANGE). */
