@@ -14,6 +14,7 @@ import { startTestNode, testAddress, testKey, type TestNode } from './helpers/no
 import { signedTransfer, undialledGenesis, SINK } from './helpers/blocks.ts';
 import { enodeUrl, nodeKeyFrom } from '../src/crypto/node-key.ts';
 import { hexToBytes } from '../src/util/hex.ts';
+import { until as untilAt } from './helpers/network.ts';
 
 const BLOCKS = 300;
 const ACCOUNTS = 600;
@@ -34,15 +35,8 @@ async function start(args: string[]): Promise<NodeProcess> {
   return node;
 }
 
-async function until<T>(what: string, probe: () => Promise<T | undefined | null | false>, timeoutMs = 60_000, everyMs = 50): Promise<T> {
-  const end = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await probe();
-    if (v !== undefined && v !== null && v !== false) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, everyMs));
-  }
-}
+/** a sync of a few hundred blocks on a loaded machine: a minute before giving up */
+const until = <T>(what: string, check: () => Promise<T | undefined | false>, timeoutMs = 60_000, everyMs = 50) => untilAt(what, check, timeoutMs, everyMs);
 
 const head = async (node: NodeProcess) => Number(await rpcCall(node.url, 'eth_blockNumber'));
 

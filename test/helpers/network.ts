@@ -94,8 +94,8 @@ export function alive(pid: number): boolean {
   }
 }
 
-/** Polls `check` every 100 ms until it resolves truthy; rejects with `what` after `timeoutMs`. */
-export async function until<T>(what: string, check: () => Promise<T | undefined | false>, timeoutMs = 20_000): Promise<T> {
+/** Polls `check` every `everyMs` until it resolves truthy; rejects with `what` after `timeoutMs`. */
+export async function until<T>(what: string, check: () => Promise<T | undefined | false>, timeoutMs = 20_000, everyMs = 100): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   let last: unknown;
   for (;;) {
@@ -106,7 +106,7 @@ export async function until<T>(what: string, check: () => Promise<T | undefined 
       last = e;
     }
     if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs / 1000} s waiting for ${what}${last ? ` (last error: ${(last as Error).message})` : ''}`);
-    await new Promise((r) => setTimeout(r, 100));
+    await new Promise((r) => setTimeout(r, everyMs));
   }
 }
 
