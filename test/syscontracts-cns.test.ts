@@ -20,8 +20,7 @@ import { bytesToHex, hexToBytes } from '../src/util/hex.ts';
 import { startTestNode, testAddress, testKey, type TestNode } from './helpers/node.ts';
 import { sysCallData, sysGenesisWithRoles, sysQuery, sysSendAs, type SysArg } from './helpers/syscontracts.ts';
 import { compile } from './helpers/solc.ts';
-import { runExportCommand } from '../src/export-command.ts';
-import { runImportCommand } from '../src/import-command.ts';
+import { importedCopy } from './helpers/chain-copy.ts';
 import { clangAvailable, compileC } from './helpers/wasm-c.ts';
 
 const SOURCE = `
@@ -257,13 +256,9 @@ test('a restart keeps the registrations and calls by name', async () => {
 test('a fresh datadir importing the chain reaches the same head: registrations of contracts created in blocks of the same import group', async () => {
   const head = await node.rpc('eth_getBlockByNumber', ['latest', false]);
   await node.stop();
-  const file = join(dir, 'chain.rlp');
-  const fresh = join(dir, 'fresh');
-  let output = '';
-  const out = (l: string) => (output += l + '\n');
+  let fresh: string;
   try {
-    assert.is(await runExportCommand([file, '--datadir', dir], out, out), 0, output);
-    assert.is(await runImportCommand([file, '--datadir', fresh, '--genesis', join(dir, 'test-genesis.json')], out, out), 0, output);
+    fresh = await importedCopy(dir);
   } finally {
     node = await startTestNode({ dir, genesis });
   }

@@ -20,8 +20,7 @@ import { bytesToHex, hexToBytes } from '../src/util/hex.ts';
 import { encodeArg, encodeCall } from '../src/codec/venachain-call.ts';
 import { runAdminCommand } from '../src/admin-command.ts';
 import { ChainClient, sendSystem, systemCall } from '../generated/client/index.ts';
-import { runExportCommand } from '../src/export-command.ts';
-import { runImportCommand } from '../src/import-command.ts';
+import { importedCopy } from './helpers/chain-copy.ts';
 import { decodeWasmReturn, encodeWasmCall, encodeWasmDeploy, parseWasmAbi, type WasmValue } from '../src/codec/wasm-abi.ts';
 import { clangAvailable, compileC } from './helpers/wasm-c.ts';
 
@@ -205,13 +204,7 @@ test('a restart keeps the copied storage', async () => {
 test('a fresh datadir importing the chain re-executes every migration to the same state roots', async () => {
   const head = await node.rpc('eth_getBlockByNumber', ['latest', false]);
   await node.stop();
-  const file = join(dir, 'chain.rlp');
-  const fresh = join(dir, 'fresh');
-  let output = '';
-  const out = (l: string) => (output += l + '\n');
-  assert.is(await runExportCommand([file, '--datadir', dir], out, out), 0, output);
-  assert.is(await runImportCommand([file, '--datadir', fresh, '--genesis', join(dir, 'test-genesis.json')], out, out), 0, output);
-  node = await startTestNode({ dir: fresh, genesis, nodeKey: '77'.repeat(32) });
+  node = await startTestNode({ dir: await importedCopy(dir), genesis, nodeKey: '77'.repeat(32) });
   const imported = await node.rpc('eth_getBlockByNumber', ['latest', false]);
   assert.equal([imported.hash, imported.stateRoot], [head.hash, head.stateRoot]);
   assert.equal(await contents(dest, [5, 1, 100, 7]), [5n, 6n, 10n, 11n, 200n, 70n]);
