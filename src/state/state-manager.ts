@@ -9,7 +9,7 @@ import { OverlayTrieDB } from './trie-db.ts';
 import { applyTrieWrites, type TrieWrite } from './trie-batch.ts';
 import { keccak256 } from '../crypto/keccak.ts';
 import { memoizeReads } from './read-memo.ts';
-import { trieLeaves } from './trie-leaves.ts';
+import { leavesFrom } from './trie-range.ts';
 import { equalBytes } from '../util/hex.ts';
 
 /**
@@ -17,6 +17,10 @@ import { equalBytes } from '../util/hex.ts';
  * copyStorage finds it): this byte, then the 32-byte hash. 33 bytes, so never a slot's own key.
  */
 const HASHED_SLOT = 0x68;
+
+/** the first and last 32-byte trie keys: every leaf of a state or storage trie lies between */
+const FIRST_KEY = new Uint8Array(32);
+const LAST_KEY = new Uint8Array(32).fill(0xff);
 
 /** copyStorage was asked to copy more slots than its limit allows. */
 export class SlotLimitError extends Error {}
@@ -120,9 +124,11 @@ export class CachedMerkleStateManager extends MerkleStateManager {
     // by trie key (hex): the stored slots, then the cache's by hash, then the cache's by own key
     const slots = new Map<string, { value: Uint8Array; key?: Uint8Array }>();
     const zeros = cached.filter(([, v]) => isZero(v)).length;
-    const { leaves, truncated } = trieLeaves(db.nodes, account.storageRoot, limit + zeros + 1);
-    if (truncated) throw new SlotLimitError(`more than ${limit} slots`);
-    for (const leaf of leaves) slots.set(Buffer.from(leaf.key).toString('hex'), { value: leaf.value });
+    // one more than may be kept, so a trie with too many shows it
+    const most = limit + zeros + 1;
+    const stored = leavesFrom((hash) => db.nodes.get(hash), account.storageRoot, FIRST_KEY, LAST_KEY, most + 1, Infinity);
+    if (stored.keys.length > most) throw new SlotLimitError(`more than ${limit} slots`);
+    stored.keys.forEach((k, i) => slots.set(Buffer.from(k).toString('hex'), { value: stored.values[i]! }));
     for (const hashed of [true, false]) {
       for (const [keyHex, value] of cached) {
         if ((keyHex.length === 66) !== hashed) continue;
