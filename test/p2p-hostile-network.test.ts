@@ -273,6 +273,9 @@ test('a head claimed a billion blocks ahead and never served: one sync, no flapp
     assert.is(syncLines(), 1, 'one sync toward the lie, none at the blocks that followed');
     assert.ok(await connectedTo(peer, v3), 'one unserved head: a fault, still a peer');
     for (let n = 2; n <= 3; n++) {
+      // a lie told while the sync toward the last one still runs is let go with it (distrust sets the
+      // liar's head back to this node's when that sync fails): each lie after the last sync ended
+      await until('the sync toward the last lie to end', async () => (await rpcCall(v3.http, 'eth_syncing')) === false, SUBSCRIBED_MS);
       await lie();
       // a give-up, not a pace: one took over 20 s at load 10
       await until(`sync ${n} toward a lie`, async () => syncLines() >= n, SUBSCRIBED_MS);
