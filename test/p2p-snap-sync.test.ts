@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Transaction, Wallet, getCreateAddress, keccak256 } from 'ethers';
 import { spawnNode, rpcCall, type NodeProcess } from './helpers/process.ts';
-import { startTestNode, testAddress, testKey, type TestNode } from './helpers/node.ts';
+import { sealBlock, startTestNode, testAddress, testKey, type TestNode } from './helpers/node.ts';
 import { signedTransfer, undialledGenesis, SINK } from './helpers/blocks.ts';
 import { enodeUrl, nodeKeyFrom } from '../src/crypto/node-key.ts';
 import { hexToBytes } from '../src/util/hex.ts';
@@ -40,17 +40,6 @@ const until = <T>(what: string, check: () => Promise<T | undefined | false>, tim
 
 const head = async (node: NodeProcess) => Number(await rpcCall(node.url, 'eth_blockNumber'));
 
-/** Submits `raws` to the in-process validator and waits for the block that takes them. */
-async function sealBlock(maker: TestNode, raws: Uint8Array[]): Promise<void> {
-  const sealed = new Promise<void>((resolve) => {
-    const off = maker.core.events.onBlock(() => {
-      off();
-      resolve();
-    });
-  });
-  for (const raw of raws) await maker.core.submitRawTransaction(raw);
-  await sealed;
-}
 
 let validator: NodeProcess;
 let contract: string;

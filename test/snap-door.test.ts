@@ -7,7 +7,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { rmSync } from 'node:fs';
 import { Transaction, Wallet, getCreateAddress } from 'ethers';
-import { startTestNode, testAddress, testGenesis, testKey, NODE_KEY, type TestNode } from './helpers/node.ts';
+import { sealBlock, startTestNode, testAddress, testGenesis, testKey, NODE_KEY, type TestNode } from './helpers/node.ts';
 import { resealed, signedTransfer, withCommittedSeals, SINK } from './helpers/blocks.ts';
 import { CoreChainDoor } from '../src/core/core-chain-door.ts';
 import type { RangeAnswer, StateTask } from '../src/core/chain-door.ts';
@@ -23,16 +23,6 @@ let to: CoreChainDoor;
 let contract: string;
 const BLOCKS = 12n;
 
-async function sealBlock(node: TestNode, raws: Uint8Array[]): Promise<void> {
-  const sealed = new Promise<void>((resolve) => {
-    const off = node.core.events.onBlock(() => {
-      off();
-      resolve();
-    });
-  });
-  for (const raw of raws) await node.core.submitRawTransaction(raw);
-  await sealed;
-}
 
 const flip = (b: Uint8Array) => {
   const out = new Uint8Array(b);

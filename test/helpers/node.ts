@@ -187,3 +187,15 @@ export async function batch(node: TestNode, calls: [string, unknown[]][]): Promi
   const res = await fetch(node.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
   return ((await res.json()) as any[]).sort((a, b) => a.id - b.id);
 }
+
+/** Submits `raws` to the in-process node and waits for the block that takes them. */
+export async function sealBlock(node: TestNode, raws: Uint8Array[]): Promise<void> {
+  const sealed = new Promise<void>((resolve) => {
+    const off = node.core.events.onBlock(() => {
+      off();
+      resolve();
+    });
+  });
+  for (const raw of raws) await node.core.submitRawTransaction(raw);
+  await sealed;
+}
